@@ -1,0 +1,164 @@
+import { SimEngine } from '../engine/sim-engine.ts';
+import { AdminAuth, type AdminSettings } from '../auth/admin-auth.ts';
+import { NodeRegistry } from './node-registry.ts';
+import { RaftGroups } from './raft-groups.ts';
+import { ClusterConfig } from '../config/cluster-config.ts';
+import { Tenants } from '../broker/tenants.ts';
+import { Users } from '../broker/users.ts';
+import { AclRules } from '../broker/acl-rules.ts';
+import { Blacklist } from '../broker/blacklist.ts';
+import { Schemas } from '../broker/schemas.ts';
+import { TopicRewriteRules } from '../broker/topic-rewrite-rules.ts';
+import { AutoSubscribeRules } from '../broker/auto-subscribe-rules.ts';
+import { Topics } from '../storage/topics.ts';
+import { StorageEngine } from '../storage/storage-engine.ts';
+import { ConsumerOffsets } from '../storage/consumer-offsets.ts';
+import { Connectors } from '../connectors/connectors.ts';
+import { MqttBroker } from '../mqtt/mqtt-broker.ts';
+import { Monitor } from '../mqtt/monitor.ts';
+import { Mq9 } from '../mq9/mq9.ts';
+
+/** 2026-01-01T00:00:00Z: the default start of virtual time, so runs read the same everywhere. */
+export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+export type WorkloadName = 'demo' | 'none';
+
+export interface ClusterOptions {
+  seed: string | number;
+  /** Virtual time at start, Unix ms. */
+  epochMs?: number;
+  /** Number of simulated nodes (1-9). */
+  nodes?: number;
+  /** Address the nodes register (their `node_ip`) and listen on. */
+  host?: string;
+  /** HTTP port of node 1; node N listens on basePort + N - 1. */
+  basePort?: number;
+  clusterName?: string;
+  workload?: WorkloadName;
+  admin?: Partial<AdminSettings>;
+}
+
+export interface ResolvedClusterOptions {
+  seed: string;
+  epochMs: number;
+  nodes: number;
+  host: string;
+  basePort: number;
+  clusterName: string;
+  workload: WorkloadName;
+  admin: AdminSettings;
+}
+
+/** Every part of the model starts at `start()`, in this order; a part never calls another from its constructor. */
+interface Startable {
+  start?(): void;
+  seedDemo?(): void;
+}
+
+const asStartable = (part: object): Startable => part as Startable;
+
+/**
+ * The composition root of the model: one simulated cluster on one virtual clock. Every part gets the
+ * cluster and reaches the others through it at call time. Nothing here reads the wall clock or
+ * Math.random; the HTTP layer is the only place where wall time is mapped onto virtual time.
+ */
+export class Cluster {
+  readonly options: ResolvedClusterOptions;
+  readonly engine: SimEngine;
+  readonly nodes: NodeRegistry;
+  readonly raft: RaftGroups;
+  readonly config: ClusterConfig;
+  readonly auth: AdminAuth;
+  readonly tenants: Tenants;
+  readonly users: Users;
+  readonly acl: AclRules;
+  readonly blacklist: Blacklist;
+  readonly schemas: Schemas;
+  readonly rewriteRules: TopicRewriteRules;
+  readonly autoSubscribe: AutoSubscribeRules;
+  readonly topics: Topics;
+  readonly storage: StorageEngine;
+  readonly offsets: ConsumerOffsets;
+  readonly connectors: Connectors;
+  readonly mqtt: MqttBroker;
+  readonly monitor: Monitor;
+  readonly mq9: Mq9;
+  private started = false;
+
+  constructor(options: ClusterOptions) {
+    const nodes = options.nodes ?? 3;
+    if (!Number.isInteger(nodes) || nodes < 1 || nodes > 9) throw new Error(`--nodes must be an integer from 1 to 9, got ${options.nodes}`);
+    this.options = {
+      seed: String(options.seed),
+      epochMs: options.epochMs ?? DEFAULT_EPOCH_MS,
+      nodes,
+      host: options.host ?? '127.0.0.1',
+      basePort: options.basePort ?? 58080,
+      clusterName: options.clusterName ?? 'mqsim-cluster',
+      workload: options.workload ?? 'none',
+      admin: {
+        username: options.admin?.username ?? 'admin',
+        password: options.admin?.password ?? 'admin',
+        jwtSecret: options.admin?.jwtSecret ?? 'mqsim-change-me-in-production-0123456789',
+        tokenTtlHours: options.admin?.tokenTtlHours ?? 8,
+      },
+    };
+    this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs });
+    this.nodes = new NodeRegistry(this);
+    this.raft = new RaftGroups(this);
+    this.config = new ClusterConfig(this);
+    this.auth = new AdminAuth(this);
+    this.tenants = new Tenants(this);
+    this.users = new Users(this);
+    this.acl = new AclRules(this);
+    this.blacklist = new Blacklist(this);
+    this.schemas = new Schemas(this);
+    this.rewriteRules = new TopicRewriteRules(this);
+    this.autoSubscribe = new AutoSubscribeRules(this);
+    this.topics = new Topics(this);
+    this.storage = new StorageEngine(this);
+    this.offsets = new ConsumerOffsets(this);
+    this.connectors = new Connectors(this);
+    this.mqtt = new MqttBroker(this);
+    this.monitor = new Monitor(this);
+    this.mq9 = new Mq9(this);
+  }
+
+  /** The parts in start order: infrastructure first, then metadata, then traffic. */
+  private parts(): Startable[] {
+    return ([
+      this.nodes,
+      this.raft,
+      this.config,
+      this.auth,
+      this.tenants,
+      this.users,
+      this.acl,
+      this.blacklist,
+      this.schemas,
+      this.rewriteRules,
+      this.autoSubscribe,
+      this.topics,
+      this.storage,
+      this.offsets,
+      this.connectors,
+      this.mqtt,
+      this.monitor,
+      this.mq9,
+    ] as object[]).map(asStartable);
+  }
+
+  /** Brings the cluster up: parts start, and with the demo workload each part seeds its population. */
+  start(): this {
+    if (this.started) return this;
+    this.started = true;
+    this.engine.record('cluster.start', { seed: this.options.seed, nodes: this.options.nodes, workload: this.options.workload, epochMs: this.options.epochMs });
+    for (const part of this.parts()) part.start?.();
+    if (this.options.workload === 'demo') for (const part of this.parts()) part.seedDemo?.();
+    return this;
+  }
+
+  now(): number {
+    return this.engine.now();
+  }
+}

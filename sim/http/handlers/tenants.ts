@@ -1,0 +1,17 @@
+import type { HandlerTable } from '../handler-types.ts';
+
+export const handlers: HandlerTable = {
+  'cluster.tenant.list': ({ cluster }) => cluster.tenants.all().map((t) => cluster.tenants.view(t)),
+  'cluster.tenant.create': ({ cluster, params }) => {
+    cluster.tenants.create({ tenant_name: params.tenant_name, desc: params.desc, config: params.config });
+    return 'success';
+  },
+  'cluster.tenant.update': ({ cluster, params }) => {
+    cluster.tenants.update({ tenant_name: params.tenant_name, desc: params.desc, config: params.config });
+    return 'success';
+  },
+  'cluster.tenant.delete': ({ cluster, params }) => {
+    cluster.tenants.delete(params.tenant_name);
+    return 'success';
+  },
+};

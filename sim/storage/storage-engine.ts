@@ -1,0 +1,6 @@
+import type { Cluster } from '../cluster/cluster.ts';
+
+// Transitional placeholder until this part is implemented.
+export class StorageEngine {
+  constructor(private readonly cluster: Cluster) {}
+}
