@@ -1,6 +1,79 @@
+import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { TenantScopedStore } from './tenant-scoped-store.ts';
 
-// Transitional placeholder until this part is implemented.
+export const QOS_LABELS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'] as const;
+/** 0 send retained messages; 1 only on a new subscription; 2 do not send. */
+export const RETAIN_HANDLING_LABELS = ['OnEverySubscribe', 'OnNewSubscribe', 'Never'] as const;
+
+export interface AutoSubscribeRule {
+  tenant: string;
+  name: string;
+  desc: string;
+  topic: string;
+  qos: 0 | 1 | 2;
+  no_local: boolean;
+  retain_as_published: boolean;
+  retained_handling: 0 | 1 | 2;
+}
+
+export interface AutoSubscribeView {
+  name: string;
+  desc: string;
+  tenant: string;
+  topic: string;
+  qos: string;
+  no_local: boolean;
+  retain_as_published: boolean;
+  retained_handling: string;
+}
+
+/**
+ * Subscriptions the broker adds for every client of a tenant when it connects. `${clientid}` and
+ * `${username}` in the topic are replaced by the client's values.
+ */
 export class AutoSubscribeRules {
+  private readonly store = new TenantScopedStore<AutoSubscribeRule>();
+
   constructor(private readonly cluster: Cluster) {}
+
+  seedDemo(): void {
+    this.create({ tenant: 'acme', name: 'device-commands', desc: 'every device listens to its command topic', topic: 'commands/${clientid}', qos: 1, no_local: false, retain_as_published: false, retained_handling: 0 });
+  }
+
+  create(rule: AutoSubscribeRule): void {
+    if (this.store.has(rule.tenant, rule.name)) throw failed(`Auto subscribe rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
+    this.store.set(rule.tenant, rule.name, { ...rule });
+    this.cluster.engine.record('auto-subscribe.create', { tenant: rule.tenant, name: rule.name });
+  }
+
+  delete(tenant: string, name: string): void {
+    if (!this.store.delete(tenant, name)) throw failed(`Auto subscribe rule '${name}' for tenant '${tenant}' does not exist`);
+    this.cluster.engine.record('auto-subscribe.delete', { tenant, name });
+  }
+
+  all(): AutoSubscribeRule[] {
+    return this.store.all();
+  }
+
+  /** The subscriptions to add for a client connecting to `tenant`. */
+  forClient(tenant: string, clientId: string, username = ''): Array<Omit<AutoSubscribeRule, 'topic'> & { topic: string }> {
+    return this.store
+      .all()
+      .filter((r) => r.tenant === tenant)
+      .map((r) => ({ ...r, topic: r.topic.replaceAll('${clientid}', clientId).replaceAll('${username}', username) }));
+  }
+
+  view(r: AutoSubscribeRule): AutoSubscribeView {
+    return {
+      name: r.name,
+      desc: r.desc,
+      tenant: r.tenant,
+      topic: r.topic,
+      qos: QOS_LABELS[r.qos],
+      no_local: r.no_local,
+      retain_as_published: r.retain_as_published,
+      retained_handling: RETAIN_HANDLING_LABELS[r.retained_handling],
+    };
+  }
 }

@@ -1,6 +1,65 @@
+import { failed, invalidParam } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { TenantScopedStore } from './tenant-scoped-store.ts';
+import { topicMatchesFilter } from './topic-filter.ts';
 
-// Transitional placeholder until this part is implemented.
+export const REWRITE_ACTIONS = ['All', 'Publish', 'Subscribe'] as const;
+
+export interface TopicRewriteRule {
+  tenant: string;
+  name: string;
+  desc: string;
+  action: (typeof REWRITE_ACTIONS)[number];
+  source_topic: string;
+  dest_topic: string;
+  regex: string;
+  createdAt: number;
+}
+
+/**
+ * Topic rewrite rules (EMQX semantics): a topic that matches `source_topic` and `regex` becomes
+ * `dest_topic` with `$1`, `$2`... replaced by the regex groups. Among matching rules the most recently
+ * created wins.
+ */
 export class TopicRewriteRules {
+  private readonly store = new TenantScopedStore<TopicRewriteRule>();
+
   constructor(private readonly cluster: Cluster) {}
+
+  seedDemo(): void {
+    this.create({ tenant: 'acme', name: 'legacy-sensor-path', desc: 'old firmware publishes to sensor/<id>/temp', action: 'Publish', source_topic: 'sensor/+/temp', dest_topic: 'sensors/$1/temperature', regex: '^sensor/(.+)/temp$' });
+  }
+
+  create(rule: Omit<TopicRewriteRule, 'createdAt'>): void {
+    try {
+      new RegExp(rule.regex);
+    } catch (e) {
+      throw invalidParam('regex', `invalid parameter 'regex': not a valid regular expression (${(e as Error).message})`);
+    }
+    if (this.store.has(rule.tenant, rule.name)) throw failed(`Topic rewrite rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
+    this.store.set(rule.tenant, rule.name, { ...rule, createdAt: this.cluster.now() });
+    this.cluster.engine.record('rewrite.create', { tenant: rule.tenant, name: rule.name });
+  }
+
+  delete(tenant: string, name: string): void {
+    if (!this.store.delete(tenant, name)) throw failed(`Topic rewrite rule '${name}' for tenant '${tenant}' does not exist`);
+    this.cluster.engine.record('rewrite.delete', { tenant, name });
+  }
+
+  all(): TopicRewriteRule[] {
+    return this.store.all();
+  }
+
+  /** The topic after rewriting for this action, or the topic itself when no rule applies. */
+  rewrite(tenant: string, topic: string, action: 'Publish' | 'Subscribe'): string {
+    const rules = this.store.all().filter((r) => r.tenant === tenant && (r.action === 'All' || r.action === action));
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const r = rules[i];
+      if (!topicMatchesFilter(topic, r.source_topic)) continue;
+      const m = new RegExp(r.regex).exec(topic);
+      if (!m) continue;
+      return r.dest_topic.replace(/\$(\d+)/g, (_, n: string) => m[Number(n)] ?? '');
+    }
+    return topic;
+  }
 }

@@ -1,6 +1,77 @@
+import { failed } from '../api/operation-error.ts';
+import { unixSeconds } from '../api/time-format.ts';
+import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import { TenantScopedStore } from './tenant-scoped-store.ts';
 
-// Transitional placeholder until this part is implemented.
+export interface User {
+  tenant: string;
+  username: string;
+  /** Only the salted hash is kept; the password itself never is, and never leaves the server. */
+  password: PasswordHash;
+  is_superuser: boolean;
+  createdAt: number;
+}
+
+export interface UserView {
+  tenant: string;
+  username: string;
+  is_superuser: boolean;
+  create_time: number;
+}
+
+/** MQTT users per tenant. */
 export class Users {
+  private readonly store = new TenantScopedStore<User>();
+  private rng!: SeededRandom;
+
   constructor(private readonly cluster: Cluster) {}
+
+  start(): void {
+    this.rng = this.cluster.engine.random.fork('users');
+  }
+
+  seedDemo(): void {
+    this.create({ tenant: 'default', username: 'dashboard', password: 'dashboard-secret', is_superuser: true });
+    this.create({ tenant: 'acme', username: 'sensor-gateway', password: 'gw-secret-1', is_superuser: false });
+    this.create({ tenant: 'acme', username: 'ops', password: 'ops-secret', is_superuser: true });
+    this.create({ tenant: 'globex', username: 'telemetry', password: 'telemetry-secret', is_superuser: false });
+  }
+
+  create(input: { tenant: string; username: string; password: string; is_superuser: boolean }): void {
+    if (this.store.has(input.tenant, input.username)) throw failed(`User ${input.username} already exists in tenant ${input.tenant}`);
+    const user: User = {
+      tenant: input.tenant,
+      username: input.username,
+      password: hashPassword(input.password, this.rng.bytes(16)),
+      is_superuser: input.is_superuser,
+      createdAt: this.cluster.now(),
+    };
+    this.store.set(input.tenant, input.username, user);
+    this.cluster.engine.record('user.create', { tenant: user.tenant, username: user.username, superuser: user.is_superuser });
+  }
+
+  delete(tenant: string, username: string): void {
+    if (!this.store.delete(tenant, username)) throw failed(`User ${username} does not exist in tenant ${tenant}`);
+    this.cluster.engine.record('user.delete', { tenant, username });
+  }
+
+  /** Checks MQTT credentials (constant time in the password's content). */
+  authenticate(tenant: string, username: string, password: string): boolean {
+    const user = this.store.get(tenant, username);
+    return user !== undefined && verifyPassword(password, user.password);
+  }
+
+  get(tenant: string, username: string): User | undefined {
+    return this.store.get(tenant, username);
+  }
+
+  all(): User[] {
+    return this.store.all();
+  }
+
+  view(u: User): UserView {
+    return { tenant: u.tenant, username: u.username, is_superuser: u.is_superuser, create_time: unixSeconds(u.createdAt) };
+  }
 }

@@ -1,3 +1,4 @@
+import { failed } from '../api/operation-error.ts';
 import type { Cluster } from './cluster.ts';
 
 /** Roles a node may have (config `roles`). */
@@ -32,6 +33,22 @@ export interface SimNode {
   startTime: number;
   registerTime: number;
   storageFold: string[];
+  /**
+   * Removed from every consensus membership by node leave. Its data directory still holds the old
+   * identity, so it may rejoin only after a wipe (node leave, rule 4).
+   */
+  removed: boolean;
+}
+
+/** Options of a node (re)start. */
+export interface NodeStartOptions {
+  /** The node's data directory was wiped: it joins as a new node. Required after a node leave. */
+  wiped?: boolean;
+}
+
+/** The success text of node leave (rule 5). */
+export function nodeLeaveText(id: number): string {
+  return `Node ${id} removed from the cluster. Wipe its data directory before rejoining as a new node.`;
 }
 
 export function nodePorts(basePort: number, index: number): NodePorts {
@@ -48,13 +65,36 @@ export function nodePorts(basePort: number, index: number): NodePorts {
   };
 }
 
+/** The spec's node record (Cluster overview: Node record; also `broker_node_list` of the status). */
+export interface NodeRecordView {
+  roles: string[];
+  /** Byte array, as the spec types it: the UTF-8 JSON of the node's protocol listener addresses. */
+  extend: number[];
+  node_id: number;
+  node_ip: string;
+  grpc_addr: string;
+  http_addr: string;
+  engine_addr: string;
+  start_time: number;
+  register_time: number;
+  storage_fold: string[];
+}
+
 /** The nodes of the cluster, numbered from 1, created at start from `--nodes`. */
 export class NodeRegistry {
   private readonly byId = new Map<number, SimNode>();
 
   constructor(private readonly cluster: Cluster) {}
 
-  start(): void {
+  /**
+   * Without arguments: the part's start hook, which creates the nodes of `--nodes`. With a node id:
+   * that node's process starts again (see `startNode`).
+   */
+  start(): void;
+  start(id: number, options?: NodeStartOptions): SimNode;
+  start(id?: number, options: NodeStartOptions = {}): SimNode | void {
+    if (id !== undefined) return this.startNode(id, options);
+    if (this.byId.size > 0) return;
     const { nodes, host, basePort } = this.cluster.options;
     const now = this.cluster.now();
     for (let i = 0; i < nodes; i++) {
@@ -71,6 +111,7 @@ export class NodeRegistry {
         startTime: now,
         registerTime: now,
         storageFold: [`./data/node-${id}/engine`],
+        removed: false,
       };
       this.byId.set(id, node);
       this.cluster.engine.record('node.register', { id, httpAddr: node.httpAddr });
@@ -86,8 +127,103 @@ export class NodeRegistry {
     return [...this.byId.values()];
   }
 
+  /** The node record the API shows (times in Unix seconds). */
+  view(node: SimNode): NodeRecordView {
+    const p = node.ports;
+    const extend = {
+      mqtt: {
+        grpc_addr: `${node.ip}:${p.grpc}`,
+        mqtt_addr: `${node.ip}:${p.mqttTcp}`,
+        mqtts_addr: `${node.ip}:${p.mqttTls}`,
+        websocket_addr: `${node.ip}:${p.mqttWebsocket}`,
+        websockets_addr: `${node.ip}:${p.mqttWebsockets}`,
+        quic_addr: `${node.ip}:${p.mqttQuic}`,
+      },
+    };
+    return {
+      roles: [...node.roles],
+      extend: [...Buffer.from(JSON.stringify(extend), 'utf8')],
+      node_id: node.id,
+      node_ip: node.ip,
+      grpc_addr: `${node.ip}:${p.grpc}`,
+      http_addr: node.httpAddr,
+      engine_addr: `${node.ip}:${p.storageTcp}`,
+      start_time: Math.floor(node.startTime / 1000),
+      register_time: Math.floor(node.registerTime / 1000),
+      storage_fold: [...node.storageFold],
+    };
+  }
+
   /** The broker node list: nodes whose process runs and is registered. */
   online(): SimNode[] {
     return this.all().filter((n) => n.online);
+  }
+
+  private require(id: number): SimNode {
+    const node = this.byId.get(id);
+    if (!node) throw failed(`Node ${id} does not exist; known nodes: ${this.all().map((n) => n.id).join(', ')}`);
+    return node;
+  }
+
+  /** The node's process stops: it leaves the broker node list and its ports close. */
+  stop(id: number): SimNode {
+    const node = this.require(id);
+    if (!node.online) throw failed(`Node ${id} is already stopped`);
+    node.online = false;
+    node.portsReady = false;
+    this.cluster.engine.record('node.stop', { id });
+    this.cluster.raft.onNodeDown(id);
+    return node;
+  }
+
+  /**
+   * The node's process starts again and registers. A node removed by node leave still carries its
+   * old identity in its data directory, so it may rejoin only as a new node, after a wipe (rule 4);
+   * it then becomes a voter of every consensus group again.
+   */
+  startNode(id: number, options: NodeStartOptions = {}): SimNode {
+    const node = this.require(id);
+    const wiped = options.wiped === true;
+    if (node.online) throw failed(`Node ${id} is already running`);
+    if (node.removed && !wiped) {
+      throw failed(`Node ${id} was removed from the cluster; wipe its data directory before it rejoins as a new node (start it with wiped=true)`);
+    }
+    const now = this.cluster.now();
+    node.online = true;
+    node.portsReady = true;
+    node.startTime = now;
+    node.registerTime = now;
+    this.cluster.engine.record('node.start', { id, wiped });
+    if (node.removed) {
+      node.removed = false;
+      this.cluster.raft.addVoter(id);
+    }
+    this.cluster.raft.onNodeUp();
+    return node;
+  }
+
+  /** Whether every configured listener of the node accepts connections (`/health/ready`). */
+  setPortsReady(id: number, ready: boolean): void {
+    const node = this.require(id);
+    if (node.portsReady === ready) return;
+    node.portsReady = ready;
+    this.cluster.engine.record('node.ports', { id, ready });
+  }
+
+  /**
+   * Node leave (`POST /api/cluster/node/leave`), rules 1-5: a live node is refused unless `force`
+   * (rule 1); every group holding the node must keep a safe quorum or nothing changes (rule 2); a
+   * node in no membership — including an id never seen — is a success without effect (rule 3); a
+   * removed node must be wiped before rejoining (rule 4, enforced by `start`). Returns the rule-5 text.
+   */
+  leave(id: number, force = false): string {
+    const node = this.byId.get(id);
+    if (node?.online && !force) {
+      throw failed(`Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`);
+    }
+    const groups = this.cluster.raft.removeVoter(id);
+    if (node && groups.length > 0) node.removed = true;
+    this.cluster.engine.record('node.leave', { id, force, groups });
+    return nodeLeaveText(id);
   }
 }

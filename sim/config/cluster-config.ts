@@ -1,25 +1,131 @@
+import { CONFIG_TYPE_NAMES } from '../../fixtures/contract/config-types.ts';
+import { canonicalJson } from '../engine/trace.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-import type { DynamicConfig } from './dynamic-config.ts';
+import type { SimNode } from '../cluster/node-registry.ts';
+import { brokerConfigView, type BrokerConfigView } from './broker-config-view.ts';
+import type { ConfigType, DynamicConfig } from './dynamic-config.ts';
+import { defaultDynamicConfig, parseConfigText, patchSection, resolveConfigType, type SectionPatch } from './section-rules.ts';
 
-// Transitional: replaced by the full config implementation (validation, read view, set).
-const DEFAULTS: DynamicConfig = {
-  MqttSlowSubscribeConfig: { enable: false, record_time: 1000, delay_type: 'CreateTime' },
-  MqttFlappingDetect: { enable: false, window_time: 60, max_client_connections: 5, ban_time: 300 },
-  MqttProtocol: { max_session_expiry_interval: 2592000, default_session_expiry_interval: 3600, topic_alias_max: 65535, max_packet_size: 10485760, receive_max: 65535, max_message_expiry_interval: 86400, client_pkid_persistent: false },
-  MqttOfflineMessage: { enable: false, expire_ms: 86400000, max_messages_num: 1000 },
-  MqttSystemMonitor: { enable: false, os_cpu_high_watermark: 0.7, os_memory_high_watermark: 0.8, system_topic_interval_ms: 60000 },
-  MqttSchema: { enable: false, strategy: 'Forward', failed_operation: 'Disconnect', echo_log: false, log_level: 'info' },
-  MqttLimit: {
-    cluster: { max_connections_per_node: 10000000, max_connection_rate: 10000, max_topics: 5000000, max_sessions: 50000000, max_publish_rate: 10000 },
-    tenant: { max_connections_per_node: 10000000, max_connection_rate: 10000, max_topics: 5000000, max_sessions: 50000000, max_publish_rate: 10000 },
-  },
-  ClusterLimit: { max_network_connection: 100000000, max_network_connection_rate: 10000, max_admin_http_uri_rate: 50 },
-};
+/** One section changed: what it was and what it is now (both frozen). */
+export interface ConfigChange<T extends ConfigType = ConfigType> {
+  configType: T;
+  previous: DynamicConfig[T];
+  current: DynamicConfig[T];
+}
 
+export type ConfigChangeListener = (change: ConfigChange) => void;
+
+/** The durable form of the dynamic configuration: plain JSON, for a later durable-state store. */
+export interface ConfigSnapshot {
+  version: 1;
+  sections: DynamicConfig;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The cluster-wide run-time configuration (the `config_type` sections), held in the model: every node
+ * reads the same sections, so a set on any node shows on every node's config get and takes effect
+ * at once for every part that reads `current()`.
+ *
+ * Sections are frozen and replaced whole on a change, so nothing can alter them without validation,
+ * a trace record and the change listeners: use `set` (typed) or `setFromText` (the API form).
+ */
 export class ClusterConfig {
-  private config: DynamicConfig = structuredClone(DEFAULTS);
-  constructor(private readonly cluster: Cluster) {}
+  private readonly sections: DynamicConfig = deepFreeze(defaultDynamicConfig());
+  private readonly listeners: ConfigChangeListener[] = [];
+  /** A read-only window on `sections`: always the latest values, and assignments to it throw. */
+  private readonly live: DynamicConfig;
+
+  constructor(private readonly cluster: Cluster) {
+    const live = {} as DynamicConfig;
+    for (const name of CONFIG_TYPE_NAMES) {
+      Object.defineProperty(live, name, { enumerable: true, get: () => this.sections[name] });
+    }
+    this.live = Object.freeze(live);
+  }
+
+  /** The current sections, in set form. Read it at the moment of use: values change at run time. */
   current(): DynamicConfig {
-    return this.config;
+    return this.live;
+  }
+
+  /**
+   * `POST /api/cluster/config/set`: `configType` names a section (or an alias), `configText` is the
+   * JSON text of some of its fields. All or nothing: on any violation nothing changes.
+   */
+  setFromText(configType: string, configText: string): ConfigType {
+    const type = resolveConfigType(configType);
+    this.set(type, parseConfigText(configText) as SectionPatch<typeof type>);
+    return type;
+  }
+
+  /**
+   * Changes some fields of one section; omitted fields keep their values, unknown fields are ignored,
+   * read-view enum names are stored as their set-form value. Validated like the API (400 naming
+   * `config.<field>`). Records the change and tells the listeners. Returns the new section.
+   */
+  set<T extends ConfigType>(type: T, patch: SectionPatch<T>): DynamicConfig[T] {
+    const previous = this.sections[type];
+    const next = deepFreeze(patchSection(type, previous, patch));
+    this.sections[type] = next;
+    this.cluster.engine.record('config.set', { config_type: type, config: next });
+    this.notify({ configType: type, previous, current: next });
+    return next;
+  }
+
+  /** Called after every change of a section, in registration order. Returns a function that unsubscribes. */
+  onChange(listener: ConfigChangeListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** A plain JSON copy of every section. */
+  snapshot(): ConfigSnapshot {
+    return { version: 1, sections: structuredClone({ ...this.sections }) };
+  }
+
+  /**
+   * Replaces every section from a snapshot. Each section is validated as a patch over the defaults, so
+   * a snapshot from before a field existed still loads; an invalid snapshot changes nothing. Listeners
+   * hear about each section whose values differ.
+   */
+  restore(snapshot: ConfigSnapshot): void {
+    if (snapshot?.version !== 1 || !snapshot.sections || typeof snapshot.sections !== 'object') {
+      throw new Error('config snapshot must be {version: 1, sections: {...}}');
+    }
+    const defaults = defaultDynamicConfig();
+    const restored = {} as Record<ConfigType, unknown>;
+    for (const type of CONFIG_TYPE_NAMES) {
+      const saved = (snapshot.sections as unknown as Record<string, unknown>)[type];
+      restored[type] = saved === undefined ? defaults[type] : patchSection(type, defaults[type], saved);
+    }
+    const changes: ConfigChange[] = [];
+    for (const type of CONFIG_TYPE_NAMES) {
+      const previous = this.sections[type];
+      const next = deepFreeze(restored[type]) as DynamicConfig[typeof type];
+      (this.sections as unknown as Record<ConfigType, unknown>)[type] = next;
+      if (canonicalJson(previous) !== canonicalJson(next)) changes.push({ configType: type, previous, current: next });
+    }
+    this.cluster.engine.record('config.restore', { changed: changes.map((c) => c.configType) });
+    for (const change of changes) this.notify(change);
+  }
+
+  /** `data` of config get as `node` answers it. */
+  view(node: SimNode): BrokerConfigView {
+    return brokerConfigView(this.cluster, node, this.sections);
+  }
+
+  private notify(change: ConfigChange): void {
+    for (const listener of [...this.listeners]) listener(change);
   }
 }

@@ -2,6 +2,8 @@
  * The eight run-time configuration sections of `POST /api/cluster/config/set`, in their set form
  * (field names, units and enum values as the spec's config-set table gives them). Every part of the
  * model reads its settings from `cluster.config.current()`, so a change takes effect at once.
+ * The field rules and defaults are data in `fixtures/contract/config-types.ts`; the sections handed
+ * out are frozen: change them with `cluster.config.set(...)`, which validates, traces and notifies.
  */
 
 export interface SlowSubscribeConfig {
@@ -24,6 +26,8 @@ export interface ProtocolConfig {
   max_session_expiry_interval: number;
   default_session_expiry_interval: number;
   topic_alias_max: number;
+  /** u8, default 2: shown by the read view's mqtt_protocol, so a set accepts it too (a decision). */
+  max_qos_flight_message: number;
   max_packet_size: number;
   receive_max: number;
   max_message_expiry_interval: number;

@@ -18,6 +18,8 @@ export interface ApiRequest {
   url: string;
   headers?: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
+  /** Set by a listener that stopped reading a body past MAX_BODY_BYTES. */
+  bodyTooLarge?: boolean;
   /** TCP peer address as the listener saw it. */
   peer: string;
   /** Node whose listener received the request. */
@@ -141,7 +143,7 @@ export class AdminApp {
     }
 
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
-    if (body && body.length > MAX_BODY_BYTES) return this.fail(413, 400, `request body of ${body.length} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes`);
+    if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES)) return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
     const contentType = header(req, 'content-type');
     if (body && body.length > 0 && contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
       return this.fail(415, 400, `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`);

@@ -1,6 +1,121 @@
+import { failed, unavailable } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import { TenantScopedStore } from '../broker/tenant-scoped-store.ts';
 
-// Transitional placeholder until this part is implemented.
+export interface Mailbox {
+  tenant: string;
+  mail_address: string;
+  desc: string;
+  /** Seconds; 0 means no expiry. */
+  ttl: number;
+  /** Virtual Unix ms (the API shows mq9 times in milliseconds). */
+  create_time: number;
+}
+
+export interface Agent {
+  tenant: string;
+  name: string;
+  /** JSON text of an agent card. */
+  agent_info: string;
+  create_time: number;
+}
+
+/** Default mailbox lifetime when the create command gives none (the real server's default). */
+export const DEFAULT_MAILBOX_TTL_SECONDS = 86_400;
+
+const NOT_RUNNING = 'mq9 component is not running: the broker\'s lightweight agent-messaging (mq9) component is not running';
+
+/**
+ * mq9 mailboxes and agents. They are created by protocol commands (MAILBOX.CREATE, AGENT.REGISTER),
+ * not over HTTP; the admin API only lists them. Mailboxes expire `ttl` seconds after creation.
+ * The component can be switched off to simulate "component not running".
+ */
 export class Mq9 {
+  private readonly mailboxes = new TenantScopedStore<Mailbox>();
+  private readonly agents = new TenantScopedStore<Agent>();
+  private running = true;
+  private rng!: SeededRandom;
+
   constructor(private readonly cluster: Cluster) {}
+
+  start(): void {
+    this.rng = this.cluster.engine.random.fork('mq9');
+  }
+
+  seedDemo(): void {
+    this.createMailbox({ name: 'support.inbox', ttl: 0, desc: 'support agent inbox' });
+    this.createMailbox({ name: 'planner.tasks', ttl: 3600, desc: 'task queue of the planner agent' });
+    this.createMailbox({ ttl: 600, desc: 'scratch mailbox' });
+    this.registerAgent({ name: 'planner', agent_info: JSON.stringify({ name: 'planner', description: 'plans multi-step jobs', skills: [{ id: 'plan', name: 'Plan' }] }) });
+    this.registerAgent({ name: 'translator', agent_info: JSON.stringify({ name: 'translator', description: 'translates text', skills: [{ id: 'translate', name: 'Translate' }] }) });
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  setRunning(running: boolean): void {
+    this.running = running;
+    this.cluster.engine.record('mq9.running', { running });
+  }
+
+  private requireRunning(): void {
+    if (!this.running) throw unavailable(NOT_RUNNING);
+  }
+
+  /** MAILBOX.CREATE: `name` becomes the address (lowercase letters, digits, dots), else a fresh id. */
+  createMailbox(input: { tenant?: string; name?: string; ttl?: number; desc?: string }): Mailbox {
+    this.requireRunning();
+    const tenant = input.tenant ?? 'default';
+    const address = input.name ?? this.rng.id();
+    if (address.length === 0) throw failed('mailbox name must not be empty');
+    if (!/^[a-z0-9.]+$/.test(address)) throw failed('mailbox name may only contain lowercase letters, digits, and dots');
+    if (!/^[a-z0-9](.*[a-z0-9])?$/.test(address)) throw failed('mailbox name must start and end with a lowercase letter or digit');
+    const ttl = input.ttl ?? DEFAULT_MAILBOX_TTL_SECONDS;
+    if (!Number.isInteger(ttl) || ttl < 0) throw failed(`mailbox ttl must be a whole number of seconds >= 0, got ${ttl}`);
+    if (this.mailboxes.has(tenant, address)) throw failed(`mailbox ${address} already exists`);
+    const box: Mailbox = { tenant, mail_address: address, desc: input.desc ?? '', ttl, create_time: this.cluster.now() };
+    this.mailboxes.set(tenant, address, box);
+    this.cluster.engine.record('mq9.mailbox.create', { tenant, address, ttl });
+    if (ttl > 0) {
+      this.cluster.engine.after(ttl * 1000, 'mq9.mailbox.expire', () => {
+        if (this.mailboxes.get(tenant, address) === box) {
+          this.mailboxes.delete(tenant, address);
+          this.cluster.engine.record('mq9.mailbox.expire', { tenant, address });
+        }
+      });
+    }
+    return box;
+  }
+
+  /** AGENT.REGISTER: an existing (tenant, name) is left as it is, as on the real server. */
+  registerAgent(input: { tenant?: string; name: string; agent_info: string }): Agent {
+    this.requireRunning();
+    const tenant = input.tenant ?? 'default';
+    if (input.name.length === 0) throw failed('agent name must not be empty');
+    if (input.agent_info.length === 0) throw failed('agent_info must not be empty');
+    const existing = this.agents.get(tenant, input.name);
+    if (existing) return existing;
+    const agent: Agent = { tenant, name: input.name, agent_info: input.agent_info, create_time: this.cluster.now() };
+    this.agents.set(tenant, input.name, agent);
+    this.cluster.engine.record('mq9.agent.register', { tenant, name: input.name });
+    return agent;
+  }
+
+  /** AGENT.UNREGISTER: idempotent. */
+  unregisterAgent(tenant: string, name: string): void {
+    this.requireRunning();
+    if (this.agents.delete(tenant, name)) this.cluster.engine.record('mq9.agent.unregister', { tenant, name });
+  }
+
+  listMailboxes(): Mailbox[] {
+    this.requireRunning();
+    return this.mailboxes.all();
+  }
+
+  listAgents(): Agent[] {
+    this.requireRunning();
+    return this.agents.all();
+  }
 }

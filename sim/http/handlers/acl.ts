@@ -1,4 +1,25 @@
+import type { AclRule } from '../../broker/acl-rules.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'cluster.acl.list': ({ cluster }) => cluster.acl.all().map((r) => ({ ...r })),
+  'cluster.acl.create': ({ cluster, params }) => {
+    const rule: AclRule = {
+      tenant: params.tenant,
+      name: params.name,
+      desc: params.desc ?? '',
+      resource_type: params.resource_type,
+      resource_name: params.resource_name,
+      topic: params.topic ?? '',
+      ip: params.ip ?? '',
+      action: params.action,
+      permission: params.permission,
+    };
+    cluster.acl.create(rule);
+    return 'success';
+  },
+  'cluster.acl.delete': ({ cluster, params }) => {
+    cluster.acl.delete(params.tenant, params.name);
+    return 'success';
+  },
+};

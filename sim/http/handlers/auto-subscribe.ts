@@ -1,4 +1,22 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'mqtt.auto-subscribe.list': ({ cluster }) => cluster.autoSubscribe.all().map((r) => cluster.autoSubscribe.view(r)),
+  'mqtt.auto-subscribe.create': ({ cluster, params }) => {
+    cluster.autoSubscribe.create({
+      tenant: params.tenant,
+      name: params.name,
+      desc: params.desc ?? '',
+      topic: params.topic,
+      qos: params.qos,
+      no_local: params.no_local,
+      retain_as_published: params.retain_as_published,
+      retained_handling: params.retained_handling,
+    });
+    return 'success';
+  },
+  'mqtt.auto-subscribe.delete': ({ cluster, params }) => {
+    cluster.autoSubscribe.delete(params.tenant, params.name);
+    return 'success';
+  },
+};

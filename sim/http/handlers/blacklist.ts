@@ -1,4 +1,21 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'cluster.blacklist.list': ({ cluster }) => cluster.blacklist.all().map((e) => cluster.blacklist.view(e)),
+  'cluster.blacklist.create': ({ cluster, params }) => {
+    cluster.blacklist.add({
+      tenant: params.tenant,
+      name: params.name,
+      blacklist_type: params.blacklist_type,
+      resource_name: params.resource_name,
+      endTimeMs: params.end_time * 1000,
+      desc: params.desc ?? '',
+      source: 'api',
+    });
+    return 'success';
+  },
+  'cluster.blacklist.delete': ({ cluster, params }) => {
+    cluster.blacklist.delete(params.tenant, params.name);
+    return 'success';
+  },
+};

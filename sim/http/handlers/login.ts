@@ -1,4 +1,13 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { MQSIM_VERSION } from '../../version.ts';
+import { RawBody, type HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'auth.login': async ({ cluster, params }) => {
+    const issued = await cluster.auth.login(params.username, params.password);
+    if (!issued) {
+      return new RawBody('application/json; charset=utf-8', JSON.stringify({ code: 401, message: 'Invalid username or password', data: null }), 401);
+    }
+    return issued;
+  },
+  root: () => new RawBody('text/plain; charset=utf-8', `mqsim ${MQSIM_VERSION}`),
+};

@@ -1,4 +1,6 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'mq9.mail.list': ({ cluster }) => cluster.mq9.listMailboxes().map((m) => ({ ...m })),
+  'mq9.agent.list': ({ cluster }) => cluster.mq9.listAgents().map((a) => ({ ...a })),
+};

@@ -1,4 +1,62 @@
+import type { SchemaBinding } from '../../broker/schemas.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+interface BindRow {
+  data_type: 'resource' | 'schema';
+  tenant: string;
+  name: string;
+  data: string[];
+}
+
+/** Groups bindings the way the real server reports them: per resource or per schema. */
+function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindRow[] {
+  const rows: BindRow[] = [];
+  const inTenant = (b: SchemaBinding): boolean => params.tenant === undefined || b.tenant === params.tenant;
+  const byResource = (tenant: string, resource: string): BindRow => ({
+    data_type: 'resource',
+    tenant,
+    name: resource,
+    data: bindings.filter((b) => b.tenant === tenant && b.resource_name === resource).map((b) => b.schema_name),
+  });
+  if (params.resource_name !== undefined) {
+    const tenants = [...new Set(bindings.filter((b) => inTenant(b) && b.resource_name === params.resource_name).map((b) => b.tenant))];
+    for (const t of tenants) rows.push(byResource(t, params.resource_name));
+  }
+  if (params.schema_name !== undefined) {
+    const tenants = [...new Set(bindings.filter((b) => inTenant(b) && b.schema_name === params.schema_name).map((b) => b.tenant))];
+    for (const t of tenants) {
+      rows.push({ data_type: 'schema', tenant: t, name: params.schema_name, data: bindings.filter((b) => b.tenant === t && b.schema_name === params.schema_name).map((b) => b.resource_name) });
+    }
+  }
+  if (params.resource_name === undefined && params.schema_name === undefined) {
+    const seen = new Set<string>();
+    for (const b of bindings.filter(inTenant)) {
+      const key = `${b.tenant}\u0000${b.resource_name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push(byResource(b.tenant, b.resource_name));
+    }
+  }
+  return rows;
+}
+
+export const handlers: HandlerTable = {
+  'cluster.schema.list': ({ cluster }) => cluster.schemas.all().map((s) => ({ tenant: s.tenant, name: s.name, schema_type: s.schema_type, desc: s.desc, schema: s.schema })),
+  'cluster.schema.create': ({ cluster, params }) => {
+    cluster.schemas.create({ tenant: params.tenant, name: params.schema_name, schema_type: params.schema_type, schema: params.schema, desc: params.desc ?? '' });
+    return 'success';
+  },
+  'cluster.schema.delete': ({ cluster, params }) => {
+    cluster.schemas.delete(params.tenant, params.schema_name);
+    return 'success';
+  },
+  'cluster.schema-bind.list': ({ cluster, params }) => bindRows(cluster.schemas.allBindings(), params),
+  'cluster.schema-bind.create': ({ cluster, params }) => {
+    cluster.schemas.bind(params.tenant, params.schema_name, params.resource_name);
+    return 'success';
+  },
+  'cluster.schema-bind.delete': ({ cluster, params }) => {
+    cluster.schemas.unbind(params.tenant, params.schema_name, params.resource_name);
+    return 'success';
+  },
+};

@@ -1,4 +1,22 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'cluster.topic-rewrite.list': ({ cluster }) =>
+    cluster.rewriteRules.all().map((r) => ({ name: r.name, desc: r.desc, tenant: r.tenant, action: r.action, source_topic: r.source_topic, dest_topic: r.dest_topic, regex: r.regex })),
+  'cluster.topic-rewrite.create': ({ cluster, params }) => {
+    cluster.rewriteRules.create({
+      tenant: params.tenant,
+      name: params.name,
+      desc: params.desc ?? '',
+      action: params.action,
+      source_topic: params.source_topic,
+      dest_topic: params.dest_topic,
+      regex: params.regex,
+    });
+    return 'success';
+  },
+  'cluster.topic-rewrite.delete': ({ cluster, params }) => {
+    cluster.rewriteRules.delete(params.tenant, params.name);
+    return 'success';
+  },
+};

@@ -1,4 +1,13 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'cluster.user.list': ({ cluster }) => cluster.users.all().map((u) => cluster.users.view(u)),
+  'cluster.user.create': ({ cluster, params }) => {
+    cluster.users.create({ tenant: params.tenant, username: params.username, password: params.password, is_superuser: params.is_superuser });
+    return 'success';
+  },
+  'cluster.user.delete': ({ cluster, params }) => {
+    cluster.users.delete(params.tenant, params.username);
+    return 'success';
+  },
+};

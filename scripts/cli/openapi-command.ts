@@ -1,0 +1,40 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Command } from 'commander';
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
+
+export interface OpenapiCommandOptions {
+  out?: string;
+  server?: string;
+}
+
+/** Runs `mqsim openapi`: the contract as an OpenAPI 3.1 JSON document, to stdout or a file. */
+export function runOpenapiCommand(options: OpenapiCommandOptions, stdout: (text: string) => void = (t) => process.stdout.write(t)): void {
+  const doc = toOpenApi(CONTRACT, options.server ? { serverUrl: options.server } : {});
+  const text = `${JSON.stringify(doc, null, 2)}\n`;
+  if (options.out) {
+    mkdirSync(dirname(options.out), { recursive: true });
+    writeFileSync(options.out, text);
+    process.stderr.write(`wrote ${options.out} (${CONTRACT.length} operations)\n`);
+  } else {
+    stdout(text);
+  }
+}
+
+/** Registers `mqsim openapi` on the CLI program. */
+export function registerOpenapiCommand(program: Command): Command {
+  return program
+    .command('openapi')
+    .description('print the admin API contract as an OpenAPI 3.1 document (JSON)')
+    .option('--out <file>', 'write the document to this file instead of stdout')
+    .option('--server <url>', 'servers[0].url of the document', 'http://127.0.0.1:58080')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mqsim openapi > mqsim-openapi.json
+  $ mqsim openapi --out reports/openapi.json --server http://broker:58080`,
+    )
+    .action((options: OpenapiCommandOptions) => runOpenapiCommand(options));
+}

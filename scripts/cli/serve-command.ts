@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import type { EnvelopeForm } from '../../sim/http/envelope.ts';
+import type { WorkloadName } from '../../sim/cluster/cluster.ts';
+import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  nodes: number;
+  seed: string;
+  workload: WorkloadName;
+  adminUser: string;
+  adminPassword: string;
+  jwtSecret?: string;
+  tokenTtlHours: number;
+  envelope: EnvelopeForm;
+  epoch?: string;
+}
+
+/** `--epoch`: an ISO time or Unix milliseconds; default: the wall clock at start, whole seconds. */
+function parseEpoch(value: string | undefined): number {
+  if (value === undefined) return Math.floor(Date.now() / 1000) * 1000;
+  if (/^\d+$/.test(value)) return Number(value);
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw new UsageError(`--epoch must be an ISO time (2026-01-01T00:00:00Z) or Unix milliseconds, got ${JSON.stringify(value)}`);
+  return t;
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the admin HTTP API of a simulated cluster: one listener per node, virtual time following wall time')
+    .option('--port <port>', 'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)', parseIntOption('--port', 0, 65535), 58080)
+    .option('--host <host>', 'address to listen on and register', '127.0.0.1')
+    .option('--nodes <n>', 'number of nodes (1-9)', parseIntOption('--nodes', 1, 9), 3)
+    .option('--seed <seed>', 'seed of every random choice; one seed gives one run', '1')
+    .option('--workload <name>', 'demo: a seeded living population of clients, sessions, subscriptions, connectors; none: empty cluster', parseChoice('--workload', ['demo', 'none'] as const), 'demo')
+    .option('--admin-user <name>', 'administrator name for POST /api/v1/login', 'admin')
+    .option('--admin-password <password>', 'administrator password', 'admin')
+    .option('--jwt-secret <secret>', 'HS256 signing secret for tokens (default: a fixed development secret)')
+    .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
+    .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server)', parseChoice('--envelope', ['A', 'B'] as const), 'A')
+    .option('--epoch <time>', 'virtual time at start (ISO time or Unix ms); default: now. Pin it to replay a session exactly')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mqsim serve                                   # 3 nodes on 58080-58082, demo workload
+  $ mqsim serve --nodes 5 --seed 42 --port 9000   # 5 nodes on 9000-9004
+  $ mqsim serve --workload none --envelope B      # empty cluster answering like the real server
+  $ curl -s http://127.0.0.1:58080/api/cluster/tenant/list
+
+Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
+Requests from 127.0.0.1 or ::1 need no token; others log in first:
+  $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'`,
+    )
+    .action(async (opts: ServeOptions) => {
+      const epochMs = parseEpoch(opts.epoch);
+      const running = await startClusterServer({
+        seed: opts.seed,
+        nodes: opts.nodes,
+        host: opts.host,
+        port: opts.port,
+        workload: opts.workload,
+        epochMs,
+        envelope: opts.envelope,
+        admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
+        onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
+      });
+      process.stderr.write(
+        `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, envelope ${opts.envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
+          running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join(''),
+      );
+      process.stdout.write(`${running.baseUrl}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await running.close();
+      process.stderr.write(`mqsim serve: stopped (trace ${running.cluster.engine.trace.length} entries, hash ${running.cluster.engine.trace.hash.slice(0, 16)})\n`);
+    });
+}

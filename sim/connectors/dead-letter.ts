@@ -1,0 +1,66 @@
+import type { Cluster } from '../cluster/cluster.ts';
+import type { Connector } from './connector-types.ts';
+import type { SinkFailure } from './simulated-sink.ts';
+
+/** Spec: Events, dead-letter record. Timestamps are Unix ms (decision: the spec gives u64 without a unit). */
+export interface DeadLetterRecord {
+  connector_name: string;
+  source_topic: string;
+  error_message: string;
+  retry_times: number;
+  original_key: string | null;
+  /** The original payload as UTF-8 bytes. */
+  original_data: number[];
+  original_timestamp: number;
+  dead_letter_timestamp: number;
+}
+
+export function deadLetterRecord(connector: Connector, failure: SinkFailure, retryTimes: number, nowMs: number): DeadLetterRecord {
+  return {
+    connector_name: connector.connector_name,
+    source_topic: failure.msg.topic,
+    error_message: failure.error,
+    retry_times: retryTimes,
+    original_key: failure.msg.key ?? null,
+    original_data: [...Buffer.from(failure.msg.payload, 'utf8')],
+    original_timestamp: failure.msg.timestamp,
+    dead_letter_timestamp: nowMs,
+  };
+}
+
+/** What the storage and topic parts must offer for dead letters (checked at run time). */
+interface DeadLetterStore {
+  appendToTopic?: (tenant: string, topicName: string, record: { key?: string; payload: string; timestamp: number }) => unknown;
+}
+interface TopicCreator {
+  ensure?: (tenant: string, topicName: string) => unknown;
+}
+
+export type DeadLetterOutcome = { ok: true; written: number } | { ok: false; error: string };
+
+/**
+ * Writes one dead-letter record per failed message to the dead-letter topic of the connector's
+ * tenant, creating the topic when absent. Never throws: a failed write is returned, so the caller
+ * can record it (a crash inside a scheduled event would stop the whole run).
+ */
+export function writeDeadLetters(cluster: Cluster, connector: Connector, topicName: string, failures: readonly SinkFailure[], retryTimes: number): DeadLetterOutcome {
+  const storage = cluster.storage as unknown as DeadLetterStore;
+  if (typeof storage?.appendToTopic !== 'function') {
+    return { ok: false, error: 'cluster.storage.appendToTopic is not available: the storage part does not implement it yet' };
+  }
+  try {
+    (cluster.topics as unknown as TopicCreator)?.ensure?.(connector.tenant, topicName);
+    const now = cluster.now();
+    for (const failure of failures) {
+      const record = deadLetterRecord(connector, failure, retryTimes, now);
+      storage.appendToTopic(connector.tenant, topicName, {
+        ...(failure.msg.key !== undefined ? { key: failure.msg.key } : {}),
+        payload: JSON.stringify(record),
+        timestamp: now,
+      });
+    }
+    return { ok: true, written: failures.length };
+  } catch (e) {
+    return { ok: false, error: `writing to dead-letter topic ${topicName} failed: ${(e as Error)?.message ?? String(e)}` };
+  }
+}

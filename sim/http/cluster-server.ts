@@ -1,0 +1,174 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { Cluster, type ClusterOptions } from '../cluster/cluster.ts';
+import { AdminApp } from './admin-app.ts';
+import type { EnvelopeForm } from './envelope.ts';
+import type { PeerReply, PeerTransport } from './handler-types.ts';
+import { MAX_BODY_BYTES } from './parse-request.ts';
+
+export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
+  /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
+  port?: number;
+  envelope?: EnvelopeForm;
+  /** Called for every unexpected exception inside a handler (a bug; the client gets a 500 envelope). */
+  onInternalError?: (error: unknown) => void;
+}
+
+export interface RunningCluster {
+  /** Base URL of node 1. */
+  baseUrl: string;
+  /** Base URL of every node, by index (node id - 1). */
+  nodeUrls: string[];
+  cluster: Cluster;
+  app: AdminApp;
+  close(): Promise<void>;
+}
+
+/** Timeouts that keep slow or half-open connections from holding a listener (ms). */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** Reaches other nodes over HTTP at their registered address, as the real nodes do. */
+class HttpPeers implements PeerTransport {
+  private readonly agent = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: 2_000 } });
+  private token: string | undefined;
+
+  constructor(private readonly cluster: Cluster) {}
+
+  private async bearer(): Promise<string> {
+    // Loopback peers need no token, but a cluster bound to another address does: log in once.
+    if (!this.token) {
+      const { username, password } = this.cluster.options.admin;
+      const issued = await this.cluster.auth.login(username, password);
+      this.token = issued?.token ?? '';
+    }
+    return this.token;
+  }
+
+  async call(nodeId: number, method: 'GET' | 'POST', pathAndQuery: string, body?: unknown): Promise<PeerReply> {
+    const node = this.cluster.nodes.get(nodeId);
+    if (!node || !node.httpAddr) throw new Error(`node ${nodeId} has no registered HTTP address`);
+    const res = await request(`http://${node.httpAddr}${pathAndQuery}`, {
+      method,
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await this.bearer()}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        tooLarge = true;
+        chunks.length = 0; // stop holding the excess; keep draining so the answer can be read
+        return;
+      }
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ body: Buffer.concat(chunks), tooLarge }));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Serves the cluster: one HTTP listener per simulated node, all backed by one model. Virtual time
+ * follows wall time (live mode). Each node registers the address it actually listens on, so
+ * forwarding between nodes goes over real HTTP.
+ */
+export async function startClusterServer(options: ClusterServerOptions): Promise<RunningCluster> {
+  const host = options.host ?? '127.0.0.1';
+  const registeredHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const port = options.port ?? 58080;
+  const cluster = new Cluster({ ...options, host: registeredHost, basePort: port === 0 ? 58080 : port }).start();
+  const peers = new HttpPeers(cluster);
+  const app = new AdminApp(cluster, {
+    envelope: options.envelope,
+    clock: 'wall',
+    peers,
+    onInternalError: (e) => options.onInternalError?.(e),
+  });
+
+  const servers: Server[] = [];
+  const nodeUrls: string[] = [];
+  try {
+    for (const node of cluster.nodes.all()) {
+      const server = createServer((req, res) => void serve(app, node.id, req, res));
+      server.headersTimeout = HEADERS_TIMEOUT_MS;
+      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      const wanted = port === 0 ? 0 : node.ports.http;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(wanted, host, () => resolve());
+      });
+      servers.push(server);
+      const actual = (server.address() as AddressInfo).port;
+      node.ports.http = actual;
+      node.httpAddr = `${registeredHost}:${actual}`;
+      nodeUrls.push(`http://${registeredHost.includes(':') ? `[${registeredHost}]` : registeredHost}:${actual}`);
+    }
+  } catch (e) {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
+    throw e;
+  }
+
+  return {
+    baseUrl: nodeUrls[0],
+    nodeUrls,
+    cluster,
+    app,
+    async close() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+      await peers.close();
+    },
+  };
+}
+
+async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const { body, tooLarge } = await readBody(req);
+    const answer = await app.handle({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      body,
+      bodyTooLarge: tooLarge,
+      peer: req.socket.remoteAddress ?? '',
+      nodeId,
+    });
+    const headers: Record<string, string> = { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) };
+    if (tooLarge) headers.connection = 'close';
+    res.writeHead(answer.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
+  } catch (e) {
+    if (!res.headersSent) {
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ code: 400, message: `could not read the request: ${(e as Error).message}`, data: null }));
+    } else res.destroy();
+  }
+}

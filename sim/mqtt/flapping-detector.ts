@@ -1,0 +1,114 @@
+import { localTimeString, unixSeconds } from '../api/time-format.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import { clientKey } from './mqtt-model.ts';
+
+/** The flapping list's record (reference notes §7). */
+export interface FlappingRecord {
+  tenant: string;
+  client_id: string;
+  /** Connection attempts counted in the window when the ban was decided, the refused one included. */
+  before_last_window_connections: number;
+  /** Unix seconds of the first attempt in that window. */
+  first_request_time: number;
+}
+
+/** The ban log's record (reference notes §7): times as local strings. */
+export interface BanLogRecord {
+  tenant: string;
+  ban_type: 'client_id';
+  resource_name: string;
+  ban_source: 'flapping_detect';
+  end_time: string;
+  create_time: string;
+}
+
+/** Ban log entries kept; the oldest go first. */
+export const MAX_BAN_LOG = 10_000;
+
+export type FlappingVerdict = { banned: false } | { banned: true; untilMs: number };
+
+/**
+ * Connection flapping detection (spec: States, "Connection flapping ban"). While
+ * `MqttFlappingDetect.enable`, each connect attempt of a (tenant, client) is counted in a sliding
+ * window of `window_time` seconds. "More than max_client_connections within window_time" is read
+ * literally: the attempt that makes the count in the window exceed the maximum is refused and bans
+ * the client for `ban_time` seconds; so `max` attempts within a window are admitted and the next one
+ * is banned. The ban is a ClientId blacklist entry (source `flapping`, expires by itself), a ban-log
+ * record and a flapping record that lasts as long as the ban.
+ */
+export class FlappingDetector {
+  private readonly windows = new Map<string, number[]>();
+  private readonly bannedUntil = new Map<string, number>();
+  private readonly records = new Map<string, FlappingRecord>();
+  private readonly banLog: BanLogRecord[] = [];
+
+  constructor(private readonly cluster: Cluster) {}
+
+  /** Drops windows with no attempt in the last window, so memory follows active clients only. */
+  start(): void {
+    this.cluster.engine.every(10_000, 'mqtt.flapping.sweep', () => this.sweep());
+  }
+
+  /** Whether a flapping ban of this client is in force. */
+  isBanned(tenant: string, clientId: string): boolean {
+    const until = this.bannedUntil.get(clientKey(tenant, clientId));
+    return until !== undefined && until > this.cluster.now();
+  }
+
+  /** Counts one connect attempt (one that passed the blacklist) and decides whether it bans the client. */
+  onConnectAttempt(tenant: string, clientId: string): FlappingVerdict {
+    const cfg = this.cluster.config.current().MqttFlappingDetect;
+    if (!cfg.enable) return { banned: false };
+    const now = this.cluster.now();
+    const key = clientKey(tenant, clientId);
+    const windowMs = cfg.window_time * 1000;
+    const attempts = (this.windows.get(key) ?? []).filter((t) => now - t < windowMs);
+    attempts.push(now);
+    if (attempts.length <= cfg.max_client_connections) {
+      this.windows.set(key, attempts);
+      return { banned: false };
+    }
+    this.windows.delete(key);
+    const untilMs = now + cfg.ban_time * 1000;
+    this.bannedUntil.set(key, untilMs);
+    const record: FlappingRecord = { tenant, client_id: clientId, before_last_window_connections: attempts.length, first_request_time: unixSeconds(attempts[0]) };
+    this.records.set(key, record);
+    this.banLog.push({ tenant, ban_type: 'client_id', resource_name: clientId, ban_source: 'flapping_detect', end_time: localTimeString(untilMs), create_time: localTimeString(now) });
+    if (this.banLog.length > MAX_BAN_LOG) this.banLog.splice(0, this.banLog.length - MAX_BAN_LOG);
+    this.cluster.blacklist.add({
+      tenant,
+      name: `flapping-ban-${tenant}-${clientId}`,
+      blacklist_type: 'ClientId',
+      resource_name: clientId,
+      endTimeMs: untilMs,
+      desc: 'Ban due to connection jitter',
+      source: 'flapping',
+    });
+    this.cluster.engine.record('mqtt.flapping.ban', { tenant, clientId, attempts: attempts.length, untilMs });
+    this.cluster.engine.after(cfg.ban_time * 1000, 'mqtt.flapping.unban', () => {
+      if ((this.bannedUntil.get(key) ?? 0) > this.cluster.now()) return; // banned again since
+      this.bannedUntil.delete(key);
+      this.records.delete(key);
+      this.cluster.engine.record('mqtt.flapping.unban', { tenant, clientId });
+    });
+    return { banned: true, untilMs };
+  }
+
+  /** Clients whose flapping ban is in force, in ban order. */
+  flappingRecords(): FlappingRecord[] {
+    return [...this.records.values()].map((r) => ({ ...r }));
+  }
+
+  banLogRecords(): BanLogRecord[] {
+    return this.banLog.map((r) => ({ ...r }));
+  }
+
+  private sweep(): void {
+    if (this.windows.size === 0) return;
+    const windowMs = this.cluster.config.current().MqttFlappingDetect.window_time * 1000;
+    const now = this.cluster.now();
+    for (const [key, attempts] of [...this.windows]) {
+      if (attempts.length === 0 || now - attempts[attempts.length - 1] >= windowMs) this.windows.delete(key);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
+
+/**
+ * The state the MQTT broker keeps: clients (with their current network connection, if any),
+ * sessions and subscriptions. Times are virtual Unix ms; views convert them to the spec's forms.
+ */
+
+/** MQTT 5 will properties (null for MQTT 3/4 clients). */
+export interface LastWillProperties {
+  delay_interval: number;
+  payload_format_indicator: number;
+  message_expiry_interval: number;
+  content_type: string;
+  response_topic: string;
+  correlation_data: string;
+  user_properties: { key: string; value: string }[];
+}
+
+export interface LastWill {
+  topic: string;
+  message: string;
+  qos: QoS;
+  retain: boolean;
+  properties: LastWillProperties | null;
+}
+
+/** Protocol-layer parameters a client negotiated at its last CONNECT; kept after it disconnects. */
+export interface ConnectParams {
+  connectionId: number;
+  username: string;
+  ip: string;
+  port: number;
+  connectionType: ConnectionType;
+  protocol: ProtocolVersion;
+  keepAlive: number;
+  cleanStart: boolean;
+  receiveMaximum: number;
+  maxPacketSize: number;
+  topicAliasMax: number;
+  requestProblemInfo: 0 | 1;
+  nodeId: number;
+  connectedAt: number;
+}
+
+/** A live network connection. */
+export interface LiveConnection {
+  connectionId: number;
+  nodeId: number;
+  lastHeartbeatAt: number;
+}
+
+export interface SessionState {
+  /** Seconds the session outlives a disconnect. */
+  sessionExpiry: number;
+  createdAt: number;
+  reconnectAt: number | null;
+  disconnectAt: number | null;
+  /** Node hosting the session (where the client last connected). */
+  brokerId: number;
+  lastWill: LastWill | null;
+}
+
+/** A client the broker knows: connected now, or disconnected with a session that has not expired. */
+export interface ClientState {
+  tenant: string;
+  clientId: string;
+  last: ConnectParams;
+  connection: LiveConnection | null;
+  session: SessionState | null;
+  /** Messages the client published (session_in) and received (session_out). */
+  messagesIn: number;
+  messagesOut: number;
+  /** Packet id of the client's next SUBSCRIBE (1..65535, wraps). */
+  nextPkId: number;
+  /** Bumped on every connect and disconnect, so a scheduled will or expiry can tell it is stale. */
+  generation: number;
+}
+
+/** Delivery counters of one subscription for one concrete topic (the detail's push_thread). */
+export interface PushStats {
+  success: number;
+  failure: number;
+  lastPushAt: number | null;
+  lastRunAt: number;
+  createdAt: number;
+}
+
+export interface Subscription {
+  tenant: string;
+  clientId: string;
+  /** The path as subscribed: a filter, or `$share/<group>/<filter>`. */
+  path: string;
+  filter: string;
+  /** Share group name; null for an exclusive subscription. */
+  group: string | null;
+  qos: QoS;
+  noLocal: boolean;
+  preserveRetain: boolean;
+  retainHandling: RetainHandling;
+  subscriptionIdentifier: number | null;
+  userProperties: { key: string; value: string }[];
+  protocol: ProtocolVersion;
+  brokerId: number;
+  pkId: number;
+  createdAt: number;
+  /** Per concrete topic delivered to (bounded: see MAX_PUSH_TOPICS in subscriptions.ts). */
+  push: Map<string, PushStats>;
+  successTotal: number;
+  failureTotal: number;
+}
+
+export const clientKey = (tenant: string, clientId: string): string => `${tenant}\u0000${clientId}`;
