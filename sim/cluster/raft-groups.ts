@@ -220,14 +220,19 @@ export class RaftGroups {
     return true;
   }
 
-  /** A write a model part needs to succeed: refused while the group has no leader (no quorum). */
-  write(groupName: string, kind: string): LogId {
+  /** Fails (unavailable) while the group has no leader, so a caller can check before changing anything. */
+  requireLeader(groupName: string): RaftGroup {
     const group = this.byName.get(groupName);
     if (!group) throw new Error(`no consensus group ${groupName}`);
     if (group.leaderId === null) {
       throw unavailable(`consensus group ${groupName} has no leader (fewer than ${group.quorum()} of its ${group.voters.length} voters are online); retry when a quorum is back`);
     }
-    return this.appendTo(group, kind);
+    return group;
+  }
+
+  /** A write a model part needs to succeed: refused while the group has no leader (no quorum). */
+  write(groupName: string, kind: string): LogId {
+    return this.appendTo(this.requireLeader(groupName), kind);
   }
 
   private appendTo(group: RaftGroup, kind: string): LogId {

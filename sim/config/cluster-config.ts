@@ -29,6 +29,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+function freezeSections(config: DynamicConfig): DynamicConfig {
+  for (const name of CONFIG_TYPE_NAMES) deepFreeze(config[name]);
+  return config;
+}
+
 /**
  * The cluster-wide run-time configuration (the `config_type` sections), held in the model: every node
  * reads the same sections, so a set on any node shows on every node's config get and takes effect
@@ -38,7 +43,8 @@ function deepFreeze<T>(value: T): T {
  * a trace record and the change listeners: use `set` (typed) or `setFromText` (the API form).
  */
 export class ClusterConfig {
-  private readonly sections: DynamicConfig = deepFreeze(defaultDynamicConfig());
+  /** The store: its sections are frozen and replaced whole; the container itself is private and mutable. */
+  private readonly sections: DynamicConfig = freezeSections(defaultDynamicConfig());
   private readonly listeners: ConfigChangeListener[] = [];
   /** A read-only window on `sections`: always the latest values, and assignments to it throw. */
   private readonly live: DynamicConfig;

@@ -1,6 +1,544 @@
+import { OperationError } from '../api/operation-error.ts';
+import { localTimeString } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import { DemoPopulation } from './demo-population.ts';
+import { FlappingDetector } from './flapping-detector.ts';
+import { MessageCounters } from './message-counters.ts';
+import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
+import { clientKey, type ClientState, type LastWill, type Subscription } from './mqtt-model.ts';
+import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
+import { SlowSubscriptions } from './slow-subscriptions.ts';
+import { SubscriptionStore } from './subscriptions.ts';
+import { SystemAlarms } from './system-alarms.ts';
+import { parseSubscriptionPath, topicNameProblem } from './topic-filter.ts';
 
-// Transitional placeholder until this part is implemented.
+export interface ConnectInput {
+  tenant: string;
+  clientId: string;
+  username?: string;
+  ip?: string;
+  /** Client source port; drawn when absent. */
+  port?: number;
+  connectionType?: ConnectionType;
+  protocol?: ProtocolVersion;
+  /** Discard any existing session; the session also ends at disconnect. */
+  cleanStart?: boolean;
+  /** Seconds the session outlives a disconnect; default MqttProtocol.default_session_expiry_interval. */
+  sessionExpiry?: number;
+  lastWill?: LastWill | null;
+  /** Seconds; default 60. */
+  keepAlive?: number;
+  /** Node to connect to; drawn among online nodes when absent. */
+  nodeId?: number;
+}
+
+export type ConnectResult = { ok: true; connectionId: number; nodeId: number; sessionPresent: boolean } | { ok: false; reason: string };
+
+export interface SubscribeInput {
+  tenant: string;
+  clientId: string;
+  path: string;
+  qos?: QoS;
+  noLocal?: boolean;
+  /** Retain as published. */
+  preserveRetain?: boolean;
+  retainHandling?: RetainHandling;
+  subscriptionIdentifier?: number | null;
+  userProperties?: { key: string; value: string }[];
+}
+
+export type SubscribeResult = { ok: true; created: boolean; pkId: number } | { ok: false; reason: string };
+
+export interface PublishInput {
+  tenant: string;
+  topic: string;
+  payload: string;
+  qos: QoS;
+  retain: boolean;
+  /** Publishing client; it must be connected. Absent for messages injected by the broker or the API. */
+  clientId?: string;
+}
+
+export type PublishResult = { ok: true; delivered: number; dropped: number } | { ok: false; reason: string };
+
+/** A subscriber of a topic, as the topic detail's `sub_list` shows it. */
+export interface TopicSubscriber {
+  client_id: string;
+  path: string;
+}
+
+const DEFAULT_KEEP_ALIVE = 60;
+const HOUSEKEEPING_MS = 5_000;
+
+const fnv1a = (text: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+};
+
+/**
+ * The MQTT side of the cluster: clients and their connections, sessions, subscriptions, message
+ * routing with delivery counters, flapping detection, slow subscriptions and system alarms. Other
+ * parts reach it through `connect`, `disconnect`, `subscribe`, `unsubscribe`, `publish` and
+ * `subscribersOf`; the HTTP handlers read it through the view modules.
+ */
 export class MqttBroker {
-  constructor(private readonly cluster: Cluster) {}
+  readonly subscriptions = new SubscriptionStore();
+  readonly counters = new MessageCounters();
+  readonly flapping: FlappingDetector;
+  readonly slowSubscriptions: SlowSubscriptions;
+  readonly alarms: SystemAlarms;
+  readonly demo: DemoPopulation;
+  private readonly clients = new Map<string, ClientState>();
+  /** Live connections per `${nodeId}\0${tenant}`, per node, and in all. */
+  private readonly liveByNodeTenant = new Map<string, number>();
+  private readonly liveByNode = new Map<number, number>();
+  private liveTotal = 0;
+  private readonly sessionsByTenant = new Map<string, number>();
+  /** Connects and publishes admitted in the current virtual second, for the rate quotas. */
+  private rateSecond = -1;
+  private connectsThisSecond = new Map<string, number>();
+  private connectsThisSecondTotal = 0;
+  private publishesThisSecond = new Map<string, number>();
+  private nextConnectionId = 1;
+  private rng!: SeededRandom;
+  private latencyRng!: SeededRandom;
+
+  constructor(private readonly cluster: Cluster) {
+    this.flapping = new FlappingDetector(cluster);
+    this.slowSubscriptions = new SlowSubscriptions(cluster);
+    this.alarms = new SystemAlarms(cluster, (_nodeId, alarm) => {
+      this.publish({ tenant: 'default', topic: '$SYS/brokers/alarms/alert', payload: JSON.stringify(alarm), qos: 0, retain: false });
+    });
+    this.demo = new DemoPopulation(cluster, this);
+  }
+
+  start(): void {
+    this.rng = this.cluster.engine.random.fork('mqtt');
+    this.latencyRng = this.cluster.engine.random.fork('mqtt.latency');
+    this.flapping.start();
+    this.alarms.start();
+    this.cluster.engine.every(HOUSEKEEPING_MS, 'mqtt.housekeeping', () => this.housekeeping());
+  }
+
+  /** Seeds the demo population and schedules its life (only with `--workload demo`). */
+  seedDemo(): void {
+    this.demo.seed();
+    this.demo.startLife();
+  }
+
+  // ---------------------------------------------------------------- connections
+
+  connect(input: ConnectInput): ConnectResult {
+    const refused = (reason: string): ConnectResult => {
+      this.cluster.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
+      return { ok: false, reason };
+    };
+    const { tenant, clientId } = input;
+    if (!tenant) return refused('tenant must not be empty');
+    if (!clientId) return refused('client id must not be empty');
+    const connectionType = input.connectionType ?? 'Tcp';
+    if (!CONNECTION_TYPES.includes(connectionType)) return refused(`unknown connection type ${JSON.stringify(connectionType)}`);
+    const protocol = input.protocol ?? 5;
+    if (protocol !== 3 && protocol !== 4 && protocol !== 5) return refused(`unknown MQTT protocol level ${JSON.stringify(protocol)}`);
+    const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
+    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return refused(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
+    const protocolCfg = this.cluster.config.current().MqttProtocol;
+    const sessionExpiry = Math.min(input.sessionExpiry ?? protocolCfg.default_session_expiry_interval, protocolCfg.max_session_expiry_interval);
+    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return refused(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
+
+    const online = this.cluster.nodes.online();
+    if (online.length === 0) return refused('no broker node is online');
+    let nodeId: number;
+    if (input.nodeId !== undefined) {
+      if (!online.some((n) => n.id === input.nodeId)) return refused(`node ${input.nodeId} is not online`);
+      nodeId = input.nodeId;
+    } else {
+      nodeId = this.rng.pick(online).id;
+    }
+    const ip = input.ip ?? '127.0.0.1';
+    const username = input.username ?? '';
+
+    const blocking = this.cluster.blacklist.blocking({ tenant, clientId, username: username || undefined, ip });
+    if (blocking) return refused(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
+    if (this.flapping.isBanned(tenant, clientId)) return refused(`client ${clientId} is banned for connection flapping`);
+    const verdict = this.flapping.onConnectAttempt(tenant, clientId);
+    if (verdict.banned) return refused(`client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`);
+
+    const quota = this.cluster.tenants.quota(tenant);
+    const limits = this.cluster.config.current();
+    this.rollRateSecond();
+    if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
+      return refused(`tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})`);
+    }
+    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) {
+      return refused(`cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})`);
+    }
+    const key = clientKey(tenant, clientId);
+    const existing = this.clients.get(key);
+    // A takeover frees the old connection's slot, so the limits count without it.
+    const sameSlot = existing?.connection ? 1 : 0;
+    const sameSlotOnNode = existing?.connection?.nodeId === nodeId ? 1 : 0;
+    const tenantOnNode = (this.liveByNodeTenant.get(`${nodeId}\u0000${tenant}`) ?? 0) - sameSlotOnNode;
+    if (tenantOnNode >= quota.max_connections_per_node) return refused(`tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`);
+    const onNode = (this.liveByNode.get(nodeId) ?? 0) - sameSlotOnNode;
+    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) {
+      return refused(`node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`);
+    }
+    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) {
+      return refused(`cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`);
+    }
+    const cleanStart = input.cleanStart ?? false;
+    // A clean start replaces an existing session one for one; only a client without one adds a session.
+    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) {
+      return refused(`tenant ${tenant} reached max_sessions (${quota.max_sessions})`);
+    }
+
+    // Admitted.
+    this.connectsThisSecond.set(tenant, (this.connectsThisSecond.get(tenant) ?? 0) + 1);
+    this.connectsThisSecondTotal++;
+    const now = this.cluster.now();
+    if (existing?.connection) this.closeConnection(existing, 'takeover');
+    const connectionId = this.nextConnectionId++;
+    const port = input.port ?? this.rng.int(30_000, 65_000);
+    const last = {
+      connectionId,
+      username,
+      ip,
+      port,
+      connectionType,
+      protocol,
+      keepAlive,
+      cleanStart,
+      receiveMaximum: protocolCfg.receive_max,
+      maxPacketSize: protocolCfg.max_packet_size,
+      topicAliasMax: protocol === 5 ? protocolCfg.topic_alias_max : 0,
+      requestProblemInfo: (protocol === 5 ? 1 : 0) as 0 | 1,
+      nodeId,
+      connectedAt: now,
+    };
+    let client = existing;
+    let sessionPresent = false;
+    if (!client) {
+      client = { tenant, clientId, last, connection: null, session: null, messagesIn: 0, messagesOut: 0, nextPkId: 1, generation: 0 };
+      this.clients.set(key, client);
+    }
+    client.last = last;
+    client.generation++;
+    if (client.session && cleanStart) this.endSession(client, 'clean-start');
+    if (client.session) {
+      sessionPresent = true;
+      client.session.reconnectAt = now;
+      client.session.brokerId = nodeId;
+      client.session.sessionExpiry = sessionExpiry;
+      client.session.lastWill = input.lastWill ?? null;
+    } else {
+      client.session = { sessionExpiry, createdAt: now, reconnectAt: null, disconnectAt: null, brokerId: nodeId, lastWill: input.lastWill ?? null };
+      this.sessionsByTenant.set(tenant, (this.sessionsByTenant.get(tenant) ?? 0) + 1);
+    }
+    client.connection = { connectionId, nodeId, lastHeartbeatAt: now };
+    this.countLive(nodeId, tenant, +1);
+    this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
+    return { ok: true, connectionId, nodeId, sessionPresent };
+  }
+
+  /**
+   * Ends a client's connection. `clean`: a normal DISCONNECT, which discards the last will; otherwise
+   * the connection was lost and the will is published (after its delay). Returns false when the
+   * client was not connected.
+   */
+  disconnect(clientId: string, tenant: string, options: { clean: boolean } = { clean: true }): boolean {
+    const client = this.clients.get(clientKey(tenant, clientId));
+    if (!client?.connection) return false;
+    this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost');
+    return true;
+  }
+
+  private closeConnection(client: ClientState, why: 'disconnect' | 'connection-lost' | 'takeover' | 'node-offline'): void {
+    const conn = client.connection!;
+    const now = this.cluster.now();
+    client.connection = null;
+    client.generation++;
+    this.countLive(conn.nodeId, client.tenant, -1);
+    this.cluster.engine.record('mqtt.disconnect', { tenant: client.tenant, clientId: client.clientId, connectionId: conn.connectionId, why });
+    if (why === 'takeover') return; // the new connection takes the session over at once
+    const session = client.session!;
+    session.disconnectAt = now;
+    const will = session.lastWill;
+    session.lastWill = null;
+    if (will && why !== 'disconnect') this.scheduleWill(client, will);
+    if (client.last.cleanStart || session.sessionExpiry === 0) {
+      this.endSession(client, 'disconnect');
+      this.forgetIfIdle(client);
+      return;
+    }
+    const generation = client.generation;
+    this.cluster.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
+      if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client) return;
+      this.endSession(client, 'expired');
+      this.forgetIfIdle(client);
+    });
+  }
+
+  private scheduleWill(client: ClientState, will: LastWill): void {
+    const delayS = Math.min(will.properties?.delay_interval ?? 0, client.session?.sessionExpiry ?? 0);
+    const generation = client.generation;
+    const fire = (): void => {
+      // A reconnect within the delay cancels the will (MQTT 5 §3.1.3.2.2).
+      if (delayS > 0 && (client.generation !== generation || client.connection)) return;
+      this.cluster.engine.record('mqtt.will', { tenant: client.tenant, clientId: client.clientId, topic: will.topic });
+      this.publish({ tenant: client.tenant, topic: will.topic, payload: will.message, qos: will.qos, retain: will.retain });
+    };
+    if (delayS === 0) fire();
+    else this.cluster.engine.after(delayS * 1000, 'mqtt.will', fire);
+  }
+
+  private endSession(client: ClientState, why: string): void {
+    if (!client.session) return;
+    client.session = null;
+    const removed = this.subscriptions.removeClient(client.tenant, client.clientId);
+    const n = (this.sessionsByTenant.get(client.tenant) ?? 1) - 1;
+    if (n > 0) this.sessionsByTenant.set(client.tenant, n);
+    else this.sessionsByTenant.delete(client.tenant);
+    this.cluster.engine.record('mqtt.session.end', { tenant: client.tenant, clientId: client.clientId, why, subscriptions: removed });
+  }
+
+  private forgetIfIdle(client: ClientState): void {
+    if (!client.connection && !client.session) this.clients.delete(clientKey(client.tenant, client.clientId));
+  }
+
+  private countLive(nodeId: number, tenant: string, delta: number): void {
+    const k = `${nodeId}\u0000${tenant}`;
+    this.liveByNodeTenant.set(k, (this.liveByNodeTenant.get(k) ?? 0) + delta);
+    this.liveByNode.set(nodeId, (this.liveByNode.get(nodeId) ?? 0) + delta);
+    this.liveTotal += delta;
+  }
+
+  private rollRateSecond(): void {
+    const second = this.cluster.engine.clock.nowSeconds();
+    if (second === this.rateSecond) return;
+    this.rateSecond = second;
+    this.connectsThisSecond = new Map();
+    this.connectsThisSecondTotal = 0;
+    this.publishesThisSecond = new Map();
+  }
+
+  /** Heartbeats of idle clients (a PINGREQ every keep-alive) and the connections of nodes that went offline. */
+  private housekeeping(): void {
+    const now = this.cluster.now();
+    let heartbeats = 0;
+    const lost: ClientState[] = [];
+    for (const client of this.clients.values()) {
+      const conn = client.connection;
+      if (!conn) continue;
+      if (!this.cluster.nodes.get(conn.nodeId)?.online) {
+        lost.push(client);
+        continue;
+      }
+      if (client.last.keepAlive > 0 && now - conn.lastHeartbeatAt >= client.last.keepAlive * 1000) {
+        conn.lastHeartbeatAt = now;
+        heartbeats++;
+      }
+    }
+    for (const client of lost) this.closeConnection(client, 'node-offline');
+    if (heartbeats > 0) this.cluster.engine.record('mqtt.heartbeats', { count: heartbeats });
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  subscribe(input: SubscribeInput): SubscribeResult {
+    const client = this.clients.get(clientKey(input.tenant, input.clientId));
+    if (!client?.connection || !client.session) return { ok: false, reason: `client ${input.clientId} of tenant ${input.tenant} is not connected` };
+    let parsed;
+    try {
+      parsed = parseSubscriptionPath(input.path);
+    } catch (e) {
+      return { ok: false, reason: (e as Error).message };
+    }
+    const v5 = client.last.protocol === 5;
+    const noLocal = v5 ? (input.noLocal ?? false) : false;
+    if (parsed.shared && noLocal) return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)' };
+    const qos = input.qos ?? 0;
+    if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}` };
+    const pkId = client.nextPkId;
+    client.nextPkId = (client.nextPkId % 65_535) + 1;
+    const sub: Subscription = {
+      tenant: input.tenant,
+      clientId: input.clientId,
+      path: input.path,
+      filter: parsed.filter,
+      group: parsed.shared ? parsed.group : null,
+      qos,
+      noLocal,
+      preserveRetain: v5 ? (input.preserveRetain ?? false) : false,
+      retainHandling: v5 ? (input.retainHandling ?? 0) : 0,
+      subscriptionIdentifier: v5 ? (input.subscriptionIdentifier ?? null) : null,
+      userProperties: v5 ? (input.userProperties ?? []) : [],
+      protocol: client.last.protocol,
+      brokerId: client.connection.nodeId,
+      pkId,
+      createdAt: this.cluster.now(),
+      push: new Map(),
+      successTotal: 0,
+      failureTotal: 0,
+    };
+    const { created } = this.subscriptions.put(sub);
+    this.cluster.engine.record('mqtt.subscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path, qos, created });
+    return { ok: true, created, pkId };
+  }
+
+  unsubscribe(input: { tenant: string; clientId: string; path: string }): boolean {
+    const removed = this.subscriptions.remove(input.tenant, input.clientId, input.path);
+    if (removed) this.cluster.engine.record('mqtt.unsubscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path });
+    return removed !== undefined;
+  }
+
+  /** Subscriptions (shared members included) whose filter matches the topic. */
+  subscribersOf(tenant: string, topicName: string): TopicSubscriber[] {
+    const routes = this.subscriptions.routes(tenant, topicName);
+    const out: TopicSubscriber[] = routes.exclusive.map((s) => ({ client_id: s.clientId, path: s.path }));
+    for (const g of routes.groups) for (const m of g.members) out.push({ client_id: m.clientId, path: m.path });
+    return out;
+  }
+
+  /** Node leading a share group: drawn from the online nodes by a hash of the group, so it moves only when nodes do. */
+  shareLeaderId(tenant: string, group: string): number | undefined {
+    const online = this.cluster.nodes.online();
+    if (online.length === 0) return undefined;
+    return online[fnv1a(`${tenant}/${group}`) % online.length].id;
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  publish(input: PublishInput): PublishResult {
+    const { tenant, topic, payload } = input;
+    const refused = (reason: string): PublishResult => {
+      this.cluster.engine.record('mqtt.publish.refused', { tenant, topic, reason });
+      return { ok: false, reason };
+    };
+    const problem = topicNameProblem(topic);
+    if (problem) return refused(problem);
+    if (input.qos !== 0 && input.qos !== 1 && input.qos !== 2) return refused(`qos must be 0, 1 or 2, got ${input.qos}`);
+    let publisher: ClientState | undefined;
+    if (input.clientId !== undefined) {
+      publisher = this.clients.get(clientKey(tenant, input.clientId));
+      if (!publisher?.connection) return refused(`client ${input.clientId} of tenant ${tenant} is not connected`);
+    }
+    this.rollRateSecond();
+    const rate = this.cluster.tenants.quota(tenant).max_publish_rate;
+    if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate) return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`);
+    const topics = topicsOf(this.cluster);
+    const storage = storageOf(this.cluster);
+    const connectors = connectorSinkOf(this.cluster);
+    const now = this.cluster.now();
+    try {
+      topics.ensure(tenant, topic);
+      storage.appendToTopic(tenant, topic, { payload, timestamp: now });
+      if (input.retain) topics.setRetained(tenant, topic, payload === '' ? null : { payload, qos: input.qos, retainedAt: now });
+    } catch (e) {
+      // A quota or storage refusal of the topics part is the publish's refusal, not a crash.
+      if (e instanceof OperationError) return refused(e.message);
+      throw e;
+    }
+    this.publishesThisSecond.set(tenant, (this.publishesThisSecond.get(tenant) ?? 0) + 1);
+    this.counters.countIn(tenant, topic);
+    if (publisher) {
+      publisher.messagesIn++;
+      publisher.connection!.lastHeartbeatAt = now;
+    }
+
+    let delivered = 0;
+    let dropped = 0;
+    const routes = this.subscriptions.routes(tenant, topic);
+    for (const sub of routes.exclusive) {
+      if (sub.noLocal && sub.clientId === input.clientId) continue;
+      if (this.deliver(sub, topic)) delivered++;
+      else dropped++;
+    }
+    for (const g of routes.groups) {
+      // One member per group: the next online member in round-robin order; dropped when none is online.
+      const n = g.members.length;
+      let chosen: Subscription | undefined;
+      for (let i = 0; i < n; i++) {
+        const m = g.members[(g.cursor + i) % n];
+        if (this.clients.get(clientKey(m.tenant, m.clientId))?.connection) {
+          chosen = m;
+          g.cursor = (g.cursor + i + 1) % n;
+          break;
+        }
+      }
+      if (chosen) {
+        this.deliver(chosen, topic);
+        delivered++;
+      } else {
+        this.recordFailure(g.members[g.cursor % n], topic);
+        dropped++;
+      }
+    }
+    // Nobody to deliver to: the message is dropped (it is still stored and forwarded to connectors).
+    if (routes.exclusive.length === 0 && routes.groups.length === 0) dropped++;
+    if (dropped > 0) this.counters.countDropped(tenant, dropped);
+    connectors.onMessage(tenant, topic, { payload, timestamp: now });
+    this.cluster.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
+    return { ok: true, delivered, dropped };
+  }
+
+  /** A push that could not be made: the subscriber (or every member of its share group) is offline. */
+  private recordFailure(sub: Subscription, topic: string): void {
+    const stats = this.subscriptions.pushStats(sub, topic, this.cluster.now());
+    stats.lastRunAt = this.cluster.now();
+    stats.failure++;
+    sub.failureTotal++;
+  }
+
+  /** One delivery attempt; fails when the subscriber is offline. Online deliveries have a seeded latency. */
+  private deliver(sub: Subscription, topic: string): boolean {
+    const now = this.cluster.now();
+    const client = this.clients.get(clientKey(sub.tenant, sub.clientId));
+    if (!client?.connection) {
+      this.recordFailure(sub, topic);
+      return false;
+    }
+    const stats = this.subscriptions.pushStats(sub, topic, now);
+    stats.lastRunAt = now;
+    stats.success++;
+    stats.lastPushAt = now;
+    sub.successTotal++;
+    client.messagesOut++;
+    this.counters.countOut(sub.tenant, topic);
+    // Most pushes take a few ms; a few queue behind a busy client or a slow link.
+    const internalMs = this.latencyRng.chance(0.02) ? this.latencyRng.int(300, 3_000) : this.latencyRng.int(0, 15);
+    const sendMs = this.latencyRng.chance(0.01) ? this.latencyRng.int(500, 4_000) : this.latencyRng.int(1, 40);
+    this.slowSubscriptions.observe({ tenant: sub.tenant, clientId: sub.clientId, topic, path: sub.path, nodeId: client.connection.nodeId, internalMs, sendMs });
+    return true;
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  client(tenant: string, clientId: string): ClientState | undefined {
+    return this.clients.get(clientKey(tenant, clientId));
+  }
+
+  /** Every known client (connected, or disconnected with a live session), in first-connect order. */
+  allClients(): IterableIterator<ClientState> {
+    return this.clients.values();
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  get connectionCount(): number {
+    return this.liveTotal;
+  }
+
+  sessionCount(): number {
+    let n = 0;
+    for (const count of this.sessionsByTenant.values()) n += count;
+    return n;
+  }
 }

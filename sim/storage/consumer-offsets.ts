@@ -1,6 +1,86 @@
+import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 
-// Transitional placeholder until this part is implemented.
+/** One committed position, as `offset/commit` carries it (`AdapterCommitOffset`). */
+export interface CommitOffset {
+  shard_name: string;
+  topic_name: string;
+  partition: number;
+  offset: number;
+}
+
+/** One position of a consumer group, as `offset/group` answers it (`AdapterConsumerGroupOffset`). */
+export interface GroupOffsetView {
+  group: string;
+  shard_name: string;
+  segment_no: number;
+  topic_name: string;
+  partition: number;
+  offset: number;
+}
+
+interface StoredOffset extends CommitOffset {
+  /** Virtual Unix ms of the last commit. */
+  committedAt: number;
+}
+
+const groupKey = (tenant: string, group: string): string => `${tenant}\u0000${group}`;
+
+/**
+ * Committed offsets of consumer groups, per tenant and group, one position per shard; a commit
+ * overwrites. Each group's commits are written to the offset consensus group its name hashes to.
+ */
 export class ConsumerOffsets {
+  private readonly groups = new Map<string, { tenant: string; group: string; byShard: Map<string, StoredOffset> }>();
+
   constructor(private readonly cluster: Cluster) {}
+
+  seedDemo(): void {
+    const topic = this.cluster.topics.get('default', 'sensors/temperature');
+    if (!topic) return;
+    this.commit(
+      'default',
+      'analytics',
+      topic.storage_name_list.map((shard, partition) => ({ shard_name: shard, topic_name: topic.topic_name, partition, offset: 3 })),
+    );
+  }
+
+  commit(tenant: string, group: string, offsets: readonly CommitOffset[]): void {
+    if (offsets.length === 0) throw failed('offsets cannot be empty');
+    this.cluster.raft.write(this.cluster.raft.offsetGroupFor(groupKey(tenant, group)), 'offset.commit');
+    const key = groupKey(tenant, group);
+    const entry = this.groups.get(key) ?? { tenant, group, byShard: new Map<string, StoredOffset>() };
+    const now = this.cluster.now();
+    for (const o of offsets) {
+      entry.byShard.set(o.shard_name, { shard_name: o.shard_name, topic_name: o.topic_name, partition: o.partition, offset: o.offset, committedAt: now });
+    }
+    this.groups.set(key, entry);
+    this.cluster.engine.record('offset.commit', { tenant, group, offsets: offsets.map((o) => [o.shard_name, o.offset]) });
+  }
+
+  /** The group's positions, by shard name; an unknown group has none. */
+  groupOffsets(tenant: string, group: string): GroupOffsetView[] {
+    const entry = this.groups.get(groupKey(tenant, group));
+    if (!entry) return [];
+    return [...entry.byShard.values()]
+      .sort((a, b) => (a.shard_name < b.shard_name ? -1 : a.shard_name > b.shard_name ? 1 : 0))
+      .map((o) => ({
+        group,
+        shard_name: o.shard_name,
+        segment_no: this.cluster.storage.segmentSeqOf(o.shard_name, o.offset) ?? 0,
+        topic_name: o.topic_name,
+        partition: o.partition,
+        offset: o.offset,
+      }));
+  }
+
+  /** Drops every position on these shards (their shard or topic was deleted). */
+  forgetShards(shardNames: readonly string[]): void {
+    let dropped = 0;
+    for (const [key, entry] of this.groups) {
+      for (const name of shardNames) if (entry.byShard.delete(name)) dropped++;
+      if (entry.byShard.size === 0) this.groups.delete(key);
+    }
+    if (dropped > 0) this.cluster.engine.record('offset.forget', { shards: [...shardNames], dropped });
+  }
 }

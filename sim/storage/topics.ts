@@ -1,6 +1,274 @@
+import { failed } from '../api/operation-error.ts';
+import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
+import type { AdapterShardDetail } from './storage-views.ts';
 
-// Transitional placeholder until this part is implemented.
+/** Where a topic came from (the real server's `source`). */
+export const TOPIC_SOURCES = ['MQTT', 'NATS', 'MQ9', 'Kafka', 'AMQP', 'SystemInner'] as const;
+export type TopicSource = (typeof TOPIC_SOURCES)[number];
+
+export interface TopicConfig {
+  max_segment_size: number | null;
+  max_record_num: number | null;
+  retention_sec: number;
+}
+
+export interface RetainedMessage {
+  payload: string;
+  qos: number;
+  /** Virtual Unix ms. */
+  retainedAt: number;
+  /** Virtual Unix ms after which the message expires; null: never. */
+  expiresAt: number | null;
+}
+
+/** A topic as the model holds it; `view` gives the API record. */
+export interface TopicRecord {
+  topic_id: string;
+  topic_name: string;
+  tenant: string;
+  storage_type: StorageType;
+  source: TopicSource;
+  partition: number;
+  replication: number;
+  /** Shard of each partition, by partition index. */
+  storage_name_list: string[];
+  config: TopicConfig;
+  mark_delete: boolean;
+  /** Virtual Unix ms. */
+  createdAt: number;
+  retained: RetainedMessage | null;
+}
+
+/** The spec's Topic record, with the real server's extras (source, config, mark_delete). */
+export interface TopicView {
+  topic_id: string;
+  topic_name: string;
+  tenant: string;
+  storage_type: StorageType;
+  source: TopicSource;
+  partition: number;
+  replication: number;
+  storage_name_list: string[];
+  config: TopicConfig;
+  mark_delete: boolean;
+  create_time: number;
+}
+
+/** Topic detail's `retain_message`: the real server's shape, payload as UTF-8 bytes. */
+export interface RetainMessageView {
+  tenant: string;
+  topic_name: string;
+  payload: number[];
+  qos: number;
+  /** Unix seconds; 0 when the message never expires. */
+  expired_at: number;
+  create_time: number;
+}
+
+export interface TopicDetailView {
+  topic_info: TopicView;
+  retain_message: RetainMessageView | null;
+  retain_message_at: number | null;
+  sub_list: { client_id: string; path: string }[];
+  storage_list: Record<string, AdapterShardDetail>;
+}
+
+export interface TopicCreateInput {
+  tenant: string;
+  topic_name: string;
+  storage_type?: StorageType;
+  source?: TopicSource;
+  partition?: number;
+  replication?: number;
+}
+
+/** Names containing `$` are system topics (`topic_type=system`). */
+export function isSystemTopic(name: string): boolean {
+  return name.includes('$');
+}
+
+const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
+
+/**
+ * Topics per tenant. Creating a topic creates one storage shard per partition (`<topic_id>-<p>`);
+ * deleting it removes the shards, their records, the retained message and committed offsets.
+ */
 export class Topics {
+  private readonly byKey = new Map<string, TopicRecord>();
+  private readonly countByTenant = new Map<string, number>();
+  private rng!: SeededRandom;
+
   constructor(private readonly cluster: Cluster) {}
+
+  start(): void {
+    this.rng = this.cluster.engine.random.fork('topics');
+  }
+
+  seedDemo(): void {
+    const now = this.cluster.now();
+    this.create({ tenant: 'default', topic_name: 'sensors/temperature', partition: 2, replication: Math.min(2, this.cluster.nodes.online().length) });
+    for (let i = 0; i < 12; i++) {
+      this.cluster.storage.appendToTopic('default', 'sensors/temperature', { key: `sensor-${i % 4}`, payload: JSON.stringify({ c: 20 + (i % 7) }), timestamp: now });
+    }
+    this.ensure('default', '$SYS/brokers/uptime');
+    const tenant = this.cluster.tenants.has('acme') ? 'acme' : 'default';
+    this.ensure(tenant, 'factory/line1/status');
+    this.setRetained(tenant, 'factory/line1/status', { payload: '{"state":"running"}', qos: 1, retainedAt: now });
+  }
+
+  get(tenant: string, topicName: string): TopicRecord | undefined {
+    return this.byKey.get(keyOf(tenant, topicName));
+  }
+
+  /** Every topic, by tenant then name. */
+  all(): TopicRecord[] {
+    return [...this.byKey.values()].sort((a, b) => (a.tenant !== b.tenant ? (a.tenant < b.tenant ? -1 : 1) : a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0));
+  }
+
+  countOf(tenant: string): number {
+    return this.countByTenant.get(tenant) ?? 0;
+  }
+
+  /** The topic, created with the defaults (memory storage, 1 partition, 1 replica) when absent. */
+  ensure(tenant: string, topicName: string): TopicRecord {
+    return this.get(tenant, topicName) ?? this.create({ tenant, topic_name: topicName });
+  }
+
+  /** Creates a topic and its shards; a duplicate, a full quota or an unplaceable replica count fails. */
+  create(input: TopicCreateInput): TopicRecord {
+    const { tenant, topic_name } = input;
+    if (this.byKey.has(keyOf(tenant, topic_name))) throw failed(`Topic ${topic_name} already exists in tenant ${tenant}`);
+    const maxTopics = this.cluster.tenants.quota(tenant).max_topics;
+    if (this.countOf(tenant) >= maxTopics) {
+      throw failed(`Tenant ${tenant} has reached its topic quota (max_topics ${maxTopics}); delete topics or raise the quota with /api/cluster/tenant/update`);
+    }
+    const clusterMax = this.cluster.config.current().MqttLimit?.cluster?.max_topics;
+    if (clusterMax !== undefined && this.byKey.size >= clusterMax) {
+      throw failed(`The cluster has reached its topic quota (MqttLimit cluster max_topics ${clusterMax}); delete topics or raise the quota with /api/cluster/config/set`);
+    }
+    const partition = input.partition ?? 1;
+    const replication = input.replication ?? 1;
+    this.cluster.storage.checkPlacement(replication, `Topic ${topic_name}`);
+    const topicId = this.rng.id();
+    const shardNames = Array.from({ length: partition }, (_, p) => `${topicId}-${p}`);
+    // Check every group this write touches first, so a topic is never left half-created.
+    this.cluster.raft.requireLeader('mqtt');
+    for (const name of shardNames) this.cluster.raft.requireLeader(this.cluster.raft.dataGroupFor(name));
+    this.cluster.raft.write('mqtt', 'topic.create');
+
+    const storageType = input.storage_type ?? 'EngineMemory';
+    const topic: TopicRecord = {
+      topic_id: topicId,
+      topic_name,
+      tenant,
+      storage_type: storageType,
+      source: input.source ?? 'MQTT',
+      partition,
+      replication,
+      storage_name_list: shardNames,
+      config: { max_segment_size: DEFAULT_MAX_SEGMENT_SIZE, max_record_num: null, retention_sec: DEFAULT_RETENTION_SEC },
+      mark_delete: false,
+      createdAt: this.cluster.now(),
+      retained: null,
+    };
+    this.byKey.set(keyOf(tenant, topic_name), topic);
+    this.countByTenant.set(tenant, this.countOf(tenant) + 1);
+    this.cluster.engine.record('topic.create', { tenant, name: topic_name, id: topicId, partition, replication, storageType });
+    topic.storage_name_list.forEach((shardName, p) => {
+      this.cluster.storage.createShard({
+        shard_name: shardName,
+        config: {
+          replica_num: replication,
+          storage_type: storageType,
+          max_segment_size: topic.config.max_segment_size,
+          max_record_num: topic.config.max_record_num,
+          retention_sec: topic.config.retention_sec,
+          min_in_sync_replicas: 1,
+          is_inner_topic: isSystemTopic(topic_name),
+        },
+        topic: { tenant, topicName: topic_name, partition: p },
+      });
+    });
+    return topic;
+  }
+
+  /** Deletes a topic with all its data (shards, records, retained message, offsets); cannot be undone. */
+  delete(tenant: string, topicName: string): void {
+    const topic = this.get(tenant, topicName);
+    if (!topic) throw failed(`Topic ${topicName} does not exist`);
+    this.cluster.raft.requireLeader('mqtt');
+    for (const name of topic.storage_name_list) this.cluster.raft.requireLeader(this.cluster.raft.dataGroupFor(name));
+    this.cluster.raft.write('mqtt', 'topic.delete');
+    for (const shardName of topic.storage_name_list) {
+      if (this.cluster.storage.get(shardName)) this.cluster.storage.deleteShard(shardName, { byTopic: true });
+    }
+    this.byKey.delete(keyOf(tenant, topicName));
+    this.countByTenant.set(tenant, Math.max(0, this.countOf(tenant) - 1));
+    this.cluster.engine.record('topic.delete', { tenant, name: topicName, id: topic.topic_id });
+  }
+
+  /**
+   * Sets (or with null clears) the retained message of a topic, creating the topic when absent as a
+   * publish would. `expiresAt` (virtual ms) is optional; without it the message never expires.
+   */
+  setRetained(tenant: string, topicName: string, message: { payload: string; qos: number; retainedAt: number; expiresAt?: number | null } | null): void {
+    const topic = message === null ? this.get(tenant, topicName) : this.ensure(tenant, topicName);
+    if (!topic) return;
+    topic.retained = message === null ? null : { payload: message.payload, qos: message.qos, retainedAt: message.retainedAt, expiresAt: message.expiresAt ?? null };
+    this.cluster.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
+    this.cluster.engine.record('topic.retain', { tenant, name: topicName, set: message !== null, bytes: message === null ? 0 : Buffer.byteLength(message.payload, 'utf8') });
+  }
+
+  /** The retained message if it has not expired. */
+  retainedOf(topic: TopicRecord): RetainedMessage | null {
+    const r = topic.retained;
+    return r && (r.expiresAt === null || r.expiresAt > this.cluster.now()) ? r : null;
+  }
+
+  view(t: TopicRecord): TopicView {
+    return {
+      topic_id: t.topic_id,
+      topic_name: t.topic_name,
+      tenant: t.tenant,
+      storage_type: t.storage_type,
+      source: t.source,
+      partition: t.partition,
+      replication: t.replication,
+      storage_name_list: [...t.storage_name_list],
+      config: { ...t.config },
+      mark_delete: t.mark_delete,
+      create_time: unixSeconds(t.createdAt),
+    };
+  }
+
+  detail(t: TopicRecord): TopicDetailView {
+    const retained = this.retainedOf(t);
+    const storageList: Record<string, AdapterShardDetail> = {};
+    t.storage_name_list.forEach((name, p) => {
+      const shard = this.cluster.storage.get(name);
+      if (shard) storageList[String(p)] = this.cluster.storage.shardDetail(shard);
+    });
+    // The MQTT broker knows the subscriptions; it may not be there in a stripped-down model.
+    const mqtt = this.cluster.mqtt as { subscribersOf?: (tenant: string, topic: string) => { client_id: string; path: string }[] };
+    const subs = typeof mqtt.subscribersOf === 'function' ? mqtt.subscribersOf(t.tenant, t.topic_name) : [];
+    return {
+      topic_info: this.view(t),
+      retain_message: retained
+        ? {
+            tenant: t.tenant,
+            topic_name: t.topic_name,
+            payload: [...Buffer.from(retained.payload, 'utf8')],
+            qos: retained.qos,
+            expired_at: retained.expiresAt === null ? 0 : unixSeconds(retained.expiresAt),
+            create_time: unixSeconds(retained.retainedAt),
+          }
+        : null,
+      retain_message_at: retained ? unixSeconds(retained.retainedAt) : null,
+      sub_list: subs.map((s) => ({ client_id: s.client_id, path: s.path })),
+      storage_list: storageList,
+    };
+  }
 }

@@ -1,0 +1,292 @@
+import type { Cluster } from '../cluster/cluster.ts';
+import type { SeededRandom } from '../engine/seeded-random.ts';
+import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
+import type { LastWill } from './mqtt-model.ts';
+import type { MqttBroker } from './mqtt-broker.ts';
+
+/** One subscription a demo client makes when it (re)connects without a session. */
+interface DemoSubscription {
+  path: string;
+  qos: QoS;
+  noLocal?: boolean;
+  preserveRetain?: boolean;
+  retainHandling?: RetainHandling;
+  subscriptionIdentifier?: number;
+}
+
+/** A simulated device or application: how it connects, what it subscribes to and publishes. */
+export interface DemoClientSpec {
+  tenant: string;
+  clientId: string;
+  username: string;
+  ip: string;
+  connectionType: ConnectionType;
+  protocol: ProtocolVersion;
+  cleanStart: boolean;
+  sessionExpiry: number;
+  keepAlive: number;
+  lastWill: LastWill | null;
+  subscriptions: DemoSubscription[];
+  /** Topics it publishes on, with the kind of payload. */
+  publishes: { topic: string; kind: 'temperature' | 'job' | 'alert' | 'status' }[];
+  /** Reconnects every few seconds (exercises flapping detection when it is enabled). */
+  flappy: boolean;
+  /** Disconnected (with a surviving session) after the initial connect. */
+  startsOffline: boolean;
+}
+
+/** Seconds between life ticks and the publish budget of one tick (a handful of messages per second). */
+const TICK_MS = 2_000;
+const PUBLISHES_PER_TICK: [number, number] = [4, 10];
+const SEVERITIES = ['critical', 'warning', 'info'] as const;
+
+/**
+ * The demo workload of the MQTT side: about 60 clients across the four demo tenants, with sessions,
+ * last wills, ~100 subscriptions (some shared), and a life of seeded publishes, reconnects, flappy
+ * clients and `$SYS` system topics. Everything is drawn from its own random stream, so the demo does
+ * not shift other parts' draws.
+ */
+export class DemoPopulation {
+  private specs: DemoClientSpec[] = [];
+  private rng!: SeededRandom;
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly broker: MqttBroker,
+  ) {}
+
+  /** The demo's client specs (for tests and tools). */
+  clients(): readonly DemoClientSpec[] {
+    return this.specs;
+  }
+
+  seed(): void {
+    this.rng = this.cluster.engine.random.fork('mqtt.demo');
+    this.specs = this.buildSpecs();
+    for (const spec of this.specs) {
+      if (this.connect(spec) && spec.startsOffline) this.broker.disconnect(spec.clientId, spec.tenant, { clean: true });
+    }
+    // A first reading of every sensor, so topics and retained values exist from the start.
+    for (const spec of this.specs) for (const p of spec.publishes) this.publishFrom(spec, p.topic, p.kind);
+  }
+
+  /** Schedules the life of the population (only called with the demo workload). */
+  startLife(): void {
+    this.cluster.engine.every(TICK_MS, 'mqtt.demo.tick', () => this.tick());
+    const sysTopics = (): void => {
+      this.publishSystemTopics();
+      this.cluster.engine.after(Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms), 'mqtt.demo.sys', sysTopics);
+    };
+    this.cluster.engine.after(Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms), 'mqtt.demo.sys', sysTopics);
+  }
+
+  private ip(tenantIndex: number): string {
+    return `10.${10 + tenantIndex}.${this.rng.int(0, 255)}.${this.rng.int(1, 254)}`;
+  }
+
+  private will(clientId: string, protocol: ProtocolVersion, delay: number): LastWill {
+    return {
+      topic: `status/${clientId}`,
+      message: JSON.stringify({ online: false, client: clientId }),
+      qos: 1,
+      retain: true,
+      properties:
+        protocol === 5
+          ? {
+              delay_interval: delay,
+              payload_format_indicator: 1,
+              message_expiry_interval: 3600,
+              content_type: 'application/json',
+              response_topic: '',
+              correlation_data: '',
+              user_properties: [{ key: 'reason', value: 'connection-lost' }],
+            }
+          : null,
+    };
+  }
+
+  private buildSpecs(): DemoClientSpec[] {
+    const rng = this.rng;
+    const specs: DemoClientSpec[] = [];
+    const add = (s: Partial<DemoClientSpec> & Pick<DemoClientSpec, 'tenant' | 'clientId'>): void => {
+      specs.push({
+        username: s.clientId.split('-')[0],
+        ip: '10.0.0.1',
+        connectionType: 'Tcp',
+        protocol: 5,
+        cleanStart: false,
+        sessionExpiry: 7_200,
+        keepAlive: 60,
+        lastWill: null,
+        subscriptions: [],
+        publishes: [],
+        flappy: false,
+        startsOffline: false,
+        ...s,
+      });
+    };
+    const offline = (): boolean => rng.chance(0.45);
+
+    // acme: factory lines publish temperatures; dashboards watch them; workers share a job queue.
+    for (let line = 1; line <= 4; line++) {
+      add({
+        tenant: 'acme', clientId: `acme-line${line}-plc`, username: 'acme-plc', ip: this.ip(1), protocol: 4, keepAlive: 30,
+        lastWill: this.will(`acme-line${line}-plc`, 4, 0),
+        subscriptions: [{ path: `factory/line${line}/setpoint`, qos: 1 }],
+        publishes: [{ topic: `factory/line${line}/temperature`, kind: 'temperature' }],
+      });
+    }
+    for (let n = 1; n <= 3; n++) {
+      add({
+        tenant: 'acme', clientId: `acme-dashboard-${n}`, username: 'acme-ui', ip: this.ip(1), connectionType: 'Websockets', startsOffline: n === 3,
+        subscriptions: [
+          { path: 'factory/+/temperature', qos: 0, subscriptionIdentifier: n },
+          { path: 'alerts/#', qos: 1, retainHandling: 1 },
+          { path: 'status/#', qos: 1, retainHandling: 0 },
+        ],
+      });
+    }
+    for (let n = 1; n <= 6; n++) {
+      add({
+        tenant: 'acme', clientId: `acme-worker-${n}`, username: 'acme-worker', ip: this.ip(1), keepAlive: 20, startsOffline: offline(),
+        subscriptions: [{ path: '$share/workers/jobs/#', qos: 1 }, { path: `jobs/results/${n}`, qos: 1, noLocal: true }],
+      });
+    }
+    add({ tenant: 'acme', clientId: 'acme-scheduler', username: 'acme-ops', ip: this.ip(1), publishes: [{ topic: 'jobs/1', kind: 'job' }, { topic: 'jobs/2', kind: 'job' }, { topic: 'jobs/3', kind: 'job' }] });
+    add({ tenant: 'acme', clientId: 'acme-monitor', username: 'acme-ops', ip: this.ip(1), connectionType: 'Tls', publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })) });
+    // Blacklisted by the demo blacklist (ClientId entry of tenant acme): never gets in.
+    add({ tenant: 'acme', clientId: 'sensor-rogue-01', username: 'acme-plc', ip: this.ip(1), publishes: [{ topic: 'factory/line9/temperature', kind: 'temperature' }] });
+
+    // globex: battery sensors over QUIC and TLS, collectors consuming them, partly through a share group.
+    for (let i = 1; i <= 14; i++) {
+      const id = `s${String(i).padStart(2, '0')}`;
+      add({
+        tenant: 'globex', clientId: `globex-sensor-${id}`, username: 'globex-sensor', ip: this.ip(2), connectionType: i % 3 === 0 ? 'Tls' : 'Quic',
+        protocol: i % 4 === 0 ? 4 : 5, keepAlive: 120, sessionExpiry: 86_400, startsOffline: offline(),
+        lastWill: i % 2 === 0 ? this.will(`globex-sensor-${id}`, i % 4 === 0 ? 4 : 5, 10) : null,
+        subscriptions: [{ path: `sensors/${id}/config`, qos: 1 }],
+        publishes: [{ topic: `sensors/${id}/temperature`, kind: 'temperature' }],
+      });
+    }
+    for (let n = 1; n <= 4; n++) {
+      add({
+        tenant: 'globex', clientId: `globex-collector-${n}`, username: 'globex-backend', ip: this.ip(2),
+        subscriptions: [{ path: '$share/collectors/sensors/+/temperature', qos: 1 }, { path: 'sensors/+/config', qos: 0 }, { path: 'status/#', qos: 0, retainHandling: 2 }],
+      });
+    }
+    add({ tenant: 'globex', clientId: 'globex-archiver', username: 'globex-backend', ip: this.ip(2), cleanStart: true, subscriptions: [{ path: 'sensors/#', qos: 2, preserveRetain: true }] });
+
+    // initech: a staging app on plain websockets and MQTT 3.1, jobs and alerts.
+    for (let n = 1; n <= 6; n++) {
+      add({
+        tenant: 'initech', clientId: `initech-app-${n}`, username: 'initech', ip: this.ip(3), connectionType: 'Websocket', protocol: 3, keepAlive: 45,
+        cleanStart: n % 3 === 0, startsOffline: n % 3 !== 0 && offline(),
+        subscriptions: [{ path: `jobs/${n}`, qos: 1 }, { path: 'alerts/critical', qos: 1 }, { path: 'jobs/#', qos: 0 }],
+        publishes: [{ topic: `jobs/${n + 3}`, kind: 'job' }],
+      });
+    }
+    add({ tenant: 'initech', clientId: 'initech-pager', username: 'initech', ip: this.ip(3), connectionType: 'Tls', publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })), subscriptions: [{ path: 'alerts/+', qos: 2 }] });
+
+    // default: mixed devices, a $SYS watcher, flappy clients and a client from the blocked scanner net.
+    const types: ConnectionType[] = ['Tcp', 'Tls', 'Websocket', 'Websockets', 'Quic'];
+    for (let n = 1; n <= 10; n++) {
+      const protocol = rng.pick([3, 4, 5] as const);
+      add({
+        tenant: 'default', clientId: `device-${String(n).padStart(3, '0')}`, username: 'device', ip: this.ip(0), connectionType: types[n % types.length], protocol,
+        keepAlive: rng.pick([30, 60, 90]), cleanStart: n % 4 === 0, startsOffline: n % 4 !== 0 && offline(),
+        lastWill: n % 3 === 0 ? this.will(`device-${String(n).padStart(3, '0')}`, protocol, 5) : null,
+        subscriptions: [{ path: `devices/${n}/commands`, qos: 1 }, { path: 'devices/broadcast', qos: 0 }],
+        publishes: [{ topic: `devices/${n}/status`, kind: 'status' }],
+      });
+    }
+    add({ tenant: 'default', clientId: 'sys-watcher', username: 'admin', ip: '127.0.0.1', subscriptions: [{ path: '$SYS/#', qos: 0 }] });
+    for (const id of ['flappy-01', 'flappy-02']) add({ tenant: 'default', clientId: id, username: 'device', ip: this.ip(0), protocol: 4, keepAlive: 15, flappy: true, subscriptions: [{ path: `devices/${id}/commands`, qos: 1 }] });
+    add({ tenant: 'acme', clientId: 'acme-flappy-gw', username: 'acme-plc', ip: this.ip(1), flappy: true, subscriptions: [{ path: 'factory/line1/setpoint', qos: 0 }] });
+    add({ tenant: 'default', clientId: 'scanner-01', username: 'guest', ip: '203.0.113.7' });
+    return specs;
+  }
+
+  /** Connects a spec and (re)creates its subscriptions when it has no session; false when refused. */
+  private connect(spec: DemoClientSpec): boolean {
+    const res = this.broker.connect({
+      tenant: spec.tenant,
+      clientId: spec.clientId,
+      username: spec.username,
+      ip: spec.ip,
+      connectionType: spec.connectionType,
+      protocol: spec.protocol,
+      cleanStart: spec.cleanStart,
+      sessionExpiry: spec.sessionExpiry,
+      keepAlive: spec.keepAlive,
+      lastWill: spec.lastWill,
+    });
+    if (!res.ok) return false;
+    if (!res.sessionPresent) {
+      for (const s of spec.subscriptions) this.broker.subscribe({ tenant: spec.tenant, clientId: spec.clientId, ...s });
+    }
+    return true;
+  }
+
+  private payload(kind: DemoClientSpec['publishes'][number]['kind'], clientId: string): string {
+    const rng = this.rng;
+    switch (kind) {
+      case 'temperature':
+        return JSON.stringify({ value: Math.round((18 + rng.next() * 12) * 10) / 10, unit: 'C' });
+      case 'job':
+        return JSON.stringify({ job: rng.id().slice(0, 8), by: clientId });
+      case 'alert':
+        return JSON.stringify({ code: rng.int(100, 999), source: clientId });
+      case 'status':
+        return JSON.stringify({ battery: rng.int(5, 100), rssi: -rng.int(40, 90) });
+    }
+  }
+
+  private publishFrom(spec: DemoClientSpec, topic: string, kind: DemoClientSpec['publishes'][number]['kind']): void {
+    const connected = this.broker.client(spec.tenant, spec.clientId)?.connection;
+    if (!connected) return;
+    this.broker.publish({ tenant: spec.tenant, topic, payload: this.payload(kind, spec.clientId), qos: kind === 'temperature' ? 0 : 1, retain: kind === 'status', clientId: spec.clientId });
+  }
+
+  private tick(): void {
+    const rng = this.rng;
+    const connectedPublishers = this.specs.filter((s) => s.publishes.length > 0 && this.broker.client(s.tenant, s.clientId)?.connection);
+    if (connectedPublishers.length > 0) {
+      const n = rng.int(PUBLISHES_PER_TICK[0], PUBLISHES_PER_TICK[1]);
+      for (let i = 0; i < n; i++) {
+        const spec = rng.pick(connectedPublishers);
+        const p = rng.pick(spec.publishes);
+        // Alerts are rare; a picked alert source mostly stays quiet.
+        if (p.kind === 'alert' && !rng.chance(0.1)) continue;
+        this.publishFrom(spec, p.topic, p.kind);
+      }
+    }
+    const steady = this.specs.filter((s) => !s.flappy);
+    if (rng.chance(0.1)) {
+      const online = steady.filter((s) => this.broker.client(s.tenant, s.clientId)?.connection);
+      if (online.length > 0) {
+        const s = rng.pick(online);
+        this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
+      }
+    }
+    if (rng.chance(0.12)) {
+      const offline = steady.filter((s) => !this.broker.client(s.tenant, s.clientId)?.connection);
+      if (offline.length > 0) this.connect(rng.pick(offline));
+    }
+    for (const s of this.specs) {
+      if (!s.flappy || !rng.chance(0.35)) continue;
+      if (this.broker.client(s.tenant, s.clientId)?.connection) this.broker.disconnect(s.clientId, s.tenant, { clean: false });
+      this.connect(s);
+    }
+  }
+
+  /** `$SYS/brokers/<node>/...` topics of the default tenant, as brokers publish them. */
+  private publishSystemTopics(): void {
+    const now = this.cluster.now();
+    for (const node of this.cluster.nodes.online()) {
+      const base = `$SYS/brokers/${node.id}`;
+      const uptime = String(Math.floor((now - node.startTime) / 1000));
+      this.broker.publish({ tenant: 'default', topic: `${base}/uptime`, payload: uptime, qos: 0, retain: true });
+      this.broker.publish({ tenant: 'default', topic: `${base}/clients/connected`, payload: String(this.broker.connectionCount), qos: 0, retain: true });
+    }
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The conformance report: one model for every output (JSON, HTML, JUnit). Shape fixed by the issue:
+ * `{target, seed, summary: {checks, passed, failed, skipped}, endpoints: [{method, path, status,
+ * checks: [{id, level, status, message}]}]}`; everything else is an addition.
+ */
+
+export type Level = 'MUST' | 'SHOULD' | 'INFO';
+export type CheckStatus = 'pass' | 'fail' | 'skipped';
+export type EndpointStatus = 'pass' | 'fail' | 'skipped' | 'untested';
+
+/** The request behind a check, as sent (the token is never written to a report). */
+export interface RequestRecord {
+  method: string;
+  /** Path with query string. */
+  path: string;
+  body?: unknown;
+  /** Sent from the non-loopback address (auth checks). */
+  asRemotePeer?: boolean;
+  /** `token`: the run's token; `none`: no Authorization header; other text: that header, verbatim. */
+  authorization?: string;
+}
+
+export interface ResponseRecord {
+  status: number;
+  contentType?: string;
+  /** Body text, cut at a few thousand characters. */
+  body: string;
+  durationMs?: number;
+  /** Transport failure (timeout, refused connection) instead of an answer. */
+  error?: string;
+}
+
+export interface CheckRecord {
+  id: string;
+  level: Level;
+  status: CheckStatus;
+  message: string;
+  /** A pass whose requests never reached the behaviour (e.g. an empty list where a law was checked). */
+  vacuous?: boolean;
+  request?: RequestRecord;
+  response?: ResponseRecord;
+  /** A curl command that repeats the request (failures only). */
+  curl?: string;
+}
+
+export interface EndpointReport {
+  id: string;
+  method: string;
+  path: string;
+  tag: string;
+  summary?: string;
+  status: EndpointStatus;
+  checks: CheckRecord[];
+}
+
+export interface ReportSummary {
+  checks: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Failed checks per level; only MUST failures decide the exit status. */
+  failedByLevel: Record<Level, number>;
+  /** Endpoints per status. */
+  endpoints: Record<EndpointStatus, number>;
+  /** Endpoints with no check at all. */
+  untested: number;
+  /** Checks that passed without reaching the behaviour they check. */
+  vacuousChecks: number;
+  /** The whole run is vacuous (most answers were 401): it never counts as passed. */
+  vacuous: boolean;
+}
+
+export interface RequestStats {
+  total: number;
+  /** Requests answered 401, not counting the auth checks that ask for a 401. */
+  unauthorized: number;
+  /** Requests counted for the vacuous rule (all but the auth checks). */
+  counted: number;
+  byStatus: Record<string, number>;
+  transportErrors: number;
+}
+
+export interface Report {
+  tool: { name: 'mqsim'; version: string };
+  runId: string;
+  target: string;
+  seed: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** How to run the same checks again. */
+  replay: string;
+  /** The run is vacuous: the summary never reports it as passed. */
+  vacuous: boolean;
+  vacuousReason?: string;
+  verdict: 'pass' | 'fail';
+  /** Why the verdict is what it is, in one line. */
+  verdictLine: string;
+  requests: RequestStats;
+  summary: ReportSummary;
+  endpoints: EndpointReport[];
+  /** Problems of the harness itself that are not tied to an endpoint (e.g. fixture setup). */
+  notes: string[];
+}
+
+/** fail if any check failed, pass if one passed, skipped if every check was skipped, untested if none ran. */
+export function endpointStatusOf(checks: readonly CheckRecord[]): EndpointStatus {
+  if (checks.length === 0) return 'untested';
+  if (checks.some((c) => c.status === 'fail')) return 'fail';
+  if (checks.some((c) => c.status === 'pass')) return 'pass';
+  return 'skipped';
+}
+
+/** Share of 401 answers from which a run counts as vacuous. */
+export const VACUOUS_UNAUTHORIZED_SHARE = 0.9;
+
+/** A run is vacuous when ≥90% (or all) of its counted requests were answered 401. */
+export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?: string } {
+  if (requests.counted === 0) return { vacuous: true, reason: 'no request reached the target' };
+  const share = requests.unauthorized / requests.counted;
+  if (share >= VACUOUS_UNAUTHORIZED_SHARE) {
+    return {
+      vacuous: true,
+      reason: `${requests.unauthorized} of ${requests.counted} requests (${Math.round(share * 100)}%) were answered 401: the checks never reached the API. Run from 127.0.0.1 or pass --username/--password.`,
+    };
+  }
+  return { vacuous: false };
+}
+
+export function summarize(endpoints: readonly EndpointReport[], vacuous: boolean): ReportSummary {
+  const checks = endpoints.flatMap((e) => e.checks);
+  const failedByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
+  for (const c of checks) if (c.status === 'fail') failedByLevel[c.level]++;
+  const byEndpoint: Record<EndpointStatus, number> = { pass: 0, fail: 0, skipped: 0, untested: 0 };
+  for (const e of endpoints) byEndpoint[e.status]++;
+  return {
+    checks: checks.length,
+    passed: checks.filter((c) => c.status === 'pass').length,
+    failed: checks.filter((c) => c.status === 'fail').length,
+    skipped: checks.filter((c) => c.status === 'skipped').length,
+    failedByLevel,
+    endpoints: byEndpoint,
+    untested: byEndpoint.untested,
+    vacuousChecks: checks.filter((c) => c.vacuous && c.status === 'pass').length,
+    vacuous,
+  };
+}
+
+/** Exit status of `mqsim conform`: 0 only when no MUST check failed and the run reached the API. */
+export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous'>): 0 | 1 {
+  return report.vacuous || report.summary.failedByLevel.MUST > 0 ? 1 : 0;
+}
+
+export function verdictLineOf(summary: ReportSummary, vacuous: boolean, vacuousReason?: string): string {
+  const counts = `${summary.checks} checks: ${summary.passed} passed, ${summary.failed} failed (MUST ${summary.failedByLevel.MUST}, SHOULD ${summary.failedByLevel.SHOULD}, INFO ${summary.failedByLevel.INFO}), ${summary.skipped} skipped; ${summary.untested} endpoints untested`;
+  if (vacuous) return `VACUOUS — not a pass: ${vacuousReason ?? 'the checks never reached the API'} (${counts})`;
+  if (summary.failedByLevel.MUST > 0) return `FAIL — ${summary.failedByLevel.MUST} MUST checks failed (${counts})`;
+  const soft = summary.failed > 0 ? `; ${summary.failed} SHOULD/INFO failures do not change the exit status` : '';
+  return `PASS — no MUST check failed (${counts}${soft})`;
+}

@@ -1,0 +1,193 @@
+import { connect } from 'node:net';
+import { Agent, request as undiciRequest } from 'undici';
+import { pathWithQuery, TransportError, type Capability, type Target, type TargetCapabilities, type TargetRequest, type TargetResponse } from './target.ts';
+
+export interface UrlTargetOptions {
+  /** `http://host:port` (a path prefix is kept). */
+  url: string;
+  /** Name shown in reports; defaults to the URL. */
+  name?: string;
+  username?: string;
+  password?: string;
+  /** Per-request timeout in ms (default 10 000). */
+  timeoutMs?: number;
+  /** Client-side limit: at most this many requests per second (default: unlimited). */
+  rate?: number;
+  /** How many 429 answers are waited out per request before the 429 is returned (default 3). */
+  maxRetries?: number;
+  /** Longest wait for one 429, in seconds, whatever `Retry-After` says (default 10). */
+  maxRetryAfterSeconds?: number;
+  /** Local address that is not the spec's exempt loopback (default 127.0.0.2). */
+  remoteLocalAddress?: string;
+  /** Injectable sleep, for tests. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Parses and checks a target URL; throws a message fit for a usage error. */
+export function parseTargetUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`--target must be "sim" or an http(s) URL such as http://127.0.0.1:58080, got ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--target URL must use http or https, got ${url.protocol}`);
+  if (url.search || url.hash) throw new Error(`--target URL must not carry a query or fragment: ${raw}`);
+  return url;
+}
+
+/** Can a TCP connection to host:port be opened from `localAddress`? */
+function probeBind(host: string, port: number, localAddress: string, timeoutMs: number): Promise<Capability> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, localAddress });
+    const done = (result: Capability) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.setTimeout(timeoutMs, () => done({ available: false, reason: `no connection from ${localAddress} within ${timeoutMs} ms` }));
+    socket.once('connect', () => done({ available: true }));
+    socket.once('error', (e) => done({ available: false, reason: `cannot connect from ${localAddress}: ${(e as Error).message}` }));
+  });
+}
+
+/**
+ * A server at a URL, reached with undici over keep-alive connections. Logs in when given
+ * credentials (Bearer on every request), waits out 429 answers per `Retry-After` (bounded), and can
+ * pace requests client-side. For a loopback URL, a second agent bound to 127.0.0.2 plays a
+ * non-loopback peer: the spec exempts only 127.0.0.1 and ::1, and Linux routes all of 127/8 to lo.
+ */
+export class UrlTarget implements Target {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly credentials?: { username: string; password: string };
+  capabilities: TargetCapabilities;
+  token?: string;
+  private readonly url: URL;
+  private readonly agent: Agent;
+  private remoteAgent?: Agent;
+  private readonly timeoutMs: number;
+  private readonly minIntervalMs: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryAfterSeconds: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private nextSlot = 0;
+
+  private constructor(private readonly options: UrlTargetOptions) {
+    this.url = parseTargetUrl(options.url);
+    this.baseUrl = `${this.url.origin}${this.url.pathname.replace(/\/+$/, '')}`;
+    this.name = options.name ?? options.url;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.minIntervalMs = options.rate && options.rate > 0 ? 1000 / options.rate : 0;
+    this.maxRetries = options.maxRetries ?? 3;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 10;
+    this.sleep = options.sleep ?? defaultSleep;
+    if (options.username !== undefined && options.password !== undefined) this.credentials = { username: options.username, password: options.password };
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+    const loopback = LOOPBACK_HOSTS.has(this.url.hostname);
+    this.capabilities = {
+      loopback,
+      remotePeer: loopback ? { available: false, reason: 'not probed yet' } : { available: true },
+    };
+  }
+
+  /** Creates the target and probes whether a non-loopback local address can reach it. */
+  static async create(options: UrlTargetOptions): Promise<UrlTarget> {
+    const target = new UrlTarget(options);
+    if (target.capabilities.loopback) {
+      const localAddress = options.remoteLocalAddress ?? '127.0.0.2';
+      const host = target.url.hostname === 'localhost' ? '127.0.0.1' : target.url.hostname.replace(/^\[|\]$/g, '');
+      const port = Number(target.url.port || (target.url.protocol === 'https:' ? 443 : 80));
+      if (host === '::1') {
+        target.capabilities.remotePeer = { available: false, reason: 'the target listens on ::1; no second IPv6 loopback address to send from' };
+      } else {
+        const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
+        target.capabilities.remotePeer = probe.available ? { available: true } : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}` };
+        if (probe.available) target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
+      }
+    }
+    return target;
+  }
+
+  async login(): Promise<TargetResponse> {
+    if (!this.credentials) throw new Error('no credentials to log in with (--username and --password)');
+    const res = await this.request({ method: 'POST', path: '/api/v1/login', body: this.credentials, auth: 'none' });
+    const data = (res.json as { data?: { token?: unknown } } | undefined)?.data;
+    if (res.status === 200 && typeof data?.token === 'string') this.token = data.token;
+    return res;
+  }
+
+  private async pace(): Promise<void> {
+    if (this.minIntervalMs === 0) return;
+    const now = performance.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + this.minIntervalMs;
+    if (slot > now) await this.sleep(slot - now);
+  }
+
+  async request(req: TargetRequest): Promise<TargetResponse> {
+    let retries = 0;
+    for (;;) {
+      const res = await this.once(req);
+      if (res.status !== 429 || retries >= this.maxRetries) return { ...res, retries };
+      const after = Number(res.headers['retry-after']);
+      const seconds = Number.isFinite(after) && after >= 0 ? Math.min(after, this.maxRetryAfterSeconds) : 1;
+      retries++;
+      await this.sleep(seconds * 1000);
+    }
+  }
+
+  private async once(req: TargetRequest): Promise<TargetResponse> {
+    await this.pace();
+    const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
+    let body: string | undefined;
+    if (req.rawBody !== undefined) body = req.rawBody;
+    else if (req.body !== undefined) body = JSON.stringify(req.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if ((req.auth ?? 'token') === 'token' && this.token) headers.authorization = `Bearer ${this.token}`;
+    Object.assign(headers, req.headers ?? {});
+    const dispatcher = req.asRemotePeer && this.remoteAgent ? this.remoteAgent : this.agent;
+    if (req.asRemotePeer && !this.remoteAgent && this.capabilities.loopback) {
+      throw new TransportError(`no non-loopback peer available: ${this.capabilities.remotePeer.reason}`, 0);
+    }
+    const url = `${this.baseUrl}${pathWithQuery(req.path, req.query)}`;
+    const started = performance.now();
+    try {
+      const res = await undiciRequest(url, {
+        dispatcher,
+        method: req.method as 'GET',
+        headers,
+        body,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await res.body.text();
+      const durationMs = performance.now() - started;
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      let json: unknown;
+      if (text.length > 0) {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+      }
+      return { status: res.statusCode, headers: flat, text, json, durationMs, retries: 0 };
+    } catch (e) {
+      const durationMs = performance.now() - started;
+      const err = e as Error & { code?: string };
+      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
+      const what = timedOut ? `no answer within ${this.timeoutMs} ms (--timeout)` : `${err.code ? `${err.code}: ` : ''}${err.message}`;
+      throw new TransportError(`${req.method} ${url}: ${what}`, durationMs);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.agent.close(), this.remoteAgent?.close()]);
+  }
+}
