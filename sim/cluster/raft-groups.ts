@@ -158,11 +158,23 @@ export class RaftGroups {
 
   constructor(private readonly cluster: Cluster) {}
 
+  /**
+   * Sets the group counts (static `meta_runtime` config) before the cluster starts; the cluster
+   * options may carry them too (`options.metaRuntime`), which win.
+   */
+  configureLayout(layout: Partial<RaftGroupLayout>): void {
+    if (this.byName.size > 0) throw new Error('the consensus group layout is fixed once the cluster has started');
+    this.layout = { ...this.layout, ...layout };
+  }
+
+  layoutOf(): RaftGroupLayout {
+    return { ...this.layout };
+  }
+
   start(): void {
     this.rng = this.cluster.engine.random.fork('raft');
-    // The layout is static config (`meta_runtime`); the cluster options may carry it.
     const configured = (this.cluster.options as { metaRuntime?: Partial<RaftGroupLayout> }).metaRuntime;
-    this.layout = { ...DEFAULT_RAFT_GROUP_LAYOUT, ...configured };
+    this.layout = { ...this.layout, ...configured };
     const members = new Map(this.cluster.nodes.all().map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)] as const));
     for (const name of groupNames(this.layout)) {
       const group = new RaftGroup(name, members);
@@ -336,11 +348,15 @@ export class RaftGroups {
     return changed;
   }
 
-  /** A node's process stopped: groups it led elect a new leader if a quorum is still online. */
+  /**
+   * A node's process stopped: groups it led elect a new leader if a quorum is still online, and a
+   * leader left without a quorum of online voters steps down (it could commit nothing).
+   */
   onNodeDown(nodeId: number): void {
     for (const g of this.groups()) {
       this.syncProgress(g, nodeId);
-      if (g.leaderId === nodeId) this.electAmongOnline(g, nodeId);
+      if (g.leaderId === null) continue;
+      if (g.leaderId === nodeId || this.onlineVoters(g, null).length < g.quorum()) this.electAmongOnline(g, nodeId);
     }
   }
 

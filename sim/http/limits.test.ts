@@ -18,6 +18,7 @@ interface LimitCase {
 const file = (len: number): string => {
   const base = '{"local_file_path":"/tmp/';
   const tail = '.log"}';
+  if (len === 0) return '';
   return len < base.length + tail.length ? '{'.padEnd(len, ' ') : base + 'x'.repeat(len - base.length - tail.length) + tail;
 };
 

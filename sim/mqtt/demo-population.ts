@@ -227,6 +227,10 @@ export class DemoPopulation {
     return true;
   }
 
+  private online(spec: DemoClientSpec): boolean {
+    return this.broker.isConnected(spec.tenant, spec.clientId);
+  }
+
   private payload(kind: DemoClientSpec['publishes'][number]['kind'], clientId: string): string {
     const rng = this.rng;
     switch (kind) {
@@ -242,14 +246,13 @@ export class DemoPopulation {
   }
 
   private publishFrom(spec: DemoClientSpec, topic: string, kind: DemoClientSpec['publishes'][number]['kind']): void {
-    const connected = this.broker.client(spec.tenant, spec.clientId)?.connection;
-    if (!connected) return;
+    if (!this.online(spec)) return;
     this.broker.publish({ tenant: spec.tenant, topic, payload: this.payload(kind, spec.clientId), qos: kind === 'temperature' ? 0 : 1, retain: kind === 'status', clientId: spec.clientId });
   }
 
   private tick(): void {
     const rng = this.rng;
-    const connectedPublishers = this.specs.filter((s) => s.publishes.length > 0 && this.broker.client(s.tenant, s.clientId)?.connection);
+    const connectedPublishers = this.specs.filter((s) => s.publishes.length > 0 && this.online(s));
     if (connectedPublishers.length > 0) {
       const n = rng.int(PUBLISHES_PER_TICK[0], PUBLISHES_PER_TICK[1]);
       for (let i = 0; i < n; i++) {
@@ -260,22 +263,18 @@ export class DemoPopulation {
         this.publishFrom(spec, p.topic, p.kind);
       }
     }
-    const steady = this.specs.filter((s) => !s.flappy);
-    if (rng.chance(0.1)) {
-      const online = steady.filter((s) => this.broker.client(s.tenant, s.clientId)?.connection);
-      if (online.length > 0) {
-        const s = rng.pick(online);
-        this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
-      }
-    }
-    if (rng.chance(0.12)) {
-      const offline = steady.filter((s) => !this.broker.client(s.tenant, s.clientId)?.connection);
-      if (offline.length > 0) this.connect(rng.pick(offline));
-    }
+    // Steady clients come and go so that about 70% are connected at any time: a connected one
+    // leaves with p = 0.004 per tick, a disconnected one comes back with p = 0.01 (0.01 / 0.014 ≈ 0.7).
     for (const s of this.specs) {
-      if (!s.flappy || !rng.chance(0.35)) continue;
-      if (this.broker.client(s.tenant, s.clientId)?.connection) this.broker.disconnect(s.clientId, s.tenant, { clean: false });
-      this.connect(s);
+      if (s.flappy) {
+        if (!rng.chance(0.15)) continue;
+        if (this.online(s)) this.broker.disconnect(s.clientId, s.tenant, { clean: false });
+        this.connect(s);
+      } else if (this.online(s)) {
+        if (rng.chance(0.004)) this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
+      } else if (rng.chance(0.01)) {
+        this.connect(s);
+      }
     }
   }
 

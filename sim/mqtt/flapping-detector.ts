@@ -41,6 +41,7 @@ export class FlappingDetector {
   private readonly bannedUntil = new Map<string, number>();
   private readonly records = new Map<string, FlappingRecord>();
   private readonly banLog: BanLogRecord[] = [];
+  private bans = 0;
 
   constructor(private readonly cluster: Cluster) {}
 
@@ -69,6 +70,7 @@ export class FlappingDetector {
       return { banned: false };
     }
     this.windows.delete(key);
+    this.bans++;
     const untilMs = now + cfg.ban_time * 1000;
     this.bannedUntil.set(key, untilMs);
     const record: FlappingRecord = { tenant, client_id: clientId, before_last_window_connections: attempts.length, first_request_time: unixSeconds(attempts[0]) };
@@ -97,6 +99,11 @@ export class FlappingDetector {
   /** Clients whose flapping ban is in force, in ban order. */
   flappingRecords(): FlappingRecord[] {
     return [...this.records.values()].map((r) => ({ ...r }));
+  }
+
+  /** Flapping bans since start (the ban log keeps only the latest MAX_BAN_LOG). */
+  get banCount(): number {
+    return this.bans;
   }
 
   banLogRecords(): BanLogRecord[] {

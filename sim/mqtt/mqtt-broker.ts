@@ -523,6 +523,10 @@ export class MqttBroker {
     return this.clients.get(clientKey(tenant, clientId));
   }
 
+  isConnected(tenant: string, clientId: string): boolean {
+    return this.clients.get(clientKey(tenant, clientId))?.connection != null;
+  }
+
   /** Every known client (connected, or disconnected with a live session), in first-connect order. */
   allClients(): IterableIterator<ClientState> {
     return this.clients.values();

@@ -47,8 +47,14 @@ export class SystemAlarms {
     this.cluster.engine.every(SYSTEM_MONITOR_INTERVAL_MS, 'mqtt.system-monitor', () => this.sample());
   }
 
-  /** Current simulated load of a node (initialised on first use). */
-  loadOf(nodeId: number): NodeLoad {
+  /** Last sampled load of a node; undefined before its first sample. Reading never draws randomness. */
+  currentLoad(nodeId: number): NodeLoad | undefined {
+    const l = this.load.get(nodeId);
+    return l ? { ...l } : undefined;
+  }
+
+  /** Load of a node, initialised on its first sample. */
+  private loadOf(nodeId: number): NodeLoad {
     let l = this.load.get(nodeId);
     if (!l) {
       l = { cpu: 0.15 + this.rng.next() * 0.3, memory: 0.35 + this.rng.next() * 0.3 };

@@ -1,7 +1,8 @@
+import { STORAGE_TYPES } from '../../fixtures/contract/endpoints/storage-engine.ts';
 import type { RecordLog } from './record-log.ts';
 
+export { STORAGE_TYPES };
 /** Storage kinds a topic or shard may use (the engine kinds the real server accepts on create). */
-export const STORAGE_TYPES = ['EngineMemory', 'EngineSegment', 'EngineRocksDB'] as const;
 export type StorageType = (typeof STORAGE_TYPES)[number];
 
 /** Default segment size: 1 GiB, as the real server's `EngineShardConfig`. */

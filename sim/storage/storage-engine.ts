@@ -86,7 +86,7 @@ export class StorageEngine {
 
   seedDemo(): void {
     const replicas = Math.min(3, this.placeableNodes().length);
-    const shard = this.createShard({ shard_name: 'audit-log', desc: 'standalone shard of the demo workload', config: { ...defaultShardConfig(replicas, 'EngineSegment'), max_segment_size: 4096 } });
+    const shard = this.createShard({ shard_name: 'audit-log', desc: 'standalone shard of the demo workload', config: { ...defaultShardConfig(replicas, 'EngineSegment'), max_segment_size: 1024 } });
     for (let i = 0; i < 40; i++) this.appendToShard(shard.name, { key: `audit-${i % 5}`, payload: JSON.stringify({ event: 'login', seq: i }) });
   }
 

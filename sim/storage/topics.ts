@@ -1,3 +1,4 @@
+import { TOPIC_SOURCES } from '../../fixtures/contract/endpoints/topics.ts';
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
@@ -5,8 +6,8 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
 import type { AdapterShardDetail } from './storage-views.ts';
 
+export { TOPIC_SOURCES };
 /** Where a topic came from (the real server's `source`). */
-export const TOPIC_SOURCES = ['MQTT', 'NATS', 'MQ9', 'Kafka', 'AMQP', 'SystemInner'] as const;
 export type TopicSource = (typeof TOPIC_SOURCES)[number];
 
 export interface TopicConfig {

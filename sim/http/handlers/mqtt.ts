@@ -1,4 +1,31 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { failed } from '../../api/operation-error.ts';
+import { clientRecord, sessionRecord, subscriptionDetail, subscriptionRecord } from '../../mqtt/client-views.ts';
+import { metricsText } from '../../mqtt/metrics-exposition.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../../mqtt/metrics-text.ts';
+import type { MonitorDataType } from '../../mqtt/monitor.ts';
+import { clusterOverview } from '../../mqtt/overview.ts';
+import { RawBody, type HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'mqtt.overview': ({ cluster, node }) => clusterOverview(cluster, node),
+  'mqtt.monitor.data': ({ cluster, params }) =>
+    cluster.monitor.query(params.data_type as MonitorDataType, {
+      topic_name: params.topic_name,
+      client_id: params.client_id,
+      path: params.path,
+      connector_name: params.connector_name,
+    }),
+  'mqtt.client.list': ({ cluster }) => [...cluster.mqtt.allClients()].map(clientRecord),
+  'mqtt.session.list': ({ cluster }) => [...cluster.mqtt.allClients()].filter((c) => c.session).map(sessionRecord),
+  'mqtt.subscribe.list': ({ cluster }) => [...cluster.mqtt.subscriptions.all()].map(subscriptionRecord),
+  'mqtt.subscribe.detail': ({ cluster, params }) => {
+    const sub = cluster.mqtt.subscriptions.get(params.tenant, params.client_id, params.path);
+    if (!sub) throw failed(`Subscription ${params.path} of client ${params.client_id} in tenant ${params.tenant} does not exist`);
+    return subscriptionDetail(cluster, cluster.mqtt, sub);
+  },
+  'mqtt.slow-subscribe.list': ({ cluster }) => cluster.mqtt.slowSubscriptions.all(),
+  'mqtt.flapping-detect.list': ({ cluster }) => cluster.mqtt.flapping.flappingRecords(),
+  'mqtt.system-alarm.list': ({ cluster, node }) => cluster.mqtt.alarms.alarmsOf(node.id),
+  'mqtt.ban-log.list': ({ cluster }) => cluster.mqtt.flapping.banLogRecords(),
+  metrics: ({ cluster }) => new RawBody(PROMETHEUS_CONTENT_TYPE, metricsText(cluster)),
+};

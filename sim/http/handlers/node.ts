@@ -1,4 +1,5 @@
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+export const handlers: HandlerTable = {
+  'cluster.node.leave': ({ cluster, params }) => cluster.nodes.leave(params.node_id, params.force === true),
+};

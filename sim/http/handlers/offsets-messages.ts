@@ -1,4 +1,33 @@
+import { MESSAGE_READ_MAX } from '../../../fixtures/contract/endpoints/offsets-messages.ts';
+import { failed, invalidParam } from '../../api/operation-error.ts';
+import { unixSeconds } from '../../api/time-format.ts';
+import type { OffsetStrategy } from '../../storage/storage-engine.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
-// Transitional placeholder.
-export const handlers: HandlerTable = {};
+function strategyOf(raw: string): OffsetStrategy {
+  const s = raw.toLowerCase();
+  if (s !== 'earliest' && s !== 'latest') throw invalidParam('strategy', `Invalid strategy '${raw}', must be 'earliest' or 'latest'`);
+  return s;
+}
+
+export const handlers: HandlerTable = {
+  'cluster.offset.timestamp': ({ cluster, params }) => ({
+    offset: cluster.storage.offsetForTimestamp(params.shard_name, params.timestamp, strategyOf(params.strategy)),
+  }),
+  'cluster.offset.group': ({ cluster, params }) => ({ offsets: cluster.offsets.groupOffsets(params.tenant, params.group_name) }),
+  'cluster.offset.commit': ({ cluster, params }) => {
+    if (params.offsets.length === 0) throw invalidParam('offsets', 'offsets cannot be empty');
+    cluster.offsets.commit(params.tenant, params.group_name, params.offsets);
+    return 'success';
+  },
+  'mqtt.message.send': ({ cluster, params }) => {
+    const offset = cluster.storage.appendToTopic(params.tenant, params.topic, { key: params.key, payload: params.payload, timestamp: cluster.now() });
+    return { offsets: [offset] };
+  },
+  'mqtt.message.read': ({ cluster, params }) => {
+    const topic = cluster.topics.get(params.tenant, params.topic);
+    if (!topic) throw failed(`Topic ${params.topic} does not exist`);
+    const records = cluster.storage.read(topic.storage_name_list[0], params.offset, MESSAGE_READ_MAX);
+    return { messages: records.map((r) => ({ offset: r.offset, content: r.payload, timestamp: unixSeconds(r.timestampMs) })) };
+  },
+};

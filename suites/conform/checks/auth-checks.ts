@@ -1,0 +1,123 @@
+import { SignJWT } from 'jose';
+import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, type Verdict } from '../conform-context.ts';
+import type { Exchange } from '../exchange.ts';
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** Tokens a server must refuse, each with why. None is signed with the server's secret. */
+export interface BadTokens {
+  invalid: string;
+  algNone: string;
+  /** HS256, well-formed, signed with a key the server does not have, expired an hour ago. */
+  expiredWrongKey: string;
+  /** The run's own token with its payload changed (signature no longer matches); when logged in. */
+  tampered?: string;
+}
+
+export async function badTokens(username: string, realToken?: string): Promise<BadTokens> {
+  const now = Math.floor(Date.now() / 1000);
+  const algNone = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: username, iat: now, exp: now + 3600 })}.`;
+  const expiredWrongKey = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(username)
+    .setIssuedAt(now - 7200)
+    .setExpirationTime(now - 3600)
+    .sign(new TextEncoder().encode('mqsim-conform-not-the-server-secret-0123456789'));
+  let tampered: string | undefined;
+  if (realToken && realToken.split('.').length === 3) {
+    const [header, payload, signature] = realToken.split('.');
+    try {
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+      tampered = `${header}.${b64url({ ...claims, exp: Number(claims.exp ?? now) + 86_400, mqsim: 'tampered' })}.${signature}`;
+    } catch {
+      tampered = undefined;
+    }
+  }
+  return { invalid: 'not-a-jwt', algNone, expiredWrongKey, ...(tampered ? { tampered } : {}) };
+}
+
+function expect401(ex: Exchange, what: string): Verdict {
+  if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+  const env = envelopeOf(ex);
+  if (ex.response.status !== 401) return fail(`${what} from a non-loopback peer must get HTTP 401, got ${describeAnswer(ex)}`, ex);
+  if (env?.code !== 401) return fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex);
+  return pass(`${what} refused with 401`);
+}
+
+/** A body that is invalid for every endpoint: if the auth layer lets it through, nothing is changed. */
+const HARMLESS_BODY = {};
+
+/**
+ * Authentication (spec: Authentication), from a peer the server must treat as remote: no token,
+ * a malformed token, an `alg: none` token, an expired token signed with another key and a tampered
+ * token are all refused with 401 on every token endpoint; open endpoints answer without a token.
+ */
+export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, tokens: BadTokens | undefined): Promise<void> {
+  const remote = ctx.target.capabilities.remotePeer;
+  const unavailable = !remote.available ? `no non-loopback peer: ${remote.reason ?? 'unavailable'}` : undefined;
+  const send = (headers: Record<string, string>) =>
+    ctx.send({ method: e.method, path: e.path, ...(e.method === 'POST' ? { body: HARMLESS_BODY } : {}), headers, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
+
+  if (e.auth === 'open') {
+    await ctx.check(e, 'auth.open-without-token', 'MUST', async () => {
+      if (unavailable) return skip(unavailable);
+      if (e.path === '/api/v1/login') {
+        const creds = ctx.target.credentials ?? { username: 'mqsim-conform-nobody', password: 'wrong' };
+        const ex = await ctx.send({ method: 'POST', path: e.path, body: creds, asRemotePeer: true, auth: 'none' }, ctx.target.credentials ? 'check' : 'auth', e.id);
+        if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+        if (ctx.target.credentials) return ex.response.status === 200 ? pass('login works from a non-loopback peer without a token') : fail(`login from a non-loopback peer failed: ${describeAnswer(ex)}`, ex);
+        const text = envelopeOf(ex)?.text ?? '';
+        return text.includes('Invalid username or password') ? pass('reachable without a token (answered the wrong credentials)') : fail(`expected the login's own answer to wrong credentials, got ${describeAnswer(ex)}`, ex);
+      }
+      const ex = await send({});
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (ex.response.status === 401) return fail(`${e.path} must be reachable without a token, got ${describeAnswer(ex)}`, ex);
+      return pass(`reachable without a token (${describeAnswer(ex)})`);
+    });
+    return;
+  }
+
+  await ctx.check(e, 'auth.no-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token')));
+  if (!tokens) return;
+  await ctx.check(e, 'auth.invalid-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.invalid}` }), 'a malformed token')));
+  await ctx.check(e, 'auth.alg-none-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.algNone}` }), 'an alg:none token')));
+  await ctx.check(e, 'auth.expired-token', 'MUST', async () =>
+    unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.expiredWrongKey}` }), 'an expired token signed with another key'),
+  );
+  await ctx.check(e, 'auth.tampered-token', 'MUST', async () => {
+    if (unavailable) return skip(unavailable);
+    if (!tokens.tampered) return skip('no token of the server to tamper with (log in with --username/--password)');
+    return expect401(await send({ authorization: `Bearer ${tokens.tampered}` }), 'a tampered token');
+  });
+}
+
+/**
+ * Login answers (spec: Login; Errors): wrong credentials get HTTP 401, code 401 and the exact text;
+ * a token from the right credentials opens a token endpoint to a non-loopback peer.
+ */
+export async function runLoginChecks(ctx: ConformContext, login: EndpointContract, probe: EndpointContract | undefined): Promise<void> {
+  await ctx.check(login, 'login.wrong-credentials', 'MUST', async () => {
+    const ex = await ctx.send({ method: 'POST', path: login.path, body: { username: 'mqsim-conform-nobody', password: 'definitely-wrong' }, auth: 'none' }, 'auth', login.id);
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    const env = envelopeOf(ex);
+    if (ex.response.status !== 401 || env?.code !== 401) return fail(`wrong credentials must get HTTP 401 with code 401, got ${describeAnswer(ex)}`, ex);
+    if (!env.text?.includes('Invalid username or password')) return fail(`the message must be "Invalid username or password", got ${JSON.stringify(env.text)}`, ex);
+    return pass('HTTP 401, code 401, "Invalid username or password"');
+  });
+  if (!probe) return;
+  await ctx.check(login, 'login.token-opens-api', 'MUST', async () => {
+    const remote = ctx.target.capabilities.remotePeer;
+    if (!remote.available) return skip(`no non-loopback peer: ${remote.reason}`);
+    const creds = ctx.target.credentials;
+    if (!creds) return skip('no credentials for this target: pass --username and --password');
+    const ex = await ctx.send({ method: 'POST', path: login.path, body: creds, asRemotePeer: true, auth: 'none' }, 'check', login.id);
+    const token = (envelopeOf(ex)?.data as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string') return fail(`login with the given credentials gave no token: ${describeAnswer(ex)}`, ex);
+    const expires = (envelopeOf(ex)?.data as { expires_in?: unknown }).expires_in;
+    if (typeof expires !== 'number' || expires <= 0) return fail(`expires_in must be a positive number of seconds, got ${JSON.stringify(expires)}`, ex);
+    const use = await ctx.send({ method: probe.method, path: probe.path, headers: { authorization: `Bearer ${token}` }, asRemotePeer: true, auth: 'none' }, 'check', probe.id, true);
+    if (use.response?.status !== 200 || envelopeOf(use)?.code !== 0) return fail(`a fresh token did not open ${probe.path} to a non-loopback peer: ${describeAnswer(use)}`, use);
+    return pass(`a fresh token (expires_in ${expires}) opens ${probe.path} to a non-loopback peer`);
+  });
+}

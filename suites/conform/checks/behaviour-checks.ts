@@ -1,0 +1,191 @@
+import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, refusedAsInvalid, skip, succeeded } from '../conform-context.ts';
+import type { Exchange } from '../exchange.ts';
+import { recordAnswerChecks } from './happy-path.ts';
+
+type Obj = Record<string, unknown>;
+
+const dataOf = (ex: Exchange) => envelopeOf(ex)?.data as Obj | undefined;
+
+/** `/health/ready`: 200 with status ok, or 503 with status not_ready; check_type `ready` (spec: Health). */
+export async function runHealthChecks(ctx: ConformContext, e: EndpointContract, happy: Exchange | undefined): Promise<void> {
+  if (!happy?.response) return;
+  if (e.path === '/health/ready') {
+    await ctx.check(e, 'health.ready-body', 'MUST', () => {
+      const data = dataOf(happy);
+      const status = happy.response!.status;
+      if (envelopeOf(happy)?.code !== 0) return fail(`the probe answers code 0 in both states, got ${describeAnswer(happy)}`, happy);
+      if (data?.check_type !== 'ready') return fail(`check_type must be "ready", got ${JSON.stringify(data?.check_type)}`, happy);
+      if (status === 200 && data.status === 'ok') return pass('HTTP 200, status ok');
+      if (status === 503 && data.status === 'not_ready') return pass('HTTP 503, status not_ready');
+      return fail(`HTTP ${status} with status ${JSON.stringify(data.status)}: 200 goes with "ok", 503 with "not_ready"`, happy);
+    });
+  }
+  if (e.path === '/health/node') {
+    await ctx.check(e, 'health.node-body', 'MUST', () => {
+      const data = dataOf(happy);
+      if (happy.response!.status !== 200 || data?.status !== 'ok' || data?.check_type !== 'node') return fail(`expected HTTP 200 with {status: "ok", check_type: "node"}, got ${describeAnswer(happy)}`, happy);
+      return pass('status ok, check_type node');
+    });
+  }
+}
+
+/** Monitor data (spec: MQTT overview, monitoring): missing dimension → [], points by time, last hour only. */
+export async function runMonitorChecks(ctx: ConformContext, e: EndpointContract, happy: Exchange | undefined): Promise<void> {
+  await ctx.check(e, 'monitor.missing-dimension', 'MUST', async () => {
+    const ex = await ctx.call(e, { data_type: 'topic_in_num' });
+    const env = envelopeOf(ex);
+    if (!succeeded(ex)) return fail(`topic_in_num without topic_name must answer an empty array with code 0, got ${describeAnswer(ex)}`, ex);
+    if (!Array.isArray(env?.data) || (env.data as unknown[]).length !== 0) return fail(`expected data [], got ${JSON.stringify(env?.data).slice(0, 120)}`, ex);
+    return pass('topic_in_num without topic_name answers []');
+  });
+  const points = happy && succeeded(happy) ? (envelopeOf(happy)?.data as { date?: unknown }[] | undefined) : undefined;
+  await ctx.check(e, 'monitor.ordered-by-date', 'MUST', () => {
+    if (!Array.isArray(points)) return skip('no monitor series to look at (the valid request did not succeed)');
+    const dates = points.map((p) => Number(p.date));
+    const bad = dates.findIndex((d, i) => i > 0 && d < dates[i - 1]);
+    if (bad !== -1) return fail(`points are not ordered by date: ${dates[bad - 1]} before ${dates[bad]} at index ${bad}`, happy);
+    return pass(`${dates.length} points ordered by date`, undefined, dates.length < 2);
+  });
+  await ctx.check(e, 'monitor.last-hour', 'MUST', () => {
+    if (!Array.isArray(points)) return skip('no monitor series to look at');
+    if (points.length === 0) return pass('empty series', undefined, true);
+    const dates = points.map((p) => Number(p.date));
+    const newest = Math.max(...dates);
+    // One sampling interval (60 s) of slack: a point may sit right on the hour's edge.
+    const old = dates.filter((d) => newest - d > 3600 + 60);
+    if (old.length > 0) return fail(`${old.length} points are more than an hour older than the newest (${newest}), e.g. ${old[0]}`, happy);
+    return pass(`${dates.length} points within the last hour of the newest`);
+  });
+}
+
+function slowSubscribeSection(config: Obj | undefined): Obj | undefined {
+  if (!config) return undefined;
+  const direct = config.mqtt_slow_subscribe;
+  if (direct && typeof direct === 'object') return direct as Obj;
+  const nested = (config.mqtt_runtime as Obj | undefined)?.slow_subscribe;
+  return nested && typeof nested === 'object' ? (nested as Obj) : undefined;
+}
+
+/**
+ * Config set → get round trip on one harmless section (spec: "takes effect at once"): read
+ * MqttSlowSubscribeConfig, set record_time one higher, read it back, then set the original back.
+ */
+export async function runConfigRoundTrip(ctx: ConformContext, setEndpoint: EndpointContract): Promise<void> {
+  const get = ctx.endpoint('GET', '/api/cluster/config/get');
+  if (!get) {
+    await ctx.check(setEndpoint, 'config.set-get-roundtrip', 'MUST', () => skip('the contract has no config get to read the result with'));
+    return;
+  }
+  const before = await ctx.call(get, {}, 'fixture');
+  const section = slowSubscribeSection(dataOf(before));
+  const recordTime = Number(section?.record_time);
+  if (!section || !Number.isFinite(recordTime)) {
+    await ctx.check(setEndpoint, 'config.set-get-roundtrip', 'MUST', () => fail(`config get shows no mqtt_slow_subscribe.record_time to change: ${describeAnswer(before)}`, before));
+    return;
+  }
+  const setTo = async (value: number) =>
+    ctx.call(setEndpoint, { config_type: 'MqttSlowSubscribeConfig', config: JSON.stringify({ enable: section.enable === true, record_time: value }) });
+  const changed = await setTo(recordTime + 1);
+  await recordAnswerChecks(ctx, setEndpoint, changed, 'MUST');
+  await ctx.check(setEndpoint, 'config.set-get-roundtrip', 'MUST', async () => {
+    if (!succeeded(changed)) return fail(`setting record_time to ${recordTime + 1} was refused: ${describeAnswer(changed)}`, changed);
+    const after = await ctx.call(get, {});
+    const seen = Number(slowSubscribeSection(dataOf(after))?.record_time);
+    if (seen !== recordTime + 1) return fail(`config set record_time ${recordTime + 1}, but config get then shows ${seen}`, after);
+    return pass(`record_time ${recordTime} → ${recordTime + 1} visible at once`);
+  });
+  const restored = await setTo(recordTime);
+  await ctx.check(setEndpoint, 'config.set-same-values-back', 'MUST', async () => {
+    if (!succeeded(restored)) return fail(`setting the original record_time ${recordTime} back was refused: ${describeAnswer(restored)}`, restored);
+    const after = await ctx.call(get, {});
+    const seen = Number(slowSubscribeSection(dataOf(after))?.record_time);
+    return seen === recordTime ? pass(`record_time back to ${recordTime}`) : fail(`record_time should be back to ${recordTime}, config get shows ${seen}`, after);
+  });
+}
+
+/** Node ids the target reports as online (status endpoint, else the MQTT overview). */
+export async function onlineNodeIds(ctx: ConformContext): Promise<number[]> {
+  for (const [path, key] of [['/api/status', 'broker_node_list'], ['/api/info', 'broker_node_list'], ['/api/mqtt/overview', 'node_list']] as const) {
+    const e = ctx.endpoint('GET', path);
+    if (!e) continue;
+    const ex = await ctx.call(e, {}, 'fixture');
+    const nodes = dataOf(ex)?.[key];
+    if (Array.isArray(nodes)) {
+      const ids = nodes.map((n) => Number((n as Obj).node_id)).filter((n) => Number.isInteger(n) && n >= 1);
+      if (ids.length > 0) return ids.sort((a, b) => a - b);
+    }
+  }
+  return [];
+}
+
+/**
+ * Node removal (spec: Node removal, rule 1): an online node without `force` is refused. Never sends
+ * `force`, and only ever names a node the target reports as online, so a conforming target keeps it.
+ */
+export async function runNodeLeaveChecks(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  await ctx.check(e, 'node-leave.refuses-online-node', 'MUST', async () => {
+    const ids = ctx.state.onlineNodeIds ?? [];
+    if (ids.length === 0) return skip('the target reports no online node to name');
+    const nodeId = ids[ids.length - 1];
+    const ex = await ctx.call(e, { node_id: nodeId });
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (succeeded(ex)) return fail(`node ${nodeId} is online and force was not given, but the removal was accepted`, ex);
+    const env = envelopeOf(ex);
+    if (!env) return fail(`refusal without an envelope: ${describeAnswer(ex)}`, ex);
+    return pass(`removal of online node ${nodeId} refused (${describeAnswer(ex)})`);
+  });
+  await ctx.check(e, 'node-leave.node-id-minimum', 'MUST', async () => {
+    const ex = await ctx.call(e, { node_id: 0 });
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (succeeded(ex)) return fail('node_id 0 is below the minimum 1 but was accepted', ex);
+    return refusedAsInvalid(ex) ? pass('node_id 0 refused as invalid') : pass(`node_id 0 refused (${describeAnswer(ex)}; a 400 would name the problem better)`);
+  });
+}
+
+/** Error cases the spec's Errors table spells out. */
+export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const key = `${e.method} ${e.path}`;
+  if (key === 'GET /api/cluster/connector/detail') {
+    const name = `conform-missing-${ctx.seed}`;
+    await ctx.check(e, 'error.connector-not-found', 'MUST', async () => {
+      const ex = await ctx.call(e, { tenant: ctx.names.tenant, connector_name: name });
+      const env = envelopeOf(ex);
+      const want = `Connector ${name} does not exist.`;
+      if (!env || env.code === 0) return fail(`detail of a connector that does not exist must fail, got ${describeAnswer(ex)}`, ex);
+      return env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex);
+    });
+  }
+  if (key === 'POST /api/cluster/tenant/update') {
+    const name = `${ctx.names.tenant}-missing`;
+    await ctx.check(e, 'error.tenant-not-found', 'MUST', async () => {
+      const ex = await ctx.call(e, { tenant_name: name, desc: 'x' });
+      const env = envelopeOf(ex);
+      if (!env || env.code === 0) return fail(`updating a tenant that does not exist must fail, got ${describeAnswer(ex)}`, ex);
+      if (!(env.text?.includes(name) && /not (been )?found/i.test(env.text))) return fail(`expected a text saying tenant ${name} was not found, got ${describeAnswer(ex)}`, ex);
+      return pass(`refused: "${env.text}"`);
+    });
+  }
+  if (key === 'GET /api/cluster/config/get') {
+    await ctx.check(e, 'error.unknown-broker-id', 'MUST', async () => {
+      const ex = await ctx.call(e, { broker_id: 987_654 });
+      const env = envelopeOf(ex);
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (env && env.code !== 0) return pass(`refused (${describeAnswer(ex)})`);
+      return fail(`config get for an unknown broker_id must be an error, got ${describeAnswer(ex)}`, ex);
+    });
+  }
+}
+
+/** A method the path does not serve (decision: HTTP 405). INFO: the spec does not say. */
+export async function runWrongMethodCheck(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const other = e.method === 'GET' ? 'POST' : 'GET';
+  if (ctx.endpoint(other, e.path)) return;
+  await ctx.check(e, 'wrong-method', 'INFO', async () => {
+    const ex = await ctx.send({ method: other, path: e.path, ...(other === 'POST' ? { body: {} } : {}) }, 'check', e.id);
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (ex.response.status === 405) return pass(`${other} answered 405`);
+    if (ex.response.status >= 400 && ex.response.status < 500) return fail(`${other} answered ${describeAnswer(ex)}; the contract gives 405`, ex);
+    return fail(`${other} on a ${e.method} endpoint must be refused, got ${describeAnswer(ex)}`, ex);
+  });
+}

@@ -1,0 +1,81 @@
+import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, refusedAsInvalid, requestSource, skip, succeeded } from '../conform-context.ts';
+import { namesParam } from '../envelope.ts';
+import type { Exchange } from '../exchange.ts';
+import { textOfLength } from '../param-values.ts';
+import type { CreatedResources, ResourceFamily } from '../resource-families.ts';
+
+interface LengthCase {
+  length: number;
+  inRange: boolean;
+}
+
+/** The lengths worth sending for a limited string: empty, 1, the maximum, and one past it. */
+export function lengthCases(p: ParamSpec): LengthCase[] {
+  const min = p.minLength ?? 0;
+  const cases: LengthCase[] = [];
+  if (min >= 1) cases.push({ length: min - 1, inRange: false });
+  else cases.push({ length: 0, inRange: true });
+  if (min <= 1 && (p.maxLength === undefined || p.maxLength >= 1)) cases.push({ length: 1, inRange: true });
+  else if (min > 1) cases.push({ length: min, inRange: true });
+  if (p.maxLength !== undefined) {
+    if (p.maxLength > 1) cases.push({ length: p.maxLength, inRange: true });
+    cases.push({ length: p.maxLength + 1, inRange: false });
+  }
+  return cases;
+}
+
+function limited(p: ParamSpec): boolean {
+  return p.type === 'string' && !p.enum && (p.minLength !== undefined || p.maxLength !== undefined);
+}
+
+/**
+ * Length limits of every limited string parameter of a create endpoint (spec: Limits). Out of range:
+ * refused as a parameter error (MUST) with a message naming the parameter (SHOULD). In range: not
+ * refused as invalid (MUST). What an in-range case creates is deleted at once; a name that existed
+ * before is never deleted.
+ */
+export async function runLimitChecks(ctx: ConformContext, e: EndpointContract, family: ResourceFamily, resources: CreatedResources): Promise<void> {
+  for (const p of e.params.filter(limited)) {
+    const source = p.source ?? requestSource(e);
+    const range = `${p.minLength ?? 0}-${p.maxLength ?? '∞'}`;
+    for (const c of lengthCases(p)) {
+      const id = `limit.${p.name}.length-${c.length}`;
+      const value = c.inRange ? family.textOfLength?.(p, c.length, ctx) : textOfLength(`${ctx.names.stem}-${p.name}`, c.length);
+      if (value === undefined) {
+        // An optional parameter sent empty has no agreed meaning (absent is the valid form): no case.
+        if (c.length === 0) continue;
+        await ctx.check(e, id, levelFor('MUST', source), () =>
+          skip(`no valid ${p.name} of exactly ${c.length} characters can be written (it names an existing resource or has a format)`),
+        );
+        continue;
+      }
+      const fields = { ...family.fields(ctx, `-lim`), [p.name]: value };
+      const ex = (await resources.create(family, fields, 'check')) as Exchange;
+      if (succeeded(ex)) await resources.delete(family, fields, 'cleanup');
+      if (c.inRange) {
+        await ctx.check(e, id, levelFor('MUST', source), () => {
+          if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+          if (succeeded(ex)) return pass(`${p.name} of ${c.length} characters accepted (allowed ${range})`);
+          const env = envelopeOf(ex);
+          if (refusedAsInvalid(ex) && namesParam(env?.text ?? ex.response.text, p.name)) {
+            return fail(`${p.name} of ${c.length} characters is within ${range} but was refused as invalid: ${describeAnswer(ex)}`, ex);
+          }
+          return skip(`refused for another reason (${describeAnswer(ex)}), so the length rule could not be observed`);
+        });
+      } else {
+        await ctx.check(e, id, levelFor('MUST', source), () => {
+          if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+          if (refusedAsInvalid(ex)) return pass(`${p.name} of ${c.length} characters refused (allowed ${range})`);
+          return fail(`${p.name} of ${c.length} characters is outside ${range} but was not refused as invalid: ${describeAnswer(ex)}`, ex);
+        });
+        if (refusedAsInvalid(ex)) {
+          await ctx.check(e, `${id}.names-param`, levelFor('SHOULD', source), () => {
+            const env = envelopeOf(ex);
+            return namesParam(env?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex);
+          });
+        }
+      }
+    }
+  }
+}

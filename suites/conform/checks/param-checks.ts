@@ -1,0 +1,70 @@
+import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, refusedAsInvalid, requestSource, skip, succeeded } from '../conform-context.ts';
+import { namesParam } from '../envelope.ts';
+import { buildParams, declaredParams, requestParts } from '../param-values.ts';
+import { type CreatedResources, familyByCreatePath } from '../resource-families.ts';
+import { scenarioOf } from '../scenarios.ts';
+
+/** Extra query keys a real client sends (a UI's pagination object, a misspelt filter). */
+const EXTRA_QUERY = 'pagination%5Boffset%5D=0&filers%5B0%5D%5Bfield%5D=client_id';
+const EXTRA_BODY = { 'pagination[offset]': 0, filers: [{ field: 'client_id' }], x_mqsim_unknown_field: true };
+
+/**
+ * Each required parameter left out of an otherwise valid request: refused as a parameter error
+ * (MUST: HTTP 400 or code 400), naming the parameter (SHOULD). Nothing may be created by it.
+ */
+export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointContract, validParams: Record<string, unknown>, resources: CreatedResources): Promise<void> {
+  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  for (const p of ctx.requiredParams(e)) {
+    const base = family ? buildParams(e, family.fields(ctx, '-rq')) : validParams;
+    const params = { ...base };
+    delete params[p.name];
+    const source = p.source ?? requestSource(e);
+    const ex = await ctx.call(e, params);
+    if (family && succeeded(ex)) await resources.delete(family, base, 'cleanup');
+    await ctx.check(e, `required.${p.name}`, levelFor('MUST', source), () => {
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (refusedAsInvalid(ex)) return pass(`missing ${p.name} refused (${describeAnswer(ex)})`);
+      return fail(`a request without the required parameter ${p.name} was not refused as invalid: ${describeAnswer(ex)}`, ex);
+    });
+    const env = envelopeOf(ex);
+    if (refusedAsInvalid(ex)) {
+      await ctx.check(e, `required.${p.name}.names-param`, levelFor('SHOULD', source), () =>
+        namesParam(env?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the message does not name ${p.name}: ${describeAnswer(ex)}`, ex),
+      );
+    }
+  }
+}
+
+/**
+ * Unknown query keys and body fields are ignored: a valid request with extras still succeeds. A
+ * decision (the spec is silent), so INFO; only run where repeating the request is harmless.
+ */
+export async function runUnknownFieldCheck(ctx: ConformContext, e: EndpointContract, validParams: Record<string, unknown>, resources: CreatedResources): Promise<void> {
+  if (scenarioOf(e).unsafe) return;
+  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  if (e.method === 'POST' && !family && /\/(delete|leave)$/.test(e.path)) return; // a second delete cannot succeed
+  let ex;
+  if (e.method === 'GET') {
+    const parts = requestParts(e, validParams);
+    const query = new URLSearchParams(Object.entries(parts.query ?? {}).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, String(x)]) : v === undefined ? [] : [[k, String(v)]]))).toString();
+    ex = await ctx.send({ method: 'GET', path: e.path, query: query ? `${query}&${EXTRA_QUERY}` : EXTRA_QUERY }, 'check', e.id);
+  } else if (family) {
+    const fields = family.fields(ctx, '-xf');
+    ex = (await resources.create(family, fields, 'check', EXTRA_BODY))!;
+    if (succeeded(ex)) await resources.delete(family, fields, 'cleanup');
+  } else {
+    ex = await ctx.call(e, { ...validParams, ...EXTRA_BODY });
+  }
+  await ctx.check(e, 'unknown-fields-ignored', 'INFO', () => {
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (succeeded(ex) || (e.response.otherStatuses ?? []).includes(ex.response.status)) return pass('extra keys were ignored');
+    if (refusedAsInvalid(ex)) return fail(`a valid request with unknown ${e.method === 'GET' ? 'query keys' : 'body fields'} was refused: ${describeAnswer(ex)}`, ex);
+    return skip(`the request with extras failed for another reason (${describeAnswer(ex)}), so the rule could not be observed`);
+  });
+}
+
+/** Parameters of `e` the valid request must carry (for reporting only). */
+export function requiredNames(e: EndpointContract): string[] {
+  return declaredParams(e).filter((p) => p.required).map((p) => p.name);
+}

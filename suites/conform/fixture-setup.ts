@@ -1,0 +1,69 @@
+import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
+import { onlineNodeIds } from './checks/behaviour-checks.ts';
+import { CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
+import { findKey } from './scenarios.ts';
+
+/**
+ * Creates the run's fixtures in a tenant of its own (`conform-<seed>`): user, ACL rule, blacklist
+ * entry, rewrite and auto-subscribe rules, schema and binding, connector, topic and shard, each only
+ * when the contract has its create endpoint. A fixture left over by an interrupted run with the same
+ * seed is deleted and created again. Then learns what later checks need: a topic, a shard, the
+ * online nodes. Returns one line per problem (reported as notes, never as a crash).
+ */
+export async function setUpFixtures(ctx: ConformContext, resources: CreatedResources): Promise<string[]> {
+  const problems: string[] = [];
+  for (const family of RESOURCE_FAMILIES) {
+    if (!resources.createEndpoint(family)) continue;
+    const missing = (family.dependsOn ?? []).filter((d) => !resources.fixtures.has(d) && RESOURCE_FAMILIES.some((f) => f.key === d && resources.createEndpoint(f)));
+    if (missing.length > 0) {
+      problems.push(`fixture ${family.key} not created: it needs ${missing.join(', ')}, which could not be created`);
+      continue;
+    }
+    const fields = family.fields(ctx, '');
+    let ex = await resources.create(family, fields, 'fixture');
+    if (ex && !succeeded(ex) && resources.deleteEndpoint(family)) {
+      // A leftover of an interrupted run with the same seed: remove it and try once more.
+      const removed = await resources.delete(family, fields, 'cleanup');
+      if (removed && succeeded(removed)) ex = await resources.create(family, fields, 'fixture');
+    }
+    if (ex && succeeded(ex)) resources.fixtures.set(family.key, fields);
+    else if (ex) problems.push(`fixture ${family.key} not created (${describeAnswer(ex)}); checks that need it are skipped`);
+  }
+  await discover(ctx, resources);
+  return problems;
+}
+
+async function discover(ctx: ConformContext, resources: CreatedResources): Promise<void> {
+  const topic = resources.fixtures.get('topic');
+  if (topic) ctx.state.topic = { tenant: String(topic.tenant), topic_name: String(topic.topic_name) };
+  else {
+    const list = ctx.endpoint('GET', '/api/cluster/topic/list');
+    if (list) {
+      const ex = await ctx.call(list, { limit: 1 }, 'fixture');
+      const row = ((envelopeOf(ex)?.data as { data?: Record<string, unknown>[] } | undefined)?.data ?? [])[0];
+      if (row && typeof row.topic_name === 'string') ctx.state.topic = { tenant: String(row.tenant ?? ''), topic_name: row.topic_name };
+    }
+  }
+
+  const shard = resources.fixtures.get('shard');
+  if (shard) ctx.state.shardName = String(shard.shard_name);
+  else {
+    for (const [method, path, params] of [
+      ['POST', '/api/storage-engine/shard/list', {}],
+      ['GET', '/api/cluster/topic/detail', ctx.state.topic ?? {}],
+    ] as const) {
+      const e = ctx.endpoint(method, path);
+      if (!e || ctx.state.shardName) continue;
+      const ex = await ctx.call(e, params, 'fixture');
+      const name = succeeded(ex) ? findKey(envelopeOf(ex)?.data, 'shard_name') : undefined;
+      if (typeof name === 'string' && name.length > 0) ctx.state.shardName = name;
+    }
+  }
+  const segments = ctx.endpoint('POST', '/api/storage-engine/segment/list');
+  if (segments && ctx.state.shardName) {
+    const ex = await ctx.call(segments, { shard_name: ctx.state.shardName }, 'fixture');
+    const seq = succeeded(ex) ? findKey(envelopeOf(ex)?.data, 'segment_seq') : undefined;
+    if (typeof seq === 'number') ctx.state.segmentSeq = seq;
+  }
+  ctx.state.onlineNodeIds = await onlineNodeIds(ctx);
+}
