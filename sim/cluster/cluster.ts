@@ -36,6 +36,8 @@ export interface ClusterOptions {
   clusterName?: string;
   workload?: WorkloadName;
   admin?: Partial<AdminSettings>;
+  /** Static `meta_runtime` settings: how many offset and data consensus groups to run (default 1 each). */
+  metaRuntime?: { offset_raft_group_num?: number; data_raft_group_num?: number };
 }
 
 export interface ResolvedClusterOptions {
@@ -47,6 +49,7 @@ export interface ResolvedClusterOptions {
   clusterName: string;
   workload: WorkloadName;
   admin: AdminSettings;
+  metaRuntime: { offset_raft_group_num: number; data_raft_group_num: number };
 }
 
 /** Every part of the model starts at `start()`, in this order; a part never calls another from its constructor. */
@@ -101,6 +104,10 @@ export class Cluster {
         password: options.admin?.password ?? 'admin',
         jwtSecret: options.admin?.jwtSecret ?? 'mqsim-change-me-in-production-0123456789',
         tokenTtlHours: options.admin?.tokenTtlHours ?? 8,
+      },
+      metaRuntime: {
+        offset_raft_group_num: options.metaRuntime?.offset_raft_group_num ?? 1,
+        data_raft_group_num: options.metaRuntime?.data_raft_group_num ?? 1,
       },
     };
     this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs });

@@ -173,7 +173,7 @@ export class RaftGroups {
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('raft');
-    const configured = (this.cluster.options as { metaRuntime?: Partial<RaftGroupLayout> }).metaRuntime;
+    const configured = this.cluster.options.metaRuntime;
     this.layout = { ...this.layout, ...configured };
     const members = new Map(this.cluster.nodes.all().map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)] as const));
     for (const name of groupNames(this.layout)) {

@@ -45,7 +45,8 @@ export interface StaticNodeConfig {
 /** Bytes in a storage segment before it rolls (1 GiB, the real server's default). */
 export const MAX_SEGMENT_SIZE = 1_073_741_824;
 
-export function staticNodeConfig(node: SimNode): StaticNodeConfig {
+/** `raftLayout`: the consensus-group counts the cluster was started with, so config and status agree. */
+export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_num: number; data_raft_group_num: number }): StaticNodeConfig {
   const p = node.ports;
   const dataDir = `./data/node-${node.id}`;
   return {
@@ -63,7 +64,7 @@ export function staticNodeConfig(node: SimNode): StaticNodeConfig {
     },
     network: { accept_thread_num: 8, handler_thread_num: 32, queue_size: 1000 },
     pprof: { enable: false, port: 6060 + node.id - 1, frequency: 100 },
-    meta_runtime: { heartbeat_timeout_ms: 30_000, heartbeat_check_time_ms: 1000, raft_write_timeout_sec: 30, offset_raft_group_num: 1, data_raft_group_num: 1 },
+    meta_runtime: { heartbeat_timeout_ms: 30_000, heartbeat_check_time_ms: 1000, raft_write_timeout_sec: 30, offset_raft_group_num: raftLayout.offset_raft_group_num, data_raft_group_num: raftLayout.data_raft_group_num },
     rocksdb: { data_path: `${dataDir}/rocksdb`, max_open_files: 10_000 },
     storage_runtime: { tcp_port: p.storageTcp, max_segment_size: MAX_SEGMENT_SIZE, io_thread_num: 8, data_path: [...node.storageFold], offset_enable_cache: true },
     mqtt_server: { tcp_port: p.mqttTcp, tls_port: p.mqttTls, websocket_port: p.mqttWebsocket, websockets_port: p.mqttWebsockets, quic_port: p.mqttQuic },

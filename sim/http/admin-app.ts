@@ -199,7 +199,11 @@ export class AdminApp {
       }
       throw e;
     }
-    if (method === 'POST') this.cluster.engine.record('api.accepted', { path: endpoint.path });
+    if (method === 'POST') {
+      this.cluster.engine.record('api.accepted', { path: endpoint.path });
+      // Metadata writes made through the API are entries of the meta consensus group.
+      this.cluster.raft.appendMeta(`api:${endpoint.path}`);
+    }
 
     if (result instanceof RawBody) {
       return { status: result.status, headers: { 'content-type': result.contentType, 'x-mqsim-virtual-time': String(this.cluster.now()) }, body: result.body };

@@ -101,7 +101,7 @@ describe('every contract endpoint is served', () => {
     for (const e of [...CONTRACT].sort((a, b) => order(a) - order(b))) {
       sim.advance(100);
       const fields = requestFor(e, extra[e.id]);
-      const query = new URLSearchParams(Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString();
+      const query = new URLSearchParams(Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString();
       const res = e.method === 'GET' ? await sim.get(query ? `${e.path}?${query}` : e.path) : await sim.post(e.path, fields);
       if (res.status >= 500) problems.push(`${e.id}: HTTP ${res.status}`);
       if (e.response.kind !== 'envelope') {

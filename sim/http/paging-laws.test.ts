@@ -9,7 +9,7 @@ async function page(sim: InProcessSim, e: EndpointContract, params: Record<strin
   sim.advance(30);
   const res =
     e.method === 'GET'
-      ? await sim.get(`${e.path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`)
+      ? await sim.get(`${e.path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`)
       : await sim.post(e.path, params);
   expect(res.json?.code, `${e.id} ${JSON.stringify(params)}: ${res.text.slice(0, 200)}`).toBe(0);
   return res.json.data;

@@ -209,6 +209,9 @@ export class Topics {
     this.byKey.delete(keyOf(tenant, topicName));
     this.countByTenant.set(tenant, Math.max(0, this.countOf(tenant) - 1));
     this.cluster.engine.record('topic.delete', { tenant, name: topicName, id: topic.topic_id });
+    // The broker drops what it holds for the topic (the real server removes its subscriptions too).
+    const mqtt = this.cluster.mqtt as { onTopicDeleted?: (tenant: string, topicName: string) => void };
+    if (typeof mqtt.onTopicDeleted === 'function') mqtt.onTopicDeleted(tenant, topicName);
   }
 
   /**

@@ -204,8 +204,14 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
     key: 'shard',
     createPath: '/api/storage-engine/shard/create',
     deletePath: '/api/storage-engine/shard/delete',
-    fields: (ctx, s) => ({ shard_name: `conform-shard-${ctx.seed}${s}`, tenant: ctx.names.tenant }),
-    textOfLength: (p, n, ctx) => plainText(`h${ctx.seed}`, tenantRef)(p, n),
+    fields: (ctx, s) => ({
+      shard_name: `conform-shard-${ctx.seed}${s}`,
+      tenant: ctx.names.tenant,
+      desc: DESC,
+      // The real server's EngineShardConfig: one replica, so any cluster size can hold it.
+      config: JSON.stringify({ replica_num: 1, storage_type: 'EngineSegment', retention_sec: 86_400 }),
+    }),
+    textOfLength: (p, n, ctx) => (p.name === 'config' ? undefined : plainText(`h${ctx.seed}`, tenantRef)(p, n)),
   },
 ];
 

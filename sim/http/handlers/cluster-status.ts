@@ -1,12 +1,9 @@
-import pkg from '../../../package.json' with { type: 'json' };
+import { MQSIM_VERSION } from '../../version.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { SimNode } from '../../cluster/node-registry.ts';
 import type { RaftStateView } from '../../cluster/raft-groups.ts';
 import { WithStatus, type HandlerTable } from '../handler-types.ts';
-
-/** The service version the status object and `GET /` report: the mqsim package version. */
-export const SERVICE_VERSION: string = pkg.version;
 
 /** The spec's cluster status object, as `node` answers it. */
 export function clusterStatus(cluster: Cluster, node: SimNode) {
@@ -14,7 +11,7 @@ export function clusterStatus(cluster: Cluster, node: SimNode) {
   const meta: Record<string, RaftStateView> = {};
   for (const name of cluster.raft.names()) meta[name] = cluster.raft.stateView(name, node.id);
   return {
-    version: SERVICE_VERSION,
+    version: MQSIM_VERSION,
     cluster_name: cluster.options.clusterName,
     start_time: unixSeconds(node.startTime),
     broker_node_list: online.map((n) => cluster.nodes.view(n)),
