@@ -96,13 +96,21 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
 
 export interface RegisterOptions {
   io?: ConformIo;
-  /** How the process ends; injectable so tests can observe exit statuses. */
-  exit?: (code: number) => never | void;
+  /** Receives the run's exit status (default: process.exitCode); injectable for tests. */
+  exit?: (code: number) => void;
 }
 
-/** Registers `mqsim conform` on the CLI program. Usage errors exit 2, a failing or vacuous run 1. */
+/**
+ * Registers `mqsim conform` on the CLI program. A failing or vacuous run ends with status 1; usage
+ * errors are thrown as CommanderError for the program's main to turn into status 2.
+ */
 export function registerConformCommand(program: Command, registerOptions: RegisterOptions = {}): Command {
-  const exit = registerOptions.exit ?? ((code: number) => process.exit(code));
+  // Setting exitCode (not process.exit) lets a large --json report drain to a pipe before the process ends.
+  const exit =
+    registerOptions.exit ??
+    ((code: number) => {
+      process.exitCode = code;
+    });
   const cmd = program
     .command('conform')
     .description('check every endpoint of a server (or the embedded simulator) against the contract and write JSON, HTML and JUnit reports')
@@ -127,7 +135,8 @@ Examples:
   $ mqsim conform --target http://broker:58080 --username admin --password secret --report-dir out/conform
   $ mqsim conform --target sim --json > report.json`,
     )
-    .exitOverride((err) => exit(err.exitCode === 0 ? 0 : 2))
+    // Usage errors throw a CommanderError; the CLI's main turns it into exit status 2 (0 for --help).
+    .exitOverride()
     .action(async (options: ConformCommandOptions) => {
       let code: number;
       try {

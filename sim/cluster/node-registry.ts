@@ -222,8 +222,10 @@ export class NodeRegistry {
       throw failed(`Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`);
     }
     const groups = this.cluster.raft.removeVoter(id);
-    if (node && groups.length > 0) node.removed = true;
-    this.cluster.engine.record('node.leave', { id, force, groups });
+    if (groups.length > 0) {
+      if (node) node.removed = true;
+      this.cluster.engine.record('node.leave', { id, force, groups });
+    }
     return nodeLeaveText(id);
   }
 }

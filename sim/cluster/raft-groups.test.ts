@@ -136,10 +136,7 @@ describe('consensus groups', () => {
   });
 
   it('reads the group counts from the meta_runtime layout and spreads keys over them', () => {
-    const c = new Cluster({ seed: 7, nodes: 3 });
-    c.raft.configureLayout({ offset_raft_group_num: 3, data_raft_group_num: 2 });
-    c.start();
-    expect(() => c.raft.configureLayout({ data_raft_group_num: 1 })).toThrow(/fixed/);
+    const c = new Cluster({ seed: 7, nodes: 3, metaRuntime: { offset_raft_group_num: 3, data_raft_group_num: 2 } }).start();
     expect(c.raft.names()).toEqual(['meta', 'mqtt', 'offset', 'offset_1', 'offset_2', 'data', 'data_1']);
     const used = new Set(Array.from({ length: 50 }, (_, i) => c.raft.offsetGroupFor(`g${i}`)));
     expect([...used].sort()).toEqual(['offset', 'offset_1', 'offset_2']);

@@ -158,23 +158,13 @@ export class RaftGroups {
 
   constructor(private readonly cluster: Cluster) {}
 
-  /**
-   * Sets the group counts (static `meta_runtime` config) before the cluster starts; the cluster
-   * options may carry them too (`options.metaRuntime`), which win.
-   */
-  configureLayout(layout: Partial<RaftGroupLayout>): void {
-    if (this.byName.size > 0) throw new Error('the consensus group layout is fixed once the cluster has started');
-    this.layout = { ...this.layout, ...layout };
-  }
-
   layoutOf(): RaftGroupLayout {
     return { ...this.layout };
   }
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('raft');
-    const configured = this.cluster.options.metaRuntime;
-    this.layout = { ...this.layout, ...configured };
+    this.layout = { ...this.cluster.options.metaRuntime };
     const members = new Map(this.cluster.nodes.all().map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)] as const));
     for (const name of groupNames(this.layout)) {
       const group = new RaftGroup(name, members);

@@ -185,6 +185,7 @@ export class AdminApp {
 
     const handler: Handler = HANDLERS[endpoint.id];
     let result: unknown;
+    const traceBefore = this.cluster.engine.trace.length;
     try {
       result = await handler({ cluster: this.cluster, node, params, endpoint, peers: this.peers });
       if (endpoint.list) {
@@ -200,9 +201,11 @@ export class AdminApp {
       throw e;
     }
     if (method === 'POST') {
+      // An accepted POST that changed the model (it recorded state changes) is a metadata write: an
+      // entry of the meta consensus group. A no-op (a node leave without effect) writes nothing.
+      const changed = this.cluster.engine.trace.length > traceBefore;
       this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      // Metadata writes made through the API are entries of the meta consensus group.
-      this.cluster.raft.appendMeta(`api:${endpoint.path}`);
+      if (changed) this.cluster.raft.appendMeta(`api:${endpoint.path}`);
     }
 
     if (result instanceof RawBody) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClusterServer, type RunningCluster } from './cluster-server.ts';
 
 /** A client bound to 127.0.0.2: a non-loopback peer under the spec's rule (Linux routes 127/8 on lo). */
-const remote = new Agent({ connect: { localAddress: '127.0.0.2' } });
+const remote = new Agent({ localAddress: '127.0.0.2' });
 const local = new Agent();
 
 describe('cluster server over real sockets', () => {

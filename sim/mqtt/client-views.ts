@@ -88,6 +88,8 @@ function propertiesJson(sub: Subscription): string {
   return JSON.stringify({ subscription_identifier: sub.subscriptionIdentifier, user_properties: sub.userProperties.map((p) => [p.key, p.value]) });
 }
 
+export type SubscriptionRecordView = ReturnType<typeof subscriptionRecord>;
+
 export function subscriptionRecord(sub: Subscription) {
   return {
     tenant: sub.tenant,

@@ -2,6 +2,7 @@ import { OperationError } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
+import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
 import { DemoPopulation } from './demo-population.ts';
 import { FlappingDetector } from './flapping-detector.ts';
 import { MessageCounters } from './message-counters.ts';
@@ -530,6 +531,11 @@ export class MqttBroker {
   /** Every known client (connected, or disconnected with a live session), in first-connect order. */
   allClients(): IterableIterator<ClientState> {
     return this.clients.values();
+  }
+
+  /** The subscription list's records (spec: Subscription record), in subscribe order. */
+  subscriptionsList(): SubscriptionRecordView[] {
+    return [...this.subscriptions.all()].map(subscriptionRecord);
   }
 
   get clientCount(): number {

@@ -76,6 +76,8 @@ export interface RequestStats {
   unauthorized: number;
   /** Requests counted for the vacuous rule (all but the auth checks). */
   counted: number;
+  /** Counted requests that got an HTTP answer. */
+  answered: number;
   byStatus: Record<string, number>;
   transportErrors: number;
 }
@@ -114,14 +116,14 @@ export function endpointStatusOf(checks: readonly CheckRecord[]): EndpointStatus
 /** Share of 401 answers from which a run counts as vacuous. */
 export const VACUOUS_UNAUTHORIZED_SHARE = 0.9;
 
-/** A run is vacuous when ≥90% (or all) of its counted requests were answered 401. */
+/** A run is vacuous when ≥90% (or all) of its answers were 401, or no request got an answer at all. */
 export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?: string } {
-  if (requests.counted === 0) return { vacuous: true, reason: 'no request reached the target' };
-  const share = requests.unauthorized / requests.counted;
+  if (requests.answered === 0) return { vacuous: true, reason: `none of the ${requests.counted} requests got an HTTP answer: is the target up at that address?` };
+  const share = requests.unauthorized / requests.answered;
   if (share >= VACUOUS_UNAUTHORIZED_SHARE) {
     return {
       vacuous: true,
-      reason: `${requests.unauthorized} of ${requests.counted} requests (${Math.round(share * 100)}%) were answered 401: the checks never reached the API. Run from 127.0.0.1 or pass --username/--password.`,
+      reason: `${requests.unauthorized} of ${requests.answered} answers (${Math.round(share * 100)}%) were 401: the checks never reached the API. Run from 127.0.0.1 or pass --username/--password.`,
     };
   }
   return { vacuous: false };

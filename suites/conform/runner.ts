@@ -76,6 +76,7 @@ function requestStats(exchanges: readonly Exchange[]): RequestStats {
   const byStatus: Record<string, number> = {};
   let unauthorized = 0;
   let counted = 0;
+  let answered = 0;
   let transportErrors = 0;
   for (const x of exchanges) {
     const status = x.response ? String(x.response.status) : 'error';
@@ -83,9 +84,10 @@ function requestStats(exchanges: readonly Exchange[]): RequestStats {
     if (!x.response) transportErrors++;
     if (x.purpose === 'auth') continue;
     counted++;
+    if (x.response) answered++;
     if (x.response?.status === 401) unauthorized++;
   }
-  return { total: exchanges.length, unauthorized, counted, byStatus, transportErrors };
+  return { total: exchanges.length, unauthorized, counted, answered, byStatus, transportErrors };
 }
 
 /** Parameters a check can start from when the valid request could not be built. */

@@ -1,5 +1,5 @@
 import { failed } from '../../api/operation-error.ts';
-import { clientRecord, sessionRecord, subscriptionDetail, subscriptionRecord } from '../../mqtt/client-views.ts';
+import { clientRecord, sessionRecord, subscriptionDetail } from '../../mqtt/client-views.ts';
 import { metricsText } from '../../mqtt/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../../mqtt/metrics-text.ts';
 import type { MonitorDataType } from '../../mqtt/monitor.ts';
@@ -17,7 +17,7 @@ export const handlers: HandlerTable = {
     }),
   'mqtt.client.list': ({ cluster }) => [...cluster.mqtt.allClients()].map(clientRecord),
   'mqtt.session.list': ({ cluster }) => [...cluster.mqtt.allClients()].filter((c) => c.session).map(sessionRecord),
-  'mqtt.subscribe.list': ({ cluster }) => [...cluster.mqtt.subscriptions.all()].map(subscriptionRecord),
+  'mqtt.subscribe.list': ({ cluster }) => cluster.mqtt.subscriptionsList(),
   'mqtt.subscribe.detail': ({ cluster, params }) => {
     const sub = cluster.mqtt.subscriptions.get(params.tenant, params.client_id, params.path);
     if (!sub) throw failed(`Subscription ${params.path} of client ${params.client_id} in tenant ${params.tenant} does not exist`);

@@ -41,7 +41,8 @@ async function settled(law: () => Promise<Verdict>): Promise<Verdict> {
   return second.status === 'fail' ? { ...second, message: `${second.message} (seen twice)` } : { ...second, message: `${second.message} (after one retry: the first attempt saw ${first.message})` };
 }
 
-function reversedAfterIntersect(asc: string[], desc: string[]): boolean {
+/** Is `desc` the reverse of `asc`, on the keys both hold, with runs of equal keys collapsed? */
+export function reversedAfterIntersect(asc: string[], desc: string[]): boolean {
   const inBoth = new Set(asc.filter((k) => desc.includes(k)));
   const dedupe = (keys: string[]) => keys.filter((k) => inBoth.has(k)).filter((k, i, a) => i === 0 || a[i - 1] !== k);
   const a = dedupe(asc);

@@ -1,0 +1,157 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report } from '../report-model.ts';
+import { renderHtml } from './html-writer.ts';
+import { renderJunit } from './junit-writer.ts';
+import { copyToLatest, writeReports } from './write-reports.ts';
+
+const check = (id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST', extra: Partial<CheckRecord> = {}): CheckRecord => ({ id, level, status, message: `${id} ${status}`, ...extra });
+
+function endpoint(method: string, path: string, tag: string, checks: CheckRecord[]): EndpointReport {
+  return { id: `${tag}.${path}`, method, path, tag, status: endpointStatusOf(checks), checks };
+}
+
+function sampleReport(overrides: Partial<Report> = {}): Report {
+  const endpoints = [
+    endpoint('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'pass', 'MUST', { vacuous: true })]),
+    endpoint('POST', '/api/cluster/tenant/create', 'tenants', [
+      check('happy-path', 'pass'),
+      check('limit.tenant_name.length-129', 'fail', 'MUST', {
+        request: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 'x'.repeat(129) } },
+        response: { status: 200, body: '{"code":0,"message":"success","data":"success"}' },
+        curl: "curl -sS -X POST 'http://127.0.0.1:1/api/cluster/tenant/create' --data-raw '{}'",
+      }),
+    ]),
+    endpoint('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { message: 'bad <tag> & "quote" \u0001' })]),
+    endpoint('GET', '/api/mq9/mail/list', 'mq9', [check('happy-path', 'skipped', 'MUST')]),
+    endpoint('GET', '/health/cluster', 'health', []),
+  ];
+  const requests = { total: 10, unauthorized: 0, counted: 10, answered: 10, byStatus: { '200': 10 }, transportErrors: 0 };
+  const summary = summarize(endpoints, false);
+  const base: Report = {
+    tool: { name: 'mqsim', version: '0.1.0' },
+    runId: 'run-1',
+    target: 'http://127.0.0.1:1',
+    seed: 7,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    durationMs: 1000,
+    replay: 'mqsim conform --target http://127.0.0.1:1 --seed 7',
+    vacuous: false,
+    verdict: 'fail',
+    verdictLine: verdictLineOf(summary, false),
+    requests,
+    summary,
+    endpoints,
+    notes: ['fixture shard not created'],
+  };
+  return { ...base, ...overrides };
+}
+
+/** A minimal XML well-formedness check: one root, balanced tags, quoted attributes, escaped text. */
+function assertWellFormedXml(xml: string): void {
+  const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
+  const stack: string[] = [];
+  let roots = 0;
+  const token = /<\/?([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"<]*")*)\s*(\/?)>|([^<]+)/gy;
+  let m: RegExpExecArray | null;
+  let consumed = 0;
+  while ((m = token.exec(body)) !== null) {
+    consumed = token.lastIndex;
+    if (m[4] !== undefined) {
+      if (m[4].trim() && stack.length === 0) throw new Error(`text outside the root: ${m[4].slice(0, 40)}`);
+      if (/&(?!(amp|lt|gt|quot|apos);)/.test(m[4])) throw new Error(`unescaped & in ${m[4].slice(0, 40)}`);
+      continue;
+    }
+    const closing = m[0].startsWith('</');
+    if (closing) {
+      if (stack.pop() !== m[1]) throw new Error(`unbalanced </${m[1]}>`);
+    } else if (m[3] !== '/') {
+      if (stack.length === 0) roots++;
+      stack.push(m[1]);
+    } else if (stack.length === 0) roots++;
+  }
+  if (consumed !== body.length) throw new Error(`cannot read XML at: ${body.slice(consumed, consumed + 60)}`);
+  if (stack.length !== 0) throw new Error(`unclosed ${stack.join(', ')}`);
+  if (roots !== 1) throw new Error(`${roots} root elements`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(xml)) throw new Error('control character in XML');
+}
+
+describe('report model', () => {
+  it('derives endpoint statuses: fail > pass > skipped > untested', () => {
+    expect(endpointStatusOf([])).toBe('untested');
+    expect(endpointStatusOf([check('a', 'skipped')])).toBe('skipped');
+    expect(endpointStatusOf([check('a', 'skipped'), check('b', 'pass')])).toBe('pass');
+    expect(endpointStatusOf([check('a', 'pass'), check('b', 'fail', 'INFO')])).toBe('fail');
+  });
+
+  it('counts checks, failures per level and endpoint statuses', () => {
+    const r = sampleReport();
+    expect(r.summary).toMatchObject({ checks: 6, passed: 3, failed: 2, skipped: 1, failedByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, untested: 1, vacuousChecks: 1, vacuous: false });
+    expect(r.summary.endpoints).toEqual({ pass: 1, fail: 2, skipped: 1, untested: 1 });
+  });
+
+  it('exits 1 only for MUST failures or a vacuous run', () => {
+    const r = sampleReport();
+    expect(exitCodeOf(r)).toBe(1);
+    expect(exitCodeOf({ ...r, summary: { ...r.summary, failedByLevel: { MUST: 0, SHOULD: 3, INFO: 9 } } })).toBe(0);
+    expect(exitCodeOf({ ...r, vacuous: true, summary: { ...r.summary, failedByLevel: { MUST: 0, SHOULD: 0, INFO: 0 } } })).toBe(1);
+  });
+
+  it('calls a run vacuous when ≥90% of answers are 401 or nothing answered', () => {
+    expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 9, byStatus: {}, transportErrors: 0 }).vacuous).toBe(true);
+    expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 8, byStatus: {}, transportErrors: 0 }).vacuous).toBe(false);
+    expect(vacuousRun({ total: 3, counted: 3, answered: 0, unauthorized: 0, byStatus: {}, transportErrors: 3 })).toMatchObject({ vacuous: true, reason: expect.stringContaining('is the target up') });
+    expect(verdictLineOf(summarize([], true), true, 'all 401')).toMatch(/^VACUOUS — not a pass: all 401/);
+  });
+});
+
+describe('report writers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mqsim-writers-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes report.json with the fixed shape', () => {
+    const files = writeReports(sampleReport(), join(dir, 'run'));
+    const json = JSON.parse(readFileSync(files.json, 'utf8'));
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(['target', 'seed', 'summary', 'endpoints']));
+    expect(json.summary).toMatchObject({ checks: 6, passed: 3, failed: 2, skipped: 1 });
+    for (const e of json.endpoints) {
+      expect(Object.keys(e)).toEqual(expect.arrayContaining(['method', 'path', 'status', 'checks']));
+      expect(['pass', 'fail', 'skipped', 'untested']).toContain(e.status);
+      for (const c of e.checks) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'level', 'status', 'message']));
+    }
+    copyToLatest(files.dir, join(dir, 'latest'));
+    expect(JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')).runId).toBe('run-1');
+  });
+
+  it('renders one self-contained HTML page listing every endpoint, failures with request, response and curl', () => {
+    const r = sampleReport();
+    const html = renderHtml(r);
+    for (const e of r.endpoints) expect(html).toContain(e.path);
+    expect(html).toContain('curl -sS -X POST');
+    expect(html).toContain('bad &lt;tag&gt; &amp; &quot;quote&quot;');
+    expect(html).not.toMatch(/<script|<link|src=|href="http/);
+    expect(html.indexOf('class="verdict')).toBeGreaterThan(0);
+  });
+
+  it('puts the vacuous warning before anything else', () => {
+    const html = renderHtml(sampleReport({ vacuous: true, vacuousReason: '95% answered 401' }));
+    const warn = html.indexOf('Vacuous run');
+    expect(warn).toBeGreaterThan(0);
+    expect(warn).toBeLessThan(html.indexOf('class="verdict'));
+    expect(warn).toBeLessThan(html.indexOf('<table'));
+  });
+
+  it('renders well-formed JUnit XML with one suite per tag and the right counts', () => {
+    const xml = renderJunit(sampleReport());
+    assertWellFormedXml(xml);
+    expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="2" errors="0" skipped="2"/);
+    expect(xml).toMatch(/<testsuite name="tenants" tests="4" failures="1" errors="0" skipped="0">/);
+    expect(xml).toMatch(/<testsuite name="health" tests="1" failures="0" errors="0" skipped="1">/);
+    expect(xml).toContain('<failure type="MUST" message="limit.tenant_name.length-129 fail">');
+    expect(() => assertWellFormedXml('<a><b></a>')).toThrow();
+  });
+});
