@@ -1,7 +1,7 @@
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
-import type { LastWill } from './mqtt-model.ts';
+import { clientKey, type LastWill } from './mqtt-model.ts';
 import type { MqttBroker } from './mqtt-broker.ts';
 
 /** One subscription a demo client makes when it (re)connects without a session. */
@@ -227,8 +227,13 @@ export class DemoPopulation {
     return true;
   }
 
+  /** Client keys of the specs, computed once: the tick asks for every spec every 2 s. */
+  private readonly keys = new Map<DemoClientSpec, string>();
+
   private online(spec: DemoClientSpec): boolean {
-    return this.broker.isConnected(spec.tenant, spec.clientId);
+    let key = this.keys.get(spec);
+    if (key === undefined) this.keys.set(spec, (key = clientKey(spec.tenant, spec.clientId)));
+    return this.broker.clientByKey(key)?.connection != null;
   }
 
   private payload(kind: DemoClientSpec['publishes'][number]['kind'], clientId: string): string {

@@ -45,8 +45,11 @@ export const MAX_SERIES = 20_000;
 
 type Dims = Partial<Record<MonitorDimension, string>>;
 
-const seriesKey = (type: MonitorDataType, dims: Dims): string =>
-  [type, ...MONITOR_DATA_TYPES[type].map((d) => dims[d] ?? '')].join('\u0000');
+function seriesKey(type: MonitorDataType, dims: Dims): string {
+  let key: string = type;
+  for (const d of MONITOR_DATA_TYPES[type]) key += `\u0000${dims[d] ?? ''}`;
+  return key;
+}
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
@@ -196,7 +199,8 @@ export class Monitor {
   /** Drops points older than the retention, and series left empty. */
   private expire(now: number): void {
     const oldest = unixSeconds(now - RETENTION_MS);
-    for (const [key, points] of [...this.series]) {
+    // Deleting the entry being visited is safe in a Map iteration.
+    for (const [key, points] of this.series) {
       let drop = 0;
       while (drop < points.length && points[drop].date <= oldest) drop++;
       if (drop > 0) points.splice(0, drop);

@@ -69,6 +69,19 @@ describe('MQTT broker: connections and sessions', () => {
     expect(b).toMatchObject({ sessionPresent: true });
   });
 
+  it('tells connect listeners about admitted connections, so they can subscribe the client', () => {
+    const sim = newSim();
+    const mqtt = sim.cluster.mqtt;
+    const off = mqtt.onConnect((e) => {
+      if (!e.sessionPresent) mqtt.subscribe({ tenant: e.tenant, clientId: e.clientId, path: `inbox/${e.username}` });
+    });
+    mqtt.connect({ tenant: 'default', clientId: 'auto', username: 'ann' });
+    expect(mqtt.subscriptionsList().map((s) => s.path)).toEqual(['inbox/ann']);
+    off();
+    mqtt.connect({ tenant: 'default', clientId: 'auto2', username: 'bob' });
+    expect(mqtt.subscriptions.size).toBe(1);
+  });
+
   it('refuses blacklisted clients, which never appear connected', async () => {
     const sim = newSim();
     const mqtt = sim.cluster.mqtt;
@@ -102,6 +115,23 @@ describe('MQTT broker: connections and sessions', () => {
     const fourth = mqtt.connect({ tenant: 'default', clientId: 'l4' });
     expect(fourth.ok === false && fourth.reason).toContain('max_network_connection');
     expect(mqtt.connectionCount).toBe(2);
+  });
+
+  it('drops the connections of a node that stops, keeping their sessions, and moves resumed sessions', () => {
+    const sim = newSim();
+    const mqtt = sim.cluster.mqtt;
+    mqtt.connect({ tenant: 'default', clientId: 'on2', nodeId: 2 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'on2', path: 'x' });
+    mqtt.connect({ tenant: 'default', clientId: 'on1', nodeId: 1 });
+    sim.cluster.nodes.stop(2);
+    expect(mqtt.connect({ tenant: 'default', clientId: 'late', nodeId: 2 }).ok).toBe(false);
+    sim.advance(5_000);
+    expect(mqtt.isConnected('default', 'on2')).toBe(false);
+    expect(mqtt.isConnected('default', 'on1')).toBe(true);
+    expect(mqtt.client('default', 'on2')?.session).not.toBeNull();
+    expect(mqtt.connect({ tenant: 'default', clientId: 'on2', nodeId: 3 })).toMatchObject({ ok: true, sessionPresent: true });
+    expect(mqtt.client('default', 'on2')?.session?.brokerId).toBe(3);
+    expect(mqtt.subscriptionsList().find((s) => s.client_id === 'on2')?.broker_id).toBe(3);
   });
 
   it('publishes the last will on a lost connection only, after its delay unless the client is back', () => {
@@ -147,7 +177,7 @@ describe('MQTT broker: routing', () => {
     expect(mqtt.subscribersOf('default', 'jobs/1').map((s) => s.client_id).sort()).toEqual(['pub', 's1', 's2', 'w1', 'w2', 'w3']);
     expect(mqtt.subscribersOf('default', 'other')).toEqual([]);
 
-    for (let i = 0; i < 6; i++) expect(mqtt.publish({ tenant: 'default', topic: `jobs/${i}`, payload: 'p', qos: 1, retain: false, clientId: 'pub' })).toEqual({ ok: true, delivered: 3, dropped: 0 });
+    for (let i = 0; i < 6; i++) expect(mqtt.publish({ tenant: 'default', topic: `jobs/${i}`, payload: 'p', qos: 1, retain: false, clientId: 'pub' })).toMatchObject({ ok: true, delivered: 3, dropped: 0 });
     expect(['w1', 'w2', 'w3'].map((w) => mqtt.client('default', w)!.messagesOut)).toEqual([2, 2, 2]);
     expect(mqtt.client('default', 'pub')!.messagesOut).toBe(0);
     expect(mqtt.client('default', 'pub')!.messagesIn).toBe(6);
@@ -156,9 +186,9 @@ describe('MQTT broker: routing', () => {
     mqtt.disconnect('s1', 'default', { clean: true });
     mqtt.disconnect('w1', 'default', { clean: true });
     mqtt.disconnect('w2', 'default', { clean: true });
-    expect(mqtt.publish({ tenant: 'default', topic: 'jobs/x', payload: 'p', qos: 0, retain: false })).toEqual({ ok: true, delivered: 3, dropped: 1 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'jobs/x', payload: 'p', qos: 0, retain: false })).toMatchObject({ ok: true, delivered: 3, dropped: 1 });
     expect(mqtt.client('default', 'w3')!.messagesOut).toBe(3);
-    expect(mqtt.publish({ tenant: 'default', topic: 'nobody/here', payload: 'p', qos: 0, retain: false })).toEqual({ ok: true, delivered: 0, dropped: 1 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'nobody/here', payload: 'p', qos: 0, retain: false })).toMatchObject({ ok: true, delivered: 0, dropped: 1 });
     expect(mqtt.counters.totals).toEqual({ in: 8, out: 21, dropped: 2 });
 
     const detail = (await sim.get(`/api/mqtt/subscribe/detail?tenant=default&client_id=s1&path=${encodeURIComponent('jobs/+')}`)).json.data;
@@ -186,6 +216,40 @@ describe('MQTT broker: routing', () => {
     expect(bad.ok === false && bad.reason).toContain('wildcards');
     const ghost = mqtt.publish({ tenant: 'acme', topic: 'r/2', payload: 'x', qos: 0, retain: false, clientId: 'nobody' });
     expect(ghost.ok === false && ghost.reason).toContain('not connected');
+  });
+
+  it('sends retained messages at subscribe time as retain_handling asks', () => {
+    const sim = newSim();
+    const mqtt = sim.cluster.mqtt;
+    mqtt.publish({ tenant: 'default', topic: 'st/a', payload: 'on', qos: 1, retain: true });
+    mqtt.publish({ tenant: 'default', topic: 'st/b', payload: 'off', qos: 1, retain: true });
+    mqtt.publish({ tenant: 'default', topic: 'st/c', payload: 'live', qos: 1, retain: false });
+    mqtt.publish({ tenant: 'acme', topic: 'st/d', payload: 'other tenant', qos: 1, retain: true });
+    for (const id of ['h0', 'h1', 'h2', 'sh']) mqtt.connect({ tenant: 'default', clientId: id });
+    const out = (id: string) => mqtt.client('default', id)!.messagesOut;
+    mqtt.subscribe({ tenant: 'default', clientId: 'h0', path: 'st/#', retainHandling: 0 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'h1', path: 'st/+', retainHandling: 1 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'h2', path: 'st/#', retainHandling: 2 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'sh', path: '$share/g/st/#' });
+    expect([out('h0'), out('h1'), out('h2'), out('sh')]).toEqual([2, 2, 0, 0]);
+    mqtt.subscribe({ tenant: 'default', clientId: 'h0', path: 'st/#', retainHandling: 0 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'h1', path: 'st/+', retainHandling: 1 });
+    expect([out('h0'), out('h1')]).toEqual([4, 2]);
+  });
+
+  it('returns the storage offset and drops exact subscriptions of a deleted topic', async () => {
+    const sim = newSim();
+    const mqtt = sim.cluster.mqtt;
+    mqtt.connect({ tenant: 'default', clientId: 'c' });
+    mqtt.subscribe({ tenant: 'default', clientId: 'c', path: 'del/me' });
+    mqtt.subscribe({ tenant: 'default', clientId: 'c', path: 'del/+' });
+    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'a', qos: 0, retain: false })).toMatchObject({ ok: true, offset: 0 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'b', qos: 0, retain: false })).toMatchObject({ ok: true, offset: 1 });
+    const res = await sim.post('/api/cluster/topic/delete', { tenant: 'default', topic_name: 'del/me' });
+    expect(res.json.code).toBe(0);
+    expect(mqtt.subscriptionsList().map((s) => s.path)).toEqual(['del/+']);
+    expect([...mqtt.subscriptions.get('default', 'c', 'del/+')!.push.keys()]).toEqual([]);
+    expect(mqtt.subscribersOf('default', 'del/me')).toEqual([{ client_id: 'c', path: 'del/+' }]);
   });
 
   it('refuses invalid subscriptions with a reason', () => {

@@ -7,12 +7,12 @@ import { DemoPopulation } from './demo-population.ts';
 import { FlappingDetector } from './flapping-detector.ts';
 import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
-import { clientKey, type ClientState, type LastWill, type Subscription } from './mqtt-model.ts';
+import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
 import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
 import { SlowSubscriptions } from './slow-subscriptions.ts';
 import { SubscriptionStore } from './subscriptions.ts';
 import { SystemAlarms } from './system-alarms.ts';
-import { parseSubscriptionPath, topicNameProblem } from './topic-filter.ts';
+import { parseSubscriptionPath, topicMatches, topicNameProblem } from './topic-filter.ts';
 
 export interface ConnectInput {
   tenant: string;
@@ -61,12 +61,39 @@ export interface PublishInput {
   clientId?: string;
 }
 
-export type PublishResult = { ok: true; delivered: number; dropped: number } | { ok: false; reason: string };
+/** `offset`: where storage appended the message (null if the storage part returned none). */
+export type PublishResult = { ok: true; delivered: number; dropped: number; offset: number | null } | { ok: false; reason: string };
+
+/** What a connect listener hears about an admitted connection. */
+export interface ConnectedEvent {
+  tenant: string;
+  clientId: string;
+  username: string;
+  ip: string;
+  nodeId: number;
+  sessionPresent: boolean;
+}
 
 /** A subscriber of a topic, as the topic detail's `sub_list` shows it. */
 export interface TopicSubscriber {
   client_id: string;
   path: string;
+}
+
+/** A connect request with its defaults applied and its node chosen. */
+interface NormalizedConnect {
+  tenant: string;
+  clientId: string;
+  username: string;
+  ip: string;
+  port: number | undefined;
+  connectionType: ConnectionType;
+  protocol: ProtocolVersion;
+  keepAlive: number;
+  cleanStart: boolean;
+  sessionExpiry: number;
+  lastWill: LastWill | null;
+  nodeId: number;
 }
 
 const DEFAULT_KEEP_ALIVE = 60;
@@ -106,6 +133,7 @@ export class MqttBroker {
   private connectsThisSecondTotal = 0;
   private publishesThisSecond = new Map<string, number>();
   private nextConnectionId = 1;
+  private readonly connectListeners: ((e: ConnectedEvent) => void)[] = [];
   private rng!: SeededRandom;
   private latencyRng!: SeededRandom;
 
@@ -139,86 +167,33 @@ export class MqttBroker {
       this.cluster.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
       return { ok: false, reason };
     };
-    const { tenant, clientId } = input;
-    if (!tenant) return refused('tenant must not be empty');
-    if (!clientId) return refused('client id must not be empty');
-    const connectionType = input.connectionType ?? 'Tcp';
-    if (!CONNECTION_TYPES.includes(connectionType)) return refused(`unknown connection type ${JSON.stringify(connectionType)}`);
-    const protocol = input.protocol ?? 5;
-    if (protocol !== 3 && protocol !== 4 && protocol !== 5) return refused(`unknown MQTT protocol level ${JSON.stringify(protocol)}`);
-    const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
-    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return refused(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
-    const protocolCfg = this.cluster.config.current().MqttProtocol;
-    const sessionExpiry = Math.min(input.sessionExpiry ?? protocolCfg.default_session_expiry_interval, protocolCfg.max_session_expiry_interval);
-    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return refused(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
-
-    const online = this.cluster.nodes.online();
-    if (online.length === 0) return refused('no broker node is online');
-    let nodeId: number;
-    if (input.nodeId !== undefined) {
-      if (!online.some((n) => n.id === input.nodeId)) return refused(`node ${input.nodeId} is not online`);
-      nodeId = input.nodeId;
-    } else {
-      nodeId = this.rng.pick(online).id;
-    }
-    const ip = input.ip ?? '127.0.0.1';
-    const username = input.username ?? '';
-
-    const blocking = this.cluster.blacklist.blocking({ tenant, clientId, username: username || undefined, ip });
-    if (blocking) return refused(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
-    if (this.flapping.isBanned(tenant, clientId)) return refused(`client ${clientId} is banned for connection flapping`);
-    const verdict = this.flapping.onConnectAttempt(tenant, clientId);
-    if (verdict.banned) return refused(`client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`);
-
-    const quota = this.cluster.tenants.quota(tenant);
-    const limits = this.cluster.config.current();
-    this.rollRateSecond();
-    if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
-      return refused(`tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})`);
-    }
-    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) {
-      return refused(`cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})`);
-    }
-    const key = clientKey(tenant, clientId);
+    const req = this.normalizeConnect(input);
+    if (typeof req === 'string') return refused(req);
+    const key = clientKey(req.tenant, req.clientId);
     const existing = this.clients.get(key);
-    // A takeover frees the old connection's slot, so the limits count without it.
-    const sameSlot = existing?.connection ? 1 : 0;
-    const sameSlotOnNode = existing?.connection?.nodeId === nodeId ? 1 : 0;
-    const tenantOnNode = (this.liveByNodeTenant.get(`${nodeId}\u0000${tenant}`) ?? 0) - sameSlotOnNode;
-    if (tenantOnNode >= quota.max_connections_per_node) return refused(`tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`);
-    const onNode = (this.liveByNode.get(nodeId) ?? 0) - sameSlotOnNode;
-    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) {
-      return refused(`node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`);
-    }
-    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) {
-      return refused(`cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`);
-    }
-    const cleanStart = input.cleanStart ?? false;
-    // A clean start replaces an existing session one for one; only a client without one adds a session.
-    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) {
-      return refused(`tenant ${tenant} reached max_sessions (${quota.max_sessions})`);
-    }
-
-    // Admitted.
+    const refusal = this.admissionRefusal(req, existing);
+    if (refusal) return refused(refusal);
+    const { tenant, clientId, nodeId, connectionType, protocol, cleanStart, sessionExpiry } = req;
+    const protocolCfg = this.cluster.config.current().MqttProtocol;
     this.connectsThisSecond.set(tenant, (this.connectsThisSecond.get(tenant) ?? 0) + 1);
     this.connectsThisSecondTotal++;
     const now = this.cluster.now();
     if (existing?.connection) this.closeConnection(existing, 'takeover');
     const connectionId = this.nextConnectionId++;
-    const port = input.port ?? this.rng.int(30_000, 65_000);
-    const last = {
+    const port = req.port ?? this.rng.int(30_000, 65_000);
+    const last: ConnectParams = {
       connectionId,
-      username,
-      ip,
+      username: req.username,
+      ip: req.ip,
       port,
       connectionType,
       protocol,
-      keepAlive,
+      keepAlive: req.keepAlive,
       cleanStart,
       receiveMaximum: protocolCfg.receive_max,
       maxPacketSize: protocolCfg.max_packet_size,
       topicAliasMax: protocol === 5 ? protocolCfg.topic_alias_max : 0,
-      requestProblemInfo: (protocol === 5 ? 1 : 0) as 0 | 1,
+      requestProblemInfo: protocol === 5 ? 1 : 0,
       nodeId,
       connectedAt: now,
     };
@@ -236,15 +211,97 @@ export class MqttBroker {
       client.session.reconnectAt = now;
       client.session.brokerId = nodeId;
       client.session.sessionExpiry = sessionExpiry;
-      client.session.lastWill = input.lastWill ?? null;
+      client.session.lastWill = req.lastWill;
+      // The resumed session now lives on this node, and so do its subscriptions.
+      for (const sub of this.subscriptions.ofClient(tenant, clientId)) sub.brokerId = nodeId;
     } else {
-      client.session = { sessionExpiry, createdAt: now, reconnectAt: null, disconnectAt: null, brokerId: nodeId, lastWill: input.lastWill ?? null };
+      client.session = { sessionExpiry, createdAt: now, reconnectAt: null, disconnectAt: null, brokerId: nodeId, lastWill: req.lastWill };
       this.sessionsByTenant.set(tenant, (this.sessionsByTenant.get(tenant) ?? 0) + 1);
     }
     client.connection = { connectionId, nodeId, lastHeartbeatAt: now };
     this.countLive(nodeId, tenant, +1);
     this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
+    const event: ConnectedEvent = { tenant, clientId, username: req.username, ip: req.ip, nodeId, sessionPresent };
+    for (const listener of [...this.connectListeners]) listener(event);
     return { ok: true, connectionId, nodeId, sessionPresent };
+  }
+
+  /**
+   * Calls `listener` after every admitted connection, in registration order (e.g. to apply
+   * auto-subscribe rules with `subscribe`). Returns a function that removes the listener.
+   */
+  onConnect(listener: (e: ConnectedEvent) => void): () => void {
+    this.connectListeners.push(listener);
+    return () => {
+      const i = this.connectListeners.indexOf(listener);
+      if (i >= 0) this.connectListeners.splice(i, 1);
+    };
+  }
+
+  /** The connect request with its defaults applied and the node chosen, or why it is malformed. */
+  private normalizeConnect(input: ConnectInput): NormalizedConnect | string {
+    const { tenant, clientId } = input;
+    if (!tenant) return 'tenant must not be empty';
+    if (!clientId) return 'client id must not be empty';
+    const connectionType = input.connectionType ?? 'Tcp';
+    if (!CONNECTION_TYPES.includes(connectionType)) return `unknown connection type ${JSON.stringify(connectionType)}`;
+    const protocol = input.protocol ?? 5;
+    if (protocol !== 3 && protocol !== 4 && protocol !== 5) return `unknown MQTT protocol level ${JSON.stringify(protocol)}`;
+    const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
+    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return `keep alive must be 0-65535 seconds, got ${keepAlive}`;
+    const protocolCfg = this.cluster.config.current().MqttProtocol;
+    const sessionExpiry = Math.min(input.sessionExpiry ?? protocolCfg.default_session_expiry_interval, protocolCfg.max_session_expiry_interval);
+    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return `session expiry must be a non-negative integer, got ${input.sessionExpiry}`;
+    const online = this.cluster.nodes.online();
+    if (online.length === 0) return 'no broker node is online';
+    if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId)) return `node ${input.nodeId} is not online`;
+    const nodeId = input.nodeId ?? this.rng.pick(online).id;
+    return {
+      tenant,
+      clientId,
+      username: input.username ?? '',
+      ip: input.ip ?? '127.0.0.1',
+      port: input.port,
+      connectionType,
+      protocol,
+      keepAlive,
+      cleanStart: input.cleanStart ?? false,
+      sessionExpiry,
+      lastWill: input.lastWill ?? null,
+      nodeId,
+    };
+  }
+
+  /**
+   * Why a well-formed connect is refused, in the broker's order: blacklist, flapping ban, flapping
+   * detection (this attempt counts), connection rates, connection limits, session quota.
+   */
+  private admissionRefusal(req: NormalizedConnect, existing: ClientState | undefined): string | undefined {
+    const { tenant, clientId, nodeId } = req;
+    const blocking = this.cluster.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
+    if (blocking) return `refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`;
+    if (this.flapping.isBanned(tenant, clientId)) return `client ${clientId} is banned for connection flapping`;
+    const verdict = this.flapping.onConnectAttempt(tenant, clientId);
+    if (verdict.banned) return `client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`;
+
+    const quota = this.cluster.tenants.quota(tenant);
+    const limits = this.cluster.config.current();
+    this.rollRateSecond();
+    if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
+      return `tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})`;
+    }
+    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) return `cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})`;
+    // A takeover frees the old connection's slot, so the limits count without it.
+    const sameSlot = existing?.connection ? 1 : 0;
+    const sameSlotOnNode = existing?.connection?.nodeId === nodeId ? 1 : 0;
+    const tenantOnNode = (this.liveByNodeTenant.get(`${nodeId}\u0000${tenant}`) ?? 0) - sameSlotOnNode;
+    if (tenantOnNode >= quota.max_connections_per_node) return `tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`;
+    const onNode = (this.liveByNode.get(nodeId) ?? 0) - sameSlotOnNode;
+    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) return `node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`;
+    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) return `cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`;
+    // A clean start replaces an existing session one for one; only a client without one adds a session.
+    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) return `tenant ${tenant} reached max_sessions (${quota.max_sessions})`;
+    return undefined;
   }
 
   /**
@@ -387,9 +444,28 @@ export class MqttBroker {
       successTotal: 0,
       failureTotal: 0,
     };
-    const { created } = this.subscriptions.put(sub);
-    this.cluster.engine.record('mqtt.subscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path, qos, created });
+    const { created, subscription } = this.subscriptions.put(sub);
+    const retained = this.sendRetained(subscription, created);
+    this.cluster.engine.record('mqtt.subscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path, qos, created, retained });
     return { ok: true, created, pkId };
+  }
+
+  /**
+   * Retained messages of the topics a new subscription matches, as its retain_handling asks: 0 on
+   * every subscribe, 1 only when the subscription is new, 2 never. Shared subscriptions get none
+   * (MQTT 5 §4.8.2). Returns how many were sent.
+   */
+  private sendRetained(sub: Subscription, created: boolean): number {
+    if (sub.group !== null || sub.retainHandling === 2 || (sub.retainHandling === 1 && !created)) return 0;
+    const now = this.cluster.now();
+    let sent = 0;
+    for (const t of topicsOf(this.cluster).all()) {
+      const r = t.retained;
+      if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
+      if (!topicMatches(sub.filter, t.topic_name)) continue;
+      if (this.deliver(sub, t.topic_name)) sent++;
+    }
+    return sent;
   }
 
   unsubscribe(input: { tenant: string; clientId: string; path: string }): boolean {
@@ -404,6 +480,27 @@ export class MqttBroker {
     const out: TopicSubscriber[] = routes.exclusive.map((s) => ({ client_id: s.clientId, path: s.path }));
     for (const g of routes.groups) for (const m of g.members) out.push({ client_id: m.clientId, path: m.path });
     return out;
+  }
+
+  /**
+   * A topic was deleted (called by the topics part): subscriptions to exactly that topic go, as on
+   * the real server (wildcard subscriptions stay), and so do the push counters and slow-subscription
+   * records of the topic.
+   */
+  onTopicDeleted(tenant: string, topicName: string): void {
+    let removed = 0;
+    for (const sub of [...this.subscriptions.all()]) {
+      if (sub.tenant !== tenant) continue;
+      if (sub.filter === topicName) {
+        this.subscriptions.remove(tenant, sub.clientId, sub.path);
+        removed++;
+      } else {
+        sub.push.delete(topicName);
+      }
+    }
+    this.subscriptions.forgetRoute(tenant, topicName);
+    this.slowSubscriptions.forgetTopic(tenant, topicName);
+    this.cluster.engine.record('mqtt.topic-deleted', { tenant, topic: topicName, subscriptions: removed });
   }
 
   /** Node leading a share group: drawn from the online nodes by a hash of the group, so it moves only when nodes do. */
@@ -436,9 +533,11 @@ export class MqttBroker {
     const storage = storageOf(this.cluster);
     const connectors = connectorSinkOf(this.cluster);
     const now = this.cluster.now();
+    let offset: number | null = null;
     try {
       topics.ensure(tenant, topic);
-      storage.appendToTopic(tenant, topic, { payload, timestamp: now });
+      const appended = storage.appendToTopic(tenant, topic, { payload, timestamp: now });
+      if (typeof appended === 'number') offset = appended;
       if (input.retain) topics.setRetained(tenant, topic, payload === '' ? null : { payload, qos: input.qos, retainedAt: now });
     } catch (e) {
       // A quota or storage refusal of the topics part is the publish's refusal, not a crash.
@@ -485,7 +584,7 @@ export class MqttBroker {
     if (dropped > 0) this.counters.countDropped(tenant, dropped);
     connectors.onMessage(tenant, topic, { payload, timestamp: now });
     this.cluster.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
-    return { ok: true, delivered, dropped };
+    return { ok: true, delivered, dropped, offset };
   }
 
   /** A push that could not be made: the subscriber (or every member of its share group) is offline. */
@@ -522,6 +621,11 @@ export class MqttBroker {
 
   client(tenant: string, clientId: string): ClientState | undefined {
     return this.clients.get(clientKey(tenant, clientId));
+  }
+
+  /** The client with this `clientKey(tenant, clientId)`. */
+  clientByKey(key: string): ClientState | undefined {
+    return this.clients.get(key);
   }
 
   isConnected(tenant: string, clientId: string): boolean {

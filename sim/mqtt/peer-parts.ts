@@ -17,6 +17,8 @@ export interface RetainedMessageInput {
 export interface TopicRecordLike {
   tenant?: string;
   topic_name?: string;
+  /** Retained message; `expiresAt` virtual ms or null (never). */
+  retained?: { payload: string; expiresAt?: number | null } | null;
 }
 
 export interface TopicsPart {

@@ -58,6 +58,11 @@ export class SlowSubscriptions {
     this.cluster.engine.record('mqtt.slow-subscribe', { tenant: d.tenant, clientId: d.clientId, topic: d.topic, span });
   }
 
+  /** Drops the records of a deleted topic. */
+  forgetTopic(tenant: string, topic: string): void {
+    for (const [key, r] of this.records) if (r.tenant === tenant && r.topic_name === topic) this.records.delete(key);
+  }
+
   /** Every record, oldest update first. */
   all(): SlowSubscriptionRecord[] {
     return [...this.records.values()].map((r) => ({ ...r }));

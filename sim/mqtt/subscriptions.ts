@@ -19,8 +19,10 @@ export interface ShareGroup {
 
 /** Who a message published on one topic goes to: each exclusive subscription, and one member per share group. */
 export interface Routes {
-  readonly exclusive: readonly Subscription[];
-  readonly groups: readonly ShareGroup[];
+  readonly tenant: string;
+  readonly topic: string;
+  readonly exclusive: Subscription[];
+  readonly groups: ShareGroup[];
 }
 
 const subKey = (tenant: string, clientId: string, path: string): string => `${tenant}\u0000${clientId}\u0000${path}`;
@@ -28,8 +30,9 @@ const groupKey = (tenant: string, group: string, filter: string): string => `${t
 
 /**
  * Every subscription of the cluster, indexed by key, by client and by share group, with a routing
- * cache per (tenant, topic) that any subscribe or unsubscribe invalidates. Iteration is in
- * subscribe order.
+ * cache per (tenant, topic) that subscribes and unsubscribes update in place (a new subscription is
+ * matched against the cached topics only, not every topic against every subscription). Iteration is
+ * in subscribe order; a cached route lists subscriptions in the order they were added to it.
  */
 export class SubscriptionStore {
   private readonly byKey = new Map<string, Subscription>();
@@ -65,13 +68,17 @@ export class SubscriptionStore {
     let mine = this.byClient.get(ck);
     if (!mine) this.byClient.set(ck, (mine = new Map()));
     mine.set(sub.path, sub);
-    if (sub.group !== null) {
+    if (sub.group === null) {
+      for (const r of this.routeCache.values()) if (r.tenant === sub.tenant && topicMatches(sub.filter, r.topic)) r.exclusive.push(sub);
+    } else {
       const gk = groupKey(sub.tenant, sub.group, sub.filter);
       let g = this.groups.get(gk);
-      if (!g) this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0 }));
+      if (!g) {
+        this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0 }));
+        for (const r of this.routeCache.values()) if (r.tenant === sub.tenant && topicMatches(sub.filter, r.topic)) r.groups.push(g);
+      }
       g.members.push(sub);
     }
-    this.routeCache.clear();
     return { created: true, subscription: sub };
   }
 
@@ -84,17 +91,27 @@ export class SubscriptionStore {
     const mine = this.byClient.get(ck);
     mine?.delete(path);
     if (mine && mine.size === 0) this.byClient.delete(ck);
-    if (sub.group !== null) {
+    if (sub.group === null) {
+      for (const r of this.routeCache.values()) {
+        const i = r.exclusive.indexOf(sub);
+        if (i >= 0) r.exclusive.splice(i, 1);
+      }
+    } else {
       const gk = groupKey(tenant, sub.group, sub.filter);
       const g = this.groups.get(gk);
       if (g) {
         const i = g.members.indexOf(sub);
         if (i >= 0) g.members.splice(i, 1);
-        if (g.members.length === 0) this.groups.delete(gk);
-        else g.cursor %= g.members.length;
+        if (g.members.length > 0) g.cursor %= g.members.length;
+        else {
+          this.groups.delete(gk);
+          for (const r of this.routeCache.values()) {
+            const j = r.groups.indexOf(g);
+            if (j >= 0) r.groups.splice(j, 1);
+          }
+        }
       }
     }
-    this.routeCache.clear();
     return sub;
   }
 
@@ -134,9 +151,14 @@ export class SubscriptionStore {
       if (g.tenant === tenant && topicMatches(g.filter, topic)) groups.push(g);
     }
     if (this.routeCache.size >= MAX_ROUTE_CACHE) this.routeCache = new Map();
-    const routes: Routes = { exclusive, groups };
+    const routes: Routes = { tenant, topic, exclusive, groups };
     this.routeCache.set(key, routes);
     return routes;
+  }
+
+  /** Drops the cached route of a topic (it was deleted). */
+  forgetRoute(tenant: string, topic: string): void {
+    this.routeCache.delete(`${tenant}\u0000${topic}`);
   }
 
   /** Push counters of `sub` for `topic`, created on first use, most recently used last. */

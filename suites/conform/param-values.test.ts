@@ -97,3 +97,22 @@ describe('list law helpers', () => {
     expect(fingerprint({ value: 1 })).not.toBe(fingerprint({ value: 2 }));
   });
 });
+
+describe('time forms', async () => {
+  const { plausibleTime, DataValidator } = await import('./data-validator.ts');
+  it('tells seconds from milliseconds', () => {
+    expect(plausibleTime('unix-seconds', 1_767_225_600)).toBe(true);
+    expect(plausibleTime('unix-seconds', 1_767_225_600_000)).toBe(false);
+    expect(plausibleTime('unix-millis', 1_767_225_600_000)).toBe(true);
+    expect(plausibleTime('unix-millis', 1_767_225_600)).toBe(false);
+    expect(plausibleTime('unix-seconds', 0)).toBe(true);
+  });
+  it('reports a value in the wrong unit as a schema error', () => {
+    const v = new DataValidator();
+    const schema = { type: 'object', properties: { t: { type: 'integer', 'x-time-form': 'unix-seconds' } } };
+    expect(v.checkSchema('t', schema, { t: 1_767_225_600 })).toEqual({ ok: true });
+    const bad = v.checkSchema('t', schema, { t: 1_767_225_600_000 });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.errors[0]).toMatch(/\/t 1767225600000 is not plausible as unix-seconds/);
+  });
+});

@@ -3,20 +3,31 @@ import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { UrlTarget } from '../targets/url-target.ts';
-import { ConformContext, describeAnswer, levelFor, requestSource } from './conform-context.ts';
+import { ConformContext, fail, fixtureNames, succeeded } from './conform-context.ts';
 import { badTokens, runAuthChecks, runLoginChecks, type BadTokens } from './checks/auth-checks.ts';
-import { runConfigRoundTrip, runErrorCaseChecks, runHealthChecks, runMonitorChecks, runNodeLeaveChecks, runWrongMethodCheck } from './checks/behaviour-checks.ts';
+import {
+  runConfigForwarding,
+  runConfigRoundTrip,
+  runErrorCaseChecks,
+  runHealthChecks,
+  runMonitorChecks,
+  runMonitorTypes,
+  runNodeLeaveChecks,
+  runTokenLifetime,
+  runUpdateVisible,
+  runWrongMethodCheck,
+} from './checks/behaviour-checks.ts';
+import { runConnectorStates, runOverviewConsistency, runReplicaInvariants, runTenantDefaults } from './checks/consistency-checks.ts';
 import { runEnvelopeInvariants } from './checks/envelope-invariants.ts';
-import { happyRequest, runHappyPath } from './checks/happy-path.ts';
+import { runHappyPath } from './checks/happy-path.ts';
 import { runLimitChecks } from './checks/limit-checks.ts';
-import { runListLaws, runShowsCreated } from './checks/list-laws.ts';
+import { runGoneAfterDelete, runListFilters, runListLaws, runShowsCreated } from './checks/list-laws.ts';
 import { runRequiredParamChecks, runUnknownFieldCheck } from './checks/param-checks.ts';
 import type { Exchange } from './exchange.ts';
-import { fixtureNames } from './conform-context.ts';
 import { setUpFixtures } from './fixture-setup.ts';
 import { buildParams } from './param-values.ts';
 import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report, type RequestStats } from './report-model.ts';
-import { CreatedResources, familyByCreatePath, RESOURCE_FAMILIES } from './resource-families.ts';
+import { CreatedResources, familyByCreatePath, familyByDeletePath, RESOURCE_FAMILIES } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
 
 export interface ConformOptions {
@@ -91,7 +102,7 @@ function requestStats(exchanges: readonly Exchange[]): RequestStats {
 }
 
 /** Parameters a check can start from when the valid request could not be built. */
-function baseParams(ctx: ConformContext, e: EndpointContract): Record<string, unknown> {
+function baseParams(e: EndpointContract): Record<string, unknown> {
   if (e.path === '/api/cluster/config/set') return { config_type: 'MqttSlowSubscribeConfig', config: '{}' };
   if (e.path === '/api/cluster/node/leave') return { node_id: 0 };
   return buildParams(e, {});
@@ -100,7 +111,7 @@ function baseParams(ctx: ConformContext, e: EndpointContract): Record<string, un
 async function checkEndpoint(ctx: ConformContext, e: EndpointContract, resources: CreatedResources, tokens: BadTokens | undefined): Promise<void> {
   const key = `${e.method} ${e.path}`;
   let happy: Exchange | undefined;
-  let params: Record<string, unknown> = baseParams(ctx, e);
+  let params: Record<string, unknown> = baseParams(e);
   if (key === 'POST /api/cluster/config/set') await runConfigRoundTrip(ctx, e);
   else if (key === 'POST /api/cluster/node/leave') await runNodeLeaveChecks(ctx, e);
   else {
@@ -109,12 +120,27 @@ async function checkEndpoint(ctx: ConformContext, e: EndpointContract, resources
   }
 
   if (e.path.startsWith('/health/')) await runHealthChecks(ctx, e, happy);
-  if (key === 'GET /api/mqtt/monitor/data') await runMonitorChecks(ctx, e, happy);
+  if (key === 'GET /api/mqtt/monitor/data') {
+    await runMonitorChecks(ctx, e, happy);
+    await runMonitorTypes(ctx, e);
+  }
   await runErrorCaseChecks(ctx, e);
-  if (e.path === '/api/v1/login') await runLoginChecks(ctx, e, ctx.contract.find((x) => x.method === 'GET' && x.auth === 'token' && x.path.startsWith('/api/') && x.response.kind === 'envelope' && !x.params.some((p) => p.required)));
+  await runUpdateVisible(ctx, e, happy);
+  await runConfigForwarding(ctx, e);
+  await runOverviewConsistency(ctx, e);
+  await runConnectorStates(ctx, e, happy);
+  await runTenantDefaults(ctx, e, resources);
+  await runReplicaInvariants(ctx, e, resources);
+  if (e.path === '/api/v1/login') {
+    await runLoginChecks(ctx, e, ctx.contract.find((x) => x.method === 'GET' && x.auth === 'token' && x.path.startsWith('/api/') && x.response.kind === 'envelope' && !x.params.some((p) => p.required)));
+    await runTokenLifetime(ctx, e, happy);
+  }
+  const deleted = e.method === 'POST' ? familyByDeletePath(e.path) : undefined;
+  if (deleted && happy && succeeded(happy)) await runGoneAfterDelete(ctx, e, deleted, deleted.fields(ctx, '-hp'));
 
   if (e.list && happy) {
     await runListLaws(ctx, e, happy, params);
+    await runListFilters(ctx, e, happy, params);
     const family = RESOURCE_FAMILIES.find((f) => f.listPath === e.path);
     if (family) await runShowsCreated(ctx, e, family, resources, params);
   }
@@ -178,7 +204,14 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     for (const tag of tags) {
       const tagStart = performance.now();
       const endpoints = contract.filter((e) => e.tag === tag);
-      for (const e of endpoints) await checkEndpoint(ctx, e, resources, tokens);
+      for (const e of endpoints) {
+        try {
+          await checkEndpoint(ctx, e, resources, tokens);
+        } catch (err) {
+          // A harness bug outside a check: record it on the endpoint and go on with the next one.
+          await ctx.check(e, 'harness', 'MUST', () => fail(`the checks of this endpoint stopped on a harness error: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`));
+        }
+      }
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     }
 
@@ -224,6 +257,3 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   if (options.reportDir) writeReports(report, options.reportDir);
   return report;
 }
-
-// Re-exported for the CLI and tests.
-export { describeAnswer, happyRequest, levelFor, requestSource };

@@ -189,3 +189,68 @@ export async function runWrongMethodCheck(ctx: ConformContext, e: EndpointContra
     return fail(`${other} on a ${e.method} endpoint must be refused, got ${describeAnswer(ex)}`, ex);
   });
 }
+
+/** A tenant update shows in the tenant list at once (spec: Tenants). */
+export async function runUpdateVisible(ctx: ConformContext, e: EndpointContract, happy: Exchange | undefined): Promise<void> {
+  if (e.path !== '/api/cluster/tenant/update' || !happy || !succeeded(happy)) return;
+  const list = ctx.endpoint('GET', '/api/cluster/tenant/list');
+  if (!list) return;
+  const sent = happy.sent.body as Obj;
+  await ctx.check(e, 'update.visible-in-list', 'MUST', async () => {
+    const ex = await ctx.call(list, { tenant_name: sent.tenant_name });
+    const rows = ((dataOf(ex) as { data?: Obj[] } | undefined)?.data ?? []) as Obj[];
+    const row = rows.find((r) => r.tenant_name === sent.tenant_name);
+    if (!row) return fail(`the updated tenant ${String(sent.tenant_name)} is not listed`, ex);
+    if (row.desc !== sent.desc) return fail(`desc was updated to ${JSON.stringify(sent.desc)} but the list shows ${JSON.stringify(row.desc)}`, ex);
+    return pass('the new description is listed');
+  });
+}
+
+/** Config get with a broker_id answers that node's configuration (spec: forwarded to the node). */
+export async function runConfigForwarding(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  if (e.path !== '/api/cluster/config/get') return;
+  await ctx.check(e, 'config.get-by-broker-id', 'MUST', async () => {
+    const ids = ctx.state.onlineNodeIds ?? [];
+    if (ids.length === 0) return skip('the target reports no online node');
+    for (const id of ids) {
+      const ex = await ctx.call(e, { broker_id: id });
+      if (!succeeded(ex)) return fail(`config get for online node ${id} failed: ${describeAnswer(ex)}`, ex);
+      const got = dataOf(ex)?.broker_id;
+      if (Number(got) !== id) return fail(`config get with broker_id ${id} answered the configuration of broker ${JSON.stringify(got)}`, ex);
+    }
+    return pass(`each of the ${ids.length} online nodes answers with its own configuration`);
+  });
+}
+
+/** Every data_type of the spec's table answers an array with code 0 (without its dimensions: []). */
+export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const types = e.params.find((p) => p.name === 'data_type')?.enum ?? [];
+  if (types.length === 0) return;
+  await ctx.check(e, 'monitor.every-data-type', 'MUST', async () => {
+    let points = 0;
+    for (const type of types) {
+      const ex = await ctx.call(e, { data_type: type });
+      const data = envelopeOf(ex)?.data;
+      if (!succeeded(ex) || !Array.isArray(data)) return fail(`data_type ${String(type)} must answer an array with code 0, got ${describeAnswer(ex)}`, ex);
+      const check = ctx.validator.checkData(e, data);
+      if (!check.ok) return fail(`data_type ${String(type)}: ${check.errors.join('; ')}`, ex);
+      points += data.length;
+    }
+    return pass(`${types.length} data types answer arrays (${points} points in all)`, undefined, points === 0);
+  });
+}
+
+/** A token lasts token_ttl_hours × 3600 seconds (spec: Authentication rule 4 and the admin section). */
+export async function runTokenLifetime(ctx: ConformContext, login: EndpointContract, happy: Exchange | undefined): Promise<void> {
+  if (!happy || !succeeded(happy)) return;
+  const get = ctx.endpoint('GET', '/api/cluster/config/get');
+  if (!get) return;
+  await ctx.check(login, 'login.expires-in-matches-ttl', 'MUST', async () => {
+    const config = await ctx.call(get, {}, 'fixture');
+    const ttl = Number((dataOf(config)?.admin as Obj | undefined)?.token_ttl_hours);
+    if (!Number.isFinite(ttl)) return skip('config get shows no admin.token_ttl_hours to compare with');
+    const expires = Number(dataOf(happy)?.expires_in);
+    if (expires !== Math.round(ttl * 3600)) return fail(`expires_in is ${expires}, but admin.token_ttl_hours ${ttl} gives ${Math.round(ttl * 3600)}`, happy);
+    return pass(`expires_in ${expires} = token_ttl_hours ${ttl} × 3600`);
+  });
+}

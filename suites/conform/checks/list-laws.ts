@@ -12,7 +12,7 @@ interface Page {
 }
 
 /** Fields that identify a record across requests (values that change, like counters, are left out). */
-const IDENTITY_FIELDS = ['tenant', 'tenant_name', 'name', 'username', 'client_id', 'connection_id', 'path', 'connector_name', 'topic_id', 'topic_name', 'mail_address', 'schema_name', 'resource_name', 'data_type', 'shard_name', 'segment_seq', 'node_id'];
+export const IDENTITY_FIELDS = ['tenant', 'tenant_name', 'name', 'username', 'client_id', 'connection_id', 'path', 'connector_name', 'topic_id', 'topic_name', 'mail_address', 'schema_name', 'resource_name', 'data_type', 'shard_name', 'segment_seq', 'node_id'];
 
 export function fingerprint(row: Row): string {
   const keys = IDENTITY_FIELDS.filter((k) => k in row);
@@ -139,5 +139,79 @@ export async function runShowsCreated(ctx: ConformContext, e: EndpointContract, 
     if (found) return pass(`the ${family.key} created by the run is listed`);
     if (page.total > page.rows.length) return skip(`the list has more records (${page.total}) than one page; the ${family.key} may be on another page`);
     return fail(`the ${family.key} ${JSON.stringify(Object.fromEntries(identity))} created by the run is missing from the list`, page.ex);
+  });
+}
+
+function fieldText(row: Row, field: string): string | undefined {
+  const v = row[field];
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+/** A part of `value` for a contains-match: drops the first and last character when long enough. */
+export function innerPart(value: string): string {
+  const chars = [...value];
+  return chars.length >= 3 ? chars.slice(1, -1).join('') : value;
+}
+
+/**
+ * Named filters of a list (spec: each list's query parameters, "exact" or "fuzzy"/contains) and the
+ * common filter_field/filter_values/exact_match: every record returned matches the filter, and the
+ * record the value was taken from is among them (unless the list samples before filtering).
+ */
+export async function runListFilters(ctx: ConformContext, e: EndpointContract, happy: Exchange, base: Record<string, unknown>): Promise<void> {
+  const first = pageOf(happy);
+  if (!first || first.rows.length === 0) return;
+  const sampled = e.list!.sampleLimit !== undefined;
+
+  const judge = (page: Page | Exchange, field: string, want: string, exact: boolean, source: Row): Verdict => {
+    if (!isPage(page)) return fail(`the filtered list was refused: ${describeAnswer(page)}`, page);
+    const bad = page.rows.filter((r) => {
+      const v = fieldText(r, field);
+      return v === undefined || (exact ? v !== want : !v.includes(want));
+    });
+    if (bad.length > 0) return fail(`${bad.length} of ${page.rows.length} records do not ${exact ? 'equal' : 'contain'} ${JSON.stringify(want)} in ${field}, e.g. ${JSON.stringify(bad[0][field])}`, page.ex);
+    const found = page.rows.some((r) => fingerprint(r) === fingerprint(source));
+    if (!found && !sampled && page.total <= page.rows.length) return fail(`the record ${fingerprint(source)} has ${field} ${JSON.stringify(source[field])} but is missing from the filtered list`, page.ex);
+    return pass(`${page.rows.length} records, all ${exact ? 'equal to' : 'containing'} ${JSON.stringify(want)}`);
+  };
+
+  for (const p of e.params.filter((x) => x.match && x.type === 'string')) {
+    const field = p.field ?? p.name;
+    const source = first.rows.find((r) => typeof r[field] === 'string' && (r[field] as string).length > 0);
+    if (!source) continue;
+    const value = source[field] as string;
+    const want = p.match === 'fuzzy' ? innerPart(value) : value;
+    await ctx.check(e, `list.filter.${p.name}`, levelFor('MUST', p.source ?? e.response.source), async () =>
+      settled(async () => judge(await fetchPage(ctx, e, base, { [p.name]: want }), field, want, p.match === 'exact', source)),
+    );
+  }
+
+  const props = Object.keys(((e.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
+  const field = [...e.list!.sortFields, ...IDENTITY_FIELDS].find((f) => props.includes(f) && first.rows.some((r) => typeof r[f] === 'string' && (r[f] as string).length > 0));
+  if (!field) return;
+  const source = first.rows.find((r) => typeof r[field] === 'string' && (r[field] as string).length > 0)!;
+  const value = source[field] as string;
+  // The spec lists filter_field, filter_values and exact_match without spelling out their matching: SHOULD.
+  await ctx.check(e, 'list.filter_values.exact', 'SHOULD', async () =>
+    settled(async () => judge(await fetchPage(ctx, e, base, { filter_field: field, filter_values: [value], exact_match: 'true' }), field, value, true, source)),
+  );
+  await ctx.check(e, 'list.filter_values.contains', 'SHOULD', async () =>
+    settled(async () => judge(await fetchPage(ctx, e, base, { filter_field: field, filter_values: [innerPart(value)], exact_match: 'false' }), field, innerPart(value), false, source)),
+  );
+}
+
+/** After a delete, the instance is gone from its list (spec: delete). */
+export async function runGoneAfterDelete(ctx: ConformContext, deleteEndpoint: EndpointContract, family: ResourceFamily, fields: Record<string, unknown>): Promise<void> {
+  const list = family.listPath ? ctx.endpoint('GET', family.listPath) : undefined;
+  if (!list || !family.identity) return;
+  const props = Object.keys(((list.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
+  const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
+  if (identity.length === 0) return;
+  await ctx.check(deleteEndpoint, 'delete.gone-from-list', levelFor('MUST', deleteEndpoint.response.source), async () => {
+    const page = await fetchPage(ctx, list, {}, { limit: list.list!.defaultLimit });
+    if (!isPage(page)) return fail(`the list was refused: ${describeAnswer(page)}`, page);
+    if (page.rows.some((r) => identity.every(([k, v]) => r[k] === v))) return fail(`the deleted ${family.key} ${JSON.stringify(Object.fromEntries(identity))} is still listed`, page.ex);
+    return pass(`the deleted ${family.key} is no longer listed`);
   });
 }

@@ -1,0 +1,50 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { SimTarget } from '../targets/sim-target.ts';
+import { exitCodeOf, type Report } from './report-model.ts';
+import { runConform } from './runner.ts';
+
+/** The whole conformance run against the embedded simulator, over real HTTP on loopback. */
+
+const dir = mkdtempSync(join(tmpdir(), 'mqsim-conform-sim-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function mustFailures(report: Report): string[] {
+  return report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `${e.method} ${e.path} ${c.id}: ${c.message}`));
+}
+
+describe('mqsim conform --target sim', () => {
+  it('passes every MUST check, checks every contract endpoint and writes the reports (envelope A)', async () => {
+    const reportDir = join(dir, 'a');
+    const report = await runConform({ target: 'sim', seed: 1, reportDir });
+    expect(mustFailures(report)).toEqual([]);
+    expect(report.vacuous).toBe(false);
+    expect(exitCodeOf(report)).toBe(0);
+    expect(report.endpoints.map((e) => `${e.method} ${e.path}`).sort()).toEqual(CONTRACT.map((e) => `${e.method} ${e.path}`).sort());
+    for (const e of report.endpoints) expect(e.checks.length, `${e.method} ${e.path} has no check`).toBeGreaterThan(0);
+    expect(report.summary.untested).toBe(0);
+    expect(report.notes.filter((n) => /harness error|could not delete/.test(n))).toEqual([]);
+    // The auth checks ran for real: the simulator is on loopback, the run sends from 127.0.0.2.
+    const noToken = report.endpoints.flatMap((e) => e.checks.filter((c) => c.id === 'auth.no-token'));
+    expect(noToken.length).toBeGreaterThan(0);
+    if (!report.notes.some((n) => n.startsWith('auth checks skipped'))) expect(noToken.every((c) => c.status === 'pass')).toBe(true);
+    for (const file of ['report.json', 'index.html', 'junit.xml']) expect(existsSync(join(reportDir, file)), file).toBe(true);
+    expect(JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')).summary.checks).toBe(report.summary.checks);
+  });
+
+  it('passes with envelope form B too (the spec allows both)', async () => {
+    const target = await SimTarget.start({ seed: 2, envelope: 'B' });
+    try {
+      const report = await runConform({ target, seed: 2 });
+      expect(mustFailures(report)).toEqual([]);
+      expect(exitCodeOf(report)).toBe(0);
+      const envelope = report.endpoints.find((e) => e.path === '/api/cluster/tenant/list')!.checks.find((c) => c.id === 'success-envelope');
+      expect(envelope?.message).toBe('envelope form B');
+    } finally {
+      await target.close();
+    }
+  });
+});
