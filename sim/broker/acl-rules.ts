@@ -2,7 +2,7 @@ import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { cidrContains } from './blacklist.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
-import { topicMatchesFilter } from './topic-filter.ts';
+import { topicMatches } from '../mqtt/topic-filter.ts';
 
 export const ACL_RESOURCE_TYPES = ['ClientId', 'User', 'Ip'] as const;
 export const ACL_ACTIONS = ['Publish', 'Subscribe', 'All'] as const;
@@ -71,7 +71,7 @@ export class AclRules {
     const matching = this.store.all().filter((r) => {
       if (r.tenant !== req.tenant) return false;
       if (r.action !== 'All' && r.action !== req.action) return false;
-      if (r.topic !== '' && !topicMatchesFilter(req.topic, r.topic)) return false;
+      if (r.topic !== '' && !topicMatches(r.topic, req.topic)) return false;
       if (!ipMatches(r.ip, req.ip)) return false;
       if (r.resource_type === 'ClientId') return r.resource_name === req.clientId;
       if (r.resource_type === 'User') return req.username !== undefined && r.resource_name === req.username;

@@ -37,6 +37,23 @@ export class AutoSubscribeRules {
 
   constructor(private readonly cluster: Cluster) {}
 
+  /** Every admitted connection gets the subscriptions of its tenant's rules. */
+  start(): void {
+    this.cluster.mqtt.onConnect((e) => {
+      for (const rule of this.forClient(e.tenant, e.clientId, e.username)) {
+        this.cluster.mqtt.subscribe({
+          tenant: e.tenant,
+          clientId: e.clientId,
+          path: rule.topic,
+          qos: rule.qos,
+          noLocal: rule.no_local,
+          preserveRetain: rule.retain_as_published,
+          retainHandling: rule.retained_handling,
+        });
+      }
+    });
+  }
+
   seedDemo(): void {
     this.create({ tenant: 'acme', name: 'device-commands', desc: 'every device listens to its command topic', topic: 'commands/${clientid}', qos: 1, no_local: false, retain_as_published: false, retained_handling: 0 });
   }

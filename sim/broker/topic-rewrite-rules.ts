@@ -1,7 +1,7 @@
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
-import { topicMatchesFilter } from './topic-filter.ts';
+import { topicMatches } from '../mqtt/topic-filter.ts';
 
 export const REWRITE_ACTIONS = ['All', 'Publish', 'Subscribe'] as const;
 
@@ -55,7 +55,7 @@ export class TopicRewriteRules {
     const rules = this.store.all().filter((r) => r.tenant === tenant && (r.action === 'All' || r.action === action));
     for (let i = rules.length - 1; i >= 0; i--) {
       const r = rules[i];
-      if (!topicMatchesFilter(topic, r.source_topic)) continue;
+      if (!topicMatches(r.source_topic, topic)) continue;
       const m = new RegExp(r.regex).exec(topic);
       if (!m) continue;
       return r.dest_topic.replace(/\$(\d+)/g, (_, n: string) => m[Number(n)] ?? '');

@@ -9,7 +9,7 @@ import { freshStats, type Connector, type ConnectorMessage, type ConnectorStatus
 import { writeDeadLetters } from './dead-letter.ts';
 import { parseFailureStrategy } from './failure-strategy.ts';
 import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-sink.ts';
-import { topicFilterProblem, topicMatchesFilter } from './topic-filter.ts';
+import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
 
 export type { Connector, ConnectorMessage, ConnectorStats, ConnectorStatus } from './connector-types.ts';
 
@@ -224,7 +224,7 @@ export class Connectors {
   onMessage(tenant: string, topicName: string, msg: ConnectorMessage): void {
     for (const [key, thread] of this.threads) {
       const c = this.byKey.get(key);
-      if (!c || c.tenant !== tenant || !topicMatchesFilter(c.topic_name, topicName)) continue;
+      if (!c || c.tenant !== tenant || !topicMatches(c.topic_name, topicName)) continue;
       thread.enqueue({ payload: msg.payload, ...(msg.key !== undefined ? { key: msg.key } : {}), timestamp: msg.timestamp, topic: topicName });
     }
   }

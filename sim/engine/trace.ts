@@ -32,9 +32,12 @@ export function canonicalJson(value: unknown): string {
 export class Trace {
   private rolling = '0'.repeat(64);
   private count = 0;
+  /** Ring buffer of the last `keep` entries: entry i lives at i % keep. */
   private readonly recent: TraceEntry[] = [];
 
-  constructor(private readonly keep = 10_000) {}
+  constructor(private readonly keep = 10_000) {
+    if (!(keep >= 1)) throw new Error(`trace must keep at least one entry, got ${keep}`);
+  }
 
   append(at: number, kind: string, detail: unknown): TraceEntry {
     const entry: TraceEntry = { index: this.count++, at, kind, detail };
@@ -43,8 +46,7 @@ export class Trace {
       .update(`|${entry.index}|${at}|${kind}|`)
       .update(canonicalJson(detail))
       .digest('hex');
-    this.recent.push(entry);
-    if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep);
+    this.recent[entry.index % this.keep] = entry;
     return entry;
   }
 
@@ -59,6 +61,10 @@ export class Trace {
 
   /** The most recent entries still held in memory, oldest first. */
   tail(n = 100): TraceEntry[] {
-    return this.recent.slice(-n);
+    const held = Math.min(this.count, this.keep);
+    const take = Math.max(0, Math.min(n, held));
+    const out: TraceEntry[] = [];
+    for (let i = this.count - take; i < this.count; i++) out.push(this.recent[i % this.keep]);
+    return out;
   }
 }

@@ -59,6 +59,8 @@ export interface PublishInput {
   retain: boolean;
   /** Publishing client; it must be connected. Absent for messages injected by the broker or the API. */
   clientId?: string;
+  /** Message key, kept with the stored record (the API's message send can give one). */
+  key?: string;
 }
 
 /** `offset`: where storage appended the message (null if the storage part returned none). */
@@ -513,7 +515,9 @@ export class MqttBroker {
   // ---------------------------------------------------------------- messages
 
   publish(input: PublishInput): PublishResult {
-    const { tenant, topic, payload } = input;
+    const { tenant, payload } = input;
+    // Topic rewrite rules apply before anything else sees the topic (EMQX semantics).
+    const topic = this.cluster.rewriteRules.rewrite(tenant, input.topic, 'Publish');
     const refused = (reason: string): PublishResult => {
       this.cluster.engine.record('mqtt.publish.refused', { tenant, topic, reason });
       return { ok: false, reason };
@@ -536,7 +540,7 @@ export class MqttBroker {
     let offset: number | null = null;
     try {
       topics.ensure(tenant, topic);
-      const appended = storage.appendToTopic(tenant, topic, { payload, timestamp: now });
+      const appended = storage.appendToTopic(tenant, topic, { ...(input.key !== undefined ? { key: input.key } : {}), payload, timestamp: now });
       if (typeof appended === 'number') offset = appended;
       if (input.retain) topics.setRetained(tenant, topic, payload === '' ? null : { payload, qos: input.qos, retainedAt: now });
     } catch (e) {

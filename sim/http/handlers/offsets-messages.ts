@@ -20,9 +20,12 @@ export const handlers: HandlerTable = {
     cluster.offsets.commit(params.tenant, params.group_name, params.offsets);
     return 'success';
   },
+  // A message sent through the API is published like any other: stored, delivered to subscribers
+  // and connectors, counted.
   'mqtt.message.send': ({ cluster, params }) => {
-    const offset = cluster.storage.appendToTopic(params.tenant, params.topic, { key: params.key, payload: params.payload, timestamp: cluster.now() });
-    return { offsets: [offset] };
+    const result = cluster.mqtt.publish({ tenant: params.tenant, topic: params.topic, payload: params.payload, qos: 1, retain: false, key: params.key });
+    if (!result.ok) throw failed(`message refused: ${result.reason}`);
+    return { offsets: result.offset === null ? [] : [result.offset] };
   },
   'mqtt.message.read': ({ cluster, params }) => {
     const topic = cluster.topics.get(params.tenant, params.topic);

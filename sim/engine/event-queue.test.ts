@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { SimEngine } from './sim-engine.ts';
+
+describe('event queue and engine', () => {
+  it('runs events by time, then in scheduling order, and moves the clock to each', () => {
+    const engine = new SimEngine({ seed: 1, epochMs: 1000 });
+    const seen: string[] = [];
+    engine.after(20, 'b', () => seen.push(`b@${engine.now()}`));
+    engine.after(10, 'a1', () => seen.push(`a1@${engine.now()}`));
+    engine.after(10, 'a2', () => {
+      seen.push(`a2@${engine.now()}`);
+      engine.after(0, 'a3', () => seen.push(`a3@${engine.now()}`));
+    });
+    engine.runUntil(1015);
+    expect(seen).toEqual(['a1@1010', 'a2@1010', 'a3@1010']);
+    expect(engine.now()).toBe(1015);
+    engine.advance(100);
+    expect(seen.at(-1)).toBe('b@1020');
+    expect(() => engine.clock.advanceTo(0)).toThrow(/backwards/);
+  });
+
+  it('repeats periodic events and draws the same numbers for the same seed', () => {
+    const a = new SimEngine({ seed: 'x', epochMs: 0 });
+    let ticks = 0;
+    a.every(100, 'tick', () => ticks++);
+    a.advance(1000);
+    expect(ticks).toBe(10);
+    const draws = (seed: string) => {
+      const r = new SimEngine({ seed, epochMs: 0 }).random;
+      return [r.int(1, 100), r.next(), r.id(), r.fork('f').int(0, 9)];
+    };
+    expect(draws('s')).toEqual(draws('s'));
+    expect(draws('s')).not.toEqual(draws('t'));
+  });
+});
