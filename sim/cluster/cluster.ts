@@ -25,8 +25,13 @@ export type WorkloadName = 'demo' | 'none';
 
 export interface ClusterOptions {
   seed: string | number;
-  /** Virtual time at start, Unix ms. */
+  /** Virtual time at which the cluster is handed over (served, tested), Unix ms. */
   epochMs?: number;
+  /**
+   * Virtual history before `epochMs`: the cluster starts this long before it and `start()` runs the
+   * workload up to `epochMs`, so a served demo already has an hour of monitor samples. Default 0.
+   */
+  warmUpMs?: number;
   /** Number of simulated nodes (1-9). */
   nodes?: number;
   /** Address the nodes register (their `node_ip`) and listen on. */
@@ -43,6 +48,7 @@ export interface ClusterOptions {
 export interface ResolvedClusterOptions {
   seed: string;
   epochMs: number;
+  warmUpMs: number;
   nodes: number;
   host: string;
   basePort: number;
@@ -94,6 +100,7 @@ export class Cluster {
     this.options = {
       seed: String(options.seed),
       epochMs: options.epochMs ?? DEFAULT_EPOCH_MS,
+      warmUpMs: options.warmUpMs ?? 0,
       nodes,
       host: options.host ?? '127.0.0.1',
       basePort: options.basePort ?? 58080,
@@ -110,7 +117,8 @@ export class Cluster {
         data_raft_group_num: options.metaRuntime?.data_raft_group_num ?? 1,
       },
     };
-    this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs });
+    if (!(this.options.warmUpMs >= 0) || this.options.warmUpMs > this.options.epochMs) throw new Error(`warm-up must be between 0 and the epoch, got ${this.options.warmUpMs} ms`);
+    this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs - this.options.warmUpMs });
     this.nodes = new NodeRegistry(this);
     this.raft = new RaftGroups(this);
     this.config = new ClusterConfig(this);
@@ -159,9 +167,11 @@ export class Cluster {
   start(): this {
     if (this.started) return this;
     this.started = true;
-    this.engine.record('cluster.start', { seed: this.options.seed, nodes: this.options.nodes, workload: this.options.workload, epochMs: this.options.epochMs });
+    const { seed, nodes, workload, epochMs, warmUpMs } = this.options;
+    this.engine.record('cluster.start', { seed, nodes, workload, epochMs, warmUpMs });
     for (const part of this.parts()) part.start?.();
-    if (this.options.workload === 'demo') for (const part of this.parts()) part.seedDemo?.();
+    if (workload === 'demo') for (const part of this.parts()) part.seedDemo?.();
+    if (warmUpMs > 0) this.engine.runUntil(epochMs);
     return this;
   }
 

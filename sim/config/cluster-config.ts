@@ -57,6 +57,17 @@ export class ClusterConfig {
     this.live = Object.freeze(live);
   }
 
+  /**
+   * The demo workload turns on the detectors whose lists would otherwise stay empty: slow
+   * subscriptions, flapping detection (its flappy clients get banned and let in again) and the
+   * system monitor (CPU spikes raise alarms). Everything else keeps the spec's defaults.
+   */
+  seedDemo(): void {
+    this.set('MqttSlowSubscribeConfig', { enable: true });
+    this.set('MqttFlappingDetect', { enable: true });
+    this.set('MqttSystemMonitor', { enable: true });
+  }
+
   /** The current sections, in set form. Read it at the moment of use: values change at run time. */
   current(): DynamicConfig {
     return this.live;

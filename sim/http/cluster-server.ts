@@ -94,7 +94,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const host = options.host ?? '127.0.0.1';
   const registeredHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const port = options.port ?? 58080;
-  const cluster = new Cluster({ ...options, host: registeredHost, basePort: port === 0 ? 58080 : port }).start();
+  // A served demo starts with an hour of history, so dashboards and monitor series have data at once.
+  const warmUpMs = options.warmUpMs ?? (options.workload === 'demo' ? 3_600_000 : 0);
+  const cluster = new Cluster({ ...options, warmUpMs, host: registeredHost, basePort: port === 0 ? 58080 : port }).start();
   const peers = new HttpPeers(cluster);
   const app = new AdminApp(cluster, {
     envelope: options.envelope,
