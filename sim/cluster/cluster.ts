@@ -17,6 +17,8 @@ import { Connectors } from '../connectors/connectors.ts';
 import { MqttBroker } from '../mqtt/mqtt-broker.ts';
 import { Monitor } from '../mqtt/monitor.ts';
 import { Mq9 } from '../mq9/mq9.ts';
+import { SimNetwork } from '../net/sim-network.ts';
+import { InvariantRegistry } from '../invariants/invariant-registry.ts';
 
 /** 2026-01-01T00:00:00Z: the default start of virtual time, so runs read the same everywhere. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -74,6 +76,10 @@ const asStartable = (part: object): Startable => part as Startable;
 export class Cluster {
   readonly options: ResolvedClusterOptions;
   readonly engine: SimEngine;
+  /** Messages between nodes (Raft RPCs, replica fetches) with latency, loss and partitions. */
+  readonly network: SimNetwork;
+  /** Named invariant checkers the parts register; chaos runs check them after every event. */
+  readonly invariants = new InvariantRegistry();
   readonly nodes: NodeRegistry;
   readonly raft: RaftGroups;
   readonly config: ClusterConfig;
@@ -119,6 +125,7 @@ export class Cluster {
     };
     if (!(this.options.warmUpMs >= 0) || this.options.warmUpMs > this.options.epochMs) throw new Error(`warm-up must be between 0 and the epoch, got ${this.options.warmUpMs} ms`);
     this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs - this.options.warmUpMs });
+    this.network = new SimNetwork(this.engine, this.engine.random.fork('net'), (id) => this.nodes.get(id)?.online ?? false);
     this.nodes = new NodeRegistry(this);
     this.raft = new RaftGroups(this);
     this.config = new ClusterConfig(this);
