@@ -1,28 +1,62 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformCommand, type ConformIo } from './conform-command.ts';
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import type { Report } from '../../suites/conform/report-model.ts';
+import { Command, CommanderError } from 'commander';
+import { registerConformCommand, runConformCommand, type ConformCommandOptions, type ConformIo } from './conform-command.ts';
 import { runOpenapiCommand } from './openapi-command.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'mqsim-conform-cli-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const servers: Server[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  rmSync(root, { recursive: true, force: true });
+});
 
-function captureIo(reportsRoot: string): ConformIo & { out: string[]; err: string[] } {
+function captureIo(reportsRoot: string, tty = false): ConformIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, reportsRoot, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) };
+  return { out, err, reportsRoot, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), stderrIsTTY: tty, columns: 80 };
 }
+
+const base: ConformCommandOptions = { target: 'sim', seed: 1, timeout: 10_000, nodes: 1 };
+
+/** A server answering 500 to everything: every happy path fails. */
+async function brokenServer(): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Internal Server Error');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const readReport = (dir: string): Report => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
 
 describe('mqsim conform', () => {
   it('runs against the simulator, prints progress and a summary, writes reports/<run-id>/ and reports/latest/', async () => {
     const io = captureIo(join(root, 'reports'));
     const code = await runConformCommand({ target: 'sim', seed: 1, timeout: 10_000, nodes: 3 }, io);
     expect(code).toBe(0);
-    expect(io.err.join('')).toMatch(/^tenants .* endpoints .* checks/m);
+    const progress = io.err.join('');
+    expect(progress).toMatch(/^tenants .* endpoints .* checks/m);
+    // One line per endpoint (stderr is not a terminal here), counting up to the whole contract.
+    expect(progress.match(/^endpoint +\d+ of \d+ /gm)).toHaveLength(CONTRACT.length);
+    expect(progress).toMatch(new RegExp(`^endpoint +1 of ${CONTRACT.length} +pass +\\S+ \\S+ — \\d+ checks, 0 failed, [\\d.]+ s; failures so far 0$`, 'm'));
+    expect(progress).toMatch(new RegExp(`^endpoint ${CONTRACT.length} of ${CONTRACT.length} `, 'm'));
     const summary = io.out.join('');
     expect(summary).toMatch(/^PASS — no MUST check failed/m);
     const runs = readdirSync(join(root, 'reports')).filter((d) => d !== 'latest');
@@ -32,6 +66,95 @@ describe('mqsim conform', () => {
     for (const file of ['report.json', 'index.html', 'junit.xml']) {
       expect(existsSync(join(root, 'reports', runs[0], file)), file).toBe(true);
       expect(readFileSync(join(root, 'reports', 'latest', file), 'utf8')).toBe(readFileSync(join(root, 'reports', runs[0], file), 'utf8'));
+    }
+    // The full run's report.json is valid against its schema.
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/report/report.schema.json', import.meta.url)), 'utf8')));
+    expect(validate(readReport(join(root, 'reports', runs[0]))) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('--quiet prints only the verdict line and no progress', async () => {
+    const io = captureIo(join(root, 'quiet'));
+    expect(await runConformCommand({ ...base, only: ['health'], quiet: true, reportDir: join(root, 'quiet', 'r') }, io)).toBe(0);
+    expect(io.err).toEqual([]);
+    expect(io.out.join('')).toMatch(/^PASS — no MUST check failed \([^\n]*\)\n$/);
+  });
+
+  it('on a terminal, progress is one line updated in place: "endpoint n of N, failures so far"', async () => {
+    const io = captureIo(join(root, 'tty'), true);
+    expect(await runConformCommand({ ...base, only: ['tenants'], reportDir: join(root, 'tty', 'r') }, io)).toBe(0);
+    const err = io.err.join('');
+    const n = CONTRACT.filter((e) => e.tag === 'tenants').length;
+    for (let i = 1; i <= n; i++) expect(err).toContain(`\r\x1b[Kendpoint ${i} of ${n}, failures so far 0 · `);
+    expect(err).not.toMatch(/^endpoint \d+ of/m);
+    // The per-tag line still lands on its own line, after the updating line is cleared.
+    expect(err).toMatch(/\r\x1b\[Ktenants +\d+ endpoints/);
+    for (const chunk of io.err.filter((t) => t.startsWith('\r\x1b[Kendpoint'))) expect(chunk.length - 4).toBeLessThanOrEqual(80);
+  });
+
+  it('--only / --skip / --shard select the endpoints and end up in the report and its replay command', async () => {
+    const io = captureIo(join(root, 'sel'));
+    const dir = join(root, 'sel', 'r');
+    expect(await runConformCommand({ ...base, only: ['/api/cluster/tenant/*,users'], skip: ['POST /api/cluster/user/delete'], shard: { index: 2, count: 2 }, reportDir: dir, quiet: true }, io)).toBe(0);
+    const report = readReport(dir);
+    const selected = CONTRACT.filter((e) => (e.path.startsWith('/api/cluster/tenant/') || e.tag === 'users') && !(e.method === 'POST' && e.path === '/api/cluster/user/delete'));
+    expect(report.endpoints.map((e) => e.path)).toEqual(selected.filter((_, i) => i % 2 === 1).map((e) => e.path));
+    expect(report.selection).toEqual({ only: ['/api/cluster/tenant/*', 'users'], skip: ['POST /api/cluster/user/delete'], contractEndpoints: CONTRACT.length, selectedEndpoints: selected.length });
+    expect(report.shard).toEqual({ index: 2, count: 2 });
+    expect(report.replay).toBe(`mqsim conform --target sim --seed 1 --nodes 1 --only '/api/cluster/tenant/*,users' --skip 'POST /api/cluster/user/delete' --shard 2/2`);
+  });
+
+  it('--baseline: an unchanged failure exits 0, a new one exits 1 and is listed, a fixed one is listed', async () => {
+    const url = await brokenServer();
+    const broken = { ...base, target: url, timeout: 2000, only: ['/api/status', '/api/info'] };
+    const first = join(root, 'bl', 'first');
+    const io1 = captureIo(join(root, 'bl'));
+    expect(await runConformCommand({ ...broken, reportDir: first, quiet: true }, io1)).toBe(1);
+    const failing = readReport(first).endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `${e.method} ${e.path} ${c.id}`));
+    expect(failing.length).toBeGreaterThan(0);
+
+    // Unchanged: the same failures again.
+    const io2 = captureIo(join(root, 'bl'));
+    expect(await runConformCommand({ ...broken, reportDir: join(root, 'bl', 'same'), baseline: first }, io2)).toBe(0);
+    const same = io2.out.join('');
+    expect(same).toMatch(/^PASS — no new MUST failure against baseline /m);
+    expect(same).toContain(`0 new failures (MUST 0), 0 fixed, ${failing.length + readReport(first).summary.failedByLevel.SHOULD + readReport(first).summary.failedByLevel.INFO} still failing`);
+
+    // New: a baseline (given as its directory) where those checks passed.
+    const passedBefore = readReport(first);
+    for (const e of passedBefore.endpoints) for (const c of e.checks) if (c.status === 'fail') c.status = 'pass';
+    const passedDir = join(root, 'bl', 'passed');
+    writeReportDir(passedDir, passedBefore);
+    const io3 = captureIo(join(root, 'bl'));
+    expect(await runConformCommand({ ...broken, reportDir: join(root, 'bl', 'new'), baseline: passedDir }, io3)).toBe(1);
+    const worse = io3.out.join('');
+    expect(worse).toMatch(/^FAIL — \d+ new MUST failures against baseline /m);
+    expect(worse).toContain('new failures (');
+    expect(worse).toContain('  ✗ [MUST] GET /api/status happy-path: ');
+    expect(readReport(join(root, 'bl', 'new')).baseline?.newMustFailures).toBe(failing.length);
+
+    // Fixed: the simulator passes what the broken server failed.
+    const io4 = captureIo(join(root, 'bl'));
+    expect(await runConformCommand({ ...base, only: ['/api/status', '/api/info'], reportDir: join(root, 'bl', 'fixed'), baseline: join(first, 'report.json') }, io4)).toBe(0);
+    const better = io4.out.join('');
+    expect(better).toContain('fixed (');
+    expect(better).toContain('  ✓ [MUST] GET /api/status happy-path');
+    expect(readReport(join(root, 'bl', 'fixed')).baseline?.fixed.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('exits 2 on an unreadable baseline or a pattern that matches nothing, before running anything', async () => {
+    for (const [options, message] of [
+      [{ baseline: join(root, 'no-such-report.json') }, /error: --baseline: cannot read report .*no-such-report\.json: no such file/],
+      [{ baseline: writeText('not-json.json', '{oops') }, /error: --baseline: report .*not-json\.json is not JSON/],
+      [{ baseline: writeText('not-report.json', '{"a":1}') }, /is not a mqsim conform report: no "target"/],
+      [{ only: ['tenant'] }, /error: --only "tenant" matches no endpoint/],
+      [{ skip: ['/api/nothing/*'] }, /error: --skip "\/api\/nothing\/\*" matches no endpoint/],
+    ] as const) {
+      const io = captureIo(join(root, 'usage'));
+      expect(await runConformCommand({ ...base, ...options }, io), JSON.stringify(options)).toBe(2);
+      expect(io.err.join('')).toMatch(message);
+      expect(existsSync(join(root, 'usage'))).toBe(false);
     }
   });
 
@@ -46,7 +169,7 @@ describe('mqsim conform', () => {
       [['--target', 'ftp://broker'], /--target URL must use http or https/],
       [['--target', 'sim', '--seed', 'abc'], /--seed must be an integer/],
       [['--target', 'sim', '--rate', '0'], /--rate must be a number above 0/],
-      [['--seed', '1'], /required option '--target <url\|sim>'/],
+      [['--seed', '1'], /required option '--target <url\|sim\|docker:IMAGE>'/],
     ] as const) {
       const r = spawnSync(process.execPath, [BIN, 'conform', ...args], { encoding: 'utf8', timeout: 30_000 });
       expect(r.status, args.join(' ')).toBe(2);
@@ -54,6 +177,42 @@ describe('mqsim conform', () => {
     }
   });
 });
+
+describe('mqsim conform flags', () => {
+  it('refuses a bad --shard as a usage error (main turns a CommanderError into exit status 2)', async () => {
+    for (const [value, message] of [
+      ['3/2', /--shard: the shard number must be between 1 and 2, got 3/],
+      ['half', /--shard must look like i\/n/],
+      ['1/0', /the shard count must be between 1 and 1000/],
+    ] as const) {
+      let err = '';
+      const program = new Command().exitOverride().configureOutput({ writeErr: (t) => void (err += t), writeOut: () => {} });
+      registerConformCommand(program, { exit: () => expect.unreachable('the run must not start') });
+      await expect(program.parseAsync(['node', 'mqsim', 'conform', '--target', 'sim', '--shard', value])).rejects.toBeInstanceOf(CommanderError);
+      expect(err, value).toMatch(message);
+    }
+  });
+
+  it('documents the CI flags in --help with examples', () => {
+    let out = '';
+    const program = new Command().exitOverride().configureOutput({ writeOut: (t) => void (out += t), writeErr: () => {} });
+    registerConformCommand(program);
+    expect(() => program.parse(['node', 'mqsim', 'conform', '--help'])).toThrow(CommanderError);
+    for (const flag of ['--only <patterns>', '--skip <patterns>', '--shard <i/n>', '--baseline <report.json>', '--quiet', 'mqsim report merge shard-1 shard-2', '--baseline baseline/report.json']) expect(out).toContain(flag);
+  });
+});
+
+function writeText(name: string, text: string): string {
+  const file = join(root, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A baseline directory holding report.json, as `--report-dir` writes it. */
+function writeReportDir(dir: string, report: Report): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'report.json'), JSON.stringify(report));
+}
 
 describe('mqsim openapi', () => {
   it('writes the OpenAPI document to a file', () => {

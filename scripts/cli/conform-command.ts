@@ -1,8 +1,14 @@
+import { parseDockerTarget } from '../../suites/targets/docker-target.ts';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { exitCodeOf, type Report } from '../../suites/conform/report-model.ts';
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { exitCodeOf, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
 import { runConform, runIdOf } from '../../suites/conform/runner.ts';
 import { copyToLatest, writeReports } from '../../suites/conform/writers/write-reports.ts';
+import { baselineLines } from '../../suites/report/baseline.ts';
+import { ProgressPrinter } from '../../suites/report/progress.ts';
+import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';
+import { parseShard, selectEndpoints, SelectionError } from '../../suites/report/selection.ts';
 import { parseTargetUrl } from '../../suites/targets/url-target.ts';
 
 export interface ConformCommandOptions {
@@ -15,6 +21,18 @@ export interface ConformCommandOptions {
   rate?: number;
   nodes: number;
   json?: boolean;
+  /** Path globs, endpoint id globs or tags (repeatable, comma-separated). */
+  only?: readonly string[];
+  skip?: readonly string[];
+  shard?: ShardSpec;
+  /** An earlier report.json (or its directory): only new MUST failures fail the run. */
+  baseline?: string;
+  /** No progress; only the verdict line on stdout. */
+  quiet?: boolean;
+  /** `--no-properties` sets false; absent means true. */
+  properties?: boolean;
+  propertyRuns?: number;
+  propertyPath?: string;
 }
 
 export interface ConformIo {
@@ -22,12 +40,21 @@ export interface ConformIo {
   stderr: (text: string) => void;
   /** Where default report directories go (`reports/`). */
   reportsRoot: string;
+  /** stderr is a terminal: progress is one line updated in place. */
+  stderrIsTTY?: boolean;
+  columns?: number;
 }
 
 const defaultIo: ConformIo = {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
   reportsRoot: 'reports',
+  get stderrIsTTY() {
+    return process.stderr.isTTY === true;
+  },
+  get columns() {
+    return process.stderr.columns ?? 100;
+  },
 };
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -49,6 +76,14 @@ function positiveNumber(name: string) {
 
 function targetArg(value: string): string {
   if (value === 'sim') return value;
+  if (value.startsWith('docker:')) {
+    try {
+      parseDockerTarget(value);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+    return value;
+  }
   try {
     parseTargetUrl(value);
   } catch (e) {
@@ -57,25 +92,65 @@ function targetArg(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** The end-of-run lines: verdict, where the reports are, and the first MUST failures. */
-export function summaryText(report: Report, reportDir: string): string {
+/** `--only`/`--skip`: repeatable, each value comma-separated. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function shardArg(value: string): ShardSpec {
+  try {
+    return parseShard(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
+/**
+ * The end-of-run lines: verdict, where the reports are, then the baseline comparison (new and fixed
+ * failures) or, without a baseline, the first MUST failures. With `quiet`, the verdict line alone.
+ */
+export function summaryText(report: Report, reportDir: string, quiet = false): string {
+  if (quiet) return `${report.verdictLine}\n`;
   const lines = [report.verdictLine, `report: ${join(reportDir, 'index.html')} (also report.json, junit.xml)`];
   if (report.vacuous) lines.unshift(`WARNING: vacuous run — ${report.vacuousReason}`);
-  const must = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `  ✗ ${e.method} ${e.path} ${c.id}: ${c.message}`));
-  if (must.length > 0) lines.push(`MUST failures (${must.length}):`, ...must.slice(0, 15), ...(must.length > 15 ? [`  … and ${must.length - 15} more in the report`] : []));
+  if (report.baseline) lines.push(...baselineLines(report.baseline));
+  else {
+    const must = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `  ✗ ${e.method} ${e.path} ${c.id}: ${c.message}`));
+    if (must.length > 0) lines.push(`MUST failures (${must.length}):`, ...must.slice(0, 15), ...(must.length > 15 ? [`  … and ${must.length - 15} more in the report`] : []));
+  }
   for (const note of report.notes) lines.push(`note: ${note}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** Runs `mqsim conform` with parsed options; returns the exit status (0 pass, 1 fail or vacuous). */
+/** Reads `--baseline`; a usage error (exit 2) when it cannot be read. */
+export function loadBaseline(file: string | undefined): { file: string; report: Report } | undefined {
+  return file === undefined ? undefined : readReportFile(file);
+}
+
+/**
+ * Runs `mqsim conform` with parsed options; returns the exit status: 0 pass, 1 fail or vacuous (with
+ * a baseline: 1 only for new MUST failures), 2 usage error (bad selection, unreadable baseline).
+ */
 export async function runConformCommand(options: ConformCommandOptions, io: ConformIo = defaultIo): Promise<number> {
   if ((options.username === undefined) !== (options.password === undefined)) {
     io.stderr('error: --username and --password go together\n');
     return 2;
   }
+  let baseline: { file: string; report: Report } | undefined;
+  try {
+    baseline = loadBaseline(options.baseline);
+    // Checked before anything starts, so a typo costs no run.
+    selectEndpoints(CONTRACT, options);
+  } catch (e) {
+    if (e instanceof ReportFileError) io.stderr(`error: --baseline: ${e.message}\n`);
+    else if (e instanceof SelectionError) io.stderr(`error: ${e.message}\n`);
+    else throw e;
+    return 2;
+  }
   const startedAt = new Date();
   const runId = runIdOf(startedAt, options.target, options.seed);
   const reportDir = options.reportDir ?? join(io.reportsRoot, runId);
+  const printer = new ProgressPrinter(io.stderr, io.stderrIsTTY === true, io.columns);
   const report = await runConform({
     target: options.target,
     seed: options.seed,
@@ -85,12 +160,20 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
     ...(options.rate !== undefined ? { rate: options.rate } : {}),
     ...(options.username !== undefined ? { username: options.username } : {}),
     ...(options.password !== undefined ? { password: options.password } : {}),
-    onProgress: (line) => io.stderr(`${line}\n`),
+    ...(options.only ? { only: options.only } : {}),
+    ...(options.skip ? { skip: options.skip } : {}),
+    ...(options.shard ? { shard: options.shard } : {}),
+    ...(baseline ? { baseline } : {}),
+    properties: options.properties !== false,
+    ...(options.propertyRuns !== undefined ? { propertyRuns: options.propertyRuns } : {}),
+    ...(options.propertyPath !== undefined ? { propertyPath: options.propertyPath } : {}),
+    ...(options.quiet ? {} : { onProgress: (line: string) => printer.line(line), onEndpoint: (p) => printer.endpoint(p) }),
   });
+  printer.clear();
   writeReports(report, reportDir);
   if (options.reportDir === undefined) copyToLatest(reportDir, join(io.reportsRoot, 'latest'));
   if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout(summaryText(report, reportDir));
+  else io.stdout(summaryText(report, reportDir, options.quiet));
   return exitCodeOf(report);
 }
 
@@ -114,7 +197,7 @@ export function registerConformCommand(program: Command, registerOptions: Regist
   const cmd = program
     .command('conform')
     .description('check every endpoint of a server (or the embedded simulator) against the contract and write JSON, HTML and JUnit reports')
-    .requiredOption('--target <url|sim>', 'base URL of the server to check, or "sim" for the embedded simulator', targetArg)
+    .requiredOption('--target <url|sim|docker:IMAGE>', 'base URL of the server to check, "sim" for the embedded simulator, or docker:IMAGE[:TAG][?port=58080&user=U&password=P] to start an image with testcontainers', targetArg)
     .option('--username <name>', 'administrator name: log in and send a Bearer token with every request')
     .option('--password <password>', 'administrator password (with --username)')
     .option('--report-dir <dir>', 'write report.json, index.html and junit.xml exactly here (default: reports/<run-id>/, copied to reports/latest/)')
@@ -123,17 +206,41 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .addOption(new Option('--rate <n>', 'send at most n requests per second (default: no limit; 429 answers are waited out per Retry-After)').argParser(positiveNumber('--rate')))
     .addOption(new Option('--nodes <n>', 'cluster size with --target sim').argParser(integer('--nodes', 1, 9)).default(3))
     .option('--json', 'print the report as JSON on stdout instead of the summary')
+    .addOption(new Option('--only <patterns>', 'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable').argParser(collect))
+    .addOption(new Option('--skip <patterns>', 'leave out endpoints matching these patterns (same forms as --only)').argParser(collect))
+    .addOption(new Option('--shard <i/n>', 'check shard i of n of the selected endpoints (round robin; fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
+    .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW MUST failures; lists new and fixed failures')
+    .option('--quiet', 'no progress; print only the final verdict line')
+    .option('--no-properties', 'leave out the property-based suites (fast-check model runs and generated requests)')
+    .addOption(new Option('--property-runs <n>', 'runs per property (fast-check numRuns)').argParser(integer('--property-runs', 1, 100_000)))
+    .option('--property-path <path>', 'replay exactly one failing property case (printed with its failure); the other checks are left out')
     .addHelpText(
       'after',
       `
 Exit status: 0 when no MUST check failed and the run reached the API; 1 when a MUST check failed or
-the run was vacuous (e.g. every request answered 401); 2 on a usage error.
+the run was vacuous (e.g. every request answered 401); 2 on a usage error. With --baseline, 1 only
+when a MUST check fails that did not fail in the baseline (a vacuous run still exits 1).
+
+Progress goes to stderr: one line per endpoint ("endpoint n of N … failures so far"), or one
+updating line on a terminal; --quiet prints only the verdict.
+
+Patterns (--only, --skip): "*" stays within a path segment, "**" crosses segments; a pattern that
+matches no endpoint is a usage error. Shards of one selection partition it: run every i of 1..n
+(against separate servers, or with different --seed values against one server, so fixtures do not
+collide), then merge the report directories.
 
 Examples:
   $ mqsim conform --target sim
   $ mqsim conform --target http://127.0.0.1:58080 --seed 7
   $ mqsim conform --target http://broker:58080 --username admin --password secret --report-dir out/conform
-  $ mqsim conform --target sim --json > report.json`,
+  $ mqsim conform --target sim --json > report.json
+  $ mqsim conform --target sim --only '/api/cluster/tenant/*,users' --skip 'POST /api/cluster/user/delete'
+  $ mqsim conform --target http://broker:58080 --baseline baseline/report.json --report-dir conform-report
+  $ mqsim conform --target sim --shard 1/2 --report-dir shard-1 --quiet
+  $ mqsim conform --target sim --shard 2/2 --report-dir shard-2 --quiet
+  $ mqsim report merge shard-1 shard-2 --out conform-report
+  $ mqsim conform --target sim --seed 42 --property-path 'model.users~0:1:0:0~G:B'   # replay one property failure
+  $ mqsim conform --target docker:robustmq/robustmq:latest?port=58080   # needs a Docker engine`,
     )
     // Usage errors throw a CommanderError; the CLI's main turns it into exit status 2 (0 for --help).
     .exitOverride()

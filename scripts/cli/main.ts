@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { MQSIM_VERSION } from '../../sim/version.ts';
 import { registerConformCommand } from './conform-command.ts';
 import { registerOpenapiCommand } from './openapi-command.ts';
+import { registerReportCommand } from './report-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerConformCommand(program);
   registerOpenapiCommand(program);
+  registerReportCommand(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

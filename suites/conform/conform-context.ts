@@ -1,5 +1,5 @@
 import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
-import type { Target, TargetRequest } from '../targets/target.ts';
+import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/target.ts';
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
@@ -41,6 +41,27 @@ export function fixtureNames(seed: number): FixtureNames {
   return { tenant: `conform-${seed}`, stem: `conform-${seed}`, topic: `conform/${seed}/topic`, group: `conform-${seed}-group` };
 }
 
+/**
+ * What the run found out about the target before checking it; checks that need something missing are
+ * skipped with the reason (never failed). Serialisable: it goes into the report.
+ */
+export interface DetectedCapabilities {
+  /** Requests can come from a peer the spec does not exempt from tokens (127.0.0.2 on loopback targets). */
+  remotePeer: Capability;
+  /**
+   * Auth checks from that peer can show something: false when the target answers it without a token
+   * although the spec exempts only 127.0.0.1 and ::1 (then `exemptPeer` names it).
+   */
+  authChecks: Capability;
+  exemptPeer?: string;
+  /** The simulator's control interface (`--target sim` only). */
+  control: Capability;
+  /** A TCP listener at the node's MQTT port (config get: mqtt_server.tcp_port). */
+  mqttListener: Capability & { address?: string };
+  /** A way to act as an MQTT client: the listener, else the simulator's control. */
+  mqttClient: Capability & { via?: string };
+}
+
 /** Facts learned during the run that later checks build on. */
 export interface RunState {
   /** Topic the run may read: the fixture topic, or one found in the topic list. */
@@ -64,6 +85,10 @@ export class ConformContext {
   readonly state: RunState = { lists: new Map() };
   readonly results = new Map<string, CheckRecord[]>();
   readonly notes: string[] = [];
+  /** Set by `detectCapabilities` before the first check. */
+  capabilities?: DetectedCapabilities;
+  /** How checks act as an MQTT client, when `capabilities.mqttClient` is available. */
+  mqtt?: MqttDriver;
 
   constructor(
     readonly target: Target,
@@ -100,7 +125,7 @@ export class ConformContext {
     if (verdict.exchange && verdict.status === 'fail') {
       record.request = verdict.exchange.record;
       record.response = responseRecord(verdict.exchange);
-      record.curl = curlOf(this.target.baseUrl, verdict.exchange);
+      record.curl = curlOf(this.target.baseUrl, verdict.exchange, this.target.capabilities.remoteVia);
     }
     const list = this.results.get(e.id) ?? [];
     list.push(record);

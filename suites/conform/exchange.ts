@@ -33,10 +33,11 @@ export function responseRecord(ex: Exchange): ResponseRecord {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A curl command repeating the request; the token is left as $MQSIM_TOKEN, never written out. */
-export function curlOf(baseUrl: string, ex: Exchange): string {
+export function curlOf(baseUrl: string, ex: Exchange, remoteVia?: { address: string; baseUrl?: string }): string {
   const r = ex.sent;
-  const parts = ['curl', '-sS', '-X', r.method, shellQuote(`${baseUrl}${ex.record.path}`)];
-  if (r.asRemotePeer) parts.push('--interface', '127.0.0.2');
+  const remoteBase = r.asRemotePeer ? remoteVia?.baseUrl : undefined;
+  const parts = ['curl', '-sS', '-X', r.method, shellQuote(`${remoteBase ?? baseUrl}${ex.record.path}`)];
+  if (r.asRemotePeer && !remoteBase) parts.push('--interface', remoteVia?.address ?? '127.0.0.2');
   const auth = ex.record.authorization;
   if (auth === 'token') parts.push('-H', '"Authorization: Bearer $MQSIM_TOKEN"');
   else if (auth && auth !== 'none') parts.push('-H', shellQuote(`Authorization: ${auth}`));

@@ -1,5 +1,6 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
+import { detectCapabilities } from './checks/capabilities.ts';
 import { CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 
@@ -7,10 +8,13 @@ import { findKey } from './scenarios.ts';
  * Creates the run's fixtures in a tenant of its own (`conform-<seed>`): user, ACL rule, blacklist
  * entry, rewrite and auto-subscribe rules, schema and binding, connector, topic and shard, each only
  * when the contract has its create endpoint. A fixture left over by an interrupted run with the same
- * seed is deleted and created again. Then learns what later checks need: a topic, a shard, the
- * online nodes. Returns one line per problem (reported as notes, never as a crash).
+ * seed is deleted and created again. Before, finds out the target's capabilities (auth peer,
+ * simulator control, MQTT listener); after, learns what later checks need: a topic, a shard, the
+ * online nodes. Returns one line per problem or capability (reported as notes, never as a crash).
  */
 export async function setUpFixtures(ctx: ConformContext, resources: CreatedResources): Promise<string[]> {
+  // What the target offers decides which checks run; the notes say what is there and what is missing.
+  if (!ctx.capabilities) ctx.notes.push(...(await detectCapabilities(ctx)));
   const problems: string[] = [];
   for (const family of RESOURCE_FAMILIES) {
     if (!resources.createEndpoint(family)) continue;

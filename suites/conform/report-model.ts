@@ -1,3 +1,4 @@
+import type { DetectedCapabilities } from './conform-context.ts';
 /**
  * The conformance report: one model for every output (JSON, HTML, JUnit). Shape fixed by the issue:
  * `{target, seed, summary: {checks, passed, failed, skipped}, endpoints: [{method, path, status,
@@ -51,6 +52,57 @@ export interface EndpointReport {
   summary?: string;
   status: EndpointStatus;
   checks: CheckRecord[];
+  /** Wall time of this endpoint's checks. */
+  durationMs?: number;
+}
+
+/** Shard `index` of `count` (1-based): the selected endpoints at positions ≡ index-1 (mod count). */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** Which endpoints the run checked (`--only`, `--skip`, `--shard`). */
+export interface SelectionRecord {
+  /** `--only` patterns (path glob, endpoint id glob or tag); empty = every endpoint. */
+  only: string[];
+  skip: string[];
+  /** Endpoints of the contract. */
+  contractEndpoints: number;
+  /** Endpoints left by `only`/`skip`, before sharding. */
+  selectedEndpoints: number;
+}
+
+/** One check's failure, named so it can be found in another report. */
+export interface FailureRef {
+  method: string;
+  path: string;
+  endpointId?: string;
+  id: string;
+  level: Level;
+  message: string;
+}
+
+/**
+ * This run against an earlier report: with a baseline, only NEW failures (a check failing now that
+ * did not fail on the same endpoint in the baseline) of MUST level make the run fail.
+ */
+export interface BaselineComparison {
+  baselineFile: string;
+  baselineRunId?: string;
+  /** Failing now, not failing in the baseline (passed, skipped or absent there). */
+  newFailures: FailureRef[];
+  /** Failed in the baseline, pass now. */
+  fixed: FailureRef[];
+  /** Failed in both. */
+  stillFailing: number;
+  /** New failures of MUST level: these alone decide the exit status. */
+  newMustFailures: number;
+}
+
+/** Where a merged report came from (`mqsim report merge`). */
+export interface MergeRecord {
+  inputs: { file: string; runId: string; target: string; seed: number; shard?: ShardSpec; endpoints: number }[];
 }
 
 export interface ReportSummary {
@@ -101,8 +153,30 @@ export interface Report {
   requests: RequestStats;
   summary: ReportSummary;
   endpoints: EndpointReport[];
+  /** Present when the run checked one shard of the selection. */
+  shard?: ShardSpec;
+  /** Present when the run (or merge) narrowed the endpoints with --only/--skip/--shard. */
+  selection?: SelectionRecord;
+  /** Present with `--baseline`. */
+  baseline?: BaselineComparison;
+  /** Present on a report combined from shard reports. */
+  merged?: MergeRecord;
+  /** What the run found the target can do (remote peer, control interface, MQTT listener...). */
+  capabilities?: DetectedCapabilities;
+  /** Present when the property-based suites ran. */
+  properties?: PropertyRunRecord;
   /** Problems of the harness itself that are not tied to an endpoint (e.g. fixture setup). */
   notes: string[];
+}
+
+/** The property-based part of a run: replay it with the same seed (and `--property-path` for one case). */
+export interface PropertyRunRecord {
+  seed: number;
+  numRuns: number;
+  path?: string;
+  results: number;
+  failed: number;
+  durationMs: number;
 }
 
 /** fail if any check failed, pass if one passed, skipped if every check was skipped, untested if none ran. */
@@ -148,15 +222,37 @@ export function summarize(endpoints: readonly EndpointReport[], vacuous: boolean
   };
 }
 
-/** Exit status of `mqsim conform`: 0 only when no MUST check failed and the run reached the API. */
-export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous'>): 0 | 1 {
-  return report.vacuous || report.summary.failedByLevel.MUST > 0 ? 1 : 0;
+/**
+ * Exit status of `mqsim conform`: 0 only when the run reached the API and no MUST check failed —
+ * or, with a baseline, no MUST check failed that did not fail in the baseline already.
+ */
+export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous' | 'baseline'>): 0 | 1 {
+  if (report.vacuous) return 1;
+  const mustFailures = report.baseline ? report.baseline.newMustFailures : report.summary.failedByLevel.MUST;
+  return mustFailures > 0 ? 1 : 0;
 }
 
-export function verdictLineOf(summary: ReportSummary, vacuous: boolean, vacuousReason?: string): string {
+export function verdictLineOf(summary: ReportSummary, vacuous: boolean, vacuousReason?: string, baseline?: BaselineComparison): string {
   const counts = `${summary.checks} checks: ${summary.passed} passed, ${summary.failed} failed (MUST ${summary.failedByLevel.MUST}, SHOULD ${summary.failedByLevel.SHOULD}, INFO ${summary.failedByLevel.INFO}), ${summary.skipped} skipped; ${summary.untested} endpoints untested`;
   if (vacuous) return `VACUOUS — not a pass: ${vacuousReason ?? 'the checks never reached the API'} (${counts})`;
+  if (baseline) {
+    const against = `against baseline ${baseline.baselineFile}: ${baseline.newFailures.length} new failures (MUST ${baseline.newMustFailures}), ${baseline.fixed.length} fixed, ${baseline.stillFailing} still failing`;
+    if (baseline.newMustFailures > 0) return `FAIL — ${baseline.newMustFailures} new MUST failures ${against} (${counts})`;
+    return `PASS — no new MUST failure ${against} (${counts})`;
+  }
   if (summary.failedByLevel.MUST > 0) return `FAIL — ${summary.failedByLevel.MUST} MUST checks failed (${counts})`;
   const soft = summary.failed > 0 ? `; ${summary.failed} SHOULD/INFO failures do not change the exit status` : '';
   return `PASS — no MUST check failed (${counts}${soft})`;
+}
+
+/** Sets `verdict` and `verdictLine` from the summary, the vacuous flag and the baseline comparison. */
+export function applyVerdict(report: Report): Report {
+  report.verdict = exitCodeOf(report) === 0 ? 'pass' : 'fail';
+  report.verdictLine = verdictLineOf(report.summary, report.vacuous, report.vacuousReason, report.baseline);
+  return report;
+}
+
+/** `GET /api/status`: how an endpoint is named across reports (ids may be renamed, method + path are the API). */
+export function endpointKey(e: { method: string; path: string }): string {
+  return `${e.method} ${e.path}`;
 }

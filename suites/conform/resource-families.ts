@@ -26,6 +26,13 @@ export interface ResourceFamily {
   textOfLength?(param: ParamSpec, length: number, ctx: ConformContext): string | undefined;
   /** Families that must exist first (their fixtures). */
   dependsOn?: string[];
+  /**
+   * Companion fields a valid instance needs when `param` takes `value` (e.g. a protobuf schema text
+   * for schema_type protobuf), for the enum and range checks.
+   */
+  valueFields?(param: string, value: unknown, ctx: ConformContext, suffix: string): Record<string, unknown>;
+  /** Fields the list shows in another form than the create takes (left out of the value round trip). */
+  listForm?: readonly string[];
 }
 
 /** Far-future ban end (2100-01-01), fixed so requests do not depend on the clock. */
@@ -69,6 +76,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
     deletePath: '/api/cluster/acl/delete',
     listPath: '/api/cluster/acl/list',
     dependsOn: ['tenant'],
+    valueFields: (param, value) => (param === 'resource_type' && value === 'Ip' ? { resource_name: '192.0.2.18', ip: '192.0.2.18' } : {}),
     fields: (ctx, s) => ({
       tenant: ctx.names.tenant,
       name: `conform-acl${s}`,
@@ -99,6 +107,19 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
     }),
     identity: (f) => ({ tenant: f.tenant, name: f.name }),
     textOfLength: (p, n, ctx) => plainText(`b${ctx.seed}`, tenantRef)(p, n),
+    // Each type blocks a different kind of resource; give each a resource of its kind.
+    valueFields: (param, value, ctx, s) => {
+      if (param !== 'blacklist_type') return {};
+      const byType: Record<string, string> = {
+        ClientId: `conform-banned-${ctx.seed}${s}`,
+        User: `conform-user-${ctx.seed}${s}`,
+        Ip: '192.0.2.17',
+        ClientIdMatch: `conform-banned-${ctx.seed}${s}*`,
+        UserMatch: `conform-user-${ctx.seed}${s}*`,
+        IPCIDR: '192.0.2.0/24',
+      };
+      return byType[String(value)] ? { resource_name: byType[String(value)] } : {};
+    },
   },
   {
     key: 'topic-rewrite',
@@ -145,6 +166,13 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
     dependsOn: ['tenant'],
     fields: (ctx, s) => ({ tenant: ctx.names.tenant, schema_name: `conform-schema${s}`, schema_type: 'json', schema: '{"type":"object"}', desc: DESC }),
     identity: (f) => ({ tenant: f.tenant, name: f.schema_name }),
+    // The schema text must be of the schema's language.
+    valueFields: (param, value) => {
+      if (param !== 'schema_type') return {};
+      if (value === 'protobuf') return { schema: 'syntax = "proto3"; message ConformRecord { string id = 1; }' };
+      if (value === 'avro') return { schema: '{"type":"record","name":"ConformRecord","fields":[{"name":"id","type":"string"}]}' };
+      return { schema: '{"type":"object"}' };
+    },
     textOfLength: (p, n, ctx) => {
       if (p.name === 'schema') {
         // A JSON Schema text padded to the exact length through its description.
@@ -178,6 +206,8 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
       failure_strategy: { strategy: 'discard' },
     }),
     identity: (f) => ({ tenant: f.tenant, connector_name: f.connector_name }),
+    // The list shows the config normalised (defaults added): compared by connector.type.*.config-defaults.
+    listForm: ['config'],
     textOfLength: (p, n, ctx) => {
       if (p.name === 'config') {
         // A valid `file` config padded to the exact length through the file name.

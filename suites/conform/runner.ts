@@ -4,31 +4,26 @@ import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { UrlTarget } from '../targets/url-target.ts';
 import { ConformContext, fail, fixtureNames, succeeded } from './conform-context.ts';
-import { badTokens, runAuthChecks, runLoginChecks, type BadTokens } from './checks/auth-checks.ts';
-import {
-  runConfigForwarding,
-  runConfigRoundTrip,
-  runErrorCaseChecks,
-  runHealthChecks,
-  runMonitorChecks,
-  runMonitorTypes,
-  runNodeLeaveChecks,
-  runTokenLifetime,
-  runUpdateVisible,
-  runWrongMethodCheck,
-} from './checks/behaviour-checks.ts';
-import { runConnectorStates, runOverviewConsistency, runReplicaInvariants, runTenantDefaults } from './checks/consistency-checks.ts';
+import { badTokens, runAuthChecks, type BadTokens } from './checks/auth-checks.ts';
+import { runWrongMethodCheck } from './checks/behaviour-checks.ts';
 import { runEnvelopeInvariants } from './checks/envelope-invariants.ts';
-import { runHappyPath } from './checks/happy-path.ts';
-import { runLimitChecks } from './checks/limit-checks.ts';
-import { runGoneAfterDelete, runListFilters, runListLaws, runShowsCreated } from './checks/list-laws.ts';
+import { OWN_HAPPY_PATH, runHappyPath } from './checks/happy-path.ts';
+import { runLimitChecks, runOutOfRangeLengthChecks } from './checks/limit-checks.ts';
+import { runGoneAfterDelete, runListFilters, runListLaws, runListParamChecks, runShowsCreated } from './checks/list-laws.ts';
 import { runRequiredParamChecks, runUnknownFieldCheck } from './checks/param-checks.ts';
+import { runRangeChecks } from './checks/range-checks.ts';
+import { runFamilyScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { setUpFixtures } from './fixture-setup.ts';
 import { buildParams } from './param-values.ts';
-import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report, type RequestStats } from './report-model.ts';
+import { applyVerdict, endpointStatusOf, summarize, vacuousRun, type CheckRecord, type EndpointReport, type Report, type RequestStats, type ShardSpec } from './report-model.ts';
 import { CreatedResources, familyByCreatePath, familyByDeletePath, RESOURCE_FAMILIES } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
+import type { PropertyRunRecord } from './report-model.ts';
+import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
+import { compareWithBaseline } from '../report/baseline.ts';
+import type { EndpointProgress } from '../report/progress.ts';
+import { selectEndpoints, selectionFlags, shellArg } from '../report/selection.ts';
 
 export interface ConformOptions {
   /** A ready target, or `sim` / a URL for the runner to open (and close). */
@@ -44,8 +39,27 @@ export interface ConformOptions {
   password?: string;
   /** One line per family as the run goes (the CLI prints them to stderr). */
   onProgress?: (line: string) => void;
+  /** After each endpoint: its position, outcome and the failures so far. */
+  onEndpoint?: (progress: EndpointProgress) => void;
   /** Endpoints to check; the whole contract by default. */
   contract?: readonly EndpointContract[];
+  /**
+   * Check only endpoints matching one of these patterns (path glob, endpoint id glob, tag, or
+   * `METHOD /path/glob`; comma-separated values allowed), then leave out those matching `skip`.
+   * A pattern matching no endpoint throws a SelectionError before the target is opened.
+   */
+  only?: readonly string[];
+  skip?: readonly string[];
+  /** Check one shard of the selection (fixtures are still set up in every shard). */
+  shard?: ShardSpec;
+  /** An earlier report: only new MUST failures make the verdict fail; the report lists new and fixed failures. */
+  baseline?: { file: string; report: Pick<Report, 'endpoints' | 'runId'> };
+  /** Run the property-based suites after the per-endpoint checks (default true). */
+  properties?: boolean;
+  /** Runs per property (fast-check numRuns). */
+  propertyRuns?: number;
+  /** `--property-path`: replay exactly one property case; the per-endpoint checks are left out. */
+  propertyPath?: string;
   /** How the run can be repeated, shown in the report. */
   replay?: string;
   runId?: string;
@@ -68,6 +82,19 @@ export function runIdOf(startedAt: Date, targetName: string, seed: number): stri
 
 async function openTarget(options: ConformOptions): Promise<{ target: Target; owned: boolean }> {
   if (typeof options.target !== 'string') return { target: options.target, owned: false };
+  if (options.target.startsWith('docker:')) {
+    // Loaded lazily: testcontainers is only needed for docker targets.
+    const { DockerTarget } = await import('../targets/docker-target.ts');
+    return {
+      target: await DockerTarget.start(options.target, {
+        ...(options.username !== undefined ? { username: options.username } : {}),
+        ...(options.password !== undefined ? { password: options.password } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.rate ? { rate: options.rate } : {}),
+      }),
+      owned: true,
+    };
+  }
   if (options.target === 'sim') {
     // Loaded lazily: the sim adapter is the one door from suites/ into sim/.
     const { SimTarget } = await import('../targets/sim-target.ts');
@@ -81,6 +108,44 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
     ...(options.rate ? { rate: options.rate } : {}),
   });
   return { target, owned: true };
+}
+
+/**
+ * The property-based suites (fast-check, a reference model written from the spec) after the
+ * per-endpoint checks, so the instances they create never meet the list checks. Each result becomes
+ * a check of its endpoint; a failure's message carries the seed, the path and the replay command.
+ */
+async function runProperties(
+  ctx: ConformContext,
+  target: Target,
+  checked: readonly EndpointContract[],
+  options: ConformOptions,
+  progress: (line: string) => void,
+): Promise<PropertyRunRecord> {
+  const started = performance.now();
+  const numRuns = options.propertyRuns ?? DEFAULT_MODEL_RUNS;
+  const results = await runPropertySuites(target, {
+    seed: options.seed,
+    numRuns,
+    contract: checked,
+    ...(options.propertyPath ? { path: options.propertyPath } : {}),
+    onProgress: (line) => progress(`property         ${line}`),
+  });
+  const inRun = new Set(checked.map((e) => e.id));
+  for (const r of results) {
+    if (!inRun.has(r.endpointId)) continue;
+    const list = ctx.results.get(r.endpointId) ?? [];
+    list.push(toCheckRecord(r));
+    ctx.results.set(r.endpointId, list);
+  }
+  return {
+    seed: options.seed,
+    numRuns,
+    ...(options.propertyPath ? { path: options.propertyPath } : {}),
+    results: results.length,
+    failed: results.filter((r) => r.status === 'fail').length,
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 function requestStats(exchanges: readonly Exchange[]): RequestStats {
@@ -108,46 +173,36 @@ function baseParams(e: EndpointContract): Record<string, unknown> {
   return buildParams(e, {});
 }
 
+/**
+ * Every check of one endpoint: its valid request (answer, envelope, data schema, time forms), its
+ * family's scenarios (suites/scenarios/<family>.ts), then the generic rules — list laws and filters,
+ * required parameters, unknown fields, length limits, numeric ranges and enums, the wrong method, auth.
+ */
 async function checkEndpoint(ctx: ConformContext, e: EndpointContract, resources: CreatedResources, tokens: BadTokens | undefined): Promise<void> {
-  const key = `${e.method} ${e.path}`;
   let happy: Exchange | undefined;
   let params: Record<string, unknown> = baseParams(e);
-  if (key === 'POST /api/cluster/config/set') await runConfigRoundTrip(ctx, e);
-  else if (key === 'POST /api/cluster/node/leave') await runNodeLeaveChecks(ctx, e);
-  else {
+  // config set and node leave send their valid requests inside their family scenarios.
+  if (!OWN_HAPPY_PATH.has(`${e.method} ${e.path}`)) {
     happy = await runHappyPath(ctx, e, resources);
     if (happy) params = buildParams(e, (happy.sent.body as Record<string, unknown> | undefined) ?? queryParams(happy));
   }
+  await runFamilyScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
 
-  if (e.path.startsWith('/health/')) await runHealthChecks(ctx, e, happy);
-  if (key === 'GET /api/mqtt/monitor/data') {
-    await runMonitorChecks(ctx, e, happy);
-    await runMonitorTypes(ctx, e);
-  }
-  await runErrorCaseChecks(ctx, e);
-  await runUpdateVisible(ctx, e, happy);
-  await runConfigForwarding(ctx, e);
-  await runOverviewConsistency(ctx, e);
-  await runConnectorStates(ctx, e, happy);
-  await runTenantDefaults(ctx, e, resources);
-  await runReplicaInvariants(ctx, e, resources);
-  if (e.path === '/api/v1/login') {
-    await runLoginChecks(ctx, e, ctx.contract.find((x) => x.method === 'GET' && x.auth === 'token' && x.path.startsWith('/api/') && x.response.kind === 'envelope' && !x.params.some((p) => p.required)));
-    await runTokenLifetime(ctx, e, happy);
-  }
   const deleted = e.method === 'POST' ? familyByDeletePath(e.path) : undefined;
   if (deleted && happy && succeeded(happy)) await runGoneAfterDelete(ctx, e, deleted, deleted.fields(ctx, '-hp'));
-
   if (e.list && happy) {
     await runListLaws(ctx, e, happy, params);
     await runListFilters(ctx, e, happy, params);
-    const family = RESOURCE_FAMILIES.find((f) => f.listPath === e.path);
-    if (family) await runShowsCreated(ctx, e, family, resources, params);
+    await runListParamChecks(ctx, e, params);
+    const listed = RESOURCE_FAMILIES.find((f) => f.listPath === e.path);
+    if (listed) await runShowsCreated(ctx, e, listed, resources, params);
   }
   await runRequiredParamChecks(ctx, e, params, resources);
   if (happy) await runUnknownFieldCheck(ctx, e, params, resources);
   const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
   if (family) await runLimitChecks(ctx, e, family, resources);
+  else await runOutOfRangeLengthChecks(ctx, e, params);
+  await runRangeChecks(ctx, e, params, resources);
   await runWrongMethodCheck(ctx, e);
   await runAuthChecks(ctx, e, tokens);
 }
@@ -168,6 +223,44 @@ function progressLine(tag: string, endpoints: readonly EndpointContract[], ctx: 
   return `${tag.padEnd(16)} ${String(endpoints.length).padStart(2)} endpoints ${String(checks.length).padStart(4)} checks ${String(checks.filter((c) => c.status === 'pass').length).padStart(4)} passed ${String(failed.length).padStart(3)} failed${must ? ` (MUST ${must})` : ''} ${String(checks.filter((c) => c.status === 'skipped').length).padStart(3)} skipped  ${(ms / 1000).toFixed(1)} s`;
 }
 
+/** Tells the caller one endpoint is done, with the failures of the run so far. */
+function reportEndpointDone(
+  e: EndpointContract,
+  checks: readonly CheckRecord[],
+  durationMs: number,
+  index: number,
+  total: number,
+  soFar: { failures: number; mustFailures: number },
+  onEndpoint: ConformOptions['onEndpoint'],
+): void {
+  const failed = checks.filter((c) => c.status === 'fail');
+  soFar.failures += failed.length;
+  soFar.mustFailures += failed.filter((c) => c.level === 'MUST').length;
+  onEndpoint?.({
+    index,
+    total,
+    endpoint: { id: e.id, method: e.method, path: e.path, tag: e.tag },
+    status: endpointStatusOf(checks),
+    checks: checks.length,
+    failed: failed.length,
+    durationMs,
+    failuresSoFar: soFar.failures,
+    mustFailuresSoFar: soFar.mustFailures,
+  });
+}
+
+/**
+ * The `mqsim conform` command line that checks the same endpoints the same way. The password is
+ * never written: the command reads it from $MQSIM_PASSWORD.
+ */
+function replayOf(targetName: string, options: ConformOptions): string {
+  const parts = ['mqsim conform --target', shellArg(targetName), '--seed', String(options.seed)];
+  if (targetName === 'sim' && options.nodes !== undefined && options.nodes !== 3) parts.push('--nodes', String(options.nodes));
+  if (options.username !== undefined) parts.push('--username', shellArg(options.username), '--password "$MQSIM_PASSWORD"');
+  if (options.rate !== undefined) parts.push('--rate', String(options.rate));
+  return `${parts.join(' ')}${selectionFlags(options)}`;
+}
+
 /**
  * Checks every endpoint of the contract on a target and builds the report: fixtures first, then
  * each family's endpoints (valid request, envelope and data schema, documented alternatives,
@@ -179,9 +272,15 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
   const contract = options.contract ?? CONTRACT;
+  // --only/--skip/--shard narrow what is checked; fixtures and cross-endpoint lookups still see the
+  // whole contract. Bad patterns throw here, before anything is opened.
+  const selection = selectEndpoints(contract, options);
+  const checked = selection.inShard;
+  const durations = new Map<string, number>();
   const progress = options.onProgress ?? (() => {});
   const { target, owned } = await openTarget(options);
   const ctx = new ConformContext(target, options.seed, contract);
+  let propertyRun: PropertyRunRecord | undefined;
   try {
     if (target.credentials) {
       try {
@@ -200,24 +299,31 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     ctx.notes.push(...problems);
     progress(`${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`);
 
-    const tags = [...new Set(contract.map((e) => e.tag))];
+    // A property replay (--property-path) runs that one property case and nothing else.
+    const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
+    const done = { endpoints: 0, failures: 0, mustFailures: 0 };
+    if (options.shard && checked.length === 0) progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
     for (const tag of tags) {
       const tagStart = performance.now();
-      const endpoints = contract.filter((e) => e.tag === tag);
+      const endpoints = checked.filter((e) => e.tag === tag);
       for (const e of endpoints) {
+        const endpointStart = performance.now();
         try {
           await checkEndpoint(ctx, e, resources, tokens);
         } catch (err) {
           // A harness bug outside a check: record it on the endpoint and go on with the next one.
           await ctx.check(e, 'harness', 'MUST', () => fail(`the checks of this endpoint stopped on a harness error: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`));
         }
+        durations.set(e.id, performance.now() - endpointStart);
+        reportEndpointDone(e, ctx.results.get(e.id) ?? [], durations.get(e.id)!, ++done.endpoints, checked.length, done, options.onEndpoint);
       }
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     }
 
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
-    for (const e of contract) await runEnvelopeInvariants(ctx, e);
+    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, checked, options, progress);
+    for (const e of checked) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);
@@ -225,9 +331,10 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (owned) await target.close().catch(() => {});
   }
 
-  const endpoints: EndpointReport[] = contract.map((e) => {
+  const endpoints: EndpointReport[] = checked.map((e) => {
     const checks = ctx.results.get(e.id) ?? [];
-    return { id: e.id, method: e.method, path: e.path, tag: e.tag, summary: e.summary, status: endpointStatusOf(checks), checks };
+    const ms = durations.get(e.id);
+    return { id: e.id, method: e.method, path: e.path, tag: e.tag, summary: e.summary, status: endpointStatusOf(checks), checks, ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}) };
   });
   const requests = requestStats(ctx.log.exchanges);
   const vac = vacuousRun(requests);
@@ -242,7 +349,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
-    replay: options.replay ?? `mqsim conform --target ${targetName} --seed ${options.seed}${target.credentials ? ` --username ${target.credentials.username} --password '…'` : ''}`,
+    replay: options.replay ?? replayOf(targetName, options),
     vacuous: vac.vacuous,
     ...(vac.reason ? { vacuousReason: vac.reason } : {}),
     verdict: 'pass',
@@ -250,10 +357,16 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     requests,
     summary,
     endpoints,
+    ...(options.shard ? { shard: options.shard } : {}),
+    ...(selection.only.length || selection.skip.length || options.shard
+      ? { selection: { only: selection.only, skip: selection.skip, contractEndpoints: contract.length, selectedEndpoints: selection.selected.length } }
+      : {}),
+    ...(ctx.capabilities ? { capabilities: ctx.capabilities } : {}),
+    ...(propertyRun ? { properties: propertyRun } : {}),
     notes: ctx.notes,
   };
-  report.verdict = exitCodeOf(report) === 0 ? 'pass' : 'fail';
-  report.verdictLine = verdictLineOf(summary, vac.vacuous, vac.reason);
+  if (options.baseline) report.baseline = compareWithBaseline(report, options.baseline.report, options.baseline.file);
+  applyVerdict(report);
   if (options.reportDir) writeReports(report, options.reportDir);
   return report;
 }

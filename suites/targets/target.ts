@@ -51,6 +51,56 @@ export interface TargetCapabilities {
   remotePeer: Capability;
   /** The target is reached over loopback, where the spec exempts requests from a token. */
   loopback: boolean;
+  /**
+   * How `asRemotePeer` requests reach the target: from the local `address` (127.0.0.2), or to
+   * `baseUrl` at one of this host's own non-loopback addresses (a server listening on every
+   * interface then sees a truly remote peer).
+   */
+  remoteVia?: { address: string; baseUrl?: string };
+}
+
+/** Outcome of one MQTT client action through a driver: done, or why not. */
+export type MqttOutcome = { ok: true } | { ok: false; reason: string };
+
+/** One MQTT client connection opened by the run (to see its effects in the admin API). */
+export interface MqttClientSession {
+  readonly clientId: string;
+  subscribe(filter: string, qos: 0 | 1 | 2): Promise<MqttOutcome>;
+  publish(topic: string, payload: string, options: { qos: 0 | 1; retain: boolean }): Promise<MqttOutcome>;
+  /** A normal DISCONNECT (the session ends: the run connects with a clean session). */
+  close(): Promise<void>;
+}
+
+/** A way to act as an MQTT client against the target: its MQTT listener, or the simulator's model. */
+export interface MqttDriver {
+  /** How the client reaches the broker, for messages (e.g. `MQTT 3.1.1 over TCP at 127.0.0.1:1883`). */
+  readonly via: string;
+  /** Tenant the driver's clients belong to, when known (the simulator's control names it). */
+  readonly tenant?: string;
+  connect(clientId: string): Promise<MqttClientSession | { ok: false; reason: string }>;
+}
+
+/**
+ * The simulator's control interface: actions the admin API does not offer (process life, protocol
+ * commands, virtual time). Only `--target sim` has one; checks that need it are skipped elsewhere.
+ */
+export interface TargetControl {
+  /** Lets `ms` of the target's time pass, running whatever falls due (connector scheduling, elections). */
+  advance(ms: number): Promise<void>;
+  /** Number of nodes the cluster was started with. */
+  readonly nodeCount: number;
+  stopNode(id: number): void;
+  startNode(id: number, options?: { wiped?: boolean }): void;
+  setPortsReady(nodeId: number, ready: boolean): void;
+  setMq9Running(running: boolean): void;
+  /** mq9 `AGENT.MAILBOX.CREATE`. */
+  createMailbox(input: { tenant: string; name: string; ttl: number; desc: string }): void;
+  /** mq9 `AGENT.REGISTER`. */
+  registerAgent(input: { tenant: string; name: string; agent_info: string }): void;
+  stopConnector(tenant: string, name: string): void;
+  resumeConnector(tenant: string, name: string): void;
+  /** MQTT client actions through the model, in the given tenant. */
+  mqtt(tenant: string): MqttDriver;
 }
 
 export interface Target {
@@ -59,10 +109,17 @@ export interface Target {
   /** Base URL requests go to (no trailing slash). */
   readonly baseUrl: string;
   readonly capabilities: TargetCapabilities;
+  /** The simulator's control interface, when the target is the simulator. */
+  readonly control?: TargetControl;
   /** Credentials the run may log in with, when known. */
   readonly credentials?: { username: string; password: string };
   /** The Bearer token in use, if the run logged in. */
   readonly token?: string;
+  /**
+   * The server's token signing secret, when the run knows it (the simulator's): lets the auth checks
+   * send a correctly signed but expired token, which only an expiry check refuses.
+   */
+  readonly signingSecret?: string;
   /** Logs in with `credentials` and keeps the token for every later request. */
   login(): Promise<TargetResponse>;
   request(req: TargetRequest): Promise<TargetResponse>;

@@ -109,6 +109,22 @@ describe('UrlTarget', () => {
     expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe('127.0.0.2');
   });
 
+  it('reaches a server listening on every interface at this host\'s own address, a truly remote peer', async () => {
+    const server = createServer((req, res) => json(res, 200, { code: 0, message: 'success', data: req.socket.remoteAddress }));
+    await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
+    servers.push(server);
+    const t = await target({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    const via = t.capabilities.remoteVia;
+    if (!via || via.address.startsWith('127.')) {
+      // No non-loopback IPv4 address on this host: the second loopback address is used instead.
+      expect(via?.address ?? '127.0.0.2').toBe('127.0.0.2');
+      return;
+    }
+    expect(via.baseUrl).toBe(`http://${via.address}:${(server.address() as AddressInfo).port}`);
+    expect(((await t.request({ method: 'GET', path: '/' })).json as any).data).toBe('127.0.0.1');
+    expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe(via.address);
+  });
+
   it('refuses target URLs that are not http(s) base URLs', () => {
     expect(() => parseTargetUrl('ftp://x')).toThrow(/http or https/);
     expect(() => parseTargetUrl('not a url')).toThrow(/"sim" or an http/);

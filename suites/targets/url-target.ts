@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { Agent, request as undiciRequest } from 'undici';
 import { pathWithQuery, TransportError, type Capability, type Target, type TargetCapabilities, type TargetRequest, type TargetResponse } from './target.ts';
 
@@ -19,6 +20,13 @@ export interface UrlTargetOptions {
   maxRetryAfterSeconds?: number;
   /** Local address that is not the spec's exempt loopback (default 127.0.0.2). */
   remoteLocalAddress?: string;
+  /**
+   * Whether the server sees the run's requests as loopback (default: the URL's host is 127.0.0.1,
+   * localhost or ::1). A container behind a mapped port is reached on localhost but is not loopback.
+   */
+  loopback?: boolean;
+  /** The server's token signing secret, when known (enables the correctly-signed-expired-token check). */
+  signingSecret?: string;
   /** Injectable sleep, for tests. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -64,11 +72,14 @@ export class UrlTarget implements Target {
   readonly name: string;
   readonly baseUrl: string;
   readonly credentials?: { username: string; password: string };
+  readonly signingSecret?: string;
   capabilities: TargetCapabilities;
   token?: string;
   private readonly url: URL;
   private readonly agent: Agent;
   private remoteAgent?: Agent;
+  /** Base URL of `asRemotePeer` requests when they go to a non-loopback address of this host. */
+  private remoteBaseUrl?: string;
   private readonly timeoutMs: number;
   private readonly minIntervalMs: number;
   private readonly maxRetries: number;
@@ -86,8 +97,9 @@ export class UrlTarget implements Target {
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 10;
     this.sleep = options.sleep ?? defaultSleep;
     if (options.username !== undefined && options.password !== undefined) this.credentials = { username: options.username, password: options.password };
+    if (options.signingSecret) this.signingSecret = options.signingSecret;
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
-    const loopback = LOOPBACK_HOSTS.has(this.url.hostname);
+    const loopback = options.loopback ?? LOOPBACK_HOSTS.has(this.url.hostname);
     this.capabilities = {
       loopback,
       remotePeer: loopback ? { available: false, reason: 'not probed yet' } : { available: true },
@@ -101,15 +113,39 @@ export class UrlTarget implements Target {
       const localAddress = options.remoteLocalAddress ?? '127.0.0.2';
       const host = target.url.hostname === 'localhost' ? '127.0.0.1' : target.url.hostname.replace(/^\[|\]$/g, '');
       const port = Number(target.url.port || (target.url.protocol === 'https:' ? 443 : 80));
-      if (host === '::1') {
+      const lan = host === '::1' ? undefined : await target.probeOwnAddresses(port);
+      if (lan) {
+        // The server listens on every interface: reach it at this host's own address, a truly remote peer.
+        target.remoteBaseUrl = lan.baseUrl;
+        target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4 });
+        target.capabilities.remotePeer = { available: true };
+        target.capabilities.remoteVia = lan;
+      } else if (host === '::1') {
         target.capabilities.remotePeer = { available: false, reason: 'the target listens on ::1; no second IPv6 loopback address to send from' };
       } else {
         const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
         target.capabilities.remotePeer = probe.available ? { available: true } : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}` };
-        if (probe.available) target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
+        if (probe.available) {
+          target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
+          target.capabilities.remoteVia = { address: localAddress };
+        }
       }
     }
     return target;
+  }
+
+  /** The first non-loopback IPv4 address of this host at which the target's port answers, if any. */
+  private async probeOwnAddresses(port: number): Promise<{ address: string; baseUrl: string } | undefined> {
+    if (this.options.remoteLocalAddress) return undefined; // an explicit choice of the second loopback address
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .filter((a): a is NonNullable<typeof a> => a !== undefined && a.family === 'IPv4' && !a.internal)
+      .map((a) => a.address);
+    for (const address of own) {
+      const probe = await probeBind(address, port, address, 500);
+      if (probe.available) return { address, baseUrl: `${this.url.protocol}//${address}:${port}${this.url.pathname.replace(/\/+$/, '')}` };
+    }
+    return undefined;
   }
 
   async login(): Promise<TargetResponse> {
@@ -153,7 +189,7 @@ export class UrlTarget implements Target {
     if (req.asRemotePeer && !this.remoteAgent && this.capabilities.loopback) {
       throw new TransportError(`no non-loopback peer available: ${this.capabilities.remotePeer.reason}`, 0);
     }
-    const url = `${this.baseUrl}${pathWithQuery(req.path, req.query)}`;
+    const url = `${req.asRemotePeer && this.remoteBaseUrl ? this.remoteBaseUrl : this.baseUrl}${pathWithQuery(req.path, req.query)}`;
     const started = performance.now();
     try {
       const res = await undiciRequest(url, {

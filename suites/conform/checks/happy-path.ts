@@ -1,6 +1,7 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import type { Level } from '../report-model.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, requestSource, skip, type Verdict } from '../conform-context.ts';
+import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { buildParams } from '../param-values.ts';
@@ -129,4 +130,30 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     if (rows === 0) return pass('data matches the schema, but the page has no record to check', ex, true);
     return pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema');
   });
+  if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
+}
+
+/**
+ * Every time field of the answer in the form the spec gives it (spec: "Output time varies by field:
+ * Unix seconds, Unix milliseconds (mq9 records), or local-time string"): `time-forms` for the forms
+ * the spec states, `time-forms.decision` (INFO) for the fields whose form the project decided.
+ */
+export async function runTimeForms(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
+  const schema = e.response.data;
+  const env = envelopeOf(ex);
+  if (!schema || !hasTimeFields(schema) || !env || env.code !== 0) return;
+  const values = e.list
+    ? ((env.data as { data?: unknown[] } | undefined)?.data ?? []).slice(0, 100).flatMap((row, i) => collectTimeValues(schema, row, `.data[${i}]`))
+    : collectTimeValues(schema, env.data);
+  const judge = (list: TimeValue[], what: string): Verdict => {
+    const problems = list.map(timeProblem).filter((p): p is string => p !== undefined);
+    if (problems.length > 0) return fail(`${problems.length} of ${list.length} ${what} are not in their form: ${problems.slice(0, 4).join('; ')}`, ex);
+    const fields = [...new Set(list.map((t) => `${t.path.replace(/\[\d+\]/g, '[]')} (${t.form})`))];
+    if (list.filter((t) => t.value !== null).length === 0) return pass(`the answer holds no ${what.replace(/^time values/, 'time value')} to check`, undefined, true);
+    return pass(`${list.length} ${what} in their form: ${fields.slice(0, 8).join(', ')}${fields.length > 8 ? ', …' : ''}`);
+  };
+  const specValues = values.filter((t) => !t.decision);
+  const decisionValues = values.filter((t) => t.decision);
+  await ctx.check(e, 'time-forms', levelFor('MUST', e.response.source), () => judge(specValues, 'time values'));
+  if (decisionValues.length > 0) await ctx.check(e, 'time-forms.decision', 'INFO', () => judge(decisionValues, 'time values whose form is a project decision'));
 }

@@ -79,3 +79,40 @@ export async function runLimitChecks(ctx: ConformContext, e: EndpointContract, f
     }
   }
 }
+
+/** Longest value the out-of-range checks send (a message payload's limit of 1 MiB is left out). */
+const MAX_SENT_LENGTH = 100_000;
+
+/** Endpoints whose every request acts on the cluster beyond its parameters (checked by their family). */
+const NO_LIMIT_PROBES = new Set(['POST /api/cluster/node/leave', 'POST /api/v1/login']);
+
+/**
+ * Length limits of the other endpoints (spec: Limits, e.g. topic delete: topic_name 1-256; tenant
+ * update: desc at most 500): a value one past the maximum, or empty where at least one character is
+ * required, in an otherwise valid request, is refused as a parameter error (MUST) naming it
+ * (SHOULD). Only out-of-range values are sent, so nothing is changed by a conforming server.
+ */
+export async function runOutOfRangeLengthChecks(ctx: ConformContext, e: EndpointContract, valid: Record<string, unknown>): Promise<void> {
+  if (NO_LIMIT_PROBES.has(`${e.method} ${e.path}`)) return;
+  for (const p of e.params.filter(limited)) {
+    const source = p.source ?? requestSource(e);
+    const range = `${p.minLength ?? 0}-${p.maxLength ?? '∞'}`;
+    const lengths: number[] = [];
+    if ((p.minLength ?? 0) >= 1) lengths.push(p.minLength! - 1);
+    if (p.maxLength !== undefined && p.maxLength < MAX_SENT_LENGTH) lengths.push(p.maxLength + 1);
+    for (const n of lengths) {
+      const id = `limit.${p.name}.length-${n}`;
+      const ex = await ctx.call(e, { ...valid, [p.name]: textOfLength(`${ctx.names.stem}-${p.name}`, n) });
+      await ctx.check(e, id, levelFor('MUST', source), () => {
+        if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+        if (refusedAsInvalid(ex)) return pass(`${p.name} of ${n} characters refused (allowed ${range})`);
+        return fail(`${p.name} of ${n} characters is outside ${range} but was not refused as invalid: ${describeAnswer(ex)}`, ex);
+      });
+      if (refusedAsInvalid(ex)) {
+        await ctx.check(e, `${id}.names-param`, levelFor('SHOULD', source), () =>
+          namesParam(envelopeOf(ex)?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
+        );
+      }
+    }
+  }
+}

@@ -1,5 +1,6 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, skip, succeeded, type Verdict } from '../conform-context.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, refusedAsInvalid, skip, succeeded, type Verdict } from '../conform-context.ts';
+import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import type { CreatedResources, ResourceFamily } from '../resource-families.ts';
 
@@ -71,7 +72,39 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
     return pass(`total_count ${first.total}, page of ${first.rows.length}`, undefined, first.total === 0);
   });
 
+  await ctx.check(e, 'list.default-limit', level, () => {
+    if (first.rows.length > list.defaultLimit) return fail(`without limit the page holds ${first.rows.length} records; the default page size is ${list.defaultLimit}`, happy);
+    if (list.sampleLimit === undefined && first.total > list.defaultLimit && first.rows.length < list.defaultLimit) {
+      return fail(`without limit the page holds ${first.rows.length} of ${first.total} records; the default page size is ${list.defaultLimit}`, happy);
+    }
+    return pass(`default page of ${first.rows.length} records (default limit ${list.defaultLimit}, total ${first.total})`, undefined, first.total <= list.defaultLimit);
+  });
+
+  if (list.sampleLimit !== undefined) {
+    const sample = list.sampleLimit;
+    await ctx.check(e, 'list.sample-limit', level, async () => {
+      const page = await fetchPage(ctx, e, base, { limit: 10_000 });
+      if (!isPage(page)) return fail(`limit=10000 was not answered with a page: ${describeAnswer(page)}`, page);
+      if (page.rows.length > sample) return fail(`at most ${sample} records are sampled, but limit=10000 answered ${page.rows.length}`, page.ex);
+      return pass(`${page.rows.length} records with limit=10000 (at most ${sample} sampled), total_count ${page.total}`, undefined, page.total <= sample);
+    });
+  }
+
   const k = 2;
+  await ctx.check(e, 'list.page-default', level, async () =>
+    settled(async () => {
+      const sortedFirst = list.sortFields[0] ? { sort_field: list.sortFields[0], sort_by: 'asc' } : {};
+      const implicit = await fetchPage(ctx, e, base, { ...sortedFirst, limit: k });
+      if (!isPage(implicit)) return fail(`limit=${k} without page was not answered with a page: ${describeAnswer(implicit)}`, implicit);
+      const explicit = await fetchPage(ctx, e, base, { ...sortedFirst, limit: k, page: 1 });
+      if (!isPage(explicit)) return fail(`page=1 was not answered with a page: ${describeAnswer(explicit)}`, explicit);
+      const a = JSON.stringify(implicit.rows.map(fingerprint));
+      const b = JSON.stringify(explicit.rows.map(fingerprint));
+      if (a !== b) return fail(`without page the list answered ${a.slice(0, 160)}, but page=1 is ${b.slice(0, 160)}; the default page is 1`, implicit.ex);
+      return pass(`no page = page 1 (${implicit.rows.length} records)`, undefined, implicit.rows.length === 0);
+    }),
+  );
+
   await ctx.check(e, 'list.page-past-end', level, async () =>
     settled(async () => {
       const probe = await fetchPage(ctx, e, base, { limit: k, page: 1 });
@@ -109,11 +142,13 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
   for (const field of list.sortFields) {
     await ctx.check(e, `list.sort.${field}`, level, async () =>
       settled(async () => {
-        const asc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'asc', limit: list.defaultLimit });
+        // One page of every record when possible: the reverse law needs the whole set.
+        const limit = Math.max(list.defaultLimit, 10_000);
+        const asc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'asc', limit });
         if (!isPage(asc)) return fail(`sort_field=${field}&sort_by=asc was refused: ${describeAnswer(asc)}`, asc);
-        const desc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'desc', limit: list.defaultLimit });
+        const desc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'desc', limit });
         if (!isPage(desc)) return fail(`sort_field=${field}&sort_by=desc was refused: ${describeAnswer(desc)}`, desc);
-        if (asc.rows.length >= list.defaultLimit && asc.total > asc.rows.length) return skip(`more than one page of records (${asc.total}); the reverse law needs the whole set`);
+        if (asc.total > asc.rows.length && list.sampleLimit === undefined) return skip(`more than one page of records (${asc.total}); the reverse law needs the whole set`);
         const key = (r: Row) => JSON.stringify(r[field]);
         if (!reversedAfterIntersect(asc.rows.map(key), desc.rows.map(key))) {
           return fail(`sort_by=desc is not the reverse of sort_by=asc on ${field}: asc ${asc.rows.map(key).slice(0, 6).join(',')}… desc ${desc.rows.map(key).slice(0, 6).join(',')}…`, desc.ex);
@@ -122,6 +157,27 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
         return pass(`desc reverses asc over ${asc.rows.length} records (${distinct} distinct keys)`, undefined, distinct <= 1);
       }),
     );
+  }
+}
+
+/**
+ * List parameters outside what the spec allows (a sort field the endpoint does not list, a sort_by
+ * other than asc/desc, a negative limit) are refused as parameter errors. SHOULD: the spec names the
+ * allowed values but a lenient server may ignore a bad one.
+ */
+export async function runListParamChecks(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>): Promise<void> {
+  const cases: [string, Record<string, unknown>, string, string][] = [
+    ['list.sort_field.unknown', { sort_field: 'mqsim_not_a_field', sort_by: 'asc' }, 'sort_field', `a sort_field not among ${e.list!.sortFields.join(', ') || '(none)'}`],
+    ['list.sort_by.invalid', { ...(e.list!.sortFields[0] ? { sort_field: e.list!.sortFields[0] } : {}), sort_by: 'sideways' }, 'sort_by', 'sort_by "sideways" (asc or desc)'],
+    ['list.limit.negative', { limit: -1 }, 'limit', 'limit -1 (a u32)'],
+  ];
+  for (const [id, extra, param, what] of cases) {
+    const ex = await ctx.call(e, { ...base, ...extra });
+    await ctx.check(e, id, levelFor('SHOULD', e.response.source), () => {
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (refusedAsInvalid(ex)) return namesParam(envelopeOf(ex)?.text ?? ex.response.text, param) ? pass(`${what}: refused naming ${param}`) : pass(`${what}: refused (${describeAnswer(ex)})`);
+      return fail(`${what} should be refused as a parameter error, got ${describeAnswer(ex)}`, ex);
+    });
   }
 }
 
@@ -139,6 +195,29 @@ export async function runShowsCreated(ctx: ConformContext, e: EndpointContract, 
     if (found) return pass(`the ${family.key} created by the run is listed`);
     if (page.total > page.rows.length) return skip(`the list has more records (${page.total}) than one page; the ${family.key} may be on another page`);
     return fail(`the ${family.key} ${JSON.stringify(Object.fromEntries(identity))} created by the run is missing from the list`, page.ex);
+  });
+  await runCreatedValues(ctx, e, family, fields, identity);
+}
+
+/**
+ * The listed record carries the values the create sent (spec: the resource tables name the same
+ * fields in the create body and the record). Compared where both have the field in the same JSON
+ * type; fields the list shows in another form (labels, local time, normalised config) are left out.
+ */
+async function runCreatedValues(ctx: ConformContext, e: EndpointContract, family: ResourceFamily, fields: Record<string, unknown>, identity: [string, unknown][]): Promise<void> {
+  const props = ((e.response.data ?? {}) as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const skipFields = new Set(family.listForm ?? []);
+  const compared = Object.entries(fields).filter(([k, v]) => k in props && !skipFields.has(k) && v !== undefined && v !== null && typeof v !== 'object');
+  if (compared.length === 0) return;
+  await ctx.check(e, 'list.created-values', levelFor('MUST', e.response.source), async () => {
+    const page = await fetchPage(ctx, e, {}, { limit: e.list!.defaultLimit });
+    if (!isPage(page)) return fail(`the list was refused: ${describeAnswer(page)}`, page);
+    const row = page.rows.find((r) => identity.every(([k, v]) => r[k] === v));
+    if (!row) return skip(`the ${family.key} created by the run is not on the first page`);
+    const wrong = compared.filter(([k, v]) => typeof row[k] === typeof v && row[k] !== v);
+    if (wrong.length > 0) return fail(`the listed ${family.key} differs from what was created: ${wrong.map(([k, v]) => `${k} ${JSON.stringify(row[k])} (sent ${JSON.stringify(v)})`).join(', ')}`, page.ex);
+    const otherForm = compared.filter(([k, v]) => typeof row[k] !== typeof v).map(([k]) => k);
+    return pass(`${compared.length - otherForm.length} fields as created${otherForm.length ? ` (${otherForm.join(', ')} shown in another form)` : ''}`);
   });
 }
 
@@ -185,6 +264,19 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
     await ctx.check(e, `list.filter.${p.name}`, levelFor('MUST', p.source ?? e.response.source), async () =>
       settled(async () => judge(await fetchPage(ctx, e, base, { [p.name]: want }), field, want, p.match === 'exact', source)),
     );
+    // An exact filter does not match on a part: the record the part comes from must not be returned.
+    const part = innerPart(value);
+    if (p.match === 'exact' && part !== value && !first.rows.some((r) => r[field] === part)) {
+      await ctx.check(e, `list.filter.${p.name}.not-partial`, levelFor('MUST', p.source ?? e.response.source), async () =>
+        settled(async () => {
+          const page = await fetchPage(ctx, e, base, { [p.name]: part });
+          if (!isPage(page)) return fail(`the filtered list was refused: ${describeAnswer(page)}`, page);
+          const wrong = page.rows.filter((r) => fieldText(r, field) !== part);
+          if (wrong.length > 0) return fail(`${p.name} is an exact filter, but ${JSON.stringify(part)} returned ${wrong.length} records whose ${field} only contains it, e.g. ${JSON.stringify(wrong[0][field])}`, page.ex);
+          return pass(`${JSON.stringify(part)} (a part of ${JSON.stringify(value)}) matches no record: equality, not containment`);
+        }),
+      );
+    }
   }
 
   const props = Object.keys(((e.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});

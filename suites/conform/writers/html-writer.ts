@@ -1,87 +1,251 @@
-import type { CheckRecord, EndpointReport, Report } from '../report-model.ts';
+import { shellArg, selectionFlags } from '../../report/selection.ts';
+import type { CheckRecord, CheckStatus, EndpointReport, EndpointStatus, FailureRef, Level, Report } from '../report-model.ts';
+import { renderChart, STATUS_COLORS } from './html-chart.ts';
+import { htmlEscape } from './html-escape.ts';
+import { FILTER_SCRIPT, FILTER_SCRIPT_HASH } from './html-script.ts';
 
-export function htmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+export { htmlEscape } from './html-escape.ts';
+
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'skipped', 'untested'];
+
+/**
+ * Nothing may load from anywhere (the page works offline and a hostile response body cannot pull
+ * anything in); the only script allowed is the filter script, by its hash.
+ */
+const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${FILTER_SCRIPT_HASH}; base-uri 'none'; form-action 'none'`;
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1d2330;background:#fafbfc}
-h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
-.meta{color:#5b6475;margin-bottom:16px} code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}
-pre{background:#f0f2f5;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-all;margin:4px 0}
+h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px} h3{font-size:14px;margin:0 0 6px}
+.meta{color:#5b6475;margin-bottom:12px} code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}
+pre{background:#f0f2f5;padding:8px;border-radius:4px;white-space:pre-wrap;word-break:break-all;margin:4px 0;max-height:320px;overflow:auto}
 .warn{background:#fff4d6;border:1px solid #e0b400;padding:10px 14px;border-radius:6px;margin:12px 0;font-weight:600}
+.warn.vacuous{background:#fde7e7;border-color:#d64545;font-size:16px}
 .verdict{padding:10px 14px;border-radius:6px;margin:12px 0;font-weight:600}
 .verdict.pass{background:#e3f6e8;border:1px solid #3aa55d}.verdict.fail{background:#fde7e7;border:1px solid #d64545}
-.cards{display:flex;gap:10px;flex-wrap:wrap}.card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 14px;min-width:90px}
-.card b{display:block;font-size:20px}
+.summary{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}
+.cards{display:grid;grid-template-columns:repeat(4,minmax(96px,1fr));gap:8px;max-width:520px}.card{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:5px 10px;font-size:12px;color:#5b6475}
+.card b{display:block;font-size:18px;color:#1d2330}
+.chart{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px}.chart .lbl{font-size:12px;fill:#1d2330}.chart .head{font-weight:600}.chart .num{font-size:11px;fill:#5b6475}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1e7}
-td,th{padding:5px 8px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
+td,th{padding:4px 8px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
+tr.group th{background:#eef1f5;font-size:13px} tr.ep:hover{background:#f6f8fb}
+td.lvl{font:12px ui-monospace,Menlo,Consolas,monospace;white-space:nowrap;text-align:center}
+td.lvl.fail{background:#fbd9d9}td.lvl.pass{background:#e3f6e8}td.lvl.skipped{background:#eef0f3}td.lvl.none{color:#aab}
+#matrix.hide-MUST .c-MUST,#matrix.hide-SHOULD .c-SHOULD,#matrix.hide-INFO .c-INFO{display:none}
 .st{font-weight:700;text-transform:uppercase;font-size:11px;padding:2px 6px;border-radius:3px;white-space:nowrap}
 .st.pass{background:#d9f2e1;color:#1e6b37}.st.fail{background:#fbd9d9;color:#9b1c1c}
 .st.skipped{background:#e8eaee;color:#4a5263}.st.untested{background:#efe3fb;color:#5b2a86}
-.lv{font-size:11px;color:#5b6475} details summary{cursor:pointer} ul.checks{list-style:none;padding-left:0;margin:6px 0}
-ul.checks li{padding:3px 0;border-bottom:1px dotted #e3e6ea} .vac{color:#9a6a00;font-size:11px}
+.new{background:#d64545;color:#fff;font-weight:700;font-size:11px;padding:1px 5px;border-radius:3px}
+.lv{font-size:11px;color:#5b6475} .vac{color:#9a6a00;font-size:11px}
+.filters{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;margin:12px 0;position:sticky;top:0;z-index:1}
+.filters div{margin:3px 0} .filters .k{display:inline-block;width:70px;color:#5b6475}
+.filters button{font:12px system-ui,sans-serif;border:1px solid #c9ced8;background:#f6f7f9;border-radius:12px;padding:2px 10px;margin:2px;cursor:pointer}
+.filters button[aria-pressed="true"]{background:#1d2330;color:#fff;border-color:#1d2330}
+.failure{background:#fff;border:1px solid #e7b4b4;border-left:4px solid #d64545;border-radius:6px;padding:10px 14px;margin:10px 0}
+details.detail{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:6px 12px;margin:6px 0} details summary{cursor:pointer}
+ul.checks{list-style:none;padding-left:0;margin:6px 0} ul.checks li{padding:3px 0;border-bottom:1px dotted #e3e6ea}
 `;
 
-function statusBadge(status: string): string {
+function badge(status: string): string {
   return `<span class="st ${htmlEscape(status)}">${htmlEscape(status)}</span>`;
 }
 
-function failureDetail(c: CheckRecord): string {
-  const parts: string[] = [];
-  if (c.request) {
-    const body = c.request.body === undefined ? '' : `\n${JSON.stringify(c.request.body, null, 2)}`;
-    parts.push(`<div>request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}:</div><pre>${htmlEscape(`${c.request.method} ${c.request.path}${body}`)}</pre>`);
-  }
-  if (c.response) {
-    parts.push(`<div>response:</div><pre>${htmlEscape(c.response.error ? `transport error: ${c.response.error}` : `HTTP ${c.response.status}${c.response.contentType ? ` (${c.response.contentType})` : ''}\n${c.response.body}`)}</pre>`);
-  }
-  if (c.curl) parts.push(`<div>curl:</div><pre>${htmlEscape(c.curl)}</pre>`);
-  return parts.join('');
+/** fail > pass > skipped over the checks of one level; `none` when the endpoint has no check of it. */
+function levelStatus(checks: readonly CheckRecord[]): CheckStatus | 'none' {
+  if (checks.length === 0) return 'none';
+  if (checks.some((c) => c.status === 'fail')) return 'fail';
+  if (checks.some((c) => c.status === 'pass')) return 'pass';
+  return 'skipped';
 }
 
-function checkItem(c: CheckRecord): string {
-  const head = `${statusBadge(c.status)} <code>${htmlEscape(c.id)}</code> <span class="lv">${c.level}</span>${c.vacuous ? ' <span class="vac">vacuous</span>' : ''} — ${htmlEscape(c.message)}`;
-  if (c.status !== 'fail') return `<li>${head}</li>`;
-  return `<li>${head}${failureDetail(c)}</li>`;
+function levelCell(e: EndpointReport, level: Level): string {
+  const checks = e.checks.filter((c) => c.level === level);
+  const status = levelStatus(checks);
+  if (status === 'none') return `<td class="lvl none c-${level}" title="no ${level} check">—</td>`;
+  const n = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
+  const text = [n('fail') ? `✗${n('fail')}` : '', n('pass') ? `✓${n('pass')}` : '', n('skipped') ? `–${n('skipped')}` : ''].filter(Boolean).join(' ');
+  return `<td class="lvl ${status} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('skipped')} skipped`)}">${text}</td>`;
 }
 
-function endpointRow(e: EndpointReport): string {
-  const failed = e.checks.filter((c) => c.status === 'fail').length;
-  const counts = `${e.checks.length} checks${failed ? `, ${failed} failed` : ''}`;
-  const checks = e.checks.length === 0 ? '<em>no check ran</em>' : `<details${failed ? ' open' : ''}><summary>${counts}</summary><ul class="checks">${e.checks.map(checkItem).join('')}</ul></details>`;
-  return `<tr id="${htmlEscape(e.id)}"><td>${statusBadge(e.status)}</td><td><code>${htmlEscape(e.method)}</code></td><td><code>${htmlEscape(e.path)}</code><div class="lv">${htmlEscape(e.id)}${e.summary ? ` — ${htmlEscape(e.summary)}` : ''}</div></td><td>${checks}</td></tr>`;
+function matrixRow(e: EndpointReport, key: number): string {
+  const per = Object.fromEntries(LEVELS.map((l) => [l, levelStatus(e.checks.filter((c) => c.level === l))]));
+  const data = `data-key="${key}" data-tag="${htmlEscape(e.tag)}" data-status="${htmlEscape(e.status)}" data-s-must="${per.MUST}" data-s-should="${per.SHOULD}" data-s-info="${per.INFO}"`;
+  const time = e.durationMs !== undefined ? `${(e.durationMs / 1000).toFixed(2)} s` : '';
+  return `<tr class="ep" ${data}><td>${badge(e.status)}</td><td><code>${htmlEscape(e.method)}</code> <a href="#d-${key}"><code>${htmlEscape(e.path)}</code></a></td>${LEVELS.map((l) => levelCell(e, l)).join('')}<td>${e.checks.length}</td><td class="lv">${time}</td></tr>`;
 }
 
-/** The report as one self-contained page: no script, no external asset, warnings first. */
-export function renderHtml(report: Report): string {
-  const s = report.summary;
+function matrix(report: Report, keys: Map<EndpointReport, number>): string {
   const tags = [...new Set(report.endpoints.map((e) => e.tag))];
-  const warnings: string[] = [];
-  if (report.vacuous) warnings.push(`<div class="warn">⚠ Vacuous run — not a pass. ${htmlEscape(report.vacuousReason ?? '')}</div>`);
-  if (s.vacuousChecks > 0) warnings.push(`<div class="warn">${s.vacuousChecks} passing checks were vacuous (they found nothing to exercise); they are marked “vacuous” below.</div>`);
-  if (s.untested > 0) warnings.push(`<div class="warn">${s.untested} endpoints had no check.</div>`);
-  const notes = report.notes.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${htmlEscape(n)}</li>`).join('')}</ul>` : '';
-  const sections = tags
+  const body = tags
     .map((tag) => {
       const rows = report.endpoints.filter((e) => e.tag === tag);
-      const failed = rows.filter((e) => e.status === 'fail').length;
-      return `<h2>${htmlEscape(tag)} <span class="lv">${rows.length} endpoints${failed ? `, ${failed} failing` : ''}</span></h2><table><thead><tr><th>status</th><th>method</th><th>path</th><th>checks</th></tr></thead><tbody>${rows.map(endpointRow).join('')}</tbody></table>`;
+      const failing = rows.filter((e) => e.status === 'fail').length;
+      const head = `<tr class="group" data-tag="${htmlEscape(tag)}"><th colspan="7">${htmlEscape(tag)} <span class="lv">${rows.length} endpoints${failing ? `, ${failing} failing` : ''}</span></th></tr>`;
+      return head + rows.map((e) => matrixRow(e, keys.get(e)!)).join('');
     })
     .join('\n');
-  const card = (label: string, value: number | string) => `<div class="card"><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
+  return `<table id="matrix"><thead><tr><th>status</th><th>endpoint</th>${LEVELS.map((l) => `<th class="c-${l}">${l}</th>`).join('')}<th>checks</th><th>time</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+function filterButtons(report: Report): string {
+  const count = (status: EndpointStatus) => report.endpoints.filter((e) => e.status === status).length;
+  const button = (filter: string, value: string, label: string) => `<button type="button" data-filter="${filter}" data-value="${htmlEscape(value)}" aria-pressed="false">${label}</button>`;
+  const tags = [...new Set(report.endpoints.map((e) => e.tag))];
+  return `<div class="filters" id="filters">
+<div><span class="k">status</span>${STATUSES.map((s) => button('status', s, `${s} <span class="lv">${count(s)}</span>`)).join('')}</div>
+<div><span class="k">level</span>${LEVELS.map((l) => button('level', l, l)).join('')}</div>
+<div><span class="k">resource</span>${tags.map((t) => button('tag', t, htmlEscape(t))).join('')}</div>
+<div><button type="button" id="reset">show all</button> <span class="lv" id="shown">${report.endpoints.length} of ${report.endpoints.length} endpoints shown</span></div>
+</div>`;
+}
+
+/** `mqsim conform … --only <endpoint id>`: the run's command narrowed to one endpoint, when it can be derived. */
+export function endpointReplay(report: Report, e: EndpointReport): string | undefined {
+  const flags = report.selection || report.shard ? selectionFlags({ only: report.selection?.only ?? [], skip: report.selection?.skip ?? [], ...(report.shard ? { shard: report.shard } : {}) }) : '';
+  const base = flags && report.replay.endsWith(flags) ? report.replay.slice(0, -flags.length) : report.replay;
+  if (/ --(only|skip|shard) | ; /.test(base) || !base.startsWith('mqsim conform ')) return undefined;
+  return `${base} --only ${shellArg(e.id)}`;
+}
+
+function requestText(c: CheckRecord): string {
+  const r = c.request!;
+  const body = r.body === undefined ? '' : `\n\n${typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2)}`;
+  const auth = r.authorization === undefined ? '' : `\nAuthorization: ${r.authorization === 'token' ? 'Bearer <the run’s token>' : r.authorization === 'none' ? '(none)' : r.authorization}`;
+  return `${r.method} ${r.path}${auth}${body}`;
+}
+
+/** A JSON body pretty-printed (a cut body is not JSON any more and stays as it came). */
+function readableBody(body: string): string {
+  if (!/^\s*[[{]/.test(body)) return body;
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function isNew(report: Report, e: EndpointReport, c: CheckRecord): boolean {
+  return !!report.baseline?.newFailures.some((f) => f.method === e.method && f.path === e.path && f.id === c.id);
+}
+
+function failureCard(report: Report, e: EndpointReport, c: CheckRecord, anchor: string): string {
+  const parts = [
+    `<h3>${report.baseline ? (isNew(report, e, c) ? '<span class="new">NEW</span> ' : '<span class="lv">known (in baseline)</span> ') : ''}<span class="lv">${htmlEscape(c.level)}</span> <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> · <code>${htmlEscape(c.id)}</code></h3>`,
+    `<div>${htmlEscape(c.message)}</div>`,
+  ];
+  if (c.request) parts.push(`<div class="lv">request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}</div><pre>${htmlEscape(requestText(c))}</pre>`);
+  if (c.response) {
+    const r = c.response;
+    parts.push(`<div class="lv">response${r.durationMs !== undefined ? ` (${r.durationMs} ms)` : ''}</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`);
+  }
+  if (c.curl) parts.push(`<div class="lv">reproduce with curl (set MQSIM_TOKEN to a token from POST /api/v1/login)</div><pre>${htmlEscape(c.curl)}</pre>`);
+  const one = endpointReplay(report, e);
+  parts.push(`<div class="lv">replay the run</div><pre>${htmlEscape(report.replay)}</pre>`);
+  if (one) parts.push(`<div class="lv">replay this endpoint only</div><pre>${htmlEscape(one)}</pre>`);
+  return `<article class="failure" id="${anchor}" data-tag="${htmlEscape(e.tag)}" data-level="${htmlEscape(c.level)}">${parts.join('\n')}</article>`;
+}
+
+function detailSection(report: Report, e: EndpointReport, key: number, failureIds: Map<CheckRecord, string>): string {
+  const failed = e.checks.filter((c) => c.status === 'fail').length;
+  const items = e.checks.map((c) => {
+    const link = failureIds.has(c) ? ` <a href="#${failureIds.get(c)}">details</a>` : '';
+    return `<li class="ck" data-status="${htmlEscape(c.status)}" data-level="${htmlEscape(c.level)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> <span class="lv">${htmlEscape(c.level)}</span>${c.vacuous ? ' <span class="vac">vacuous</span>' : ''} — ${htmlEscape(c.message)}${link}</li>`;
+  });
+  const list = items.length ? `<ul class="checks">${items.join('')}</ul>` : '<p><em>no check ran for this endpoint</em></p>';
+  const meta = `${htmlEscape(e.id)}${e.summary ? ` — ${htmlEscape(e.summary)}` : ''} · ${e.checks.length} checks${failed ? `, ${failed} failed` : ''}${e.durationMs !== undefined ? ` · ${(e.durationMs / 1000).toFixed(2)} s` : ''}`;
+  return `<details class="detail" id="d-${key}"${failed ? ' open' : ''}><summary>${badge(e.status)} <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> <span class="lv">${meta}</span></summary>${list}</details>`;
+}
+
+function baselineSection(report: Report): string {
+  const b = report.baseline;
+  if (!b) return '';
+  const item = (f: FailureRef) => `<li><span class="lv">${htmlEscape(f.level)}</span> <code>${htmlEscape(f.method)} ${htmlEscape(f.path)}</code> · <code>${htmlEscape(f.id)}</code> — ${htmlEscape(f.message)}</li>`;
+  const list = (title: string, items: readonly FailureRef[]) => (items.length ? `<h3>${title} (${items.length})</h3><ul>${items.map(item).join('')}</ul>` : `<h3>${title}: none</h3>`);
+  return `<h2>Against the baseline</h2><p class="meta">baseline <code>${htmlEscape(b.baselineFile)}</code>${b.baselineRunId ? ` (run ${htmlEscape(b.baselineRunId)})` : ''}: ${b.newFailures.length} new failures (MUST ${b.newMustFailures}, which alone decide the exit status), ${b.fixed.length} fixed, ${b.stillFailing} still failing.</p>${list('New failures', b.newFailures)}${list('Fixed', b.fixed)}`;
+}
+
+function runMeta(report: Report): string {
+  const bits = [
+    `target <code>${htmlEscape(report.target)}</code>`,
+    `seed ${report.seed}`,
+    `run ${htmlEscape(report.runId)}`,
+    htmlEscape(report.startedAt),
+    `${(report.durationMs / 1000).toFixed(1)} s`,
+    `mqsim ${htmlEscape(report.tool.version)}`,
+  ];
+  if (report.shard) bits.push(`shard ${report.shard.index}/${report.shard.count}`);
+  if (report.selection) {
+    const s = report.selection;
+    bits.push(`${s.selectedEndpoints} of ${s.contractEndpoints} endpoints selected${s.only.length ? ` (only ${htmlEscape(s.only.join(','))})` : ''}${s.skip.length ? ` (skip ${htmlEscape(s.skip.join(','))})` : ''}`);
+  }
+  if (report.merged) bits.push(`merged from ${report.merged.inputs.length} reports`);
+  return bits.join(' · ');
+}
+
+/**
+ * The report as one self-contained offline page: the vacuous warning first, the verdict, summary
+ * cards and an inline SVG chart, filters (status, level, resource), the endpoint-by-level matrix,
+ * every failure with its request, response, curl and replay commands, then each endpoint's checks.
+ * Every text from the report is escaped; the CSP allows only the page's own filter script.
+ */
+export function renderHtml(report: Report): string {
+  const s = report.summary;
+  const keys = new Map(report.endpoints.map((e, i) => [e, i]));
+  const warnings: string[] = [];
+  if (report.vacuous) warnings.push(`<div class="warn vacuous" id="vacuous">⚠ Vacuous run — not a pass. ${htmlEscape(report.vacuousReason ?? '')}</div>`);
+  const others: string[] = [];
+  if (s.vacuousChecks > 0) others.push(`<div class="warn">${s.vacuousChecks} passing checks were vacuous (they found nothing to exercise); they are marked “vacuous” below.</div>`);
+  if (s.untested > 0) others.push(`<div class="warn">${s.untested} endpoints had no check.</div>`);
+
+  const failureIds = new Map<CheckRecord, string>();
+  const cards: string[] = [];
+  for (const e of report.endpoints) {
+    e.checks.forEach((c, j) => {
+      if (c.status !== 'fail') return;
+      const anchor = `f-${keys.get(e)}-${j}`;
+      failureIds.set(c, anchor);
+      cards.push(failureCard(report, e, c, anchor));
+    });
+  }
+  const failures = cards.length ? `<h2>Failures (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}` : '<h2>Failures</h2><p>None.</p>';
+  const notes = report.notes.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${htmlEscape(n)}</li>`).join('')}</ul>` : '';
+  const card = (label: string, value: number | string, color?: string) => `<div class="card"${color ? ` style="border-top:3px solid ${color}"` : ''}><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
+  const cardsHtml = [
+    card('endpoints', report.endpoints.length),
+    ...STATUSES.map((st) => card(`endpoints ${st}`, s.endpoints?.[st] ?? report.endpoints.filter((e) => e.status === st).length, STATUS_COLORS[st])),
+    card('checks', s.checks),
+    card('passed', s.passed, STATUS_COLORS.pass),
+    card('failed', s.failed, STATUS_COLORS.fail),
+    card('MUST failed', s.failedByLevel.MUST),
+    card('SHOULD failed', s.failedByLevel.SHOULD),
+    card('INFO failed', s.failedByLevel.INFO),
+    card('skipped', s.skipped, STATUS_COLORS.skipped),
+    card('requests', report.requests.total),
+  ].join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>mqsim conform — ${htmlEscape(report.target)} — ${report.verdict}</title><style>${STYLE}</style></head>
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<title>mqsim conform — ${htmlEscape(report.target)} — ${report.vacuous ? 'VACUOUS' : report.verdict}</title><style>${STYLE}</style></head>
 <body>
-<h1>mqsim conformance report</h1>
-<div class="meta">target <code>${htmlEscape(report.target)}</code> · seed ${report.seed} · run ${htmlEscape(report.runId)} · ${htmlEscape(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · mqsim ${htmlEscape(report.tool.version)}</div>
 ${warnings.join('\n')}
-<div class="verdict ${report.verdict}">${htmlEscape(report.verdictLine)}</div>
-<div class="cards">${card('checks', s.checks)}${card('passed', s.passed)}${card('failed', s.failed)}${card('MUST failed', s.failedByLevel.MUST)}${card('SHOULD failed', s.failedByLevel.SHOULD)}${card('INFO failed', s.failedByLevel.INFO)}${card('skipped', s.skipped)}${card('endpoints', report.endpoints.length)}${card('untested', s.untested)}${card('requests', report.requests.total)}</div>
-<p class="meta">Replay: <code>${htmlEscape(report.replay)}</code></p>
+<h1>mqsim conformance report</h1>
+<div class="meta">${runMeta(report)}</div>
+<div class="verdict ${htmlEscape(report.verdict)}" id="verdict">${htmlEscape(report.verdictLine)}</div>
+${others.join('\n')}
+<div class="summary"><div class="cards">${cardsHtml}</div>${renderChart(report)}</div>
+<p class="meta">Replay the run:</p><pre id="replay">${htmlEscape(report.replay)}</pre>
+${baselineSection(report)}
+<h2>Endpoints by level</h2>
+<p class="meta">One row per endpoint, grouped by resource. Each level cell counts the checks of that level: ✗ failed, ✓ passed, – skipped. Choose filters to narrow the matrix, the failures and the check lists; with levels chosen, a row's status counts only the checks of those levels.</p>
+${filterButtons(report)}
+${matrix(report, keys)}
+${failures}
 ${notes}
-${sections}
+<h2>Checks per endpoint</h2>
+${report.endpoints.map((e) => detailSection(report, e, keys.get(e)!, failureIds)).join('\n')}
+<script>${FILTER_SCRIPT}</script>
 </body></html>
 `;
 }

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report } from '../report-model.ts';
-import { renderHtml } from './html-writer.ts';
+import { createHash } from 'node:crypto';
+import { compareWithBaseline } from '../../report/baseline.ts';
+import { endpointReplay, renderHtml } from './html-writer.ts';
+import { FILTER_SCRIPT } from './html-script.ts';
 import { renderJunit } from './junit-writer.ts';
 import { copyToLatest, writeReports } from './write-reports.ts';
 
@@ -20,7 +23,7 @@ function sampleReport(overrides: Partial<Report> = {}): Report {
       check('happy-path', 'pass'),
       check('limit.tenant_name.length-129', 'fail', 'MUST', {
         request: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 'x'.repeat(129) } },
-        response: { status: 200, body: '{"code":0,"message":"success","data":"success"}' },
+        response: { status: 200, body: '{"code":0,"message":"success","data":"<script>alert(1)</script><img src=x onerror=alert(2)>"}' },
         curl: "curl -sS -X POST 'http://127.0.0.1:1/api/cluster/tenant/create' --data-raw '{}'",
       }),
     ]),
@@ -127,14 +130,37 @@ describe('report writers', () => {
     expect(JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')).runId).toBe('run-1');
   });
 
-  it('renders one self-contained HTML page listing every endpoint, failures with request, response and curl', () => {
+  it('renders one self-contained HTML page: a matrix row per endpoint, failures with request, response, curl and replay', () => {
     const r = sampleReport();
     const html = renderHtml(r);
-    for (const e of r.endpoints) expect(html).toContain(e.path);
+    for (const e of r.endpoints) expect(html).toContain(`<code>${e.path}</code>`);
+    expect(html.match(/<tr class="ep" /g)).toHaveLength(r.endpoints.length);
+    expect(html.match(/<tr class="group" /g)).toHaveLength(new Set(r.endpoints.map((e) => e.tag)).size);
     expect(html).toContain('curl -sS -X POST');
     expect(html).toContain('bad &lt;tag&gt; &amp; &quot;quote&quot;');
-    expect(html).not.toMatch(/<script|<link|src=|href="http/);
+    expect(html).toContain('<pre>mqsim conform --target http://127.0.0.1:1 --seed 7</pre>');
+    expect(html).toContain('mqsim conform --target http://127.0.0.1:1 --seed 7 --only tenants./api/cluster/tenant/create</pre>');
+    expect(html).toMatch(/<svg class="chart"[^>]*>.*<rect /s);
+    for (const f of ['data-filter="status" data-value="fail"', 'data-filter="level" data-value="MUST"', 'data-filter="tag" data-value="tenants"']) expect(html).toContain(f);
     expect(html.indexOf('class="verdict')).toBeGreaterThan(0);
+  });
+
+  it('escapes hostile response bodies and loads nothing from outside; the CSP allows only its own script', () => {
+    const html = renderHtml(sampleReport());
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<link|<iframe|src="|href="(?!#)|url\(|@import/);
+    const hash = createHash('sha256').update(FILTER_SCRIPT).digest('base64');
+    expect(html).toContain(`script-src 'sha256-${hash}'`);
+    expect(html).toContain(`<script>${FILTER_SCRIPT}</script>`);
+  });
+
+  it('narrows the replay command to one endpoint only when it can be derived', () => {
+    const r = sampleReport({ replay: 'mqsim conform --target sim --seed 1 --only tenants,mqtt --shard 1/2', selection: { only: ['tenants', 'mqtt'], skip: [], contractEndpoints: 68, selectedEndpoints: 15 }, shard: { index: 1, count: 2 } });
+    expect(endpointReplay(r, r.endpoints[0])).toBe(`mqsim conform --target sim --seed 1 --only tenants./api/cluster/tenant/list`);
+    expect(endpointReplay({ ...r, replay: 'mqsim conform --target sim --seed 1 --only x ; mqsim conform --target sim --seed 2' }, r.endpoints[0])).toBeUndefined();
   });
 
   it('puts the vacuous warning before anything else', () => {
@@ -145,13 +171,38 @@ describe('report writers', () => {
     expect(warn).toBeLessThan(html.indexOf('<table'));
   });
 
-  it('renders well-formed JUnit XML with one suite per tag and the right counts', () => {
-    const xml = renderJunit(sampleReport());
+  it('renders well-formed JUnit XML: one testsuite per endpoint, one testcase per check, classname = tag', () => {
+    const r = sampleReport();
+    const xml = renderJunit(r);
     assertWellFormedXml(xml);
     expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="2" errors="0" skipped="2"/);
-    expect(xml).toMatch(/<testsuite name="tenants" tests="4" failures="1" errors="0" skipped="0">/);
-    expect(xml).toMatch(/<testsuite name="health" tests="1" failures="0" errors="0" skipped="1">/);
-    expect(xml).toContain('<failure type="MUST" message="limit.tenant_name.length-129 fail">');
+    expect(xml.match(/<testsuite /g)).toHaveLength(r.endpoints.length);
+    expect(xml).toMatch(/<testsuite name="POST \/api\/cluster\/tenant\/create" tests="2" failures="1" errors="0" skipped="0" time="[\d.]+"/);
+    expect(xml).toMatch(/<testsuite name="GET \/health\/cluster" tests="1" failures="0" errors="0" skipped="1"[^>]*>[\s\S]*?<testcase classname="health" name="untested">\s*<skipped message="no check ran for this endpoint"\/>/);
+    expect(xml).toContain('<testcase classname="tenants" name="happy-path [MUST]"/>');
+    expect(xml).toContain('<testcase classname="mq9" name="happy-path [MUST]">\n      <skipped message="happy-path skipped"/>');
+    const failure = /<failure type="MUST" message="limit.tenant_name.length-129 fail">([^<]*)<\/failure>/.exec(xml);
+    expect(failure).not.toBeNull();
+    expect(failure![1]).toContain('request: POST /api/cluster/tenant/create');
+    expect(failure![1]).toContain('response: HTTP 200');
+    expect(failure![1]).toContain('&lt;script&gt;alert(1)');
+    expect(failure![1]).toContain('curl: curl -sS -X POST');
+    expect(failure![1]).toContain('replay the run: mqsim conform --target http://127.0.0.1:1 --seed 7');
+    expect(xml).toContain('message="bad &lt;tag&gt; &amp; &quot;quote&quot; "');
     expect(() => assertWellFormedXml('<a><b></a>')).toThrow();
+  });
+
+  it('marks failures NEW or known when the run has a baseline', () => {
+    const r = sampleReport();
+    const base = sampleReport();
+    base.endpoints = base.endpoints.map((e) => (e.tag === 'mqtt' ? e : { ...e, checks: e.checks.map((c) => ({ ...c, status: c.status === 'fail' ? 'pass' : c.status })) }));
+    r.baseline = compareWithBaseline(r, base, 'base.json');
+    const xml = renderJunit(r);
+    assertWellFormedXml(xml);
+    expect(xml).toContain('message="NEW: limit.tenant_name.length-129 fail"');
+    expect(xml).toContain('message="known (in baseline): bad &lt;tag&gt;');
+    const html = renderHtml(r);
+    expect(html).toContain('<span class="new">NEW</span>');
+    expect(html).toContain('Against the baseline');
   });
 });

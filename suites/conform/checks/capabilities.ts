@@ -1,0 +1,144 @@
+import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
+import type { Capability } from '../../targets/target.ts';
+import { type ConformContext, type DetectedCapabilities, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform-context.ts';
+
+/** The spec's exempt addresses, for messages. */
+export const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
+
+/** The token endpoint the exemption probe asks: a harmless read without required parameters. */
+export function probeEndpoint(ctx: ConformContext): EndpointContract | undefined {
+  return (
+    ctx.endpoint('GET', '/api/status') ??
+    ctx.contract.find((e) => e.method === 'GET' && e.auth === 'token' && e.path.startsWith('/api/') && !e.params.some((p) => p.required))
+  );
+}
+
+async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabilities, 'authChecks' | 'exemptPeer'>> {
+  const remote = ctx.target.capabilities.remotePeer;
+  if (!remote.available) return { authChecks: { available: false, reason: `no non-loopback peer: ${remote.reason ?? 'unavailable'}` } };
+  // Only a loopback address of the run can be wrongly exempted; a target answering a truly remote
+  // peer (a remote URL, or this host's own non-loopback address) without a token fails the auth checks.
+  const via = ctx.target.capabilities.remoteVia;
+  if (!ctx.target.capabilities.loopback || (via && !via.address.startsWith('127.'))) return { authChecks: { available: true } };
+  const peer = via?.address ?? '127.0.0.2';
+  const e = probeEndpoint(ctx);
+  if (!e) return { authChecks: { available: true } };
+  const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
+  if (ex.response && succeeded(ex)) {
+    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT})` }, exemptPeer: peer };
+  }
+  return { authChecks: { available: true } };
+}
+
+/**
+ * Is the listener at host:port the target's? Another broker may listen on the port the target only
+ * names (the simulator's ports are nominal; a developer machine runs mosquitto on 1883). A probe
+ * client connects and publishes; the target's client list or topic list must show it.
+ */
+async function listenerIsTargets(ctx: ConformContext, host: string, port: number): Promise<string | undefined> {
+  const driver = wireMqttDriver({ host, port, timeoutMs: 2000 });
+  const clientId = `conform-${ctx.seed}-probe`;
+  const topic = `conform/${ctx.seed}/probe`;
+  const session = await driver.connect(clientId);
+  if ('ok' in session) return `the MQTT listener at ${host}:${port} refused a client: ${session.reason}`;
+  try {
+    await session.publish(topic, 'mqsim conform probe', { qos: 1, retain: false });
+    const clients = ctx.endpoint('GET', '/api/mqtt/client/list');
+    const topics = ctx.endpoint('GET', '/api/cluster/topic/list');
+    for (let waited = 0; waited <= 3000; waited += 250) {
+      if (clients) {
+        const ex = await ctx.call(clients, { client_id: clientId }, 'fixture');
+        if (JSON.stringify(envelopeOf(ex)?.data ?? '').includes(clientId)) return undefined;
+      }
+      if (topics) {
+        const ex = await ctx.call(topics, { topic_name: topic }, 'fixture');
+        if (JSON.stringify(envelopeOf(ex)?.data ?? '').includes(topic)) return undefined;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's`;
+  } finally {
+    await session.close();
+  }
+}
+
+async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number }> {
+  // The simulator serves no MQTT: its mqtt_server ports are nominal, and something else may answer there.
+  if (ctx.target.control) return { listener: { available: false, reason: 'the simulator serves no MQTT listener (its mqtt_server ports are nominal)' } };
+  const get = ctx.endpoint('GET', '/api/cluster/config/get');
+  if (!get) return { listener: { available: false, reason: 'the contract has no config get to read mqtt_server.tcp_port from' } };
+  const ex = await ctx.call(get, {}, 'fixture');
+  const port = Number(((envelopeOf(ex)?.data as Record<string, unknown> | undefined)?.mqtt_server as Record<string, unknown> | undefined)?.tcp_port);
+  if (!succeeded(ex) || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    return { listener: { available: false, reason: `config get shows no mqtt_server.tcp_port (${describeAnswer(ex)})` } };
+  }
+  let host: string;
+  try {
+    host = new URL(ctx.target.baseUrl).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return { listener: { available: false, reason: `cannot tell the MQTT host from ${ctx.target.baseUrl}` } };
+  }
+  if (host === 'localhost') host = '127.0.0.1';
+  const socket = await openSocket(host, port, 1000);
+  if (typeof socket === 'string') return { listener: { available: false, reason: `no MQTT listener answers: ${socket}` }, host, port };
+  socket.destroy();
+  const notTargets = await listenerIsTargets(ctx, host, port);
+  if (notTargets) return { listener: { available: false, reason: notTargets }, host, port };
+  return { listener: { available: true, address: `${host}:${port}` }, host, port };
+}
+
+/**
+ * Finds out what the target offers before the checks run: a non-exempt peer for the auth checks,
+ * the simulator's control interface, an MQTT listener. Fills `ctx.capabilities` and `ctx.mqtt`, and
+ * returns one note per missing capability.
+ */
+export async function detectCapabilities(ctx: ConformContext): Promise<string[]> {
+  const remotePeer: Capability = ctx.target.capabilities.remotePeer;
+  const exemption = await probeExemption(ctx);
+  const control: Capability = ctx.target.control ? { available: true } : { available: false, reason: 'the target has no simulator control interface (only --target sim has one)' };
+  const mqtt = await probeMqttListener(ctx);
+  let mqttClient: DetectedCapabilities['mqttClient'];
+  if (mqtt.listener.available && mqtt.host && mqtt.port) {
+    ctx.mqtt = wireMqttDriver({ host: mqtt.host, port: mqtt.port });
+    mqttClient = { available: true, via: ctx.mqtt.via };
+  } else if (ctx.target.control) {
+    ctx.mqtt = ctx.target.control.mqtt(ctx.names.tenant);
+    mqttClient = { available: true, via: ctx.mqtt.via };
+  } else {
+    mqttClient = { available: false, reason: `${mqtt.listener.reason ?? 'no MQTT listener'}; and no simulator control interface to act as a client` };
+  }
+  ctx.capabilities = { remotePeer, ...exemption, control, mqttListener: mqtt.listener, mqttClient };
+  const notes: string[] = [];
+  const line = (name: string, c: Capability, extra = '') => `capability ${name}: ${c.available ? `available${extra}` : `unavailable — ${c.reason}`}`;
+  notes.push(line('non-loopback peer (auth checks)', ctx.capabilities.authChecks));
+  notes.push(line('simulator control interface', control));
+  notes.push(line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address}` : ''));
+  notes.push(line('MQTT client for checks', mqttClient, mqttClient.via ? ` via ${mqttClient.via}` : ''));
+  return notes;
+}
+
+/**
+ * The wider exemption as a finding of its own (INFO: the real server exempts all of 127.0.0.0/8):
+ * pass when the run's second loopback address (127.0.0.2) without a token is refused, fail when it is answered.
+ */
+export async function runLoopbackExemptionCheck(ctx: ConformContext, on: EndpointContract): Promise<void> {
+  await ctx.check(on, 'auth.loopback-exemption', 'INFO', async () => {
+    const caps = ctx.capabilities;
+    if (!caps) return skip('capabilities were not detected');
+    if (!caps.remotePeer.available) return skip(`no non-loopback peer: ${caps.remotePeer.reason ?? 'unavailable'}`);
+    const via = ctx.target.capabilities.remoteVia;
+    if (!ctx.target.capabilities.loopback) return skip('the target is not reached over loopback, so no loopback exemption can show');
+    if (via && !via.address.startsWith('127.')) return skip(`the remote peer is this host's own address ${via.address}, not a loopback one, so no loopback exemption can show`);
+    const e = on.auth === 'token' && on.method === 'GET' ? on : probeEndpoint(ctx);
+    if (!e) return skip('no token endpoint to probe');
+    const peer = via?.address ?? '127.0.0.2';
+    const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
+    if (!ex.response) return skip(`the probe got no answer: ${ex.error}`);
+    if (caps.exemptPeer || succeeded(ex)) {
+      return fail(`${e.method} ${e.path} from ${peer} without a token was answered (${describeAnswer(ex)}): the target exempts more peers than the spec (${SPEC_EXEMPT}); auth checks from that peer are skipped`, ex);
+    }
+    if (ex.response.status === 401) return pass(`${peer} without a token gets ${describeAnswer(ex)}: only the spec's loopback addresses are exempt`);
+    return skip(`${peer} without a token got ${describeAnswer(ex)}, which shows neither an exemption nor a refusal`);
+  });
+}

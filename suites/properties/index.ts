@@ -1,0 +1,179 @@
+import { CONTRACT, endpointById } from '../../fixtures/contract/index.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { Target } from '../targets/target.ts';
+import { familyProperty } from './model-based/family-property.ts';
+import { PathPacer, PropertyClient, type ClientStats, type Outcome } from './property-client.ts';
+import type { PropertyDef } from './property-def.ts';
+import { parsePropertyPath } from './property-path.ts';
+import type { PropertyResult } from './property-result.ts';
+import { FAMILIES, FAMILY_KEYS } from './reference-model/families.ts';
+import { requestProperties } from './request-properties.ts';
+import { MUST_ONLY, resultsOf, runProperty, type RunSettings } from './run-property.ts';
+import { PropertyAbort, PropertyViolation } from './violation.ts';
+
+export type { PropertyResult } from './property-result.ts';
+export { toCheckRecord } from './property-result.ts';
+export { parsePropertyPath, formatPropertyPath, replayCommand } from './property-path.ts';
+export { FAMILY_KEYS } from './reference-model/families.ts';
+
+export interface PropertySuiteOptions {
+  seed: number;
+  /** Runs per property (default: 30 for model-based properties, 30 for request properties). */
+  numRuns?: number;
+  /** `--property-path`: replay exactly one failing case (its property only; `families` is ignored). */
+  path?: string;
+  /**
+   * Families to run (model-based properties and the request properties of their endpoints), by the
+   * keys of FAMILY_KEYS or contract tags; `requests` = every request property. Default: all.
+   */
+  families?: readonly string[];
+  /** Called with each failing result as soon as it is known. */
+  onFailure?: (r: PropertyResult) => void;
+  /** One line per finished property. */
+  onProgress?: (line: string) => void;
+  /** At the end: every request the properties sent, by outcome (for the report's request counts and the vacuous-run rule). */
+  onStats?: (stats: ClientStats & { outcomes: Partial<Record<Outcome, number>> }) => void;
+  /** Endpoints the run may use (e.g. after --only/--skip); default the whole contract. */
+  contract?: readonly EndpointContract[];
+  /** Commands per model run (default 15). */
+  maxCommands?: number;
+  /** Properties run at once, each in its own tenant (default 4). */
+  concurrency?: number;
+  /**
+   * Client-side requests per second per path: default 40 (below the spec's default limit of 50), and
+   * none for the embedded simulator (a target with a control interface waits out 429s on virtual time).
+   */
+  ratePerPath?: number;
+  /** Per property: stop generating and shrinking after this many ms (default 60 000). */
+  timeLimitMs?: number;
+  /**
+   * Four letters or digits put into every name of this invocation (default: random). Names are
+   * symbolic in counterexamples, so a replay is the same case whatever the tag; the tag only keeps a
+   * replay clear of instances an earlier invocation could not delete (e.g. on a server whose delete
+   * is broken).
+   */
+  runTag?: string;
+}
+
+/** A fresh tag of 4 characters [a-z0-9]. */
+export function runTagOf(random: () => number = Math.random): string {
+  let t = '';
+  for (let i = 0; i < 4; i++) t += 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 36)];
+  return t;
+}
+
+export const DEFAULT_MODEL_RUNS = 30;
+export const DEFAULT_REQUEST_RUNS = 30;
+
+function selected(filter: readonly string[] | undefined, key: string): boolean {
+  return !filter || filter.includes(key);
+}
+
+/** Every endpoint a model property covers carries its family's key as tag (checked by a test). */
+export function familyTagsAgree(): boolean {
+  return FAMILY_KEYS.every((k) => [FAMILIES[k].createId, FAMILIES[k].deleteId, FAMILIES[k].listId].every((id) => endpointById(id).tag === k));
+}
+
+async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
+}
+
+/**
+ * Runs the property-based suites against a target: model-based command sequences over the eight
+ * families checked against the reference model, and contract-generated valid and invalid requests
+ * per endpoint, with the envelope rules on every answer. Each property runs with fast-check under
+ * `seed`; a failure is shrunk and carries its --property-path and replay command. Never throws for a
+ * target's misbehaviour; throws only for an unusable `path`.
+ */
+export async function runPropertySuites(target: Target, options: PropertySuiteOptions): Promise<PropertyResult[]> {
+  const contract = options.contract ?? CONTRACT;
+  const ids = new Set(contract.map((e) => e.id));
+  const client = new PropertyClient(target, new PathPacer(options.ratePerPath ?? (target.control ? 0 : 40)));
+  const seed = options.seed;
+  const replay = options.path !== undefined ? parsePropertyPath(options.path) : undefined;
+  const requestTenant = `pt${seed}-requests`;
+  const maxCommands = options.maxCommands ?? 15;
+  const runTag = options.runTag ?? runTagOf();
+
+  const model: PropertyDef[] = FAMILY_KEYS.filter((k) => {
+    const f = FAMILIES[k];
+    return ids.has(f.createId) && ids.has(f.deleteId) && ids.has(f.listId);
+  }).map((k) => familyProperty(k, { client, seed, numRuns: options.numRuns ?? DEFAULT_MODEL_RUNS, maxCommands, runTag }));
+  const requests = requestProperties(contract, { client, seed, numRuns: options.numRuns ?? DEFAULT_REQUEST_RUNS, tenant: requestTenant, runTag });
+
+  let defs: PropertyDef[];
+  if (replay) {
+    const baseId = replay.propertyId.endsWith(MUST_ONLY) ? replay.propertyId.slice(0, -MUST_ONLY.length) : replay.propertyId;
+    const def = [...model, ...requests].find((d) => d.id === baseId);
+    if (!def) throw new Error(`--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...model, ...requests].map((d) => d.id).join(', ')})`);
+    defs = [def];
+  } else {
+    // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
+    defs = [
+      ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
+      ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
+    ];
+  }
+
+  const settings: RunSettings = {
+    seed,
+    ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : {}),
+    ...(replay ? { replay } : {}),
+    targetName: target.name,
+    baseUrl: target.baseUrl,
+    ...(target.credentials && target.name !== 'sim' ? { username: target.credentials.username } : {}),
+    timeLimitMs: options.timeLimitMs ?? 60_000,
+  };
+
+  // The creates of the request properties work in one tenant of the run.
+  const needsRequestTenant = defs.some((d) => d.id.startsWith('requests.') && d.endpoints[0].method === 'POST');
+  let requestTenantProblem: string | undefined;
+  if (needsRequestTenant) {
+    try {
+      const made = await client.call(endpointById('cluster.tenant.create'), { tenant_name: requestTenant, desc: 'mqsim property suites; safe to delete' });
+      if (made.outcome !== 'ok' && made.outcome !== 'failure') requestTenantProblem = `the tenant ${requestTenant} could not be created (${made.outcome})`;
+    } catch (e) {
+      requestTenantProblem = (e as Error).message;
+    }
+  }
+
+  const byDef = new Map<PropertyDef, PropertyResult[]>();
+  await pool(defs, options.concurrency ?? 4, async (def) => {
+    const started = performance.now();
+    const results: PropertyResult[] = [];
+    try {
+      if (requestTenantProblem && def.id.startsWith('requests.') && def.endpoints[0].method === 'POST') throw new PropertyAbort(requestTenantProblem);
+      await def.setup?.();
+      const minLevel = replay?.propertyId.endsWith(MUST_ONLY) ? 'MUST' : 'INFO';
+      const first = await runProperty(def, minLevel, settings);
+      results.push(...resultsOf(def, first, settings));
+      const err = first.details.errorInstance;
+      // A weaker rule stopped the run: run again looking at MUST rules only, so none hides behind it.
+      if (!replay && first.details.failed && err instanceof PropertyViolation && err.level !== 'MUST') {
+        const second = await runProperty(def, 'MUST', settings);
+        results.push(...resultsOf(def, second, settings));
+      }
+    } catch (e) {
+      // A replay that fast-check cannot follow is a usage error of --property-path, not a result.
+      if (replay && !(e instanceof PropertyAbort)) throw e;
+      const abort = e instanceof PropertyAbort;
+      const status = abort ? ('skipped' as const) : ('fail' as const);
+      const message = abort ? `not observable on this target: ${e.message}` : `harness error in property ${def.id} (not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
+      for (const ep of def.endpoints) results.push({ endpointId: ep.id, method: ep.method, path: ep.path, id: def.checkId, level: abort ? def.level : 'INFO', status, message, property: def.id, seed, numRuns: 0, durationMs: 0 });
+    } finally {
+      await def.teardown?.().catch(() => undefined);
+    }
+    for (const r of results) if (r.status === 'fail') options.onFailure?.(r);
+    const failed = results.filter((r) => r.status === 'fail');
+    options.onProgress?.(`${def.id.padEnd(44)} ${failed.length ? `FAIL (${failed.map((r) => `${r.level} ${r.endpointId}`).join(', ')})` : results.every((r) => r.status === 'skipped') ? 'skipped' : 'pass'}  ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    byDef.set(def, results);
+  });
+
+  if (needsRequestTenant && !requestTenantProblem) await client.call(endpointById('cluster.tenant.delete'), { tenant_name: requestTenant }).catch(() => undefined);
+  options.onStats?.({ ...client.stats, outcomes: { ...client.outcomes } });
+  return defs.flatMap((d) => byDef.get(d) ?? []);
+}

@@ -1,0 +1,230 @@
+import type fc from 'fast-check';
+import type { Answer } from '../property-client.ts';
+import { checkAnswer } from '../expectations.ts';
+import { hasNonAscii } from '../arbitraries/param-arbitraries.ts';
+import type { GeneratedRequest } from '../arbitraries/family-requests.ts';
+import { bindingEndpoints } from '../arbitraries/family-requests.ts';
+import { describeValue, resolveParams, type Sym } from '../arbitraries/symbols.ts';
+import { shownOf } from '../reference-model/record-match.ts';
+import { PropertyViolation, StepVerdict } from '../violation.ts';
+import { inScope, LIST_LIMIT, type RunContext, type RunModel } from './run-context.ts';
+
+/**
+ * The commands of the model-based properties. Each sends one request, checks the answer against
+ * what the reference model allows, updates the model from what the target did, and only then throws
+ * the step's strongest violation (so the cleanup knows everything the run may have created).
+ */
+
+type Cmd = fc.AsyncCommand<RunModel, RunContext>;
+
+function mutationNote(req: GeneratedRequest): string {
+  return req.mutation ? ` — breaks ${req.mutation.path} (${req.mutation.rule})` : '';
+}
+
+export class CreateCommand implements Cmd {
+  constructor(readonly req: GeneratedRequest) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    const params = resolveParams(this.req.params, ctx.scope);
+    const ident = m.family.identOf(params);
+    const verdict = new StepVerdict(ctx.minLevel);
+    const exp = m.family.expectCreate(ident, this.req.mutation, hasNonAscii(params));
+    const answer = await ctx.client.call(ctx.endpoints.create, params, verdict);
+    checkAnswer(answer, exp, verdict);
+    m.family.applyCreate(ident, shownOf(ctx.family, params), answer.outcome);
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return `create ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+  }
+}
+
+export class DeleteCommand implements Cmd {
+  constructor(readonly req: GeneratedRequest) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    const params = resolveParams(this.req.params, ctx.scope);
+    const ident = m.family.identOf(params);
+    const verdict = new StepVerdict(ctx.minLevel);
+    const exp = m.family.expectDelete(ident, this.req.mutation);
+    const answer = await ctx.client.call(ctx.endpoints.delete, params, verdict);
+    checkAnswer(answer, exp, verdict);
+    if (!this.req.mutation || answer.outcome === 'ok') m.family.applyDelete(ident, answer.outcome);
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return `delete ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+  }
+}
+
+export class UpdateCommand implements Cmd {
+  constructor(readonly req: GeneratedRequest) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    if (!ctx.endpoints.update) return;
+    const params = resolveParams(this.req.params, ctx.scope);
+    const ident = m.family.identOf(params);
+    const verdict = new StepVerdict(ctx.minLevel);
+    const exp = m.family.expectUpdate(ident, this.req.mutation);
+    const answer = await ctx.client.call(ctx.endpoints.update, params, verdict);
+    checkAnswer(answer, exp, verdict);
+    if (!this.req.mutation || answer.outcome === 'ok') m.family.applyUpdate(ident, params, answer.outcome);
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return `update ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+  }
+}
+
+/** The paged-list envelope `data`: {data: rows, total_count}. */
+function pagedRows(answer: Answer, verdict: StepVerdict, level: RunContext['family']['level']): Record<string, unknown>[] | undefined {
+  const data = answer.envelope?.data as { data?: unknown; total_count?: unknown } | undefined;
+  if (!data || typeof data !== 'object' || !Array.isArray(data.data) || typeof data.total_count !== 'number') {
+    verdict.add(new PropertyViolation(level, answer.endpoint.id, 'list.shape', `a list answers data = {data: [...], total_count: number}, got ${JSON.stringify(answer.envelope?.data).slice(0, 160)}`, answer.exchange));
+    return undefined;
+  }
+  const rows = data.data.filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object' && !Array.isArray(r));
+  if (data.data.length < LIST_LIMIT && data.total_count !== data.data.length) {
+    verdict.add(
+      new PropertyViolation(level, answer.endpoint.id, 'list.total-count', `total_count is ${data.total_count} but the whole list (one page of limit ${LIST_LIMIT}) has ${data.data.length} records`, answer.exchange),
+    );
+  }
+  return rows;
+}
+
+export class ListCommand implements Cmd {
+  /** `slot`: also filter on the name (contains match) with the run's name of that slot. */
+  constructor(readonly slot?: string) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    const f = ctx.family;
+    const filter = this.slot !== undefined && f.listNameParam ? `${ctx.scope.prefix}${this.slot}` : undefined;
+    const params: Record<string, unknown> = { limit: LIST_LIMIT };
+    if (f.listTenantParam) params[f.listTenantParam] = ctx.scope.tenant;
+    if (f.listNameParam) {
+      if (filter !== undefined) params[f.listNameParam] = filter;
+      else if (!f.scopeParam) params[f.listNameParam] = ctx.scope.prefix; // tenants: the run's prefix is its scope
+    }
+    const verdict = new StepVerdict(ctx.minLevel);
+    const answer = await ctx.client.call(ctx.endpoints.list, params, verdict);
+    checkAnswer(answer, m.family.expectList(), verdict);
+    if (answer.outcome === 'ok') {
+      const rows = pagedRows(answer, verdict, f.level);
+      if (rows) {
+        const mine = rows.filter((r) => {
+          const ident = m.family.identOfRecord(r);
+          return ident ? inScope(ctx, ident) : false;
+        });
+        const problems = m.family.reconcile(mine, (ident) => inScope(ctx, ident) && (filter === undefined || ident[f.nameParam].includes(filter)));
+        if (problems.length > 0) {
+          verdict.add(
+            new PropertyViolation(
+              f.level,
+              ctx.endpoints.list.id,
+              'list.matches-model',
+              `the list does not show what the run's creates and deletes left: ${problems.slice(0, 4).join('; ')}${problems.length > 4 ? ` (and ${problems.length - 4} more)` : ''}`,
+              answer.exchange,
+            ),
+          );
+        }
+      }
+    }
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return this.slot !== undefined ? `list (name contains $PREFIX${this.slot})` : 'list';
+  }
+}
+
+export class BindCommand implements Cmd {
+  constructor(readonly req: GeneratedRequest) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    if (!m.bindings) return;
+    const params = resolveParams(this.req.params, ctx.scope);
+    const verdict = new StepVerdict(ctx.minLevel);
+    const schema = String(params.schema_name);
+    const resource = String(params.resource_name);
+    const exp = m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation);
+    const answer = await ctx.client.call(bindingEndpoints().create, params, verdict);
+    checkAnswer(answer, exp, verdict);
+    if (!this.req.mutation && params.tenant === ctx.scope.tenant) m.bindings.applyBind(schema, resource, answer.outcome);
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return `bind ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+  }
+}
+
+export class UnbindCommand implements Cmd {
+  constructor(readonly req: GeneratedRequest) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    if (!m.bindings) return;
+    const params = resolveParams(this.req.params, ctx.scope);
+    const verdict = new StepVerdict(ctx.minLevel);
+    const schema = String(params.schema_name);
+    const resource = String(params.resource_name);
+    const exp = m.bindings.expectUnbind(schema, resource, this.req.mutation);
+    const answer = await ctx.client.call(bindingEndpoints().delete, params, verdict);
+    checkAnswer(answer, exp, verdict);
+    if (!this.req.mutation && params.tenant === ctx.scope.tenant) m.bindings.applyUnbind(schema, resource, answer.outcome);
+    verdict.throwIfAny();
+  }
+  toString(): string {
+    return `unbind ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+  }
+}
+
+/** Lists the resources bound to one schema of the run and compares them with the model. */
+export class ListBindingsCommand implements Cmd {
+  constructor(readonly schema: Sym) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: RunModel, ctx: RunContext): Promise<void> {
+    if (!m.bindings) return;
+    const schema = this.schema.resolve(ctx.scope);
+    await listBindings(m, ctx, schema);
+  }
+  toString(): string {
+    return `list bindings of ${describeValue(this.schema)}`;
+  }
+}
+
+export async function listBindings(m: RunModel, ctx: RunContext, schema: string): Promise<void> {
+  const b = m.bindings!;
+  const e = bindingEndpoints().list;
+  const verdict = new StepVerdict(ctx.minLevel);
+  const answer = await ctx.client.call(e, { tenant: ctx.scope.tenant, schema_name: schema, limit: LIST_LIMIT }, verdict);
+  checkAnswer(answer, b.expectList(ctx.scope.tenant, schema), verdict);
+  if (answer.outcome === 'ok') {
+    const rows = pagedRows(answer, verdict, 'INFO');
+    if (rows) {
+      // Rows as in the reference ({data_type: "schema", data: [resources]}) or one row per binding.
+      const listed: string[] = [];
+      for (const r of rows) {
+        if (r.data_type === 'schema' && Array.isArray(r.data)) listed.push(...r.data.filter((x): x is string => typeof x === 'string'));
+        else if (typeof r.resource_name === 'string' && (r.schema_name === undefined || r.schema_name === schema)) listed.push(r.resource_name);
+      }
+      const problems = b.reconcile(
+        schema,
+        listed.filter((r) => r.startsWith(ctx.scope.prefix)),
+      );
+      if (problems.length > 0) verdict.add(new PropertyViolation('INFO', e.id, 'bind-list.matches-model', `the bindings listed for ${schema} differ from the run's binds: ${problems.slice(0, 4).join('; ')}`, answer.exchange));
+    }
+  }
+  verdict.throwIfAny();
+}

@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import { endpointById } from '../../../fixtures/contract/index.ts';
+import type { Level } from '../../conform/report-model.ts';
+import { bindingEndpoints, bindingRequestArb, familyEndpoints, nameArb, requestArb, SLOTS } from '../arbitraries/family-requests.ts';
+import type { PropertyDef } from '../property-def.ts';
+import type { PropertyClient } from '../property-client.ts';
+import { FAMILIES, type FamilyKey } from '../reference-model/families.ts';
+import { PropertyAbort, PropertyViolation } from '../violation.ts';
+import { BindCommand, CreateCommand, DeleteCommand, ListBindingsCommand, ListCommand, listBindings, UnbindCommand, UpdateCommand } from './commands.ts';
+import { LIST_LIMIT, newRunModel, type RunContext, type RunModel } from './run-context.ts';
+
+export interface ModelPropertyOptions {
+  client: PropertyClient;
+  seed: number;
+  numRuns: number;
+  maxCommands: number;
+  /** Distinguishes this invocation's names from any an earlier one left behind (see runTagOf). */
+  runTag: string;
+}
+
+type Cmd = fc.AsyncCommand<RunModel, RunContext>;
+
+/** The commands of a family, weighted: creates most, then deletes and lists, updates for tenants, binds for schemas. */
+function commandArb(key: FamilyKey): fc.Arbitrary<Cmd> {
+  const f = FAMILIES[key];
+  const eps = familyEndpoints(f);
+  const arbs: { arbitrary: fc.Arbitrary<Cmd>; weight: number }[] = [
+    { arbitrary: requestArb(key, eps.create, 1, 3).map((r) => new CreateCommand(r)), weight: 5 },
+    { arbitrary: requestArb(key, eps.delete, 1, 6).map((r) => new DeleteCommand(r)), weight: 2 },
+    { arbitrary: fc.option(fc.constantFrom(...SLOTS), { nil: undefined, freq: 2 }).map((s) => new ListCommand(s)), weight: 2 },
+  ];
+  if (eps.update) arbs.push({ arbitrary: requestArb(key, eps.update, 1, 4).map((r) => new UpdateCommand(r)), weight: 2 });
+  if (key === 'schemas') {
+    const b = bindingEndpoints();
+    arbs.push(
+      { arbitrary: bindingRequestArb(b.create).map((r) => new BindCommand(r)), weight: 3 },
+      { arbitrary: bindingRequestArb(b.delete).map((r) => new UnbindCommand(r)), weight: 1 },
+      { arbitrary: nameArb(128).map((s) => new ListBindingsCommand(s)), weight: 1 },
+    );
+  }
+  return fc.oneof(...arbs);
+}
+
+/** Deletes everything the run may have made (bindings first); answers are not checked. */
+async function cleanup(model: RunModel, ctx: RunContext): Promise<void> {
+  const quiet = async (fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch {
+      /* cleanup is best effort */
+    }
+  };
+  if (model.bindings) {
+    for (const [schema, resource] of model.bindings.touched.values()) {
+      await quiet(() => ctx.client.call(bindingEndpoints().delete, { tenant: ctx.scope.tenant, schema_name: schema, resource_name: resource }));
+    }
+  }
+  for (const ident of model.family.touched.values()) await quiet(() => ctx.client.call(ctx.endpoints.delete, { ...ident }));
+}
+
+function rowsOf(data: unknown): Record<string, unknown>[] {
+  const rows = (data as { data?: unknown } | undefined)?.data;
+  return Array.isArray(rows) ? rows.filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object') : [];
+}
+
+/**
+ * The model-based property of one family: random sequences of creates (valid and invalid), deletes,
+ * lists (whole scope or filtered by name), updates (tenants) and binds (schemas), each checked
+ * against the reference model, then a final list, then cleanup. Each run works under its own name
+ * prefix in a tenant of the property (`pt<seed>-<family>`), so nothing else on the target can
+ * interfere and nothing else is touched.
+ */
+export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): PropertyDef {
+  const o = { ...options, client: options.client.child() };
+  const f = FAMILIES[key];
+  const eps = familyEndpoints(f);
+  const tenantCreate = endpointById('cluster.tenant.create');
+  const tenantDelete = endpointById('cluster.tenant.delete');
+  const tenant = `pt${o.seed}-${key}`;
+  const tenantsPrefix = `pn${o.seed}-`;
+  let runs = 0;
+  const endpoints = [eps.create, eps.delete, eps.list, ...(eps.update ? [eps.update] : []), ...(key === 'schemas' ? Object.values(bindingEndpoints()) : [])];
+
+  const def: PropertyDef = {
+    id: `model.${key}`,
+    checkId: `property.model.${key}`,
+    endpoints,
+    level: f.level,
+    commands: true,
+    numRuns: o.numRuns,
+    client: o.client,
+
+    async setup() {
+      if (f.scopeParam) {
+        const made = await o.client.call(tenantCreate, { tenant_name: tenant, desc: 'mqsim property suites; safe to delete' });
+        if (made.outcome !== 'ok') {
+          const listed = await o.client.call(endpointById('cluster.tenant.list'), { tenant_name: tenant, limit: LIST_LIMIT });
+          if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant)) throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
+        }
+      }
+      // Leftovers of an interrupted earlier run with the same seed.
+      const listParams: Record<string, unknown> = { limit: LIST_LIMIT };
+      if (f.listTenantParam) listParams[f.listTenantParam] = tenant;
+      if (!f.scopeParam && f.listNameParam) listParams[f.listNameParam] = tenantsPrefix;
+      const left = await o.client.call(eps.list, listParams);
+      const model = newRunModel(f);
+      for (const row of rowsOf(left.envelope?.data)) {
+        const ident = model.family.identOfRecord(row);
+        if (!ident) continue;
+        if (f.scopeParam ? ident[f.scopeParam] !== tenant : !ident[f.nameParam].startsWith(tenantsPrefix)) continue;
+        if (key === 'schemas') {
+          const binds = await o.client.call(bindingEndpoints().list, { tenant, schema_name: ident.schema_name, limit: LIST_LIMIT });
+          for (const r of rowsOf(binds.envelope?.data)) {
+            for (const res of r.data_type === 'schema' && Array.isArray(r.data) ? r.data : []) {
+              await o.client.call(bindingEndpoints().delete, { tenant, schema_name: ident.schema_name, resource_name: String(res) });
+            }
+          }
+        }
+        await o.client.call(eps.delete, { ...ident });
+      }
+    },
+
+    async teardown() {
+      if (f.scopeParam) await o.client.call(tenantDelete, { tenant_name: tenant }).catch(() => undefined);
+    },
+
+    build(minLevel: Level, replayPath?: string) {
+      const arb = fc.commands([commandArb(key)], { maxCommands: o.maxCommands, size: 'max', ...(replayPath ? { replayPath } : {}) });
+      return fc.asyncProperty(arb, async (cmds) => {
+        if (def.aborted) throw def.aborted;
+        const n = ++runs;
+        const scope = f.scopeParam ? { tenant, prefix: `${o.runTag}r${n}-` } : { tenant: '', prefix: `${tenantsPrefix}${o.runTag}r${n}-` };
+        const ctx: RunContext = { client: o.client, family: f, endpoints: eps, scope, minLevel };
+        const model = newRunModel(f);
+        try {
+          await fc.asyncModelRun(() => ({ model, real: ctx }), cmds);
+          // The state the sequence left, always checked once at the end.
+          await new ListCommand().run(model, ctx);
+          if (model.bindings) for (const schema of [...model.bindings.bound.keys()]) await listBindings(model, ctx, schema);
+        } catch (e) {
+          if (e instanceof PropertyAbort) def.aborted = e;
+          if (e instanceof PropertyViolation) e.names = `${f.scopeParam ? `$TENANT = ${tenant}, ` : ''}$PREFIX = ${scope.prefix}`;
+          throw e;
+        } finally {
+          await cleanup(model, ctx);
+        }
+      }) as unknown as fc.IAsyncProperty<[unknown]>;
+    },
+
+    describe(value: unknown): string[] {
+      const wrappers = (value as { commands?: { cmd: unknown; hasRan: boolean }[] }).commands;
+      const lines = Array.isArray(wrappers) ? wrappers.filter((w) => w.hasRan).map((w) => String(w.cmd)) : [String(value)];
+      return [...lines, '(then the final list of the run)'];
+    },
+  };
+  return def;
+}

@@ -1,0 +1,197 @@
+import fc from 'fast-check';
+import type { EndpointContract, ParamSpec } from '../../fixtures/contract/types.ts';
+import { levelFor, requestSource } from '../conform/conform-context.ts';
+import { namesParam } from '../conform/envelope.ts';
+import { declaredParams } from '../conform/param-values.ts';
+import type { Level } from '../conform/report-model.ts';
+import { applyMutation, hasNonAscii, mutationsOf, objectValue, type Mutation } from './arbitraries/param-arbitraries.ts';
+import { bindingEndpoints, bindingRequestArb, familyEndpoints, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
+import { describeValue, resolveParams, type Scope } from './arbitraries/symbols.ts';
+import { checkAnswer, type Expectation } from './expectations.ts';
+import { describeAnswer, type Answer, type PropertyClient } from './property-client.ts';
+import type { PropertyDef } from './property-def.ts';
+import { FAMILIES, FAMILY_KEYS, type FamilyKey } from './reference-model/families.ts';
+import { PropertyAbort, PropertyViolation, StepVerdict, weaker } from './violation.ts';
+
+/**
+ * Request properties: for every endpoint that is safe to call repeatedly (every GET with
+ * parameters, and the creates of the eight families inside the run's tenant), requests generated
+ * from the contract. A valid request is never refused as a parameter error, never answered 5xx and
+ * always answered (it may still fail for a business reason, e.g. code 1 for an unknown topic). A
+ * request that breaks one rule is refused as a parameter error (MUST), naming the parameter (SHOULD).
+ */
+
+export interface RequestPropertyOptions {
+  client: PropertyClient;
+  seed: number;
+  numRuns: number;
+  /** Tenant the creates work in (made by the caller before, deleted after). */
+  tenant: string;
+  runTag: string;
+}
+
+/**
+ * Common list parameters not generated: how an array travels in a query string is not specified
+ * (filter_values, and the filter_field/exact_match that go with it), and which sort fields an
+ * endpoint accepts is partly a project decision (the conformance checks sort per field).
+ */
+const UNGENERATED = new Set(['filter_field', 'filter_values', 'exact_match', 'sort_field']);
+
+/**
+ * Valid paging values: 1 and up (the spec: pages start at 1; 0 has no agreed meaning), with the
+ * largest u32 now and then, which a server must answer (an empty page) rather than overflow on.
+ */
+function queryOverrides(): Record<string, fc.Arbitrary<unknown>> {
+  return {
+    limit: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 200 }), weight: 4 }, { arbitrary: fc.constant(4_294_967_295), weight: 1 }),
+    page: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 5 }), weight: 4 }, { arbitrary: fc.constant(4_294_967_295), weight: 1 }),
+  };
+}
+
+function queryParams(e: EndpointContract): ParamSpec[] {
+  return declaredParams(e).filter((p) => !UNGENERATED.has(p.name));
+}
+
+function paramLevels(e: EndpointContract) {
+  return (p: ParamSpec) => {
+    const source = p.source ?? requestSource(e);
+    return { level: levelFor('MUST', source), namingLevel: levelFor('SHOULD', source) };
+  };
+}
+
+/** GET endpoints with parameters, answered with an envelope. */
+export function readEndpoints(contract: readonly EndpointContract[]): EndpointContract[] {
+  return contract.filter((e) => e.method === 'GET' && e.response.kind === 'envelope' && e.path.startsWith('/api/') && queryParams(e).length > 0);
+}
+
+/** The checks of one answer to a request valid by the contract. */
+export function checkValidAnswer(answer: Answer, params: Record<string, unknown>, verdict: StepVerdict, e: EndpointContract): void {
+  const id = e.id;
+  const ex = answer.exchange;
+  if (answer.outcome === 'invalid') {
+    const named = declaredParams(e).filter((p) => p.name in params && namesParam(answer.text, p.name));
+    let level: Level = levelFor('MUST', requestSource(e));
+    for (const p of named) level = weaker(level, levelFor('MUST', p.source ?? requestSource(e)));
+    if (hasNonAscii(params)) level = weaker(level, 'SHOULD');
+    verdict.add(
+      new PropertyViolation(level, id, 'valid.not-refused', `a request valid by the contract was refused as a parameter error${named.length ? ` naming ${named.map((p) => p.name).join(', ')}` : ''}: ${describeAnswer(answer)}`, ex),
+    );
+  } else if (answer.outcome === 'server-error') {
+    verdict.add(new PropertyViolation('SHOULD', id, 'valid.no-server-error', `a request valid by the contract got a server error: ${describeAnswer(answer)}`, ex));
+  } else if (answer.outcome === 'no-answer') {
+    verdict.add(new PropertyViolation('MUST', id, 'valid.answered', `a request valid by the contract got no answer: ${describeAnswer(answer)}`, ex));
+  }
+}
+
+/**
+ * A request breaking one rule must be refused as a parameter error. A read may instead answer for
+ * a reason that comes first in the spec's words: a name longer than its limit cannot exist ("does not
+ * exist"), or the component the endpoint needs is not running (mq9). The spec does not order these
+ * checks, so such a refusal is accepted too.
+ */
+function invalidExpectation(m: Mutation, e: EndpointContract): Expectation {
+  const otherReason = e.method === 'GET' && (m.rule === 'too-long' || m.rule === 'too-short' || e.errors.some((x) => x.id === 'component-not-running'));
+  return {
+    allowed: otherReason ? ['invalid', 'failure'] : ['invalid'],
+    level: m.level,
+    rule: `invalid.${m.rule}`,
+    says: `a request with ${m.path} ${m.rule === 'missing' ? 'left out' : `breaking its rule (${m.rule})`} must be refused${otherReason ? '' : ' as a parameter error (HTTP 400 or code 400)'}`,
+    namesParam: { param: m.path, level: m.namingLevel },
+  };
+}
+
+function describeRequest(e: EndpointContract, r: GeneratedRequest): string {
+  return `${e.method} ${e.path} ${describeValue(r.params)}${r.mutation ? ` — breaks ${r.mutation.path} (${r.mutation.rule})` : ' — valid'}`;
+}
+
+function readProperty(e: EndpointContract, options: RequestPropertyOptions): PropertyDef {
+  const o = { ...options, client: options.client.child() };
+  const specs = queryParams(e);
+  const valid = objectValue(specs, queryOverrides());
+  const ms = mutationsOf(specs, 'query', { levels: paramLevels(e) });
+  // Invalid cases twice as often: each breaks one of many rules, a valid case only needs a few samples.
+  const arb: fc.Arbitrary<GeneratedRequest> = fc.oneof(
+    { arbitrary: valid.map((params) => ({ params })), weight: 1 },
+    ...(ms.length > 0 ? [{ arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })), weight: 2 }] : []),
+  );
+  const def: PropertyDef = {
+    id: `requests.${e.id}`,
+    checkId: 'property.requests',
+    endpoints: [e],
+    level: levelFor('MUST', requestSource(e)),
+    commands: false,
+    numRuns: o.numRuns,
+    client: o.client,
+    build(minLevel) {
+      return fc.asyncProperty(arb, async (r) => {
+        if (def.aborted) throw def.aborted;
+        const verdict = new StepVerdict(minLevel);
+        try {
+          const answer = await o.client.call(e, r.params, verdict);
+          if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
+          else checkValidAnswer(answer, r.params, verdict, e);
+        } catch (err) {
+          if (err instanceof PropertyAbort) def.aborted = err;
+          throw err;
+        }
+        verdict.throwIfAny();
+      }) as unknown as fc.IAsyncProperty<[unknown]>;
+    },
+    describe: (v) => [describeRequest(e, v as GeneratedRequest)],
+  };
+  return def;
+}
+
+function createProperty(key: FamilyKey | 'schema-bind', options: RequestPropertyOptions): PropertyDef {
+  const o = { ...options, client: options.client.child() };
+  const family = key === 'schema-bind' ? undefined : FAMILIES[key];
+  const e = family ? familyEndpoints(family).create : bindingEndpoints().create;
+  const undo = family ? familyEndpoints(family).delete : bindingEndpoints().delete;
+  const arb = family ? requestArb(family.key, e, 2, 1) : bindingRequestArb(e, 2);
+  const identity = family ? (family.scopeParam ? [family.scopeParam, family.nameParam] : [family.nameParam]) : ['tenant', 'schema_name', 'resource_name'];
+  let runs = 0;
+  const def: PropertyDef = {
+    id: `requests.${e.id}`,
+    checkId: 'property.requests',
+    endpoints: [e],
+    level: levelFor('MUST', requestSource(e)),
+    commands: false,
+    numRuns: o.numRuns,
+    client: o.client,
+    build(minLevel) {
+      return fc.asyncProperty(arb, async (r) => {
+        if (def.aborted) throw def.aborted;
+        const n = ++runs;
+        const scope: Scope = { tenant: o.tenant, prefix: key === 'tenants' ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
+        const params = resolveParams(r.params, scope);
+        const verdict = new StepVerdict(minLevel);
+        try {
+          const answer = await o.client.call(e, params, verdict);
+          if (answer.outcome === 'ok' || answer.outcome === 'server-error' || answer.outcome === 'no-answer') {
+            const ident: Record<string, unknown> = {};
+            for (const p of identity) ident[p] = params[p];
+            if (identity.every((p) => typeof ident[p] === 'string')) await o.client.call(undo, ident).catch(() => undefined);
+          }
+          if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
+          else checkValidAnswer(answer, params, verdict, e);
+          verdict.throwIfAny();
+        } catch (err) {
+          if (err instanceof PropertyAbort) def.aborted = err;
+          if (err instanceof PropertyViolation) err.names = `$TENANT = ${scope.tenant}, $PREFIX = ${scope.prefix}`;
+          throw err;
+        }
+      }) as unknown as fc.IAsyncProperty<[unknown]>;
+    },
+    describe: (v) => [describeRequest(e, v as GeneratedRequest)],
+  };
+  return def;
+}
+
+/** The request properties of the given endpoints (reads) and families (creates). */
+export function requestProperties(contract: readonly EndpointContract[], o: RequestPropertyOptions): PropertyDef[] {
+  const ids = new Set(contract.map((e) => e.id));
+  const defs: PropertyDef[] = readEndpoints(contract).map((e) => readProperty(e, o));
+  for (const key of FAMILY_KEYS) if (ids.has(FAMILIES[key].createId) && ids.has(FAMILIES[key].deleteId)) defs.push(createProperty(key, o));
+  if (ids.has(bindingEndpoints().create.id) && ids.has(bindingEndpoints().delete.id)) defs.push(createProperty('schema-bind', o));
+  return defs;
+}

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { curlOf, responseRecord } from '../conform/exchange.ts';
+import { endpointById } from '../../fixtures/contract/index.ts';
+import type { Level } from '../conform/report-model.ts';
+import type { PropertyDef } from './property-def.ts';
+import { fcSeedOf, formatPropertyPath, replayCommand, type PropertyPath } from './property-path.ts';
+import type { PropertyResult } from './property-result.ts';
+import { PropertyAbort, PropertyViolation } from './violation.ts';
+
+/** Suffix of the re-run that looks only at MUST rules, after a failure of a weaker rule. */
+export const MUST_ONLY = '.must-only';
+
+export interface RunSettings {
+  seed: number;
+  numRuns?: number;
+  /** Replay exactly this case (no shrinking beyond it). */
+  replay?: PropertyPath;
+  targetName: string;
+  baseUrl: string;
+  username?: string;
+  /** Stop generating (and shrinking) after this long; a failure found so far is still reported. */
+  timeLimitMs?: number;
+}
+
+interface Outcome {
+  propertyId: string;
+  checkId: string;
+  details: fc.RunDetails<[unknown]>;
+  durationMs: number;
+}
+
+/** Runs one property at a rule threshold with fast-check and its seed. */
+export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSettings): Promise<Outcome> {
+  const propertyId = minLevel === 'MUST' ? `${def.id}${MUST_ONLY}` : def.id;
+  const checkId = minLevel === 'MUST' ? `${def.checkId}${MUST_ONLY}` : def.checkId;
+  const started = performance.now();
+  const prop = def.build(minLevel, s.replay?.replayPath);
+  const params: fc.Parameters<[unknown]> = {
+    seed: fcSeedOf(s.seed),
+    numRuns: s.numRuns ?? def.numRuns,
+    ...(s.replay ? { path: s.replay.fcPath, endOnFailure: true } : {}),
+    ...(s.timeLimitMs ? { interruptAfterTimeLimit: s.timeLimitMs, markInterruptAsFailure: false } : {}),
+  };
+  let details: fc.RunDetails<[unknown]>;
+  try {
+    details = await fc.check(prop, params);
+  } catch (e) {
+    if (s.replay) throw new Error(`--property-path ${formatPropertyPath(s.replay)} does not fit property ${def.id} with seed ${s.seed}: ${(e as Error).message}`);
+    // fast-check itself refused: a harness problem.
+    details = { failed: true, interrupted: false, numRuns: 0, numSkips: 0, numShrinks: 0, seed: params.seed!, counterexample: null, counterexamplePath: null, errorInstance: e, failures: [], executionSummary: [], verbose: 0, runConfiguration: params } as unknown as fc.RunDetails<[unknown]>;
+  }
+  return { propertyId, checkId, details, durationMs: performance.now() - started };
+}
+
+function replayPathOf(value: unknown): string | undefined {
+  const meta = (value as { metadataForReplay?: () => string } | null)?.metadataForReplay?.();
+  return meta ? /replayPath="([^"]*)"/.exec(meta)?.[1] : undefined;
+}
+
+/** Check records of one property run, one per endpoint it covers. */
+export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): PropertyResult[] {
+  const d = o.details;
+  const base = (endpointId: string) => {
+    const e = def.endpoints.find((x) => x.id === endpointId) ?? endpointById(endpointId);
+    return { endpointId: e.id, method: e.method, path: e.path, id: o.checkId, property: o.propertyId, seed: s.seed, numRuns: d.numRuns, durationMs: Math.round(o.durationMs) };
+  };
+  const all = (status: PropertyResult['status'], level: Level, message: string) => def.endpoints.map((e) => ({ ...base(e.id), status, level, message }));
+
+  if (!d.failed) {
+    const runs = s.replay ? 'the replayed case' : `${d.numRuns} runs${d.interrupted ? ' (interrupted by the time limit)' : ''}`;
+    const seen = def.client.outcomes;
+    const vacuous = !seen.ok && !(def.commands ? false : seen.invalid);
+    const results = all('pass', def.level, `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; vacuous: no request was accepted' : ''}`);
+    return vacuous ? results.map((r) => ({ ...r, vacuous: true })) : results;
+  }
+  const err = d.errorInstance;
+  if (err instanceof PropertyAbort) return all('skipped', def.level, `not observable on this target: ${err.message}`);
+  if (!(err instanceof PropertyViolation)) {
+    const text = err instanceof Error ? (err.stack ?? err.message).split('\n').slice(0, 3).join(' | ') : String(err);
+    return all('fail', 'INFO', `harness error in property ${o.propertyId} (not a finding about the target): ${text}`);
+  }
+  const cex = d.counterexample?.[0];
+  const fcPath = d.counterexamplePath ?? s.replay?.fcPath ?? '';
+  const replayPath = def.commands ? (replayPathOf(cex) ?? s.replay?.replayPath) : undefined;
+  const path = formatPropertyPath({ propertyId: o.propertyId, fcPath, ...(replayPath ? { replayPath } : {}) });
+  const lines = cex !== undefined ? def.describe(cex) : [];
+  const replay = replayCommand(s.targetName, s.seed, path, s.username);
+  const message = [
+    `[${err.rule}] ${err.message}`,
+    `seed ${s.seed}, property path ${path} (found after ${d.numRuns} runs, shrunk in ${d.numShrinks} steps)`,
+    'counterexample:',
+    ...lines.map((l, i) => `  ${i + 1}. ${l}`),
+    ...(err.names ? [`names in the failing run: ${err.names}`] : []),
+    `replay: ${replay}`,
+  ].join('\n');
+  const failing: PropertyResult = {
+    ...base(err.endpointId),
+    status: 'fail',
+    level: err.level,
+    message,
+    rule: err.rule,
+    counterexamplePath: path,
+    counterexample: lines,
+    numShrinks: d.numShrinks,
+    replay,
+    ...(err.exchange ? { request: err.exchange.record, response: responseRecord(err.exchange), curl: curlOf(s.baseUrl, err.exchange) } : {}),
+  };
+  const others = def.endpoints
+    .filter((e) => e.id !== err.endpointId)
+    .map((e) => ({ ...base(e.id), status: 'skipped' as const, level: def.level, message: `property ${o.propertyId} stopped at a failure of ${err.endpointId} (see that check); path ${path}` }));
+  return [failing, ...others];
+}

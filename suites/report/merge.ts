@@ -1,0 +1,149 @@
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import {
+  applyVerdict,
+  endpointKey,
+  summarize,
+  vacuousRun,
+  type BaselineComparison,
+  type EndpointReport,
+  type Report,
+  type RequestStats,
+  type SelectionRecord,
+} from '../conform/report-model.ts';
+import { compareWithBaseline } from './baseline.ts';
+
+/** Reports that cannot be combined (different targets, overlapping or missing shards); exit status 2. */
+export class MergeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MergeError';
+  }
+}
+
+export interface MergeInput {
+  file: string;
+  report: Report;
+}
+
+export interface MergeOptions {
+  /** Compare the merged report with this baseline (else the inputs' own comparisons are combined). */
+  baseline?: { file: string; report: Pick<Report, 'endpoints' | 'runId'> };
+}
+
+const CONTRACT_ORDER = new Map(CONTRACT.map((e, i) => [endpointKey(e), i]));
+
+function sumRequests(all: readonly RequestStats[]): RequestStats {
+  const byStatus: Record<string, number> = {};
+  for (const r of all) for (const [k, v] of Object.entries(r.byStatus ?? {})) byStatus[k] = (byStatus[k] ?? 0) + v;
+  const sum = (f: (r: RequestStats) => number) => all.reduce((n, r) => n + (f(r) ?? 0), 0);
+  return { total: sum((r) => r.total), unauthorized: sum((r) => r.unauthorized), counted: sum((r) => r.counted), answered: sum((r) => r.answered), byStatus, transportErrors: sum((r) => r.transportErrors) };
+}
+
+const selectionKey = (s: SelectionRecord | undefined) => JSON.stringify([s?.only ?? [], s?.skip ?? []]);
+
+/** Shards of one selection must all be there: a missing shard would silently drop its endpoints. */
+function checkShardsComplete(inputs: readonly MergeInput[]): void {
+  const groups = new Map<string, { count: number; seen: Set<number>; files: string[] }>();
+  for (const { file, report } of inputs) {
+    if (!report.shard) continue;
+    const key = `${selectionKey(report.selection)} ${report.shard.count}`;
+    const g = groups.get(key) ?? { count: report.shard.count, seen: new Set<number>(), files: [] };
+    if (g.seen.has(report.shard.index)) throw new MergeError(`shard ${report.shard.index}/${report.shard.count} is given twice (${g.files.join(', ')} and ${file})`);
+    g.seen.add(report.shard.index);
+    g.files.push(file);
+    groups.set(key, g);
+  }
+  for (const g of groups.values()) {
+    const missing = Array.from({ length: g.count }, (_, i) => i + 1).filter((i) => !g.seen.has(i));
+    if (missing.length) throw new MergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${g.count}`).join(', ')} (merged: ${g.files.join(', ')})`);
+  }
+}
+
+/** The replay commands of the inputs without their `--shard`: one command when the shards split one run. */
+function mergedReplay(inputs: readonly MergeInput[]): string {
+  const unique = [...new Set(inputs.map((i) => i.report.replay.replace(/ --shard \d+\/\d+/, '')))];
+  return unique.join(' ; ');
+}
+
+/** The inputs' own baseline comparisons, combined when all were made against the same file. */
+function combinedBaseline(inputs: readonly MergeInput[]): BaselineComparison | undefined {
+  const all = inputs.map((i) => i.report.baseline);
+  if (all.some((b) => !b) || new Set(all.map((b) => b!.baselineFile)).size !== 1) return undefined;
+  const list = all as BaselineComparison[];
+  return {
+    baselineFile: list[0].baselineFile,
+    ...(list[0].baselineRunId ? { baselineRunId: list[0].baselineRunId } : {}),
+    newFailures: list.flatMap((b) => b.newFailures),
+    fixed: list.flatMap((b) => b.fixed),
+    stillFailing: list.reduce((n, b) => n + b.stillFailing, 0),
+    newMustFailures: list.reduce((n, b) => n + b.newMustFailures, 0),
+  };
+}
+
+/**
+ * Combines reports of one target (typically the shards of a run) into one report: endpoints in
+ * contract order, counts and verdict recomputed, vacuous when any input was. Refuses reports of
+ * different targets, an endpoint present twice, and an incomplete set of shards.
+ */
+export function mergeReports(inputs: readonly MergeInput[], options: MergeOptions = {}): Report {
+  if (inputs.length === 0) throw new MergeError('nothing to merge: give at least one report directory');
+  const targets = [...new Set(inputs.map((i) => i.report.target))];
+  if (targets.length > 1) throw new MergeError(`the reports are of different targets: ${targets.join(', ')}`);
+  checkShardsComplete(inputs);
+
+  const owner = new Map<string, string>();
+  const endpoints: { e: EndpointReport; order: number }[] = [];
+  for (const { file, report } of inputs) {
+    for (const e of report.endpoints) {
+      const key = endpointKey(e);
+      const first = owner.get(key);
+      if (first !== undefined) throw new MergeError(`${key} is in both ${first} and ${file}: merge the shards of one run, not overlapping runs`);
+      owner.set(key, file);
+      endpoints.push({ e, order: CONTRACT_ORDER.get(key) ?? CONTRACT.length + endpoints.length });
+    }
+  }
+  endpoints.sort((a, b) => a.order - b.order);
+  const merged = endpoints.map((x) => x.e);
+
+  const requests = sumRequests(inputs.map((i) => i.report.requests ?? { total: 0, unauthorized: 0, counted: 0, answered: 0, byStatus: {}, transportErrors: 0 }));
+  const vacuousInputs = inputs.filter((i) => i.report.vacuous);
+  const whole = vacuousRun(requests);
+  const vacuous = vacuousInputs.length > 0 || whole.vacuous;
+  const vacuousReason = vacuousInputs.length > 0 ? `${vacuousInputs.map((i) => `${i.file}: ${i.report.vacuousReason ?? 'vacuous'}`).join('; ')}` : whole.reason;
+
+  const first = inputs[0].report;
+  const started = inputs.map((i) => Date.parse(i.report.startedAt)).filter(Number.isFinite);
+  const finished = inputs.map((i) => Date.parse(i.report.finishedAt)).filter(Number.isFinite);
+  const startedAt = started.length ? new Date(Math.min(...started)) : new Date(0);
+  const finishedAt = finished.length ? new Date(Math.max(...finished)) : startedAt;
+  const selections = new Set(inputs.map((i) => selectionKey(i.report.selection)));
+  const shared = selections.size === 1 ? first.selection : undefined;
+  const notes = [...new Set(inputs.flatMap((i) => i.report.notes ?? []))];
+  const baseline = options.baseline ? compareWithBaseline({ endpoints: merged }, options.baseline.report, options.baseline.file) : combinedBaseline(inputs);
+  if (!baseline && inputs.some((i) => i.report.baseline)) notes.push('the inputs were compared with different baselines (or only some were): pass --baseline to compare the merged report');
+
+  const report: Report = {
+    tool: first.tool,
+    runId: `${first.runId}-merged`,
+    target: first.target,
+    seed: first.seed,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: Math.max(0, finishedAt.getTime() - startedAt.getTime()),
+    replay: mergedReplay(inputs),
+    vacuous,
+    ...(vacuous && vacuousReason ? { vacuousReason } : {}),
+    verdict: 'pass',
+    verdictLine: '',
+    requests,
+    summary: summarize(merged, vacuous),
+    endpoints: merged,
+    ...(shared && (shared.only.length || shared.skip.length) ? { selection: { ...shared, selectedEndpoints: merged.length } } : {}),
+    ...(baseline ? { baseline } : {}),
+    merged: {
+      inputs: inputs.map(({ file, report: r }) => ({ file, runId: r.runId, target: r.target, seed: r.seed, ...(r.shard ? { shard: r.shard } : {}), endpoints: r.endpoints.length })),
+    },
+    notes,
+  };
+  return applyVerdict(report);
+}

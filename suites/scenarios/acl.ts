@@ -1,0 +1,37 @@
+import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { readList } from './helpers.ts';
+
+/**
+ * ACL rules (spec: ACL rule; Users and ACL; Limits). The generic checks cover the lengths, the three
+ * enums (a bad value refused, every value accepted), the fuzzy tenant, name and resource_name
+ * filters, sorting, paging and create → list → delete; here: the optional fields round trip.
+ */
+
+const ACL = RESOURCE_FAMILIES.find((f) => f.key === 'acl')!;
+
+export const acl: FamilySuite = {
+  family: 'acl',
+  tags: ['acl'],
+  scenarios: [
+    {
+      endpoint: 'POST /api/cluster/acl/create',
+      checks: ['acl.optional-fields-listed'],
+      async run(ctx, e, env) {
+        const fields: Record<string, unknown> = { ...ACL.fields(ctx, '-of'), desc: 'optional fields', topic: 'conform/acl/optional/+', ip: '192.0.2.0/24', action: 'Subscribe', permission: 'Allow' };
+        const ex = (await env.resources.create(ACL, fields, 'check'))!;
+        await ctx.check(e, 'acl.optional-fields-listed', 'MUST', async () => {
+          if (!succeeded(ex)) return fail(`a rule with desc, topic and ip was refused: ${describeAnswer(ex)}`, ex);
+          const got = await readList(ctx, '/api/cluster/acl/list', { tenant: fields.tenant, name: fields.name });
+          if (!got) return skip('the contract has no ACL list');
+          const row = got.rows.find((r) => r.name === fields.name && r.tenant === fields.tenant);
+          if (!row) return fail(`the rule ${fields.name} is not listed`, got.ex);
+          const wrong = (['desc', 'topic', 'ip', 'action', 'permission'] as const).filter((k) => row[k] !== fields[k]);
+          return wrong.length > 0 ? fail(`listed ${wrong.map((k) => `${k} ${JSON.stringify(row[k])} (sent ${JSON.stringify(fields[k])})`).join(', ')}`, got.ex) : pass('desc, topic, ip, action and permission listed as created');
+        });
+        if (succeeded(ex)) await env.resources.delete(ACL, fields, 'cleanup');
+      },
+    },
+  ],
+};

@@ -1,0 +1,39 @@
+import { fail, pass, skip } from '../conform/conform-context.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { readList } from './helpers.ts';
+
+/**
+ * Blacklist entries (spec: path only; shapes from the reference notes, so INFO). The generic checks
+ * cover lengths, blacklist_type values, end_time at least 1, the fuzzy filters, sorting and paging;
+ * here: the end time given in Unix seconds (the spec's input time) listed as local time.
+ */
+
+/** `YYYY-MM-DD` of Unix seconds, a day either side (the server's time zone is not known). */
+function datesAround(seconds: number): string[] {
+  return [-86_400, 0, 86_400].map((d) => new Date((seconds + d) * 1000).toISOString().slice(0, 10));
+}
+
+export const blacklist: FamilySuite = {
+  family: 'blacklist',
+  tags: ['blacklist'],
+  scenarios: [
+    {
+      endpoint: 'GET /api/cluster/blacklist/list',
+      checks: ['blacklist.end-time-local'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        const fixture = env.resources.fixtures.get('blacklist');
+        await ctx.check(e, 'blacklist.end-time-local', 'INFO', async () => {
+          if (!fixture) return skip('the run has no blacklist entry');
+          const got = await readList(ctx, e.path, { tenant: fixture.tenant, name: fixture.name });
+          const row = got?.rows.find((r) => r.name === fixture.name && r.tenant === fixture.tenant);
+          if (!row) return fail(`the entry ${String(fixture.name)} is not listed`, got?.ex);
+          const end = Number(fixture.end_time);
+          const shown = String(row.end_time);
+          if (!datesAround(end).some((d) => shown.startsWith(d))) return fail(`end_time was sent as ${end} (Unix seconds, ${new Date(end * 1000).toISOString()}), the list shows ${JSON.stringify(row.end_time)}`, got?.ex);
+          return pass(`end_time ${end} (Unix seconds in) is listed as ${JSON.stringify(row.end_time)} (local time out)`);
+        });
+      },
+    },
+  ],
+};

@@ -1,0 +1,330 @@
+import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../fixtures/contract/config-types.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { runConfigForwarding, runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
+import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
+import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import type { Exchange } from '../conform/exchange.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { dataOf, expectRefused, type Row } from './helpers.ts';
+
+/**
+ * Run-time configuration (spec: Configuration; Broker configuration). Every one of the eight
+ * config_type sections goes through set → get: read the current values, set changed ones, read them
+ * back in the read view, set the originals back. Where the spec leaves the read view's form open
+ * (delay_type CreateTime↔Whole, strategy Strict↔ALL, watermarks as fraction or percent, flapping
+ * times in seconds or minutes) both forms pass; which one the target shows is an INFO check against
+ * the project's decision (fixtures/contract/config-types.ts).
+ */
+
+/** Set-form fields of the spec per section: the project also accepts max_qos_flight_message (a decision). */
+const NOT_IN_SPEC_SET_FORM = new Set(['MqttProtocol.max_qos_flight_message']);
+/** Flapping times are seconds in the set form and "described as minutes" in the read view. */
+const MINUTE_FIELDS = new Set(['MqttFlappingDetect.window_time', 'MqttFlappingDetect.ban_time']);
+const UINT_MAX: Record<string, number> = { u8: 255, u16: 65_535, u32: 4_294_967_295, u64: Number.MAX_SAFE_INTEGER };
+
+const setFields = (t: ConfigTypeSpec): ConfigFieldSpec[] => t.fields.filter((f) => !NOT_IN_SPEC_SET_FORM.has(`${t.configType}.${f.name}`));
+
+/** A section of config get's data: at the top level as the spec shows it, or nested under mqtt_runtime. */
+export function sectionOf(config: Row | undefined, readViewKey: string): Row | undefined {
+  if (!config) return undefined;
+  const direct = config[readViewKey];
+  if (direct && typeof direct === 'object') return direct as Row;
+  const nested = (config.mqtt_runtime as Row | undefined)?.[readViewKey.replace(/^mqtt_/, '')];
+  return nested && typeof nested === 'object' ? (nested as Row) : undefined;
+}
+
+/** How the target shows one field, learned from a round trip. */
+interface FieldForm {
+  /** read value = set value × scale (100 for percent watermarks, 1/60 for minutes). */
+  scale: number;
+}
+
+type Plan = { field: ConfigFieldSpec; key: string; original: unknown; originalSet: unknown; changed: unknown }[];
+
+/** The set-form value behind a read-view value, and a different valid set-form value. */
+function planField(t: ConfigTypeSpec, f: ConfigFieldSpec, read: unknown, key = `${t.configType}.${f.name}`): Plan {
+  if (f.properties) {
+    const obj = (read && typeof read === 'object' ? read : {}) as Row;
+    return f.properties.flatMap((p) => planField(t, p, obj[p.name], `${key}.${p.name}`));
+  }
+  if (f.type === 'bool') return [{ field: f, key, original: read, originalSet: read === true, changed: read !== true }];
+  if (f.readForm === 'enum') {
+    const stored = typeof read === 'string' ? (f.setValues?.includes(read) ? read : (f.fromReadNames?.[read] ?? read)) : f.default;
+    const other = (f.setValues ?? []).find((v) => v !== stored) ?? stored;
+    return [{ field: f, key, original: read, originalSet: stored, changed: other }];
+  }
+  if (f.readForm === 'percent') {
+    const n = Number(read);
+    const fraction = n > 1 ? n / 100 : n;
+    const next = Math.round((fraction >= 0.5 ? fraction - 0.05 : fraction + 0.05) * 100) / 100;
+    return [{ field: f, key, original: read, originalSet: fraction, changed: next }];
+  }
+  if (f.type === 'string') return [{ field: f, key, original: read, originalSet: read, changed: read === 'info' ? 'debug' : 'info' }];
+  const n = Number(read);
+  if (MINUTE_FIELDS.has(key)) {
+    // Minute-aligned seconds, so a read view in minutes can show them exactly; the original's set form is learned later.
+    const changed = n === 120 || n === 2 ? 180 : 120;
+    return [{ field: f, key, original: read, originalSet: n, changed }];
+  }
+  if (key === 'ClusterLimit.max_admin_http_uri_rate') {
+    // Never lower an admin rate limit while the run is using the API: 0 (no limit) becomes a high one.
+    return [{ field: f, key, original: read, originalSet: n, changed: n === 0 ? 100_000 : n + 1 }];
+  }
+  const max = UINT_MAX[f.type] ?? Number.MAX_SAFE_INTEGER;
+  return [{ field: f, key, original: read, originalSet: n, changed: n < max ? n + 1 : n - 1 }];
+}
+
+/** The JSON object a set sends for a plan: `which` picks the changed or the original set-form values. */
+function patchOf(plan: Plan, which: 'changed' | 'originalSet', forms: Map<string, FieldForm>): Row {
+  const out: Row = {};
+  for (const p of plan) {
+    let value = p[which];
+    // The original of a minutes field is known in set form only once the read view's unit is known.
+    if (which === 'originalSet' && MINUTE_FIELDS.has(p.key)) value = Math.round(Number(value) / (forms.get(p.key)?.scale ?? 1));
+    const path = p.key.split('.').slice(1);
+    let node = out;
+    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Row;
+    node[path[path.length - 1]] = value;
+  }
+  return out;
+}
+
+function readAt(section: Row | undefined, key: string): unknown {
+  let node: unknown = section;
+  for (const part of key.split('.').slice(1)) node = node && typeof node === 'object' ? (node as Row)[part] : undefined;
+  return node;
+}
+
+/** Does the read value show the set value, in any form the spec allows? Returns the form, or a problem. */
+function readShows(p: Plan[number], setValue: unknown, read: unknown): { ok: true; form: FieldForm; decisionForm: boolean } | { ok: false; problem: string } {
+  const f = p.field;
+  const say = `${p.key}: set ${JSON.stringify(setValue)}, read back ${JSON.stringify(read)}`;
+  if (f.readForm === 'enum') {
+    const shownAs = typeof read === 'string' ? read : '';
+    const same = shownAs === setValue || f.fromReadNames?.[shownAs] === setValue;
+    return same ? { ok: true, form: { scale: 1 }, decisionForm: shownAs === f.readNames?.[String(setValue)] } : { ok: false, problem: say };
+  }
+  if (f.readForm === 'percent') {
+    const n = Number(read);
+    const near = (a: number, b: number) => Math.abs(a - b) < 1e-4;
+    if (near(n, Number(setValue) * 100)) return { ok: true, form: { scale: 100 }, decisionForm: true };
+    if (near(n, Number(setValue))) return { ok: true, form: { scale: 1 }, decisionForm: false };
+    return { ok: false, problem: `${say} (neither the fraction nor the percentage)` };
+  }
+  if (MINUTE_FIELDS.has(p.key)) {
+    const n = Number(read);
+    if (n === setValue) return { ok: true, form: { scale: 1 }, decisionForm: true };
+    if (n === Number(setValue) / 60) return { ok: true, form: { scale: 1 / 60 }, decisionForm: false };
+    return { ok: false, problem: `${say} (neither seconds nor minutes)` };
+  }
+  return read === setValue ? { ok: true, form: { scale: 1 }, decisionForm: true } : { ok: false, problem: say };
+}
+
+/** Invalid set requests, one or two per section, from the section's rules. */
+export function invalidCases(t: ConfigTypeSpec): { what: string; config: Row; field: string }[] {
+  const cases: { what: string; config: Row; field: string }[] = [];
+  for (const f of setFields(t)) {
+    if (cases.length >= 2) break;
+    if (f.readForm === 'percent') cases.push({ what: `${f.name} 1.5 is outside 0 to 1`, config: { [f.name]: 1.5 }, field: f.name });
+    else if (f.readForm === 'enum') cases.push({ what: `${f.name} "Bogus" is none of ${f.setValues?.join(', ')}`, config: { [f.name]: 'Bogus' }, field: f.name });
+    else if (f.type === 'u16' || f.type === 'u8' || f.type === 'u32') cases.push({ what: `${f.name} ${UINT_MAX[f.type] + 1} is outside ${f.type}`, config: { [f.name]: UINT_MAX[f.type] + 1 }, field: f.name });
+    else if (f.type === 'u64') cases.push({ what: `${f.name} -1 is not a u64`, config: { [f.name]: -1 }, field: f.name });
+    else if (f.properties) cases.push({ what: `${f.name}.${f.properties[0].name} -1 is not a ${f.properties[0].type}`, config: { [f.name]: { [f.properties[0].name]: -1 } }, field: f.name });
+  }
+  return cases;
+}
+
+interface Outcome {
+  type: string;
+  problems: string[];
+  decisionMisses: string[];
+  restoreProblems: string[];
+  exchange?: Exchange;
+}
+
+async function roundTrip(ctx: ConformContext, set: EndpointContract, get: EndpointContract, t: ConfigTypeSpec, first: { done: boolean }): Promise<Outcome> {
+  const out: Outcome = { type: t.configType, problems: [], decisionMisses: [], restoreProblems: [] };
+  const before = await ctx.call(get, {}, 'fixture');
+  const section = sectionOf(dataOf(before), t.readViewKey);
+  if (!section) {
+    out.problems.push(`config get shows no ${t.readViewKey} section (${describeAnswer(before)})`);
+    out.exchange = before;
+    return out;
+  }
+  const plan = setFields(t).flatMap((f) => planField(t, f, section[f.name]));
+  const forms = new Map<string, FieldForm>();
+  const changed = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(patchOf(plan, 'changed', forms)) });
+  if (!first.done) {
+    first.done = true;
+    await recordAnswerChecks(ctx, set, changed, 'MUST');
+  }
+  if (!succeeded(changed)) {
+    out.problems.push(`the set was refused: ${describeAnswer(changed)}`);
+    out.exchange = changed;
+    return out;
+  }
+  const after = await ctx.call(get, {});
+  const shown = sectionOf(dataOf(after), t.readViewKey);
+  for (const p of plan) {
+    const r = readShows(p, p.changed, readAt(shown, p.key));
+    if (!r.ok) out.problems.push(r.problem);
+    else {
+      forms.set(p.key, r.form);
+      if (!r.decisionForm) out.decisionMisses.push(`${p.key} shown as ${JSON.stringify(readAt(shown, p.key))}`);
+    }
+  }
+  if (out.problems.length > 0) out.exchange = after;
+  const restored = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(patchOf(plan, 'originalSet', forms)) });
+  if (!succeeded(restored)) out.restoreProblems.push(`setting the original values back was refused: ${describeAnswer(restored)}`);
+  else {
+    const again = sectionOf(dataOf(await ctx.call(get, {})), t.readViewKey);
+    for (const p of plan) {
+      const now = readAt(again, p.key);
+      if (JSON.stringify(now) !== JSON.stringify(p.original)) out.restoreProblems.push(`${p.key} is ${JSON.stringify(now)}, was ${JSON.stringify(p.original)}`);
+    }
+  }
+  return out;
+}
+
+/** The spec's stated defaults of config get's fields, in the project's read view and the spec's alternatives. */
+function defaultProblems(config: Row): string[] {
+  const problems: string[] = [];
+  for (const t of CONFIG_TYPES) {
+    const section = sectionOf(config, t.readViewKey);
+    for (const f of setFields(t)) {
+      const read = section?.[f.name];
+      const accept = (want: unknown): boolean => {
+        if (f.readForm === 'percent') return Number(read) === Number(want) * 100 || Number(read) === Number(want);
+        if (f.readForm === 'enum') return read === want || f.fromReadNames?.[String(read)] === want;
+        if (MINUTE_FIELDS.has(`${t.configType}.${f.name}`)) return read === want || read === Number(want) / 60;
+        return JSON.stringify(read) === JSON.stringify(want);
+      };
+      if (!accept(f.default)) problems.push(`${t.readViewKey}.${f.name} ${JSON.stringify(read)} (default ${JSON.stringify(f.default)})`);
+    }
+  }
+  const meta = config.meta_runtime as Row | undefined;
+  for (const k of ['offset_raft_group_num', 'data_raft_group_num']) if (meta?.[k] !== 1) problems.push(`meta_runtime.${k} ${JSON.stringify(meta?.[k])} (default 1)`);
+  const admin = config.admin as Row | undefined;
+  if (admin?.username !== undefined && admin.username !== 'admin') problems.push(`admin.username ${JSON.stringify(admin.username)} (default "admin")`);
+  if (admin?.token_ttl_hours !== undefined && admin.token_ttl_hours !== 8) problems.push(`admin.token_ttl_hours ${JSON.stringify(admin.token_ttl_hours)} (default 8)`);
+  return problems;
+}
+
+export const config: FamilySuite = {
+  family: 'config',
+  tags: ['config'],
+  scenarios: [
+    {
+      endpoint: 'GET /api/cluster/config/get',
+      checks: ['error.unknown-broker-id', 'config.get-by-broker-id'],
+      async run(ctx, e) {
+        await runErrorCaseChecks(ctx, e);
+        await runConfigForwarding(ctx, e);
+      },
+    },
+    {
+      endpoint: 'GET /api/cluster/config/get',
+      checks: ['config.secrets-not-shown'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        await ctx.check(e, 'config.secrets-not-shown', 'INFO', () => {
+          const data = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
+          if (!data) return skip('no configuration to look at');
+          const known = [ctx.target.credentials?.password, ctx.target.signingSecret].filter((x): x is string => typeof x === 'string' && x.length > 0);
+          if (known.length === 0) return skip('no secret of the target is known to the run (pass --username/--password)');
+          const shown = [
+            ['admin.password', (data.admin as Row | undefined)?.password],
+            ['admin.jwt_secret', (data.admin as Row | undefined)?.jwt_secret],
+            ['mqtt_runtime.default_password', (data.mqtt_runtime as Row | undefined)?.default_password],
+          ].filter(([, v]) => typeof v === 'string' && known.includes(v as string));
+          // The spec lists the admin section in the read view but says nothing of hiding it: a project decision.
+          return shown.length > 0 ? fail(`config get shows secrets in clear text: ${shown.map(([k]) => k).join(', ')}`, env.happy) : pass('the administrator password and signing secret are not shown');
+        });
+      },
+    },
+    {
+      endpoint: 'GET /api/cluster/config/get',
+      checks: ['config.defaults'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        await ctx.check(e, 'config.defaults', 'INFO', () => {
+          const data = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
+          if (!data) return skip('no configuration to look at');
+          const differ = defaultProblems(data);
+          // A configured value is not a deviation: the defaults only show on an unconfigured target.
+          if (differ.length > 0) return skip(`${differ.length} values differ from the spec's defaults, so the target is configured and its defaults cannot be observed: ${differ.slice(0, 6).join(', ')}${differ.length > 6 ? ', …' : ''}`);
+          return pass('every field with a default in the spec shows it');
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/config/set',
+      checks: ['config.set-get-roundtrip', 'config.read-view-form', 'config.set-same-values-back'],
+      async run(ctx, set) {
+        const get = ctx.endpoint('GET', '/api/cluster/config/get');
+        if (!get) {
+          await ctx.check(set, 'config.set-get-roundtrip', 'MUST', () => skip('the contract has no config get to read the result with'));
+          return;
+        }
+        const first = { done: false };
+        const outcomes: Outcome[] = [];
+        for (const t of CONFIG_TYPES) outcomes.push(await roundTrip(ctx, set, get, t, first));
+        const bad = outcomes.filter((o) => o.problems.length > 0);
+        await ctx.check(set, 'config.set-get-roundtrip', 'MUST', () =>
+          bad.length > 0
+            ? fail(`set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`, bad[0].exchange)
+            : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`),
+        );
+        const misses = outcomes.flatMap((o) => o.decisionMisses);
+        await ctx.check(set, 'config.read-view-form', 'INFO', () =>
+          misses.length > 0
+            ? fail(`the read view uses another of the spec's forms than the project's decision (read-view enum names, watermarks in percent, flapping times in seconds): ${misses.slice(0, 6).join(', ')}`)
+            : pass('the read view shows enum names, percentages and seconds as the project decided'),
+        );
+        const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
+        await ctx.check(set, 'config.set-same-values-back', 'MUST', () =>
+          unrestored.length > 0
+            ? fail(`the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`)
+            : pass(`the original values of all ${outcomes.length} sections are back`),
+        );
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/config/set',
+      checks: ['config.invalid.*', 'config.refused-set-changes-nothing'],
+      level: 'SHOULD',
+      async run(ctx, set) {
+        const get = ctx.endpoint('GET', '/api/cluster/config/get');
+        const before = get ? JSON.stringify(dataOf(await ctx.call(get, {}, 'fixture'))) : undefined;
+        for (const t of CONFIG_TYPES) {
+          for (const c of invalidCases(t)) {
+            const ex = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(c.config) });
+            // The spec gives the ranges and values but not the answer to a violation: SHOULD, code 400, 1 or 100.
+            await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'SHOULD', () => expectRefused(ex, c.what, [400, 1, 100]));
+          }
+        }
+        if (!get || before === undefined) return;
+        await ctx.check(set, 'config.refused-set-changes-nothing', 'INFO', async () => {
+          const after = await ctx.call(get, {});
+          return JSON.stringify(dataOf(after)) === before ? pass('the configuration is unchanged after the refused sets') : fail('a refused set changed the configuration', after);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/config/set',
+      checks: ['config.alias-FlappingDetect'],
+      level: 'INFO',
+      async run(ctx, set) {
+        const get = ctx.endpoint('GET', '/api/cluster/config/get');
+        if (!get) return;
+        await ctx.check(set, 'config.alias-FlappingDetect', 'INFO', async () => {
+          const section = sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_flapping_detect');
+          if (!section) return skip('config get shows no mqtt_flapping_detect section');
+          // The same enable value: accepted without changing anything.
+          const ex = await ctx.call(set, { config_type: 'FlappingDetect', config: JSON.stringify({ enable: section.enable === true }) });
+          return succeeded(ex) ? pass('FlappingDetect (the name one sample of the spec uses) is accepted') : fail(`config_type FlappingDetect was refused: ${describeAnswer(ex)}`, ex);
+        });
+      },
+    },
+  ],
+};

@@ -1,0 +1,82 @@
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { BadTokens } from '../conform/checks/auth-checks.ts';
+import { type ConformContext, skip } from '../conform/conform-context.ts';
+import type { Exchange } from '../conform/exchange.ts';
+import type { Level } from '../conform/report-model.ts';
+import type { CreatedResources } from '../conform/resource-families.ts';
+
+/**
+ * The scenario suites: one file per resource family, each a list of scenarios that check the rules
+ * of the spec for that family's endpoints, on top of the generic checks every endpoint gets (valid
+ * request, envelope, data schema, required parameters, limits, ranges, enums, list laws, auth).
+ */
+
+/** What a scenario needs from the target beyond the admin API. */
+export type Need = 'control' | 'mqtt-client' | 'auth-peer';
+
+/** What the generic checks already learned about the endpoint. */
+export interface ScenarioEnv {
+  /** The answer to the valid request, when one was sent. */
+  happy?: Exchange;
+  /** Parameters of a valid request. */
+  params: Record<string, unknown>;
+  resources: CreatedResources;
+  tokens?: BadTokens;
+}
+
+export interface Scenario {
+  /** `METHOD /path` of the endpoint its checks are recorded on. */
+  endpoint: string;
+  /**
+   * The ids of the checks it records (documentation, the per-family counts of the tests, and the ids
+   * of the skipped checks when a need is missing). `prefix.*` stands for ids generated from data,
+   * e.g. one per connector type.
+   */
+  checks: readonly string[];
+  /** Level of the checks when they are skipped for a missing need (what they would have been). */
+  level?: Level;
+  needs?: readonly Need[];
+  run(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void>;
+}
+
+export interface FamilySuite {
+  family: string;
+  /** Contract tags whose endpoints belong to the family. */
+  tags: readonly string[];
+  scenarios: readonly Scenario[];
+}
+
+export const keyOf = (e: Pick<EndpointContract, 'method' | 'path'>): string => `${e.method} ${e.path}`;
+
+/** Why a need is unmet on this target, or undefined when it is met. */
+export function missingNeed(ctx: ConformContext, need: Need): string | undefined {
+  const caps = ctx.capabilities;
+  if (need === 'control') {
+    if (ctx.target.control) return undefined;
+    return caps?.control.reason ?? 'the target has no simulator control interface';
+  }
+  if (need === 'mqtt-client') {
+    if (ctx.mqtt) return undefined;
+    return caps?.mqttClient.reason ?? 'no MQTT client available (no MQTT listener, no simulator control)';
+  }
+  const remote = ctx.target.capabilities.remotePeer;
+  if (!remote.available) return `no non-loopback peer: ${remote.reason ?? 'unavailable'}`;
+  if (caps && !caps.authChecks.available) return caps.authChecks.reason;
+  return undefined;
+}
+
+/** Does a check id match a declared id or `prefix.*`? */
+export function declares(scenario: Scenario, id: string): boolean {
+  return scenario.checks.some((c) => (c.endsWith('.*') ? id.startsWith(c.slice(0, -1)) : id === c));
+}
+
+/** Runs one scenario, or records its checks as skipped with the reason a need is unmet. */
+export async function runScenario(ctx: ConformContext, e: EndpointContract, scenario: Scenario, env: ScenarioEnv): Promise<void> {
+  for (const need of scenario.needs ?? []) {
+    const reason = missingNeed(ctx, need);
+    if (reason === undefined) continue;
+    for (const id of scenario.checks) await ctx.check(e, id.endsWith('.*') ? id.slice(0, -2) : id, scenario.level ?? 'MUST', () => skip(`needs ${need === 'control' ? 'the simulator control interface' : need === 'mqtt-client' ? 'an MQTT client' : 'a non-exempt remote peer'}: ${reason}`));
+    return;
+  }
+  await scenario.run(ctx, e, env);
+}

@@ -1,0 +1,93 @@
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { readList, totalOf } from './helpers.ts';
+
+/**
+ * mq9 mailboxes and agents (spec: mq9; Limits: mq9 lists default 20). HTTP offers queries only:
+ * mailboxes and agents come from protocol commands, so the checks that need some of the run's own,
+ * or the component switched off, need the simulator's control. The generic checks cover the exact
+ * tenant and fuzzy filters, sorting, paging and create_time in Unix milliseconds.
+ */
+
+/** Lowercase letters, digits and dots: the mq9 address rule. */
+const boxName = (ctx: ConformContext, i: number | string) => `conform.${ctx.seed}.box${i}`;
+
+async function notRunning(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const control = ctx.target.control!;
+  await ctx.check(e, 'mq9.not-running', 'MUST', async () => {
+    control.setMq9Running(false);
+    try {
+      const ex = await ctx.call(e, {});
+      const env = envelopeOf(ex);
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (succeeded(ex)) return fail('the mq9 component is not running, but the list was answered as usual', ex);
+      if (!env?.text || !/not running/i.test(env.text)) return fail(`the error must state that the component is not running, got ${describeAnswer(ex)}`, ex);
+      return pass(`"${env.text}"`);
+    } finally {
+      control.setMq9Running(true);
+    }
+  });
+}
+
+export const mq9: FamilySuite = {
+  family: 'mq9',
+  tags: ['mq9'],
+  scenarios: [
+    {
+      endpoint: 'GET /api/mq9/mail/list',
+      checks: ['mq9.not-running'],
+      needs: ['control'],
+      run: notRunning,
+    },
+    {
+      endpoint: 'GET /api/mq9/agent/list',
+      checks: ['mq9.not-running'],
+      needs: ['control'],
+      run: notRunning,
+    },
+    {
+      endpoint: 'GET /api/mq9/mail/list',
+      checks: ['mq9.mailbox-listed', 'mq9.default-limit-20'],
+      needs: ['control'],
+      async run(ctx, e) {
+        const control = ctx.target.control!;
+        const tenant = ctx.names.tenant;
+        await ctx.check(e, 'mq9.mailbox-listed', 'MUST', async () => {
+          control.createMailbox({ tenant, name: boxName(ctx, 0), ttl: 3600, desc: 'mailbox of mqsim conform' });
+          const got = await readList(ctx, e.path, { tenant, mail_address: boxName(ctx, 0) });
+          const row = got?.rows.find((r) => r.mail_address === boxName(ctx, 0));
+          if (!row) return fail(`the mailbox ${boxName(ctx, 0)} created by AGENT.MAILBOX.CREATE is not listed`, got?.ex);
+          if (row.tenant !== tenant || row.ttl !== 3600 || row.desc !== 'mailbox of mqsim conform') return fail(`listed as ${JSON.stringify(row)}, created in ${tenant} with ttl 3600`, got?.ex);
+          return pass(`listed with tenant, ttl and desc as created, create_time ${String(row.create_time)}`);
+        });
+        await ctx.check(e, 'mq9.default-limit-20', 'MUST', async () => {
+          for (let i = 1; i <= 21; i++) control.createMailbox({ tenant, name: boxName(ctx, i), ttl: 3600, desc: '' });
+          const ex = await ctx.call(e, { tenant });
+          const rows = (envelopeOf(ex)?.data as { data?: unknown[] } | undefined)?.data ?? [];
+          const total = totalOf(ex);
+          if (total === undefined || total <= 20) return skip(`expected more than 20 mailboxes in ${tenant}, total_count ${String(total)}`);
+          return rows.length === 20 ? pass(`${total} mailboxes, the default page holds 20`) : fail(`${total} mailboxes: without limit the page must hold 20 (the mq9 lists' default), got ${rows.length}`, ex);
+        });
+      },
+    },
+    {
+      endpoint: 'GET /api/mq9/agent/list',
+      checks: ['mq9.agent-listed'],
+      needs: ['control'],
+      async run(ctx, e) {
+        const control = ctx.target.control!;
+        const tenant = ctx.names.tenant;
+        const name = `conform-agent-${ctx.seed}`;
+        const card = JSON.stringify({ name, description: 'agent of mqsim conform', skills: [] });
+        await ctx.check(e, 'mq9.agent-listed', 'MUST', async () => {
+          control.registerAgent({ tenant, name, agent_info: card });
+          const got = await readList(ctx, e.path, { tenant, name });
+          const row = got?.rows.find((r) => r.name === name);
+          if (!row) return fail(`the agent ${name} registered by AGENT.REGISTER is not listed`, got?.ex);
+          return row.agent_info === card && row.tenant === tenant ? pass('listed with its agent card') : fail(`listed as ${JSON.stringify(row).slice(0, 200)}`, got?.ex);
+        });
+      },
+    },
+  ],
+};

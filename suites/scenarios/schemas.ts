@@ -1,0 +1,46 @@
+import { fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { expectRefused, readList } from './helpers.ts';
+
+/**
+ * Schemas and schema bindings (spec: path only; shapes from the reference notes, so INFO). The
+ * generic checks cover lengths, schema_type values (each with a schema of its language), the
+ * filters, sorting, paging and create → list → delete; here: a binding shows in the binding list,
+ * and a schema text that is not of its type is refused.
+ */
+
+const SCHEMA = RESOURCE_FAMILIES.find((f) => f.key === 'schema')!;
+
+export const schemas: FamilySuite = {
+  family: 'schemas',
+  tags: ['schemas'],
+  scenarios: [
+    {
+      endpoint: 'GET /api/cluster/schema-bind/list',
+      checks: ['schema-bind.listed'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        const bind = env.resources.fixtures.get('schema-bind');
+        await ctx.check(e, 'schema-bind.listed', 'INFO', async () => {
+          if (!bind) return skip('the run has no schema binding');
+          const got = await readList(ctx, e.path, { tenant: bind.tenant, schema_name: bind.schema_name });
+          if (!got || !succeeded(got.ex)) return fail('the binding list was refused', got?.ex);
+          const text = JSON.stringify(got.rows);
+          return text.includes(String(bind.resource_name)) ? pass(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is listed`) : fail(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is missing: ${text.slice(0, 200)}`, got.ex);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/schema/create',
+      checks: ['schema.invalid-text'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        const fields: Record<string, unknown> = { ...SCHEMA.fields(ctx, '-it'), schema_type: 'json', schema: 'this is not JSON' };
+        const ex = (await env.resources.create(SCHEMA, fields, 'check'))!;
+        if (succeeded(ex)) await env.resources.delete(SCHEMA, fields, 'cleanup');
+        await ctx.check(e, 'schema.invalid-text', 'INFO', () => expectRefused(ex, 'a json schema whose text is not JSON'));
+      },
+    },
+  ],
+};

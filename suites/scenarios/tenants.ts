@@ -1,0 +1,122 @@
+import { TENANT_QUOTA_FIELDS } from '../../fixtures/contract/endpoints/tenants.ts';
+import { runErrorCaseChecks, runUpdateVisible } from '../conform/checks/behaviour-checks.ts';
+import { runTenantDefaults } from '../conform/checks/consistency-checks.ts';
+import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
+import type { Exchange } from '../conform/exchange.ts';
+
+/**
+ * Tenants (spec: Tenant; Tenants; Limits). Beyond the generic checks (lengths 1-128 and 500, the
+ * fuzzy tenant_name filter, sorting, paging, create → list → delete): the default quota, update
+ * with and without a config, the not-found text, and the default page of 100.
+ */
+
+const TENANT = RESOURCE_FAMILIES.find((f) => f.key === 'tenant')!;
+
+async function tenantRow(ctx: ConformContext, name: string): Promise<{ row?: Row; ex?: Exchange }> {
+  const got = await readList(ctx, '/api/cluster/tenant/list', { tenant_name: name });
+  if (!got) return {};
+  return { row: got.rows.find((r) => r.tenant_name === name), ex: got.ex };
+}
+
+const quotaOf = (row: Row | undefined): Row => ((row?.config ?? {}) as Row);
+
+export const tenants: FamilySuite = {
+  family: 'tenants',
+  tags: ['tenants'],
+  scenarios: [
+    {
+      endpoint: 'POST /api/cluster/tenant/create',
+      checks: ['tenant.default-quota'],
+      run: (ctx, e, env) => runTenantDefaults(ctx, e, env.resources),
+    },
+    {
+      endpoint: 'POST /api/cluster/tenant/create',
+      checks: ['tenant.partial-config'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        // The spec: "defaults apply when omitted" — for single omitted fields of a given config, a decision.
+        const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-pq'), config: { max_topics: 777 } };
+        const ex = (await env.resources.create(TENANT, fields, 'check'))!;
+        await ctx.check(e, 'tenant.partial-config', 'INFO', async () => {
+          if (!succeeded(ex)) return skip(`a tenant with a partial config was refused (${describeAnswer(ex)})`);
+          const { row, ex: list } = await tenantRow(ctx, String(fields.tenant_name));
+          if (!row) return fail(`the tenant ${String(fields.tenant_name)} is not listed`, list);
+          const q = quotaOf(row);
+          const wrong = TENANT_QUOTA_FIELDS.filter((f) => q[f.name] !== (f.name === 'max_topics' ? 777 : f.default));
+          return wrong.length > 0 ? fail(`config {max_topics: 777} gave ${JSON.stringify(q)}: the given field as sent, the others at their defaults`, list) : pass('max_topics 777 as given, the other quota fields at their defaults');
+        });
+        if (succeeded(ex)) await env.resources.delete(TENANT, fields, 'cleanup');
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/tenant/update',
+      checks: ['update.visible-in-list', 'error.tenant-not-found'],
+      async run(ctx, e, env) {
+        await runUpdateVisible(ctx, e, env.happy);
+        await runErrorCaseChecks(ctx, e);
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/tenant/update',
+      checks: ['tenant.update-config-visible', 'tenant.update-keeps-quota'],
+      async run(ctx, e, env) {
+        const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
+        const created = (await env.resources.create(TENANT, fields, 'check'))!;
+        if (!succeeded(created)) {
+          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-quota']) await ctx.check(e, id, 'MUST', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
+          return;
+        }
+        const name = String(fields.tenant_name);
+        await ctx.check(e, 'tenant.update-config-visible', 'MUST', async () => {
+          const ex = await ctx.call(e, { tenant_name: name, desc: 'quota raised by mqsim conform', config: { max_topics: 2468, max_sessions: 4321 } });
+          if (!succeeded(ex)) return fail(`updating the quota was refused: ${describeAnswer(ex)}`, ex);
+          const { row, ex: list } = await tenantRow(ctx, name);
+          const got = quotaOf(row).max_topics;
+          return got === 2468 ? pass('the new max_topics is listed') : fail(`config.max_topics was updated to 2468, the list shows ${JSON.stringify(got)}`, list);
+        });
+        await ctx.check(e, 'tenant.update-keeps-quota', 'MUST', async () => {
+          const { row: before } = await tenantRow(ctx, name);
+          const ex = await ctx.call(e, { tenant_name: name, desc: 'description only' });
+          if (!succeeded(ex)) return fail(`an update without config was refused: ${describeAnswer(ex)}`, ex);
+          const { row: after, ex: list } = await tenantRow(ctx, name);
+          if (!before || !after) return fail(`the tenant ${name} is not listed`, list);
+          // Spec: "config (optional; when omitted the existing quota stays)".
+          return JSON.stringify(quotaOf(after)) === JSON.stringify(quotaOf(before))
+            ? pass('an update without config kept the quota')
+            : fail(`an update without config changed the quota from ${JSON.stringify(quotaOf(before))} to ${JSON.stringify(quotaOf(after))}`, list);
+        });
+        await env.resources.delete(TENANT, fields, 'cleanup');
+      },
+    },
+    {
+      endpoint: 'GET /api/cluster/tenant/list',
+      checks: ['tenant.default-limit-100'],
+      async run(ctx, e, env) {
+        await ctx.check(e, 'tenant.default-limit-100', 'MUST', async () => {
+          const probe = await ctx.call(e, { limit: 1 });
+          const total = totalOf(probe);
+          if (total === undefined) return skip(`the list gave no total_count (${describeAnswer(probe)})`);
+          // Enough tenants of the run to pass the default page size of 100, deleted again at once.
+          const made: Row[] = [];
+          try {
+            for (let i = 0; total + made.length <= 100 && i < 101; i++) {
+              const fields = TENANT.fields(ctx, `-dl${i}`);
+              if (succeeded((await env.resources.create(TENANT, fields, 'fixture'))!)) made.push(fields);
+              else break;
+            }
+            const page = await ctx.call(e, {});
+            const rows = rowsOf(page);
+            const now = totalOf(page) ?? 0;
+            if (now <= 100) return skip(`only ${now} tenants: could not create enough to pass 100`);
+            return rows.length === 100 ? pass(`${now} tenants, the default page holds 100`) : fail(`${now} tenants: without limit the page must hold 100 (the tenant list's default), got ${rows.length}`, page);
+          } finally {
+            for (const fields of made) await env.resources.delete(TENANT, fields, 'cleanup');
+          }
+        });
+      },
+    },
+  ],
+};

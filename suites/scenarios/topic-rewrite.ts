@@ -1,0 +1,31 @@
+import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import { succeeded } from '../conform/conform-context.ts';
+import type { FamilySuite } from './family-suite.ts';
+import { expectRefused } from './helpers.ts';
+
+/**
+ * Topic rewrite rules (spec: Topic rewrite rule; Topics; Limits: tenant 1-128, source and destination
+ * 1-256, regex 1-500). The generic checks cover lengths, the action values, the fuzzy filters, the
+ * five sort fields, paging and create → list → delete; here: a regex that does not compile.
+ */
+
+const RULE = RESOURCE_FAMILIES.find((f) => f.key === 'topic-rewrite')!;
+
+export const topicRewrite: FamilySuite = {
+  family: 'topic-rewrite',
+  tags: ['topic-rewrite'],
+  scenarios: [
+    {
+      endpoint: 'POST /api/cluster/topic-rewrite/create',
+      checks: ['topic-rewrite.invalid-regex'],
+      level: 'INFO',
+      async run(ctx, e, env) {
+        const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-rx'), regex: '^conform/(unclosed$' };
+        const ex = (await env.resources.create(RULE, fields, 'check'))!;
+        if (succeeded(ex)) await env.resources.delete(RULE, fields, 'cleanup');
+        // "regular expression": one that does not compile can never match (decision: refused as invalid).
+        await ctx.check(e, 'topic-rewrite.invalid-regex', 'INFO', () => expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`));
+      },
+    },
+  ],
+};
