@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/http/envelope.ts';
 import type { WorkloadName } from '../../sim/cluster/cluster.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
@@ -16,7 +17,19 @@ interface ServeOptions {
   tokenTtlHours: number;
   envelope: EnvelopeForm;
   epoch?: string;
+  deviation: string[];
 }
+
+/** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
+function collectDeviations(value: string, previous: string[]): string[] {
+  const ids = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (ids.length === 0) throw new InvalidArgumentError('--deviation needs an id (see the list in --help).');
+  const unknown = ids.filter((id) => !deviationById(id));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown deviation ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the known ids are listed in mqsim serve --help.`);
+  return [...new Set([...previous, ...ids])];
+}
+
+const DEVIATION_HELP = DEVIATIONS.map((d) => `  ${d.id.padEnd(44)} ${d.description}`).join('\n');
 
 /** `--epoch`: an ISO time or Unix milliseconds; default: the wall clock at start, whole seconds. */
 function parseEpoch(value: string | undefined): number {
@@ -42,6 +55,7 @@ export function registerServeCommand(program: Command): void {
     .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
     .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server)', parseChoice('--envelope', ['A', 'B'] as const), 'A')
     .option('--epoch <time>', 'virtual time at start (ISO time or Unix ms); default: now. Pin it to replay a session exactly')
+    .option('--deviation <id...>', 'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it', collectDeviations, [])
     .addHelpText(
       'after',
       `
@@ -53,7 +67,11 @@ Examples:
 
 Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
-  $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'`,
+  $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'
+
+Deviations (--deviation ID; never for normal use: each makes the simulator break the spec on purpose):
+  $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
+${DEVIATION_HELP}`,
     )
     .action(async (opts: ServeOptions) => {
       const epochMs = parseEpoch(opts.epoch);
@@ -65,12 +83,14 @@ Requests from 127.0.0.1 or ::1 need no token; others log in first:
         workload: opts.workload,
         epochMs,
         envelope: opts.envelope,
+        ...(opts.deviation.length > 0 ? { deviations: opts.deviation } : {}),
         admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
         onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
       });
       process.stderr.write(
         `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, envelope ${opts.envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
-          running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join(''),
+          running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
+          (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : ''),
       );
       process.stdout.write(`${running.baseUrl}\n`);
       await new Promise<void>((resolve) => {

@@ -46,6 +46,24 @@ export interface NodeStartOptions {
   wiped?: boolean;
 }
 
+/**
+ * What happened to a node's process, for parts that keep per-node state (storage replicas, MQTT
+ * connections):
+ * - `crash`: the process died; memory is lost, persisted data (Raft term, vote, log; storage) stays.
+ * - `stop`: graceful stop (leaderships handed over first); persisted data stays.
+ * - `restart`: the process is back on its persisted data (after a crash or a stop).
+ * - `start`: the process is back on a wiped data directory: it joins as a new node.
+ * - `leave`: node leave removed it from every consensus membership (it may still run, if forced).
+ */
+export type NodeLifecycleKind = 'crash' | 'stop' | 'restart' | 'start' | 'leave';
+
+export interface NodeLifecycleEvent {
+  kind: NodeLifecycleKind;
+  nodeId: number;
+}
+
+export type NodeLifecycleListener = (e: NodeLifecycleEvent) => void;
+
 /** The success text of node leave (rule 5). */
 export function nodeLeaveText(id: number): string {
   return `Node ${id} removed from the cluster. Wipe its data directory before rejoining as a new node.`;
@@ -83,6 +101,7 @@ export interface NodeRecordView {
 /** The nodes of the cluster, numbered from 1, created at start from `--nodes`. */
 export class NodeRegistry {
   private readonly byId = new Map<number, SimNode>();
+  private readonly listeners = new Set<NodeLifecycleListener>();
 
   constructor(private readonly cluster: Cluster) {}
 
@@ -165,21 +184,56 @@ export class NodeRegistry {
     return node;
   }
 
-  /** The node's process stops: it leaves the broker node list and its ports close. */
-  stop(id: number): SimNode {
+  /**
+   * Subscribes to node lifecycle events; returns the unsubscribe function. Listeners run after the
+   * registry and the consensus groups have applied the change, in subscription order.
+   */
+  onLifecycle(listener: NodeLifecycleListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private emit(kind: NodeLifecycleKind, nodeId: number): void {
+    for (const listener of [...this.listeners]) listener({ kind, nodeId });
+  }
+
+  /** Takes the node's process down: it leaves the broker node list and its ports close. */
+  private down(id: number, kind: 'crash' | 'stop'): SimNode {
     const node = this.require(id);
     if (!node.online) throw failed(`Node ${id} is already stopped`);
+    // A graceful stop hands the node's leaderships over while it can still send.
+    if (kind === 'stop') this.cluster.raft.onNodeStopping(id);
     node.online = false;
     node.portsReady = false;
-    this.cluster.engine.record('node.stop', { id });
+    this.cluster.engine.record(`node.${kind}`, { id });
     this.cluster.raft.onNodeDown(id);
+    this.emit(kind, id);
     return node;
   }
 
+  /** Graceful stop: the groups the node leads hand leadership over, then the process stops. */
+  stop(id: number): SimNode {
+    return this.down(id, 'stop');
+  }
+
+  /** The process dies at once: its memory (Raft roles, commit index) is lost; persisted state survives. */
+  crash(id: number): SimNode {
+    return this.down(id, 'crash');
+  }
+
+  /** The process comes back on its persisted state (after a crash or a stop) and registers again. */
+  restart(id: number): SimNode {
+    return this.startNode(id, {});
+  }
+
   /**
-   * The node's process starts again and registers. A node removed by node leave still carries its
-   * old identity in its data directory, so it may rejoin only as a new node, after a wipe (rule 4);
-   * it then becomes a voter of every consensus group again.
+   * The node's process starts again and registers. Without `wiped` it comes back on its persisted
+   * state (a `restart`). A node removed by node leave still carries its old identity in its data
+   * directory, so it may rejoin only as a new node, after a wipe (rule 4); it then becomes a voter of
+   * every consensus group again. A node that is still a member may not be wiped: it would forget the
+   * votes and log entries the groups count on.
    */
   startNode(id: number, options: NodeStartOptions = {}): SimNode {
     const node = this.require(id);
@@ -188,17 +242,31 @@ export class NodeRegistry {
     if (node.removed && !wiped) {
       throw failed(`Node ${id} was removed from the cluster; wipe its data directory before it rejoins as a new node (start it with wiped=true)`);
     }
+    if (wiped && !node.removed) {
+      const groups = this.cluster.raft.groups().filter((g) => g.isVoter(id)).map((g) => g.name);
+      if (groups.length > 0) {
+        throw failed(`Node ${id} is still a voter of ${groups.join(', ')}; a wiped member would forget its votes and log. Remove it with node leave first, or start it without wiping`);
+      }
+    }
+    if (wiped && node.removed) this.cluster.raft.requireLeadersFor(this.cluster.raft.groups(), `adding node ${id}`);
     const now = this.cluster.now();
+    if (wiped) this.cluster.raft.onNodeWiped(id);
     node.online = true;
     node.portsReady = true;
     node.startTime = now;
     node.registerTime = now;
     this.cluster.engine.record('node.start', { id, wiped });
-    if (node.removed) {
-      node.removed = false;
-      this.cluster.raft.addVoter(id);
+    this.cluster.raft.onNodeUp(id);
+    try {
+      // Rejoining commits one membership change per group (it may time out: the node then runs
+      // outside some memberships and stays `removed`).
+      if (node.removed) {
+        this.cluster.raft.addVoter(id);
+        node.removed = false;
+      }
+    } finally {
+      this.emit(wiped ? 'start' : 'restart', id);
     }
-    this.cluster.raft.onNodeUp();
     return node;
   }
 
@@ -225,6 +293,7 @@ export class NodeRegistry {
     if (groups.length > 0) {
       if (node) node.removed = true;
       this.cluster.engine.record('node.leave', { id, force, groups });
+      this.emit('leave', id);
     }
     return nodeLeaveText(id);
   }

@@ -1,57 +1,24 @@
 import { failed, unavailable } from '../api/operation-error.ts';
-import type { SeededRandom } from '../engine/seeded-random.ts';
+import { staticNodeConfig } from '../config/static-node-config.ts';
+import { RAFT_BUG_NAMES, type RaftBugs } from '../raft/raft-bugs.ts';
+import { RaftGroupCore, type RaftEnv } from '../raft/raft-group-core.ts';
+import { GroupAudit, RAFT_INVARIANTS, RaftViolations } from '../raft/raft-invariants.ts';
+import { RaftStore } from '../raft/raft-log.ts';
+import { RaftNode } from '../raft/raft-node.ts';
+import { raftStateView } from '../raft/raft-state-view.ts';
+import { DEFAULT_RAFT_TIMING, type RaftTiming } from '../raft/raft-timing.ts';
+import { logId, quorumOf, type LogEntry, type LogId, type Membership, type RaftStateView } from '../raft/types.ts';
 import type { Cluster } from './cluster.ts';
 
+export type { LeaderId, LogId, RaftRole, RaftStateView } from '../raft/types.ts';
+export type { RaftBugs } from '../raft/raft-bugs.ts';
+
 /**
- * The consensus groups of the cluster (the spec's "Raft state object" per group), modelled in a
- * steady state: every write is replicated at once to every reachable voter, and a leader is only
- * replaced when it stops or leaves. The data structure is the one a real Raft needs — term, vote,
- * log ids, membership, per-follower heartbeat and replication progress — so that elections and a
- * simulated network can later drive the same fields instead of `syncProgress`.
+ * The consensus groups of the cluster as the rest of the model sees them: a facade over one real
+ * Raft node per group per cluster node (`sim/raft`), whose messages travel the simulated network.
+ * Writes are proposals to a group's leader; `commitWrite` additionally runs the simulation forward
+ * until the entry commits, which is how API writes through the meta group are acknowledged.
  */
-
-/** openraft's `LeaderId`: the term and the node that leads it. */
-export interface LeaderId {
-  term: number;
-  node_id: number;
-}
-
-/** openraft's `LogId`: where an entry sits in the log and which leader wrote it. */
-export interface LogId {
-  leader_id: LeaderId;
-  index: number;
-}
-
-export type RaftRole = 'Leader' | 'Follower' | 'Candidate';
-
-/** The spec's Raft state object, as one node sees one group. */
-export interface RaftStateView {
-  running_state: { Ok: null };
-  id: number;
-  current_term: number;
-  vote: { leader_id: LeaderId; committed: boolean };
-  last_log_index: number;
-  last_applied: LogId;
-  snapshot: LogId | null;
-  purged: LogId | null;
-  state: RaftRole;
-  current_leader: number | null;
-  millis_since_quorum_ack: number | null;
-  last_quorum_acked: number | null;
-  membership_config: {
-    log_id: LogId;
-    membership: { configs: number[][]; nodes: Record<string, { node_id: number; rpc_addr: string }> };
-  };
-  heartbeat: Record<string, number | null> | null;
-  replication: Record<string, LogId | null> | null;
-}
-
-/** What the leader knows about one member: last acknowledged heartbeat and the log id it matched. */
-export interface FollowerProgress {
-  /** Virtual Unix ms of the last acknowledged heartbeat; null before the first. */
-  lastAckMs: number | null;
-  matched: LogId | null;
-}
 
 /** Group counts of the static `meta_runtime` section (defaults 1 and 1). */
 export interface RaftGroupLayout {
@@ -61,12 +28,10 @@ export interface RaftGroupLayout {
 
 export const DEFAULT_RAFT_GROUP_LAYOUT: Readonly<RaftGroupLayout> = Object.freeze({ offset_raft_group_num: 1, data_raft_group_num: 1 });
 
-/** Leaders send heartbeats at this period; a reachable follower acknowledges the latest one. */
-export const HEARTBEAT_INTERVAL_MS = 100;
-/** A snapshot is taken (and the log purged up to it) every this many entries. */
-export const SNAPSHOT_EVERY_ENTRIES = 5_000;
-
-const NANOS_PER_MS = 1_000_000;
+/** Leaders send heartbeats at this period. */
+export const HEARTBEAT_INTERVAL_MS = DEFAULT_RAFT_TIMING.heartbeatMs;
+/** A snapshot is taken (and the log purged up to it) every this many applied entries. */
+export const SNAPSHOT_EVERY_ENTRIES = DEFAULT_RAFT_TIMING.snapshotEvery;
 
 /**
  * Names of the groups for a layout: `meta`, `mqtt`, then `offset`, `offset_1`, … and `data`,
@@ -87,90 +52,148 @@ export function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-/** One Raft group: its log positions, its membership and the leader's view of its followers. */
+/**
+ * One consensus group seen from the cluster: the leader a client reaches and the membership and log
+ * of the most authoritative node (the leader, else the running node with the most up-to-date log).
+ */
 export class RaftGroup {
-  term = 1;
-  leaderId: number | null = null;
-  /** The vote of the current term: granted to `leaderId` and committed once a quorum agreed. */
-  votedFor: number | null = null;
-  voteCommitted = false;
-  lastLogIndex = 0;
-  lastApplied: LogId;
-  snapshot: LogId | null = null;
-  purged: LogId | null = null;
-  membershipLogId: LogId;
-  /** Voter ids, ascending. */
-  voters: number[];
-  /** rpc address per member. */
-  readonly members = new Map<number, string>();
-  readonly progress = new Map<number, FollowerProgress>();
-  /** Virtual ms when a quorum last acknowledged the leader (frozen while no leader). */
-  lastQuorumAckMs: number | null = null;
-  /** Entries written, by kind (what was replicated, for the trace and tests). */
-  readonly writes = new Map<string, number>();
-
   constructor(
     readonly name: string,
-    members: ReadonlyMap<number, string>,
-  ) {
-    for (const [id, addr] of [...members].sort((a, b) => a[0] - b[0])) this.members.set(id, addr);
-    this.voters = [...this.members.keys()];
-    // Initialisation writes the first membership at index 0 before any leader exists (term 0).
-    this.membershipLogId = { leader_id: { term: 0, node_id: 0 }, index: 0 };
-    this.lastApplied = this.membershipLogId;
+    readonly core: RaftGroupCore,
+  ) {}
+
+  /** The running node leading the highest term, or null while the group has none. */
+  get leaderId(): number | null {
+    return this.core.leader()?.id ?? null;
   }
 
-  lastLogId(): LogId {
-    return this.leaderId === null ? this.lastApplied : { leader_id: { term: this.term, node_id: this.leaderId }, index: this.lastLogIndex };
+  /** The leader, else the running node with the most up-to-date log, else any node. */
+  reference(): RaftNode {
+    const leader = this.core.leader();
+    if (leader !== null) return leader;
+    let best: RaftNode | null = null;
+    for (const n of this.core.nodes.values()) {
+      if (best === null || (n.alive && !best.alive) || (n.alive === best.alive && upToDateCompare(n, best) > 0)) best = n;
+    }
+    return best!;
+  }
+
+  node(id: number): RaftNode | undefined {
+    return this.core.nodes.get(id);
+  }
+
+  /** Highest term of a running node. */
+  get term(): number {
+    let t = 0;
+    for (const n of this.core.nodes.values()) if (n.alive && n.term > t) t = n.term;
+    return t;
+  }
+
+  /** Voter ids, ascending. */
+  get voters(): number[] {
+    return [...this.reference().log.membership.voters];
+  }
+
+  /** rpc address per member. */
+  get members(): ReadonlyMap<number, string> {
+    return this.reference().log.membership.nodes;
+  }
+
+  get lastLogIndex(): number {
+    return this.reference().log.lastIndex;
+  }
+
+  get membershipLogId(): LogId {
+    return this.reference().log.membershipLogId;
+  }
+
+  /** The state machine: entries applied per kind (at the reference node). */
+  get writes(): ReadonlyMap<string, number> {
+    return this.reference().applied;
   }
 
   isVoter(nodeId: number): boolean {
-    return this.voters.includes(nodeId);
+    return this.reference().log.membership.voters.includes(nodeId);
   }
 
   quorum(): number {
-    return Math.floor(this.voters.length / 2) + 1;
+    return quorumOf(this.reference().log.membership.voters.length);
   }
 
-  /** Appends one entry written by the current leader; in the steady model it is applied at once. */
-  appendEntry(kind: string): LogId {
-    if (this.leaderId === null) throw new Error(`group ${this.name} has no leader`);
-    this.lastLogIndex += 1;
-    this.lastApplied = { leader_id: { term: this.term, node_id: this.leaderId }, index: this.lastLogIndex };
-    this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1);
-    if (this.lastLogIndex - (this.snapshot?.index ?? 0) >= SNAPSHOT_EVERY_ENTRIES) {
-      this.snapshot = this.lastApplied;
-      this.purged = this.lastApplied;
-    }
-    return this.lastApplied;
+  /** Why the group has no leader, in words. */
+  leaderlessReason(isOnline: (id: number) => boolean): string {
+    const voters = this.voters;
+    const online = voters.filter(isOnline).length;
+    const q = quorumOf(voters.length);
+    return online < q ? `only ${online} of its ${voters.length} voters are online, fewer than the quorum of ${q}` : 'election in progress';
   }
 }
 
+function upToDateCompare(a: RaftNode, b: RaftNode): number {
+  return a.log.lastTerm - b.log.lastTerm || a.log.lastIndex - b.log.lastIndex || b.id - a.id;
+}
+
+/** Outcome of a proposed entry. */
+type EntryOutcome = 'committed' | 'lost' | 'pending';
+
 /**
- * The consensus groups of the cluster. Every node is a voter of every group at start; a seeded
- * leader per group wins term 1. Writes: `appendMeta(kind)` (the HTTP layer, for each accepted
- * mutation) and `write(group, kind)` (model parts writing their own group).
+ * The consensus groups of the cluster. Every node is a voter of every group at start; the seeded
+ * initial election gives each group its term-1 leader without advancing time. Afterwards elections,
+ * replication and commits are real Raft over the simulated network.
  */
 export class RaftGroups {
   private readonly byName = new Map<string, RaftGroup>();
-  private rng!: SeededRandom;
   private layout: RaftGroupLayout = { ...DEFAULT_RAFT_GROUP_LAYOUT };
+  private readonly bugState: RaftBugs = {};
+  /** First violation of each Raft invariant; the invariant registry's checkers read it. */
+  readonly violations: RaftViolations;
+  /** Timing of the groups created at `start()` (tests may tune it before starting). */
+  timing: RaftTiming = { ...DEFAULT_RAFT_TIMING };
+  private waiting = false;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: Cluster) {
+    this.violations = new RaftViolations((name, message) => cluster.engine.record('raft.violation', { name, message }));
+  }
+
+  /** Deliberate Raft bugs (tests): assigning replaces the set; every group reads it at decision time. */
+  get bugs(): RaftBugs {
+    return this.bugState;
+  }
+
+  set bugs(bugs: RaftBugs) {
+    for (const name of RAFT_BUG_NAMES) delete this.bugState[name];
+    Object.assign(this.bugState, bugs);
+    this.cluster.engine.record('raft.bugs', { ...bugs });
+  }
 
   layoutOf(): RaftGroupLayout {
     return { ...this.layout };
   }
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('raft');
+    if (this.byName.size > 0) return;
     this.layout = { ...this.cluster.options.metaRuntime };
-    const members = new Map(this.cluster.nodes.all().map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)] as const));
+    const { engine, network } = this.cluster;
+    const env: RaftEnv = {
+      now: () => engine.now(),
+      after: (ms, kind, run) => {
+        engine.after(ms, kind, run);
+      },
+      record: (kind, detail) => engine.record(kind, detail),
+      send: (from, to, message, deliver) => {
+        network.send(from, to, message, deliver);
+      },
+    };
+    const nodes = this.cluster.nodes.all();
+    const membership: Membership = { voters: nodes.map((n) => n.id), nodes: new Map(nodes.map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)])) };
+    const rng = engine.random.fork('raft');
     for (const name of groupNames(this.layout)) {
-      const group = new RaftGroup(name, members);
-      this.byName.set(name, group);
-      this.elect(group, this.rng.pick(group.voters), 1);
+      const core = new RaftGroupCore(name, env, rng.fork(name), this.timing, this.bugState, new GroupAudit(name, this.violations));
+      core.bootstrap(membership);
+      this.byName.set(name, new RaftGroup(name, core));
     }
+    const registered = new Set(this.cluster.invariants.names());
+    for (const name of RAFT_INVARIANTS) if (!registered.has(name)) this.cluster.invariants.register(name, () => this.violations.get(name));
   }
 
   /** Every group, in layout order. */
@@ -184,6 +207,12 @@ export class RaftGroups {
 
   get(name: string): RaftGroup | undefined {
     return this.byName.get(name);
+  }
+
+  private group(name: string): RaftGroup {
+    const g = this.byName.get(name);
+    if (!g) throw new Error(`no consensus group ${name}`);
+    return g;
   }
 
   /** Node id of the meta group's leader, or null while it has none. */
@@ -206,117 +235,174 @@ export class RaftGroups {
     return i === 0 ? base : `${base}_${i}`;
   }
 
-  /**
-   * Records one accepted metadata mutation in the `meta` group. Tolerant: while the group has no
-   * leader nothing is appended and false is returned (the HTTP layer calls it after the fact).
-   */
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** Proposes one entry to the `meta` group without waiting; false (nothing proposed) while it has no leader. */
   appendMeta(kind: string): boolean {
     return this.tryWrite('meta', kind);
   }
 
   /** Like `write`, but skips (returns false) instead of failing while the group has no leader. */
   tryWrite(groupName: string, kind: string): boolean {
-    const group = this.byName.get(groupName);
-    if (!group || group.leaderId === null) return false;
-    this.appendTo(group, kind);
+    const leader = this.byName.get(groupName)?.core.leader();
+    if (!leader) return false;
+    leader.propose(kind);
     return true;
   }
 
   /** Fails (unavailable) while the group has no leader, so a caller can check before changing anything. */
   requireLeader(groupName: string): RaftGroup {
-    const group = this.byName.get(groupName);
-    if (!group) throw new Error(`no consensus group ${groupName}`);
+    const group = this.group(groupName);
     if (group.leaderId === null) {
-      throw unavailable(`consensus group ${groupName} has no leader (fewer than ${group.quorum()} of its ${group.voters.length} voters are online); retry when a quorum is back`);
+      throw unavailable(`the ${groupName} consensus group has no leader (${group.leaderlessReason(this.isOnline)}); retry`);
     }
     return group;
   }
 
-  /** A write a model part needs to succeed: refused while the group has no leader (no quorum). */
+  /** A write a model part needs: proposed to the leader (not awaited); refused while the group has no leader. */
   write(groupName: string, kind: string): LogId {
-    return this.appendTo(this.requireLeader(groupName), kind);
-  }
-
-  private appendTo(group: RaftGroup, kind: string): LogId {
-    const id = group.appendEntry(kind);
-    this.syncProgress(group);
-    this.cluster.engine.record('raft.append', { group: group.name, kind, index: id.index, term: id.leader_id.term });
-    return id;
+    const e = this.requireLeader(groupName).core.leader()!.propose(kind);
+    return logId(e.term, e.leader, e.index);
   }
 
   /**
-   * The spec's Raft state object of `groupName` as `viewingNodeId` sees it: the leader reports its
-   * followers' heartbeats and replication; followers report null there (as openraft does).
+   * A write acknowledged only once committed: proposed to the leader, then the simulation runs
+   * forward (virtual time, bounded by `meta_runtime.raft_write_timeout_sec`) until a quorum holds
+   * it. While the group has no leader it waits for one within the same bound; an entry lost with
+   * its leader is proposed again to the next one. Only a committed entry is acknowledged, and an
+   * acknowledged entry is checked to stay in every future leader's log
+   * (`raft.no-acknowledged-write-lost`). Fails (unavailable) when the bound passes.
+   */
+  commitWrite(groupName: string, kind: string): LogId {
+    const g = this.group(groupName);
+    const timeoutMs = this.writeTimeoutMs();
+    const deadline = this.cluster.now() + timeoutMs;
+    let proposedTo: RaftNode | null = null;
+    for (;;) {
+      const leader = this.waitForLeader(g, deadline, false);
+      if (leader === null) {
+        throw unavailable(
+          `the ${groupName} consensus group had no leader within raft_write_timeout_sec (${timeoutMs / 1000} s; ${g.leaderlessReason(this.isOnline)}): ` +
+            `the change is made but not committed, and may be lost; read it back before retrying`,
+        );
+      }
+      proposedTo = leader;
+      const entry = leader.propose(kind);
+      const outcome = this.waitForEntry(g, entry, deadline);
+      if (outcome === 'committed') {
+        g.core.audit.acknowledge(entry);
+        return logId(entry.term, entry.leader, entry.index);
+      }
+      if (outcome === 'pending') {
+        throw unavailable(
+          `the ${groupName} consensus group did not commit the write within raft_write_timeout_sec (${timeoutMs / 1000} s): node ${proposedTo.id}, leader of term ${entry.term}, ` +
+            `holds it at index ${entry.index} but reached no quorum. The change is made but unconfirmed: it may still commit or be discarded; read it back before retrying`,
+        );
+      }
+      // Lost: another leader committed a different entry at its index. Propose it again.
+    }
+  }
+
+  /**
+   * Why a metadata write must be refused before it changes anything — the meta group has no leader
+   * — or null when it may go ahead.
+   */
+  metaWriteRefusal(): string | null {
+    const g = this.byName.get('meta');
+    if (!g || g.leaderId !== null) return null;
+    return `the meta consensus group has no leader (${g.leaderlessReason(this.isOnline)}); the request changed nothing, retry`;
+  }
+
+  /** The meta-group write of an accepted API mutation (see `commitWrite`). */
+  commitMetaWrite(kind: string): LogId {
+    return this.commitWrite('meta', kind);
+  }
+
+  /** `meta_runtime.raft_write_timeout_sec` of the nodes, in ms. */
+  writeTimeoutMs(): number {
+    const node = this.cluster.nodes.all()[0];
+    return node ? staticNodeConfig(node, this.layout).meta_runtime.raft_write_timeout_sec * 1000 : 30_000;
+  }
+
+  private outcomeOf(g: RaftGroup, entry: LogEntry): EntryOutcome {
+    const uid = g.core.audit.committedUid(entry.index);
+    if (uid === entry.uid) return 'committed';
+    return uid === undefined || uid === -1 ? 'pending' : 'lost';
+  }
+
+  private waitForEntry(g: RaftGroup, entry: LogEntry, deadline: number): EntryOutcome {
+    let outcome: EntryOutcome = 'pending';
+    this.runUntil(() => (outcome = this.outcomeOf(g, entry)) !== 'pending', deadline);
+    return outcome;
+  }
+
+  private waitForLeader(g: RaftGroup, deadline: number, settledMembership: boolean): RaftNode | null {
+    let leader: RaftNode | null = null;
+    this.runUntil(() => {
+      leader = g.core.leader();
+      return leader !== null && (!settledMembership || !leader.membershipPending());
+    }, deadline);
+    return leader !== null && (!settledMembership || !(leader as RaftNode).membershipPending()) ? leader : null;
+  }
+
+  /**
+   * Runs the simulation event by event until `done()` holds or virtual time reaches `deadline`
+   * (where the clock then stands). Only for callers outside an event (API requests, tests, chaos
+   * steps): the write path's "wait for commit".
+   */
+  private runUntil(done: () => boolean, deadline: number): boolean {
+    if (done()) return true;
+    if (this.waiting) throw new Error('raft: nested wait for a commit');
+    this.waiting = true;
+    try {
+      const engine = this.cluster.engine;
+      for (;;) {
+        const next = engine.queue.peek();
+        if (next === undefined || next.at > deadline) {
+          if (engine.now() < deadline) engine.runUntil(deadline);
+          return done();
+        }
+        engine.runUntil(next.at);
+        if (done()) return true;
+      }
+    } finally {
+      this.waiting = false;
+    }
+  }
+
+  private readonly isOnline = (id: number): boolean => this.cluster.nodes.get(id)?.online === true;
+
+  // ---- views -------------------------------------------------------------------------------
+
+  /**
+   * The spec's Raft state object of `groupName` as `viewingNodeId` sees it, from that node's real
+   * Raft state: the leader reports its members' heartbeats and replication; others report null there.
    */
   stateView(groupName: string, viewingNodeId: number): RaftStateView {
-    const group = this.byName.get(groupName);
-    if (!group) throw new Error(`no consensus group ${groupName}`);
-    this.syncProgress(group);
-    const now = this.cluster.now();
-    const isLeader = group.leaderId === viewingNodeId;
-    const state: RaftRole = isLeader ? 'Leader' : group.leaderId === null && group.isVoter(viewingNodeId) ? 'Candidate' : 'Follower';
-    const nodes: Record<string, { node_id: number; rpc_addr: string }> = {};
-    for (const [id, addr] of group.members) nodes[String(id)] = { node_id: id, rpc_addr: addr };
-    let heartbeat: Record<string, number | null> | null = null;
-    let replication: Record<string, LogId | null> | null = null;
-    if (isLeader) {
-      heartbeat = {};
-      replication = {};
-      for (const id of group.voters) {
-        const p = group.progress.get(id);
-        heartbeat[String(id)] = p?.lastAckMs == null ? null : p.lastAckMs * NANOS_PER_MS;
-        replication[String(id)] = p?.matched ?? null;
-      }
-    }
-    return {
-      running_state: { Ok: null },
-      id: viewingNodeId,
-      current_term: group.term,
-      vote: { leader_id: { term: group.term, node_id: group.votedFor ?? 0 }, committed: group.voteCommitted },
-      last_log_index: group.lastLogIndex,
-      last_applied: group.lastApplied,
-      snapshot: group.snapshot,
-      purged: group.purged,
-      state,
-      current_leader: group.leaderId,
-      millis_since_quorum_ack: isLeader && group.lastQuorumAckMs !== null ? now - group.lastQuorumAckMs : null,
-      last_quorum_acked: isLeader && group.lastQuorumAckMs !== null ? group.lastQuorumAckMs * NANOS_PER_MS : null,
-      membership_config: { log_id: group.membershipLogId, membership: { configs: [[...group.voters]], nodes } },
-      heartbeat,
-      replication,
-    };
+    const g = this.group(groupName);
+    const node = g.node(viewingNodeId) ?? new RaftNode(g.core, viewingNodeId, new RaftStore());
+    return raftStateView(node, this.cluster.now());
   }
+
+  // ---- membership --------------------------------------------------------------------------
 
   /**
    * Removes `nodeId` from the voters of every group holding it (node leave, rule 2). Checks every
    * group first and changes nothing when any would drop below a safe quorum: a group with 2 or fewer
-   * voters refuses. Returns the names of the groups changed (empty: the node was in no membership).
+   * voters refuses; a group without a leader cannot change. Then each group commits the new
+   * membership in turn (single-server change, waiting for commit). Returns the names of the groups
+   * changed (empty: the node was in no membership).
    */
   removeVoter(nodeId: number): string[] {
     const holding = this.groups().filter((g) => g.isVoter(nodeId));
     for (const g of holding) {
-      if (g.voters.length <= 2) {
-        throw failed(
-          `[${g.name}] refuse to remove node ${nodeId}: only ${g.voters.length} voters, removing one would break quorum (need >= 3 voters to safely remove one)`,
-        );
-      }
+      const n = g.voters.length;
+      if (n <= 2) throw failed(`[${g.name}] refuse to remove node ${nodeId}: only ${n} voters, removing one would break quorum (need >= 3 voters to safely remove one)`);
     }
     for (const g of holding) {
-      if (g.leaderId === null) {
-        throw unavailable(`[${g.name}] change_membership failed while removing node ${nodeId}: the group has no leader`);
-      }
+      if (g.leaderId === null) throw unavailable(`[${g.name}] change_membership failed while removing node ${nodeId}: the group has no leader (${g.leaderlessReason(this.isOnline)})`);
     }
-    for (const g of holding) {
-      const wasLeader = g.leaderId === nodeId;
-      g.voters = g.voters.filter((id) => id !== nodeId);
-      g.members.delete(nodeId);
-      g.progress.delete(nodeId);
-      g.membershipLogId = g.appendEntry('membership');
-      this.cluster.engine.record('raft.membership', { group: g.name, voters: [...g.voters], removed: nodeId, index: g.membershipLogId.index });
-      // The leaving leader steps down once the new membership is committed; the rest elect anew.
-      if (wasLeader) this.electAmongOnline(g, nodeId);
-      else this.syncProgress(g);
-    }
+    for (const g of holding) this.changeMembership(g, nodeId, 'remove');
     return holding.map((g) => g.name);
   }
 
@@ -324,94 +410,63 @@ export class RaftGroups {
   addVoter(nodeId: number): string[] {
     const node = this.cluster.nodes.get(nodeId);
     if (!node) throw new Error(`unknown node ${nodeId}`);
-    const changed: string[] = [];
-    for (const g of this.groups()) {
-      if (g.isVoter(nodeId)) continue;
-      if (g.leaderId === null) throw unavailable(`[${g.name}] change_membership failed while adding node ${nodeId}: the group has no leader`);
-      g.voters = [...g.voters, nodeId].sort((a, b) => a - b);
-      g.members.set(nodeId, rpcAddrOf(node.ip, node.ports.grpc));
-      g.membershipLogId = g.appendEntry('membership');
-      this.cluster.engine.record('raft.membership', { group: g.name, voters: [...g.voters], added: nodeId, index: g.membershipLogId.index });
-      this.syncProgress(g);
-      changed.push(g.name);
-    }
-    return changed;
+    const missing = this.groups().filter((g) => !g.isVoter(nodeId));
+    this.requireLeadersFor(missing, `adding node ${nodeId}`);
+    for (const g of missing) this.changeMembership(g, nodeId, 'add', rpcAddrOf(node.ip, node.ports.grpc));
+    return missing.map((g) => g.name);
   }
 
-  /**
-   * A node's process stopped: groups it led elect a new leader if a quorum is still online, and a
-   * leader left without a quorum of online voters steps down (it could commit nothing).
-   */
+  /** Fails (unavailable, naming the group) when one of `groups` has no leader. */
+  requireLeadersFor(groups: readonly RaftGroup[], doing: string): void {
+    for (const g of groups) {
+      if (g.leaderId === null) throw unavailable(`[${g.name}] change_membership failed while ${doing}: the group has no leader (${g.leaderlessReason(this.isOnline)})`);
+    }
+  }
+
+  /** One single-server membership change, committed before it returns (one change at a time per group). */
+  private changeMembership(g: RaftGroup, nodeId: number, op: 'add' | 'remove', rpcAddr = ''): void {
+    const deadline = this.cluster.now() + this.writeTimeoutMs();
+    const doing = `${op === 'add' ? 'adding' : 'removing'} node ${nodeId}`;
+    for (;;) {
+      const leader = this.waitForLeader(g, deadline, true);
+      if (leader === null) throw unavailable(`[${g.name}] change_membership failed while ${doing}: no leader with a settled membership within raft_write_timeout_sec`);
+      const current = leader.log.membership;
+      const has = current.voters.includes(nodeId);
+      if ((op === 'add') === has) return;
+      const nodes = new Map(current.nodes);
+      if (op === 'add') nodes.set(nodeId, rpcAddr);
+      else nodes.delete(nodeId);
+      const voters = op === 'add' ? [...current.voters, nodeId].sort((a, b) => a - b) : current.voters.filter((v) => v !== nodeId);
+      const entry = leader.propose('membership', { voters, nodes });
+      const outcome = this.waitForEntry(g, entry, deadline);
+      if (outcome === 'pending') throw unavailable(`[${g.name}] change_membership failed while ${doing}: the new membership was not committed within raft_write_timeout_sec`);
+      if (outcome === 'committed') return;
+    }
+  }
+
+  // ---- node lifecycle ----------------------------------------------------------------------
+
+  /** A node is about to stop gracefully: the groups it leads hand leadership over first. */
+  onNodeStopping(nodeId: number): void {
+    for (const g of this.groups()) g.node(nodeId)?.transferLeadership();
+  }
+
+  /** A node's process stopped or crashed: its Raft memory is gone, its persisted state stays. */
   onNodeDown(nodeId: number): void {
+    for (const g of this.groups()) g.node(nodeId)?.crash();
+  }
+
+  /** A node's process (re)started: each of its Raft nodes boots from what it persisted. */
+  onNodeUp(nodeId: number): void {
     for (const g of this.groups()) {
-      this.syncProgress(g, nodeId);
-      if (g.leaderId === null) continue;
-      if (g.leaderId === nodeId || this.onlineVoters(g, null).length < g.quorum()) this.electAmongOnline(g, nodeId);
+      const node = g.node(nodeId);
+      if (node && !node.alive) node.boot();
     }
   }
 
-  /** A node's process is back: it catches up, and leaderless groups elect once a quorum is online. */
-  onNodeUp(): void {
-    for (const g of this.groups()) {
-      if (g.leaderId === null) this.electAmongOnline(g, null);
-      else this.syncProgress(g);
-    }
-  }
-
-  private onlineVoters(g: RaftGroup, excluding: number | null): number[] {
-    return g.voters.filter((id) => id !== excluding && this.cluster.nodes.get(id)?.online === true);
-  }
-
-  /** Seeded election among the online voters; without a quorum the group stays leaderless (term moves on). */
-  private electAmongOnline(g: RaftGroup, excluding: number | null): void {
-    const candidates = this.onlineVoters(g, excluding);
-    if (candidates.length >= g.quorum() && candidates.length > 0) {
-      this.elect(g, this.rng.pick(candidates), g.term + 1);
-    } else {
-      g.term += 1;
-      g.leaderId = null;
-      g.votedFor = null;
-      g.voteCommitted = false;
-      this.cluster.engine.record('raft.no-leader', { group: g.name, term: g.term, online: candidates });
-    }
-  }
-
-  /** `leader` wins `term`: its vote commits and it appends the blank entry that opens its term. */
-  private elect(g: RaftGroup, leader: number, term: number): void {
-    g.term = term;
-    g.leaderId = leader;
-    g.votedFor = leader;
-    g.voteCommitted = true;
-    g.progress.clear();
-    g.appendEntry('blank');
-    this.cluster.engine.record('raft.leader', { group: g.name, term, leader, index: g.lastLogIndex });
-    this.syncProgress(g);
-  }
-
-  /**
-   * Steady replication: every reachable voter has acknowledged the latest heartbeat and matched the
-   * leader's last log id; an unreachable one keeps what it had when it went away. `downNode` is a
-   * node that stops now: it gets one final update before freezing. The simulated network of a later
-   * stage replaces this with message-driven progress.
-   */
-  private syncProgress(g: RaftGroup, downNode?: number): void {
-    if (g.leaderId === null) return;
-    const now = this.cluster.now();
-    const tick = now - (now % HEARTBEAT_INTERVAL_MS);
-    const last = g.lastLogId();
-    for (const id of g.voters) {
-      const reachable = id === g.leaderId || id === downNode || this.cluster.nodes.get(id)?.online === true;
-      const p = g.progress.get(id) ?? { lastAckMs: null, matched: null };
-      if (reachable) {
-        p.lastAckMs = id === g.leaderId ? now : Math.max(tick, p.lastAckMs ?? tick);
-        p.matched = last;
-      }
-      g.progress.set(id, p);
-    }
-    // The quorum-th most recent acknowledgement (the leader counts with "now").
-    const acks = g.voters.map((id) => g.progress.get(id)?.lastAckMs ?? -1).sort((a, b) => b - a);
-    const q = acks[g.quorum() - 1];
-    if (q !== undefined && q >= 0) g.lastQuorumAckMs = q;
+  /** A node's data directory was wiped: its Raft state of every group is gone (it rejoins as new). */
+  onNodeWiped(nodeId: number): void {
+    for (const g of this.groups()) g.core.addEmptyNode(nodeId);
   }
 }
 

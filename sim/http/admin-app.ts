@@ -5,6 +5,8 @@ import { applyListQuery } from '../api/list-query.ts';
 import { OperationError } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
+import { AppliedDeviations } from './deviations/applied-deviations.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
@@ -47,6 +49,11 @@ export interface AdminAppOptions {
   peers?: PeerTransport;
   /** Called on every unexpected exception (a bug); the client gets a 500 envelope. */
   onInternalError?: (error: unknown, request: ApiRequest) => void;
+  /**
+   * Ids of deliberately broken behaviours to switch on (catalogue: sim/http/deviations), to prove the
+   * conformance suites catch them. Unknown ids throw. Never set in normal use.
+   */
+  deviations?: readonly string[];
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -73,6 +80,7 @@ export class AdminApp {
   private readonly wallStart: number;
   private readonly wallNow: () => number;
   private readonly clockMode: 'wall' | 'manual';
+  private readonly deviations: AppliedDeviations;
 
   constructor(
     readonly cluster: Cluster,
@@ -83,6 +91,7 @@ export class AdminApp {
     this.wallNow = options.wallNow ?? (() => Date.now());
     this.wallStart = this.wallNow();
     this.peers = options.peers ?? new InProcessPeers(this);
+    this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
     for (const endpoint of CONTRACT) {
       if (!HANDLERS[endpoint.id]) throw new Error(`contract endpoint ${endpoint.id} (${endpoint.method} ${endpoint.path}) has no handler`);
     }
@@ -98,7 +107,7 @@ export class AdminApp {
   async handle(req: ApiRequest): Promise<ApiResponse> {
     try {
       this.syncClock();
-      return await this.dispatch(req);
+      return this.deviations.response(req, await this.dispatch(await this.deviations.request(req)));
     } catch (error) {
       this.options.onInternalError?.(error, req);
       return this.json(500, failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`));
@@ -176,8 +185,9 @@ export class AdminApp {
     const origin = fromQuery ? 'query' : 'body';
     let params: Record<string, unknown>;
     try {
-      params = validateFields(endpoint.params, raw, origin);
-      if (endpoint.list) params = { ...validateFields(COMMON_LIST_PARAMS, raw, origin), ...params };
+      const checked = this.deviations.validation(endpoint, endpoint.params, raw);
+      params = validateFields(checked.specs, checked.raw, origin);
+      if (endpoint.list) params = { ...validateFields(COMMON_LIST_PARAMS, checked.raw, origin), ...params };
     } catch (e) {
       if (e instanceof OperationError) return this.fail(400, 400, e.message);
       throw e;
@@ -185,13 +195,22 @@ export class AdminApp {
 
     const handler: Handler = HANDLERS[endpoint.id];
     let result: unknown;
+    // A metadata write goes through the meta consensus group: refused before it changes anything
+    // while that group has no leader.
+    const metaPolicy = method === 'POST' ? metaWritePolicy(endpoint.id) : 'none';
+    const metaRefusal = metaPolicy === 'check-then-commit' ? this.cluster.raft.metaWriteRefusal() : null;
+    if (metaRefusal !== null) {
+      this.cluster.engine.record('api.refused', { path: endpoint.path, kind: 'unavailable', message: metaRefusal });
+      return this.fail(200, FAILURE_CODE[this.envelope], metaRefusal);
+    }
     const traceBefore = this.cluster.engine.trace.length;
     try {
-      result = await handler({ cluster: this.cluster, node, params, endpoint, peers: this.peers });
-      if (endpoint.list) {
-        if (!Array.isArray(result)) throw new Error(`list handler ${endpoint.id} returned ${typeof result}, not an array`);
-        result = applyListQuery(result, params, endpoint.params, endpoint.list, recordFieldsOf(endpoint.response.data));
-      }
+      result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
+        const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
+        if (!e.list) return data;
+        if (!Array.isArray(data)) throw new Error(`list handler ${e.id} returned ${typeof data}, not an array`);
+        return applyListQuery(data, p, e.params, e.list, recordFieldsOf(e.response.data));
+      });
     } catch (e) {
       if (e instanceof OperationError) {
         if (method === 'POST') this.cluster.engine.record('api.refused', { path: endpoint.path, kind: e.kind, message: e.message });
@@ -201,11 +220,19 @@ export class AdminApp {
       throw e;
     }
     if (method === 'POST') {
-      // An accepted POST that changed the model (it recorded state changes) is a metadata write: an
-      // entry of the meta consensus group. A no-op (a node leave without effect) writes nothing.
+      // An accepted metadata write that changed the model (it recorded state changes) is an entry of
+      // the meta consensus group, answered once committed (the simulation runs forward until then,
+      // bounded by raft_write_timeout_sec). A no-op (a node leave without effect) writes nothing.
       const changed = this.cluster.engine.trace.length > traceBefore;
       this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      if (changed) this.cluster.raft.appendMeta(`api:${endpoint.path}`);
+      if (changed && metaPolicy !== 'none') {
+        try {
+          this.cluster.raft.commitMetaWrite(`api:${endpoint.path}`);
+        } catch (e) {
+          if (e instanceof OperationError) return this.fail(200, FAILURE_CODE[this.envelope], e.message);
+          throw e;
+        }
+      }
     }
 
     if (result instanceof RawBody) {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
 import { Cluster, type ClusterOptions } from '../cluster/cluster.ts';
 import { AdminApp } from './admin-app.ts';
@@ -13,6 +14,14 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   envelope?: EnvelopeForm;
   /** Called for every unexpected exception inside a handler (a bug; the client gets a 500 envelope). */
   onInternalError?: (error: unknown) => void;
+  /** Deliberately broken behaviours to switch on (ids of sim/http/deviations); see AdminAppOptions. */
+  deviations?: readonly string[];
+  /** Longest wait for a request's complete headers, in ms (default 10 000); tests shorten it. */
+  headersTimeoutMs?: number;
+  /** Longest wait for a whole request, headers and body, in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept, in ms (default 5 000). */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface RunningCluster {
@@ -82,6 +91,10 @@ function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boole
     });
     req.on('end', () => resolve({ body: Buffer.concat(chunks), tooLarge }));
     req.on('error', reject);
+    // A client gone before the body was complete: settle, so no request is left pending forever.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the connection closed before the request body was complete'));
+    });
   });
 }
 
@@ -103,16 +116,23 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     clock: 'wall',
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
+    ...(options.deviations ? { deviations: options.deviations } : {}),
   });
 
   const servers: Server[] = [];
   const nodeUrls: string[] = [];
   try {
     for (const node of cluster.nodes.all()) {
-      const server = createServer((req, res) => void serve(app, node.id, req, res));
-      server.headersTimeout = HEADERS_TIMEOUT_MS;
-      server.requestTimeout = REQUEST_TIMEOUT_MS;
-      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+      const requestTimeout = Math.max(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, headersTimeout);
+      // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
+      // default), so a slow client could hold a connection far past them: check a few times per timeout.
+      const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
+      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res));
+      server.headersTimeout = headersTimeout;
+      server.requestTimeout = requestTimeout;
+      server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
+      server.on('clientError', answerClientError);
       const wanted = port === 0 ? 0 : node.ports.http;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -149,6 +169,33 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       await peers.close();
     },
   };
+}
+
+/**
+ * Requests Node's parser refuses (bad request line, header too large, headers or request too slow)
+ * never reach the app; Node would answer them with a bare status line. Answer with an envelope
+ * naming the problem instead, and close the connection (its framing can no longer be trusted).
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, text] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'request headers exceed the server limit (16 KiB)']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADERS_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request was not received in time; the connection is closed']
+        : [400, 'Bad Request', `malformed HTTP request (${err.code ?? 'parse error'}); the connection is closed`];
+  const body = JSON.stringify({ code: status === 408 ? 408 : 400, message: text, data: null });
+  // Headers were parsed and a response object exists (the body was malformed): answer through it.
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (pending) {
+    if (pending.headersSent) socket.destroy();
+    else pending.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+    return;
+  }
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse): Promise<void> {

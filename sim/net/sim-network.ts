@@ -24,7 +24,8 @@ export interface NetworkStats {
 
 export type Deliver<M> = (message: M, from: number, to: number) => void;
 
-const linkKey = (from: number, to: number): string => `${from}>${to}`;
+/** Numeric key of a directed link (node ids are small): cheaper than a string on every message. */
+const linkKey = (from: number, to: number): number => from * 65_536 + to;
 
 /**
  * Messages between nodes on the virtual clock. Each directed link has a seeded base latency; loss,
@@ -33,8 +34,8 @@ const linkKey = (from: number, to: number): string => `${from}>${to}`;
  * A message to or from a node that is down when it would arrive is dropped (`isUp`).
  */
 export class SimNetwork {
-  private readonly links = new Map<string, LinkSettings>();
-  private readonly blocked = new Set<string>();
+  private readonly links = new Map<number, LinkSettings>();
+  private readonly blocked = new Set<number>();
   private readonly stats: NetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0, blocked: 0 };
   private defaults: Omit<LinkSettings, 'latencyMs'> = { jitterMs: 0, loss: 0, duplicate: 0 };
 

@@ -47,9 +47,9 @@ describe('messages', () => {
     const sim = new InProcessSim({ nodes: 1 });
     const topic = sim.cluster.topics.create({ tenant: 'default', topic_name: 'p3', partition: 3 });
     for (let i = 0; i < 6; i++) sim.cluster.storage.appendToTopic('default', 'p3', { payload: 'n' });
-    expect(topic.storage_name_list.map((s) => sim.cluster.storage.get(s)!.log.nextOffset)).toEqual([2, 2, 2]);
+    expect(topic.storage_name_list.map((s) => sim.cluster.storage.logEndOffset(s))).toEqual([2, 2, 2]);
     for (let i = 0; i < 5; i++) sim.cluster.storage.appendToTopic('default', 'p3', { key: 'device-7', payload: 'k' });
-    const ends = topic.storage_name_list.map((s) => sim.cluster.storage.get(s)!.log.nextOffset);
+    const ends = topic.storage_name_list.map((s) => sim.cluster.storage.logEndOffset(s));
     expect(ends.filter((e) => e === 7)).toHaveLength(1);
   });
 });

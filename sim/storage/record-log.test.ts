@@ -41,3 +41,25 @@ describe('RecordLog', () => {
     expect(log.append(rec('again', 11_000)).offset).toBe(6);
   });
 });
+
+describe('RecordLog epochs and truncation', () => {
+  it('keeps a leader-epoch cache, answers where an epoch ends, and truncates the tail with its epochs', () => {
+    const log = new RecordLog();
+    log.append({ ...rec('a', 1), leaderEpoch: 0 });
+    log.append({ ...rec('b', 2), leaderEpoch: 0 });
+    log.assignEpoch(2); // elected in epoch 2 at offset 2
+    log.append({ ...rec('c', 3), leaderEpoch: 2 });
+    expect(log.epochStarts()).toEqual([
+      { epoch: 0, start: 0 },
+      { epoch: 2, start: 2 },
+    ]);
+    expect(log.epochEnd(0)).toEqual({ epoch: 0, end: 2 });
+    expect(log.epochEnd(1)).toEqual({ epoch: 0, end: 2 });
+    expect(log.epochEnd(5)).toEqual({ epoch: 2, end: 3 });
+    expect(log.truncateTo(1)).toBe(2);
+    expect(log.nextOffset).toBe(1);
+    expect(log.epochStarts()).toEqual([{ epoch: 0, start: 0 }]);
+    expect(log.truncations).toBe(1);
+    expect(log.append(rec('d', 4)).offset).toBe(1);
+  });
+});

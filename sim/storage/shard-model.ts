@@ -1,5 +1,6 @@
 import { STORAGE_TYPES } from '../../fixtures/contract/endpoints/storage-engine.ts';
 import type { RecordLog } from './record-log.ts';
+import type { Fetcher } from './replica-fetcher.ts';
 
 export { STORAGE_TYPES };
 /** Storage kinds a topic or shard may use (the engine kinds the real server accepts on create). */
@@ -28,36 +29,56 @@ export interface EngineShardConfig {
 
 export type ShardStatus = 'Run' | 'PrepareDelete' | 'Deleting';
 export type SegmentStatus = 'Write' | 'PreSealUp' | 'SealUp' | 'PreDelete' | 'Deleting' | 'Unavailable';
+/** Where a segment is in its life; `Unavailable` is shown on top of it while no ISR member is alive. */
+export type SegmentPhase = Exclude<SegmentStatus, 'Unavailable'>;
 
-/** One copy of a segment on a node. */
+/**
+ * One copy of a segment on a node. The log is what the node holds (it survives a crash: the model
+ * treats every storage type as persistent). The `progress…` fields are the leader's view of this
+ * replica as a follower, learnt from its fetch requests only; they lag the log by up to one fetch.
+ */
 export interface Replica {
   readonly replicaSeq: number;
   readonly nodeId: number;
   readonly fold: string;
-  /** Log end offset of the segment on this replica (next offset it would store). */
-  leo: number;
-  /** Virtual ms when this replica last matched the leader's LEO. */
+  readonly log: RecordLog;
+  /** Leader epoch this replica reconciled its log with; a follower takes records only in that epoch. */
+  syncedEpoch: number;
+  /** The follower LEO the leader last heard of, valid when `progressEpoch` is the current leader epoch. */
+  progressLeo: number;
+  progressEpoch: number;
+  /** Virtual ms when the leader last saw this follower at its LEO (Kafka's lastCaughtUpTimeMs). */
   lastCaughtUpMs: number;
+  /** The fetcher (this node → the leader's node) replicating this replica while it follows. */
+  fetcher: Fetcher | null;
 }
 
 export interface Segment {
-  readonly shardName: string;
+  readonly shard: Shard;
   readonly seq: number;
   readonly replicas: Replica[];
   leaderNodeId: number;
   isr: number[];
+  /** The ISR before its latest change. */
   lastKnownIsr: number[];
   leaderEpoch: number;
+  /** Version of the segment's metadata: moves on every leader, ISR or status change. */
   segmentEpoch: number;
+  /** Start count of the leader's node when it became leader (Kafka's broker epoch). */
   leaderBrokerEpoch: number;
-  status: SegmentStatus;
+  phase: SegmentPhase;
+  /** False while no ISR member is alive: the segment is `Unavailable` and takes no writes. */
+  available: boolean;
   /** First offset of the segment. */
   readonly startOffset: number;
-  /** Offset the next record of this segment gets; equals `startOffset` while empty. */
-  nextOffset: number;
+  /** Segment high watermark: the smallest LEO in the ISR as the leader knows it; never decreases. */
+  hw: number;
   firstTimestampMs: number | null;
   lastTimestampMs: number | null;
+  /** Bytes the leaders appended; the segment rolls when they reach `max_segment_size`. */
   bytes: number;
+  /** Set once the segment left the model (trimmed away or its shard deleted). */
+  gone: boolean;
 }
 
 export interface Shard {
@@ -71,13 +92,32 @@ export interface Shard {
   readonly config: EngineShardConfig;
   status: ShardStatus;
   readonly createdAt: number;
-  /** Live segments, oldest first; the last one is the active (`Write`) segment. */
+  /** Live segments, oldest first; the last one is the active segment, which takes the writes. */
   readonly segments: Segment[];
-  readonly log: RecordLog;
+  /** Earliest offset still held (retention and the memory bound move it); never decreases. */
+  logStartOffset: number;
 }
 
 export function activeSegment(shard: Shard): Segment {
   return shard.segments[shard.segments.length - 1];
+}
+
+export function replicaOn(seg: Segment, nodeId: number): Replica | undefined {
+  for (const r of seg.replicas) if (r.nodeId === nodeId) return r;
+  return undefined;
+}
+
+export function leaderReplica(seg: Segment): Replica {
+  return replicaOn(seg, seg.leaderNodeId)!;
+}
+
+/** End of a segment: its leader's log end offset. */
+export function segmentEnd(seg: Segment): number {
+  return leaderReplica(seg).log.nextOffset;
+}
+
+export function statusOf(seg: Segment): SegmentStatus {
+  return seg.available || seg.phase === 'PreDelete' || seg.phase === 'Deleting' ? seg.phase : 'Unavailable';
 }
 
 /** Effective segment size limit of a shard. */
@@ -90,9 +130,21 @@ export function maxRecordsHeld(config: EngineShardConfig): number {
   return Math.min(config.max_record_num ?? MAX_RECORDS_PER_SHARD, MAX_RECORDS_PER_SHARD);
 }
 
-/** Shard-level high watermark: the lowest LEO among the in-sync replicas of the active segment. */
+/**
+ * Shard-level high watermark: every offset below it is committed. Segments commit in order, so it is
+ * the high watermark of the first segment not yet committed to its end, or of the active segment.
+ * A segment whose uncommitted tail was cut by a failover while it was being sealed leaves a gap of
+ * offsets that never existed; the high watermark steps over it.
+ */
 export function highWatermark(shard: Shard): number {
-  const seg = activeSegment(shard);
-  const leos = seg.replicas.filter((r) => seg.isr.includes(r.nodeId)).map((r) => r.leo);
-  return leos.length > 0 ? Math.min(...leos) : seg.startOffset;
+  const segs = shard.segments;
+  for (let i = 0; i < segs.length - 1; i++) {
+    if (segs[i].hw < segmentEnd(segs[i])) return Math.max(segs[i].hw, shard.logStartOffset);
+  }
+  return Math.max(activeSegment(shard).hw, shard.logStartOffset);
+}
+
+/** Log end offset of the shard: the next offset a write gets. */
+export function logEndOffset(shard: Shard): number {
+  return segmentEnd(activeSegment(shard));
 }

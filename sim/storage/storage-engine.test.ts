@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../http/in-process-client.ts';
-import { MAX_RECORDS_PER_SHARD } from './shard-model.ts';
+import { MAX_RECORDS_PER_SHARD, segmentEnd } from './shard-model.ts';
 import { RETENTION_SWEEP_MS } from './storage-engine.ts';
 import { contractProblems } from './test-support.ts';
 
@@ -41,6 +41,15 @@ describe('storage engine: shards', () => {
     expect(segment_meta).toEqual({ shard_name: 'orders', segment_seq: 0, start_offset: 0, end_offset: 0, start_timestamp: -1, end_timestamp: -1 });
 
     expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json.data).toBe('success');
+    // Deletion goes through PrepareDelete/PreDelete, then Deleting, then the shard is gone.
+    const deleting = (await sim.post(`${SE}/shard/list`, { shard_name: 'orders' })).json.data.data[0].shard_info.shard.status;
+    expect(deleting).toBe('PrepareDelete');
+    expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data.segment_list[0].segment.status).toBe('PreDelete');
+    expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({ code: 1, message: 'Shard orders is already being deleted' });
+    expect(() => sim.cluster.storage.appendToShard('orders', { payload: 'late' })).toThrow('is being deleted');
+    sim.advance(sim.cluster.storage.settings.delete_step_ms);
+    expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data.segment_list[0].segment.status).toBe('Deleting');
+    sim.advance(sim.cluster.storage.settings.delete_step_ms);
     expect((await sim.post(`${SE}/shard/list`, { shard_name: 'orders' })).json.data.total_count).toBe(0);
     expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data).toEqual({ segment_list: [] });
     expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({ code: 1, message: 'Shard orders does not exist' });
@@ -94,13 +103,16 @@ describe('storage engine: records, segments and replicas', () => {
   it('reports LEO, high watermark and log start offset on every replica after appends', async () => {
     const sim = new InProcessSim({ nodes: 3 });
     await createShard(sim, 'events');
+    const written = Math.floor(sim.cluster.now() / 1000);
     for (let i = 0; i < 5; i++) sim.cluster.storage.appendToShard('events', { key: `key-${i}`, payload: `v${i}` });
+    // Followers fetch every replica_fetch_interval_ms; a second is enough for them to catch up and report.
+    sim.advance(1_000);
     const detail = await sim.post(`${SE}/segment/detail`, { shard_name: 'events', segment_seq: 0 }, { nodeId: 2 });
     expect(detail.json.code).toBe(0);
     expect(contractProblems('storage.segment.detail', detail.json.data)).toBe('');
     const { segment, segment_meta, replicas } = detail.json.data;
     expect(segment_meta).toMatchObject({ start_offset: 0, end_offset: 4 });
-    expect(segment_meta.start_timestamp).toBe(Math.floor(sim.cluster.now() / 1000));
+    expect(segment_meta.start_timestamp).toBe(written);
     expect(replicas.map((r: any) => r.node_id)).toEqual(segment.replicas.map((r: any) => r.node_id));
     for (const r of replicas) {
       expect(r).toMatchObject({ available: true, error: null, leo: 5, high_watermark: 5, log_start_offset: 0, in_isr: true });
@@ -132,6 +144,32 @@ describe('storage engine: records, segments and replicas', () => {
     expect(detail.json.data.replicas.filter((r: any) => r.available)).toHaveLength(2);
   });
 
+  it('returns a replica cut off by a network partition with available false, and shows the ISR and lag that follow', async () => {
+    const sim = new InProcessSim({ nodes: 3 });
+    sim.advance(1_000);
+    await createShard(sim, 'cut');
+    const seg = sim.cluster.storage.segment('cut', 0)!;
+    const ctrl = sim.cluster.storage.controller.controllerId();
+    const follower = seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId && r.nodeId !== ctrl) ?? seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId)!;
+    sim.cluster.network.partition([follower.nodeId], [seg.leaderNodeId], true); // its fetches no longer arrive
+    for (let i = 0; i < 4; i++) sim.cluster.storage.appendToShard('cut', { payload: `p${i}` });
+    sim.advance(sim.cluster.storage.settings.replica_lag_time_max_ms + 2_000);
+    const detail = (await sim.post(`${SE}/segment/detail`, { shard_name: 'cut', segment_seq: 0 }, { nodeId: seg.leaderNodeId })).json.data;
+    expect(detail.segment.isr).not.toContain(follower.nodeId);
+    const leader = detail.replicas.find((r: any) => r.is_leader);
+    const progress = leader.follower_progress.find((p: any) => p.node_id === follower.nodeId);
+    expect(progress).toMatchObject({ leo: 0, lag: 4 });
+    expect(leader.high_watermark).toBe(4);
+    const lagging = detail.replicas.find((r: any) => r.node_id === follower.nodeId);
+    expect(lagging).toMatchObject({ available: true, in_isr: false, leo: 0, role: 'Follower' });
+
+    // Cut both ways: the answering node cannot ask the follower at all.
+    sim.cluster.network.partition([follower.nodeId], [seg.leaderNodeId]);
+    const cut = (await sim.post(`${SE}/segment/detail`, { shard_name: 'cut', segment_seq: 0 }, { nodeId: seg.leaderNodeId })).json.data;
+    expect(cut.replicas.find((r: any) => r.node_id === follower.nodeId)).toMatchObject({ available: false, error: `node ${follower.nodeId} is unreachable from node ${seg.leaderNodeId}: the network between them is partitioned` });
+    expect(contractProblems('storage.segment.detail', cut)).toBe('');
+  });
+
   it('answers replica-state for the local replica, and available false from a node without one', async () => {
     const sim = new InProcessSim({ nodes: 3 });
     await createShard(sim, 'solo', { replica_num: 1 });
@@ -150,6 +188,9 @@ describe('storage engine: records, segments and replicas', () => {
     const sim = new InProcessSim({ nodes: 3 });
     await createShard(sim, 'small', { max_segment_size: 100, replica_num: 2 });
     for (let i = 0; i < 25; i++) sim.cluster.storage.appendToShard('small', { payload: 'x'.repeat(10) }); // 10 records per segment
+    // A full segment is PreSealUp until its followers hold all of it.
+    expect(sim.cluster.storage.segment('small', 0)!.phase).toBe('PreSealUp');
+    sim.advance(1_000);
     const list = (await sim.post(`${SE}/segment/list`, { shard_name: 'small' })).json.data.segment_list;
     expect(list.map((s: any) => [s.segment.segment_seq, s.segment.status])).toEqual([
       [0, 'SealUp'],
@@ -175,12 +216,12 @@ describe('storage engine: records, segments and replicas', () => {
     const total = MAX_RECORDS_PER_SHARD * 3;
     for (let i = 0; i < total; i++) storage.appendToShard('firehose', { payload: 'y'.repeat(10) });
     const shard = storage.get('firehose')!;
-    expect(shard.log.size).toBe(MAX_RECORDS_PER_SHARD);
-    expect(shard.log.startOffset).toBe(total - MAX_RECORDS_PER_SHARD);
+    expect(storage.heldRecords('firehose')).toBe(MAX_RECORDS_PER_SHARD);
+    expect(storage.logStartOffset('firehose')).toBe(total - MAX_RECORDS_PER_SHARD);
     // 1000 records per segment: only the segments still holding records remain.
     expect(shard.segments.map((s) => s.seq)).toEqual([10, 11, 12, 13, 14, 15]);
-    expect(shard.segments[0].startOffset).toBeLessThanOrEqual(shard.log.startOffset);
-    expect(shard.segments[0].nextOffset).toBeGreaterThan(shard.log.startOffset);
+    expect(shard.segments[0].startOffset).toBeLessThanOrEqual(shard.logStartOffset);
+    expect(segmentEnd(shard.segments[0])).toBeGreaterThan(shard.logStartOffset);
     expect(storage.read('firehose', 0, 3).map((r) => r.offset)).toEqual([total - MAX_RECORDS_PER_SHARD, total - MAX_RECORDS_PER_SHARD + 1, total - MAX_RECORDS_PER_SHARD + 2]);
     expect(storage.replicaState('firehose', shard.segments[0].seq, 1).log_start_offset).toBe(total - MAX_RECORDS_PER_SHARD);
   });
@@ -194,6 +235,6 @@ describe('storage engine: records, segments and replicas', () => {
     storage.appendToShard('short', { payload: 'new' });
     sim.advance(RETENTION_SWEEP_MS);
     expect(storage.read('short', 0, 10).map((r) => r.payload)).toEqual(['new']);
-    expect(storage.get('short')!.log.startOffset).toBe(1);
+    expect(storage.logStartOffset('short')).toBe(1);
   });
 });

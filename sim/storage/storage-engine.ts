@@ -1,24 +1,31 @@
-import { failed } from '../api/operation-error.ts';
+import { failed, unavailable } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { fnv1a } from '../cluster/raft-groups.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { RecordLog, type StoredRecord } from './record-log.ts';
+import { ReplicaFetchers } from './replica-fetcher.ts';
 import {
   activeSegment,
   DEFAULT_MAX_SEGMENT_SIZE,
   DEFAULT_RETENTION_SEC,
   highWatermark,
+  leaderReplica,
+  logEndOffset,
   maxRecordsHeld,
   maxSegmentBytes,
+  replicaOn,
+  segmentEnd,
   type EngineShardConfig,
   type Replica,
   type Segment,
+  type SegmentPhase,
   type Shard,
 } from './shard-model.ts';
+import { StorageController } from './storage-controller.ts';
+import { SegmentJournal, StorageInvariants } from './storage-invariants.ts';
+import { DEFAULT_STORAGE_SETTINGS, type StorageBugs, type StorageSettings } from './storage-settings.ts';
 import {
-  FETCH_MAX_BYTES,
-  FETCHER_THREADS,
   segmentMetaView,
   segmentView,
   shardDetailView,
@@ -65,22 +72,57 @@ export function defaultShardConfig(replicaNum = 1, storageType: EngineShardConfi
 }
 
 /**
- * The storage engine: shards (one per topic partition, or standalone), their segments placed on
- * replicas across the online nodes, and the records. Replication is steady for now: every replica of
- * the active segment stores each record as it is written, so all replicas stay in the ISR and the
- * high watermark equals the LEO. The per-replica LEO, ISR and epochs are kept so ISR dynamics can
- * later change them without changing the views.
+ * The storage engine: shards (one per topic partition, or standalone) made of segments, each placed
+ * on `replica_num` nodes with one leader. The active segment's leader takes the writes; followers
+ * fetch from it through the simulated network (`ReplicaFetchers`); the ISR, the high watermark and
+ * the acknowledgement of writes follow from what they fetched; the controller (`StorageController`)
+ * moves leadership when nodes die or become unreachable. The views of the API are computed from it.
  */
 export class StorageEngine {
+  /** Replication tuning; see `StorageSettings` for each value and its default. */
+  readonly settings: StorageSettings = { ...DEFAULT_STORAGE_SETTINGS };
+  /** Deliberate replication bugs, all off; tests switch one on to see a checker catch it. */
+  bugs: StorageBugs = {};
+  readonly replication: ReplicaFetchers;
+  readonly controller: StorageController;
+  readonly invariants: StorageInvariants;
+  private readonly journal = new SegmentJournal();
   private readonly shards = new Map<string, Shard>();
+  /** Live segments by node holding a replica, for the controller's failover. */
+  private readonly byNode = new Map<number, Set<Segment>>();
   /** Next partition of a keyless record per topic (round-robin). */
   private readonly roundRobin = new Map<string, number>();
   private rng!: SeededRandom;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: Cluster) {
+    const touched = (seg: Segment): void => this.journal.touch(seg);
+    this.replication = new ReplicaFetchers({
+      cluster,
+      settings: () => this.settings,
+      bugs: () => this.bugs,
+      canAlterIsr: (nodeId) => this.controller.canAlterIsr(nodeId),
+      isFenced: (nodeId) => this.controller.isFenced(nodeId),
+      touched,
+      onHighWatermark: (seg) => this.maybeSeal(seg),
+    });
+    this.controller = new StorageController({
+      cluster,
+      replication: this.replication,
+      settings: () => this.settings,
+      bugs: () => this.bugs,
+      segmentsOn: (nodeId) => this.byNode.get(nodeId) ?? [],
+      touched,
+      onLeadershipChanged: (seg) => this.maybeSeal(seg),
+      onNodeWiped: (nodeId) => this.onNodeWiped(nodeId),
+    });
+    this.invariants = new StorageInvariants(this.journal);
+  }
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('storage');
+    this.replication.start(this.cluster.engine.random.fork('storage-fetch'));
+    this.controller.start();
+    this.invariants.register(this.cluster.invariants);
     this.cluster.engine.every(RETENTION_SWEEP_MS, 'storage.retention', () => this.sweepRetention());
   }
 
@@ -96,7 +138,7 @@ export class StorageEngine {
     return this.shards.get(name);
   }
 
-  /** Every shard, by name. */
+  /** Every shard, by name (including shards being deleted). */
   all(): Shard[] {
     return [...this.shards.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -107,11 +149,11 @@ export class StorageEngine {
     return shard;
   }
 
-  /** Nodes that can hold a replica now: online, still members, with the engine role. */
+  /** Nodes that can hold a new replica: online, still members, with the engine role, not fenced. */
   private placeableNodes(): number[] {
     return this.cluster.nodes
       .online()
-      .filter((n) => !n.removed && n.roles.includes('engine'))
+      .filter((n) => !n.removed && n.roles.includes('engine') && !this.controller.isFenced(n.id))
       .map((n) => n.id);
   }
 
@@ -141,40 +183,59 @@ export class StorageEngine {
       status: 'Run',
       createdAt: this.cluster.now(),
       segments: [],
-      log: new RecordLog(0),
+      logStartOffset: 0,
     };
-    shard.segments.push(this.newSegment(shard, 0, 0));
+    const seg = this.newSegment(shard, 0, 0);
     this.shards.set(shard.name, shard);
-    this.cluster.engine.record('storage.shard.create', { name: shard.name, topic: shard.topicName, replicas: shard.segments[0].replicas.map((r) => r.nodeId) });
+    this.cluster.engine.record('storage.shard.create', { name: shard.name, topic: shard.topicName, replicas: seg.replicas.map((r) => r.nodeId) });
     return shard;
   }
 
   /**
-   * Deletes a shard with its segments and records, at once (the real server deletes asynchronously).
-   * A topic's partition shard goes with its topic only: deleting it alone would break the topic.
+   * Deletes a shard in the real server's steps: at once it takes no more writes, its replicas stop
+   * fetching, its segments are `PreDelete` and the shard `PrepareDelete`; `delete_step_ms` later they
+   * are `Deleting`, and one more step later the shard is gone with its records. A topic's partition
+   * shard goes with its topic only: deleting it alone would break the topic.
    */
   deleteShard(name: string, options: { byTopic?: boolean } = {}): void {
     const shard = this.require(name);
+    if (shard.status !== 'Run') throw failed(`Shard ${name} is already being deleted`);
     if (shard.topic && !options.byTopic) {
       throw failed(`Shard ${name} stores partition ${shard.topic.partition} of topic ${shard.topic.topicName} (tenant ${shard.topic.tenant}); delete the topic instead`);
     }
     this.cluster.raft.write(this.cluster.raft.dataGroupFor(name), 'shard.delete');
-    this.shards.delete(name);
+    shard.status = 'PrepareDelete';
+    for (const seg of shard.segments) {
+      this.replication.detach(seg);
+      this.setPhase(seg, 'PreDelete');
+    }
     this.cluster.offsets.forgetShards([name]);
     this.cluster.engine.record('storage.shard.delete', { name });
+    const step = this.settings.delete_step_ms;
+    this.cluster.engine.after(step, 'storage.shard.deleting', () => {
+      shard.status = 'Deleting';
+      for (const seg of shard.segments) this.setPhase(seg, 'Deleting');
+      this.cluster.engine.record('storage.shard.deleting', { name });
+      this.cluster.engine.after(step, 'storage.shard.deleted', () => {
+        if (this.shards.get(name) === shard) this.shards.delete(name);
+        for (const seg of shard.segments) this.forgetSegment(seg);
+        this.cluster.engine.record('storage.shard.deleted', { name });
+      });
+    });
   }
 
-  /** Places a new segment on `replica_num` distinct online nodes, seeded; the first is the leader. */
+  /** Places a new segment on `replica_num` distinct placeable nodes, seeded; the first is the leader. */
   private newSegment(shard: Shard, seq: number, startOffset: number): Segment {
     const nodes = this.rng.shuffle(this.placeableNodes()).slice(0, shard.config.replica_num);
     const now = this.cluster.now();
     const replicas: Replica[] = nodes.map((nodeId, i) => {
       const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';
-      return { replicaSeq: i, nodeId, fold, leo: startOffset, lastCaughtUpMs: now };
+      // Every replica of a new segment starts empty in epoch 0: nothing to reconcile.
+      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: now, fetcher: null };
     });
-    return {
-      shardName: shard.name,
+    const seg: Segment = {
+      shard,
       seq,
       replicas,
       leaderNodeId: nodes[0],
@@ -182,33 +243,106 @@ export class StorageEngine {
       lastKnownIsr: [...nodes],
       leaderEpoch: 0,
       segmentEpoch: 0,
-      leaderBrokerEpoch: 0,
-      status: 'Write',
+      leaderBrokerEpoch: this.controller.brokerEpoch(nodes[0]),
+      phase: 'Write',
+      available: true,
       startOffset,
-      nextOffset: startOffset,
+      hw: startOffset,
       firstTimestampMs: null,
       lastTimestampMs: null,
       bytes: 0,
+      gone: false,
     };
+    replicas[0].log.assignEpoch(0);
+    shard.segments.push(seg);
+    for (const nodeId of nodes) {
+      let set = this.byNode.get(nodeId);
+      if (!set) this.byNode.set(nodeId, (set = new Set()));
+      set.add(seg);
+    }
+    this.replication.attach(seg);
+    this.journal.touch(seg);
+    return seg;
+  }
+
+  /** A segment leaves the model (trimmed away or its shard deleted). */
+  private forgetSegment(seg: Segment): void {
+    seg.gone = true;
+    this.replication.detach(seg);
+    for (const r of seg.replicas) this.byNode.get(r.nodeId)?.delete(seg);
+    this.journal.forget(seg);
+  }
+
+  /**
+   * A node came back on a wiped data directory: its replicas are empty, must reconcile like a new
+   * follower, and leave any ISR they were still counted in (an Unavailable segment whose last ISR
+   * member was wiped has lost its data for good).
+   */
+  private onNodeWiped(nodeId: number): void {
+    for (const seg of this.byNode.get(nodeId) ?? []) {
+      const r = replicaOn(seg, nodeId)!;
+      r.log.clear(Math.max(seg.startOffset, seg.shard.logStartOffset));
+      r.syncedEpoch = -1;
+      r.progressEpoch = -1;
+      if (seg.isr.includes(nodeId)) {
+        seg.lastKnownIsr = seg.isr;
+        seg.isr = seg.isr.filter((n) => n !== nodeId);
+        seg.segmentEpoch++;
+        this.cluster.engine.record('storage.isr.shrink', { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr: seg.isr, wiped: true });
+      }
+      r.fetcher?.pending.add(seg);
+      r.fetcher?.dirty.add(seg);
+      this.journal.touch(seg);
+    }
+  }
+
+  private setPhase(seg: Segment, phase: SegmentPhase): void {
+    if (seg.phase === phase) return;
+    seg.phase = phase;
+    seg.segmentEpoch++;
+    this.cluster.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: phase });
+    this.journal.touch(seg);
+  }
+
+  /** A sealing segment is sealed once its whole content is committed (every ISR member holds it). */
+  private maybeSeal(seg: Segment): void {
+    if (seg.phase === 'PreSealUp' && seg.available && seg.hw >= segmentEnd(seg)) this.setPhase(seg, 'SealUp');
   }
 
   // ---- records ------------------------------------------------------------------------------
 
-  /** Appends one record to a shard's active segment; returns its offset. */
+  /**
+   * Appends one record at the leader of the shard's active segment; returns its offset. The write is
+   * acknowledged once the shard's high watermark passes it (`isAcknowledged`). Refused with
+   * `unavailable` while the segment has no live leader or too small an ISR.
+   */
   appendToShard(name: string, input: AppendInput): number {
     const shard = this.require(name);
+    if (shard.status !== 'Run') throw failed(`Shard ${name} is being deleted; it takes no more writes`);
+    const seg = activeSegment(shard);
+    if (!seg.available) {
+      throw unavailable(`Shard ${name} is unavailable: no in-sync replica of segment ${seg.seq} is alive (ISR ${JSON.stringify(seg.isr)}); the write was refused, retry when one of them is back`);
+    }
+    if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
+      throw unavailable(`Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the write was refused, retry shortly`);
+    }
+    if (seg.isr.length < shard.config.min_in_sync_replicas) {
+      throw unavailable(`Shard ${name}: the ISR ${JSON.stringify(seg.isr)} of segment ${seg.seq} has fewer than min_in_sync_replicas ${shard.config.min_in_sync_replicas} members; the write was refused`);
+    }
     const timestampMs = input.timestamp ?? this.cluster.now();
     const key = input.key ?? null;
     const bytes = Buffer.byteLength(input.payload, 'utf8') + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
-    const record = shard.log.append({ key, payload: input.payload, timestampMs, bytes });
-    const seg = activeSegment(shard);
-    seg.nextOffset = record.offset + 1;
+    const leader = leaderReplica(seg);
+    const leoBefore = leader.log.nextOffset;
+    const record = leader.log.append({ key, payload: input.payload, timestampMs, bytes, leaderEpoch: seg.leaderEpoch });
     seg.firstTimestampMs ??= timestampMs;
     seg.lastTimestampMs = timestampMs;
     seg.bytes += bytes;
-    this.replicate(seg);
     this.cluster.engine.record('storage.append', { shard: name, offset: record.offset, bytes });
-    this.trim(shard, () => shard.log.trimToSize(maxRecordsHeld(shard.config)));
+    this.journal.touch(seg);
+    this.replication.onAppend(seg, leoBefore);
+    const excess = logEndOffset(shard) - shard.logStartOffset - maxRecordsHeld(shard.config);
+    if (excess > 0) this.trim(shard, shard.logStartOffset + excess);
     if (seg.bytes >= maxSegmentBytes(shard.config)) this.roll(shard);
     return record.offset;
   }
@@ -230,48 +364,97 @@ export class StorageEngine {
     return this.appendToShard(topic.storage_name_list[p], input);
   }
 
+  /** Whether the write at `offset` is acknowledged: committed to every ISR member. */
+  isAcknowledged(name: string, offset: number): boolean {
+    return offset < highWatermark(this.require(name));
+  }
+
   /**
-   * Steady replication: each replica of the segment stores the record as it is written. ISR
-   * dynamics replace this with followers fetching from the leader.
+   * Seals the active segment (`PreSealUp` until its followers hold all of it, then `SealUp`) and
+   * opens the next one where it ended, on freshly placed nodes. Without a placeable node the active
+   * segment keeps taking writes.
    */
-  private replicate(seg: Segment): void {
-    const now = this.cluster.now();
-    for (const r of seg.replicas) {
-      r.leo = seg.nextOffset;
-      r.lastCaughtUpMs = now;
-    }
-  }
-
-  /** Seals the active segment and opens the next one where the last ended. */
   private roll(shard: Shard): void {
+    if (this.placeableNodes().length === 0) return;
     const old = activeSegment(shard);
-    old.status = 'SealUp';
-    const next = this.newSegment(shard, old.seq + 1, old.nextOffset);
-    shard.segments.push(next);
+    this.setPhase(old, 'PreSealUp');
+    const next = this.newSegment(shard, old.seq + 1, segmentEnd(old));
     this.cluster.raft.tryWrite(this.cluster.raft.dataGroupFor(shard.name), 'segment.create');
-    this.cluster.engine.record('storage.segment.roll', { shard: shard.name, sealed: old.seq, active: next.seq, startOffset: next.startOffset });
+    this.cluster.engine.record('storage.segment.roll', { shard: shard.name, sealed: old.seq, active: next.seq, startOffset: next.startOffset, replicas: next.replicas.map((r) => r.nodeId) });
+    this.maybeSeal(old);
   }
 
-  /** Runs a trim of the record window, then drops sealed segments left with no records. */
-  private trim(shard: Shard, trimRecords: () => number): void {
-    const dropped = trimRecords();
-    if (dropped === 0) return;
-    const start = shard.log.startOffset;
-    while (shard.segments.length > 1 && shard.segments[0].nextOffset <= start) shard.segments.shift();
-    this.cluster.engine.record('storage.trim', { shard: shard.name, logStartOffset: start, dropped });
+  /**
+   * Moves the log start to `cut` (never past the high watermark: only committed records go) on every
+   * replica, then drops sealed segments left with no records.
+   */
+  private trim(shard: Shard, cut: number): void {
+    const to = Math.min(cut, highWatermark(shard));
+    if (to <= shard.logStartOffset) return;
+    shard.logStartOffset = to;
+    let dropped = 0;
+    for (const seg of shard.segments) {
+      if (seg.startOffset >= to) break;
+      for (const r of seg.replicas) {
+        const leo = r.log.nextOffset;
+        const n = r.log.trimBefore(to);
+        if (r.nodeId === seg.leaderNodeId) dropped += n;
+        // A follower whose LEO jumped to the new log start reports it.
+        if (r.log.nextOffset !== leo) r.fetcher?.pending.add(seg);
+      }
+      this.journal.touch(seg);
+    }
+    while (shard.segments.length > 1 && segmentEnd(shard.segments[0]) <= to) this.forgetSegment(shard.segments.shift()!);
+    this.cluster.engine.record('storage.trim', { shard: shard.name, logStartOffset: to, dropped });
   }
 
   private sweepRetention(): void {
-    const now = this.cluster.now();
+    const cutoff = this.cluster.now();
     for (const shard of this.shards.values()) {
-      this.trim(shard, () => shard.log.trimOlderThan(now - shard.config.retention_sec * 1000));
+      if (shard.status !== 'Run') continue;
+      const before = cutoff - shard.config.retention_sec * 1000;
+      // Most shards hold nothing that old: their oldest record says so at once.
+      const first = leaderReplica(shard.segments[0]).log;
+      const oldest = first.get(first.startOffset);
+      if (oldest && oldest.timestampMs >= before) continue;
+      let cut = shard.logStartOffset;
+      for (const seg of shard.segments) {
+        const hit = leaderReplica(seg).log.firstAtOrAfter(before);
+        if (hit) {
+          cut = hit.offset;
+          break;
+        }
+        cut = segmentEnd(seg);
+      }
+      this.trim(shard, cut);
     }
   }
 
-  /** Up to `max` committed records (below the high watermark) from `fromOffset`, clamped into the log. */
+  /** A replica that can serve reads of a segment: its leader, or a live ISR member while the leader is down. */
+  private readableReplica(seg: Segment): Replica | undefined {
+    const up = (r: Replica): boolean => this.cluster.nodes.get(r.nodeId)?.online === true;
+    const leader = leaderReplica(seg);
+    if (up(leader)) return leader;
+    return seg.replicas.find((r) => seg.isr.includes(r.nodeId) && up(r) && r.log.nextOffset >= seg.hw);
+  }
+
+  /**
+   * Up to `max` committed records (below the high watermark) from `fromOffset`, clamped into the log.
+   * Stops at a segment no live replica can serve.
+   */
   read(name: string, fromOffset: number, max: number): StoredRecord[] {
     const shard = this.require(name);
-    return shard.log.read(fromOffset, max, highWatermark(shard));
+    const hw = highWatermark(shard);
+    const out: StoredRecord[] = [];
+    for (const seg of shard.segments) {
+      if (out.length >= max) break;
+      const end = Math.min(segmentEnd(seg), hw);
+      if (end <= fromOffset || end <= seg.startOffset) continue;
+      const source = this.readableReplica(seg);
+      if (!source) break;
+      out.push(...source.log.read(Math.max(fromOffset, seg.startOffset), max - out.length, end));
+    }
+    return out;
   }
 
   /**
@@ -280,21 +463,50 @@ export class StorageEngine {
    */
   offsetForTimestamp(name: string, timestampSec: number, strategy: OffsetStrategy): number {
     const shard = this.require(name);
-    const hit = shard.log.firstAtOrAfter(timestampSec * 1000);
-    if (hit) return hit.offset;
-    return strategy === 'earliest' ? shard.log.startOffset : shard.log.nextOffset;
+    for (const seg of shard.segments) {
+      const hit = leaderReplica(seg).log.firstAtOrAfter(timestampSec * 1000);
+      if (hit) return hit.offset;
+    }
+    return strategy === 'earliest' ? shard.logStartOffset : logEndOffset(shard);
   }
 
   /** Sequence number of the live segment holding `offset`, or null. */
   segmentSeqOf(name: string, offset: number): number | null {
     const shard = this.shards.get(name);
     if (!shard) return null;
-    const seg = shard.segments.find((s, i) => offset >= s.startOffset && (offset < s.nextOffset || i === shard.segments.length - 1));
+    const seg = shard.segments.find((s, i) => offset >= s.startOffset && (offset < segmentEnd(s) || i === shard.segments.length - 1));
     return seg ? seg.seq : null;
   }
 
   segment(name: string, seq: number): Segment | undefined {
     return this.shards.get(name)?.segments.find((s) => s.seq === seq);
+  }
+
+  /** Earliest offset still held. */
+  logStartOffset(name: string): number {
+    return this.require(name).logStartOffset;
+  }
+
+  /** Next offset a write gets. */
+  logEndOffset(name: string): number {
+    return logEndOffset(this.require(name));
+  }
+
+  highWatermark(name: string): number {
+    return highWatermark(this.require(name));
+  }
+
+  /** Records the shard's leaders hold (between log start and log end). */
+  heldRecords(name: string): number {
+    return this.require(name).segments.reduce((n, seg) => n + leaderReplica(seg).log.size, 0);
+  }
+
+  /**
+   * End-of-run check (after faults healed and replication settled): every replica holds the leader's
+   * very records below the high watermark. One line per disagreement; empty when converged.
+   */
+  convergenceProblems(): string[] {
+    return this.invariants.convergenceProblems(this.all().filter((s) => s.status === 'Run'));
   }
 
   // ---- views --------------------------------------------------------------------------------
@@ -325,10 +537,11 @@ export class StorageEngine {
     const shard = this.shards.get(name);
     const seg = shard?.segments.find((s) => s.seq === seq);
     if (!shard || !seg) return unavailableReplicaView(undefined, nodeId, `segment ${name}/${seq} does not exist on node ${nodeId}`);
-    const replica = seg.replicas.find((r) => r.nodeId === nodeId);
+    const replica = replicaOn(seg, nodeId);
     if (!replica) return unavailableReplicaView(seg, nodeId, `node ${nodeId} holds no replica of segment ${name}/${seq}`);
     const isLeader = seg.leaderNodeId === nodeId;
-    const leaderOnline = this.cluster.nodes.get(seg.leaderNodeId)?.online === true;
+    const leaderLeo = leaderReplica(seg).log.nextOffset;
+    const deleting = seg.phase === 'PreDelete' || seg.phase === 'Deleting';
     return {
       node_id: nodeId,
       replica_seq: replica.replicaSeq,
@@ -338,22 +551,22 @@ export class StorageEngine {
       role: isLeader ? 'Leader' : 'Follower',
       leader_epoch: seg.leaderEpoch,
       segment_epoch: seg.segmentEpoch,
-      leo: replica.leo,
+      leo: replica.log.nextOffset,
       high_watermark: highWatermark(shard),
-      log_start_offset: shard.log.startOffset,
+      log_start_offset: shard.logStartOffset,
       follower_progress: isLeader
         ? seg.replicas
             .filter((r) => r.nodeId !== nodeId)
-            .map((r) => ({ node_id: r.nodeId, leo: r.leo, last_caught_up_ts: unixSeconds(r.lastCaughtUpMs), lag: replica.leo - r.leo }))
+            .map((r) => ({ node_id: r.nodeId, leo: r.progressLeo, last_caught_up_ts: unixSeconds(this.replication.lastCaughtUpMs(seg, r)), lag: leaderLeo - r.progressLeo }))
         : [],
       fetch: isLeader
         ? null
         : {
             leader_node_id: seg.leaderNodeId,
             current_leader_epoch: seg.leaderEpoch,
-            max_bytes: FETCH_MAX_BYTES,
-            fetcher_index: fnv1a(name) % FETCHER_THREADS,
-            thread_running: seg.status === 'Write' && leaderOnline,
+            max_bytes: this.settings.replica_fetch_max_bytes,
+            fetcher_index: this.replication.fetcherIndex(nodeId, seg.leaderNodeId),
+            thread_running: !deleting && seg.available && replica.fetcher !== null && this.cluster.nodes.get(nodeId)?.online === true,
           },
       available: true,
       error: null,

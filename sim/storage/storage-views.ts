@@ -1,5 +1,5 @@
 import { unixSeconds } from '../api/time-format.ts';
-import { activeSegment, highWatermark, maxSegmentBytes, type EngineShardConfig, type Segment, type SegmentStatus, type Shard, type ShardStatus } from './shard-model.ts';
+import { activeSegment, highWatermark, logEndOffset, maxSegmentBytes, segmentEnd, statusOf, type EngineShardConfig, type Segment, type SegmentStatus, type Shard, type ShardStatus } from './shard-model.ts';
 
 /**
  * The API shapes of shards, segments and replicas. The spec leaves most of them "not shown"; these
@@ -88,11 +88,6 @@ export interface ReplicaStateView {
   error: string | null;
 }
 
-/** Bytes a follower asks for per fetch. */
-export const FETCH_MAX_BYTES = 1_048_576;
-/** Replica fetcher threads per node; a shard is served by one of them. */
-export const FETCHER_THREADS = 4;
-
 export function engineShardView(shard: Shard): EngineShardView {
   return {
     shard_uid: shard.uid,
@@ -114,7 +109,7 @@ export function shardDetailView(shard: Shard): AdapterShardDetail {
     topic_name: shard.topicName,
     config: { ...shard.config },
     shard: engineShardView(shard),
-    offset: { start_offset: shard.log.startOffset, end_offset: shard.log.nextOffset, high_watermark: highWatermark(shard) },
+    offset: { start_offset: shard.logStartOffset, end_offset: logEndOffset(shard), high_watermark: highWatermark(shard) },
     desc: shard.desc,
   };
 }
@@ -130,18 +125,19 @@ export function segmentView(shard: Shard, seg: Segment): SegmentView {
     leader_epoch: seg.leaderEpoch,
     segment_epoch: seg.segmentEpoch,
     leader_broker_epoch: seg.leaderBrokerEpoch,
-    status: seg.status,
+    status: statusOf(seg),
     config: { max_segment_size: maxSegmentBytes(shard.config) },
   };
 }
 
 export function segmentMetaView(shard: Shard, seg: Segment): SegmentMetaView {
-  const empty = seg.nextOffset === seg.startOffset;
+  const end = segmentEnd(seg);
+  const empty = end === seg.startOffset;
   return {
     shard_name: shard.name,
     segment_seq: seg.seq,
     start_offset: seg.startOffset,
-    end_offset: empty ? seg.startOffset : seg.nextOffset - 1,
+    end_offset: empty ? seg.startOffset : end - 1,
     start_timestamp: seg.firstTimestampMs === null ? -1 : unixSeconds(seg.firstTimestampMs),
     end_timestamp: seg.lastTimestampMs === null ? -1 : unixSeconds(seg.lastTimestampMs),
   };

@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import { endpointById } from '../../fixtures/contract/index.ts';
+import type { Cluster } from '../cluster/cluster.ts';
 
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 
@@ -12,4 +13,49 @@ export function contractProblems(id: string, data: unknown): string {
   if (!schema) return '';
   const validate = ajv.compile(schema);
   return validate(data) ? '' : ajv.errorsText(validate.errors);
+}
+
+/** A storage invariant violation seen by `runChecked`. */
+export interface SeenViolation {
+  name: string;
+  message: string;
+  at: number;
+}
+
+/**
+ * Test helper: runs the cluster's events one at a time until `untilMs` (virtual), checking every
+ * registered storage invariant after each event. Returns the storage violations seen (first of each).
+ */
+export function runChecked(cluster: Cluster, forMs: number): SeenViolation[] {
+  const engine = cluster.engine;
+  const until = engine.now() + forMs;
+  const seen = new Map<string, SeenViolation>();
+  let events = 0;
+  for (;;) {
+    const next = engine.queue.peek();
+    if (!next || next.at > until) break;
+    engine.queue.pop();
+    engine.clock.advanceTo(next.at);
+    next.run();
+    events++;
+    for (const v of cluster.invariants.checkAll(engine.now(), events)) {
+      if (v.name.startsWith('storage.') && !seen.has(v.name)) seen.set(v.name, { name: v.name, message: v.message, at: v.at });
+    }
+  }
+  engine.clock.advanceTo(until);
+  return [...seen.values()];
+}
+
+/** Test helper: a node's process dies (crash when the node registry offers it, else a stop). */
+export function crashNode(cluster: Cluster, id: number): void {
+  const nodes = cluster.nodes as unknown as { crash?: (id: number) => unknown; stop: (id: number) => unknown };
+  if (typeof nodes.crash === 'function') nodes.crash(id);
+  else nodes.stop(id);
+}
+
+/** Test helper: a dead node's process starts again with its data (restart when offered, else start). */
+export function restartNode(cluster: Cluster, id: number): void {
+  const nodes = cluster.nodes as unknown as { restart?: (id: number) => unknown; start: (id: number) => unknown };
+  if (typeof nodes.restart === 'function') nodes.restart(id);
+  else nodes.start(id);
 }

@@ -39,6 +39,8 @@ describe('topics', () => {
     sim.cluster.offsets.commit('default', 'g', [{ shard_name: topic.storage_name_list[0], topic_name: 'plant/a/temp', partition: 0, offset: 1 }]);
     expect((await sim.post(`${T}/delete`, { tenant: 'default', topic_name: 'plant/a/temp' })).json.data).toBe('success');
     expect((await sim.get(`${T}/list?tenant=default&topic_name=plant`)).json.data.total_count).toBe(0);
+    expect(sim.cluster.storage.get(topic.storage_name_list[0])?.status).toBe('PrepareDelete');
+    sim.advance(2 * sim.cluster.storage.settings.delete_step_ms);
     expect(sim.cluster.storage.get(topic.storage_name_list[0])).toBeUndefined();
     expect(sim.cluster.offsets.groupOffsets('default', 'g')).toEqual([]);
     const gone = await sim.get(`${T}/detail?tenant=default&topic_name=plant/a/temp`);

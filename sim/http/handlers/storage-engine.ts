@@ -28,9 +28,16 @@ export function parseShardConfig(text: string): EngineShardConfig {
   };
 }
 
-/** Asks `nodeId` for its replica state; any failure becomes that replica with available false and the error. */
+/**
+ * Asks `nodeId` for its replica state; any failure becomes that replica with available false and the
+ * error. A node the simulated network cuts off from the answering node is not asked at all: the
+ * listeners would reach each other over the real loopback, but the model says they cannot.
+ */
 async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName: string, seq: number): Promise<ReplicaStateView> {
-  const { cluster, peers } = ctx;
+  const { cluster, peers, node } = ctx;
+  if (cluster.nodes.get(nodeId)?.online === true && !cluster.network.reachable(node.id, nodeId)) {
+    return cluster.storage.unreachableReplica(shardName, seq, nodeId, `node ${nodeId} is unreachable from node ${node.id}: the network between them is partitioned`);
+  }
   let error: string;
   try {
     const reply = await peers.call(nodeId, 'POST', REPLICA_STATE_PATH, { shard_name: shardName, segment_seq: seq });

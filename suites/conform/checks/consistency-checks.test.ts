@@ -21,7 +21,7 @@ const replica = (node: number, extra: Record<string, unknown> = {}) => ({
 });
 
 const detail = (replicas: unknown[], segment: Record<string, unknown> = {}) => ({
-  segment: { shard_name: 's', segment_seq: 0, leader: 1, isr: [1, 2, 3], replicas: [1, 2, 3].map((n) => ({ replica_seq: n - 1, node_id: n, fold: '/data' })), ...segment },
+  segment: { shard_name: 's', segment_seq: 0, leader: 1, isr: [1, 2, 3], status: 'Write', replicas: [1, 2, 3].map((n) => ({ replica_seq: n - 1, node_id: n, fold: '/data' })), ...segment },
   replicas,
 });
 

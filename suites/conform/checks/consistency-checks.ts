@@ -124,13 +124,16 @@ export function replicaProblems(detail: Obj): string[] {
     if (r.is_leader !== true && r.role === 'Leader') problems.push(`replica on node ${id} has role Leader but is_leader false`);
     const leo = Number(r.leo);
     if (Number(r.log_start_offset) > leo) problems.push(`replica on node ${id}: log_start_offset ${String(r.log_start_offset)} above leo ${leo}`);
-    if (r.in_isr === true && Number(r.high_watermark) > leo) problems.push(`in-sync replica on node ${id}: high_watermark ${String(r.high_watermark)} above its leo ${leo}`);
+    // The high watermark is shard-level (spec), so it can pass the LEO of a sealed segment; the rule
+    // "at most the LEO of every ISR member" holds for the active segment.
+    if (segment.status === 'Write' && r.in_isr === true && Number(r.high_watermark) > leo) problems.push(`in-sync replica on node ${id}: high_watermark ${String(r.high_watermark)} above its leo ${leo}`);
     const progress = (Array.isArray(r.follower_progress) ? r.follower_progress : []) as Obj[];
     if (r.is_leader === true) {
       for (const f of progress) {
         const follower = replicas.find((x) => Number(x.node_id) === Number(f.node_id));
         if (Number(f.lag) !== leo - Number(f.leo)) problems.push(`follower_progress of node ${String(f.node_id)}: lag ${String(f.lag)} is not leader leo ${leo} minus ${String(f.leo)}`);
-        if (follower && follower.available !== false && Number(follower.leo) !== Number(f.leo)) problems.push(`follower_progress says node ${String(f.node_id)} is at leo ${String(f.leo)}, its replica state says ${String(follower.leo)}`);
+        // The leader learns a follower's LEO at its next fetch, so its view may lag behind, never lead.
+        if (follower && follower.available !== false && Number(f.leo) > Number(follower.leo)) problems.push(`follower_progress says node ${String(f.node_id)} is at leo ${String(f.leo)}, beyond its replica state's ${String(follower.leo)}`);
       }
       if (r.fetch !== null && r.fetch !== undefined) problems.push(`the leader replica on node ${id} has a fetch object (followers only)`);
     } else {

@@ -1,0 +1,30 @@
+/**
+ * Every deviation the simulator can be switched into (`mqsim serve --deviation ID`,
+ * `AdminAppOptions.deviations`). `deviations-caught.test.ts` runs the conformance suites against the
+ * simulator with each one on and proves the run reports it on the right endpoint; the ones marked
+ * `caught: false` say why the current checks miss them.
+ */
+import { AUTH_DEVIATIONS } from './auth-deviations.ts';
+import { BEHAVIOUR_DEVIATIONS } from './behaviour-deviations.ts';
+import type { Deviation } from './deviation.ts';
+import { ENVELOPE_DEVIATIONS } from './envelope-deviations.ts';
+import { LIST_DEVIATIONS } from './list-deviations.ts';
+import { RECORD_DEVIATIONS } from './record-deviations.ts';
+import { VALIDATION_DEVIATIONS } from './validation-deviations.ts';
+
+export const DEVIATIONS: readonly Deviation[] = [
+  ...LIST_DEVIATIONS,
+  ...RECORD_DEVIATIONS,
+  ...BEHAVIOUR_DEVIATIONS,
+  ...VALIDATION_DEVIATIONS,
+  ...AUTH_DEVIATIONS,
+  ...ENVELOPE_DEVIATIONS,
+];
+
+export const DEVIATION_IDS: readonly string[] = DEVIATIONS.map((d) => d.id);
+
+const byId = new Map(DEVIATIONS.map((d) => [d.id, d]));
+
+export function deviationById(id: string): Deviation | undefined {
+  return byId.get(id);
+}

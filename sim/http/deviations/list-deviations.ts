@@ -1,0 +1,122 @@
+/** Paging, sorting, filtering and write-visibility bugs of list endpoints. */
+import type { Deviation } from './deviation.ts';
+import { aroundOn, dropWrite, withParam } from './hook-helpers.ts';
+
+type Page = { data: unknown[]; total_count: number };
+
+export const LIST_DEVIATIONS: readonly Deviation[] = [
+  {
+    id: 'tenant-list-total-count-is-page-length',
+    endpoint: 'cluster.tenant.list',
+    description: 'tenant list: total_count is the length of the page instead of the number of matching tenants',
+    checks: ['list.page-past-end'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.tenant.list', async (params, next) => {
+        const page = (await next(params)) as Page;
+        return { ...page, total_count: page.data.length };
+      }),
+    },
+  },
+  {
+    id: 'topic-list-limit-ignored',
+    endpoint: 'cluster.topic.list',
+    description: 'topic list: limit and page are ignored, every request answers the whole list',
+    checks: ['list.page-past-end', 'list.pages-partition'],
+    caught: true,
+    hooks: { around: aroundOn('cluster.topic.list', (params, next) => next({ ...params, limit: undefined, page: undefined })) },
+  },
+  {
+    id: 'user-list-page-past-end-is-last-page',
+    endpoint: 'cluster.user.list',
+    description: 'user list: a page past the end answers the last page instead of an empty one',
+    checks: ['list.page-past-end'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.user.list', async (params, next, cx) => {
+        const page = (await next(params)) as Page;
+        if (page.data.length > 0 || page.total_count === 0) return page;
+        const limit = Number(params.limit) || cx.endpoint.list!.defaultLimit;
+        return next({ ...params, page: Math.ceil(page.total_count / limit) });
+      }),
+    },
+  },
+  {
+    id: 'acl-list-sort-desc-ignored',
+    endpoint: 'cluster.acl.list',
+    description: 'ACL list: sort_by=desc is ignored, records always come in ascending order',
+    checks: ['list.sort.name', 'list.sort.tenant', 'list.sort.resource_type', 'list.sort.resource_name'],
+    caught: true,
+    hooks: { around: aroundOn('cluster.acl.list', (params, next) => next({ ...params, sort_by: 'asc' })) },
+  },
+  {
+    id: 'blacklist-list-fuzzy-filter-as-exact',
+    endpoint: 'cluster.blacklist.list',
+    description: 'blacklist list: the name filter matches exactly instead of "contains"',
+    checks: ['list.filter.name'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.blacklist.list', (params, next, cx) => next(params, withParam(cx.endpoint, 'name', (p) => ({ ...p, match: 'exact' })))),
+    },
+  },
+  {
+    id: 'connector-list-exact-filter-as-fuzzy',
+    endpoint: 'cluster.connector.list',
+    description: 'connector list: the tenant filter matches "contains" instead of exactly',
+    checks: ['list.filter.tenant.not-partial'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.connector.list', (params, next, cx) => next(params, withParam(cx.endpoint, 'tenant', (p) => ({ ...p, match: 'fuzzy' })))),
+    },
+  },
+  {
+    id: 'subscribe-list-default-limit-10',
+    endpoint: 'mqtt.subscribe.list',
+    description: 'subscription list: without limit a page holds 10 records instead of 10000',
+    checks: ['list.total-count'],
+    caught: true,
+    hooks: {
+      around: aroundOn('mqtt.subscribe.list', (params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })),
+    },
+  },
+  {
+    id: 'tenant-list-default-limit-10',
+    endpoint: 'cluster.tenant.list',
+    description: 'tenant list: without limit a page holds 10 records instead of 100',
+    checks: ['tenant.default-limit-100'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.tenant.list', (params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })),
+    },
+  },
+  {
+    id: 'acl-create-write-dropped',
+    endpoint: 'cluster.acl.list',
+    description: 'ACL create answers success but stores nothing, so the ACL list never shows the rule',
+    checks: ['list.shows-created'],
+    caught: true,
+    hooks: { around: dropWrite('cluster.acl.create') },
+  },
+  {
+    id: 'blacklist-delete-write-dropped',
+    endpoint: 'cluster.blacklist.delete',
+    description: 'blacklist delete answers success but removes nothing, so the entry stays listed',
+    checks: ['delete.gone-from-list'],
+    caught: true,
+    hooks: { around: dropWrite('cluster.blacklist.delete') },
+  },
+  {
+    id: 'tenant-update-not-applied',
+    endpoint: 'cluster.tenant.update',
+    description: 'tenant update answers success but keeps the old description',
+    checks: ['update.visible-in-list'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.tenant.update', async (params, next, cx) => {
+        // Existence is still checked (so the unknown-tenant error stays right); only the write is lost.
+        if (!cx.cluster.tenants.has(String(params.tenant_name))) return next(params);
+        return 'success';
+      }),
+    },
+  },
+];

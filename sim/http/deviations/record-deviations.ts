@@ -1,0 +1,86 @@
+/** Bugs in the records an endpoint returns: missing fields, wrong types, wrong time units. */
+import { localTimeString } from '../../api/time-format.ts';
+import type { Deviation } from './deviation.ts';
+import { aroundOn, rowsOn } from './hook-helpers.ts';
+
+export const RECORD_DEVIATIONS: readonly Deviation[] = [
+  {
+    id: 'user-list-is-superuser-missing',
+    endpoint: 'cluster.user.list',
+    description: 'user list: records lack is_superuser',
+    checks: ['data-schema'],
+    caught: true,
+    hooks: {
+      around: rowsOn('cluster.user.list', ({ is_superuser: _dropped, ...rest }) => rest),
+    },
+  },
+  {
+    id: 'user-list-create-time-as-text',
+    endpoint: 'cluster.user.list',
+    description: 'user list: create_time is a local-time string instead of Unix seconds',
+    checks: ['data-schema'],
+    caught: true,
+    hooks: { around: rowsOn('cluster.user.list', (r) => ({ ...r, create_time: localTimeString(Number(r.create_time) * 1000) })) },
+  },
+  {
+    id: 'tenant-list-create-time-in-ms',
+    endpoint: 'cluster.tenant.list',
+    description: 'tenant list: create_time in Unix milliseconds instead of seconds',
+    checks: ['data-schema'],
+    caught: true,
+    hooks: { around: rowsOn('cluster.tenant.list', (r) => ({ ...r, create_time: Number(r.create_time) * 1000 })) },
+  },
+  {
+    id: 'mq9-mail-list-create-time-in-seconds',
+    endpoint: 'mq9.mail.list',
+    description: 'mq9 mail list: create_time in Unix seconds instead of milliseconds',
+    checks: ['data-schema'],
+    caught: true,
+    hooks: { around: rowsOn('mq9.mail.list', (r) => ({ ...r, create_time: Math.floor(Number(r.create_time) / 1000) })) },
+  },
+  {
+    id: 'blacklist-list-type-lower-case',
+    endpoint: 'cluster.blacklist.list',
+    description: 'blacklist list: blacklist_type in lower case (clientid) instead of the spec\'s ClientId',
+    checks: ['data-schema'],
+    caught: true,
+    hooks: { around: rowsOn('cluster.blacklist.list', (r) => ({ ...r, blacklist_type: String(r.blacklist_type).toLowerCase() })) },
+  },
+  {
+    id: 'connector-list-running-without-broker',
+    endpoint: 'cluster.connector.list',
+    description: 'connector list: a Running connector shows broker_id null (the assignment is not reported)',
+    checks: ['connector.state-and-broker'],
+    caught: true,
+    hooks: { around: rowsOn('cluster.connector.list', (r) => ({ ...r, broker_id: null })) },
+  },
+  {
+    id: 'config-get-leaks-admin-password',
+    endpoint: 'cluster.config.get',
+    description: 'config get: admin.password is shown in clear text instead of redacted',
+    checks: ['config.secrets-not-shown'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.config.get', async (params, next, cx) => {
+        const data = (await next(params)) as Record<string, unknown>;
+        const admin = data.admin as Record<string, unknown> | undefined;
+        return admin ? { ...data, admin: { ...admin, password: cx.cluster.options.admin.password } } : data;
+      }),
+    },
+  },
+  {
+    id: 'login-expires-in-ms',
+    endpoint: 'auth.login',
+    description: 'login: expires_in is given in milliseconds instead of seconds',
+    checks: ['login.expires-in-matches-ttl'],
+    tags: ['config'],
+    caught: true,
+    hooks: {
+      around: aroundOn('auth.login', async (params, next) => {
+        const out = await next(params);
+        const issued = out as { token?: unknown; expires_in?: unknown };
+        return typeof issued?.expires_in === 'number' ? { ...issued, expires_in: issued.expires_in * 1000 } : out;
+      }),
+    },
+  },
+];

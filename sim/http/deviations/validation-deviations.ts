@@ -1,0 +1,94 @@
+/** Bugs in request validation: unenforced limits, enums and required fields; over-strict parsing. */
+import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
+import { invalidParam } from '../../api/operation-error.ts';
+import type { Deviation } from './deviation.ts';
+import { changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';
+
+export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
+  {
+    id: 'tenant-create-name-length-unenforced',
+    endpoint: 'cluster.tenant.create',
+    description: 'tenant create accepts a tenant_name longer than 128 characters',
+    checks: ['limit.tenant_name.length-129'],
+    caught: true,
+    hooks: {
+      validation: validationOn('cluster.tenant.create', ({ specs, raw }) => ({ specs: changeSpec(specs, 'tenant_name', ({ maxLength: _max, ...p }) => p), raw })),
+    },
+  },
+  {
+    id: 'auto-subscribe-create-name-truncated',
+    endpoint: 'mqtt.auto-subscribe.create',
+    description: 'auto-subscribe create silently cuts a name longer than 256 characters to 256 instead of refusing it',
+    checks: ['limit.name.length-257'],
+    caught: true,
+    hooks: {
+      validation: validationOn('mqtt.auto-subscribe.create', ({ specs, raw }) => {
+        const name = raw.name;
+        return typeof name === 'string' && [...name].length > 256 ? { specs, raw: { ...raw, name: [...name].slice(0, 256).join('') } } : { specs, raw };
+      }),
+    },
+  },
+  {
+    id: 'acl-create-action-enum-unenforced',
+    endpoint: 'cluster.acl.create',
+    description: 'ACL create accepts an action outside Publish/Subscribe/All (e.g. "Foo") and stores it',
+    checks: ['enum.action'],
+    caught: true,
+    hooks: {
+      validation: validationOn('cluster.acl.create', ({ specs, raw }) => ({ specs: changeSpec(specs, 'action', ({ enum: _values, ...p }) => p), raw })),
+    },
+  },
+  {
+    id: 'user-create-password-not-required',
+    endpoint: 'cluster.user.create',
+    description: 'user create without a password is accepted (the password defaults to empty)',
+    checks: ['required.password'],
+    caught: true,
+    hooks: {
+      validation: validationOn('cluster.user.create', ({ specs, raw }) => ({
+        specs: changeSpec(specs, 'password', ({ required: _r, minLength: _min, ...p }) => ({ ...p, default: '' })),
+        raw,
+      })),
+    },
+  },
+  {
+    id: 'topic-list-unknown-query-keys-refused',
+    endpoint: 'cluster.topic.list',
+    description: 'topic list refuses query keys it does not know with a 400 instead of ignoring them',
+    checks: ['unknown-fields-ignored'],
+    caught: true,
+    hooks: {
+      validation: validationOn('cluster.topic.list', ({ specs, raw }) => {
+        const known = new Set([...specs, ...COMMON_LIST_PARAMS].map((p) => p.name));
+        const unknown = Object.keys(raw).find((k) => !known.has(k));
+        if (unknown !== undefined) throw invalidParam(unknown, `unknown query parameter '${unknown}'`);
+        return { specs, raw };
+      }),
+    },
+  },
+  {
+    id: 'acl-create-refusals-name-no-parameter',
+    endpoint: 'cluster.acl.create',
+    description: 'ACL create answers every invalid request with "invalid request", never naming the parameter',
+    checks: ['required.*.names-param', 'limit.*.names-param'],
+    caught: true,
+    hooks: {
+      response: responseOn('cluster.acl.create', (res) =>
+        res.status === 400 ? rewriteJson(res, (body) => ('message' in body ? { ...body, message: 'invalid request' } : { ...body, error: 'invalid request' })) : res,
+      ),
+    },
+  },
+  {
+    id: 'blacklist-create-end-time-not-required',
+    endpoint: 'cluster.blacklist.create',
+    description: 'blacklist create without end_time is accepted (a ban without end)',
+    checks: ['required.end_time'],
+    caught: true,
+    hooks: {
+      validation: validationOn('cluster.blacklist.create', ({ specs, raw }) => ({
+        specs: changeSpec(specs, 'end_time', ({ required: _r, ...p }) => ({ ...p, default: 4_102_444_800 })),
+        raw,
+      })),
+    },
+  },
+];
