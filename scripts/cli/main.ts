@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { MQSIM_VERSION } from '../../sim/version.ts';
+import { registerChaosCommand } from './chaos-command.ts';
 import { registerConformCommand } from './conform-command.ts';
 import { registerOpenapiCommand } from './openapi-command.ts';
+import { registerReplayCommand } from './replay-command.ts';
 import { registerReportCommand } from './report-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -18,6 +20,8 @@ export function buildProgram(): Command {
   registerConformCommand(program);
   registerOpenapiCommand(program);
   registerReportCommand(program);
+  registerChaosCommand(program);
+  registerReplayCommand(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -18,6 +18,10 @@ interface ServeOptions {
   envelope: EnvelopeForm;
   epoch?: string;
   deviation: string[];
+  control?: boolean;
+  nats?: string;
+  clients?: number;
+  liveConnectors?: boolean;
 }
 
 /** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
@@ -55,6 +59,10 @@ export function registerServeCommand(program: Command): void {
     .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
     .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server)', parseChoice('--envelope', ['A', 'B'] as const), 'A')
     .option('--epoch <time>', 'virtual time at start (ISO time or Unix ms); default: now. Pin it to replay a session exactly')
+    .option('--clients <n>', 'size of the demo client population (default: the hand-made demo, about 60 clients); e.g. 10000', parseIntOption('--clients', 0, 1_000_000))
+    .option('--control', 'serve the simulator control interface under /_sim/ on every node (loopback peers only; see below)')
+    .option('--nats <url>', 'answer the mq9 protocol subjects ($mq9.AI.MAILBOX.CREATE, $mq9.AI.AGENT.*) over this NATS server, e.g. nats://127.0.0.1:4222')
+    .option('--live-connectors', 'connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq and file deliver for real to their configured servers (not replayable); the other types stay simulated')
     .option('--deviation <id...>', 'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it', collectDeviations, [])
     .addHelpText(
       'after',
@@ -68,6 +76,24 @@ Examples:
 Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
   $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'
+
+Control interface (--control; off by default; kept apart from the spec's API; JSON in and out, same envelope):
+  GET  /_sim/clock                       POST /_sim/clock/advance {ms}   (virtual time then runs ahead of wall time)
+  POST /_sim/nodes/{crash|restart|stop|start} {node_id, wiped?}
+  POST /_sim/network/partition {side_a:[ids], side_b:[ids], one_way?}   /_sim/network/heal {reset_faults?}
+  POST /_sim/network/configure {loss?, duplicate?, jitter_ms?, from?, to?}
+  POST /_sim/clients/{connect|disconnect|publish|subscribe} {tenant?, client_id, ...}
+  POST /_sim/mq9/mailbox/create {name?, ttl?, desc?}   /_sim/mq9/agent/register {name, agent_info}
+  POST /_sim/mq9/agent/unregister {name}   /_sim/mq9/running {running}
+  POST /_sim/connectors/target-down {target, down}
+  GET  /_sim/trace?tail=N                GET /_sim/invariants
+  $ curl -s -XPOST http://127.0.0.1:58080/_sim/clock/advance -H 'content-type: application/json' -d '{"ms":60000}'
+
+Live connectors (--live-connectors; off by default; a run with it is not replayable):
+  webhook (undici), mqtt (mqtt), redis (ioredis, mode single), postgres (pg), mysql (mysql2),
+  rabbitmq (amqplib) and file connectors really deliver; failures drive their failure strategy.
+  Redis command_template placeholders: \${topic} \${payload} \${key} \${timestamp} (ms), e.g. RPUSH mqsim:\${topic} \${payload}.
+  SQL default columns: mysql (record_key, payload, timestamp); postgres (client_id, topic, timestamp, payload, data).
 
 Deviations (--deviation ID; never for normal use: each makes the simulator break the spec on purpose):
   $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
@@ -84,12 +110,19 @@ ${DEVIATION_HELP}`,
         epochMs,
         envelope: opts.envelope,
         ...(opts.deviation.length > 0 ? { deviations: opts.deviation } : {}),
+        ...(opts.control ? { control: true } : {}),
+        ...(opts.nats ? { nats: opts.nats } : {}),
+        ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
+        ...(opts.liveConnectors ? { liveConnectors: true } : {}),
         admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
         onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
       });
       process.stderr.write(
         `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, envelope ${opts.envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
+          (opts.control ? `  control interface: ${running.baseUrl}/_sim/ (loopback only)\n` : '') +
+          (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
+          (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
           (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : ''),
       );
       process.stdout.write(`${running.baseUrl}\n`);

@@ -1,5 +1,5 @@
 import type { Connector, QueuedMessage } from './connector-types.ts';
-import type { SimulatedSink, SinkFailure } from './simulated-sink.ts';
+import { isAsyncSink, type AsyncSink, type ConnectorSink, type SinkFailure, type SinkResult } from './simulated-sink.ts';
 
 /** What a thread needs from the model; injected so the thread stays testable on its own. */
 export interface ThreadEnv {
@@ -7,7 +7,7 @@ export interface ThreadEnv {
   after(delayMs: number, kind: string, run: () => void): void;
   record(kind: string, detail: unknown): void;
   /** The sink for the next attempt (outages can change between attempts). */
-  sink(connector: Connector): SimulatedSink;
+  sink(connector: Connector): ConnectorSink;
   /** Writes dead letters; returns an error text when the write failed. */
   deadLetter(connector: Connector, topicName: string, failures: readonly SinkFailure[], retryTimes: number): string | null;
 }
@@ -32,6 +32,8 @@ function truncate(text: string, max: number): string {
 export class ConnectorThread {
   private readonly queue: QueuedMessage[] = [];
   private retryPending = false;
+  /** A batch is with an asynchronous (live) sink; the thread sends nothing else until it settles. */
+  private inFlight = false;
   private stopped = false;
   private overflowDropped = 0;
 
@@ -47,6 +49,10 @@ export class ConnectorThread {
 
   get isRetrying(): boolean {
     return this.retryPending;
+  }
+
+  get isDelivering(): boolean {
+    return this.inFlight;
   }
 
   enqueue(msg: QueuedMessage): void {
@@ -71,14 +77,44 @@ export class ConnectorThread {
       this.env.record('connector.overflow', { tenant: this.connector.tenant, name: this.connector.connector_name, dropped: this.overflowDropped });
       this.overflowDropped = 0;
     }
-    while (!this.stopped && !this.retryPending && this.queue.length > 0) {
+    while (!this.stopped && !this.retryPending && !this.inFlight && this.queue.length > 0) {
       this.attempt(this.queue.splice(0, this.batchSize), 0);
     }
   }
 
   private attempt(batch: QueuedMessage[], retryTimes: number): void {
+    const sink = this.env.sink(this.connector);
+    if (isAsyncSink(sink)) this.deliverAsync(sink, batch, retryTimes);
+    else this.settle(batch, retryTimes, sink.send(batch));
+  }
+
+  /**
+   * Live delivery: the outcome re-enters the model as an engine event at the virtual time it
+   * arrives, so counters, retries and dead letters change inside the event loop as for simulated
+   * sinks. A thread stopped meanwhile ignores the outcome.
+   */
+  private deliverAsync(sink: AsyncSink, batch: QueuedMessage[], retryTimes: number): void {
+    this.inFlight = true;
+    const everyFailed = (e: unknown): SinkResult => {
+      const error = `delivery failed: ${(e as Error)?.message ?? String(e)}`;
+      return { ok: 0, failed: batch.map((msg) => ({ msg, error })) };
+    };
+    void sink
+      .deliver(batch)
+      .then((r) => r, everyFailed)
+      .then((result) =>
+        this.env.after(0, 'connector.live.outcome', () => {
+          this.inFlight = false;
+          if (this.stopped) return;
+          this.settle(batch, retryTimes, result);
+          this.pump();
+        }),
+      );
+  }
+
+  /** Counts one attempt's outcome and applies the failure strategy to what failed. */
+  private settle(batch: QueuedMessage[], retryTimes: number, result: SinkResult): void {
     const c = this.connector;
-    const result = this.env.sink(c).send(batch);
     const failedSet = new Set(result.failed.map((f) => f.msg));
     const delivered = batch.filter((m) => !failedSet.has(m));
     if (delivered.length > 0) {

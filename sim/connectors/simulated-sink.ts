@@ -21,8 +21,25 @@ export interface SimulatedSink {
   send(batch: readonly QueuedMessage[]): SinkResult;
 }
 
+/**
+ * A sink whose delivery is real, asynchronous I/O (`--live-connectors`, sim/connectors/live/).
+ * The thread hands it a batch and waits; the outcome comes back into the model as an engine event
+ * at the then-current virtual time. Not replayable by nature, and never used unless live mode is on.
+ * `deliver` should not reject; a rejection counts as every message failed with its text.
+ */
+export interface AsyncSink {
+  deliver(batch: readonly QueuedMessage[]): Promise<SinkResult>;
+}
+
+/** What a connector thread sends through: simulated (synchronous) or live (asynchronous). */
+export type ConnectorSink = SimulatedSink | AsyncSink;
+
+export function isAsyncSink(sink: ConnectorSink): sink is AsyncSink {
+  return typeof (sink as Partial<AsyncSink>).deliver === 'function';
+}
+
 /** Builds the sink a connector uses for one send attempt. */
-export type SinkFactory = (connector: Connector) => SimulatedSink;
+export type SinkFactory = (connector: Connector) => ConnectorSink;
 
 /** The external target of a connector: the value of its type's `targetKey` (arrays joined by commas). */
 export function connectorTarget(connector: Connector): string {

@@ -20,6 +20,8 @@ export class SimEngine {
   readonly queue = new EventQueue();
   readonly trace = new Trace();
   private eventsRun = 0;
+  /** Optional observer called after every event runs (chaos runs check invariants here). */
+  onEvent: ((event: ScheduledEvent) => void) | null = null;
 
   constructor(readonly options: SimEngineOptions) {
     this.clock = new VirtualClock(options.epochMs);
@@ -60,6 +62,7 @@ export class SimEngine {
       this.clock.advanceTo(next.at);
       next.run();
       ran++;
+      this.onEvent?.(next);
     }
     this.clock.advanceTo(Math.max(targetMs, this.clock.now()));
     this.eventsRun += ran;

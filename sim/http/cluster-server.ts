@@ -7,6 +7,10 @@ import { AdminApp } from './admin-app.ts';
 import type { EnvelopeForm } from './envelope.ts';
 import type { PeerReply, PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
+import { LiveConnectors } from '../connectors/live/live-connectors.ts';
+import { outageAwareSink } from '../connectors/simulated-sink.ts';
+import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
+import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
@@ -22,6 +26,14 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept, in ms (default 5 000). */
   keepAliveTimeoutMs?: number;
+  /** Serve the simulator's control interface under /_sim/ (loopback peers only); off by default. */
+  control?: boolean;
+  /** Answer the mq9 protocol subjects over this NATS server (e.g. nats://127.0.0.1:4222). */
+  nats?: string;
+  /** Size of the demo client population (`--clients`); default: the hand-made demo (~60). */
+  clients?: number;
+  /** Connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq, file deliver for real (`--live-connectors`). */
+  liveConnectors?: boolean;
 }
 
 export interface RunningCluster {
@@ -38,6 +50,8 @@ export interface RunningCluster {
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often live mode moves virtual time on without requests (ms of wall time). */
+const LIVE_TICK_MS = 200;
 
 /** Reaches other nodes over HTTP at their registered address, as the real nodes do. */
 class HttpPeers implements PeerTransport {
@@ -83,8 +97,11 @@ function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boole
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        // Answer 413 at once rather than after the whole body (a slow sender could hold the
+        // connection until the request timeout); keep draining so the client can read the answer.
+        if (!tooLarge) resolve({ body: Buffer.alloc(0), tooLarge: true });
         tooLarge = true;
-        chunks.length = 0; // stop holding the excess; keep draining so the answer can be read
+        chunks.length = 0;
         return;
       }
       if (!tooLarge) chunks.push(chunk);
@@ -109,7 +126,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const port = options.port ?? 58080;
   // A served demo starts with an hour of history, so dashboards and monitor series have data at once.
   const warmUpMs = options.warmUpMs ?? (options.workload === 'demo' ? 3_600_000 : 0);
-  const cluster = new Cluster({ ...options, warmUpMs, host: registeredHost, basePort: port === 0 ? 58080 : port }).start();
+  const cluster = new Cluster({ ...options, warmUpMs, host: registeredHost, basePort: port === 0 ? 58080 : port });
+  if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
+  cluster.start();
   const peers = new HttpPeers(cluster);
   const app = new AdminApp(cluster, {
     envelope: options.envelope,
@@ -119,6 +138,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     ...(options.deviations ? { deviations: options.deviations } : {}),
   });
 
+  const control = options.control ? (req: ControlHttpRequest) => controlHttpAnswer(cluster, options.envelope ?? 'A', () => app.syncClock(), req) : undefined;
   const servers: Server[] = [];
   const nodeUrls: string[] = [];
   try {
@@ -128,7 +148,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
       // default), so a slow client could hold a connection far past them: check a few times per timeout.
       const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
-      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res));
+      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control));
       server.headersTimeout = headersTimeout;
       server.requestTimeout = requestTimeout;
       server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
@@ -151,6 +171,33 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     throw e;
   }
 
+  let nats: NatsBridge | undefined;
+  if (options.nats) {
+    try {
+      nats = await startNatsBridge(cluster, { url: options.nats, beforeRequest: () => app.syncClock(), onError: (e) => options.onInternalError?.(e) });
+    } catch (e) {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      throw new Error(`could not connect to NATS at ${options.nats}: ${(e as Error).message}`);
+    }
+  }
+
+  // Live connectors: real sinks report outcomes as engine events, and virtual time must keep moving
+  // between HTTP requests for batches to be sent and outcomes applied, so a wall-clock ticker syncs it.
+  let live: LiveConnectors | undefined;
+  let liveTicker: NodeJS.Timeout | undefined;
+  if (options.liveConnectors) {
+    live = new LiveConnectors();
+    const outages = cluster.connectors.outages;
+    cluster.connectors.setSinkFactory(live.factory((c) => outageAwareSink(c, outages)));
+    liveTicker = setInterval(() => {
+      try {
+        app.syncClock();
+      } catch (e) {
+        options.onInternalError?.(e);
+      }
+    }, LIVE_TICK_MS);
+  }
+
   return {
     baseUrl: nodeUrls[0],
     nodeUrls,
@@ -166,6 +213,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
             }),
         ),
       );
+      await nats?.close();
+      if (liveTicker) clearInterval(liveTicker);
+      await live?.close();
       await peers.close();
     },
   };
@@ -198,10 +248,12 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
-async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse, control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined): Promise<void> {
   try {
     const { body, tooLarge } = await readBody(req);
-    const answer = await app.handle({
+    // The control interface (when on) owns /_sim/ and is answered before the spec's API.
+    const controlAnswer = control && !tooLarge ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' }) : undefined;
+    const answer = controlAnswer ?? await app.handle({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       headers: req.headers,

@@ -64,14 +64,14 @@ export class Mq9 {
     if (!this.running) throw unavailable(NOT_RUNNING);
   }
 
-  /** MAILBOX.CREATE: `name` becomes the address (lowercase letters, digits, dots), else a fresh id. */
+  /** MAILBOX.CREATE (error texts as the real server's): `name` becomes the address (lowercase letters, digits, dots), else a fresh id. */
   createMailbox(input: { tenant?: string; name?: string; ttl?: number; desc?: string }): Mailbox {
     this.requireRunning();
     const tenant = input.tenant ?? 'default';
     const address = input.name ?? this.rng.id();
-    if (address.length === 0) throw failed('mailbox name must not be empty');
-    if (!/^[a-z0-9.]+$/.test(address)) throw failed('mailbox name may only contain lowercase letters, digits, and dots');
-    if (!/^[a-z0-9](.*[a-z0-9])?$/.test(address)) throw failed('mailbox name must start and end with a lowercase letter or digit');
+    if (address.length === 0) throw failed('prefix must not be empty');
+    if (!/^[a-z0-9.]+$/.test(address)) throw failed('name may only contain lowercase letters, digits, and dots');
+    if (!/^[a-z0-9](.*[a-z0-9])?$/.test(address)) throw failed('prefix must start and end with a lowercase letter or digit');
     const ttl = input.ttl ?? DEFAULT_MAILBOX_TTL_SECONDS;
     if (!Number.isInteger(ttl) || ttl < 0) throw failed(`mailbox ttl must be a whole number of seconds >= 0, got ${ttl}`);
     if (this.mailboxes.has(tenant, address)) throw failed(`mailbox ${address} already exists`);

@@ -39,6 +39,10 @@ export interface DemoClientSpec {
 const TICK_MS = 2_000;
 const PUBLISHES_PER_TICK: [number, number] = [4, 10];
 const SEVERITIES = ['critical', 'warning', 'info'] as const;
+/** Above this many clients the tick samples instead of visiting every client (see `sampledTick`). */
+const SAMPLED_TICK_ABOVE = 2_000;
+/** Telemetry topics per fleet group (see `resize`). */
+const FLEET_CHANNELS = 4;
 
 /**
  * The demo workload of the MQTT side: about 60 clients across the four demo tenants, with sessions,
@@ -49,6 +53,13 @@ const SEVERITIES = ['critical', 'warning', 'info'] as const;
 export class DemoPopulation {
   private specs: DemoClientSpec[] = [];
   private rng!: SeededRandom;
+  /** `--clients N`: population size; undefined keeps the hand-made demo exactly (same trace per seed). */
+  private targetSize: number | undefined;
+  /** Publishing and flappy clients of a large population, computed once (sampled tick). */
+  private publishers: DemoClientSpec[] = [];
+  private flappies: DemoClientSpec[] = [];
+  /** Publishes per tick, scaled with the population (see `setTargetSize`). */
+  private publishesPerTick: [number, number] = PUBLISHES_PER_TICK;
 
   constructor(
     private readonly cluster: Cluster,
@@ -60,9 +71,23 @@ export class DemoPopulation {
     return this.specs;
   }
 
+  /**
+   * Sizes the population (call before the cluster starts). Fewer than the hand-made demo keeps its
+   * first N clients; more adds generated fleet clients spread over the demo tenants. The publish
+   * budget grows with the square root of the size, so 10,000 clients publish ~45 messages per second
+   * instead of ~600 and a virtual hour stays cheap.
+   */
+  setTargetSize(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--clients must be a whole number >= 0, got ${n}`);
+    this.targetSize = n;
+    const scale = Math.sqrt(Math.max(n, 1) / 60);
+    this.publishesPerTick = [Math.max(1, Math.round(PUBLISHES_PER_TICK[0] * scale)), Math.max(1, Math.round(PUBLISHES_PER_TICK[1] * scale))];
+  }
+
   seed(): void {
     this.rng = this.cluster.engine.random.fork('mqtt.demo');
     this.specs = this.buildSpecs();
+    if (this.targetSize !== undefined) this.specs = this.resize(this.specs, this.targetSize);
     for (const spec of this.specs) {
       if (this.connect(spec) && spec.startsOffline) this.broker.disconnect(spec.clientId, spec.tenant, { clean: true });
     }
@@ -206,6 +231,48 @@ export class DemoPopulation {
     return specs;
   }
 
+  /**
+   * Generated fleet clients beyond the hand-made demo: device-like clients spread round-robin over
+   * the demo tenants, ~30% starting offline (so ~70% are connected, as the tick's churn keeps it),
+   * with 1-2 subscriptions each (~1.5 on average) and one telemetry channel to publish on (QoS 0, not
+   * retained). Fleet clients share a few hundred telemetry topics (50 groups x 4 channels) rather than
+   * one topic each: routing is cached per topic, so 10,000 distinct topics would cost a scan of every
+   * subscription per topic and make a virtual hour of 10,000 clients slow.
+   */
+  private resize(base: DemoClientSpec[], n: number): DemoClientSpec[] {
+    if (n <= base.length) return base.slice(0, n);
+    const rng = this.rng.fork('fleet');
+    const tenants = ['default', 'acme', 'globex', 'initech'];
+    const types: ConnectionType[] = ['Tcp', 'Tls', 'Websocket', 'Websockets', 'Quic'];
+    const out = base.slice();
+    for (let i = 1; out.length < n; i++) {
+      const t = (i - 1) % tenants.length;
+      const tenant = tenants[t];
+      const clientId = `${tenant}-fleet-${String(i).padStart(6, '0')}`;
+      const protocol = rng.pick([3, 4, 5, 5] as const);
+      const group = `g${i % 50}`;
+      const subscriptions: DemoSubscription[] = [{ path: `fleet/${group}/${i}/commands`, qos: 1 }];
+      if (rng.chance(0.5)) subscriptions.push(rng.chance(0.3) ? { path: `$share/fleet-${group}/fleet/${group}/telemetry/+`, qos: 1 } : { path: `fleet/${group}/broadcast`, qos: 0 });
+      out.push({
+        tenant,
+        clientId,
+        username: `${tenant}-fleet`,
+        ip: `10.${100 + t}.${(i >> 8) & 255}.${(i & 255) || 1}`,
+        connectionType: types[i % types.length],
+        protocol,
+        cleanStart: i % 5 === 0,
+        sessionExpiry: 3_600,
+        keepAlive: rng.pick([30, 60, 120]),
+        lastWill: null,
+        subscriptions,
+        publishes: [{ topic: `fleet/${group}/telemetry/${i % FLEET_CHANNELS}`, kind: 'temperature' }],
+        flappy: false,
+        startsOffline: i % 5 !== 0 && rng.chance(0.3),
+      });
+    }
+    return out;
+  }
+
   /** Connects a spec and (re)creates its subscriptions when it has no session; false when refused. */
   private connect(spec: DemoClientSpec): boolean {
     const res = this.broker.connect({
@@ -256,10 +323,14 @@ export class DemoPopulation {
   }
 
   private tick(): void {
+    if (this.targetSize !== undefined && this.specs.length > SAMPLED_TICK_ABOVE) {
+      this.sampledTick();
+      return;
+    }
     const rng = this.rng;
     const connectedPublishers = this.specs.filter((s) => s.publishes.length > 0 && this.online(s));
     if (connectedPublishers.length > 0) {
-      const n = rng.int(PUBLISHES_PER_TICK[0], PUBLISHES_PER_TICK[1]);
+      const n = rng.int(this.publishesPerTick[0], this.publishesPerTick[1]);
       for (let i = 0; i < n; i++) {
         const spec = rng.pick(connectedPublishers);
         const p = rng.pick(spec.publishes);
@@ -278,6 +349,42 @@ export class DemoPopulation {
       } else if (this.online(s)) {
         if (rng.chance(0.004)) this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
       } else if (rng.chance(0.01)) {
+        this.connect(s);
+      }
+    }
+  }
+
+  /**
+   * The tick of a large population (`--clients` above SAMPLED_TICK_ABOVE): instead of visiting every
+   * client, it samples. Publishers are drawn from all publishing clients and offline draws stay
+   * quiet; churn visits a random tenth of the clients with ten times the probabilities, which keeps
+   * the same expected leave/return rates (and so ~70% connected) at a tenth of the cost.
+   */
+  private sampledTick(): void {
+    const rng = this.rng;
+    if (this.publishers.length === 0) {
+      this.publishers = this.specs.filter((s) => s.publishes.length > 0);
+      this.flappies = this.specs.filter((s) => s.flappy);
+    }
+    const n = rng.int(this.publishesPerTick[0], this.publishesPerTick[1]);
+    for (let i = 0; i < n && this.publishers.length > 0; i++) {
+      const spec = rng.pick(this.publishers);
+      const p = rng.pick(spec.publishes);
+      if (p.kind === 'alert' && !rng.chance(0.1)) continue;
+      this.publishFrom(spec, p.topic, p.kind);
+    }
+    for (const s of this.flappies) {
+      if (!rng.chance(0.15)) continue;
+      if (this.online(s)) this.broker.disconnect(s.clientId, s.tenant, { clean: false });
+      this.connect(s);
+    }
+    const visits = Math.ceil(this.specs.length / 10);
+    for (let i = 0; i < visits; i++) {
+      const s = rng.pick(this.specs);
+      if (s.flappy) continue;
+      if (this.online(s)) {
+        if (rng.chance(0.04)) this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
+      } else if (rng.chance(0.1)) {
         this.connect(s);
       }
     }

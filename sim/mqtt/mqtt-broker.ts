@@ -9,6 +9,7 @@ import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
 import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
+import { SchemaValidation } from './schema-validation.ts';
 import { SlowSubscriptions } from './slow-subscriptions.ts';
 import { SubscriptionStore } from './subscriptions.ts';
 import { SystemAlarms } from './system-alarms.ts';
@@ -123,6 +124,7 @@ export class MqttBroker {
   readonly slowSubscriptions: SlowSubscriptions;
   readonly alarms: SystemAlarms;
   readonly demo: DemoPopulation;
+  readonly schemaValidation: SchemaValidation;
   private readonly clients = new Map<string, ClientState>();
   /** Live connections per `${nodeId}\0${tenant}`, per node, and in all. */
   private readonly liveByNodeTenant = new Map<string, number>();
@@ -146,6 +148,7 @@ export class MqttBroker {
       this.publish({ tenant: 'default', topic: '$SYS/brokers/alarms/alert', payload: JSON.stringify(alarm), qos: 0, retain: false });
     });
     this.demo = new DemoPopulation(cluster, this);
+    this.schemaValidation = new SchemaValidation(cluster);
   }
 
   start(): void {
@@ -424,6 +427,11 @@ export class MqttBroker {
     if (parsed.shared && noLocal) return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)' };
     const qos = input.qos ?? 0;
     if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}` };
+    const aclDenial = this.aclDenial(client, parsed.filter, 'Subscribe');
+    if (aclDenial) {
+      this.cluster.engine.record('mqtt.subscribe.refused', { tenant: input.tenant, clientId: input.clientId, path: input.path, reason: 'acl' });
+      return { ok: false, reason: aclDenial };
+    }
     const pkId = client.nextPkId;
     client.nextPkId = (client.nextPkId % 65_535) + 1;
     const sub: Subscription = {
@@ -529,7 +537,14 @@ export class MqttBroker {
     if (input.clientId !== undefined) {
       publisher = this.clients.get(clientKey(tenant, input.clientId));
       if (!publisher?.connection) return refused(`client ${input.clientId} of tenant ${tenant} is not connected`);
+      const aclDenial = this.aclDenial(publisher, topic, 'Publish');
+      if (aclDenial) {
+        this.counters.countDropped(tenant, 1);
+        return refused(aclDenial);
+      }
     }
+    const schemaRefusal = this.schemaRefusal(tenant, topic, payload, publisher);
+    if (schemaRefusal) return refused(schemaRefusal);
     this.rollRateSecond();
     const rate = this.cluster.tenants.quota(tenant).max_publish_rate;
     if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate) return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`);
@@ -589,6 +604,37 @@ export class MqttBroker {
     connectors.onMessage(tenant, topic, { payload, timestamp: now });
     this.cluster.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
     return { ok: true, delivered, dropped, offset };
+  }
+
+  /**
+   * ACL check of a client's publish or subscribe: a Deny decision refuses it (no rule, or Allow,
+   * lets it through). Superusers of the tenant bypass ACL, as on the real server.
+   */
+  private aclDenial(client: ClientState, topic: string, action: 'Publish' | 'Subscribe'): string | undefined {
+    const username = client.last.username;
+    if (username && this.cluster.users.get(client.tenant, username)?.is_superuser) return undefined;
+    const decision = this.cluster.acl.decide({ tenant: client.tenant, clientId: client.clientId, ...(username ? { username } : {}), ip: client.last.ip, topic, action });
+    if (decision !== 'Deny') return undefined;
+    return `${action.toLowerCase()} to ${topic} denied by ACL (decision Deny for client ${client.clientId} of tenant ${client.tenant})`;
+  }
+
+  /**
+   * Schema validation per the MqttSchema config (off unless `enable`). A payload failing the bound
+   * schemas (Strict: must match ALL, Forward: ANY) is delivered anyway with `failed_operation`
+   * Ignore (traced), or refused with Disconnect, which also disconnects the publishing client.
+   * Returns the refusal text, or undefined when the publish goes on.
+   */
+  private schemaRefusal(tenant: string, topic: string, payload: string, publisher: ClientState | undefined): string | undefined {
+    const cfg = this.cluster.config.current().MqttSchema;
+    if (!cfg.enable) return undefined;
+    const verdict = this.schemaValidation.validate(tenant, topic, payload, cfg.strategy);
+    if (verdict.ok) return undefined;
+    const clientId = publisher?.clientId;
+    this.cluster.engine.record('mqtt.schema.invalid', { tenant, topic, clientId: clientId ?? null, action: cfg.failed_operation, problems: verdict.problems.length });
+    if (cfg.failed_operation === 'Ignore') return undefined;
+    this.counters.countDropped(tenant, 1);
+    if (publisher?.connection) this.closeConnection(publisher, 'connection-lost');
+    return `message does not match the schema(s) bound to ${topic} (strategy ${cfg.strategy}): ${verdict.problems.join('; ')}${clientId ? `; client ${clientId} disconnected` : ''}`;
   }
 
   /** A push that could not be made: the subscriber (or every member of its share group) is offline. */

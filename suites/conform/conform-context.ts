@@ -156,6 +156,9 @@ export function succeeded(ex: Exchange): boolean {
 export function describeAnswer(ex: Exchange): string {
   if (!ex.response) return `no answer (${ex.error})`;
   const env = envelopeOf(ex);
+  const location = ex.response.status >= 300 && ex.response.status < 400 ? ex.response.headers.location : undefined;
+  // The harness never follows redirects (a loop must not hang the run): say where it pointed.
+  if (location !== undefined) return `HTTP ${ex.response.status} redirect to ${JSON.stringify(location.slice(0, 200))} (not followed; the spec defines no redirects)`;
   if (!env) {
     const t = ex.response.text;
     return `HTTP ${ex.response.status}, body ${JSON.stringify(t.length > 100 ? `${t.slice(0, 100)}…` : t)}`;

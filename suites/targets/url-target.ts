@@ -29,6 +29,35 @@ export interface UrlTargetOptions {
   signingSecret?: string;
   /** Injectable sleep, for tests. */
   sleep?: (ms: number) => Promise<void>;
+  /** Largest response body read, in bytes (default 10 MiB); a longer one is a transport error. */
+  maxResponseBytes?: number;
+  /**
+   * After this many timeouts in a row (default 5) the target counts as unresponsive: further
+   * requests fail at once with that reason, except one probe every few seconds, sent to see whether
+   * it came back. Keeps a hung target from stretching a run to (requests × timeout).
+   */
+  maxConsecutiveTimeouts?: number;
+}
+
+/** While a target is unresponsive, a request is still sent as a probe at most this often (ms). */
+const PROBE_INTERVAL_MS = 3_000;
+
+/** Default cap on a response body: far above any admin answer, far below what could exhaust memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Reads a body up to `limit` bytes; past it, stops reading (the connection is dropped) and throws. */
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw Object.assign(new Error(`response body exceeds ${limit} bytes; reading stopped`), { code: 'MQSIM_BODY_TOO_LARGE' });
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -84,6 +113,10 @@ export class UrlTarget implements Target {
   private readonly minIntervalMs: number;
   private readonly maxRetries: number;
   private readonly maxRetryAfterSeconds: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxConsecutiveTimeouts: number;
+  private consecutiveTimeouts = 0;
+  private lastSentAt = 0;
   private readonly sleep: (ms: number) => Promise<void>;
   private nextSlot = 0;
 
@@ -96,6 +129,8 @@ export class UrlTarget implements Target {
     this.maxRetries = options.maxRetries ?? 3;
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 10;
     this.sleep = options.sleep ?? defaultSleep;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? 5;
     if (options.username !== undefined && options.password !== undefined) this.credentials = { username: options.username, password: options.password };
     if (options.signingSecret) this.signingSecret = options.signingSecret;
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
@@ -190,7 +225,14 @@ export class UrlTarget implements Target {
       throw new TransportError(`no non-loopback peer available: ${this.capabilities.remotePeer.reason}`, 0);
     }
     const url = `${req.asRemotePeer && this.remoteBaseUrl ? this.remoteBaseUrl : this.baseUrl}${pathWithQuery(req.path, req.query)}`;
+    if (this.consecutiveTimeouts >= this.maxConsecutiveTimeouts && performance.now() - this.lastSentAt < PROBE_INTERVAL_MS + this.timeoutMs) {
+      throw new TransportError(
+        `${req.method} ${url}: not sent: the last ${this.consecutiveTimeouts} requests got no answer within ${this.timeoutMs} ms (--timeout); the target is treated as unresponsive (probed every ${PROBE_INTERVAL_MS / 1000} s)`,
+        0,
+      );
+    }
     const started = performance.now();
+    this.lastSentAt = started;
     try {
       const res = await undiciRequest(url, {
         dispatcher,
@@ -201,7 +243,8 @@ export class UrlTarget implements Target {
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await res.body.text();
+      // Redirects are not followed (undici's request never does): a 3xx is an answer like any other.
+      const text = await readCapped(res.body, this.maxResponseBytes);
       const durationMs = performance.now() - started;
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -213,12 +256,18 @@ export class UrlTarget implements Target {
           json = undefined;
         }
       }
+      this.consecutiveTimeouts = 0;
       return { status: res.statusCode, headers: flat, text, json, durationMs, retries: 0 };
     } catch (e) {
       const durationMs = performance.now() - started;
       const err = e as Error & { code?: string };
       const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
-      const what = timedOut ? `no answer within ${this.timeoutMs} ms (--timeout)` : `${err.code ? `${err.code}: ` : ''}${err.message}`;
+      this.consecutiveTimeouts = timedOut ? this.consecutiveTimeouts + 1 : 0;
+      const what = timedOut
+        ? `no answer within ${this.timeoutMs} ms (--timeout)`
+        : err.code === 'MQSIM_BODY_TOO_LARGE'
+          ? err.message
+          : `${err.code ? `${err.code}: ` : ''}${err.message}`;
       throw new TransportError(`${req.method} ${url}: ${what}`, durationMs);
     }
   }

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { InProcessSim } from '../http/in-process-client.ts';
+import { answerMq9Request, MQ9_SUBJECTS } from './mq9-protocol.ts';
+
+describe('mq9 protocol requests', () => {
+  it('creates mailboxes with the real server reply and error texts', () => {
+    const sim = new InProcessSim({ workload: 'none', seed: 3 });
+    const ask = (p: string): any => answerMq9Request(sim.cluster, MQ9_SUBJECTS.mailboxCreate, p);
+    expect(ask('{"name":"inbox.one","ttl":30,"desc":"d"}')).toEqual({ error: '', mail_address: 'inbox.one' });
+    const fresh = ask('');
+    expect(fresh.error).toBe('');
+    expect(fresh.mail_address).toMatch(/^[a-z0-9]+$/);
+    expect(ask('{"name":"inbox.one"}')).toEqual({ error: 'mailbox inbox.one already exists' });
+    expect(ask('{"name":""}')).toEqual({ error: 'prefix must not be empty' });
+    expect(ask('{"name":"A_b"}')).toEqual({ error: 'name may only contain lowercase letters, digits, and dots' });
+    expect(ask('{"name":".ab"}')).toEqual({ error: 'prefix must start and end with a lowercase letter or digit' });
+    expect(ask('{nope').error).toMatch(/^invalid MAILBOX.CREATE payload: /);
+    expect(ask('{"ttl":-1}').error).toMatch(/^invalid MAILBOX.CREATE payload: ttl/);
+    const box = sim.cluster.mq9.listMailboxes().find((m) => m.mail_address === 'inbox.one')!;
+    expect(box).toMatchObject({ tenant: 'default', ttl: 30, desc: 'd' });
+  });
+
+  it('registers (card or {name, payload}), discovers and unregisters agents', () => {
+    const sim = new InProcessSim({ workload: 'none', seed: 3 });
+    const ask = (s: string, p: string): any => answerMq9Request(sim.cluster, s, p);
+    expect(ask(MQ9_SUBJECTS.agentRegister, '')).toEqual({ error: 'payload must not be empty' });
+    expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'planner', description: 'plans' }))).toEqual({ error: '' });
+    expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'raw', payload: 'info text' }))).toEqual({ error: '' });
+    expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'empty', payload: '' }))).toEqual({ error: 'agent_info must not be empty' });
+    expect(ask(MQ9_SUBJECTS.agentRegister, '{"x":1}').error).toMatch(/^invalid AGENT.REGISTER payload/);
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '')).toEqual([
+      { name: 'planner', agent_info: JSON.stringify({ name: 'planner', description: 'plans' }) },
+      { name: 'raw', agent_info: 'info text' },
+    ]);
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"text":"PLAN"}').map((a: any) => a.name)).toEqual(['planner']);
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"limit":1,"page":2}').map((a: any) => a.name)).toEqual(['raw']);
+    expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
+    expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
+    expect(sim.cluster.mq9.listAgents().map((a) => a.name)).toEqual(['planner']);
+    expect(answerMq9Request(sim.cluster, '$mq9.AI.MSG.SEND.x', '{}')).toBeUndefined();
+  });
+
+  it('answers that the component is not running while it is switched off', () => {
+    const sim = new InProcessSim({ workload: 'none', seed: 3 });
+    sim.cluster.mq9.setRunning(false);
+    for (const s of Object.values(MQ9_SUBJECTS)) {
+      expect((answerMq9Request(sim.cluster, s, '{"name":"a"}') as any).error).toMatch(/^mq9 component is not running/);
+    }
+  });
+});

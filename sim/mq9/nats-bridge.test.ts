@@ -1,0 +1,71 @@
+import { connect as netConnect } from 'node:net';
+import { connect, StringCodec, type NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessSim } from '../http/in-process-client.ts';
+import { startNatsBridge, type NatsBridge } from './nats-bridge.ts';
+
+const NATS_URL = 'nats://127.0.0.1:4222';
+
+/** Is a NATS server listening on 127.0.0.1:4222? (.ci/run starts one; skip clearly when it is not.) */
+const natsUp = await new Promise<boolean>((resolve) => {
+  const s = netConnect({ host: '127.0.0.1', port: 4222 });
+  s.setTimeout(1_000, () => {
+    s.destroy();
+    resolve(false);
+  });
+  s.once('connect', () => {
+    s.end();
+    resolve(true);
+  });
+  s.once('error', () => resolve(false));
+});
+if (!natsUp) console.warn('nats-bridge.test: no NATS server on 127.0.0.1:4222 — skipping the live mq9-over-NATS tests');
+
+describe.skipIf(!natsUp)('mq9 over a real NATS server', () => {
+  // A unique prefix per run: parallel runs on the same server do not answer each other's requests.
+  const prefix = `$mq9test${process.pid}${Math.floor(Math.random() * 1e6)}.AI`;
+  const sc = StringCodec();
+  let sim: InProcessSim;
+  let bridge: NatsBridge;
+  let nc: NatsConnection;
+  const request = async (cmd: string, payload: unknown): Promise<any> => {
+    const msg = await nc.request(`${prefix}.${cmd}`, sc.encode(typeof payload === 'string' ? payload : JSON.stringify(payload)), { timeout: 3_000 });
+    return JSON.parse(sc.decode(msg.data));
+  };
+
+  beforeAll(async () => {
+    sim = new InProcessSim({ workload: 'none', seed: 5 });
+    bridge = await startNatsBridge(sim.cluster, { url: NATS_URL, subjectPrefix: prefix });
+    nc = await connect({ servers: NATS_URL });
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await bridge?.close();
+  });
+
+  it('creates a mailbox that the admin API lists, and expires it on virtual time', async () => {
+    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox', ttl: 120, desc: 'over nats' })).toEqual({ error: '', mail_address: 'nats.inbox' });
+    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox' })).toEqual({ error: 'mailbox nats.inbox already exists' });
+    expect((await request('MAILBOX.CREATE', { name: 'Bad' })).error).toBe('name may only contain lowercase letters, digits, and dots');
+    const list = await sim.get('/api/mq9/mail/list?mail_address=nats.inbox');
+    expect(list.json.data.data).toEqual([{ tenant: 'default', mail_address: 'nats.inbox', desc: 'over nats', ttl: 120, create_time: sim.cluster.now() }]);
+    sim.advance(120_000);
+    expect((await sim.get('/api/mq9/mail/list')).json.data.total_count).toBe(0);
+  });
+
+  it('registers, discovers and unregisters an agent', async () => {
+    const card = { name: 'nats-agent', description: 'answers over nats', skills: [{ id: 's', name: 'S' }] };
+    expect(await request('AGENT.REGISTER', card)).toEqual({ error: '' });
+    expect((await sim.get('/api/mq9/agent/list')).json.data.data.map((a: any) => a.name)).toEqual(['nats-agent']);
+    expect(await request('AGENT.DISCOVER', '')).toEqual([{ name: 'nats-agent', agent_info: JSON.stringify(card) }]);
+    expect(await request('AGENT.UNREGISTER', { name: 'nats-agent' })).toEqual({ error: '' });
+    expect(sim.cluster.mq9.listAgents()).toEqual([]);
+  });
+
+  it('answers "not running" while the component is switched off', async () => {
+    sim.cluster.mq9.setRunning(false);
+    expect((await request('MAILBOX.CREATE', { name: 'x' })).error).toMatch(/^mq9 component is not running/);
+    sim.cluster.mq9.setRunning(true);
+    expect((await request('MAILBOX.CREATE', { name: 'x' })).error).toBe('');
+  });
+});
