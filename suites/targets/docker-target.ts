@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Target, TargetRequest, TargetResponse } from './target.ts';
+import { WrappingTarget } from './target.ts';
 import { UrlTarget } from './url-target.ts';
 
 /**
@@ -84,12 +84,14 @@ export interface DockerTargetOptions {
 }
 
 /** A server image started for the run; requests go through a URL target at the mapped port. */
-export class DockerTarget implements Target {
+export class DockerTarget extends WrappingTarget {
   private constructor(
     readonly name: string,
-    private readonly inner: UrlTarget,
-    private readonly stopContainer: () => Promise<unknown>,
-  ) {}
+    inner: UrlTarget,
+    stopContainer: () => Promise<unknown>,
+  ) {
+    super(inner, stopContainer);
+  }
 
   static async start(raw: string, options: DockerTargetOptions = {}): Promise<DockerTarget> {
     const spec = parseDockerTarget(raw);
@@ -119,34 +121,5 @@ export class DockerTarget implements Target {
       await container.stop().catch(() => {});
       throw e;
     }
-  }
-
-  get baseUrl(): string {
-    return this.inner.baseUrl;
-  }
-
-  get capabilities() {
-    return this.inner.capabilities;
-  }
-
-  get credentials() {
-    return this.inner.credentials;
-  }
-
-  get token() {
-    return this.inner.token;
-  }
-
-  login(): Promise<TargetResponse> {
-    return this.inner.login();
-  }
-
-  request(req: TargetRequest): Promise<TargetResponse> {
-    return this.inner.request(req);
-  }
-
-  async close(): Promise<void> {
-    await this.inner.close();
-    await this.stopContainer();
   }
 }

@@ -5,7 +5,7 @@ import { Cluster } from '../../sim/cluster/cluster.ts';
 import { AdminApp } from '../../sim/http/admin-app.ts';
 import { startClusterServer } from '../../sim/http/cluster-server.ts';
 import { InProcessTarget } from './in-process-target.ts';
-import type { MqttClientSession, MqttDriver, MqttOutcome, Target, TargetControl, TargetRequest, TargetResponse } from './target.ts';
+import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';
 import { UrlTarget } from './url-target.ts';
 
 /**
@@ -85,18 +85,20 @@ function limitAdminRate(cluster: Cluster, rate: number): void {
  * The embedded simulator as a target: in-process (default) or served on loopback. Either way the
  * run logs in with SIM_ADMIN and has the control interface. Closing the target stops the cluster.
  */
-export class SimTarget implements Target {
+export class SimTarget extends WrappingTarget {
   readonly name = 'sim';
   readonly signingSecret = SIM_ADMIN.jwtSecret;
 
   private constructor(
-    private readonly inner: Target,
-    private readonly stop: () => Promise<void>,
+    inner: Target,
+    stop: () => Promise<void>,
     readonly control: TargetControl,
     readonly transport: SimTransport,
     /** Base URL of every node when served on loopback; empty in-process. */
     readonly nodeUrls: readonly string[],
-  ) {}
+  ) {
+    super(inner, stop);
+  }
 
   static async start(options: SimTargetOptions): Promise<SimTarget> {
     return (options.transport ?? 'in-process') === 'in-process' ? SimTarget.inProcess(options) : SimTarget.loopback(options);
@@ -152,34 +154,5 @@ export class SimTarget implements Target {
       await running.close();
       throw e;
     }
-  }
-
-  get baseUrl(): string {
-    return this.inner.baseUrl;
-  }
-
-  get capabilities() {
-    return this.inner.capabilities;
-  }
-
-  get credentials() {
-    return this.inner.credentials;
-  }
-
-  get token() {
-    return this.inner.token;
-  }
-
-  login(): Promise<TargetResponse> {
-    return this.inner.login();
-  }
-
-  request(req: TargetRequest): Promise<TargetResponse> {
-    return this.inner.request(req);
-  }
-
-  async close(): Promise<void> {
-    await this.inner.close();
-    await this.stop();
   }
 }

@@ -150,3 +150,46 @@ export function pathWithQuery(path: string, query: TargetRequest['query']): stri
   const text = search.toString();
   return text === '' ? path : `${path}?${text}`;
 }
+
+/**
+ * A target that answers through an inner target and owns something to stop when it closes (the
+ * simulator it started, a container). Subclasses add how they start and what else they expose.
+ */
+export abstract class WrappingTarget implements Target {
+  abstract readonly name: string;
+
+  protected constructor(
+    protected readonly inner: Target,
+    private readonly stopOwned: () => Promise<unknown>,
+  ) {}
+
+  get baseUrl(): string {
+    return this.inner.baseUrl;
+  }
+
+  get capabilities(): TargetCapabilities {
+    return this.inner.capabilities;
+  }
+
+  get credentials(): { username: string; password: string } | undefined {
+    return this.inner.credentials;
+  }
+
+  get token(): string | undefined {
+    return this.inner.token;
+  }
+
+  login(): Promise<TargetResponse> {
+    return this.inner.login();
+  }
+
+  request(req: TargetRequest): Promise<TargetResponse> {
+    return this.inner.request(req);
+  }
+
+  /** Closes the inner target first, then stops what this target started. */
+  async close(): Promise<void> {
+    await this.inner.close();
+    await this.stopOwned();
+  }
+}
