@@ -114,6 +114,23 @@ function readProperty(e: EndpointContract, options: RequestPropertyOptions): Pro
     { arbitrary: valid.map((params) => ({ params })), weight: 1 },
     ...(ms.length > 0 ? [{ arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })), weight: 2 }] : []),
   );
+  return requestPropertyDef(e, o, arb, async (r, verdict) => {
+    const answer = await o.client.call(e, r.params, verdict);
+    if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
+    else checkValidAnswer(answer, r.params, verdict, e);
+  });
+}
+
+/**
+ * The property of one endpoint's generated requests: `body` checks one request into the verdict;
+ * an abort (the target stopped answering) ends the whole property, not just this case.
+ */
+function requestPropertyDef(
+  e: EndpointContract,
+  o: RequestPropertyOptions,
+  arb: fc.Arbitrary<GeneratedRequest>,
+  body: (r: GeneratedRequest, verdict: StepVerdict) => Promise<void>,
+): PropertyDef {
   const def: PropertyDef = {
     id: `requests.${e.id}`,
     checkId: 'property.requests',
@@ -127,9 +144,7 @@ function readProperty(e: EndpointContract, options: RequestPropertyOptions): Pro
         if (def.aborted) throw def.aborted;
         const verdict = new StepVerdict(minLevel);
         try {
-          const answer = await o.client.call(e, r.params, verdict);
-          if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
-          else checkValidAnswer(answer, r.params, verdict, e);
+          await body(r, verdict);
         } catch (err) {
           if (err instanceof PropertyAbort) def.aborted = err;
           throw err;
@@ -150,41 +165,25 @@ function createProperty(key: FamilyKey | 'schema-bind', options: RequestProperty
   const arb = family ? requestArb(family.key, e, 2, 1) : bindingRequestArb(e, 2);
   const identity = family ? (family.scopeParam ? [family.scopeParam, family.nameParam] : [family.nameParam]) : ['tenant', 'schema_name', 'resource_name'];
   let runs = 0;
-  const def: PropertyDef = {
-    id: `requests.${e.id}`,
-    checkId: 'property.requests',
-    endpoints: [e],
-    level: levelFor('MUST', requestSource(e)),
-    commands: false,
-    numRuns: o.numRuns,
-    client: o.client,
-    build(minLevel) {
-      return fc.asyncProperty(arb, async (r) => {
-        if (def.aborted) throw def.aborted;
-        const n = ++runs;
-        const scope: Scope = { tenant: o.tenant, prefix: key === 'tenants' ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
-        const params = resolveParams(r.params, scope);
-        const verdict = new StepVerdict(minLevel);
-        try {
-          const answer = await o.client.call(e, params, verdict);
-          if (answer.outcome === 'ok' || answer.outcome === 'server-error' || answer.outcome === 'no-answer') {
-            const ident: Record<string, unknown> = {};
-            for (const p of identity) ident[p] = params[p];
-            if (identity.every((p) => typeof ident[p] === 'string')) await o.client.call(undo, ident).catch(() => undefined);
-          }
-          if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
-          else checkValidAnswer(answer, params, verdict, e);
-          verdict.throwIfAny();
-        } catch (err) {
-          if (err instanceof PropertyAbort) def.aborted = err;
-          if (err instanceof PropertyViolation) err.names = `$TENANT = ${scope.tenant}, $PREFIX = ${scope.prefix}`;
-          throw err;
-        }
-      }) as unknown as fc.IAsyncProperty<[unknown]>;
-    },
-    describe: (v) => [describeRequest(e, v as GeneratedRequest)],
-  };
-  return def;
+  return requestPropertyDef(e, o, arb, async (r, verdict) => {
+    const n = ++runs;
+    const scope: Scope = { tenant: o.tenant, prefix: key === 'tenants' ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
+    const params = resolveParams(r.params, scope);
+    try {
+      const answer = await o.client.call(e, params, verdict);
+      if (answer.outcome === 'ok' || answer.outcome === 'server-error' || answer.outcome === 'no-answer') {
+        const ident: Record<string, unknown> = {};
+        for (const p of identity) ident[p] = params[p];
+        if (identity.every((p) => typeof ident[p] === 'string')) await o.client.call(undo, ident).catch(() => undefined);
+      }
+      if (r.mutation) checkAnswer(answer, invalidExpectation(r.mutation, e), verdict);
+      else checkValidAnswer(answer, params, verdict, e);
+      verdict.throwIfAny();
+    } catch (err) {
+      if (err instanceof PropertyViolation) err.names = `$TENANT = ${scope.tenant}, $PREFIX = ${scope.prefix}`;
+      throw err;
+    }
+  });
 }
 
 /** The request properties of the given endpoints (reads) and families (creates). */

@@ -144,8 +144,12 @@ export class ListCommand implements Cmd {
   }
 }
 
-export class BindCommand implements Cmd {
-  constructor(readonly req: GeneratedRequest) {}
+/** Binds (`bind`) or unbinds (`unbind`) a schema and a resource, checking the answer against the model. */
+export class BindingCommand implements Cmd {
+  constructor(
+    readonly direction: 'bind' | 'unbind',
+    readonly req: GeneratedRequest,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -155,36 +159,18 @@ export class BindCommand implements Cmd {
     const verdict = new StepVerdict(ctx.minLevel);
     const schema = String(params.schema_name);
     const resource = String(params.resource_name);
-    const exp = m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation);
-    const answer = await ctx.client.call(bindingEndpoints().create, params, verdict);
+    const binding = this.direction === 'bind';
+    const exp = binding ? m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation) : m.bindings.expectUnbind(schema, resource, this.req.mutation);
+    const answer = await ctx.client.call(binding ? bindingEndpoints().create : bindingEndpoints().delete, params, verdict);
     checkAnswer(answer, exp, verdict);
-    if (!this.req.mutation && params.tenant === ctx.scope.tenant) m.bindings.applyBind(schema, resource, answer.outcome);
+    if (!this.req.mutation && params.tenant === ctx.scope.tenant) {
+      if (binding) m.bindings.applyBind(schema, resource, answer.outcome);
+      else m.bindings.applyUnbind(schema, resource, answer.outcome);
+    }
     verdict.throwIfAny();
   }
   toString(): string {
-    return `bind ${describeValue(this.req.params)}${mutationNote(this.req)}`;
-  }
-}
-
-export class UnbindCommand implements Cmd {
-  constructor(readonly req: GeneratedRequest) {}
-  check(): boolean {
-    return true;
-  }
-  async run(m: RunModel, ctx: RunContext): Promise<void> {
-    if (!m.bindings) return;
-    const params = resolveParams(this.req.params, ctx.scope);
-    const verdict = new StepVerdict(ctx.minLevel);
-    const schema = String(params.schema_name);
-    const resource = String(params.resource_name);
-    const exp = m.bindings.expectUnbind(schema, resource, this.req.mutation);
-    const answer = await ctx.client.call(bindingEndpoints().delete, params, verdict);
-    checkAnswer(answer, exp, verdict);
-    if (!this.req.mutation && params.tenant === ctx.scope.tenant) m.bindings.applyUnbind(schema, resource, answer.outcome);
-    verdict.throwIfAny();
-  }
-  toString(): string {
-    return `unbind ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+    return `${this.direction} ${describeValue(this.req.params)}${mutationNote(this.req)}`;
   }
 }
 

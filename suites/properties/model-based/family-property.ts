@@ -6,7 +6,7 @@ import type { PropertyDef } from '../property-def.ts';
 import type { PropertyClient } from '../property-client.ts';
 import { FAMILIES, type FamilyKey } from '../reference-model/families.ts';
 import { PropertyAbort, PropertyViolation } from '../violation.ts';
-import { BindCommand, CreateCommand, DeleteCommand, ListBindingsCommand, ListCommand, listBindings, UnbindCommand, UpdateCommand } from './commands.ts';
+import { BindingCommand, CreateCommand, DeleteCommand, ListBindingsCommand, ListCommand, listBindings, UpdateCommand } from './commands.ts';
 import { LIST_LIMIT, newRunModel, type RunContext, type RunModel } from './run-context.ts';
 
 export interface ModelPropertyOptions {
@@ -33,8 +33,8 @@ function commandArb(key: FamilyKey): fc.Arbitrary<Cmd> {
   if (key === 'schemas') {
     const b = bindingEndpoints();
     arbs.push(
-      { arbitrary: bindingRequestArb(b.create).map((r) => new BindCommand(r)), weight: 3 },
-      { arbitrary: bindingRequestArb(b.delete).map((r) => new UnbindCommand(r)), weight: 1 },
+      { arbitrary: bindingRequestArb(b.create).map((r) => new BindingCommand('bind', r)), weight: 3 },
+      { arbitrary: bindingRequestArb(b.delete).map((r) => new BindingCommand('unbind', r)), weight: 1 },
       { arbitrary: nameArb(128).map((s) => new ListBindingsCommand(s)), weight: 1 },
     );
   }
