@@ -99,7 +99,15 @@ class HttpPeers implements PeerTransport {
   }
 }
 
+const EMPTY = { body: Buffer.alloc(0), tooLarge: false };
+
 function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+  // No Content-Length and no Transfer-Encoding: HTTP/1.1 framing says there is no body (most GETs).
+  // Answer at once instead of waiting for 'end'; resume() lets the parser finish the message.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return Promise.resolve(EMPTY);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
