@@ -14,7 +14,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Servers this file started; a failed assertion must not leave one running. */
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
 
 interface Served {
   child: ChildProcess;
@@ -100,6 +105,7 @@ describe('mqsim serve --state', () => {
   it('acknowledged writes survive kill -TERM and a restart with the same file', async () => {
     const file = join(dir, 'cluster.state');
     const first = await serve(['--nodes', '3', '--workload', 'demo', '--control', '--seed', '7', '--state', file]);
+    running.add(first.child);
     for (const [path, body] of WRITES) {
       const answer = await post(first.url, path, body);
       expect(answer.code, `${path}: ${JSON.stringify(answer)}`).toBe(0);
@@ -120,6 +126,7 @@ describe('mqsim serve --state', () => {
 
     // Restart with the same file and no other options: the recorded ones (seed 7, 3 nodes, demo) apply.
     const second = await serve(['--control', '--state', file]);
+    running.add(second.child);
     try {
       expect(second.stderr()).toMatch(/resumed \d+ write\(s\)/);
       expect(await observe(second.url)).toEqual(before);
@@ -130,6 +137,7 @@ describe('mqsim serve --state', () => {
       expect(await second.exit).toBe(0);
     }
     const third = await serve(['--state', file]);
+    running.add(third.child);
     try {
       expect((await get(third.url, '/api/cluster/tenant/list?tenant_name=after-restart')).data.total_count).toBe(1);
       expect((await observe(third.url)).users).toEqual(['bob']);
@@ -149,6 +157,7 @@ describe('mqsim serve --state', () => {
   it('a missing file is created at start', async () => {
     const file = join(dir, 'new.state');
     const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
+    running.add(s.child);
     try {
       expect(existsSync(file)).toBe(true);
       expect(readFileSync(file, 'utf8')).toMatch(/^MQSIM-SERVE-STATE 1 sha256=[0-9a-f]{64} bytes=\d+\n\{/);
@@ -168,6 +177,7 @@ describe('mqsim serve --state', () => {
     it('makes a good file first', async () => {
       const file = join(dir, 'good.state');
       const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
+      running.add(s.child);
       expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'x' })).code).toBe(0);
       s.child.kill('SIGTERM');
       expect(await s.exit).toBe(0);
