@@ -9,7 +9,9 @@
  * limiter buckets, Raft logs up to their snapshot threshold, connection buffers) and again at the end.
  * The load leaves the model's data where it found it (every tenant created is deleted again; the
  * listings change nothing), so a retained-heap difference is memory the server keeps per request,
- * i.e. a leak, not data a client asked it to keep. RSS is reported too but not judged: the allocator
+ * i.e. a leak, not data a client asked it to keep. The cluster runs without the demo workload for the
+ * same reason: its clients publish messages the topics keep, which is data, not a leak. RSS is
+ * reported too but not judged: the allocator
  * keeps freed pages, so RSS after a GC measures the peak more than what is retained.
  */
 import { fork, type ChildProcess } from 'node:child_process';
