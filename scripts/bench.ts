@@ -15,7 +15,7 @@
  * Writes reports/bench/{http,simulator,conform,summary}.json (reports/ is not committed) and prints a
  * summary. Figures depend on the machine and its load: compare ratios measured in the same run.
  *
- *   npm run bench [-- --seconds 10] [--concurrency 32] [--parts http,simulator,conform]
+ *   npm run bench [-- --seconds 5] [--rounds 3] [--concurrency 32] [--parts http,simulator,conform]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -34,7 +34,8 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
 }
 
-const seconds = Number(arg('seconds', '10'));
+const seconds = Number(arg('seconds', '5'));
+const rounds = Number(arg('rounds', '3'));
 const warmUpSeconds = Number(arg('warm-up', '2'));
 const concurrency = Number(arg('concurrency', '32'));
 const parts = new Set(arg('parts', 'http,simulator,conform').split(','));
@@ -55,6 +56,8 @@ interface EndpointFigures {
   prism: LoadResult | { unavailable: string };
   mqsimVsBare: number;
   mqsimVsPrism: number | null;
+  /** Requests per second of every round, per server. */
+  rounds: Record<string, number[]>;
 }
 
 async function post(url: string, path: string, body: unknown): Promise<{ status: number; headers: Record<string, string>; body: string }> {
@@ -68,15 +71,22 @@ function replayableHeaders(h: Record<string, string>): Record<string, string> {
   return rest;
 }
 
+/** Median by requests per second (the run whose figures are reported whole). */
+function medianRun(runs: LoadResult[]): LoadResult {
+  const sorted = [...runs].sort((a, b) => a.perSecond - b.perSecond);
+  return { ...sorted[Math.floor(sorted.length / 2)], errors: runs.reduce((n, r) => n + r.errors, 0) };
+}
+
 async function benchHttp(): Promise<Record<string, unknown>> {
   const load = (url: string, ep: typeof LIST | typeof CREATE) => runLoad({ url, ...ep, headers: HEADERS, concurrency, seconds, warmUpSeconds });
-  const results: Record<string, EndpointFigures> = {};
-
-  log('starting mqsim serve (3 nodes, demo workload)');
-  const mqsim = await spawnPrintingUrl(process.execPath, [MQSIM_BIN, 'serve', '--port', '0'], 'mqsim serve');
-  const mq: Record<string, LoadResult> = {};
+  const targets: { name: 'mqsim' | 'bare' | 'prism'; target: SpawnedTarget }[] = [];
   const recorded: RecordedAnswer[] = [];
+  let prismProblem: string | undefined;
+  const runs: Record<string, Record<string, LoadResult[]>> = { list: { mqsim: [], bare: [], prism: [] }, create: { mqsim: [], bare: [], prism: [] } };
   try {
+    log('starting mqsim serve (3 nodes, demo workload)');
+    const mqsim = await spawnPrintingUrl(process.execPath, [MQSIM_BIN, 'serve', '--port', '0'], 'mqsim serve');
+    targets.push({ name: 'mqsim', target: mqsim });
     // Lift the admin API's per-path rate limit (50/s by default), or most of the load would be 429s.
     const set = await post(mqsim.url, '/api/cluster/config/set', { config_type: 'ClusterLimit', config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }) });
     if (set.status !== 200 || JSON.parse(set.body).code !== 0) throw new Error(`could not lift the rate limit: ${set.body}`);
@@ -85,54 +95,46 @@ async function benchHttp(): Promise<Record<string, unknown>> {
     recorded.push({ ...LIST, status: list.status, headers: replayableHeaders(Object.fromEntries(list.headers)), body: await list.text() });
     const created = await post(mqsim.url, CREATE.path, { tenant_name: 'bench-recorded', desc: 'bench' });
     recorded.push({ method: CREATE.method, path: CREATE.path, status: created.status, headers: replayableHeaders(created.headers), body: created.body });
+    const recordedFile = `${OUT}recorded-answers.json`;
+    writeFileSync(recordedFile, JSON.stringify(recorded));
+    targets.push({ name: 'bare', target: await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server') });
+
+    const openapi = `${OUT}openapi.json`;
+    execFileSync(process.execPath, [MQSIM_BIN, 'openapi', '--out', openapi], { stdio: 'ignore' });
+    try {
+      log('starting prism mock');
+      targets.push({ name: 'prism', target: await spawnPrism(openapi) });
+    } catch (e) {
+      prismProblem = (e as Error).message;
+      log(`Prism could not be measured: ${prismProblem}`);
+    }
+
+    // Rounds that take turns between the servers, so a burst of load from other work on the machine
+    // falls on all of them rather than on one; each figure is the median of its rounds.
     for (const [name, ep] of [['list', LIST], ['create', CREATE]] as const) {
-      log(`mqsim ${ep.method} ${ep.path}`);
-      mq[name] = await load(mqsim.url, ep);
+      for (let round = 1; round <= rounds; round++) {
+        for (const { name: who, target } of targets) {
+          log(`round ${round}/${rounds}: ${who} ${ep.method} ${ep.path}`);
+          runs[name][who].push(await load(target.url, ep));
+        }
+      }
     }
   } finally {
-    await mqsim.stop();
+    for (const { target } of targets) await target.stop();
   }
 
-  const recordedFile = `${OUT}recorded-answers.json`;
-  writeFileSync(recordedFile, JSON.stringify(recorded));
-  const bare = await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server');
-  const ba: Record<string, LoadResult> = {};
-  try {
-    for (const [name, ep] of [['list', LIST], ['create', CREATE]] as const) {
-      log(`bare node:http ${ep.method} ${ep.path}`);
-      ba[name] = await load(bare.url, ep);
-    }
-  } finally {
-    await bare.stop();
-  }
-
-  const openapi = `${OUT}openapi.json`;
-  execFileSync(process.execPath, [MQSIM_BIN, 'openapi', '--out', openapi], { stdio: 'ignore' });
-  let prism: SpawnedTarget | undefined;
-  let prismProblem: string | undefined;
-  const pr: Record<string, LoadResult> = {};
-  try {
-    log('starting prism mock');
-    prism = await spawnPrism(openapi);
-    for (const [name, ep] of [['list', LIST], ['create', CREATE]] as const) {
-      log(`prism ${ep.method} ${ep.path}`);
-      pr[name] = await load(prism.url, ep);
-    }
-  } catch (e) {
-    prismProblem = (e as Error).message;
-    log(`Prism could not be measured: ${prismProblem}`);
-  } finally {
-    await prism?.stop();
-  }
-
+  const results: Record<string, EndpointFigures> = {};
   for (const name of ['list', 'create']) {
-    const p = pr[name];
+    const mq = medianRun(runs[name].mqsim);
+    const ba = medianRun(runs[name].bare);
+    const pr = runs[name].prism.length > 0 ? medianRun(runs[name].prism) : undefined;
     results[name] = {
-      mqsim: mq[name],
-      bare: ba[name],
-      prism: p ?? { unavailable: prismProblem ?? 'not run' },
-      mqsimVsBare: Number((mq[name].perSecond / ba[name].perSecond).toFixed(3)),
-      mqsimVsPrism: p && p.perSecond > 0 ? Number((mq[name].perSecond / p.perSecond).toFixed(2)) : null,
+      mqsim: mq,
+      bare: ba,
+      prism: pr ?? { unavailable: prismProblem ?? 'not run' },
+      mqsimVsBare: Number((mq.perSecond / ba.perSecond).toFixed(3)),
+      mqsimVsPrism: pr && pr.perSecond > 0 ? Number((mq.perSecond / pr.perSecond).toFixed(2)) : null,
+      rounds: Object.fromEntries(Object.entries(runs[name]).map(([who, rs]) => [who, rs.map((r) => r.perSecond)])),
     };
   }
   return {
@@ -140,6 +142,7 @@ async function benchHttp(): Promise<Record<string, unknown>> {
       concurrency,
       seconds,
       warmUpSeconds,
+      rounds,
       mqsim: 'mqsim serve --port 0 (3 nodes, demo workload, envelope A), admin rate limit lifted through POST /api/cluster/config/set',
       bare: 'node:http answering the bytes recorded from mqsim (scripts/bench/bare-server.ts)',
       prism: 'prism mock -v warn <mqsim openapi document> (@stoplight/prism-cli 5.14.2)',
@@ -169,7 +172,7 @@ if (parts.has('http')) {
   write('http', http);
   summary.http = http;
   const eps = http.endpoints as Record<string, EndpointFigures>;
-  lines.push(`HTTP, ${concurrency} connections, ${seconds} s each (after ${warmUpSeconds} s warm-up):`);
+  lines.push(`HTTP, ${concurrency} connections, median of ${rounds} rounds of ${seconds} s (each after ${warmUpSeconds} s warm-up), servers taking turns:`);
   for (const [name, label] of [['list', 'GET /api/cluster/tenant/list'], ['create', 'POST /api/cluster/tenant/create']]) {
     const e = eps[name];
     lines.push(`  ${label}`);
