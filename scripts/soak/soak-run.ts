@@ -154,6 +154,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       body: JSON.stringify({ config_type: 'ClusterLimit', config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }) }),
     });
     const setText = await set.body.text();
+    await admin.close();
     if (set.statusCode !== 200 || JSON.parse(setText).code !== 0) throw new Error(`could not raise the admin rate limit: ${setText}`);
 
     const stats = new Stats();
@@ -179,9 +180,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await Promise.all(loops);
     clearInterval(progress);
 
-    const list = await admin.request({ method: 'GET', path: '/api/cluster/tenant/list?tenant_name=soak-&limit=1' });
+    // A fresh connection: the first one has been idle past the server's keep-alive timeout.
+    const checker = new Client(url);
+    const list = await checker.request({ method: 'GET', path: '/api/cluster/tenant/list?tenant_name=soak-&limit=1' });
     const listed = JSON.parse(await list.body.text()) as { data?: { total_count?: number } };
-    await admin.close();
+    await checker.close();
 
     const sorted = stats.latencies.sort((a, b) => a - b);
     return {
