@@ -154,6 +154,24 @@ describe('mqsim serve --state', () => {
     expect(readFileSync(file).equals(bytes)).toBe(true);
   }, 120_000);
 
+  it('a write is saved within the debounce delay, so it survives even kill -9', async () => {
+    const file = join(dir, 'killed.state');
+    const s = await serve(['--workload', 'none', '--nodes', '3', '--state', file]);
+    running.add(s.child);
+    expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'survivor' })).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 800));
+    s.child.kill('SIGKILL');
+    await s.exit;
+    const again = await serve(['--state', file]);
+    running.add(again.child);
+    try {
+      expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=survivor')).data.total_count).toBe(1);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exit;
+    }
+  }, 30_000);
+
   it('a missing file is created at start', async () => {
     const file = join(dir, 'new.state');
     const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
