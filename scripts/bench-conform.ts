@@ -5,6 +5,7 @@
  *
  *   npx tsx scripts/bench-conform.ts [--runs 3] [--json]
  */
+import { pathToFileURL } from 'node:url';
 import { runConform } from '../suites/conform/runner.ts';
 import { UrlTarget } from '../suites/targets/url-target.ts';
 import { SIM_ADMIN } from '../suites/targets/sim-target.ts';
@@ -20,13 +21,13 @@ function argValue(name: string, fallback: number): number {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function inProcessRun(seed: number): Promise<{ ms: number; report: Report }> {
+export async function inProcessRun(seed: number): Promise<{ ms: number; report: Report }> {
   const t0 = performance.now();
   const report = await runConform({ target: 'sim', seed });
   return { ms: performance.now() - t0, report };
 }
 
-async function servedRun(seed: number): Promise<{ ms: number; report: Report }> {
+export async function servedRun(seed: number): Promise<{ ms: number; report: Report }> {
   // The served simulator keeps its default admin rate limit (50 requests per second per path), as a
   // user's `mqsim serve` would; the suites wait out the 429 answers.
   const running = await startClusterServer({ seed, nodes: 3, workload: 'demo', port: 0, admin: { ...SIM_ADMIN } });
@@ -52,13 +53,26 @@ function slowest(report: Report, n = 5): string {
     .join('; ');
 }
 
-async function main(): Promise<void> {
-  const runs = argValue('--runs', 3);
-  const results: Record<string, { medianMs: number; budgetMs: number; ratioToBudget: number; checks: number; failed: number; slowest: string; perEndpointMs: Record<string, number> }> = {};
-  for (const [name, fn, budget] of [
-    ['in-process', inProcessRun, BUDGET_MS.inProcess],
-    ['served over HTTP', servedRun, BUDGET_MS.served],
-  ] as const) {
+export interface ConformBenchResult {
+  medianMs: number;
+  budgetMs: number;
+  ratioToBudget: number;
+  checks: number;
+  failed: number;
+  slowest: string;
+  perEndpointMs: Record<string, number>;
+}
+
+const RUNS = {
+  'in-process': [inProcessRun, BUDGET_MS.inProcess],
+  'served over HTTP': [servedRun, BUDGET_MS.served],
+} as const;
+
+/** Median time of `runs` full conformance runs per target kind (importable: `npm run bench` calls it). */
+export async function benchConform(runs: number, kinds: (keyof typeof RUNS)[] = ['in-process', 'served over HTTP']): Promise<Record<string, ConformBenchResult>> {
+  const results: Record<string, ConformBenchResult> = {};
+  for (const name of kinds) {
+    const [fn, budget] = RUNS[name];
     const times: number[] = [];
     let last: Report | undefined;
     for (let i = 0; i < runs; i++) {
@@ -77,6 +91,12 @@ async function main(): Promise<void> {
       perEndpointMs: Object.fromEntries(last!.endpoints.map((e) => [`${e.method} ${e.path}`, e.durationMs ?? 0])),
     };
   }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const runs = argValue('--runs', 3);
+  const results = await benchConform(runs);
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
@@ -91,4 +111,4 @@ async function main(): Promise<void> {
   for (const key of Object.keys(a)) process.stdout.write(`  ${key.padEnd(52)} ${String(a[key]).padStart(6)} | ${String(b[key] ?? '-').padStart(6)}\n`);
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -9,31 +9,53 @@
  *
  * `--check` runs every invariant checker after every event (slower) and fails on a violation.
  */
+import { pathToFileURL } from 'node:url';
 import { Cluster } from '../sim/cluster/cluster.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+export interface RaftBenchOptions {
+  seed: string;
+  minutes: number;
+  writesPerSec: number;
+  /** Run every invariant checker after every event; stops at the first violation. */
+  check: boolean;
 }
 
-const seed = arg('seed', '1');
-const minutes = Number(arg('minutes', '60'));
-const writesPerSec = Number(arg('writes-per-sec', '5'));
-const check = process.argv.includes('--check');
+export interface RaftBenchResult {
+  options: RaftBenchOptions;
+  groups: string[];
+  events: number;
+  realMs: number;
+  cpuMs: number;
+  eventsPerSec: number;
+  eventsPerCpuSec: number;
+  /** Virtual time simulated per unit of real (and CPU) time. */
+  speedVsRealTime: number;
+  speedVsCpuTime: number;
+  writes: number;
+  faults: number;
+  terms: string;
+  network: unknown;
+  memory: { heapUsed: number; heapDelta: number; rss: number };
+  /** Consensus violations seen (raft.violations) and, with `check`, the first invariant violated. */
+  violations: unknown;
+  invariantViolated?: unknown;
+}
 
-const cluster = new Cluster({ seed, nodes: 5, workload: 'none' }).start();
-const { engine, network, nodes, raft } = cluster;
-const ids = nodes.all().map((n) => n.id);
-const rng = engine.random.fork('bench-raft');
-const groups = raft.names();
-let writes = 0;
-let faults = 0;
+/** One benchmark run (importable: `npm run bench` calls it); the CLI below prints it. */
+export function benchRaft({ seed, minutes, writesPerSec, check }: RaftBenchOptions): RaftBenchResult {
+  const cluster = new Cluster({ seed, nodes: 5, workload: 'none' }).start();
+  const { engine, network, nodes, raft } = cluster;
+  const ids = nodes.all().map((n) => n.id);
+  const rng = engine.random.fork('bench-raft');
+  const groups = raft.names();
+  let writes = 0;
+  let faults = 0;
 
-// A light write load: proposals to a random group's leader (not awaited), as model parts make them.
-if (writesPerSec > 0) {
-  engine.every(Math.max(1, Math.round(1000 / writesPerSec)), 'bench.write', () => {
-    if (raft.tryWrite(rng.pick(groups), 'bench.write')) writes++;
-  });
+  // A light write load: proposals to a random group's leader (not awaited), as model parts make them.
+  if (writesPerSec > 0) {
+    engine.every(Math.max(1, Math.round(1000 / writesPerSec)), 'bench.write', () => {
+      if (raft.tryWrite(rng.pick(groups), 'bench.write')) writes++;
+    });
 }
 
 // A fault every virtual minute; each one is undone by the next.
@@ -71,14 +93,15 @@ const eventsBefore = engine.eventsProcessed;
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const end = cluster.now() + minutes * 60_000;
+let invariantViolated: unknown;
 if (check) {
   while (cluster.now() < end) {
     const next = engine.queue.peek();
     engine.runUntil(Math.min(next?.at ?? end, end));
     const violations = cluster.invariants.checkAll(cluster.now(), engine.eventsProcessed);
     if (violations.length > 0) {
-      console.error('invariant violated:', violations);
-      process.exit(1);
+      invariantViolated = violations;
+      break;
     }
   }
 } else {
@@ -91,11 +114,44 @@ const cpuMs = (cpu.user + cpu.system) / 1000;
 const events = engine.eventsProcessed - eventsBefore;
 const mem = process.memoryUsage();
 
-console.log(`bench-raft: 5 nodes, groups ${groups.join(', ')}, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
-console.log(`  events           ${events.toLocaleString('en-US')} in ${(realMs / 1000).toFixed(2)} s real`);
-console.log(`  events/s         ${Math.round(events / (realMs / 1000)).toLocaleString('en-US')} (per CPU second: ${Math.round(events / (cpuMs / 1000)).toLocaleString('en-US')})`);
-console.log(`  speed            ${Math.round((minutes * 60_000) / realMs).toLocaleString('en-US')}x real time (per CPU time: ${Math.round((minutes * 60_000) / cpuMs).toLocaleString('en-US')}x)`);
-console.log(`  writes proposed  ${writes}; faults ${faults}; terms ${raft.groups().map((g) => `${g.name}=${g.term}`).join(' ')}`);
-console.log(`  network          ${JSON.stringify(network.snapshotStats())}`);
-console.log(`  memory           heap ${Math.round(mem.heapUsed / 1e6)} MB (+${Math.round((mem.heapUsed - heapBefore) / 1e6)} MB), rss ${Math.round(mem.rss / 1e6)} MB`);
-console.log(`  violations       ${JSON.stringify(raft.violations.all())}`);
+return {
+  options: { seed, minutes, writesPerSec, check },
+  groups,
+  events,
+  realMs,
+  cpuMs,
+  eventsPerSec: Math.round(events / (realMs / 1000)),
+  eventsPerCpuSec: Math.round(events / (cpuMs / 1000)),
+  speedVsRealTime: Math.round((minutes * 60_000) / realMs),
+  speedVsCpuTime: Math.round((minutes * 60_000) / cpuMs),
+  writes,
+  faults,
+  terms: raft.groups().map((g) => `${g.name}=${g.term}`).join(' '),
+  network: network.snapshotStats(),
+  memory: { heapUsed: mem.heapUsed, heapDelta: mem.heapUsed - heapBefore, rss: mem.rss },
+  violations: raft.violations.all(),
+  ...(invariantViolated ? { invariantViolated } : {}),
+};
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const r = benchRaft({ seed: arg('seed', '1'), minutes: Number(arg('minutes', '60')), writesPerSec: Number(arg('writes-per-sec', '5')), check: process.argv.includes('--check') });
+  const { seed, minutes, check } = r.options;
+  if (r.invariantViolated) {
+    console.error('invariant violated:', r.invariantViolated);
+    process.exit(1);
+  }
+  console.log(`bench-raft: 5 nodes, groups ${r.groups.join(', ')}, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
+  console.log(`  events           ${r.events.toLocaleString('en-US')} in ${(r.realMs / 1000).toFixed(2)} s real`);
+  console.log(`  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`);
+  console.log(`  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`);
+  console.log(`  writes proposed  ${r.writes}; faults ${r.faults}; terms ${r.terms}`);
+  console.log(`  network          ${JSON.stringify(r.network)}`);
+  console.log(`  memory           heap ${Math.round(r.memory.heapUsed / 1e6)} MB (+${Math.round(r.memory.heapDelta / 1e6)} MB), rss ${Math.round(r.memory.rss / 1e6)} MB`);
+  console.log(`  violations       ${JSON.stringify(r.violations)}`);
+}

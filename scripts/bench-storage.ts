@@ -9,42 +9,66 @@
  * `--check` runs every registered invariant checker (storage and Raft) after every event and fails
  * on a violation.
  */
+import { pathToFileURL } from 'node:url';
 import { OperationError } from '../sim/api/operation-error.ts';
 import { Cluster } from '../sim/cluster/cluster.ts';
 import { defaultShardConfig } from '../sim/storage/storage-engine.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+export interface StorageBenchOptions {
+  seed: string;
+  minutes: number;
+  shards: number;
+  writesPerSec: number;
+  /** Run every invariant checker after every event; stops at the first violation. */
+  check: boolean;
 }
 
-const seed = arg('seed', '1');
-const minutes = Number(arg('minutes', '60'));
-const shardCount = Number(arg('shards', '1000'));
-const writesPerSec = Number(arg('writes-per-sec', '20'));
-const check = process.argv.includes('--check');
+export interface StorageBenchResult {
+  options: StorageBenchOptions;
+  groups: string[];
+  setupMs: number;
+  events: number;
+  realMs: number;
+  cpuMs: number;
+  eventsPerSec: number;
+  eventsPerCpuSec: number;
+  /** Virtual time simulated per unit of real (and CPU) time. */
+  speedVsRealTime: number;
+  speedVsCpuTime: number;
+  written: number;
+  refused: number;
+  faults: number;
+  fetches: number;
+  segments: { live: number; isrFull: number; unavailable: number };
+  network: unknown;
+  memory: { peakRss: number; peakHeap: number };
+  violations: unknown;
+  invariantViolated?: unknown;
+}
 
-const setupStarted = performance.now();
-const cluster = new Cluster({ seed, nodes: 5, workload: 'none' }).start();
-const { engine, network, nodes, storage } = cluster;
-const ids = nodes.all().map((n) => n.id);
-const rng = engine.random.fork('bench-storage');
+/** One benchmark run (importable: `npm run bench` calls it); the CLI below prints it. */
+export function benchStorage({ seed, minutes, shards: shardCount, writesPerSec, check }: StorageBenchOptions): StorageBenchResult {
+  const setupStarted = performance.now();
+  const cluster = new Cluster({ seed, nodes: 5, workload: 'none' }).start();
+  const { engine, network, nodes, storage } = cluster;
+  const ids = nodes.all().map((n) => n.id);
+  const rng = engine.random.fork('bench-storage');
 
-// Consensus groups elect their leaders first; shard creation writes to the data group.
-engine.advance(2_000);
-const names: string[] = [];
-for (let i = 0; i < shardCount; i++) {
-  const name = `bench-${i}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      storage.createShard({ shard_name: name, config: { ...defaultShardConfig(3, 'EngineSegment'), max_segment_size: 64 * 1024 } });
-      break;
-    } catch (e) {
-      if (!(e instanceof OperationError) || attempt > 50) throw e;
-      engine.advance(100);
+  // Consensus groups elect their leaders first; shard creation writes to the data group.
+  engine.advance(2_000);
+  const names: string[] = [];
+  for (let i = 0; i < shardCount; i++) {
+    const name = `bench-${i}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        storage.createShard({ shard_name: name, config: { ...defaultShardConfig(3, 'EngineSegment'), max_segment_size: 64 * 1024 } });
+        break;
+      } catch (e) {
+        if (!(e instanceof OperationError) || attempt > 50) throw e;
+        engine.advance(100);
+      }
     }
-  }
-  names.push(name);
+    names.push(name);
 }
 const setupMs = performance.now() - setupStarted;
 
@@ -102,6 +126,7 @@ const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const end = cluster.now() + minutes * 60_000;
 let events = 0;
+let invariantViolated: unknown;
 if (check) {
   for (;;) {
     const next = engine.queue.peek();
@@ -112,8 +137,8 @@ if (check) {
     events++;
     const violations = cluster.invariants.checkAll(cluster.now(), events);
     if (violations.length > 0) {
-      console.error('invariant violated:', violations);
-      process.exit(1);
+      invariantViolated = violations;
+      break;
     }
   }
   engine.clock.advanceTo(end);
@@ -143,13 +168,49 @@ for (const shard of storage.all()) {
 }
 const fetches = storage.replication.all().reduce((n, f) => n + f.requests, 0);
 
-console.log(`bench-storage: 5 nodes, groups ${cluster.raft.names().join(', ')}, ${shardCount} shards x 3 replicas, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
-console.log(`  setup            ${(setupMs / 1000).toFixed(2)} s real (cluster start and shard creation)`);
-console.log(`  events           ${events.toLocaleString('en-US')} in ${(realMs / 1000).toFixed(2)} s real`);
-console.log(`  events/s         ${Math.round(events / (realMs / 1000)).toLocaleString('en-US')} (per CPU second: ${Math.round(events / (cpuMs / 1000)).toLocaleString('en-US')})`);
-console.log(`  speed            ${Math.round((minutes * 60_000) / realMs).toLocaleString('en-US')}x real time (per CPU time: ${Math.round((minutes * 60_000) / cpuMs).toLocaleString('en-US')}x)`);
-console.log(`  writes           ${writtenInRun.toLocaleString('en-US')} appended, ${refusedInRun.toLocaleString('en-US')} refused; faults ${faults}; fetch requests ${fetches.toLocaleString('en-US')}`);
-console.log(`  segments         ${segments} live; 30 s after the run: ${isrFull} with a full ISR, ${unavailable} unavailable`);
-console.log(`  network          ${JSON.stringify(network.snapshotStats())}`);
-console.log(`  memory           peak rss ${Math.round(peakRss / 1e6)} MB, peak heap ${Math.round(peakHeap / 1e6)} MB`);
-console.log(`  violations       ${JSON.stringify(storage.invariants.violations())}`);
+return {
+  options: { seed, minutes, shards: shardCount, writesPerSec, check },
+  groups: cluster.raft.names(),
+  setupMs,
+  events,
+  realMs,
+  cpuMs,
+  eventsPerSec: Math.round(events / (realMs / 1000)),
+  eventsPerCpuSec: Math.round(events / (cpuMs / 1000)),
+  speedVsRealTime: Math.round((minutes * 60_000) / realMs),
+  speedVsCpuTime: Math.round((minutes * 60_000) / cpuMs),
+  written: writtenInRun,
+  refused: refusedInRun,
+  faults,
+  fetches,
+  segments: { live: segments, isrFull, unavailable },
+  network: network.snapshotStats(),
+  memory: { peakRss, peakHeap },
+  violations: storage.invariants.violations(),
+  ...(invariantViolated ? { invariantViolated } : {}),
+};
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const r = benchStorage({ seed: arg('seed', '1'), minutes: Number(arg('minutes', '60')), shards: Number(arg('shards', '1000')), writesPerSec: Number(arg('writes-per-sec', '20')), check: process.argv.includes('--check') });
+  const { seed, minutes, shards, check } = r.options;
+  if (r.invariantViolated) {
+    console.error('invariant violated:', r.invariantViolated);
+    process.exit(1);
+  }
+  console.log(`bench-storage: 5 nodes, groups ${r.groups.join(', ')}, ${shards} shards x 3 replicas, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
+  console.log(`  setup            ${(r.setupMs / 1000).toFixed(2)} s real (cluster start and shard creation)`);
+  console.log(`  events           ${r.events.toLocaleString('en-US')} in ${(r.realMs / 1000).toFixed(2)} s real`);
+  console.log(`  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`);
+  console.log(`  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`);
+  console.log(`  writes           ${r.written.toLocaleString('en-US')} appended, ${r.refused.toLocaleString('en-US')} refused; faults ${r.faults}; fetch requests ${r.fetches.toLocaleString('en-US')}`);
+  console.log(`  segments         ${r.segments.live} live; 30 s after the run: ${r.segments.isrFull} with a full ISR, ${r.segments.unavailable} unavailable`);
+  console.log(`  network          ${JSON.stringify(r.network)}`);
+  console.log(`  memory           peak rss ${Math.round(r.memory.peakRss / 1e6)} MB, peak heap ${Math.round(r.memory.peakHeap / 1e6)} MB`);
+  console.log(`  violations       ${JSON.stringify(r.violations)}`);
+}

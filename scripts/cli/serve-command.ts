@@ -4,6 +4,9 @@ import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.t
 import type { EnvelopeForm } from '../../sim/http/envelope.ts';
 import type { WorkloadName } from '../../sim/cluster/cluster.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
+import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
+import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';
+import { MQSIM_VERSION } from '../../sim/version.ts';
 
 interface ServeOptions {
   port: number;
@@ -22,6 +25,38 @@ interface ServeOptions {
   nats?: string;
   clients?: number;
   liveConnectors?: boolean;
+  state?: string;
+}
+
+/** CLI options recorded in a state file, by commander attribute name, with how to read them back. */
+const RECORDED: { key: keyof ServeOptions; flag: string; recorded: (o: ServeStateOptions) => unknown }[] = [
+  { key: 'seed', flag: '--seed', recorded: (o) => o.seed },
+  { key: 'nodes', flag: '--nodes', recorded: (o) => o.nodes },
+  { key: 'workload', flag: '--workload', recorded: (o) => o.workload },
+  { key: 'envelope', flag: '--envelope', recorded: (o) => o.envelope },
+  { key: 'clients', flag: '--clients', recorded: (o) => o.clients },
+  { key: 'deviation', flag: '--deviation', recorded: (o) => o.deviations },
+  { key: 'adminUser', flag: '--admin-user', recorded: (o) => o.admin.username },
+  { key: 'adminPassword', flag: '--admin-password', recorded: (o) => o.admin.password },
+  { key: 'jwtSecret', flag: '--jwt-secret', recorded: (o) => o.admin.jwtSecret },
+  { key: 'tokenTtlHours', flag: '--token-ttl-hours', recorded: (o) => o.admin.tokenTtlHours },
+];
+
+/**
+ * A state file resumes the run it recorded, so its options win; one given on the command line that
+ * says otherwise is a mistake (exit 2), not something to apply silently. `--epoch` is checked too.
+ */
+function checkAgainstRecorded(cmd: Command, opts: ServeOptions, recorded: ServeState, path: string): void {
+  const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+  for (const { key, flag, recorded: read } of RECORDED) {
+    if (!given(key)) continue;
+    const mine = JSON.stringify(opts[key]);
+    const theirs = JSON.stringify(read(recorded.options));
+    if (mine !== theirs) throw new UsageError(`${flag} ${mine} differs from ${theirs} recorded in the state file ${path}; a state file resumes the run it recorded: drop ${flag} or use another --state file`);
+  }
+  if (opts.epoch !== undefined && parseEpoch(opts.epoch) !== recorded.options.epochMs) {
+    throw new UsageError(`--epoch ${opts.epoch} differs from ${new Date(recorded.options.epochMs).toISOString()} recorded in the state file ${path}; drop --epoch or use another --state file`);
+  }
 }
 
 /** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
@@ -63,6 +98,7 @@ export function registerServeCommand(program: Command): void {
     .option('--control', 'serve the simulator control interface under /_sim/ on every node (loopback peers only; see below)')
     .option('--nats <url>', 'answer the mq9 protocol subjects ($mq9.AI.MAILBOX.CREATE, $mq9.AI.AGENT.*) over this NATS server, e.g. nats://127.0.0.1:4222')
     .option('--live-connectors', 'connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq and file deliver for real to their configured servers (not replayable); the other types stay simulated')
+    .option('--state <file>', 'keep the cluster state in FILE: saved after every change and on SIGINT/SIGTERM; a restart with the same FILE resumes the run (created when missing; a foreign, corrupt or newer file is refused)')
     .option('--deviation <id...>', 'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it', collectDeviations, [])
     .addHelpText(
       'after',
@@ -72,6 +108,15 @@ Examples:
   $ mqsim serve --nodes 5 --seed 42 --port 9000   # 5 nodes on 9000-9004
   $ mqsim serve --workload none --envelope B      # empty cluster answering like the real server
   $ curl -s http://127.0.0.1:58080/api/cluster/tenant/list
+  $ mqsim serve --state cluster.state             # stop with Ctrl-C; the same command resumes it
+
+Durable state (--state FILE): the file records the run's options (seed, nodes, workload, epoch,
+envelope, clients, deviations, admin settings) and every request that changed the model, with its
+virtual time; a restart rebuilds the cluster from the seed and applies them again (checking each
+answers as it did), then virtual time continues where it stopped. Options given with an existing
+file must match it. Saved atomically (temporary file, then rename) 200 ms after a change and on
+shutdown; a kill -9 can lose the last 200 ms. Not with --nats or --live-connectors (effects from
+outside the simulator cannot be replayed).
 
 Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
@@ -99,31 +144,94 @@ Deviations (--deviation ID; never for normal use: each makes the simulator break
   $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
 ${DEVIATION_HELP}`,
     )
-    .action(async (opts: ServeOptions) => {
-      const epochMs = parseEpoch(opts.epoch);
-      const running = await startClusterServer({
+    .action(async (opts: ServeOptions, cmd: Command) => {
+      if (opts.state && (opts.nats || opts.liveConnectors)) {
+        throw new UsageError(`--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`);
+      }
+      let recorded: ServeState | undefined;
+      try {
+        recorded = opts.state ? StateKeeper.load(opts.state) : undefined;
+      } catch (e) {
+        if (e instanceof StateFileError) throw new UsageError(e.message);
+        throw e;
+      }
+      if (recorded && opts.state) {
+        checkAgainstRecorded(cmd, opts, recorded, opts.state);
+        const o = recorded.options;
+        Object.assign(opts, {
+          seed: o.seed,
+          nodes: o.nodes,
+          workload: o.workload,
+          envelope: o.envelope,
+          clients: o.clients,
+          deviation: o.deviations,
+          adminUser: o.admin.username,
+          adminPassword: o.admin.password,
+          jwtSecret: o.admin.jwtSecret,
+          tokenTtlHours: o.admin.tokenTtlHours,
+        });
+      }
+      const epochMs = recorded ? recorded.options.epochMs : parseEpoch(opts.epoch);
+      const stateOptions: ServeStateOptions = {
         seed: opts.seed,
         nodes: opts.nodes,
-        host: opts.host,
-        port: opts.port,
         workload: opts.workload,
         epochMs,
         envelope: opts.envelope,
-        ...(opts.deviation.length > 0 ? { deviations: opts.deviation } : {}),
-        ...(opts.control ? { control: true } : {}),
-        ...(opts.nats ? { nats: opts.nats } : {}),
         ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
-        ...(opts.liveConnectors ? { liveConnectors: true } : {}),
+        deviations: opts.deviation,
         admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
-        onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
-      });
+      };
+      let keeper: StateKeeper | undefined;
+      let running: Awaited<ReturnType<typeof startClusterServer>> | undefined;
+      if (opts.state) {
+        keeper = StateKeeper.open({
+          path: opts.state,
+          mqsimVersion: MQSIM_VERSION,
+          options: stateOptions,
+          writes: recorded?.writes ?? [],
+          virtualNow: () => running?.cluster.now() ?? recorded?.virtualNow ?? epochMs,
+          onError: (e) => process.stderr.write(`mqsim serve: ${e.message}\n`),
+        });
+      }
+      const replayStarted = performance.now();
+      try {
+        running = await startClusterServer({
+          seed: opts.seed,
+          nodes: opts.nodes,
+          host: opts.host,
+          port: opts.port,
+          workload: opts.workload,
+          epochMs,
+          envelope: opts.envelope,
+          ...(opts.deviation.length > 0 ? { deviations: opts.deviation } : {}),
+          ...(opts.control ? { control: true } : {}),
+          ...(opts.nats ? { nats: opts.nats } : {}),
+          ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
+          ...(opts.liveConnectors ? { liveConnectors: true } : {}),
+          ...(recorded && opts.state ? { resume: { writes: recorded.writes, virtualNow: recorded.virtualNow, where: opts.state } } : {}),
+          ...(keeper ? { onModelWrite: (w) => keeper.record(w) } : {}),
+          admin: stateOptions.admin,
+          onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
+        });
+      } catch (e) {
+        if (e instanceof StateFileError) throw new UsageError(e.message);
+        throw e;
+      }
+      // A new state file is created at once, so a wrong path shows now, not at the first write.
+      if (keeper && !recorded) keeper.saveNow();
       process.stderr.write(
         `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, envelope ${opts.envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
           (opts.control ? `  control interface: ${running.baseUrl}/_sim/ (loopback only)\n` : '') +
           (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
           (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
-          (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : ''),
+          (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : '') +
+          (opts.state
+            ? recorded
+              ? `  state: ${opts.state}: resumed ${recorded.writes.length} write(s) up to virtual ${new Date(recorded.virtualNow).toISOString()} in ${((performance.now() - replayStarted) / 1000).toFixed(2)} s\n`
+              : `  state: ${opts.state} (new)\n`
+            : ''),
       );
       process.stdout.write(`${running.baseUrl}\n`);
       await new Promise<void>((resolve) => {
@@ -136,6 +244,16 @@ ${DEVIATION_HELP}`,
         process.on('SIGTERM', stop);
       });
       await running.close();
+      if (keeper) {
+        running.app.syncClock();
+        try {
+          keeper.close();
+          process.stderr.write(`mqsim serve: state saved to ${opts.state} (${keeper.writeCount} write(s))\n`);
+        } catch (e) {
+          process.stderr.write(`mqsim serve: ${(e as Error).message}\n`);
+          process.exitCode = 1;
+        }
+      }
       process.stderr.write(`mqsim serve: stopped (trace ${running.cluster.engine.trace.length} entries, hash ${running.cluster.engine.trace.hash.slice(0, 16)})\n`);
     });
 }

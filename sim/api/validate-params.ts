@@ -148,7 +148,8 @@ export function validateFields(
     if (value === null) value = undefined; // JSON null reads as "not given"
     if (value === undefined) {
       if (spec.required) reject(path, 'is required');
-      if (spec.default !== undefined) out[spec.name] = structuredClone(spec.default);
+      // A copy only for object defaults (a handler may change them); primitives are values already.
+      if (spec.default !== undefined) out[spec.name] = typeof spec.default === 'object' ? structuredClone(spec.default) : spec.default;
       continue;
     }
     if (origin === 'query') value = coerceFromQuery(spec, value, path);

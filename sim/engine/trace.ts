@@ -41,11 +41,8 @@ export class Trace {
 
   append(at: number, kind: string, detail: unknown): TraceEntry {
     const entry: TraceEntry = { index: this.count++, at, kind, detail };
-    this.rolling = createHash('sha256')
-      .update(this.rolling)
-      .update(`|${entry.index}|${at}|${kind}|`)
-      .update(canonicalJson(detail))
-      .digest('hex');
+    // One update of the concatenation: the same bytes (so the same hash) with one native call, not three.
+    this.rolling = createHash('sha256').update(`${this.rolling}|${entry.index}|${at}|${kind}|${canonicalJson(detail)}`).digest('hex');
     this.recent[entry.index % this.keep] = entry;
     return entry;
   }

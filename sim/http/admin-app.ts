@@ -54,7 +54,34 @@ export interface AdminAppOptions {
    * conformance suites catch them. Unknown ids throw. Never set in normal use.
    */
   deviations?: readonly string[];
+  /**
+   * Called after every request whose handling changed the model (a write that recorded state
+   * changes, answered or not), with what is needed to apply it again at the same virtual time:
+   * `mqsim serve --state` journals these and replays them on restart (sim/http/state).
+   */
+  onModelWrite?: (write: ModelWrite) => void;
 }
+
+/** A request that changed the model, as `onModelWrite` reports it. */
+export interface ModelWrite {
+  /** Virtual time at which it was handled (after the clock sync), Unix ms. */
+  at: number;
+  nodeId: number;
+  method: string;
+  url: string;
+  /** The request body as sent (JSON text), if any. */
+  body?: string;
+  status: number;
+  /** The answer's body, to check that a replay answers the same. */
+  answer: string;
+}
+
+/**
+ * POSTs that grow the trace without changing the model, so are not model writes: reads that ask other
+ * nodes (their answers are recorded; not replayable offline, they need the other listeners), and
+ * login (it records the attempt; a token is checked by its signature, not looked up).
+ */
+const NOT_MODEL_WRITES = new Set(['storage.segment.detail', 'storage.segment.replica-state', 'auth.login']);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -77,9 +104,11 @@ export class AdminApp {
   readonly envelope: EnvelopeForm;
   private readonly router = new Router(CONTRACT);
   private readonly peers: PeerTransport;
-  private readonly wallStart: number;
+  private wallStart: number;
   private readonly wallNow: () => number;
-  private readonly clockMode: 'wall' | 'manual';
+  private clockMode: 'wall' | 'manual';
+  /** Virtual time that `wallStart` maps to in live mode (the epoch, or where a resumed run stopped). */
+  private virtualStart: number;
   private readonly deviations: AppliedDeviations;
 
   constructor(
@@ -90,6 +119,7 @@ export class AdminApp {
     this.clockMode = options.clock ?? 'manual';
     this.wallNow = options.wallNow ?? (() => Date.now());
     this.wallStart = this.wallNow();
+    this.virtualStart = cluster.options.epochMs;
     this.peers = options.peers ?? new InProcessPeers(this);
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
     for (const endpoint of CONTRACT) {
@@ -100,14 +130,31 @@ export class AdminApp {
   /** Live mode: maps wall time elapsed since start onto virtual time, running the events that fall due. */
   syncClock(): void {
     if (this.clockMode !== 'wall') return;
-    const target = this.cluster.options.epochMs + (this.wallNow() - this.wallStart);
+    const target = this.virtualStart + (this.wallNow() - this.wallStart);
     if (target > this.cluster.now()) this.cluster.engine.runUntil(target);
+  }
+
+  /**
+   * Switches to live mode from now on, with wall time "now" mapped to `virtualMs`: a resumed run
+   * (`mqsim serve --state`) replays its history in manual mode, then continues where it stopped.
+   */
+  followWallClockFrom(virtualMs: number): void {
+    this.clockMode = 'wall';
+    this.wallStart = this.wallNow();
+    this.virtualStart = virtualMs;
   }
 
   async handle(req: ApiRequest): Promise<ApiResponse> {
     try {
       this.syncClock();
-      return this.deviations.response(req, await this.dispatch(await this.deviations.request(req)));
+      const at = this.cluster.now();
+      const outcome = { changedModel: false };
+      const response = await this.deviations.response(req, await this.dispatch(await this.deviations.request(req), outcome));
+      if (outcome.changedModel && this.options.onModelWrite) {
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
+        this.options.onModelWrite({ at, nodeId: req.nodeId, method: req.method, url: req.url, ...(body !== undefined && body.length > 0 ? { body } : {}), status: response.status, answer: response.body });
+      }
+      return response;
     } catch (error) {
       this.options.onInternalError?.(error, req);
       return this.json(500, failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`));
@@ -126,7 +173,7 @@ export class AdminApp {
     return this.json(status, failureEnvelope(this.envelope, code, text), extra);
   }
 
-  private async dispatch(req: ApiRequest): Promise<ApiResponse> {
+  private async dispatch(req: ApiRequest, outcome: { changedModel: boolean }): Promise<ApiResponse> {
     const method = req.method.toUpperCase();
     const { path, query } = parseUrl(req.url);
     const route = this.router.match(method, path);
@@ -164,7 +211,7 @@ export class AdminApp {
     }
     const bodyFields = (parsed.value ?? {}) as Record<string, unknown>;
 
-    return this.invoke(endpoint, method, query, bodyFields, req);
+    return this.invoke(endpoint, method, query, bodyFields, req, outcome);
   }
 
   private async invoke(
@@ -173,6 +220,7 @@ export class AdminApp {
     query: Record<string, string | string[]>,
     bodyFields: Record<string, unknown>,
     req: ApiRequest,
+    outcome: { changedModel: boolean },
   ): Promise<ApiResponse> {
     const node = this.cluster.nodes.get(req.nodeId);
     if (!node) return this.fail(503, FAILURE_CODE[this.envelope], `node ${req.nodeId} is not part of this cluster`);
@@ -224,6 +272,7 @@ export class AdminApp {
       // the meta consensus group, answered once committed (the simulation runs forward until then,
       // bounded by raft_write_timeout_sec). A no-op (a node leave without effect) writes nothing.
       const changed = this.cluster.engine.trace.length > traceBefore;
+      if (changed && !NOT_MODEL_WRITES.has(endpoint.id)) outcome.changedModel = true;
       this.cluster.engine.record('api.accepted', { path: endpoint.path });
       if (changed && metaPolicy !== 'none') {
         try {

@@ -11,6 +11,8 @@ import { LiveConnectors } from '../connectors/live/live-connectors.ts';
 import { outageAwareSink } from '../connectors/simulated-sink.ts';
 import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
+import { journaled, type JournaledWrite } from './state/state-file.ts';
+import { replayWrites } from './state/state-replay.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
@@ -34,6 +36,14 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   clients?: number;
   /** Connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq, file deliver for real (`--live-connectors`). */
   liveConnectors?: boolean;
+  /**
+   * Resume a recorded run (`mqsim serve --state`): these model writes are applied again at their
+   * virtual times before the listeners open, then virtual time runs on from `virtualNow`. The other
+   * options must be the recorded run's. Throws a StateFileError when the replay answers differently.
+   */
+  resume?: { writes: readonly JournaledWrite[]; virtualNow: number; where: string };
+  /** Called with every request (API or control interface) that changed the model, to journal it. */
+  onModelWrite?: (write: JournaledWrite) => void;
 }
 
 export interface RunningCluster {
@@ -89,7 +99,15 @@ class HttpPeers implements PeerTransport {
   }
 }
 
+const EMPTY = { body: Buffer.alloc(0), tooLarge: false };
+
 function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+  // No Content-Length and no Transfer-Encoding: HTTP/1.1 framing says there is no body (most GETs).
+  // Answer at once instead of waiting for 'end'; resume() lets the parser finish the message.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return Promise.resolve(EMPTY);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -130,15 +148,37 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
   cluster.start();
   const peers = new HttpPeers(cluster);
+  const journal = options.onModelWrite;
   const app = new AdminApp(cluster, {
     envelope: options.envelope,
-    clock: 'wall',
+    // A resumed run replays its history with time moved by hand, then follows the wall clock.
+    clock: options.resume ? 'manual' : 'wall',
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
     ...(options.deviations ? { deviations: options.deviations } : {}),
+    ...(journal ? { onModelWrite: (w) => journal(journaled('api', w)) } : {}),
   });
+  if (options.resume) {
+    const { writes, virtualNow, where } = options.resume;
+    const replaying = new AdminApp(cluster, { envelope: options.envelope, clock: 'manual', ...(options.deviations ? { deviations: options.deviations } : {}) });
+    await replayWrites(cluster, replaying, options.envelope ?? 'A', writes, virtualNow, where);
+    app.followWallClockFrom(cluster.now());
+  }
 
-  const control = options.control ? (req: ControlHttpRequest) => controlHttpAnswer(cluster, options.envelope ?? 'A', () => app.syncClock(), req) : undefined;
+  const control = options.control
+    ? (req: ControlHttpRequest) => {
+        // Every control action that answers 200 changed the simulation (faults, clients, time):
+        // journal it with the virtual time it ran at, like an API write.
+        app.syncClock();
+        const at = cluster.now();
+        const answer = controlHttpAnswer(cluster, options.envelope ?? 'A', () => app.syncClock(), req);
+        if (answer && journal && req.method.toUpperCase() === 'POST' && answer.status === 200) {
+          const body = req.body === undefined ? undefined : req.body.toString();
+          journal(journaled('control', { at, nodeId: 1, method: 'POST', url: req.url, ...(body ? { body } : {}), status: answer.status, answer: answer.body }));
+        }
+        return answer;
+      }
+    : undefined;
   const servers: Server[] = [];
   const nodeUrls: string[] = [];
   try {

@@ -59,15 +59,25 @@ const pairKey = (index: number, term: number): number => index * 67_108_864 + te
  * unsnapshotted log with what was committed and acknowledged. Nothing is checked by scanning every
  * log after every event.
  */
+/** How far below the snapshot index of every running node committed uids are still remembered. */
+const PRUNE_LAG = 10_000;
+
 export class GroupAudit {
   /** Leader of each term (election safety). */
   private readonly leaderOfTerm = new Map<number, number>();
   /** uid of the entry created at each (index, term) (log matching), pruned below the snapshots. */
   private readonly entryAt = new Map<number, number>();
-  /** uid committed at each index; index 0 is the initial membership every founding node shares. */
-  private readonly committed: number[] = [0];
-  /** Entries answered as committed to a client, in index order. */
-  private readonly acked: { index: number; uid: number }[] = [];
+  /**
+   * uid committed at each index from `committedBase` on (index 0 is the initial membership every
+   * founding node shares). Indexes more than PRUNE_LAG below what every running node has in its
+   * snapshot are forgotten, like `entryAt`: a long-running server commits without end, and keeping
+   * one number per write for ever was a leak the HTTP soak found. Forgotten indexes are simply not
+   * cross-checked any more (never a false alarm).
+   */
+  private committed: number[] = [0];
+  private committedBase = 0;
+  /** Entries answered as committed to a client, in index order (forgotten like `committed`). */
+  private acked: { index: number; uid: number }[] = [];
   private pruneBelow = 0;
 
   constructor(
@@ -77,11 +87,12 @@ export class GroupAudit {
 
   /** Highest index known committed in the group. */
   get maxCommitted(): number {
-    return this.committed.length - 1;
+    return this.committedBase + this.committed.length - 1;
   }
 
+  /** The uid committed at `index`; undefined when not (yet) known or already forgotten (see `prune`). */
   committedUid(index: number): number | undefined {
-    return this.committed[index];
+    return index < this.committedBase ? undefined : this.committed[index - this.committedBase];
   }
 
   private report(name: RaftInvariantName, message: string): void {
@@ -98,11 +109,12 @@ export class GroupAudit {
     if (log.lastIndex < upTo) {
       this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} with log up to ${log.lastIndex}, but entries up to ${upTo} are committed`);
     } else {
-      if (log.baseIndex <= upTo && log.baseIndex > 0 && this.committed[log.baseIndex] !== log.baseUid) {
+      const baseUid = this.committedUid(log.baseIndex);
+      if (log.baseIndex <= upTo && log.baseIndex > 0 && baseUid !== undefined && baseUid !== log.baseUid) {
         this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} with a snapshot at ${log.baseIndex} that is not the committed entry`);
       }
-      for (let i = log.baseIndex + 1; i <= upTo; i++) {
-        if (log.uidAt(i) !== this.committed[i]) {
+      for (let i = Math.max(log.baseIndex + 1, this.committedBase); i <= upTo; i++) {
+        if (log.uidAt(i) !== this.committedUid(i)) {
           this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} without the entry committed at index ${i}`);
           break;
         }
@@ -154,7 +166,7 @@ export class GroupAudit {
     if (removed.length === 0) return;
     if (isLeader) this.report('raft.leader-completeness', `leader ${node.id} removed entries from ${removed[0].index} of its own log`);
     for (const e of removed) {
-      if (this.committed[e.index] === e.uid) {
+      if (this.committedUid(e.index) === e.uid) {
         this.report('raft.leader-completeness', `node ${node.id} removed the committed entry at index ${e.index}: a leader lacked it`);
         if (this.isAcked(e.index, e.uid)) this.report('raft.no-acknowledged-write-lost', `node ${node.id} removed the acknowledged write at index ${e.index}`);
         return;
@@ -183,13 +195,15 @@ export class GroupAudit {
   }
 
   private fix(index: number, uid: number, who: string): void {
-    const known = this.committed[index];
+    if (index < this.committedBase) return; // forgotten: no longer cross-checked
+    const at = index - this.committedBase;
+    const known = this.committed[at];
     if (known === undefined) {
       // Commits grow one index at a time; a gap means an index committed without its predecessors.
-      while (this.committed.length < index) this.committed.push(-1);
-      this.committed[index] = uid;
+      while (this.committed.length < at) this.committed.push(-1);
+      this.committed[at] = uid;
     } else if (known === -1) {
-      this.committed[index] = uid;
+      this.committed[at] = uid;
     } else if (known !== uid) {
       this.report('raft.state-machine-safety', `${who} a different entry at index ${index} than was committed there before`);
     }
@@ -202,7 +216,7 @@ export class GroupAudit {
 
   /** A client was told the entry is committed: it must stay in the log of every future leader. */
   acknowledge(entry: LogEntry): void {
-    if (this.committed[entry.index] !== entry.uid) {
+    if (entry.index >= this.committedBase && this.committedUid(entry.index) !== entry.uid) {
       this.report('raft.no-acknowledged-write-lost', `the write at index ${entry.index} was acknowledged, but another entry is committed there`);
     }
     const a = { index: entry.index, uid: entry.uid };
@@ -216,6 +230,14 @@ export class GroupAudit {
     if (index <= this.pruneBelow + 1_000) return;
     this.pruneBelow = index;
     for (const key of this.entryAt.keys()) if (Math.floor(key / 67_108_864) < index) this.entryAt.delete(key);
+    // Committed uids and acknowledged writes are kept PRUNE_LAG entries longer: a write waiting for
+    // its commit reads `committedUid` of its fresh entry, which must not be forgotten under it.
+    const forgetBelow = index - PRUNE_LAG;
+    if (forgetBelow > this.committedBase) {
+      this.committed = this.committed.slice(Math.min(forgetBelow - this.committedBase, this.committed.length));
+      this.committedBase = forgetBelow;
+      this.acked = this.acked.slice(this.firstAckedAbove(forgetBelow - 1));
+    }
   }
 
   /** Number of acknowledged writes still tracked (for tests). */

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import type { ModelWrite } from '../admin-app.ts';
+import type { EnvelopeForm } from '../envelope.ts';
+import type { WorkloadName } from '../../cluster/cluster.ts';
+
+/**
+ * The file of `mqsim serve --state FILE`: one header line, then the body as JSON.
+ *
+ *   MQSIM-SERVE-STATE 1 sha256=<hex of the body bytes> bytes=<body length>\n
+ *   {"mqsim_version":…, "options":{…}, "virtual_now":…, "writes":[…]}
+ *
+ * The magic names the kind of file, so another program's file (or any other JSON) is refused rather
+ * than overwritten; the version lets a newer format be refused with a clear message; the length and
+ * checksum catch truncation and corruption. What the body holds, and why a journal rather than a
+ * snapshot, is explained in state-keeper.ts.
+ */
+export const STATE_MAGIC = 'MQSIM-SERVE-STATE';
+export const STATE_FORMAT_VERSION = 1;
+
+/** The options a run was started with: everything, besides the writes, that decides its model. */
+export interface ServeStateOptions {
+  seed: string;
+  nodes: number;
+  workload: WorkloadName;
+  epochMs: number;
+  envelope: EnvelopeForm;
+  /** `--clients`, when given. */
+  clients?: number;
+  deviations: string[];
+  admin: { username: string; password: string; jwtSecret?: string; tokenTtlHours: number };
+}
+
+export interface ServeState {
+  /** mqsim version that wrote the file (informational: a replay is checked answer by answer). */
+  mqsimVersion: string;
+  options: ServeStateOptions;
+  /** Virtual time the run had reached when saved, Unix ms. */
+  virtualNow: number;
+  /** Every request that changed the model, in the order handled. */
+  writes: JournaledWrite[];
+}
+
+/** A model write as stored: the request, when, and a digest of what it answered. */
+export interface JournaledWrite {
+  /** `api`: the admin HTTP API; `control`: the simulator control interface (/_sim/). */
+  source: 'api' | 'control';
+  at: number;
+  node: number;
+  method: string;
+  url: string;
+  body?: string;
+  status: number;
+  /** First 16 hex digits of the sha256 of the answer's body. */
+  answer: string;
+}
+
+/** A state file that cannot be used: the message says which file and why; the file is left as it is. */
+export class StateFileError extends Error {}
+
+export const answerDigest = (body: string): string => createHash('sha256').update(body).digest('hex').slice(0, 16);
+
+export function journaled(source: JournaledWrite['source'], w: ModelWrite): JournaledWrite {
+  return { source, at: w.at, node: w.nodeId, method: w.method, url: w.url, ...(w.body !== undefined ? { body: w.body } : {}), status: w.status, answer: answerDigest(w.answer) };
+}
+
+export function encodeState(state: ServeState): string {
+  const body = JSON.stringify({ mqsim_version: state.mqsimVersion, options: state.options, virtual_now: state.virtualNow, writes: state.writes });
+  const bytes = Buffer.byteLength(body);
+  const sha = createHash('sha256').update(body).digest('hex');
+  return `${STATE_MAGIC} ${STATE_FORMAT_VERSION} sha256=${sha} bytes=${bytes}\n${body}`;
+}
+
+const HEADER = /^MQSIM-SERVE-STATE (\d+) sha256=([0-9a-f]{64}) bytes=(\d+)$/;
+
+/** Parses and checks a state file's text; `where` names the file in messages. */
+export function decodeState(text: string, where: string): ServeState {
+  const newline = text.indexOf('\n');
+  const head = newline < 0 ? text : text.slice(0, newline);
+  if (!head.startsWith(`${STATE_MAGIC} `)) {
+    const looksJson = /^\s*[[{]/.test(text);
+    throw new StateFileError(`${where} is not an mqsim serve state file (it does not start with "${STATE_MAGIC}"${looksJson ? '; it is some other JSON document' : ''}); refusing to use or overwrite it — pass another path to --state`);
+  }
+  const m = HEADER.exec(head);
+  if (!m) throw new StateFileError(`${where}: damaged state file header ${JSON.stringify(head.slice(0, 120))}; refusing to use or overwrite it`);
+  const version = Number(m[1]);
+  if (version > STATE_FORMAT_VERSION) {
+    throw new StateFileError(`${where} was written by a newer mqsim (state format ${version}; this mqsim reads format ${STATE_FORMAT_VERSION}); upgrade mqsim to resume it — the file is left untouched`);
+  }
+  if (version < 1) throw new StateFileError(`${where}: unknown state format ${version}; refusing to use or overwrite it`);
+  if (newline < 0) throw new StateFileError(`${where} is truncated: it ends after its header; refusing to use or overwrite it`);
+  const body = text.slice(newline + 1);
+  const bytes = Buffer.byteLength(body);
+  if (bytes !== Number(m[3])) throw new StateFileError(`${where} is truncated or damaged: its body has ${bytes} bytes, the header says ${m[3]}; refusing to use or overwrite it`);
+  const sha = createHash('sha256').update(body).digest('hex');
+  if (sha !== m[2]) throw new StateFileError(`${where} is corrupt: the sha256 of its body is ${sha.slice(0, 16)}…, the header says ${m[2].slice(0, 16)}…; refusing to use or overwrite it`);
+  let data: any;
+  try {
+    data = JSON.parse(body);
+  } catch (e) {
+    throw new StateFileError(`${where}: the body is not JSON (${(e as Error).message}) although its checksum matches; refusing to use it`);
+  }
+  return checkShape(data, where);
+}
+
+function checkShape(data: any, where: string): ServeState {
+  const bad = (what: string): never => {
+    throw new StateFileError(`${where}: ${what}; refusing to use or overwrite it`);
+  };
+  if (!data || typeof data !== 'object') bad('the body is not an object');
+  const o = data.options;
+  if (!o || typeof o.seed !== 'string' || !Number.isInteger(o.nodes) || (o.workload !== 'demo' && o.workload !== 'none') || !Number.isFinite(o.epochMs)) bad('options {seed, nodes, workload, epochMs} are missing or wrong');
+  if (o.envelope !== 'A' && o.envelope !== 'B') bad('options.envelope must be A or B');
+  if (!Array.isArray(o.deviations) || !o.admin || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string') bad('options.deviations or options.admin are missing');
+  if (!Number.isFinite(data.virtual_now)) bad('virtual_now is missing');
+  if (!Array.isArray(data.writes)) bad('writes is not a list');
+  let last = -Infinity;
+  data.writes.forEach((w: any, i: number) => {
+    if (!w || (w.source !== 'api' && w.source !== 'control') || !Number.isFinite(w.at) || !Number.isInteger(w.node) || typeof w.method !== 'string' || typeof w.url !== 'string' || !Number.isInteger(w.status) || typeof w.answer !== 'string') bad(`write ${i + 1} is malformed`);
+    if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
+    last = w.at;
+  });
+  return { mqsimVersion: String(data.mqsim_version ?? '?'), options: o as ServeStateOptions, virtualNow: data.virtual_now, writes: data.writes as JournaledWrite[] };
+}

@@ -1,0 +1,32 @@
+import type { Cluster } from '../../cluster/cluster.ts';
+import { controlHttpAnswer } from '../../control/control-http.ts';
+import type { AdminApp } from '../admin-app.ts';
+import type { EnvelopeForm } from '../envelope.ts';
+import { answerDigest, StateFileError, type JournaledWrite } from './state-file.ts';
+
+/**
+ * Brings a freshly started cluster (same seed and options as the recorded run) back to where the run
+ * stopped: each journaled write is applied again at the virtual time it was handled, the simulation
+ * running in between exactly as it did (it is deterministic from the seed), then time runs on to
+ * `virtualNow`. Every write must answer as it did; a different answer means this mqsim simulates
+ * differently from the one that wrote the file, and resuming would silently give another state, so
+ * it stops with an error instead. `app` must be in manual clock mode.
+ */
+export async function replayWrites(cluster: Cluster, app: AdminApp, envelope: EnvelopeForm, writes: readonly JournaledWrite[], virtualNow: number, where: string): Promise<void> {
+  for (const [i, w] of writes.entries()) {
+    if (w.at > cluster.now()) cluster.engine.runUntil(w.at);
+    const headers = w.body !== undefined ? { 'content-type': 'application/json' } : {};
+    const answer =
+      w.source === 'control'
+        ? controlHttpAnswer(cluster, envelope, () => {}, { method: w.method, url: w.url, body: w.body, peer: '127.0.0.1' })
+        : await app.handle({ method: w.method, url: w.url, headers, body: w.body, peer: '127.0.0.1', nodeId: w.node });
+    const status = answer?.status;
+    const digest = answer ? answerDigest(answer.body) : 'no answer';
+    if (status !== w.status || digest !== w.answer) {
+      throw new StateFileError(
+        `${where}: replaying write ${i + 1} of ${writes.length} (${w.method} ${w.url} at virtual ${new Date(w.at).toISOString()}) answered HTTP ${status} ${answer?.body.slice(0, 160) ?? ''} instead of what it answered when recorded (HTTP ${w.status}); this mqsim does not reproduce the recorded run, so resuming would lose or change state — the file is left untouched`,
+      );
+    }
+  }
+  if (virtualNow > cluster.now()) cluster.engine.runUntil(virtualNow);
+}
