@@ -469,7 +469,8 @@ export class MqttBroker {
     if (sub.group !== null || sub.retainHandling === 2 || (sub.retainHandling === 1 && !created)) return 0;
     const now = this.cluster.now();
     let sent = 0;
-    for (const t of topicsOf(this.cluster).all()) {
+    // Only the tenant's topics holding a retained message, in name order (as the full topic list had them).
+    for (const t of topicsOf(this.cluster).retainedTopics(sub.tenant)) {
       const r = t.retained;
       if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
       if (!topicMatches(sub.filter, t.topic_name)) continue;
@@ -508,7 +509,6 @@ export class MqttBroker {
         sub.push.delete(topicName);
       }
     }
-    this.subscriptions.forgetRoute(tenant, topicName);
     this.slowSubscriptions.forgetTopic(tenant, topicName);
     this.cluster.engine.record('mqtt.topic-deleted', { tenant, topic: topicName, subscriptions: removed });
   }
