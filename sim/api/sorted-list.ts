@@ -154,4 +154,12 @@ export class SortedList<T> {
   *[Symbol.iterator](): IterableIterator<T> {
     for (const block of this.blocks) yield* block;
   }
+
+  /** Every item from the last to the first. */
+  *reversed(): IterableIterator<T> {
+    for (let b = this.blocks.length - 1; b >= 0; b--) {
+      const block = this.blocks[b];
+      for (let i = block.length - 1; i >= 0; i--) yield block[i];
+    }
+  }
 }

@@ -302,6 +302,27 @@ export class Topics {
     };
   }
 
+  /** Field `name` of `view(t)`, read without building the view (what list filters and sorts read). */
+  viewField(t: TopicRecord, name: string): unknown {
+    switch (name) {
+      case 'create_time':
+        return unixSeconds(t.createdAt);
+      case 'topic_id':
+      case 'topic_name':
+      case 'tenant':
+      case 'storage_type':
+      case 'source':
+      case 'partition':
+      case 'replication':
+      case 'storage_name_list':
+      case 'config':
+      case 'mark_delete':
+        return t[name];
+      default:
+        return (this.view(t) as unknown as Record<string, unknown>)[name];
+    }
+  }
+
   detail(t: TopicRecord): TopicDetailView {
     const retained = this.retainedOf(t);
     const storageList: Record<string, AdapterShardDetail> = {};
