@@ -8,12 +8,26 @@ export interface TraceEntry {
   readonly detail: unknown;
 }
 
+/** JSON strings of object keys: details use a few dozen key names, quoted once each (bounded). */
+const quotedKeys = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < 4_096) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
 /**
  * Serialises with sorted object keys, so the hash does not depend on property insertion order. Keys
  * already in order (the usual case) are not sorted again; the output is the JSON of the value with
  * its keys sorted, `undefined` properties left out and `undefined` array items as null.
  */
 export function canonicalJson(value: unknown): string {
+  // Fast paths with JSON.stringify's output: finite numbers print as String does, others as null.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value === null || typeof value !== 'object') {
     return JSON.stringify(value === undefined ? null : value);
   }
@@ -39,7 +53,7 @@ export function canonicalJson(value: unknown): string {
     if (v === undefined) continue;
     if (!first) out += ',';
     first = false;
-    out += `${JSON.stringify(k)}:${canonicalJson(v)}`;
+    out += `${quotedKey(k)}:${canonicalJson(v)}`;
   }
   return `${out}}`;
 }

@@ -88,7 +88,15 @@ export class DemoPopulation {
     this.rng = this.cluster.engine.random.fork('mqtt.demo');
     this.specs = this.buildSpecs();
     if (this.targetSize !== undefined) this.specs = this.resize(this.specs, this.targetSize);
-    this.specs.forEach((spec, i) => this.indexOf.set(spec, i));
+    this.specs.forEach((spec, i) => {
+      this.indexOf.set(spec, i);
+      this.indexByKey.set(clientKey(spec.tenant, spec.clientId), i);
+    });
+    // A connect admitted for one of the specs (by the demo or anyone else) may have created its state.
+    this.broker.onConnect((e) => {
+      const i = this.indexByKey.get(clientKey(e.tenant, e.clientId));
+      if (i !== undefined) this.states[i] = undefined;
+    });
     for (const spec of this.specs) {
       if (this.connect(spec) && spec.startsOffline) this.broker.disconnect(spec.clientId, spec.tenant, { clean: true });
     }
@@ -295,10 +303,14 @@ export class DemoPopulation {
     return true;
   }
 
-  /** Per spec index: its client key (computed once) and the broker's state of it when last looked up. */
-  private keys: string[] = [];
-  private states: (ClientState | undefined)[] = [];
+  /**
+   * Per spec index: the broker's state of its client when last looked up, or null when the broker had
+   * none (and has created none since: see `seed`).
+   */
+  private states: (ClientState | null | undefined)[] = [];
   private readonly indexOf = new Map<DemoClientSpec, number>();
+  /** Spec index by client key, to hear of states the broker creates. */
+  private readonly indexByKey = new Map<string, number>();
 
   private online(spec: DemoClientSpec): boolean {
     return this.onlineAt(this.indexOf.get(spec)!);
@@ -306,16 +318,17 @@ export class DemoPopulation {
 
   /**
    * Whether the client of spec `i` is connected. The tick asks this for thousands of specs every 2 s,
-   * so the broker's client state is remembered: the broker forgets a state only once it has neither a
-   * connection nor a session, and never gives a forgotten one back, so a remembered state with either
-   * is still the current one and needs no lookup.
+   * so the answer of the broker's client map is remembered. The broker forgets a state only once it
+   * has neither a connection nor a session, and never gives a forgotten one back, so a remembered
+   * state with either is still the current one; a remembered absence holds until the broker creates a
+   * state, which only an admitted connect does, and every admitted connect is heard (`seed`).
    */
   private onlineAt(i: number): boolean {
     const cached = this.states[i];
+    if (cached === null) return false;
     if (cached && (cached.connection || cached.session)) return cached.connection != null;
     const spec = this.specs[i];
-    const key = (this.keys[i] ??= clientKey(spec.tenant, spec.clientId));
-    const state = this.broker.clientByKey(key);
+    const state = this.broker.clientByKey(clientKey(spec.tenant, spec.clientId)) ?? null;
     this.states[i] = state;
     return state?.connection != null;
   }

@@ -241,7 +241,8 @@ export class Monitor {
     // still exists gets a point every sample, so its cached row stays its own.
     for (const s of broker.subscriptions.all()) {
       add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
-      for (const [topic, p] of s.push) add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure);
+      // Most subscriptions have pushed nothing: skip building an iterator for them.
+      if (s.push.size > 0) s.push.forEach((p, topic) => add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure));
     }
     for (const c of broker.allClients()) add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut);
     for (const row of touched) pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
