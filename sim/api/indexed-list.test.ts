@@ -51,7 +51,7 @@ const filterQueryArb = fc.record(
     filter_field: fc.constantFrom('tenant', 'topic_name', 'partition', 'create_time', 'storage_name_list', 'config', 'mark_delete', 'nope'),
     filter_values: fc.array(fc.constantFrom('a', 'b', '$', '1', 'true', 'id1', 'Engine', '"retention_sec":60', 'B'), { minLength: 1, maxLength: 2 }),
     exact_match: fc.constantFrom('true', 'false'),
-    tenant: fc.constantFrom('a', 'b', 'c'),
+    tenant: fc.constantFrom('a', 'b', 'c', 'B', 'ä', 'tenant-1'),
     topic_name: fc.constantFrom('a', '$', 'b/', '+'),
     topic_type: fc.constantFrom('all', 'normal', 'system'),
   },
@@ -83,6 +83,10 @@ function indexedList(records: TopicRecord[], type: string): IndexedList<TopicRec
   return new IndexedList<TopicRecord, TopicView>({
     base,
     sorted: { tenant: base, topic_name: byName },
+    leadingField: new Map([
+      [base, 'tenant'],
+      [byName, 'topic_name'],
+    ]),
     ...(type === 'all' ? {} : { where: (t: TopicRecord) => (type === 'system') === isSystemTopic(t.topic_name) }),
     field: (t, name) => topics.viewField(t, name),
     view: (t) => topics.view(t),

@@ -7,6 +7,8 @@ export interface OrderedIndex<R> {
   [Symbol.iterator](): Iterator<R>;
   /** Every item from the last to the first. */
   reversed(): Iterable<R>;
+  /** Calls `visit` with the items at positions [from, to) in order. */
+  forEach(visit: (item: R) => void, from?: number, to?: number): void;
 }
 
 export interface IndexedListSource<R, V> {
@@ -17,6 +19,11 @@ export interface IndexedListSource<R, V> {
    * gives (field value, then base order). A field without one makes the query sort (see applyListQuery).
    */
   readonly sorted: Readonly<Record<string, OrderedIndex<R>>>;
+  /**
+   * The string field each index is ordered by first (e.g. the base order starts with tenant): an
+   * exact filter on it narrows a scan of that index to the matching range.
+   */
+  readonly leadingField?: ReadonlyMap<OrderedIndex<R>, string>;
   /** The handler's own filter (e.g. the topic list's topic_type); records failing it are not in the list. */
   readonly where?: (record: R) => boolean;
   /** The value of field `name` of the record's view, without building the view. */

@@ -212,11 +212,25 @@ function applyIndexedListQuery<R, T>(
   const data: T[] = [];
   let total = 0;
   const visit = (r: R): void => {
-    for (const t of tests) if (!t(r)) return;
+    for (let i = 0; i < tests.length; i++) if (!tests[i](r)) return;
     if (total >= start && total < start + limit) data.push(view(r));
     total++;
   };
-  if (!descending) for (const r of index) visit(r);
-  else for (const r of descendingScan(index, key)) visit(r);
+  if (descending) {
+    for (const r of descendingScan(index, key)) visit(r);
+    return { data, total_count: total };
+  }
+  // An exact filter on the field the index is ordered by first: only its range can match.
+  let from = 0;
+  let to = index.size;
+  const leading = src.leadingField?.get(index);
+  const exactOnLeading = leading === undefined ? undefined : named.find((p) => p.match === 'exact' && (p.field ?? p.name) === leading);
+  if (leading !== undefined && exactOnLeading) {
+    const want = String(params[exactOnLeading.name]);
+    const text = (r: R): string => String(src.field(r, leading));
+    from = index.partitionPoint((r) => text(r) < want);
+    to = index.partitionPoint((r) => text(r) <= want);
+  }
+  index.forEach(visit, from, to);
   return { data, total_count: total };
 }

@@ -155,6 +155,19 @@ export class SortedList<T> {
     for (const block of this.blocks) yield* block;
   }
 
+  /** Calls `visit` with the items at positions [from, to) in order (no iterator objects: for long scans). */
+  forEach(visit: (item: T) => void, from = 0, to = this.count): void {
+    const start = Math.max(0, from);
+    const end = Math.min(this.count, to);
+    if (start >= end) return;
+    let [b, i] = this.locate(start);
+    let n = start;
+    for (; b < this.blocks.length && n < end; b++, i = 0) {
+      const block = this.blocks[b];
+      for (; i < block.length && n < end; i++, n++) visit(block[i]);
+    }
+  }
+
   /** Every item from the last to the first. */
   *reversed(): IterableIterator<T> {
     for (let b = this.blocks.length - 1; b >= 0; b--) {

@@ -12,6 +12,10 @@ export const handlers: HandlerTable = {
     return new IndexedList<TopicRecord, TopicView>({
       base: topics.ordered,
       sorted: { tenant: topics.ordered, topic_name: topics.orderedByName },
+      leadingField: new Map([
+        [topics.ordered, 'tenant'],
+        [topics.orderedByName, 'topic_name'],
+      ]),
       ...(type === 'all' ? {} : { where: (t: TopicRecord) => (type === 'system') === isSystemTopic(t.topic_name) }),
       field: (t, name) => topics.viewField(t, name),
       view: (t) => topics.view(t),
