@@ -5,12 +5,13 @@
  * (`a/#` matches `a`), and a filter starting with a wildcard does not match a topic starting with `$`.
  */
 interface TrieNode<V> {
-  readonly children: Map<string, TrieNode<V>>;
+  /** Created on first use: most nodes of 100,000 per-client filters are leaves with one value. */
+  children: Map<string, TrieNode<V>> | null;
   /** Values whose filter ends at this node. */
-  readonly values: Set<V>;
+  values: Set<V> | null;
 }
 
-const newNode = <V>(): TrieNode<V> => ({ children: new Map(), values: new Set() });
+const newNode = <V>(): TrieNode<V> => ({ children: null, values: null });
 
 export class FilterIndex<V> {
   private readonly root: TrieNode<V> = newNode();
@@ -23,10 +24,12 @@ export class FilterIndex<V> {
   add(filter: string, value: V): void {
     let node = this.root;
     for (const level of filter.split('/')) {
+      node.children ??= new Map();
       let next = node.children.get(level);
       if (!next) node.children.set(level, (next = newNode()));
       node = next;
     }
+    node.values ??= new Set();
     if (!node.values.has(value)) {
       node.values.add(value);
       this.count++;
@@ -38,18 +41,19 @@ export class FilterIndex<V> {
     const path: [TrieNode<V>, string][] = [];
     let node = this.root;
     for (const level of filter.split('/')) {
-      const next = node.children.get(level);
+      const next = node.children?.get(level);
       if (!next) return false;
       path.push([node, level]);
       node = next;
     }
-    if (!node.values.delete(value)) return false;
+    if (!node.values?.delete(value)) return false;
     this.count--;
     for (let i = path.length - 1; i >= 0; i--) {
       const [parent, level] = path[i];
-      const child = parent.children.get(level)!;
-      if (child.values.size > 0 || child.children.size > 0) break;
-      parent.children.delete(level);
+      const child = parent.children!.get(level)!;
+      if ((child.values?.size ?? 0) > 0 || (child.children?.size ?? 0) > 0) break;
+      parent.children!.delete(level);
+      if (parent.children!.size === 0) parent.children = null;
     }
     return true;
   }
@@ -63,20 +67,22 @@ export class FilterIndex<V> {
   private walk(node: TrieNode<V>, levels: readonly string[], i: number, system: boolean, visit: (value: V) => void): void {
     // Wildcards in the first level never match a `$` topic.
     const wildcardsAllowed = !(i === 0 && system);
-    if (wildcardsAllowed) {
-      const hash = node.children.get('#');
-      if (hash) for (const v of hash.values) visit(v);
+    const children = node.children;
+    if (wildcardsAllowed && children) {
+      const hash = children.get('#');
+      if (hash?.values) for (const v of hash.values) visit(v);
     }
     if (i === levels.length) {
-      for (const v of node.values) visit(v);
+      if (node.values) for (const v of node.values) visit(v);
       return;
     }
+    if (!children) return;
     // Topic names hold no wildcards; were one there, its literal child is the wildcard's own node.
     const level = levels[i];
-    const exact = level === '#' ? undefined : node.children.get(level);
+    const exact = level === '#' ? undefined : children.get(level);
     if (exact) this.walk(exact, levels, i + 1, system, visit);
     if (wildcardsAllowed && level !== '+') {
-      const plus = node.children.get('+');
+      const plus = children.get('+');
       if (plus) this.walk(plus, levels, i + 1, system, visit);
     }
   }
