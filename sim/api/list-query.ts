@@ -1,4 +1,5 @@
 import type { ListSpec, ParamSpec } from '../../fixtures/contract/types.ts';
+import { IndexedList, type OrderedIndex } from './indexed-list.ts';
 import { invalidParam } from './operation-error.ts';
 
 /** The `data` of a paged list response. */
@@ -10,7 +11,10 @@ export interface Page<T> {
 type Row = Record<string, unknown>;
 
 function fieldText(row: Row, field: string): string | undefined {
-  const v = row[field];
+  return valueText(row[field]);
+}
+
+function valueText(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
@@ -32,12 +36,18 @@ function compareValues(a: unknown, b: unknown): number {
  * client list), never only the page.
  */
 export function applyListQuery<T extends object>(
-  records: readonly T[],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the model record type is the handler's business
+  records: readonly T[] | IndexedList<any, T>,
   params: Record<string, unknown>,
   namedParams: readonly ParamSpec[],
   spec: ListSpec,
   recordFields?: readonly string[],
 ): Page<T> {
+  if (records instanceof IndexedList) {
+    // The indexed path covers the plain query forms; the others read the list as an array.
+    if (spec.totalCount !== 'scope' && spec.sampleLimit === undefined && recordFields) return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
+    records = records.toArray();
+  }
   let rows = records as unknown as Row[];
 
   // Named filters: exact first, so `scope` totals can be taken before fuzzy ones.
@@ -90,4 +100,137 @@ export function applyListQuery<T extends object>(
   const page = Math.max(1, (params.page as number | undefined) ?? 1);
   const start = (page - 1) * limit;
   return { data: rows.slice(start, start + limit) as unknown as T[], total_count: total };
+}
+
+/** The sort_field check of applyListQuery, with its error. */
+function checkSortField(sortField: string, spec: ListSpec): void {
+  if (!spec.sortFields.includes(sortField)) {
+    throw invalidParam(
+      'sort_field',
+      `invalid parameter 'sort_field': ${JSON.stringify(sortField)} is not sortable here; allowed: ${spec.sortFields.join(', ') || '(none)'}`,
+    );
+  }
+}
+
+/**
+ * Positions of the descending order of an index sorted ascending by `key` (ties in base order): the
+ * groups of equal keys from the last to the first, each group still in base order (what a stable
+ * sort by the reversed comparison gives). Yields index positions from descending position `from` on.
+ */
+function* descendingPositions<R>(index: OrderedIndex<R>, key: (r: R) => unknown, from: number): Generator<number> {
+  const n = index.size;
+  let pos = from;
+  while (pos < n) {
+    const anchor = key(index.at(n - 1 - pos)!);
+    const lo = index.partitionPoint((r) => compareValues(key(r), anchor) < 0);
+    const hi = index.partitionPoint((r) => compareValues(key(r), anchor) <= 0);
+    // The group [lo, hi) holds descending positions [n - hi, n - lo).
+    for (let i = lo + (pos - (n - hi)); i < hi; i++, pos++) yield i;
+  }
+}
+
+/** Every record in the descending order of `descendingPositions`, in one backward pass (linear). */
+function* descendingScan<R>(index: OrderedIndex<R>, key: (r: R) => unknown): Generator<R> {
+  const group: R[] = [];
+  let groupKey: unknown;
+  for (const r of index.reversed()) {
+    const k = key(r);
+    if (group.length > 0 && compareValues(k, groupKey) !== 0) {
+      for (let i = group.length - 1; i >= 0; i--) yield group[i];
+      group.length = 0;
+    }
+    group.push(r);
+    groupKey = k;
+  }
+  for (let i = group.length - 1; i >= 0; i--) yield group[i];
+}
+
+/**
+ * applyListQuery over an IndexedList, with the same results: without filters the page is read by
+ * position from the index of the order asked for (no sort, no scan); with filters the records are
+ * scanned once in that order (linear), counting the matches and keeping the page's.
+ */
+function applyIndexedListQuery<R, T>(
+  list: IndexedList<R, T>,
+  params: Record<string, unknown>,
+  namedParams: readonly ParamSpec[],
+  spec: ListSpec,
+  recordFields: readonly string[],
+): Page<T> {
+  const src = list.source;
+  const tests: ((r: R) => boolean)[] = [];
+  if (src.where) tests.push(src.where);
+  const named = namedParams.filter((p) => p.match && params[p.name] !== undefined);
+  for (const p of [...named.filter((n) => n.match === 'exact'), ...named.filter((n) => n.match === 'fuzzy')]) {
+    const want = String(params[p.name]);
+    const field = p.field ?? p.name;
+    tests.push(p.match === 'exact' ? (r) => valueText(src.field(r, field)) === want : (r) => (valueText(src.field(r, field)) ?? '').includes(want));
+  }
+  const filterField = params.filter_field as string | undefined;
+  const filterValues = params.filter_values as string[] | undefined;
+  if (filterField !== undefined && filterValues && filterValues.length > 0) {
+    if (!recordFields.includes(filterField)) {
+      throw invalidParam('filter_field', `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`);
+    }
+    const exact = params.exact_match === 'true';
+    tests.push((r) => {
+      const v = valueText(src.field(r, filterField));
+      if (v === undefined) return false;
+      return filterValues.some((want) => (exact ? v === want : v.includes(want)));
+    });
+  }
+
+  const sortField = params.sort_field as string | undefined;
+  if (sortField !== undefined) checkSortField(sortField, spec);
+  const limitParam = params.limit as number | undefined;
+  const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
+  const page = Math.max(1, (params.page as number | undefined) ?? 1);
+  const start = (page - 1) * limit;
+
+  const index = sortField === undefined ? src.base : src.sorted[sortField];
+  if (index === undefined) {
+    // No index for this sort field: the general path (filter, stable sort, slice).
+    return applyListQuery(list.toArray() as unknown as object[], params, namedParams, spec, recordFields) as unknown as Page<T>;
+  }
+  const descending = sortField !== undefined && params.sort_by === 'desc';
+  const key = (r: R): unknown => src.field(r, sortField!);
+  const view = (r: R): T => src.view(r);
+
+  if (tests.length === 0) {
+    const total = index.size;
+    const end = Math.min(total, start + limit);
+    if (start >= end) return { data: [], total_count: total };
+    if (!descending) return { data: index.slice(start, end).map(view), total_count: total };
+    const data: T[] = [];
+    for (const i of descendingPositions(index, key, start)) {
+      if (data.length === end - start) break;
+      data.push(view(index.at(i)!));
+    }
+    return { data, total_count: total };
+  }
+
+  const data: T[] = [];
+  let total = 0;
+  const visit = (r: R): void => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i](r)) return;
+    if (total >= start && total < start + limit) data.push(view(r));
+    total++;
+  };
+  if (descending) {
+    for (const r of descendingScan(index, key)) visit(r);
+    return { data, total_count: total };
+  }
+  // An exact filter on the field the index is ordered by first: only its range can match.
+  let from = 0;
+  let to = index.size;
+  const leading = src.leadingField?.get(index);
+  const exactOnLeading = leading === undefined ? undefined : named.find((p) => p.match === 'exact' && (p.field ?? p.name) === leading);
+  if (leading !== undefined && exactOnLeading) {
+    const want = String(params[exactOnLeading.name]);
+    const text = (r: R): string => String(src.field(r, leading));
+    from = index.partitionPoint((r) => text(r) < want);
+    to = index.partitionPoint((r) => text(r) <= want);
+  }
+  index.forEach(visit, from, to);
+  return { data, total_count: total };
 }

@@ -1,5 +1,19 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, Trace } from './trace.ts';
+
+/** The first canonical form (sort every object's keys, map + join): the faster one must equal it. */
+function referenceCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value === undefined ? null : value);
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  const parts: string[] = [];
+  for (const k of Object.keys(value as Record<string, unknown>).sort()) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${referenceCanonicalJson(v)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
 
 describe('trace', () => {
   it('hashes the same entries to the same value regardless of key order', () => {
@@ -11,6 +25,28 @@ describe('trace', () => {
     a.append(2, 'k', {});
     expect(a.hash).not.toBe(b.hash);
     expect(canonicalJson({ b: 1, a: undefined, c: null })).toBe('{"b":1,"c":null}');
+  });
+
+  it('serialises like the reference canonical form (keys sorted, undefined left out)', () => {
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 5 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(referenceCanonicalJson(v));
+      }),
+      { numRuns: 1000 },
+    );
+    // eslint-disable-next-line no-sparse-arrays
+    expect(canonicalJson([1, , 3])).toBe(referenceCanonicalJson([1, , 3]));
+  });
+
+  it('chains sha256(previous hash | index | at | kind | json), as the trace format says', () => {
+    const t = new Trace();
+    t.append(5, 'k', { b: 1, a: 'x' });
+    const expected = createHash('sha256').update('0'.repeat(64)).update('|0|5|k|').update('{"a":"x","b":1}').digest('hex');
+    expect(t.hash).toBe(expected);
   });
 
   it('keeps the last entries in order while the hash covers all of them', () => {

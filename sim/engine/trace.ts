@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** One state change of a run, as recorded. */
 export interface TraceEntry {
@@ -8,20 +8,54 @@ export interface TraceEntry {
   readonly detail: unknown;
 }
 
-/** Serialises with sorted object keys, so the hash does not depend on property insertion order. */
+/** JSON strings of object keys: details use a few dozen key names, quoted once each (bounded). */
+const quotedKeys = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < 4_096) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
+/**
+ * Serialises with sorted object keys, so the hash does not depend on property insertion order. Keys
+ * already in order (the usual case) are not sorted again; the output is the JSON of the value with
+ * its keys sorted, `undefined` properties left out and `undefined` array items as null.
+ */
 export function canonicalJson(value: unknown): string {
+  // Fast paths with JSON.stringify's output: finite numbers print as String does, others as null.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value === null || typeof value !== 'object') {
     return JSON.stringify(value === undefined ? null : value);
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      if (i in value) out += canonicalJson(value[i]); // a hole renders as nothing, as join does
+    }
+    return `${out}]`;
+  }
+  const keys = Object.keys(value as Record<string, unknown>);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      break;
+    }
+  }
+  let out = '{';
+  let first = true;
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined) continue;
-    parts.push(`${JSON.stringify(k)}:${canonicalJson(v)}`);
+    if (!first) out += ',';
+    first = false;
+    out += `${quotedKey(k)}:${canonicalJson(v)}`;
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }
 
 /**
@@ -41,8 +75,8 @@ export class Trace {
 
   append(at: number, kind: string, detail: unknown): TraceEntry {
     const entry: TraceEntry = { index: this.count++, at, kind, detail };
-    // One update of the concatenation: the same bytes (so the same hash) with one native call, not three.
-    this.rolling = createHash('sha256').update(`${this.rolling}|${entry.index}|${at}|${kind}|${canonicalJson(detail)}`).digest('hex');
+    // One-shot hash of the same bytes as update(rolling), update(header), update(json): a Hash object per entry cost more than the hashing.
+    this.rolling = hash('sha256', `${this.rolling}|${entry.index}|${at}|${kind}|${canonicalJson(detail)}`, 'hex');
     this.recent[entry.index % this.keep] = entry;
     return entry;
   }

@@ -1,6 +1,7 @@
 import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { EndpointContract, JsonSchema } from '../../fixtures/contract/types.ts';
+import { IndexedList } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
 import { OperationError } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
@@ -256,7 +257,7 @@ export class AdminApp {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
         if (!e.list) return data;
-        if (!Array.isArray(data)) throw new Error(`list handler ${e.id} returned ${typeof data}, not an array`);
+        if (!Array.isArray(data) && !(data instanceof IndexedList)) throw new Error(`list handler ${e.id} returned ${typeof data}, not an array or an IndexedList`);
         return applyListQuery(data, p, e.params, e.list, recordFieldsOf(e.response.data));
       });
     } catch (e) {

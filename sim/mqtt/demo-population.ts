@@ -1,7 +1,7 @@
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
-import { clientKey, type LastWill } from './mqtt-model.ts';
+import { clientKey, type ClientState, type LastWill } from './mqtt-model.ts';
 import type { MqttBroker } from './mqtt-broker.ts';
 
 /** One subscription a demo client makes when it (re)connects without a session. */
@@ -88,6 +88,15 @@ export class DemoPopulation {
     this.rng = this.cluster.engine.random.fork('mqtt.demo');
     this.specs = this.buildSpecs();
     if (this.targetSize !== undefined) this.specs = this.resize(this.specs, this.targetSize);
+    this.specs.forEach((spec, i) => {
+      this.indexOf.set(spec, i);
+      this.indexByKey.set(clientKey(spec.tenant, spec.clientId), i);
+    });
+    // A connect admitted for one of the specs (by the demo or anyone else) may have created its state.
+    this.broker.onConnect((e) => {
+      const i = this.indexByKey.get(clientKey(e.tenant, e.clientId));
+      if (i !== undefined) this.states[i] = undefined;
+    });
     for (const spec of this.specs) {
       if (this.connect(spec) && spec.startsOffline) this.broker.disconnect(spec.clientId, spec.tenant, { clean: true });
     }
@@ -294,13 +303,34 @@ export class DemoPopulation {
     return true;
   }
 
-  /** Client keys of the specs, computed once: the tick asks for every spec every 2 s. */
-  private readonly keys = new Map<DemoClientSpec, string>();
+  /**
+   * Per spec index: the broker's state of its client when last looked up, or null when the broker had
+   * none (and has created none since: see `seed`).
+   */
+  private states: (ClientState | null | undefined)[] = [];
+  private readonly indexOf = new Map<DemoClientSpec, number>();
+  /** Spec index by client key, to hear of states the broker creates. */
+  private readonly indexByKey = new Map<string, number>();
 
   private online(spec: DemoClientSpec): boolean {
-    let key = this.keys.get(spec);
-    if (key === undefined) this.keys.set(spec, (key = clientKey(spec.tenant, spec.clientId)));
-    return this.broker.clientByKey(key)?.connection != null;
+    return this.onlineAt(this.indexOf.get(spec)!);
+  }
+
+  /**
+   * Whether the client of spec `i` is connected. The tick asks this for thousands of specs every 2 s,
+   * so the answer of the broker's client map is remembered. The broker forgets a state only once it
+   * has neither a connection nor a session, and never gives a forgotten one back, so a remembered
+   * state with either is still the current one; a remembered absence holds until the broker creates a
+   * state, which only an admitted connect does, and every admitted connect is heard (`seed`).
+   */
+  private onlineAt(i: number): boolean {
+    const cached = this.states[i];
+    if (cached === null) return false;
+    if (cached && (cached.connection || cached.session)) return cached.connection != null;
+    const spec = this.specs[i];
+    const state = this.broker.clientByKey(clientKey(spec.tenant, spec.clientId)) ?? null;
+    this.states[i] = state;
+    return state?.connection != null;
   }
 
   private payload(kind: DemoClientSpec['publishes'][number]['kind'], clientId: string): string {
@@ -379,10 +409,12 @@ export class DemoPopulation {
       this.connect(s);
     }
     const visits = Math.ceil(this.specs.length / 10);
-    for (let i = 0; i < visits; i++) {
-      const s = rng.pick(this.specs);
+    const last = this.specs.length - 1;
+    for (let v = 0; v < visits; v++) {
+      const i = rng.int(0, last); // the same draw as rng.pick(this.specs)
+      const s = this.specs[i];
       if (s.flappy) continue;
-      if (this.online(s)) {
+      if (this.onlineAt(i)) {
         if (rng.chance(0.04)) this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
       } else if (rng.chance(0.1)) {
         this.connect(s);

@@ -55,7 +55,8 @@ export class MessageCounters {
   }
 
   /** Forgets topic names that no longer exist in any tenant, so deleted topics do not hold memory. */
-  retainTopics(existing: ReadonlySet<string>): void {
-    for (const name of [...this.topics.keys()]) if (!existing.has(name)) this.topics.delete(name);
+  retainTopics(exists: (name: string) => boolean): void {
+    // Deleting the entry being visited is safe in a Map iteration.
+    for (const name of this.topics.keys()) if (!exists(name)) this.topics.delete(name);
   }
 }

@@ -5,6 +5,7 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
 import { DemoPopulation } from './demo-population.ts';
 import { FlappingDetector } from './flapping-detector.ts';
+import { HeartbeatWheel } from './heartbeat-wheel.ts';
 import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
@@ -138,6 +139,8 @@ export class MqttBroker {
   private publishesThisSecond = new Map<string, number>();
   private nextConnectionId = 1;
   private readonly connectListeners: ((e: ConnectedEvent) => void)[] = [];
+  /** Connections by the housekeeping tick of their next keep-alive heartbeat. */
+  private readonly heartbeats = new HeartbeatWheel(HOUSEKEEPING_MS);
   private rng!: SeededRandom;
   private latencyRng!: SeededRandom;
 
@@ -156,6 +159,7 @@ export class MqttBroker {
     this.latencyRng = this.cluster.engine.random.fork('mqtt.latency');
     this.flapping.start();
     this.alarms.start();
+    this.heartbeats.start(this.cluster.now());
     this.cluster.engine.every(HOUSEKEEPING_MS, 'mqtt.housekeeping', () => this.housekeeping());
   }
 
@@ -224,6 +228,7 @@ export class MqttBroker {
       this.sessionsByTenant.set(tenant, (this.sessionsByTenant.get(tenant) ?? 0) + 1);
     }
     client.connection = { connectionId, nodeId, lastHeartbeatAt: now };
+    if (req.keepAlive > 0) this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     this.countLive(nodeId, tenant, +1);
     this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
     const event: ConnectedEvent = { tenant, clientId, username: req.username, ip: req.ip, nodeId, sessionPresent };
@@ -390,22 +395,34 @@ export class MqttBroker {
     this.publishesThisSecond = new Map();
   }
 
-  /** Heartbeats of idle clients (a PINGREQ every keep-alive) and the connections of nodes that went offline. */
+  /**
+   * Heartbeats of idle clients (a PINGREQ every keep-alive) and the connections of nodes that went
+   * offline. Only the connections whose heartbeat falls due at this tick are looked at (a connection
+   * that published since is put back at its new due time); all clients are scanned only while a node
+   * holding connections is offline.
+   */
   private housekeeping(): void {
     const now = this.cluster.now();
-    let heartbeats = 0;
+    const nodes = this.cluster.nodes;
     const lost: ClientState[] = [];
-    for (const client of this.clients.values()) {
-      const conn = client.connection;
-      if (!conn) continue;
-      if (!this.cluster.nodes.get(conn.nodeId)?.online) {
-        lost.push(client);
-        continue;
+    let nodeDown = false;
+    for (const [nodeId, live] of this.liveByNode) if (live > 0 && !nodes.get(nodeId)?.online) nodeDown = true;
+    if (nodeDown) {
+      for (const client of this.clients.values()) {
+        if (client.connection && !nodes.get(client.connection.nodeId)?.online) lost.push(client);
       }
-      if (client.last.keepAlive > 0 && now - conn.lastHeartbeatAt >= client.last.keepAlive * 1000) {
+    }
+    let heartbeats = 0;
+    for (const entry of this.heartbeats.take(this.heartbeats.tickAt(now))) {
+      const conn = entry.connection;
+      if (entry.client.connection !== conn) continue; // closed since: its entry is stale
+      if (!nodes.get(conn.nodeId)?.online) continue; // lost: closed below
+      const periodMs = entry.client.last.keepAlive * 1000;
+      if (now - conn.lastHeartbeatAt >= periodMs) {
         conn.lastHeartbeatAt = now;
         heartbeats++;
       }
+      this.heartbeats.add(entry, conn.lastHeartbeatAt + periodMs);
     }
     for (const client of lost) this.closeConnection(client, 'node-offline');
     if (heartbeats > 0) this.cluster.engine.record('mqtt.heartbeats', { count: heartbeats });
@@ -469,7 +486,8 @@ export class MqttBroker {
     if (sub.group !== null || sub.retainHandling === 2 || (sub.retainHandling === 1 && !created)) return 0;
     const now = this.cluster.now();
     let sent = 0;
-    for (const t of topicsOf(this.cluster).all()) {
+    // Only the tenant's topics holding a retained message, in name order (as the full topic list had them).
+    for (const t of topicsOf(this.cluster).retainedTopics(sub.tenant)) {
       const r = t.retained;
       if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
       if (!topicMatches(sub.filter, t.topic_name)) continue;
@@ -508,7 +526,6 @@ export class MqttBroker {
         sub.push.delete(topicName);
       }
     }
-    this.subscriptions.forgetRoute(tenant, topicName);
     this.slowSubscriptions.forgetTopic(tenant, topicName);
     this.cluster.engine.record('mqtt.topic-deleted', { tenant, topic: topicName, subscriptions: removed });
   }

@@ -74,6 +74,8 @@ export interface ClientState {
   nextPkId: number;
   /** Bumped on every connect and disconnect, so a scheduled will or expiry can tell it is stale. */
   generation: number;
+  /** The monitor's series row of this client's client_id, cached by the monitor (see monitor.ts). */
+  monitorRow?: number;
 }
 
 /** Delivery counters of one subscription for one concrete topic (the detail's push_thread). */
@@ -83,6 +85,8 @@ export interface PushStats {
   lastPushAt: number | null;
   lastRunAt: number;
   createdAt: number;
+  /** The monitor's series row of (client_id, path, topic), cached by the monitor (see monitor.ts). */
+  monitorRow?: number;
 }
 
 export interface Subscription {
@@ -107,6 +111,8 @@ export interface Subscription {
   push: Map<string, PushStats>;
   successTotal: number;
   failureTotal: number;
+  /** The monitor's series row of (client_id, path), cached by the monitor (see monitor.ts). */
+  monitorRow?: number;
 }
 
 export const clientKey = (tenant: string, clientId: string): string => `${tenant}\u0000${clientId}`;

@@ -25,6 +25,8 @@ export interface TopicsPart {
   ensure(tenant: string, topicName: string): unknown;
   get(tenant: string, topicName: string): unknown;
   all(): TopicRecordLike[];
+  /** Topics of the tenant holding a retained message (expired ones included), by name. */
+  retainedTopics(tenant: string): readonly TopicRecordLike[];
   setRetained(tenant: string, topicName: string, retained: RetainedMessageInput | null): void;
 }
 
@@ -57,7 +59,7 @@ function requireMethods<T>(part: unknown, partName: string, owner: string, metho
 
 /** Topics; throws when the part lacks an agreed method (publishing cannot work without it). */
 export function topicsOf(cluster: Cluster): TopicsPart {
-  return requireMethods<TopicsPart>(cluster.topics, 'topics', 'helper D, sim/storage/topics.ts', ['ensure', 'get', 'all', 'setRetained']);
+  return requireMethods<TopicsPart>(cluster.topics, 'topics', 'helper D, sim/storage/topics.ts', ['ensure', 'get', 'all', 'retainedTopics', 'setRetained']);
 }
 
 /** Storage; throws when `appendToTopic` is missing. */

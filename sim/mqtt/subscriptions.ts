@@ -1,10 +1,8 @@
 import { clientKey, type PushStats, type Subscription } from './mqtt-model.ts';
-import { topicMatches } from './topic-filter.ts';
+import { FilterIndex } from './filter-index.ts';
 
 /** Per-topic push counters kept per subscription; the least recently used topic goes first. */
 export const MAX_PUSH_TOPICS = 256;
-/** Routing cache entries (tenant, topic) before the cache is dropped and rebuilt on demand. */
-const MAX_ROUTE_CACHE = 10_000;
 
 /** Members of one shared subscription (`$share/<group>/<filter>` of one tenant), in subscribe order. */
 export interface ShareGroup {
@@ -15,6 +13,12 @@ export interface ShareGroup {
   readonly members: Subscription[];
   /** Round-robin position of the next delivery. */
   cursor: number;
+}
+
+/** The filters of one tenant, indexed for routing. */
+interface TenantFilters {
+  readonly exclusive: FilterIndex<Subscription>;
+  readonly groups: FilterIndex<ShareGroup>;
 }
 
 /** Who a message published on one topic goes to: each exclusive subscription, and one member per share group. */
@@ -29,16 +33,26 @@ const subKey = (tenant: string, clientId: string, path: string): string => `${te
 const groupKey = (tenant: string, group: string, filter: string): string => `${tenant}\u0000${group}\u0000${filter}`;
 
 /**
- * Every subscription of the cluster, indexed by key, by client and by share group, with a routing
- * cache per (tenant, topic) that subscribes and unsubscribes update in place (a new subscription is
- * matched against the cached topics only, not every topic against every subscription). Iteration is
- * in subscribe order; a cached route lists subscriptions in the order they were added to it.
+ * Every subscription of the cluster, indexed by key, by client, by share group, and by topic filter
+ * per tenant (a trie: routing a publish walks the topic's levels instead of testing every
+ * subscription). Iteration is in subscribe order, and so are routes: a route lists the matching
+ * subscriptions (and share groups) in the order they were created, which is the order a scan of
+ * every subscription would find them in.
  */
 export class SubscriptionStore {
   private readonly byKey = new Map<string, Subscription>();
   private readonly byClient = new Map<string, Map<string, Subscription>>();
   private readonly groups = new Map<string, ShareGroup>();
-  private routeCache = new Map<string, Routes>();
+  private readonly filters = new Map<string, TenantFilters>();
+  /** Creation order of subscriptions and share groups, for the order of routes. */
+  private readonly created = new Map<Subscription | ShareGroup, number>();
+  private nextSeq = 0;
+
+  private tenantFilters(tenant: string): TenantFilters {
+    let f = this.filters.get(tenant);
+    if (!f) this.filters.set(tenant, (f = { exclusive: new FilterIndex(), groups: new FilterIndex() }));
+    return f;
+  }
 
   get size(): number {
     return this.byKey.size;
@@ -64,18 +78,20 @@ export class SubscriptionStore {
       return { created: false, subscription: existing };
     }
     this.byKey.set(key, sub);
+    this.created.set(sub, this.nextSeq++);
     const ck = clientKey(sub.tenant, sub.clientId);
     let mine = this.byClient.get(ck);
     if (!mine) this.byClient.set(ck, (mine = new Map()));
     mine.set(sub.path, sub);
     if (sub.group === null) {
-      for (const r of this.routeCache.values()) if (r.tenant === sub.tenant && topicMatches(sub.filter, r.topic)) r.exclusive.push(sub);
+      this.tenantFilters(sub.tenant).exclusive.add(sub.filter, sub);
     } else {
       const gk = groupKey(sub.tenant, sub.group, sub.filter);
       let g = this.groups.get(gk);
       if (!g) {
         this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0 }));
-        for (const r of this.routeCache.values()) if (r.tenant === sub.tenant && topicMatches(sub.filter, r.topic)) r.groups.push(g);
+        this.created.set(g, this.nextSeq++);
+        this.tenantFilters(sub.tenant).groups.add(sub.filter, g);
       }
       g.members.push(sub);
     }
@@ -87,15 +103,13 @@ export class SubscriptionStore {
     const sub = this.byKey.get(key);
     if (!sub) return undefined;
     this.byKey.delete(key);
+    this.created.delete(sub);
     const ck = clientKey(tenant, clientId);
     const mine = this.byClient.get(ck);
     mine?.delete(path);
     if (mine && mine.size === 0) this.byClient.delete(ck);
     if (sub.group === null) {
-      for (const r of this.routeCache.values()) {
-        const i = r.exclusive.indexOf(sub);
-        if (i >= 0) r.exclusive.splice(i, 1);
-      }
+      this.filters.get(tenant)?.exclusive.remove(sub.filter, sub);
     } else {
       const gk = groupKey(tenant, sub.group, sub.filter);
       const g = this.groups.get(gk);
@@ -105,10 +119,8 @@ export class SubscriptionStore {
         if (g.members.length > 0) g.cursor %= g.members.length;
         else {
           this.groups.delete(gk);
-          for (const r of this.routeCache.values()) {
-            const j = r.groups.indexOf(g);
-            if (j >= 0) r.groups.splice(j, 1);
-          }
+          this.created.delete(g);
+          this.filters.get(tenant)?.groups.remove(g.filter, g);
         }
       }
     }
@@ -136,29 +148,18 @@ export class SubscriptionStore {
     return this.groups.values();
   }
 
-  /** Where a message on `topic` of `tenant` goes; cached until the subscriptions change. */
+  /** Where a message on `topic` of `tenant` goes: the matching subscriptions and share groups, in creation order. */
   routes(tenant: string, topic: string): Routes {
-    const key = `${tenant}\u0000${topic}`;
-    const cached = this.routeCache.get(key);
-    if (cached) return cached;
     const exclusive: Subscription[] = [];
     const groups: ShareGroup[] = [];
-    for (const sub of this.byKey.values()) {
-      if (sub.tenant !== tenant || sub.group !== null || !topicMatches(sub.filter, topic)) continue;
-      exclusive.push(sub);
+    const f = this.filters.get(tenant);
+    if (f) {
+      f.exclusive.match(topic, (sub) => exclusive.push(sub));
+      f.groups.match(topic, (g) => groups.push(g));
+      if (exclusive.length > 1) exclusive.sort((a, b) => this.created.get(a)! - this.created.get(b)!);
+      if (groups.length > 1) groups.sort((a, b) => this.created.get(a)! - this.created.get(b)!);
     }
-    for (const g of this.groups.values()) {
-      if (g.tenant === tenant && topicMatches(g.filter, topic)) groups.push(g);
-    }
-    if (this.routeCache.size >= MAX_ROUTE_CACHE) this.routeCache = new Map();
-    const routes: Routes = { tenant, topic, exclusive, groups };
-    this.routeCache.set(key, routes);
-    return routes;
-  }
-
-  /** Drops the cached route of a topic (it was deleted). */
-  forgetRoute(tenant: string, topic: string): void {
-    this.routeCache.delete(`${tenant}\u0000${topic}`);
+    return { tenant, topic, exclusive, groups };
   }
 
   /** Push counters of `sub` for `topic`, created on first use, most recently used last. */

@@ -3,6 +3,7 @@ import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
+import { SortedList } from '../api/sorted-list.ts';
 import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
 import type { AdapterShardDetail } from './storage-views.ts';
 
@@ -93,6 +94,12 @@ export function isSystemTopic(name: string): boolean {
 
 const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
 
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The base order of the topic list: tenant, then topic name. */
+export const byTenantThenName = (a: TopicRecord, b: TopicRecord): number => cmp(a.tenant, b.tenant) || cmp(a.topic_name, b.topic_name);
+/** The order of `sort_field=topic_name`: name, ties in the base order (tenant). */
+export const byNameThenTenant = (a: TopicRecord, b: TopicRecord): number => cmp(a.topic_name, b.topic_name) || cmp(a.tenant, b.tenant);
+
 /**
  * Topics per tenant. Creating a topic creates one storage shard per partition (`<topic_id>-<p>`);
  * deleting it removes the shards, their records, the retained message and committed offsets.
@@ -100,6 +107,16 @@ const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`
 export class Topics {
   private readonly byKey = new Map<string, TopicRecord>();
   private readonly countByTenant = new Map<string, number>();
+  /**
+   * Maintained sorted indexes (updated on create and delete), so listing and paging never sort:
+   * the base order (tenant, name) and the order by name (name, tenant).
+   */
+  readonly ordered = new SortedList<TopicRecord>(byTenantThenName);
+  readonly orderedByName = new SortedList<TopicRecord>(byNameThenTenant);
+  /** Topics holding a retained message, per tenant in name order (what a new subscription is sent). */
+  private readonly retainedByTenant = new Map<string, SortedList<TopicRecord>>();
+  /** Tenants having a topic of this name, counted (names outlive a tenant's delete while another has them). */
+  private readonly namesInUse = new Map<string, number>();
   private rng!: SeededRandom;
 
   constructor(private readonly cluster: Cluster) {}
@@ -124,9 +141,36 @@ export class Topics {
     return this.byKey.get(keyOf(tenant, topicName));
   }
 
-  /** Every topic, by tenant then name. */
+  /** Every topic, by tenant then name (read off the maintained index: no sort). */
   all(): TopicRecord[] {
-    return [...this.byKey.values()].sort((a, b) => (a.tenant !== b.tenant ? (a.tenant < b.tenant ? -1 : 1) : a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0));
+    return this.ordered.toArray();
+  }
+
+  /** Number of topics of every tenant. */
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Whether some tenant has a topic of this name. */
+  hasName(topicName: string): boolean {
+    return this.namesInUse.has(topicName);
+  }
+
+  /** Topics of `tenant` holding a retained message (expired ones included), by name. */
+  retainedTopics(tenant: string): readonly TopicRecord[] {
+    return this.retainedByTenant.get(tenant)?.toArray() ?? [];
+  }
+
+  private indexRetained(topic: TopicRecord, held: boolean): void {
+    let list = this.retainedByTenant.get(topic.tenant);
+    if (held) {
+      if (!list) this.retainedByTenant.set(topic.tenant, (list = new SortedList<TopicRecord>(byNameThenTenant)));
+      list.delete(topic);
+      list.insert(topic);
+    } else if (list) {
+      list.delete(topic);
+      if (list.size === 0) this.retainedByTenant.delete(topic.tenant);
+    }
   }
 
   countOf(tenant: string): number {
@@ -176,6 +220,9 @@ export class Topics {
       retained: null,
     };
     this.byKey.set(keyOf(tenant, topic_name), topic);
+    this.ordered.insert(topic);
+    this.orderedByName.insert(topic);
+    this.namesInUse.set(topic_name, (this.namesInUse.get(topic_name) ?? 0) + 1);
     this.countByTenant.set(tenant, this.countOf(tenant) + 1);
     this.cluster.engine.record('topic.create', { tenant, name: topic_name, id: topicId, partition, replication, storageType });
     topic.storage_name_list.forEach((shardName, p) => {
@@ -207,6 +254,12 @@ export class Topics {
       if (this.cluster.storage.get(shardName)) this.cluster.storage.deleteShard(shardName, { byTopic: true });
     }
     this.byKey.delete(keyOf(tenant, topicName));
+    this.ordered.delete(topic);
+    this.orderedByName.delete(topic);
+    this.indexRetained(topic, false);
+    const users = (this.namesInUse.get(topicName) ?? 1) - 1;
+    if (users > 0) this.namesInUse.set(topicName, users);
+    else this.namesInUse.delete(topicName);
     this.countByTenant.set(tenant, Math.max(0, this.countOf(tenant) - 1));
     this.cluster.engine.record('topic.delete', { tenant, name: topicName, id: topic.topic_id });
     // The broker drops what it holds for the topic (the real server removes its subscriptions too).
@@ -222,6 +275,7 @@ export class Topics {
     const topic = message === null ? this.get(tenant, topicName) : this.ensure(tenant, topicName);
     if (!topic) return;
     topic.retained = message === null ? null : { payload: message.payload, qos: message.qos, retainedAt: message.retainedAt, expiresAt: message.expiresAt ?? null };
+    this.indexRetained(topic, topic.retained !== null);
     this.cluster.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
     this.cluster.engine.record('topic.retain', { tenant, name: topicName, set: message !== null, bytes: message === null ? 0 : Buffer.byteLength(message.payload, 'utf8') });
   }
@@ -246,6 +300,27 @@ export class Topics {
       mark_delete: t.mark_delete,
       create_time: unixSeconds(t.createdAt),
     };
+  }
+
+  /** Field `name` of `view(t)`, read without building the view (what list filters and sorts read). */
+  viewField(t: TopicRecord, name: string): unknown {
+    switch (name) {
+      case 'create_time':
+        return unixSeconds(t.createdAt);
+      case 'topic_id':
+      case 'topic_name':
+      case 'tenant':
+      case 'storage_type':
+      case 'source':
+      case 'partition':
+      case 'replication':
+      case 'storage_name_list':
+      case 'config':
+      case 'mark_delete':
+        return t[name];
+      default:
+        return (this.view(t) as unknown as Record<string, unknown>)[name];
+    }
   }
 
   detail(t: TopicRecord): TopicDetailView {

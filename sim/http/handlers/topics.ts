@@ -1,14 +1,25 @@
 import { failed } from '../../api/operation-error.ts';
-import { isSystemTopic } from '../../storage/topics.ts';
+import { IndexedList } from '../../api/indexed-list.ts';
+import { isSystemTopic, type TopicRecord, type TopicView } from '../../storage/topics.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
+  // Topics are held in maintained sorted indexes (base order: tenant then name; and by name), so the
+  // list query pages them by position instead of building and sorting every record per request.
   'cluster.topic.list': ({ cluster, params }) => {
     const type = params.topic_type as 'all' | 'normal' | 'system';
-    return cluster.topics
-      .all()
-      .filter((t) => type === 'all' || (type === 'system') === isSystemTopic(t.topic_name))
-      .map((t) => cluster.topics.view(t));
+    const topics = cluster.topics;
+    return new IndexedList<TopicRecord, TopicView>({
+      base: topics.ordered,
+      sorted: { tenant: topics.ordered, topic_name: topics.orderedByName },
+      leadingField: new Map([
+        [topics.ordered, 'tenant'],
+        [topics.orderedByName, 'topic_name'],
+      ]),
+      ...(type === 'all' ? {} : { where: (t: TopicRecord) => (type === 'system') === isSystemTopic(t.topic_name) }),
+      field: (t, name) => topics.viewField(t, name),
+      view: (t) => topics.view(t),
+    });
   },
   'cluster.topic.detail': ({ cluster, params }) => {
     const topic = cluster.topics.get(params.tenant, params.topic_name);

@@ -1,0 +1,51 @@
+/** A sequence read by position, kept in order by its owner (e.g. a SortedList). */
+export interface OrderedIndex<R> {
+  readonly size: number;
+  at(index: number): R | undefined;
+  slice(start: number, end?: number): R[];
+  partitionPoint(below: (item: R) => boolean): number;
+  [Symbol.iterator](): Iterator<R>;
+  /** Every item from the last to the first. */
+  reversed(): Iterable<R>;
+  /** Calls `visit` with the items at positions [from, to) in order. */
+  forEach(visit: (item: R) => void, from?: number, to?: number): void;
+}
+
+export interface IndexedListSource<R, V> {
+  /** Every record in the list's base order (the order without sort_field). */
+  readonly base: OrderedIndex<R>;
+  /**
+   * Per sortable field, an index in the order a stable ascending sort of the base order by that field
+   * gives (field value, then base order). A field without one makes the query sort (see applyListQuery).
+   */
+  readonly sorted: Readonly<Record<string, OrderedIndex<R>>>;
+  /**
+   * The string field each index is ordered by first (e.g. the base order starts with tenant): an
+   * exact filter on it narrows a scan of that index to the matching range.
+   */
+  readonly leadingField?: ReadonlyMap<OrderedIndex<R>, string>;
+  /** The handler's own filter (e.g. the topic list's topic_type); records failing it are not in the list. */
+  readonly where?: (record: R) => boolean;
+  /** The value of field `name` of the record's view, without building the view. */
+  field(record: R, name: string): unknown;
+  /** The API record of a model record. */
+  view(record: R): V;
+}
+
+/**
+ * What a list handler returns instead of an array when its records are held in maintained sorted
+ * indexes: the list query then reads the page by position (default order, or a sort field with an
+ * index) and scans linearly when filters apply, instead of building, sorting and slicing every
+ * record per request.
+ */
+export class IndexedList<R, V> {
+  constructor(readonly source: IndexedListSource<R, V>) {}
+
+  /** Every record of the list as API records, in base order (the plain-array form of the list). */
+  toArray(): V[] {
+    const { base, where, view } = this.source;
+    const out: V[] = [];
+    for (const r of base) if (!where || where(r)) out.push(view.call(this.source, r));
+    return out;
+  }
+}
