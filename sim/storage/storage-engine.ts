@@ -296,6 +296,24 @@ export class StorageEngine {
     }
   }
 
+  /**
+   * Node leave would lose data (decision; the spec's node-leave rules are silent on storage): a
+   * removed node may rejoin only wiped (rule 4), so its replicas are as good as gone once it leaves.
+   * Refuses (code 1) when the node holds the last copy of some segment's acknowledged records: no
+   * other ISR member that is still a cluster member. Replicas that have another in-sync copy need no
+   * move: the controller fences the removed node and the copy elsewhere keeps the data.
+   */
+  checkLeave(nodeId: number): void {
+    for (const seg of this.byNode.get(nodeId) ?? []) {
+      if (seg.gone || seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
+      if (!seg.isr.includes(nodeId)) continue;
+      const others = seg.isr.filter((n) => n !== nodeId && this.cluster.nodes.get(n)?.removed !== true);
+      if (others.length === 0) {
+        throw failed(`Node ${nodeId} holds the only in-sync replica of shard ${seg.shard.name} segment ${seg.seq} (ISR ${JSON.stringify(seg.isr)}); removing it would lose acknowledged records. Start the node again so the segment can replicate, or delete the shard first`);
+      }
+    }
+  }
+
   private setPhase(seg: Segment, phase: SegmentPhase): void {
     if (seg.phase === phase) return;
     seg.phase = phase;
