@@ -27,7 +27,7 @@ describe('chaos findings stay fixed (regressions)', () => {
     sim.advance(500);
     const refused = await sim.post('/api/cluster/node/leave', { node_id: holder });
     expect(refused.json.code).toBe(1);
-    expect(refused.json.message).toContain(`Node ${holder} holds the only in-sync replica of shard ${shard.name} segment 0`);
+    expect(refused.json.message).toContain(`Node ${holder} holds the only in-sync replica on a live node of shard ${shard.name} segment 0`);
     expect(sim.cluster.nodes.get(holder)!.removed).toBe(false);
     expect(sim.cluster.raft.groups().every((g) => g.isVoter(holder))).toBe(true); // nothing changed
 

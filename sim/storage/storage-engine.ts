@@ -280,6 +280,10 @@ export class StorageEngine {
    */
   private onNodeWiped(nodeId: number): void {
     for (const seg of this.byNode.get(nodeId) ?? []) {
+      // A segment being deleted neither replicates nor serves, and goes with all its records at the
+      // end of its delete steps: its frozen state stays as it is (shrinking its ISR here would leave
+      // a leader outside its ISR with no controller to re-elect one, as chaos seed 5 found).
+      if (seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
       const r = replicaOn(seg, nodeId)!;
       r.log.clear(Math.max(seg.startOffset, seg.shard.logStartOffset));
       r.syncedEpoch = -1;
@@ -290,6 +294,8 @@ export class StorageEngine {
         seg.segmentEpoch++;
         this.cluster.engine.record('storage.isr.shrink', { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr: seg.isr, wiped: true });
       }
+      // A leader that left, was never replaced (no controller at the time) and came back wiped.
+      if (seg.leaderNodeId === nodeId) this.controller.leaderWiped(seg);
       r.fetcher?.pending.add(seg);
       r.fetcher?.dirty.add(seg);
       this.journal.touch(seg);
@@ -300,16 +306,19 @@ export class StorageEngine {
    * Node leave would lose data (decision; the spec's node-leave rules are silent on storage): a
    * removed node may rejoin only wiped (rule 4), so its replicas are as good as gone once it leaves.
    * Refuses (code 1) when the node holds the last copy of some segment's acknowledged records: no
-   * other ISR member that is still a cluster member. Replicas that have another in-sync copy need no
+   * other ISR member that is a live cluster member the storage controller hears. Replicas that have another in-sync copy need no
    * move: the controller fences the removed node and the copy elsewhere keeps the data.
    */
   checkLeave(nodeId: number): void {
     for (const seg of this.byNode.get(nodeId) ?? []) {
       if (seg.gone || seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
       if (!seg.isr.includes(nodeId)) continue;
-      const others = seg.isr.filter((n) => n !== nodeId && this.cluster.nodes.get(n)?.removed !== true);
+      // Only a member the controller hears counts: a crashed or cut-off ISR member leaves the ISR as
+      // soon as the controller fences it (possibly while this leave commits), and the leaving node
+      // would then have been the last copy after all. Without a controller nothing is certain.
+      const others = seg.isr.filter((n) => n !== nodeId && this.controller.hears(n));
       if (others.length === 0) {
-        throw failed(`Node ${nodeId} holds the only in-sync replica of shard ${seg.shard.name} segment ${seg.seq} (ISR ${JSON.stringify(seg.isr)}); removing it would lose acknowledged records. Start the node again so the segment can replicate, or delete the shard first`);
+        throw failed(`Node ${nodeId} holds the only in-sync replica on a live node of shard ${seg.shard.name} segment ${seg.seq} (ISR ${JSON.stringify(seg.isr)}${this.controller.controllerId() === null ? '; no storage controller is elected' : ''}); removing it would lose acknowledged records. Start the node again so the segment can replicate, or delete the shard first`);
       }
     }
   }
