@@ -128,7 +128,7 @@ export class ReplicaFetchers {
     const key = fetcherKey(follower, leader);
     let f = this.fetchers.get(key);
     if (f) return f;
-    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.cluster.now());
+    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.cluster.nodes.localNow(leader));
     this.fetchers.set(key, f);
     // A seeded phase, so the fetchers of a cluster do not all fire at the same instant.
     const fetcher = f;
@@ -181,7 +181,8 @@ export class ReplicaFetchers {
     const leader = leaderReplica(seg);
     leader.log.assignEpoch(seg.leaderEpoch);
     leader.syncedEpoch = seg.leaderEpoch;
-    const now = this.host.cluster.now();
+    // Lag times are the leader's own clock readings (a clock step on it makes followers look late).
+    const now = this.host.cluster.nodes.localNow(newLeader);
     for (const r of seg.replicas) {
       if (r === leader) continue;
       r.progressEpoch = -1;
@@ -264,7 +265,7 @@ export class ReplicaFetchers {
   /** Leader side: learn the follower's progress, then answer with what it lacks. */
   private serveFetch(req: FetchRequest): void {
     const f = req.fetcher;
-    const now = this.host.cluster.now();
+    const now = this.host.cluster.nodes.localNow(f.leader);
     f.lastServedMs = now;
     for (const u of req.updates) {
       const seg = u.seg;
@@ -387,10 +388,10 @@ export class ReplicaFetchers {
    */
   private checkIsr(): void {
     const cluster = this.host.cluster;
-    const now = cluster.now();
     const lagMax = this.host.settings().replica_lag_time_max_ms;
     for (const f of this.fetchers.values()) {
       if (f.segments.size === 0 || cluster.nodes.get(f.leader)?.online !== true || !this.host.canAlterIsr(f.leader)) continue;
+      const now = cluster.nodes.localNow(f.leader);
       const pool = now - f.lastServedMs > lagMax ? f.segments : f.dirty;
       const lagging: Segment[] = [];
       for (const seg of pool) {

@@ -232,7 +232,7 @@ export class StorageEngine {
       const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';
       // Every replica of a new segment starts empty in epoch 0: nothing to reconcile.
-      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: now, fetcher: null };
+      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: this.cluster.nodes.localNow(nodes[0]), fetcher: null };
     });
     const seg: Segment = {
       shard,
@@ -356,7 +356,9 @@ export class StorageEngine {
     if (seg.isr.length < shard.config.min_in_sync_replicas) {
       throw unavailable(`Shard ${name}: the ISR ${JSON.stringify(seg.isr)} of segment ${seg.seq} has fewer than min_in_sync_replicas ${shard.config.min_in_sync_replicas} members; the write was refused`);
     }
-    const timestampMs = input.timestamp ?? this.cluster.now();
+    // The leader stamps the record with its own clock (log-append time): a skewed leader's records
+    // carry its offset; a producer's timestamp was taken on the true clock.
+    const timestampMs = (input.timestamp ?? this.cluster.now()) + (this.cluster.nodes.get(seg.leaderNodeId)?.clockSkewMs ?? 0);
     const key = input.key ?? null;
     const bytes = Buffer.byteLength(input.payload, 'utf8') + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
     const leader = leaderReplica(seg);
