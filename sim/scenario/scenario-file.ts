@@ -60,7 +60,7 @@ export type ScenarioCheck =
   | { check: 'isr-size'; tenant: string; topic: string; min: number }
   | { check: 'connector'; tenant: string; connector: string; status?: string; dead_letters_min?: number; dead_letters_max?: number; fail_min?: number; sent_min?: number }
   | { check: 'client-banned-then-admitted'; tenant?: string; client: string }
-  | { check: 'record-timestamps-skewed'; tenant: string; topic: string; node: NodeRef; offsetMs: number }
+  | { check: 'record-timestamps-skewed'; tenant: string; topic: string; offsetMs: number }
   | { check: 'api'; method: 'GET' | 'POST'; path: string; body?: Record<string, unknown>; code?: number; data_length_min?: number };
 
 const nodeRef = { oneOf: [{ type: 'integer', minimum: 1, maximum: 9 }, { type: 'string', pattern: '^(topic-leader|topic-followers):[^/]+/.+$|^group-leader:[a-z]+$' }] };
@@ -122,7 +122,7 @@ const check = {
       },
     },
     { if: { properties: { check: { const: 'client-banned-then-admitted' } } }, then: { required: ['client'], properties: { client: { type: 'string', minLength: 1 }, tenant: { type: 'string' } } } },
-    { if: { properties: { check: { const: 'record-timestamps-skewed' } } }, then: { required: ['tenant', 'topic', 'node', 'offsetMs'], properties: { ...topicRef, node: nodeRef, offsetMs: { type: 'integer' } } } },
+    { if: { properties: { check: { const: 'record-timestamps-skewed' } } }, then: { required: ['tenant', 'topic', 'offsetMs'], properties: { ...topicRef, offsetMs: { type: 'integer', minimum: 1 } } } },
     { if: { properties: { check: { const: 'api' } } }, then: { required: ['method', 'path'], properties: { method: { enum: ['GET', 'POST'] }, path: { type: 'string', pattern: '^/' }, body: { type: 'object' }, code: { type: 'integer' }, data_length_min: { type: 'integer', minimum: 0 } } } },
   ],
 };

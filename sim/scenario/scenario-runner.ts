@@ -330,7 +330,7 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
       if (c.dead_letters_min !== undefined && dead < c.dead_letters_min) return `${dead} dead letters, expected at least ${c.dead_letters_min}`;
       if (c.dead_letters_max !== undefined && dead > c.dead_letters_max) return `${dead} dead letters, expected at most ${c.dead_letters_max}`;
       if (c.fail_min !== undefined || c.sent_min !== undefined) {
-        const d = await sim.post('/api/cluster/connector/detail', { tenant: c.tenant, connector_name: c.connector }, { nodeId: liveNode(cluster) });
+        const d = await sim.get(`/api/cluster/connector/detail?tenant=${encodeURIComponent(c.tenant)}&connector_name=${encodeURIComponent(c.connector)}`, { nodeId: liveNode(cluster) });
         if (d.json?.code !== 0) return `connector detail refused: ${d.json?.message}`;
         if (c.fail_min !== undefined && d.json.data.send_fail_total < c.fail_min) return `send_fail_total ${d.json.data.send_fail_total}, expected at least ${c.fail_min}`;
         if (c.sent_min !== undefined && d.json.data.send_success_total < c.sent_min) return `send_success_total ${d.json.data.send_success_total}, expected at least ${c.sent_min}`;
