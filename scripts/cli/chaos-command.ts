@@ -9,6 +9,8 @@ import { parseSeedList, summarize, type SweepSummary } from '../../sim/chaos/see
 import { shrinkPlan } from '../../sim/chaos/shrink.ts';
 import type { ShardSpec } from '../../suites/conform/report-model.ts';
 import { parseShard, shardOf } from '../../suites/report/selection.ts';
+import { runTargetChaos } from '../../suites/chaos/target-chaos.ts';
+import { UrlTarget } from '../../suites/targets/url-target.ts';
 import { runSweep } from './chaos-sweep.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 
@@ -61,6 +63,55 @@ export interface ChaosCommandOptions {
   workers?: number;
   shard?: ShardSpec;
   outDir?: string;
+  target?: string;
+  username?: string;
+  password?: string;
+}
+
+/**
+ * `mqsim chaos --target URL`: the plan's API operations against a server over HTTP, checked against
+ * the acknowledged history; exit 1 on a violation (or when nothing was acknowledged: a vacuous run).
+ */
+export async function runTargetCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
+  if (o.seeds || o.out || o.checkDeterminism || o.bug) throw new UsageError('--target runs API operations against a server: --seeds, --out, --check-determinism and --bug apply to the simulated cluster only');
+  if ((o.username === undefined) !== (o.password === undefined)) throw new UsageError('--username and --password go together');
+  let target: UrlTarget;
+  try {
+    target = await UrlTarget.create({ url: o.target!, ...(o.username !== undefined ? { username: o.username, password: o.password! } : {}) });
+  } catch (e) {
+    throw new UsageError(`--target: ${(e as Error).message}`);
+  }
+  try {
+    if (target.credentials) {
+      const res = await target.login();
+      if (!target.token) {
+        io.stderr(`login to ${target.name} failed: HTTP ${res.status} ${res.text.slice(0, 200)}\n`);
+        return 1;
+      }
+    }
+    let last = performance.now();
+    const r = await runTargetChaos(target, {
+      seed: o.seed,
+      steps: o.steps,
+      onProgress: (done, total) => {
+        if (io.progress && (performance.now() - last > 2_000 || done === total)) {
+          last = performance.now();
+          io.stderr(`chaos --target: ${done}/${total} calls\n`);
+        }
+      },
+    });
+    const vacuous = r.calls.ok === 0;
+    if (o.json) io.stdout(`${JSON.stringify({ ...r, passed: r.violations.length === 0 && !vacuous })}\n`);
+    else {
+      io.stdout(`target ${r.target}, seed ${r.seed}: ${r.steps} API calls (${r.calls.ok} acknowledged, ${r.calls.refused} refused, ${r.calls.transport_errors} without answer), ${r.list_checks} list comparisons\n`);
+      for (const v of r.violations) io.stdout(`VIOLATION ${v.name} after step ${v.step}: ${v.message}\n`);
+      if (vacuous) io.stdout('VACUOUS: no call was acknowledged (wrong URL or credentials?)\n');
+      io.stdout(`${r.violations.length === 0 && !vacuous ? 'PASS' : 'FAIL'}\n`);
+    }
+    return r.violations.length === 0 && !vacuous ? 0 : 1;
+  } finally {
+    await target.close();
+  }
 }
 
 function seedListArg(value: string): string[] {
@@ -131,6 +182,7 @@ function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: nu
 
 /** `mqsim chaos`: exit 0 when no invariant broke and every requested fault happened, else 1. */
 export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
+  if (o.target) return runTargetCommand(o, io);
   if (o.seeds) return runSweepCommand(o, io);
   const options: ChaosOptions = { seed: o.seed, steps: o.steps, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null };
   if (o.checkDeterminism) {
@@ -173,6 +225,9 @@ export function registerChaosCommand(program: Command): void {
     .addOption(new Option('--workers <n>', 'sweep: worker threads (default: available cores)').argParser(parseIntOption('--workers', 1, 256)))
     .addOption(new Option('--shard <i/n>', 'sweep: run only shard i of n of the seeds (round robin), for CI matrices').argParser(shardArg))
     .option('--out-dir <dir>', `sweep: where failing seeds' replay files go (default ${DEFAULT_SWEEP_DIR})`)
+    .option('--target <url>', 'run the API operations of the plan against a server over HTTP (no faults) and check API-level invariants')
+    .option('--username <user>', 'with --target: log in with these credentials (else no token is sent)')
+    .option('--password <password>', 'with --target: password of --username')
     .option('--out <file>', 'write the replay file of the run')
     .option('--json', 'print one JSON line')
     .option('--check-determinism', 'run twice from scratch and compare the trace hashes')
@@ -191,7 +246,8 @@ Examples:
   mqsim chaos --seed 3 --steps 2000 --bug grantVoteTwice        # shrinks the failure, prints the replay command
   mqsim chaos --seed 7 --steps 2000 --check-determinism
   mqsim chaos --seeds 1..1000 --steps 1000 --workers 2                # sweep, summary table
-  mqsim chaos --seeds 1..1000 --shard 2/4 --json --out-dir reports/chaos   # one CI matrix job`,
+  mqsim chaos --seeds 1..1000 --shard 2/4 --json --out-dir reports/chaos   # one CI matrix job
+  mqsim chaos --target http://127.0.0.1:58080 --seed 3 --steps 500 --username admin --password admin`,
     )
     .action(async (opts: ChaosCommandOptions) => {
       process.exitCode = await runChaosCommand(opts);
