@@ -8,20 +8,41 @@ export interface TraceEntry {
   readonly detail: unknown;
 }
 
-/** Serialises with sorted object keys, so the hash does not depend on property insertion order. */
+/** JSON-quoted object keys; the trace uses few distinct keys, so quoting each once saves work per entry. */
+const quotedKeys = new Map<string, string>();
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < 10_000) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
+/**
+ * Serialises with sorted object keys, so the hash does not depend on property insertion order.
+ * (String building without intermediate arrays: it runs for every trace entry of every run.)
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     return JSON.stringify(value === undefined ? null : value);
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value as Record<string, unknown>);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  let first = true;
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined) continue;
-    parts.push(`${JSON.stringify(k)}:${canonicalJson(v)}`);
+    out += (first ? '' : ',') + quoteKey(k) + ':' + canonicalJson(v);
+    first = false;
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }
 
 /**
@@ -41,11 +62,8 @@ export class Trace {
 
   append(at: number, kind: string, detail: unknown): TraceEntry {
     const entry: TraceEntry = { index: this.count++, at, kind, detail };
-    this.rolling = createHash('sha256')
-      .update(this.rolling)
-      .update(`|${entry.index}|${at}|${kind}|`)
-      .update(canonicalJson(detail))
-      .digest('hex');
+    // One update of the same bytes as hash | "|index|at|kind|" | canonical detail (fewer native calls).
+    this.rolling = createHash('sha256').update(`${this.rolling}|${entry.index}|${at}|${kind}|${canonicalJson(detail)}`).digest('hex');
     this.recent[entry.index % this.keep] = entry;
     return entry;
   }
