@@ -1,4 +1,3 @@
-import { OperationError } from '../api/operation-error.ts';
 import { applyFault } from '../cluster/raft-fault-schedule.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
@@ -206,9 +205,9 @@ export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
 const LEAVE_SETTLE_MS = 3_000;
 
 /**
- * The leave fault as an operator does it: pick the node named, else the next id, that node leave
- * would accept as far as storage and voter counts go (it refuses a node holding the only in-sync copy
- * of a segment, and groups of 2 voters); stop it; wait (virtual time, bounded) until every group it
+ * The leave fault as a careful operator does it: pick the node named, else the next id, that holds
+ * no segment's only in-sync copy (node leave would lose those records) and whose groups have more
+ * than 2 voters (node leave refuses those); stop it; wait (virtual time, bounded) until every group it
  * votes in has a leader again, since stopping a leader starts elections and a membership change
  * needs a leader; then leave. A refused leave restarts the node (`applyFault`). Returns whether a node left.
  */
@@ -221,12 +220,8 @@ function leaveSomeNode(cluster: Cluster, preferred: number): boolean {
     if (node.removed) continue;
     const groups = cluster.raft.groups().filter((g) => g.isVoter(id));
     if (groups.length === 0 || groups.some((g) => g.voters.length <= 2)) continue;
-    try {
-      cluster.storage.checkLeave(id);
-    } catch (e) {
-      if (e instanceof OperationError) continue;
-      throw e;
-    }
+    // A careful operator: never the only holder of some records (node leave would lose them).
+    if (cluster.storage.soleCopiesOn(id).length > 0) continue;
     if (node.online) cluster.nodes.stop(id);
     const deadline = cluster.now() + LEAVE_SETTLE_MS;
     while (cluster.now() < deadline && groups.some((g) => g.leaderId === null)) cluster.engine.advance(50);

@@ -310,8 +310,6 @@ export class NodeRegistry {
     if (node?.online && !force) {
       throw failed(`Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`);
     }
-    // A node in no membership leaves without effect (rule 3); otherwise refuse first if data would be lost.
-    if (this.cluster.raft.groups().some((g) => g.isVoter(id))) this.cluster.storage.checkLeave(id);
     const groups = this.cluster.raft.removeVoter(id);
     if (groups.length > 0) {
       if (node) node.removed = true;

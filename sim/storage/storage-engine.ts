@@ -120,6 +120,9 @@ export class StorageEngine {
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('storage');
+    this.cluster.nodes.onLifecycle((e) => {
+      if (e.kind === 'leave') this.onNodeLeft(e.nodeId);
+    });
     this.replication.start(this.cluster.engine.random.fork('storage-fetch'));
     this.controller.start();
     this.invariants.register(this.cluster.invariants);
@@ -303,25 +306,38 @@ export class StorageEngine {
   }
 
   /**
-   * Node leave would lose data (decision; the spec's node-leave rules are silent on storage): a
-   * removed node may rejoin only wiped (rule 4), so its replicas are as good as gone once it leaves.
-   * Refuses (code 1) when the node holds the last copy of some segment's acknowledged records: no
-   * other ISR member that is a live cluster member the storage controller hears. Replicas that have another in-sync copy need no
-   * move: the controller fences the removed node and the copy elsewhere keeps the data.
+   * Live segments whose acknowledged records only `nodeId` holds: it is in the ISR and no other ISR
+   * member is a live cluster member the storage controller hears (a crashed or cut-off member is
+   * about to leave the ISR; without a controller no other copy counts).
    */
-  checkLeave(nodeId: number): void {
+  soleCopiesOn(nodeId: number): Segment[] {
+    const out: Segment[] = [];
     for (const seg of this.byNode.get(nodeId) ?? []) {
-      if (seg.gone || seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
-      if (!seg.isr.includes(nodeId)) continue;
-      // Only a member the controller hears counts: a crashed or cut-off ISR member leaves the ISR as
-      // soon as the controller fences it (possibly while this leave commits), and the leaving node
-      // would then have been the last copy after all. Without a controller nothing is certain.
-      const others = seg.isr.filter((n) => n !== nodeId && this.controller.hears(n));
-      if (others.length === 0) {
-        throw failed(`Node ${nodeId} holds the only in-sync replica on a live node of shard ${seg.shard.name} segment ${seg.seq} (ISR ${JSON.stringify(seg.isr)}${this.controller.controllerId() === null ? '; no storage controller is elected' : ''}); removing it would lose acknowledged records. Start the node again so the segment can replicate, or delete the shard first`);
-      }
+      if (seg.gone || seg.phase === 'PreDelete' || seg.phase === 'Deleting' || !seg.isr.includes(nodeId)) continue;
+      if (!seg.isr.some((n) => n !== nodeId && this.controller.hears(n))) out.push(seg);
+    }
+    return out;
+  }
+
+  /**
+   * Node leave succeeded (spec, node removal: rules 1-3 are the only refusals, as the real server
+   * has it). A removed node rejoins only wiped (rule 4), so records only it held are lost by the
+   * operator's removal: they are recorded as such (`storage.leave.data-lost`) and relinquished by
+   * the acknowledged-write check, which keeps checking every other record. Replicas that have
+   * another in-sync copy need nothing: the controller fences the removed node and elects from the
+   * copies left. (Decision; see the notes of `cluster.node.leave`.)
+   */
+  private onNodeLeft(nodeId: number): void {
+    for (const seg of this.soleCopiesOn(nodeId)) {
+      const to = Math.max(seg.hw, seg.startOffset);
+      this.cluster.engine.record('storage.leave.data-lost', { node: nodeId, shard: seg.shard.name, seq: seg.seq, from: seg.startOffset, to, isr: seg.isr });
+      this.invariants.relinquish(seg.shard, seg.startOffset, to);
+      this.lostByLeave++;
     }
   }
+
+  /** Segments whose records a node leave gave up (their only in-sync copy left the cluster). */
+  lostByLeave = 0;
 
   private setPhase(seg: Segment, phase: SegmentPhase): void {
     if (seg.phase === phase) return;
