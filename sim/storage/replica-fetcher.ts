@@ -38,6 +38,8 @@ interface FetchUpdate {
   readonly leo: number;
   /** The leader epoch the follower's log is reconciled with. */
   readonly epoch: number;
+  /** The follower log's truncation count when the request left: a later truncation or wipe makes `leo` stale. */
+  readonly truncations: number;
 }
 
 interface FetchRequest {
@@ -256,7 +258,7 @@ export class ReplicaFetchers {
     const updates: FetchUpdate[] = [];
     for (const seg of full ? f.segments : f.pending) {
       const r = replicaOn(seg, f.follower)!;
-      updates.push({ seg, leo: r.log.nextOffset, epoch: r.syncedEpoch });
+      updates.push({ seg, leo: r.log.nextOffset, epoch: r.syncedEpoch, truncations: r.log.truncations });
     }
     f.pending.clear();
     cluster.network.send<FetchRequest>(f.follower, f.leader, { fetcher: f, updates }, this.deliverRequest);
@@ -270,11 +272,13 @@ export class ReplicaFetchers {
     for (const u of req.updates) {
       const seg = u.seg;
       if (seg.gone || seg.leaderNodeId !== f.leader || !f.segments.has(seg)) continue;
-      if (u.epoch !== seg.leaderEpoch) {
+      const r = replicaOn(seg, f.follower)!;
+      // A request sent before the follower's log was truncated or wiped (a wiped rejoin, seed 916)
+      // reports a LEO the follower no longer has: counting it would put an empty replica in the ISR.
+      if (u.epoch !== seg.leaderEpoch || u.truncations !== r.log.truncations) {
         f.dirty.add(seg);
         continue;
       }
-      const r = replicaOn(seg, f.follower)!;
       if (r.progressEpoch !== seg.leaderEpoch) {
         r.progressEpoch = seg.leaderEpoch;
         r.progressLeo = u.leo;
