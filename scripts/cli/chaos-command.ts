@@ -184,6 +184,8 @@ function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: nu
 export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
   if (o.target) return runTargetCommand(o, io);
   if (o.seeds) return runSweepCommand(o, io);
+  if (o.shard || o.workers !== undefined || o.outDir) throw new UsageError('--shard, --workers and --out-dir belong to a sweep: give --seeds FROM..TO');
+  if (o.username !== undefined || o.password !== undefined) throw new UsageError('--username and --password belong to --target');
   const options: ChaosOptions = { seed: o.seed, steps: o.steps, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null };
   if (o.checkDeterminism) {
     const d = await checkDeterminism(options);
