@@ -9,7 +9,7 @@ import { parseSeedList, summarize, type SweepSummary } from '../../sim/chaos/see
 import { shrinkPlan } from '../../sim/chaos/shrink.ts';
 import type { ShardSpec } from '../../suites/conform/report-model.ts';
 import { parseShard, shardOf } from '../../suites/report/selection.ts';
-import { runTargetChaos } from '../../suites/chaos/target-chaos.ts';
+import { runTargetChaos } from '../chaos/target-chaos.ts';
 import { UrlTarget } from '../../suites/targets/url-target.ts';
 import { runSweep } from './chaos-sweep.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';

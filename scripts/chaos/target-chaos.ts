@@ -1,5 +1,5 @@
 import { generatePlan, type ApiCall } from '../../sim/chaos/chaos-plan.ts';
-import type { Target, TargetResponse } from '../targets/target.ts';
+import type { Target, TargetResponse } from '../../suites/targets/target.ts';
 import { AckHistory, effectOf, FAMILIES, type Family, type HistoryViolation } from './api-history.ts';
 
 export interface TargetChaosOptions {

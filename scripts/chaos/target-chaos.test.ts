@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SimTarget } from '../targets/sim-target.ts';
+import { SimTarget } from '../../suites/targets/sim-target.ts';
 import { AckHistory } from './api-history.ts';
 import { runTargetChaos } from './target-chaos.ts';
 
