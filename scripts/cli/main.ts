@@ -5,6 +5,7 @@ import { registerConformCommand } from './conform-command.ts';
 import { registerOpenapiCommand } from './openapi-command.ts';
 import { registerReplayCommand } from './replay-command.ts';
 import { registerReportCommand } from './report-command.ts';
+import { registerScenarioCommand } from './scenario-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerChaosCommand(program);
   registerReplayCommand(program);
+  registerScenarioCommand(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

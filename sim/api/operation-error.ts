@@ -15,7 +15,12 @@ export class OperationError extends Error {
     message: string,
     readonly param?: string,
   ) {
+    // A refusal is an answer of the model, not a program error: no stack trace to capture (the
+    // capture was a visible share of chaos-run time, where refusals are frequent).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'OperationError';
   }
 }

@@ -18,7 +18,9 @@ export interface ChaosOptions {
 
 /**
  * One fault action. Faults and their repairs are separate steps, so shrinking can drop a repair
- * (leaving the fault in force) or a fault (leaving a harmless repair).
+ * (leaving the fault in force) or a fault (leaving a harmless repair). `leave` names the node tried
+ * first (the next ids are tried when node leave refuses it); `restart`/`rejoin` of node 0 repair
+ * whichever nodes are down/removed then.
  */
 export type ChaosFault =
   | { kind: 'crash' | 'restart' | 'leave' | 'rejoin'; node: number }
@@ -86,7 +88,7 @@ export function generatePlan(options: ChaosOptions): ChaosStep[] {
       if (repair) repairs.push({ dueStep: i + rng.int(10, 120), fault: repair });
       continue;
     }
-    push({ api: apiOperation(rng) });
+    push({ api: apiOperation(rng, options) });
   }
   return plan;
 }
@@ -111,7 +113,7 @@ function faultOf(kind: ChaosFaultKind, rng: SeededRandom, nodes: number): [Chaos
     case 'flapping':
       return [{ kind: 'flapping', clientId: `flappy-${rng.int(0, 2)}`, attempts: FLAPPING_CONFIG.max_client_connections + rng.int(1, 3) }, null];
     case 'leave':
-      return [{ kind: 'leave', node }, { kind: 'rejoin', node }];
+      return [{ kind: 'leave', node }, { kind: 'rejoin', node: 0 }];
   }
 }
 
@@ -124,7 +126,10 @@ function connectorCreate(name: string): ApiCall {
 }
 
 /** A seeded API operation over small name pools, so creates, duplicates and deletes collide. */
-function apiOperation(rng: SeededRandom): ApiCall {
+function apiOperation(rng: SeededRandom, options: ChaosOptions): ApiCall {
+  // With leave faults the small topics keep two copies: node leave refuses a node holding the only
+  // in-sync copy of a segment, so single-copy topics everywhere would leave no node free to leave.
+  const copies = options.faults.includes('leave') ? { replication: Math.min(2, options.nodes) } : {};
   const tenant = rng.pick(TENANTS);
   const roll = rng.int(0, 99);
   if (roll < 40) return { method: 'POST', path: '/api/mqtt/message/send', body: { tenant: 'default', topic: rng.pick(TOPICS.slice(0, 2)), payload: `m${rng.int(0, 1e6)}` } };
@@ -141,7 +146,7 @@ function apiOperation(rng: SeededRandom): ApiCall {
     };
   }
   if (roll < 73) return { method: 'POST', path: '/api/cluster/acl/delete', body: { tenant, name: `acl-${rng.int(0, 5)}` } };
-  if (roll < 80) return { method: 'POST', path: '/api/cluster/topic/create', body: { tenant, topic_name: rng.pick(TOPICS.slice(2)), storage_type: 'EngineMemory' } };
+  if (roll < 80) return { method: 'POST', path: '/api/cluster/topic/create', body: { tenant, topic_name: rng.pick(TOPICS.slice(2)), storage_type: 'EngineMemory', ...copies } };
   if (roll < 83) return { method: 'POST', path: '/api/cluster/topic/delete', body: { tenant, topic_name: rng.pick(TOPICS.slice(2)) } };
   if (roll < 86) return connectorCreate(`extra-${rng.int(0, 2)}`);
   if (roll < 88) return { method: 'POST', path: '/api/cluster/connector/delete', body: { tenant: 'default', connector_name: `extra-${rng.int(0, 2)}` } };

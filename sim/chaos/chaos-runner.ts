@@ -157,9 +157,16 @@ export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[],
 export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
   switch (fault.kind) {
     case 'crash':
-    case 'leave':
-    case 'rejoin':
       return !applyFault(cluster, { kind: fault.kind, node: fault.node }).startsWith('skipped');
+    case 'leave':
+      return leaveSomeNode(cluster, fault.node);
+    case 'rejoin': {
+      // node 0: every removed node rejoins wiped (the repair of a leave, whose node the plan cannot know).
+      if (fault.node !== 0) return !applyFault(cluster, { kind: 'rejoin', node: fault.node }).startsWith('skipped');
+      let any = false;
+      for (const n of cluster.nodes.all().filter((x) => x.removed)) any = !applyFault(cluster, { kind: 'rejoin', node: n.id }).startsWith('skipped') || any;
+      return any;
+    }
     case 'restart':
       // node 0: restart every crashed node (the repair of a leader crash, whose victim the plan cannot know).
       if (fault.node === 0) return !applyFault(cluster, { kind: 'restart-all' }).startsWith('skipped');
@@ -192,4 +199,33 @@ export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
       return refused > 0;
     }
   }
+}
+
+/** Longest the leave fault waits, after stopping the node, for its groups to have leaders again. */
+const LEAVE_SETTLE_MS = 3_000;
+
+/**
+ * The leave fault as a careful operator does it: pick the node named, else the next id, that holds
+ * no segment's only in-sync copy (node leave would lose those records) and whose groups have more
+ * than 2 voters (node leave refuses those); stop it; wait (virtual time, bounded) until every group it
+ * votes in has a leader again, since stopping a leader starts elections and a membership change
+ * needs a leader; then leave. A refused leave restarts the node (`applyFault`). Returns whether a node left.
+ */
+function leaveSomeNode(cluster: Cluster, preferred: number): boolean {
+  const ids = cluster.nodes.all().map((n) => n.id);
+  const from = Math.max(0, ids.indexOf(preferred));
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[(from + k) % ids.length];
+    const node = cluster.nodes.get(id)!;
+    if (node.removed) continue;
+    const groups = cluster.raft.groups().filter((g) => g.isVoter(id));
+    if (groups.length === 0 || groups.some((g) => g.voters.length <= 2)) continue;
+    // A careful operator: never the only holder of some records (node leave would lose them).
+    if (cluster.storage.soleCopiesOn(id).length > 0) continue;
+    if (node.online) cluster.nodes.stop(id);
+    const deadline = cluster.now() + LEAVE_SETTLE_MS;
+    while (cluster.now() < deadline && groups.some((g) => g.leaderId === null)) cluster.engine.advance(50);
+    return !applyFault(cluster, { kind: 'leave', node: id }).startsWith('skipped');
+  }
+  return false;
 }

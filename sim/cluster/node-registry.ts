@@ -38,6 +38,13 @@ export interface SimNode {
    * identity, so it may rejoin only after a wipe (node leave, rule 4).
    */
   removed: boolean;
+  /**
+   * How far this node's wall clock is off the cluster's true (virtual) time, in ms; 0 unless a
+   * scenario skews it. The node stamps with its own clock (record timestamps as storage leader, its
+   * start time) and measures timeouts with it (ISR lag as storage leader), so a step of the offset
+   * acts like an NTP step on that node. Raft timers run on durations and do not see an offset.
+   */
+  clockSkewMs: number;
 }
 
 /** Options of a node (re)start. */
@@ -131,6 +138,7 @@ export class NodeRegistry {
         registerTime: now,
         storageFold: [`./data/node-${id}/engine`],
         removed: false,
+        clockSkewMs: 0,
       };
       this.byId.set(id, node);
       this.cluster.engine.record('node.register', { id, httpAddr: node.httpAddr });
@@ -249,7 +257,7 @@ export class NodeRegistry {
       }
     }
     if (wiped && node.removed) this.cluster.raft.requireLeadersFor(this.cluster.raft.groups(), `adding node ${id}`);
-    const now = this.cluster.now();
+    const now = this.localNow(id);
     if (wiped) this.cluster.raft.onNodeWiped(id);
     node.online = true;
     node.portsReady = true;
@@ -268,6 +276,19 @@ export class NodeRegistry {
       this.emit(wiped ? 'start' : 'restart', id);
     }
     return node;
+  }
+
+  /** The node's own reading of the clock: true virtual time plus its skew (unknown nodes: no skew). */
+  localNow(id: number): number {
+    return this.cluster.now() + (this.byId.get(id)?.clockSkewMs ?? 0);
+  }
+
+  /** Sets a node's clock offset (a deterministic fault: the same seed and steps give the same run). */
+  setClockSkew(id: number, offsetMs: number): void {
+    const node = this.require(id);
+    if (!Number.isFinite(offsetMs)) throw new Error(`clock skew must be a finite number of ms, got ${offsetMs}`);
+    node.clockSkewMs = offsetMs;
+    this.cluster.engine.record('node.clock-skew', { id, offsetMs });
   }
 
   /** Whether every configured listener of the node accepts connections (`/health/ready`). */

@@ -53,8 +53,15 @@ export function applyFault(cluster: Cluster, fault: RaftFault): string {
       case 'leave': {
         const node = nodes.get(fault.node);
         if (!node || node.removed) return `skipped: node ${fault.node} already left`;
-        if (node.online) nodes.stop(fault.node);
-        nodes.leave(fault.node);
+        const wasOnline = node.online;
+        if (wasOnline) nodes.stop(fault.node);
+        try {
+          nodes.leave(fault.node);
+        } catch (e) {
+          // A refused leave leaves the node a member: bring back the process the fault stopped.
+          if (wasOnline && e instanceof OperationError) nodes.restart(fault.node);
+          throw e;
+        }
         return `leave ${fault.node}`;
       }
       case 'rejoin': {

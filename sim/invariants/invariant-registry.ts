@@ -14,33 +14,35 @@ export interface InvariantViolation {
 }
 
 export class InvariantRegistry {
-  private readonly checkers = new Map<string, InvariantChecker>();
-  private readonly counts = new Map<string, number>();
+  /** In registration order; an array (not a map) because `checkAll` runs after every engine event. */
+  private readonly checkers: { name: string; check: InvariantChecker; count: number }[] = [];
 
   /** Registers a checker under a unique name (e.g. `raft.election-safety`). */
   register(name: string, checker: InvariantChecker): void {
-    if (this.checkers.has(name)) throw new Error(`invariant ${name} is registered twice`);
-    this.checkers.set(name, checker);
-    this.counts.set(name, 0);
+    if (this.checkers.some((c) => c.name === name)) throw new Error(`invariant ${name} is registered twice`);
+    this.checkers.push({ name, check: checker, count: 0 });
   }
 
   names(): string[] {
-    return [...this.checkers.keys()];
+    return this.checkers.map((c) => c.name);
   }
 
   /** Runs every checker once; returns the violations found (empty when all hold). */
   checkAll(at: number, event: number): InvariantViolation[] {
-    const out: InvariantViolation[] = [];
-    for (const [name, check] of this.checkers) {
-      this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
-      const problem = check();
-      if (problem) out.push({ name, message: problem, at, event });
+    let out: InvariantViolation[] | undefined;
+    for (const c of this.checkers) {
+      c.count++;
+      const problem = c.check();
+      if (problem) (out ??= []).push({ name: c.name, message: problem, at, event });
     }
-    return out;
+    return out ?? NO_VIOLATIONS;
   }
 
   /** How many times each checker ran. */
   checkCounts(): Record<string, number> {
-    return Object.fromEntries(this.counts);
+    return Object.fromEntries(this.checkers.map((c) => [c.name, c.count]));
   }
 }
+
+/** The answer of a clean check, shared (callers only read it). */
+const NO_VIOLATIONS: InvariantViolation[] = Object.freeze([]) as unknown as InvariantViolation[];

@@ -321,7 +321,12 @@ export class RaftNode {
       const bugs = this.core.bugs;
       const upToDate = bugs.skipLogUpToDateCheck === true || m.lastTerm > log.lastTerm || (m.lastTerm === log.lastTerm && m.lastIndex >= log.lastIndex);
       const free = this.store.votedFor === null || this.store.votedFor === m.candidate || bugs.grantVoteTwice === true;
-      if (upToDate && free) {
+      // Only a voter of the configuration it knows votes. A node back on a wiped data directory (node
+      // leave, rule 4) knows none until the leader's log reaches it: with its empty log it would
+      // otherwise elect any candidate still holding an old configuration that counts it (chaos
+      // finding, seed 234: a partitioned node with a stale log won that way and lost committed entries).
+      const member = this.log.membership.voters.includes(this.id);
+      if (upToDate && free && member) {
         granted = true;
         this.store.votedFor = m.candidate;
         this.lastContact = this.now();

@@ -38,6 +38,8 @@ interface FetchUpdate {
   readonly leo: number;
   /** The leader epoch the follower's log is reconciled with. */
   readonly epoch: number;
+  /** The follower log's truncation count when the request left: a later truncation or wipe makes `leo` stale. */
+  readonly truncations: number;
 }
 
 interface FetchRequest {
@@ -128,7 +130,7 @@ export class ReplicaFetchers {
     const key = fetcherKey(follower, leader);
     let f = this.fetchers.get(key);
     if (f) return f;
-    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.cluster.now());
+    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.cluster.nodes.localNow(leader));
     this.fetchers.set(key, f);
     // A seeded phase, so the fetchers of a cluster do not all fire at the same instant.
     const fetcher = f;
@@ -181,7 +183,8 @@ export class ReplicaFetchers {
     const leader = leaderReplica(seg);
     leader.log.assignEpoch(seg.leaderEpoch);
     leader.syncedEpoch = seg.leaderEpoch;
-    const now = this.host.cluster.now();
+    // Lag times are the leader's own clock readings (a clock step on it makes followers look late).
+    const now = this.host.cluster.nodes.localNow(newLeader);
     for (const r of seg.replicas) {
       if (r === leader) continue;
       r.progressEpoch = -1;
@@ -255,7 +258,7 @@ export class ReplicaFetchers {
     const updates: FetchUpdate[] = [];
     for (const seg of full ? f.segments : f.pending) {
       const r = replicaOn(seg, f.follower)!;
-      updates.push({ seg, leo: r.log.nextOffset, epoch: r.syncedEpoch });
+      updates.push({ seg, leo: r.log.nextOffset, epoch: r.syncedEpoch, truncations: r.log.truncations });
     }
     f.pending.clear();
     cluster.network.send<FetchRequest>(f.follower, f.leader, { fetcher: f, updates }, this.deliverRequest);
@@ -264,16 +267,18 @@ export class ReplicaFetchers {
   /** Leader side: learn the follower's progress, then answer with what it lacks. */
   private serveFetch(req: FetchRequest): void {
     const f = req.fetcher;
-    const now = this.host.cluster.now();
+    const now = this.host.cluster.nodes.localNow(f.leader);
     f.lastServedMs = now;
     for (const u of req.updates) {
       const seg = u.seg;
       if (seg.gone || seg.leaderNodeId !== f.leader || !f.segments.has(seg)) continue;
-      if (u.epoch !== seg.leaderEpoch) {
+      const r = replicaOn(seg, f.follower)!;
+      // A request sent before the follower's log was truncated or wiped (a wiped rejoin, seed 916)
+      // reports a LEO the follower no longer has: counting it would put an empty replica in the ISR.
+      if (u.epoch !== seg.leaderEpoch || u.truncations !== r.log.truncations) {
         f.dirty.add(seg);
         continue;
       }
-      const r = replicaOn(seg, f.follower)!;
       if (r.progressEpoch !== seg.leaderEpoch) {
         r.progressEpoch = seg.leaderEpoch;
         r.progressLeo = u.leo;
@@ -387,10 +392,10 @@ export class ReplicaFetchers {
    */
   private checkIsr(): void {
     const cluster = this.host.cluster;
-    const now = cluster.now();
     const lagMax = this.host.settings().replica_lag_time_max_ms;
     for (const f of this.fetchers.values()) {
       if (f.segments.size === 0 || cluster.nodes.get(f.leader)?.online !== true || !this.host.canAlterIsr(f.leader)) continue;
+      const now = cluster.nodes.localNow(f.leader);
       const pool = now - f.lastServedMs > lagMax ? f.segments : f.dirty;
       const lagging: Segment[] = [];
       for (const seg of pool) {

@@ -28,6 +28,8 @@ export interface ControllerHost {
 export class StorageController {
   private readonly fenced = new Set<number>();
   private readonly starts = new Map<number, number>();
+  /** Segments whose leader came back wiped while no controller could elect another. */
+  private readonly orphaned = new Set<Segment>();
 
   constructor(private readonly host: ControllerHost) {}
 
@@ -76,15 +78,38 @@ export class StorageController {
     return ctrl !== null && this.host.cluster.nodes.get(nodeId)?.online === true && this.host.cluster.network.reachable(nodeId, ctrl);
   }
 
+  /** Whether a controller exists and counts `nodeId` alive (running, a member, reachable from it). */
+  hears(nodeId: number): boolean {
+    const ctrl = this.controllerId();
+    return ctrl !== null && this.alive(nodeId, ctrl);
+  }
+
   private alive(nodeId: number, ctrl: number): boolean {
     const node = this.host.cluster.nodes.get(nodeId);
     return node !== undefined && node.online && !node.removed && this.host.cluster.network.reachable(ctrl, nodeId);
+  }
+
+  /**
+   * The leader of `seg` lost its records (its node came back wiped) and left the ISR: elect another
+   * live ISR member now if a controller exists; otherwise the segment is Unavailable until one does
+   * (`check` retries). A wiped leader must never keep serving: it would answer with an empty log.
+   */
+  leaderWiped(seg: Segment): void {
+    const ctrl = this.controllerId();
+    this.orphaned.add(seg);
+    if (ctrl !== null) this.elect(seg, ctrl);
+    else if (seg.available) this.markUnavailable(seg);
+    if (seg.available) this.orphaned.delete(seg);
   }
 
   /** Fences nodes that died or became unreachable, unfences those that came back. */
   check(): void {
     const ctrl = this.controllerId();
     if (ctrl === null) return;
+    for (const seg of [...this.orphaned]) {
+      if (!seg.gone && !seg.available && seg.phase !== 'PreDelete' && seg.phase !== 'Deleting') this.elect(seg, ctrl);
+      if (seg.gone || seg.available) this.orphaned.delete(seg);
+    }
     for (const node of this.host.cluster.nodes.all()) {
       const alive = this.alive(node.id, ctrl);
       if (!alive && !this.fenced.has(node.id)) this.fence(node.id, ctrl);
@@ -111,6 +136,14 @@ export class StorageController {
     }
   }
 
+  private markUnavailable(seg: Segment): void {
+    seg.available = false;
+    seg.segmentEpoch++;
+    this.host.cluster.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: 'Unavailable', isr: seg.isr });
+    this.host.touched(seg);
+    this.host.onLeadershipChanged(seg);
+  }
+
   /**
    * Gives `seg` a leader from its live ISR members (first in replica order); the ISR keeps its live
    * members. With none alive the segment becomes Unavailable, unless the unclean-election bug lets an
@@ -125,13 +158,7 @@ export class StorageController {
       isr = [leader];
     }
     if (leader === undefined) {
-      if (seg.available) {
-        seg.available = false;
-        seg.segmentEpoch++;
-        this.host.cluster.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: 'Unavailable', isr: seg.isr });
-        this.host.touched(seg);
-        this.host.onLeadershipChanged(seg);
-      }
+      if (seg.available) this.markUnavailable(seg);
       return;
     }
     const from = seg.leaderNodeId;

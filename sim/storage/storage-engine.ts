@@ -120,6 +120,9 @@ export class StorageEngine {
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('storage');
+    this.cluster.nodes.onLifecycle((e) => {
+      if (e.kind === 'leave') this.onNodeLeft(e.nodeId);
+    });
     this.replication.start(this.cluster.engine.random.fork('storage-fetch'));
     this.controller.start();
     this.invariants.register(this.cluster.invariants);
@@ -232,7 +235,7 @@ export class StorageEngine {
       const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';
       // Every replica of a new segment starts empty in epoch 0: nothing to reconcile.
-      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: now, fetcher: null };
+      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: this.cluster.nodes.localNow(nodes[0]), fetcher: null };
     });
     const seg: Segment = {
       shard,
@@ -280,6 +283,10 @@ export class StorageEngine {
    */
   private onNodeWiped(nodeId: number): void {
     for (const seg of this.byNode.get(nodeId) ?? []) {
+      // A segment being deleted neither replicates nor serves, and goes with all its records at the
+      // end of its delete steps: its frozen state stays as it is (shrinking its ISR here would leave
+      // a leader outside its ISR with no controller to re-elect one, as chaos seed 5 found).
+      if (seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
       const r = replicaOn(seg, nodeId)!;
       r.log.clear(Math.max(seg.startOffset, seg.shard.logStartOffset));
       r.syncedEpoch = -1;
@@ -290,11 +297,47 @@ export class StorageEngine {
         seg.segmentEpoch++;
         this.cluster.engine.record('storage.isr.shrink', { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr: seg.isr, wiped: true });
       }
+      // A leader that left, was never replaced (no controller at the time) and came back wiped.
+      if (seg.leaderNodeId === nodeId) this.controller.leaderWiped(seg);
       r.fetcher?.pending.add(seg);
       r.fetcher?.dirty.add(seg);
       this.journal.touch(seg);
     }
   }
+
+  /**
+   * Live segments whose acknowledged records only `nodeId` holds: it is in the ISR and no other ISR
+   * member is a live cluster member the storage controller hears (a crashed or cut-off member is
+   * about to leave the ISR; without a controller no other copy counts).
+   */
+  soleCopiesOn(nodeId: number): Segment[] {
+    const out: Segment[] = [];
+    for (const seg of this.byNode.get(nodeId) ?? []) {
+      if (seg.gone || seg.phase === 'PreDelete' || seg.phase === 'Deleting' || !seg.isr.includes(nodeId)) continue;
+      if (!seg.isr.some((n) => n !== nodeId && this.controller.hears(n))) out.push(seg);
+    }
+    return out;
+  }
+
+  /**
+   * Node leave succeeded (spec, node removal: rules 1-3 are the only refusals, as the real server
+   * has it). A removed node rejoins only wiped (rule 4), so records only it held are lost by the
+   * operator's removal: they are recorded as such (`storage.leave.data-lost`) and relinquished by
+   * the acknowledged-write check, which keeps checking every other record. Replicas that have
+   * another in-sync copy need nothing: the controller fences the removed node and elects from the
+   * copies left. (Decision; see the notes of `cluster.node.leave`.)
+   */
+  private onNodeLeft(nodeId: number): void {
+    for (const seg of this.soleCopiesOn(nodeId)) {
+      const to = Math.max(seg.hw, seg.startOffset);
+      this.cluster.engine.record('storage.leave.data-lost', { node: nodeId, shard: seg.shard.name, seq: seg.seq, from: seg.startOffset, to, isr: seg.isr });
+      this.invariants.relinquish(seg.shard, seg.startOffset, to);
+      this.lostByLeave++;
+    }
+  }
+
+  /** Segments whose records a node leave gave up (their only in-sync copy left the cluster). */
+  lostByLeave = 0;
 
   private setPhase(seg: Segment, phase: SegmentPhase): void {
     if (seg.phase === phase) return;
@@ -329,7 +372,9 @@ export class StorageEngine {
     if (seg.isr.length < shard.config.min_in_sync_replicas) {
       throw unavailable(`Shard ${name}: the ISR ${JSON.stringify(seg.isr)} of segment ${seg.seq} has fewer than min_in_sync_replicas ${shard.config.min_in_sync_replicas} members; the write was refused`);
     }
-    const timestampMs = input.timestamp ?? this.cluster.now();
+    // The leader stamps the record with its own clock (log-append time): a skewed leader's records
+    // carry its offset; a producer's timestamp was taken on the true clock.
+    const timestampMs = (input.timestamp ?? this.cluster.now()) + (this.cluster.nodes.get(seg.leaderNodeId)?.clockSkewMs ?? 0);
     const key = input.key ?? null;
     const bytes = Buffer.byteLength(input.payload, 'utf8') + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
     const leader = leaderReplica(seg);

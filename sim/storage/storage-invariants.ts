@@ -80,6 +80,11 @@ class AckLedger {
     this.items.push(record);
   }
 
+  /** Gives up the records in [from, to): they are no longer expected to survive. */
+  forget(from: number, to: number): void {
+    for (let o = Math.max(from, this.start); o < Math.min(to, this.end); o++) this.items[this.head + o - this.start] = undefined;
+  }
+
   trimBefore(offset: number): void {
     if (offset <= this.start) return;
     const drop = Math.min(offset - this.start, this.items.length - this.head);
@@ -174,6 +179,16 @@ export class StorageInvariants {
     const leaderSig = leaderSignature(seg);
     this.seen.set(seg, { hw: Math.max(seg.hw, st?.hw ?? 0), leader: seg.leaderNodeId, leaderEpoch: Math.max(seg.leaderEpoch, st?.leaderEpoch ?? 0), leaderSig, isrSig, checkedTo: Math.max(from, seg.hw) });
     return st !== undefined && st.leaderSig !== leaderSig;
+  }
+
+  /**
+   * The records of `shard` in [from, to) are given up by an operator's action (node leave of their
+   * only holder): the acknowledged-write check stops expecting them. Records acknowledged before
+   * the check copied them are copied first, so the range is dropped whatever the check saw so far.
+   */
+  relinquish(shard: Shard, from: number, to: number): void {
+    this.sync();
+    this.ledgers.get(shard)?.forget(from, to);
   }
 
   /** ISR members hold the leader's very records in [from, to). */
