@@ -97,8 +97,8 @@ const queries: { label: string; query: string; target?: boolean }[] = [
   { label: 'page 1, default order', query: `limit=${limit}&page=1`, target: true },
   { label: 'page 5,000, default order', query: `limit=${limit}&page=5000`, target: true },
   { label: 'page 5,000, sort_field=topic_name desc', query: `limit=${limit}&page=5000&sort_field=topic_name&sort_by=desc` },
-  { label: 'page 1, tenant=fleet-b (scan)', query: `limit=${limit}&page=1&tenant=fleet-b` },
-  { label: 'page 50, topic_type=system (scan)', query: `limit=${limit}&page=50&topic_type=system` },
+  { label: 'page 1, tenant=fleet-b (range)', query: `limit=${limit}&page=1&tenant=fleet-b` },
+  { label: 'page 50, topic_type=system (type index)', query: `limit=${limit}&page=50&topic_type=system` },
 ];
 
 const baselineRuns = Math.max(1, Math.min(runs, 3));

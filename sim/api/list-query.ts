@@ -161,7 +161,15 @@ function applyIndexedListQuery<R, T>(
   const tests: ((r: R) => boolean)[] = [];
   if (src.where) tests.push(src.where);
   const named = namedParams.filter((p) => p.match && params[p.name] !== undefined);
+  const sortField = params.sort_field as string | undefined;
+  const index = sortField === undefined ? src.base : src.sorted[sortField];
+  const descending = sortField !== undefined && params.sort_by === 'desc';
+  // An exact filter on the field the index is ordered by first (ascending reads): only its range can
+  // match, so it is applied as that range rather than tested record by record.
+  const leading = index === undefined || descending ? undefined : src.leadingField?.get(index);
+  const exactOnLeading = leading === undefined ? undefined : named.find((p) => p.match === 'exact' && (p.field ?? p.name) === leading);
   for (const p of [...named.filter((n) => n.match === 'exact'), ...named.filter((n) => n.match === 'fuzzy')]) {
+    if (p === exactOnLeading) continue;
     const want = String(params[p.name]);
     const field = p.field ?? p.name;
     tests.push(p.match === 'exact' ? (r) => valueText(src.field(r, field)) === want : (r) => (valueText(src.field(r, field)) ?? '').includes(want));
@@ -180,27 +188,35 @@ function applyIndexedListQuery<R, T>(
     });
   }
 
-  const sortField = params.sort_field as string | undefined;
+  // Checked after the filters, in the order applyListQuery refuses them.
   if (sortField !== undefined) checkSortField(sortField, spec);
   const limitParam = params.limit as number | undefined;
   const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
   const page = Math.max(1, (params.page as number | undefined) ?? 1);
   const start = (page - 1) * limit;
 
-  const index = sortField === undefined ? src.base : src.sorted[sortField];
   if (index === undefined) {
     // No index for this sort field: the general path (filter, stable sort, slice).
     return applyListQuery(list.toArray() as unknown as object[], params, namedParams, spec, recordFields) as unknown as Page<T>;
   }
-  const descending = sortField !== undefined && params.sort_by === 'desc';
   const key = (r: R): unknown => src.field(r, sortField!);
   const view = (r: R): T => src.view(r);
 
+  let from = 0;
+  let to = index.size;
+  if (leading !== undefined && exactOnLeading) {
+    const want = String(params[exactOnLeading.name]);
+    const text = (r: R): string => String(src.field(r, leading));
+    from = index.partitionPoint((r) => text(r) < want);
+    to = index.partitionPoint((r) => text(r) <= want);
+  }
+
   if (tests.length === 0) {
-    const total = index.size;
+    // Nothing left to test record by record: the page is read by position.
+    const total = to - from;
     const end = Math.min(total, start + limit);
     if (start >= end) return { data: [], total_count: total };
-    if (!descending) return { data: index.slice(start, end).map(view), total_count: total };
+    if (!descending) return { data: index.slice(from + start, from + end).map(view), total_count: total };
     const data: T[] = [];
     for (const i of descendingPositions(index, key, start)) {
       if (data.length === end - start) break;
@@ -219,17 +235,6 @@ function applyIndexedListQuery<R, T>(
   if (descending) {
     for (const r of descendingScan(index, key)) visit(r);
     return { data, total_count: total };
-  }
-  // An exact filter on the field the index is ordered by first: only its range can match.
-  let from = 0;
-  let to = index.size;
-  const leading = src.leadingField?.get(index);
-  const exactOnLeading = leading === undefined ? undefined : named.find((p) => p.match === 'exact' && (p.field ?? p.name) === leading);
-  if (leading !== undefined && exactOnLeading) {
-    const want = String(params[exactOnLeading.name]);
-    const text = (r: R): string => String(src.field(r, leading));
-    from = index.partitionPoint((r) => text(r) < want);
-    to = index.partitionPoint((r) => text(r) <= want);
   }
   index.forEach(visit, from, to);
   return { data, total_count: total };

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../http/in-process-client.ts';
+import { isSystemTopic } from './topics.ts';
 import { contractProblems } from './test-support.ts';
 
 const T = '/api/cluster/topic';
@@ -56,6 +58,27 @@ describe('topics', () => {
     expect(await names('topic_type=normal')).toEqual(['a/b']);
     expect(await names('topic_type=all&sort_field=topic_name&sort_by=desc')).toEqual(['c/$share-like', 'a/b', '$SYS/uptime']);
     expect((await sim.get(`${T}/list?topic_type=odd`)).status).toBe(400);
+  });
+
+  it('pages topic_type lists from the per-type indexes exactly as filtering every topic would, through creates and deletes', async () => {
+    const name = fc.constantFrom('a', 'b/c', '$SYS/x', 'z$', 'm', '$q', 'b');
+    const op = fc.record({ del: fc.boolean(), tenant: fc.constantFrom('default', 't2'), name });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 25 }), fc.constantFrom('system', 'normal'), fc.constantFrom('', '&sort_field=topic_name&sort_by=desc', '&tenant=t2'), fc.integer({ min: 1, max: 3 }), async (ops, type, extra, page) => {
+        const sim = new InProcessSim({ nodes: 1, workload: 'none' });
+        await sim.post('/api/cluster/tenant/create', { tenant_name: 't2' });
+        for (const o of ops) {
+          if (o.del) await sim.post(`${T}/delete`, { tenant: o.tenant, topic_name: o.name });
+          else await sim.post(`${T}/create`, { tenant: o.tenant, topic_name: o.name, storage_type: 'EngineMemory', partition: 1, replication: 1 });
+        }
+        const all = (await sim.get(`${T}/list?topic_type=all&limit=1000${extra}`)).json.data;
+        const want = all.data.filter((t: { topic_name: string }) => (type === 'system') === isSystemTopic(t.topic_name));
+        const got = (await sim.get(`${T}/list?topic_type=${type}&limit=2&page=${page}${extra}`)).json.data;
+        expect(got.total_count).toBe(want.length);
+        expect(got.data).toEqual(want.slice((page - 1) * 2, page * 2));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('shows the retained message, its time and the subscribers in the detail', async () => {

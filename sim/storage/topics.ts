@@ -113,6 +113,11 @@ export class Topics {
    */
   readonly ordered = new SortedList<TopicRecord>(byTenantThenName);
   readonly orderedByName = new SortedList<TopicRecord>(byNameThenTenant);
+  /** The same two orders per topic type, so a `topic_type` list pages by position too, without a scan. */
+  readonly orderedOfType = {
+    system: { ordered: new SortedList<TopicRecord>(byTenantThenName), orderedByName: new SortedList<TopicRecord>(byNameThenTenant) },
+    normal: { ordered: new SortedList<TopicRecord>(byTenantThenName), orderedByName: new SortedList<TopicRecord>(byNameThenTenant) },
+  };
   /** Topics holding a retained message, per tenant in name order (what a new subscription is sent). */
   private readonly retainedByTenant = new Map<string, SortedList<TopicRecord>>();
   /** Tenants having a topic of this name, counted (names outlive a tenant's delete while another has them). */
@@ -222,6 +227,9 @@ export class Topics {
     this.byKey.set(keyOf(tenant, topic_name), topic);
     this.ordered.insert(topic);
     this.orderedByName.insert(topic);
+    const ofType = this.orderedOfType[isSystemTopic(topic_name) ? 'system' : 'normal'];
+    ofType.ordered.insert(topic);
+    ofType.orderedByName.insert(topic);
     this.namesInUse.set(topic_name, (this.namesInUse.get(topic_name) ?? 0) + 1);
     this.countByTenant.set(tenant, this.countOf(tenant) + 1);
     this.cluster.engine.record('topic.create', { tenant, name: topic_name, id: topicId, partition, replication, storageType });
@@ -256,6 +264,9 @@ export class Topics {
     this.byKey.delete(keyOf(tenant, topicName));
     this.ordered.delete(topic);
     this.orderedByName.delete(topic);
+    const ofType = this.orderedOfType[isSystemTopic(topicName) ? 'system' : 'normal'];
+    ofType.ordered.delete(topic);
+    ofType.orderedByName.delete(topic);
     this.indexRetained(topic, false);
     const users = (this.namesInUse.get(topicName) ?? 1) - 1;
     if (users > 0) this.namesInUse.set(topicName, users);

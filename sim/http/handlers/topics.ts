@@ -1,6 +1,6 @@
 import { failed } from '../../api/operation-error.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
-import { isSystemTopic, type TopicRecord, type TopicView } from '../../storage/topics.ts';
+import { type TopicRecord, type TopicView } from '../../storage/topics.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
@@ -9,14 +9,15 @@ export const handlers: HandlerTable = {
   'cluster.topic.list': ({ cluster, params }) => {
     const type = params.topic_type as 'all' | 'normal' | 'system';
     const topics = cluster.topics;
+    // topic_type picks the indexes holding only that type: every page is read by position.
+    const { ordered, orderedByName } = type === 'all' ? topics : topics.orderedOfType[type];
     return new IndexedList<TopicRecord, TopicView>({
-      base: topics.ordered,
-      sorted: { tenant: topics.ordered, topic_name: topics.orderedByName },
+      base: ordered,
+      sorted: { tenant: ordered, topic_name: orderedByName },
       leadingField: new Map([
-        [topics.ordered, 'tenant'],
-        [topics.orderedByName, 'topic_name'],
+        [ordered, 'tenant'],
+        [orderedByName, 'topic_name'],
       ]),
-      ...(type === 'all' ? {} : { where: (t: TopicRecord) => (type === 'system') === isSystemTopic(t.topic_name) }),
       field: (t, name) => topics.viewField(t, name),
       view: (t) => topics.view(t),
     });
