@@ -9,16 +9,13 @@ import { availableParallelism } from 'node:os';
 import { CHAOS_FAULT_KINDS, generatePlan, type ChaosOptions } from '../sim/chaos/chaos-plan.ts';
 import { runPlan } from '../sim/chaos/chaos-runner.ts';
 import { runSweep } from './cli/chaos-sweep.ts';
+import { argNumber } from './bench/script-args.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
-const steps = arg('--steps', 20_000);
-const seeds = arg('--seeds', 30);
-const sweepSteps = arg('--sweep-steps', 1_000);
-const workers = arg('--workers', availableParallelism());
+const steps = argNumber('steps', 20_000);
+const seeds = argNumber('seeds', 30);
+const sweepSteps = argNumber('sweep-steps', 1_000);
+const workers = argNumber('workers', availableParallelism());
 const faults = [...CHAOS_FAULT_KINDS];
 const TARGET_MS = 2_000;
 

@@ -11,13 +11,10 @@ import { UrlTarget } from '../suites/targets/url-target.ts';
 import { SIM_ADMIN } from '../suites/targets/sim-target.ts';
 import { startClusterServer } from '../sim/http/cluster-server.ts';
 import type { Report } from '../suites/conform/report-model.ts';
+import { argNumber } from './bench/script-args.ts';
 
 const BUDGET_MS = { inProcess: 30_000, served: 60_000 };
 
-function argValue(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -95,7 +92,7 @@ export async function benchConform(runs: number, kinds: (keyof typeof RUNS)[] = 
 }
 
 async function main(): Promise<void> {
-  const runs = argValue('--runs', 3);
+  const runs = argNumber('runs', 3);
   const results = await benchConform(runs);
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

@@ -11,6 +11,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Cluster } from '../sim/cluster/cluster.ts';
+import { faultEveryMinute, runMeasured, speedFigures } from './bench/sim-bench-run.ts';
+import { argNumber, argText } from './bench/script-args.ts';
 
 export interface RaftBenchOptions {
   seed: string;
@@ -49,98 +51,38 @@ export function benchRaft({ seed, minutes, writesPerSec, check }: RaftBenchOptio
   const rng = engine.random.fork('bench-raft');
   const groups = raft.names();
   let writes = 0;
-  let faults = 0;
 
   // A light write load: proposals to a random group's leader (not awaited), as model parts make them.
   if (writesPerSec > 0) {
     engine.every(Math.max(1, Math.round(1000 / writesPerSec)), 'bench.write', () => {
       if (raft.tryWrite(rng.pick(groups), 'bench.write')) writes++;
     });
-}
-
-// A fault every virtual minute; each one is undone by the next.
-let undo: (() => void) | null = null;
-engine.every(60_000, 'bench.fault', () => {
-  if (undo) {
-    undo();
-    undo = null;
-    return;
   }
-  faults++;
-  const g = raft.get(rng.pick(groups))!;
-  const victim = g.leaderId ?? rng.pick(ids);
-  switch (rng.int(0, 3)) {
-    case 0:
-      nodes.crash(victim);
-      undo = () => nodes.restart(victim);
-      break;
-    case 1:
-      nodes.stop(victim);
-      undo = () => nodes.restart(victim);
-      break;
-    case 2:
-      network.isolate(victim, ids);
-      undo = () => network.heal();
-      break;
-    default:
-      network.configureAll({ loss: 0.05, duplicate: 0.05, jitterMs: 20 });
-      undo = () => network.heal();
-  }
-});
 
-const heapBefore = process.memoryUsage().heapUsed;
-const eventsBefore = engine.eventsProcessed;
-const started = performance.now();
-const cpuBefore = process.cpuUsage();
-const end = cluster.now() + minutes * 60_000;
-let invariantViolated: unknown;
-if (check) {
-  while (cluster.now() < end) {
-    const next = engine.queue.peek();
-    engine.runUntil(Math.min(next?.at ?? end, end));
-    const violations = cluster.invariants.checkAll(cluster.now(), engine.eventsProcessed);
-    if (violations.length > 0) {
-      invariantViolated = violations;
-      break;
-    }
-  }
-} else {
-  engine.runUntil(end);
-}
-const realMs = performance.now() - started;
-const cpu = process.cpuUsage(cpuBefore);
-// CPU time of this process: the figure to compare when the machine is shared with other work.
-const cpuMs = (cpu.user + cpu.system) / 1000;
-const events = engine.eventsProcessed - eventsBefore;
-const mem = process.memoryUsage();
+  // A fault every virtual minute (on a random group's leader), each undone by the next.
+  const faults = faultEveryMinute(cluster, rng, ['crash', 'stop', 'isolate', 'lossy'], () => raft.get(rng.pick(groups))!.leaderId ?? rng.pick(ids));
 
-return {
-  options: { seed, minutes, writesPerSec, check },
-  groups,
-  events,
-  realMs,
-  cpuMs,
-  eventsPerSec: Math.round(events / (realMs / 1000)),
-  eventsPerCpuSec: Math.round(events / (cpuMs / 1000)),
-  speedVsRealTime: Math.round((minutes * 60_000) / realMs),
-  speedVsCpuTime: Math.round((minutes * 60_000) / cpuMs),
-  writes,
-  faults,
-  terms: raft.groups().map((g) => `${g.name}=${g.term}`).join(' '),
-  network: network.snapshotStats(),
-  memory: { heapUsed: mem.heapUsed, heapDelta: mem.heapUsed - heapBefore, rss: mem.rss },
-  violations: raft.violations.all(),
-  ...(invariantViolated ? { invariantViolated } : {}),
-};
-}
+  const heapBefore = process.memoryUsage().heapUsed;
+  const run = runMeasured(cluster, minutes, check);
+  const { invariantViolated } = run;
+  const mem = process.memoryUsage();
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+  return {
+    options: { seed, minutes, writesPerSec, check },
+    groups,
+    ...speedFigures(minutes, run),
+    writes,
+    faults: faults(),
+    terms: raft.groups().map((g) => `${g.name}=${g.term}`).join(' '),
+    network: network.snapshotStats(),
+    memory: { heapUsed: mem.heapUsed, heapDelta: mem.heapUsed - heapBefore, rss: mem.rss },
+    violations: raft.violations.all(),
+    ...(invariantViolated ? { invariantViolated } : {}),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const r = benchRaft({ seed: arg('seed', '1'), minutes: Number(arg('minutes', '60')), writesPerSec: Number(arg('writes-per-sec', '5')), check: process.argv.includes('--check') });
+  const r = benchRaft({ seed: argText('seed', '1'), minutes: argNumber('minutes', 60, { positive: true }), writesPerSec: argNumber('writes-per-sec', 5), check: process.argv.includes('--check') });
   const { seed, minutes, check } = r.options;
   if (r.invariantViolated) {
     console.error('invariant violated:', r.invariantViolated);

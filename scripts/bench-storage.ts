@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { OperationError } from '../sim/api/operation-error.ts';
 import { Cluster } from '../sim/cluster/cluster.ts';
 import { defaultShardConfig } from '../sim/storage/storage-engine.ts';
+import { faultEveryMinute, runMeasured, speedFigures } from './bench/sim-bench-run.ts';
+import { argNumber, argText } from './bench/script-args.ts';
 
 export interface StorageBenchOptions {
   seed: string;
@@ -69,135 +71,75 @@ export function benchStorage({ seed, minutes, shards: shardCount, writesPerSec, 
       }
     }
     names.push(name);
-}
-const setupMs = performance.now() - setupStarted;
-
-// A light seeded produce load over random shards; refusals (no live leader) are counted.
-let written = 0;
-let refused = 0;
-const payload = 'x'.repeat(100);
-engine.every(Math.max(1, Math.round(1000 / writesPerSec)), 'bench.produce', () => {
-  try {
-    storage.appendToShard(rng.pick(names), { key: `k${rng.int(0, 999)}`, payload });
-    written++;
-  } catch (e) {
-    if (!(e instanceof OperationError)) throw e;
-    refused++;
   }
-});
+  const setupMs = performance.now() - setupStarted;
 
-// A fault every virtual minute; each one is undone by the next minute's tick.
-let faults = 0;
-let undo: (() => void) | null = null;
-engine.every(60_000, 'bench.fault', () => {
-  if (undo) {
-    undo();
-    undo = null;
-    return;
-  }
-  faults++;
-  const victim = rng.pick(ids);
-  switch (rng.int(0, 2)) {
-    case 0:
-      nodes.crash(victim);
-      undo = () => nodes.restart(victim);
-      break;
-    case 1:
-      nodes.stop(victim);
-      undo = () => nodes.restart(victim);
-      break;
-    default:
-      network.isolate(victim, ids);
-      undo = () => network.heal();
-  }
-});
+  // A light seeded produce load over random shards; refusals (no live leader) are counted.
+  let written = 0;
+  let refused = 0;
+  const payload = 'x'.repeat(100);
+  engine.every(Math.max(1, Math.round(1000 / writesPerSec)), 'bench.produce', () => {
+    try {
+      storage.appendToShard(rng.pick(names), { key: `k${rng.int(0, 999)}`, payload });
+      written++;
+    } catch (e) {
+      if (!(e instanceof OperationError)) throw e;
+      refused++;
+    }
+  });
 
-let peakRss = 0;
-let peakHeap = 0;
-const sampleMemory = (): void => {
-  const m = process.memoryUsage();
-  peakRss = Math.max(peakRss, m.rss);
-  peakHeap = Math.max(peakHeap, m.heapUsed);
-};
-engine.every(60_000, 'bench.memory', sampleMemory);
+  // A fault every virtual minute on a random node, each undone by the next minute's tick.
+  const faults = faultEveryMinute(cluster, rng, ['crash', 'stop', 'isolate'], () => rng.pick(ids));
 
-const eventsBefore = engine.eventsProcessed;
-const started = performance.now();
-const cpuBefore = process.cpuUsage();
-const end = cluster.now() + minutes * 60_000;
-let events = 0;
-let invariantViolated: unknown;
-if (check) {
-  for (;;) {
-    const next = engine.queue.peek();
-    if (!next || next.at > end) break;
-    engine.queue.pop();
-    engine.clock.advanceTo(next.at);
-    next.run();
-    events++;
-    const violations = cluster.invariants.checkAll(cluster.now(), events);
-    if (violations.length > 0) {
-      invariantViolated = violations;
-      break;
+  let peakRss = 0;
+  let peakHeap = 0;
+  const sampleMemory = (): void => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  };
+  engine.every(60_000, 'bench.memory', sampleMemory);
+
+  const run = runMeasured(cluster, minutes, check);
+  const { invariantViolated } = run;
+  sampleMemory();
+
+  const writtenInRun = written;
+  const refusedInRun = refused;
+  // Not measured: the last fault was undone at the end of the hour; let replication settle.
+  engine.advance(30_000);
+
+  let isrFull = 0;
+  let segments = 0;
+  let unavailable = 0;
+  for (const shard of storage.all()) {
+    for (const seg of shard.segments) {
+      segments++;
+      if (seg.isr.length === seg.replicas.length) isrFull++;
+      if (!seg.available) unavailable++;
     }
   }
-  engine.clock.advanceTo(end);
-} else {
-  engine.runUntil(end);
-  events = engine.eventsProcessed - eventsBefore;
-}
-const realMs = performance.now() - started;
-const cpu = process.cpuUsage(cpuBefore);
-const cpuMs = (cpu.user + cpu.system) / 1000;
-sampleMemory();
+  const fetches = storage.replication.all().reduce((n, f) => n + f.requests, 0);
 
-const writtenInRun = written;
-const refusedInRun = refused;
-// Not measured: the last fault was undone at the end of the hour; let replication settle.
-engine.advance(30_000);
-
-let isrFull = 0;
-let segments = 0;
-let unavailable = 0;
-for (const shard of storage.all()) {
-  for (const seg of shard.segments) {
-    segments++;
-    if (seg.isr.length === seg.replicas.length) isrFull++;
-    if (!seg.available) unavailable++;
-  }
-}
-const fetches = storage.replication.all().reduce((n, f) => n + f.requests, 0);
-
-return {
-  options: { seed, minutes, shards: shardCount, writesPerSec, check },
-  groups: cluster.raft.names(),
-  setupMs,
-  events,
-  realMs,
-  cpuMs,
-  eventsPerSec: Math.round(events / (realMs / 1000)),
-  eventsPerCpuSec: Math.round(events / (cpuMs / 1000)),
-  speedVsRealTime: Math.round((minutes * 60_000) / realMs),
-  speedVsCpuTime: Math.round((minutes * 60_000) / cpuMs),
-  written: writtenInRun,
-  refused: refusedInRun,
-  faults,
-  fetches,
-  segments: { live: segments, isrFull, unavailable },
-  network: network.snapshotStats(),
-  memory: { peakRss, peakHeap },
-  violations: storage.invariants.violations(),
-  ...(invariantViolated ? { invariantViolated } : {}),
-};
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+  return {
+    options: { seed, minutes, shards: shardCount, writesPerSec, check },
+    groups: cluster.raft.names(),
+    setupMs,
+    ...speedFigures(minutes, run),
+    written: writtenInRun,
+    refused: refusedInRun,
+    faults: faults(),
+    fetches,
+    segments: { live: segments, isrFull, unavailable },
+    network: network.snapshotStats(),
+    memory: { peakRss, peakHeap },
+    violations: storage.invariants.violations(),
+    ...(invariantViolated ? { invariantViolated } : {}),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const r = benchStorage({ seed: arg('seed', '1'), minutes: Number(arg('minutes', '60')), shards: Number(arg('shards', '1000')), writesPerSec: Number(arg('writes-per-sec', '20')), check: process.argv.includes('--check') });
+  const r = benchStorage({ seed: argText('seed', '1'), minutes: argNumber('minutes', 60, { positive: true }), shards: argNumber('shards', 1000, { positive: true }), writesPerSec: argNumber('writes-per-sec', 20), check: process.argv.includes('--check') });
   const { seed, minutes, shards, check } = r.options;
   if (r.invariantViolated) {
     console.error('invariant violated:', r.invariantViolated);

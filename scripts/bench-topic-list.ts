@@ -16,14 +16,11 @@ import { InProcessSim } from '../sim/http/in-process-client.ts';
 import { HANDLERS } from '../sim/http/handlers/index.ts';
 import type { Handler } from '../sim/http/handler-types.ts';
 import { isSystemTopic, type TopicRecord } from '../sim/storage/topics.ts';
+import { argText } from './bench/script-args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-}
 
 function positiveInt(name: string, fallback: string): number {
-  const raw = arg(name, fallback);
+  const raw = argText(name, fallback);
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) {
     process.stderr.write(`bench-topic-list: --${name} must be a whole number > 0, got ${JSON.stringify(raw)}\n`);
@@ -35,7 +32,7 @@ function positiveInt(name: string, fallback: string): number {
 const topicCount = positiveInt('topics', '1000000');
 const limit = positiveInt('limit', '100');
 const runs = positiveInt('runs', '7');
-const seed = arg('seed', '1');
+const seed = argText('seed', '1');
 const TENANTS = ['default', 'fleet-a', 'fleet-b', 'fleet-c'];
 
 const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -16,14 +16,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Cluster } from '../sim/cluster/cluster.ts';
+import { argText } from './bench/script-args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-}
 
 function positiveNumber(name: string, fallback: string, { integer = false, allowZero = false } = {}): number {
-  const raw = arg(name, fallback);
+  const raw = argText(name, fallback);
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || (integer && !Number.isInteger(n))) {
     process.stderr.write(`bench-workload: --${name} must be a ${integer ? 'whole ' : ''}number${allowZero ? ' >= 0' : ' > 0'}, got ${JSON.stringify(raw)}\n`);
@@ -106,14 +103,14 @@ function describeRun(label: string, r: RunFigures): string {
 }
 
 if (process.argv.includes('--child')) {
-  const figures = runHere(positiveNumber('clients', '100000', { integer: true }), positiveNumber('virtual-hours', '1'), arg('seed', '1'));
+  const figures = runHere(positiveNumber('clients', '100000', { integer: true }), positiveNumber('virtual-hours', '1'), argText('seed', '1'));
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 } else {
   const clients = positiveNumber('clients', '100000', { integer: true });
   const hours = positiveNumber('virtual-hours', '1');
   const baselineClients = positiveNumber('baseline-clients', '10000', { integer: true, allowZero: true });
   const heapMb = positiveNumber('heap-mb', '1536', { integer: true });
-  const seed = arg('seed', '1');
+  const seed = argText('seed', '1');
   process.stdout.write(`bench-workload: seed ${seed}, heap limit ${heapMb} MB, Node ${process.version}; one process per run\n\n`);
   const baseline = baselineClients > 0 ? runInChild(baselineClients, hours, seed, heapMb) : undefined;
   if (baseline) process.stdout.write(`${describeRun('baseline', baseline)}\n\n`);

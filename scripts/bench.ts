@@ -28,17 +28,14 @@ import { runLoad, type LoadResult } from './bench/http-load.ts';
 import { MQSIM_BIN, spawnPrintingUrl, spawnPrism, type SpawnedTarget } from './bench/http-targets.ts';
 import type { RecordedAnswer } from './bench/bare-server.ts';
 import { MQSIM_VERSION } from '../sim/version.ts';
+import { argNumber, argText } from './bench/script-args.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-}
 
-const seconds = Number(arg('seconds', '5'));
-const rounds = Number(arg('rounds', '3'));
-const warmUpSeconds = Number(arg('warm-up', '2'));
-const concurrency = Number(arg('concurrency', '32'));
-const parts = new Set(arg('parts', 'http,simulator,conform').split(','));
+const seconds = argNumber('seconds', 5, { positive: true });
+const rounds = argNumber('rounds', 3, { positive: true });
+const warmUpSeconds = argNumber('warm-up', 2, { positive: true });
+const concurrency = argNumber('concurrency', 32, { positive: true });
+const parts = new Set(argText('parts', 'http,simulator,conform').split(','));
 const OUT = fileURLToPath(new URL('../reports/bench/', import.meta.url));
 mkdirSync(OUT, { recursive: true });
 const write = (name: string, data: unknown): void => writeFileSync(`${OUT}${name}.json`, `${JSON.stringify(data, null, 2)}\n`);

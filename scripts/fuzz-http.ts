@@ -10,14 +10,11 @@ import fc from 'fast-check';
 import type { ApiResponse } from '../sim/http/admin-app.ts';
 import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from '../sim/http/fuzz-requests.ts';
 import { InProcessSim } from '../sim/http/in-process-client.ts';
+import { argNumber } from './bench/script-args.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
 
-const runs = arg('runs', 100_000);
-const seed = arg('seed', Date.now() % 2 ** 31);
+const runs = argNumber('runs', 100_000);
+const seed = argNumber('seed', Date.now() % 2 ** 31);
 
 async function main(): Promise<number> {
   const sim = new InProcessSim({ workload: 'none', nodes: 3, seed: 1 });

@@ -7,23 +7,14 @@
  *   npm run soak:http -- --clients 200 --seconds 60 [--nodes 3] [--warm-up 10] [--max-growth 0.10] [--json]
  */
 import { runSoak } from './soak/soak-run.ts';
+import { argNumber } from './bench/script-args.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = Number(process.argv[i + 1]);
-  if (!Number.isFinite(v) || v <= 0) {
-    process.stderr.write(`soak-http: --${name} needs a positive number, got ${JSON.stringify(process.argv[i + 1])}\n`);
-    process.exit(2);
-  }
-  return v;
-}
 
-const clients = Math.round(arg('clients', 200));
-const nodes = Math.round(arg('nodes', 3));
-const seconds = arg('seconds', 60);
-const warmUpSeconds = arg('warm-up', 10);
-const maxGrowth = arg('max-growth', 0.1);
+const clients = Math.round(argNumber('clients', 200, { positive: true }));
+const nodes = Math.round(argNumber('nodes', 3, { positive: true }));
+const seconds = argNumber('seconds', 60, { positive: true });
+const warmUpSeconds = argNumber('warm-up', 10, { positive: true });
+const maxGrowth = argNumber('max-growth', 0.1, { positive: true });
 const mb = (b: number): string => `${(b / 1e6).toFixed(1)} MB`;
 const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 
