@@ -194,6 +194,11 @@ ${DEVIATION_HELP}`,
           onError: (e) => process.stderr.write(`mqsim serve: ${e.message}\n`),
         });
       }
+      // The demo simulates an hour of history before listening: at 100,000 clients that takes ~40 s,
+      // so say what is happening instead of sitting silent.
+      if (opts.workload === 'demo' && (opts.clients ?? 0) >= 5_000) {
+        process.stderr.write(`mqsim serve: simulating one virtual hour of the demo with ${opts.clients} clients before the listeners open (about ${Math.max(1, Math.round((opts.clients ?? 0) / 2_500))} s)...\n`);
+      }
       const replayStarted = performance.now();
       try {
         running = await startClusterServer({
