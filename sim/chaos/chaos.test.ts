@@ -67,7 +67,7 @@ describe('chaos runs', () => {
 // commitPreviousTermByCount (Raft's "figure 8": a leader counting replicas of an older term's entry)
 // needs a leader to crash with uncommitted entries of its term on a minority, which the plan's
 // committed-before-answered API writes almost never leave; 0 of 100 seeds find it, so its proof is
-// the targeted schedule in sim/raft/raft-bugs.test.ts, not a sweep.
+// the sweep of Raft fault schedules with that fault mix in sim/raft/raft-bugs.test.ts (within 10 seeds).
 describe('the checkers bite: buggy variants are found by a sweep of at most 100 seeds', () => {
   const expected: Record<string, string[]> = {
     grantVoteTwice: ['raft.election-safety', 'raft.log-matching', 'raft.leader-completeness', 'raft.state-machine-safety'],
