@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { unixSeconds } from '../api/time-format.ts';
 import { Cluster } from '../cluster/cluster.ts';
-import { MAX_POINTS, MONITOR_DATA_TYPES, RETENTION_MS, SAMPLE_INTERVAL_MS, type MonitorDataType, type MonitorDimension, type MonitorPoint } from './monitor.ts';
+import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MAX_POINTS, RETENTION_MS, SAMPLE_INTERVAL_MS, type MonitorPoint } from './monitor.ts';
 import { connectorList } from './peer-parts.ts';
 
 type Dims = Partial<Record<MonitorDimension, string>>;
@@ -18,7 +19,7 @@ class ReferenceMonitor {
 
   private key(type: MonitorDataType, dims: Dims): string {
     let key: string = type;
-    for (const d of MONITOR_DATA_TYPES[type]) key += `\u0000${dims[d] ?? ''}`;
+    for (const d of MONITOR_DIMENSIONS[type]) key += `\u0000${dims[d] ?? ''}`;
     return key;
   }
 

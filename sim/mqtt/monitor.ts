@@ -1,33 +1,9 @@
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { connectorList } from './peer-parts.ts';
+import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
 import { SeriesStore } from './series-store.ts';
 
-/** The spec's monitor data types with the dimensions each one requires. */
-export const MONITOR_DATA_TYPES = {
-  connection_num: [],
-  topic_num: [],
-  subscribe_num: [],
-  message_in_num: [],
-  message_out_num: [],
-  message_drop_num: [],
-  topic_in_num: ['topic_name'],
-  topic_out_num: ['topic_name'],
-  subscribe_send_success_num: ['client_id', 'path'],
-  subscribe_send_failure_num: ['client_id', 'path'],
-  subscribe_topic_send_success_num: ['client_id', 'path', 'topic_name'],
-  subscribe_topic_send_failure_num: ['client_id', 'path', 'topic_name'],
-  session_in_num: ['client_id'],
-  session_out_num: ['client_id'],
-  connector_send_success_total: [],
-  connector_send_failure_total: [],
-  connector_send_success: ['connector_name'],
-  connector_send_failure: ['connector_name'],
-} as const satisfies Record<string, readonly MonitorDimension[]>;
-
-export type MonitorDimension = 'topic_name' | 'client_id' | 'path' | 'connector_name';
-export type MonitorDataType = keyof typeof MONITOR_DATA_TYPES;
-export const MONITOR_DATA_TYPE_NAMES = Object.keys(MONITOR_DATA_TYPES) as MonitorDataType[];
 
 /** The spec's monitor point. */
 export interface MonitorPoint {
@@ -156,7 +132,7 @@ export class Monitor {
 
   /** Points of one series, oldest first; `[]` when a required dimension is missing or nothing was sampled. */
   query(type: MonitorDataType, dims: Dims): MonitorPoint[] {
-    const required = MONITOR_DATA_TYPES[type];
+    const required = MONITOR_DIMENSIONS[type];
     for (const d of required) if (!dims[d]) return [];
     if (!(type in PAIR_OF)) {
       const row = this.scalarRow.get(type as ScalarType);

@@ -2,7 +2,7 @@ import { failed } from '../../api/operation-error.ts';
 import { clientRecord, sessionRecord, subscriptionDetail } from '../../mqtt/client-views.ts';
 import { metricsText } from '../../mqtt/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../../mqtt/metrics-text.ts';
-import type { MonitorDataType } from '../../mqtt/monitor.ts';
+import type { MonitorDataType } from '../../../fixtures/contract/endpoints/mqtt.ts';
 import { clusterOverview } from '../../mqtt/overview.ts';
 import { RawBody, type HandlerTable } from '../handler-types.ts';
 

@@ -5,21 +5,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report } from '../report-model.ts';
 import { createHash } from 'node:crypto';
 import { compareWithBaseline } from '../../report/baseline.ts';
+import { check, endpoint, reportOf } from '../../report/sample-report.ts';
 import { endpointReplay, renderHtml } from './html-writer.ts';
 import { FILTER_SCRIPT } from './html-script.ts';
 import { renderJunit } from './junit-writer.ts';
 import { copyToLatest, writeReports } from './write-reports.ts';
 
-const check = (id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST', extra: Partial<CheckRecord> = {}): CheckRecord => ({ id, level, status, message: `${id} ${status}`, ...extra });
-
-function endpoint(method: string, path: string, tag: string, checks: CheckRecord[]): EndpointReport {
-  return { id: `${tag}.${path}`, method, path, tag, status: endpointStatusOf(checks), checks };
-}
+// Endpoint ids as `<tag>.<path>`, which the replay commands below name.
+const ep = (method: string, path: string, tag: string, checks: CheckRecord[]): EndpointReport => endpoint(method, path, tag, checks, `${tag}.${path}`);
 
 function sampleReport(overrides: Partial<Report> = {}): Report {
   const endpoints = [
-    endpoint('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'pass', 'MUST', { vacuous: true })]),
-    endpoint('POST', '/api/cluster/tenant/create', 'tenants', [
+    ep('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'pass', 'MUST', { vacuous: true })]),
+    ep('POST', '/api/cluster/tenant/create', 'tenants', [
       check('happy-path', 'pass'),
       check('limit.tenant_name.length-129', 'fail', 'MUST', {
         request: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 'x'.repeat(129) } },
@@ -27,30 +25,11 @@ function sampleReport(overrides: Partial<Report> = {}): Report {
         curl: "curl -sS -X POST 'http://127.0.0.1:1/api/cluster/tenant/create' --data-raw '{}'",
       }),
     ]),
-    endpoint('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { message: 'bad <tag> & "quote" \u0001' })]),
-    endpoint('GET', '/api/mq9/mail/list', 'mq9', [check('happy-path', 'skipped', 'MUST')]),
-    endpoint('GET', '/health/cluster', 'health', []),
+    ep('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { message: 'bad <tag> & "quote" \u0001' })]),
+    ep('GET', '/api/mq9/mail/list', 'mq9', [check('happy-path', 'skipped', 'MUST')]),
+    ep('GET', '/health/cluster', 'health', []),
   ];
-  const requests = { total: 10, unauthorized: 0, counted: 10, answered: 10, byStatus: { '200': 10 }, transportErrors: 0 };
-  const summary = summarize(endpoints, false);
-  const base: Report = {
-    tool: { name: 'mqsim', version: '0.1.0' },
-    runId: 'run-1',
-    target: 'http://127.0.0.1:1',
-    seed: 7,
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:01.000Z',
-    durationMs: 1000,
-    replay: 'mqsim conform --target http://127.0.0.1:1 --seed 7',
-    vacuous: false,
-    verdict: 'fail',
-    verdictLine: verdictLineOf(summary, false),
-    requests,
-    summary,
-    endpoints,
-    notes: ['fixture shard not created'],
-  };
-  return { ...base, ...overrides };
+  return reportOf(endpoints, { notes: ['fixture shard not created'], ...overrides });
 }
 
 /** A minimal XML well-formedness check: one root, balanced tags, quoted attributes, escaped text. */
