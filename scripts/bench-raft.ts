@@ -11,7 +11,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Cluster } from '../sim/cluster/cluster.ts';
-import { faultEveryMinute, runMeasured, speedFigures } from './bench/sim-bench-run.ts';
+import { faultEveryMinute, runMeasured, speedFigures, type SpeedFigures } from './bench/sim-bench-run.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 
 export interface RaftBenchOptions {
@@ -22,17 +22,9 @@ export interface RaftBenchOptions {
   check: boolean;
 }
 
-export interface RaftBenchResult {
+export interface RaftBenchResult extends SpeedFigures {
   options: RaftBenchOptions;
   groups: string[];
-  events: number;
-  realMs: number;
-  cpuMs: number;
-  eventsPerSec: number;
-  eventsPerCpuSec: number;
-  /** Virtual time simulated per unit of real (and CPU) time. */
-  speedVsRealTime: number;
-  speedVsCpuTime: number;
   writes: number;
   faults: number;
   terms: string;

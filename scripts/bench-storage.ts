@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { OperationError } from '../sim/api/operation-error.ts';
 import { Cluster } from '../sim/cluster/cluster.ts';
 import { defaultShardConfig } from '../sim/storage/storage-engine.ts';
-import { faultEveryMinute, runMeasured, speedFigures } from './bench/sim-bench-run.ts';
+import { faultEveryMinute, runMeasured, speedFigures, type SpeedFigures } from './bench/sim-bench-run.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 
 export interface StorageBenchOptions {
@@ -25,18 +25,10 @@ export interface StorageBenchOptions {
   check: boolean;
 }
 
-export interface StorageBenchResult {
+export interface StorageBenchResult extends SpeedFigures {
   options: StorageBenchOptions;
   groups: string[];
   setupMs: number;
-  events: number;
-  realMs: number;
-  cpuMs: number;
-  eventsPerSec: number;
-  eventsPerCpuSec: number;
-  /** Virtual time simulated per unit of real (and CPU) time. */
-  speedVsRealTime: number;
-  speedVsCpuTime: number;
   written: number;
   refused: number;
   faults: number;

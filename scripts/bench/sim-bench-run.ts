@@ -89,8 +89,19 @@ export function runMeasured(cluster: Cluster, minutes: number, check: boolean): 
   return { events, realMs, cpuMs: (cpu.user + cpu.system) / 1000, ...(invariantViolated ? { invariantViolated } : {}) };
 }
 
-/** Throughput and speed of a measured run: events per second and virtual time per real (and CPU) time. */
-export function speedFigures(minutes: number, run: MeasuredRun) {
+/** Throughput and speed of a measured run. */
+export interface SpeedFigures {
+  events: number;
+  realMs: number;
+  cpuMs: number;
+  eventsPerSec: number;
+  eventsPerCpuSec: number;
+  /** Virtual time simulated per unit of real (and CPU) time. */
+  speedVsRealTime: number;
+  speedVsCpuTime: number;
+}
+
+export function speedFigures(minutes: number, run: MeasuredRun): SpeedFigures {
   const { events, realMs, cpuMs } = run;
   return {
     events,
