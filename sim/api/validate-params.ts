@@ -1,17 +1,9 @@
 import type { ParamSpec, ParamType } from '../../fixtures/contract/types.ts';
+import { INTEGER_RANGES } from '../../fixtures/contract/common.ts';
 import { OperationError } from './operation-error.ts';
 
 /** Where raw values come from: a query string carries text, a JSON body carries typed values. */
 export type ParamOrigin = 'query' | 'body';
-
-const INTEGER_RANGES: Partial<Record<ParamType, [number, number]>> = {
-  u8: [0, 255],
-  u16: [0, 65_535],
-  u32: [0, 4_294_967_295],
-  u64: [0, Number.MAX_SAFE_INTEGER],
-  i32: [-2_147_483_648, 2_147_483_647],
-  i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-};
 
 const TYPE_WORDS: Record<ParamType, string> = {
   string: 'a string',

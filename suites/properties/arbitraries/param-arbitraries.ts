@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { ParamSpec, ParamType } from '../../../fixtures/contract/types.ts';
 import type { Level } from '../../conform/report-model.ts';
 import { freeText } from './text.ts';
+import { INTEGER_RANGES } from '../../../fixtures/contract/common.ts';
 
 /**
  * Values from the contract's ParamSpecs: valid ones (every rule of the spec satisfied) and
@@ -26,15 +27,6 @@ export interface Mutation {
   level: Level;
   namingLevel: Level;
 }
-
-export const INTEGER_RANGES: Partial<Record<ParamType, [number, number]>> = {
-  u8: [0, 255],
-  u16: [0, 65_535],
-  u32: [0, 4_294_967_295],
-  u64: [0, Number.MAX_SAFE_INTEGER],
-  i32: [-2_147_483_648, 2_147_483_647],
-  i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-};
 
 /** The inclusive integer range a parameter accepts: its type's range narrowed by minimum/maximum. */
 export function integerRange(p: ParamSpec): [number, number] | undefined {
