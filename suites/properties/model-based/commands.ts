@@ -21,64 +21,39 @@ function mutationNote(req: GeneratedRequest): string {
   return req.mutation ? ` — breaks ${req.mutation.path} (${req.mutation.rule})` : '';
 }
 
-export class CreateCommand implements Cmd {
-  constructor(readonly req: GeneratedRequest) {}
+/**
+ * A create, delete or update of one family record. A create is recorded whatever the answer (the
+ * model keeps what the target may have made); a delete or update breaking a rule is applied only
+ * when the target accepted it anyway.
+ */
+export class WriteCommand implements Cmd {
+  constructor(
+    readonly action: 'create' | 'delete' | 'update',
+    readonly req: GeneratedRequest,
+  ) {}
   check(): boolean {
     return true;
   }
   async run(m: RunModel, ctx: RunContext): Promise<void> {
+    const endpoint = ctx.endpoints[this.action];
+    if (!endpoint) return;
     const params = resolveParams(this.req.params, ctx.scope);
     const ident = m.family.identOf(params);
     const verdict = new StepVerdict(ctx.minLevel);
-    const exp = m.family.expectCreate(ident, this.req.mutation, hasNonAscii(params));
-    const answer = await ctx.client.call(ctx.endpoints.create, params, verdict);
+    const mutation = this.req.mutation;
+    const exp =
+      this.action === 'create' ? m.family.expectCreate(ident, mutation, hasNonAscii(params)) : this.action === 'delete' ? m.family.expectDelete(ident, mutation) : m.family.expectUpdate(ident, mutation);
+    const answer = await ctx.client.call(endpoint, params, verdict);
     checkAnswer(answer, exp, verdict);
-    m.family.applyCreate(ident, shownOf(ctx.family, params), answer.outcome);
+    if (this.action === 'create') m.family.applyCreate(ident, shownOf(ctx.family, params), answer.outcome);
+    else if (!mutation || answer.outcome === 'ok') {
+      if (this.action === 'delete') m.family.applyDelete(ident, answer.outcome);
+      else m.family.applyUpdate(ident, params, answer.outcome);
+    }
     verdict.throwIfAny();
   }
   toString(): string {
-    return `create ${describeValue(this.req.params)}${mutationNote(this.req)}`;
-  }
-}
-
-export class DeleteCommand implements Cmd {
-  constructor(readonly req: GeneratedRequest) {}
-  check(): boolean {
-    return true;
-  }
-  async run(m: RunModel, ctx: RunContext): Promise<void> {
-    const params = resolveParams(this.req.params, ctx.scope);
-    const ident = m.family.identOf(params);
-    const verdict = new StepVerdict(ctx.minLevel);
-    const exp = m.family.expectDelete(ident, this.req.mutation);
-    const answer = await ctx.client.call(ctx.endpoints.delete, params, verdict);
-    checkAnswer(answer, exp, verdict);
-    if (!this.req.mutation || answer.outcome === 'ok') m.family.applyDelete(ident, answer.outcome);
-    verdict.throwIfAny();
-  }
-  toString(): string {
-    return `delete ${describeValue(this.req.params)}${mutationNote(this.req)}`;
-  }
-}
-
-export class UpdateCommand implements Cmd {
-  constructor(readonly req: GeneratedRequest) {}
-  check(): boolean {
-    return true;
-  }
-  async run(m: RunModel, ctx: RunContext): Promise<void> {
-    if (!ctx.endpoints.update) return;
-    const params = resolveParams(this.req.params, ctx.scope);
-    const ident = m.family.identOf(params);
-    const verdict = new StepVerdict(ctx.minLevel);
-    const exp = m.family.expectUpdate(ident, this.req.mutation);
-    const answer = await ctx.client.call(ctx.endpoints.update, params, verdict);
-    checkAnswer(answer, exp, verdict);
-    if (!this.req.mutation || answer.outcome === 'ok') m.family.applyUpdate(ident, params, answer.outcome);
-    verdict.throwIfAny();
-  }
-  toString(): string {
-    return `update ${describeValue(this.req.params)}${mutationNote(this.req)}`;
+    return `${this.action} ${describeValue(this.req.params)}${mutationNote(this.req)}`;
   }
 }
 

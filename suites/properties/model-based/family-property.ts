@@ -6,7 +6,7 @@ import type { PropertyDef } from '../property-def.ts';
 import type { PropertyClient } from '../property-client.ts';
 import { FAMILIES, type FamilyKey } from '../reference-model/families.ts';
 import { PropertyAbort, PropertyViolation } from '../violation.ts';
-import { BindingCommand, CreateCommand, DeleteCommand, ListBindingsCommand, ListCommand, listBindings, UpdateCommand } from './commands.ts';
+import { BindingCommand, ListBindingsCommand, ListCommand, listBindings, WriteCommand } from './commands.ts';
 import { LIST_LIMIT, newRunModel, type RunContext, type RunModel } from './run-context.ts';
 
 export interface ModelPropertyOptions {
@@ -25,11 +25,11 @@ function commandArb(key: FamilyKey): fc.Arbitrary<Cmd> {
   const f = FAMILIES[key];
   const eps = familyEndpoints(f);
   const arbs: { arbitrary: fc.Arbitrary<Cmd>; weight: number }[] = [
-    { arbitrary: requestArb(key, eps.create, 1, 3).map((r) => new CreateCommand(r)), weight: 5 },
-    { arbitrary: requestArb(key, eps.delete, 1, 6).map((r) => new DeleteCommand(r)), weight: 2 },
+    { arbitrary: requestArb(key, eps.create, 1, 3).map((r) => new WriteCommand('create', r)), weight: 5 },
+    { arbitrary: requestArb(key, eps.delete, 1, 6).map((r) => new WriteCommand('delete', r)), weight: 2 },
     { arbitrary: fc.option(fc.constantFrom(...SLOTS), { nil: undefined, freq: 2 }).map((s) => new ListCommand(s)), weight: 2 },
   ];
-  if (eps.update) arbs.push({ arbitrary: requestArb(key, eps.update, 1, 4).map((r) => new UpdateCommand(r)), weight: 2 });
+  if (eps.update) arbs.push({ arbitrary: requestArb(key, eps.update, 1, 4).map((r) => new WriteCommand('update', r)), weight: 2 });
   if (key === 'schemas') {
     const b = bindingEndpoints();
     arbs.push(
