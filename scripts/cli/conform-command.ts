@@ -2,7 +2,8 @@ import { parseDockerTarget } from '../../suites/targets/docker-target.ts';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
-import { exitCodeOf, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
+import { coverageLine } from '../../suites/conform/coverage.ts';
+import { exitCodeOf, type FailOn, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
 import { runConform, runIdOf } from '../../suites/conform/runner.ts';
 import { copyToLatest, writeReports } from '../../suites/conform/writers/write-reports.ts';
 import { baselineLines } from '../../suites/report/baseline.ts';
@@ -25,8 +26,10 @@ export interface ConformCommandOptions {
   only?: readonly string[];
   skip?: readonly string[];
   shard?: ShardSpec;
-  /** An earlier report.json (or its directory): only new MUST failures fail the run. */
+  /** An earlier report.json (or its directory): only new findings fail the run. */
   baseline?: string;
+  /** Findings from this level up fail the run (default must). */
+  failOn?: FailOn;
   /** No progress; only the verdict line on stdout. */
   quiet?: boolean;
   /** `--no-properties` sets false; absent means true. */
@@ -106,18 +109,18 @@ function shardArg(value: string): ShardSpec {
 }
 
 /**
- * The end-of-run lines: verdict, where the reports are, then the baseline comparison (new and fixed
- * failures) or, without a baseline, the first MUST failures. With `quiet`, the verdict line alone.
+ * The end-of-run lines: verdict, the findings (MUST first), spec coverage, where the reports are, then
+ * the baseline comparison. With `quiet`, the verdict line alone.
  */
 export function summaryText(report: Report, reportDir: string, quiet = false): string {
   if (quiet) return `${report.verdictLine}\n`;
-  const lines = [report.verdictLine, `report: ${join(reportDir, 'index.html')} (also report.json, junit.xml)`];
+  const lines = [report.verdictLine];
   if (report.vacuous) lines.unshift(`WARNING: vacuous run — ${report.vacuousReason}`);
+  const findings = report.findings.map((f) => `  ✗ [${f.level}] ${f.title}\n      ${f.assertion} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`);
+  if (findings.length > 0) lines.push(`findings (${findings.length}):`, ...findings.slice(0, 15), ...(findings.length > 15 ? [`  … and ${findings.length - 15} more in the report`] : []));
+  if (report.coverage) lines.push(coverageLine(report.coverage));
+  lines.push(`report: ${join(reportDir, 'index.html')} (also report.json, junit.xml)`);
   if (report.baseline) lines.push(...baselineLines(report.baseline));
-  else {
-    const must = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `  ✗ ${e.method} ${e.path} ${c.id}: ${c.message}`));
-    if (must.length > 0) lines.push(`MUST failures (${must.length}):`, ...must.slice(0, 15), ...(must.length > 15 ? [`  … and ${must.length - 15} more in the report`] : []));
-  }
   for (const note of report.notes) lines.push(`note: ${note}`);
   return `${lines.join('\n')}\n`;
 }
@@ -164,6 +167,7 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
     ...(options.skip ? { skip: options.skip } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     ...(baseline ? { baseline } : {}),
+    ...(options.failOn ? { failOn: options.failOn } : {}),
     properties: options.properties !== false,
     ...(options.propertyRuns !== undefined ? { propertyRuns: options.propertyRuns } : {}),
     ...(options.propertyPath !== undefined ? { propertyPath: options.propertyPath } : {}),
@@ -209,7 +213,8 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .addOption(new Option('--only <patterns>', 'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable').argParser(collect))
     .addOption(new Option('--skip <patterns>', 'leave out endpoints matching these patterns (same forms as --only)').argParser(collect))
     .addOption(new Option('--shard <i/n>', 'check shard i of n of the selected endpoints (round robin; fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
-    .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW MUST failures; lists new and fixed failures')
+    .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW findings (at the --fail-on level); lists new and fixed findings')
+    .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must (MUST findings), should (MUST and SHOULD), info (any finding)').choices(['must', 'should', 'info']).default('must'))
     .option('--quiet', 'no progress; print only the final verdict line')
     .option('--no-properties', 'leave out the property-based suites (fast-check model runs and generated requests)')
     .addOption(new Option('--property-runs <n>', 'runs per property (fast-check numRuns)').argParser(integer('--property-runs', 1, 100_000)))
@@ -217,9 +222,12 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .addHelpText(
       'after',
       `
-Exit status: 0 when no MUST check failed and the run reached the API; 1 when a MUST check failed or
-the run was vacuous (e.g. every request answered 401); 2 on a usage error. With --baseline, 1 only
-when a MUST check fails that did not fail in the baseline (a vacuous run still exits 1).
+Failed checks are grouped into findings by cause (one broken rule of the spec, or one endpoint
+answering server errors); every check cites the spec assertion it tests, and the report prints spec
+coverage. Exit status: 0 when the run reached the API and no finding at the --fail-on level (default
+must: MUST findings only) exists; 1 otherwise or when the run was vacuous (e.g. every request answered
+401); 2 on a usage error. With --baseline, 1 only for findings the baseline did not have (or that now
+show on more endpoints). Secrets the target shows in its answers are redacted in every artifact.
 
 Progress goes to stderr: one line per endpoint ("endpoint n of N … failures so far"), or one
 updating line on a terminal; --quiet prints only the verdict.

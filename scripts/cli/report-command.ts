@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { exitCodeOf, type Report } from '../../suites/conform/report-model.ts';
+import { Option, type Command } from 'commander';
+import { exitCodeOf, type FailOn, type Report } from '../../suites/conform/report-model.ts';
 import { writeReports } from '../../suites/conform/writers/write-reports.ts';
 import { MergeError, mergeReports } from '../../suites/report/merge.ts';
 import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';
@@ -11,6 +11,7 @@ export interface ReportMergeOptions {
   baseline?: string;
   json?: boolean;
   quiet?: boolean;
+  failOn?: FailOn;
 }
 
 const defaultIo: ConformIo = {
@@ -28,7 +29,7 @@ export function runReportMerge(inputs: readonly string[], options: ReportMergeOp
   try {
     const reports = inputs.map((i) => readReportFile(i));
     const baseline = options.baseline !== undefined ? readReportFile(options.baseline) : undefined;
-    merged = mergeReports(reports, baseline ? { baseline } : {});
+    merged = mergeReports(reports, { ...(baseline ? { baseline } : {}), ...(options.failOn ? { failOn: options.failOn } : {}) });
   } catch (e) {
     if (e instanceof ReportFileError || e instanceof MergeError) {
       io.stderr(`error: ${e.message}\n`);
@@ -64,15 +65,17 @@ export function registerReportCommand(program: Command, registerOptions: Registe
     .description('combine report.json files (e.g. the shards of one run) into one report: report.json, index.html and junit.xml')
     .argument('<dirs...>', 'report directories (or report.json files) to merge')
     .option('--out <dir>', 'write the merged reports here (default: reports/<run-id>-merged/)')
-    .option('--baseline <report.json>', 'compare the merged report with an earlier report: exit 1 only for NEW MUST failures')
+    .option('--baseline <report.json>', 'compare the merged report with an earlier report: exit 1 only for NEW findings (at the --fail-on level)')
+    .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must, should or info (default: as the inputs were run)').choices(['must', 'should', 'info']))
     .option('--json', 'print the merged report as JSON on stdout instead of the summary')
     .option('--quiet', 'print only the final verdict line')
     .addHelpText(
       'after',
       `
 The inputs must be reports of one target; an endpoint present in two inputs, or a missing shard
-(e.g. 1/3 and 3/3 without 2/3), is an error (exit 2). Endpoints come out in contract order; counts,
-vacuous flag and verdict are recomputed. Exit status: 0 pass, 1 a MUST failure (with --baseline: a
+(e.g. 1/3 and 3/3 without 2/3), is an error (exit 2). Endpoints come out in contract order; findings,
+spec coverage, counts, vacuous flag and verdict are recomputed over all inputs (a rule broken in two
+shards is one finding). Exit status: 0 pass, 1 a finding at the --fail-on level (with --baseline: a
 new one) or a vacuous input, 2 usage error.
 
 Examples:

@@ -1,10 +1,11 @@
-import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
+import { assertionById, type SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/target.ts';
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
 import { declaredParams, requestParts } from './param-values.ts';
-import type { CheckRecord, CheckStatus, Level } from './report-model.ts';
+import type { CheckRecord, CheckStatus, FailureCause } from './report-model.ts';
 
 /** The outcome of one check, before it is recorded. */
 export interface Verdict {
@@ -12,21 +13,30 @@ export interface Verdict {
   message: string;
   /** The request that shows the outcome (attached to failures with a curl command). */
   exchange?: Exchange;
-  vacuous?: boolean;
 }
 
-export const pass = (message: string, exchange?: Exchange, vacuous = false): Verdict => ({ status: 'pass', message, ...(exchange ? { exchange } : {}), ...(vacuous ? { vacuous } : {}) });
+/**
+ * A pass; with `inconclusive` true the check saw nothing that could have failed a wrong server (one
+ * record where a sort needs two, a value every record shares): it is recorded as inconclusive, never
+ * as a pass.
+ */
+export const pass = (message: string, exchange?: Exchange, inconclusive = false): Verdict => ({ status: inconclusive ? 'inconclusive' : 'pass', message, ...(exchange ? { exchange } : {}) });
 export const fail = (message: string, exchange?: Exchange): Verdict => ({ status: 'fail', message, ...(exchange ? { exchange } : {}) });
 export const skip = (message: string): Verdict => ({ status: 'skipped', message });
+export const inconclusive = (message: string, exchange?: Exchange): Verdict => ({ status: 'inconclusive', message, ...(exchange ? { exchange } : {}) });
 
-/** MUST/SHOULD for rules of the spec; INFO for shapes from the reference notes and project decisions. */
-export function levelFor(base: Level, source: Source | undefined): Level {
-  return source === undefined || source === 'spec' ? base : 'INFO';
-}
-
-/** Where an endpoint's request shape comes from: the spec's Index, or only a method and path. */
-export function requestSource(e: EndpointContract): Source {
-  return e.specTable === 'path-only' ? 'reference' : 'spec';
+/**
+ * Why a failure's answer explains it beyond its own rule: a 5xx (other than a status the endpoint
+ * may answer, like the readiness probe's 503), no answer at all, or a 2xx of an envelope endpoint whose
+ * body is not JSON. Such failures on one endpoint are one finding.
+ */
+export function failureCause(e: EndpointContract | undefined, ex: Exchange | undefined): FailureCause | undefined {
+  if (!ex) return undefined;
+  if (!ex.response) return 'transport';
+  const status = ex.response.status;
+  if (status >= 500 && !(e?.response.otherStatuses ?? []).includes(status)) return 'server-error';
+  if (e?.response.kind === 'envelope' && status >= 200 && status < 300 && ex.response.json === undefined) return 'non-json';
+  return undefined;
 }
 
 /** Names of everything a run creates, derived from the seed so a run can be repeated exactly. */
@@ -71,6 +81,8 @@ export interface RunState {
   onlineNodeIds?: number[];
   /** Happy-path list answers by endpoint id, for the list laws. */
   lists: Map<string, Exchange>;
+  /** Delete endpoint id → whether the instance its valid request deletes was listed just before. */
+  listedBeforeDelete: Map<string, boolean | undefined>;
 }
 
 /**
@@ -82,7 +94,7 @@ export class ConformContext {
   readonly log: ExchangeLog;
   readonly validator = new DataValidator();
   readonly names: FixtureNames;
-  readonly state: RunState = { lists: new Map() };
+  readonly state: RunState = { lists: new Map(), listedBeforeDelete: new Map() };
   readonly results = new Map<string, CheckRecord[]>();
   readonly notes: string[] = [];
   /** Set by `detectCapabilities` before the first check. */
@@ -112,17 +124,25 @@ export class ConformContext {
     return this.log.send(req, purpose, endpointId, redactAuthorization);
   }
 
-  /** Runs one check and records its outcome on the endpoint; exceptions become failed checks. */
-  async check(e: EndpointContract, id: string, level: Level, fn: () => Promise<Verdict> | Verdict): Promise<CheckRecord> {
+  /**
+   * Runs one check of the spec assertion `assertion` (its level is the check's level) and records the
+   * outcome on the endpoint. An exception inside the check is a bug of the harness, not a finding
+   * about the target: the check is recorded as skipped with the error, and the run's notes say so.
+   */
+  async check(e: EndpointContract, id: string, assertion: string, fn: () => Promise<Verdict> | Verdict): Promise<CheckRecord> {
+    const cited: SpecAssertion = assertionById(assertion);
     let verdict: Verdict;
     try {
       verdict = await fn();
     } catch (err) {
-      verdict = fail(`harness error: ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`);
+      const where = (err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err);
+      this.notes.push(`harness error in check ${id} of ${e.method} ${e.path}: ${where}`);
+      verdict = skip(`not decided: the harness failed (${where})`);
     }
-    const record: CheckRecord = { id, level, status: verdict.status, message: verdict.message };
-    if (verdict.vacuous) record.vacuous = true;
+    const record: CheckRecord = { id, assertion: cited.id, level: cited.level, status: verdict.status, message: verdict.message };
     if (verdict.exchange && verdict.status === 'fail') {
+      const cause = failureCause(this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path) ?? e, verdict.exchange);
+      if (cause) record.cause = cause;
       record.request = verdict.exchange.record;
       record.response = responseRecord(verdict.exchange);
       record.curl = curlOf(this.target.baseUrl, verdict.exchange, this.target.capabilities.remoteVia);
@@ -167,8 +187,24 @@ export function describeAnswer(ex: Exchange): string {
   return `HTTP ${ex.response.status}, code ${env.code}${text}`;
 }
 
-/** A refusal as a parameter error: HTTP 400 or envelope code 400. */
-export function refusedAsInvalid(ex: Exchange): boolean {
+/**
+ * The request was not accepted: an envelope with a non-zero code (code 0 means success, whatever the
+ * HTTP status), or a 4xx answer without an envelope (whether the answer should carry one is the
+ * envelope checks' business). A 5xx is not a refusal but a server error.
+ */
+export function refused(ex: Exchange): boolean {
+  if (!ex.response) return false;
   const env = envelopeOf(ex);
-  return ex.response?.status === 400 || env?.code === 400;
+  if (env) return env.code !== 0;
+  return ex.response.status >= 400 && ex.response.status < 500;
+}
+
+/**
+ * A refusal as a parameter error (spec, Errors: "| 400 | request parameter error |"): refused, with
+ * envelope code 400 or HTTP status 400 (or 422, the status of an unprocessable body).
+ */
+export function refusedAsInvalid(ex: Exchange): boolean {
+  if (!refused(ex)) return false;
+  const env = envelopeOf(ex);
+  return ex.response!.status === 400 || ex.response!.status === 422 || env?.code === 400;
 }

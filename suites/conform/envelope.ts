@@ -59,12 +59,30 @@ export function envelopeProblems(json: unknown, rawText: string = JSON.stringify
   return problems;
 }
 
-/** Does a text name a parameter (as `name`, 'name', "name" or the bare word)? */
+/** Words a server may use for a parameter instead of its identifier ("Description length cannot exceed 500" names `desc`). */
+const PARAM_WORDS: Record<string, readonly string[]> = {
+  desc: ['description'],
+  ip: ['ip address', 'address'],
+  qos: ['qos', 'quality of service'],
+  is_superuser: ['superuser', 'super user'],
+  config: ['configuration', 'config'],
+  id: ['identifier', 'id'],
+};
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Does a text name a parameter? The identifier (as `name`, 'name', "name" or the bare word), its
+ * words ("tenant_name" as "Tenant name"), or a word a server uses for it ("description" for `desc`),
+ * ignoring case.
+ */
 export function namesParam(text: string | null | undefined, param: string): boolean {
   if (!text) return false;
   const last = param.split('.').pop() ?? param;
-  const escaped = last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // Real servers phrase it "Tenant length must be…" or "tenant_name: …"; match words ignoring case and _ vs space.
-  const words = escaped.replace(/_/g, '[_ ]?');
-  return new RegExp(`(^|[^A-Za-z0-9])${words}([^A-Za-z0-9]|$)`, 'i').test(text);
+  const word = (w: string) => new RegExp(`(^|[^A-Za-z0-9])${escape(w).replace(/[_ ]/g, '[_ -]?')}([^A-Za-z0-9]|$)`, 'i').test(text);
+  if (word(last)) return true;
+  if ((PARAM_WORDS[last] ?? []).some(word)) return true;
+  // Every word of a compound identifier, each in its own or a server's form: "Retained handling must be 0, 1 or 2".
+  const parts = last.split('_').filter((p) => p.length > 0);
+  return parts.length > 1 && parts.every((p) => word(p) || (PARAM_WORDS[p] ?? []).some(word));
 }

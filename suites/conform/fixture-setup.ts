@@ -1,6 +1,7 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 
@@ -70,4 +71,28 @@ async function discover(ctx: ConformContext, resources: CreatedResources): Promi
     if (typeof seq === 'number') ctx.state.segmentSeq = seq;
   }
   ctx.state.onlineNodeIds = await onlineNodeIds(ctx);
+}
+
+/**
+ * Records a list needs before its laws can be decided: more than 20, so a default page size can be
+ * told from 10 and 20; distinct names, so sorts and filters have records that differ. For every
+ * family whose list is checked in this run, POPULATION instances (`<fixture>-p0` …) are created in the
+ * run's tenant; they are deleted with the rest at the end.
+ */
+export const POPULATION = 21;
+
+export async function populateLists(ctx: ConformContext, resources: CreatedResources, checked: readonly EndpointContract[]): Promise<string[]> {
+  const problems: string[] = [];
+  const listed = new Set(checked.filter((e) => e.list).map((e) => e.path));
+  for (const family of RESOURCE_FAMILIES) {
+    if (!family.listPath || !listed.has(family.listPath) || !resources.fixtures.has(family.key)) continue;
+    for (let i = 0; i < POPULATION; i++) {
+      const ex = await resources.create(family, family.fields(ctx, `-p${i}`), 'fixture');
+      if (ex && !succeeded(ex)) {
+        problems.push(`list population of ${family.key}: instance ${i + 1} of ${POPULATION} not created (${describeAnswer(ex)}); its list laws may be inconclusive`);
+        break;
+      }
+    }
+  }
+  return problems;
 }

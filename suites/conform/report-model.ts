@@ -2,12 +2,21 @@ import type { DetectedCapabilities } from './conform-context.ts';
 /**
  * The conformance report: one model for every output (JSON, HTML, JUnit). Shape fixed by the issue:
  * `{target, seed, summary: {checks, passed, failed, skipped}, endpoints: [{method, path, status,
- * checks: [{id, level, status, message}]}]}`; everything else is an addition.
+ * checks: [{id, level, status, message}]}]}`; everything else is an addition. Since issue 11 every
+ * check cites the spec assertion it tests (`assertion`, with the quote in `citations`), failed checks
+ * are grouped into `findings` by cause, and the exit status is decided on findings (`--fail-on`).
  */
 
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
-export type CheckStatus = 'pass' | 'fail' | 'skipped';
-export type EndpointStatus = 'pass' | 'fail' | 'skipped' | 'untested';
+/**
+ * `inconclusive`: the check ran, but what the target answered could not have failed a wrong server
+ * (one record where a sort needs two, a filter value every record shares, a write never listed):
+ * counted and listed, never a pass.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'skipped' | 'inconclusive';
+export type EndpointStatus = 'pass' | 'fail' | 'skipped' | 'inconclusive' | 'untested';
+/** The finding level from which the exit status is 1: `must` (default), `should` (MUST and SHOULD), `info` (any finding). */
+export type FailOn = 'must' | 'should' | 'info';
 
 /** The request behind a check, as sent (the token is never written to a report). */
 export interface RequestRecord {
@@ -31,13 +40,22 @@ export interface ResponseRecord {
   error?: string;
 }
 
+/**
+ * Why a failure is not (only) its own rule's: the answer it got was a server error, a transport
+ * failure or not JSON at all. Failures with the same cause on one endpoint are one finding.
+ */
+export type FailureCause = 'server-error' | 'transport' | 'non-json';
+
 export interface CheckRecord {
   id: string;
+  /** Id of the spec assertion the check tests (`citations` of the report holds its quote). */
+  assertion: string;
+  /** The assertion's level. */
   level: Level;
   status: CheckStatus;
   message: string;
-  /** A pass whose requests never reached the behaviour (e.g. an empty list where a law was checked). */
-  vacuous?: boolean;
+  /** Failures only: the answer was a 5xx, a transport failure or not JSON (see FailureCause). */
+  cause?: FailureCause;
   request?: RequestRecord;
   response?: ResponseRecord;
   /** A curl command that repeats the request (failures only). */
@@ -73,31 +91,68 @@ export interface SelectionRecord {
   selectedEndpoints: number;
 }
 
-/** One check's failure, named so it can be found in another report. */
-export interface FailureRef {
-  method: string;
-  path: string;
-  endpointId?: string;
+/** An assertion as the report cites it. */
+export interface Citation {
+  section: string;
+  quote: string;
+  level: Level;
+  source: 'spec' | 'notes' | 'decision';
+  kind: string;
+}
+
+/** One failing check as a finding lists it. */
+export interface FindingCheck {
+  endpoint: string;
+  /** `METHOD /path`. */
+  key: string;
   id: string;
   level: Level;
   message: string;
 }
 
 /**
- * This run against an earlier report: with a baseline, only NEW failures (a check failing now that
- * did not fail on the same endpoint in the baseline) of MUST level make the run fail.
+ * Failed checks grouped by cause: one broken rule (an assertion) across the endpoints where it
+ * failed, or one endpoint answering server errors / non-JSON. Cascades (a property failure re-finding
+ * what a scenario check found in the same family) are folded under their cause.
+ */
+export interface Finding {
+  /** Stable across runs: the assertion id, or `<cause>@<endpoint id>`. */
+  id: string;
+  title: string;
+  level: Level;
+  assertion: string;
+  citation?: Citation;
+  /** `METHOD /path` of every endpoint where it showed. */
+  endpoints: string[];
+  checks: FindingCheck[];
+  /** Ids of findings folded into this one as cascades of it. */
+  folded?: string[];
+  /** One failing exchange that shows it. */
+  example?: { check: string; request?: RequestRecord; response?: ResponseRecord; curl?: string };
+}
+
+/** One finding's failure, named so it can be found in another report. */
+export interface FailureRef {
+  /** Finding id. */
+  id: string;
+  title: string;
+  level: Level;
+  /** `METHOD /path` of the endpoints concerned. */
+  endpoints: string[];
+}
+
+/**
+ * This run against an earlier report, compared by findings: a finding is NEW when its id did not
+ * fail in the baseline, or when it now shows on an endpoint where it did not before; FIXED when a
+ * finding of the baseline is gone (on the endpoints this run checked).
  */
 export interface BaselineComparison {
   baselineFile: string;
   baselineRunId?: string;
-  /** Failing now, not failing in the baseline (passed, skipped or absent there). */
-  newFailures: FailureRef[];
-  /** Failed in the baseline, pass now. */
+  newFindings: FailureRef[];
   fixed: FailureRef[];
-  /** Failed in both. */
+  /** Findings present in both (on the same endpoints or fewer). */
   stillFailing: number;
-  /** New failures of MUST level: these alone decide the exit status. */
-  newMustFailures: number;
 }
 
 /** Where a merged report came from (`mqsim report merge`). */
@@ -110,16 +165,32 @@ export interface ReportSummary {
   passed: number;
   failed: number;
   skipped: number;
-  /** Failed checks per level; only MUST failures decide the exit status. */
+  /** Checks whose answers could not tell a right server from a wrong one: never passes. */
+  inconclusive: number;
+  /** Failed checks per level. */
   failedByLevel: Record<Level, number>;
+  /** Findings (failed checks grouped by cause) per level: the exit status is decided on these. */
+  findingsByLevel: Record<Level, number>;
   /** Endpoints per status. */
   endpoints: Record<EndpointStatus, number>;
   /** Endpoints with no check at all. */
   untested: number;
-  /** Checks that passed without reaching the behaviour they check. */
-  vacuousChecks: number;
   /** The whole run is vacuous (most answers were 401): it never counts as passed. */
   vacuous: boolean;
+}
+
+/** Spec coverage: which assertions the run tested (a check citing it passed or failed). */
+export interface SpecCoverage {
+  /** Assertions in the contract. */
+  assertions: number;
+  /** Assertions a check over the HTTP API can test (the others carry an `untestable` reason). */
+  testable: number;
+  /** Testable assertions a check of this run decided (pass or fail). */
+  tested: number;
+  /** Testable assertions the run did not decide, each with why (no check cites it; skipped: …; inconclusive: …). */
+  untested: { id: string; level: Level; reason: string }[];
+  /** Assertions no HTTP check can test, with the reason. */
+  untestable: { id: string; reason: string }[];
 }
 
 export interface RequestStats {
@@ -147,11 +218,19 @@ export interface Report {
   /** The run is vacuous: the summary never reports it as passed. */
   vacuous: boolean;
   vacuousReason?: string;
+  /** The finding level that decides the exit status. */
+  failOn: FailOn;
   verdict: 'pass' | 'fail';
   /** Why the verdict is what it is, in one line. */
   verdictLine: string;
   requests: RequestStats;
   summary: ReportSummary;
+  /** Failed checks grouped by cause, MUST first. */
+  findings: Finding[];
+  /** Spec coverage of the run. */
+  coverage?: SpecCoverage;
+  /** The assertions the checks cite, by id. */
+  citations: Record<string, Citation>;
   endpoints: EndpointReport[];
   /** Present when the run checked one shard of the selection. */
   shard?: ShardSpec;
@@ -179,11 +258,12 @@ export interface PropertyRunRecord {
   durationMs: number;
 }
 
-/** fail if any check failed, pass if one passed, skipped if every check was skipped, untested if none ran. */
+/** fail if any check failed, pass if one passed, inconclusive if one was, skipped if every check was skipped, untested if none ran. */
 export function endpointStatusOf(checks: readonly CheckRecord[]): EndpointStatus {
   if (checks.length === 0) return 'untested';
   if (checks.some((c) => c.status === 'fail')) return 'fail';
   if (checks.some((c) => c.status === 'pass')) return 'pass';
+  if (checks.some((c) => c.status === 'inconclusive')) return 'inconclusive';
   return 'skipped';
 }
 
@@ -203,52 +283,75 @@ export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?:
   return { vacuous: false };
 }
 
-export function summarize(endpoints: readonly EndpointReport[], vacuous: boolean): ReportSummary {
+export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+
+export function summarize(endpoints: readonly EndpointReport[], vacuous: boolean, findings: readonly Pick<Finding, 'level'>[] = []): ReportSummary {
   const checks = endpoints.flatMap((e) => e.checks);
   const failedByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
   for (const c of checks) if (c.status === 'fail') failedByLevel[c.level]++;
-  const byEndpoint: Record<EndpointStatus, number> = { pass: 0, fail: 0, skipped: 0, untested: 0 };
+  const findingsByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
+  for (const f of findings) findingsByLevel[f.level]++;
+  const byEndpoint: Record<EndpointStatus, number> = { pass: 0, fail: 0, skipped: 0, inconclusive: 0, untested: 0 };
   for (const e of endpoints) byEndpoint[e.status]++;
+  const count = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
   return {
     checks: checks.length,
-    passed: checks.filter((c) => c.status === 'pass').length,
-    failed: checks.filter((c) => c.status === 'fail').length,
-    skipped: checks.filter((c) => c.status === 'skipped').length,
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: count('skipped'),
+    inconclusive: count('inconclusive'),
     failedByLevel,
+    findingsByLevel,
     endpoints: byEndpoint,
     untested: byEndpoint.untested,
-    vacuousChecks: checks.filter((c) => c.vacuous && c.status === 'pass').length,
     vacuous,
   };
 }
 
+/** Levels at or above the `--fail-on` threshold. */
+export function failingLevels(failOn: FailOn): readonly Level[] {
+  return failOn === 'must' ? ['MUST'] : failOn === 'should' ? ['MUST', 'SHOULD'] : LEVELS;
+}
+
 /**
- * Exit status of `mqsim conform`: 0 only when the run reached the API and no MUST check failed —
- * or, with a baseline, no MUST check failed that did not fail in the baseline already.
+ * Exit status of `mqsim conform`: 0 only when the run reached the API and no finding at or above the
+ * `--fail-on` level exists — or, with a baseline, none that is new.
  */
-export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous' | 'baseline'>): 0 | 1 {
+export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous' | 'baseline' | 'findings' | 'failOn'>): 0 | 1 {
   if (report.vacuous) return 1;
-  const mustFailures = report.baseline ? report.baseline.newMustFailures : report.summary.failedByLevel.MUST;
-  return mustFailures > 0 ? 1 : 0;
+  const levels = failingLevels(report.failOn ?? 'must');
+  const gating = report.baseline ? report.baseline.newFindings : report.findings;
+  return gating.some((f) => levels.includes(f.level)) ? 1 : 0;
 }
 
-export function verdictLineOf(summary: ReportSummary, vacuous: boolean, vacuousReason?: string, baseline?: BaselineComparison): string {
-  const counts = `${summary.checks} checks: ${summary.passed} passed, ${summary.failed} failed (MUST ${summary.failedByLevel.MUST}, SHOULD ${summary.failedByLevel.SHOULD}, INFO ${summary.failedByLevel.INFO}), ${summary.skipped} skipped; ${summary.untested} endpoints untested`;
-  if (vacuous) return `VACUOUS — not a pass: ${vacuousReason ?? 'the checks never reached the API'} (${counts})`;
-  if (baseline) {
-    const against = `against baseline ${baseline.baselineFile}: ${baseline.newFailures.length} new failures (MUST ${baseline.newMustFailures}), ${baseline.fixed.length} fixed, ${baseline.stillFailing} still failing`;
-    if (baseline.newMustFailures > 0) return `FAIL — ${baseline.newMustFailures} new MUST failures ${against} (${counts})`;
-    return `PASS — no new MUST failure ${against} (${counts})`;
+function findingCounts(byLevel: Record<Level, number>): string {
+  const total = byLevel.MUST + byLevel.SHOULD + byLevel.INFO;
+  return `${total} finding${total === 1 ? '' : 's'} (MUST ${byLevel.MUST}, SHOULD ${byLevel.SHOULD}, INFO ${byLevel.INFO})`;
+}
+
+export function verdictLineOf(report: Pick<Report, 'summary' | 'vacuous' | 'vacuousReason' | 'baseline' | 'failOn' | 'findings'>): string {
+  const s = report.summary;
+  const counts = `${s.checks} checks: ${s.passed} passed, ${s.failed} failed, ${s.inconclusive} inconclusive, ${s.skipped} skipped; ${s.untested} endpoints untested`;
+  const findings = findingCounts(s.findingsByLevel);
+  const levels = failingLevels(report.failOn ?? 'must');
+  const gate = levels.join('/');
+  if (report.vacuous) return `VACUOUS — not a pass: ${report.vacuousReason ?? 'the checks never reached the API'} (${findings}; ${counts})`;
+  if (report.baseline) {
+    const b = report.baseline;
+    const gatingNew = b.newFindings.filter((f) => levels.includes(f.level)).length;
+    const against = `against baseline ${b.baselineFile}: ${b.newFindings.length} new findings (${gatingNew} ${gate}), ${b.fixed.length} fixed, ${b.stillFailing} still present`;
+    if (gatingNew > 0) return `FAIL — ${gatingNew} new ${gate} findings ${against} (${counts})`;
+    return `PASS — no new ${gate} finding ${against} (${counts})`;
   }
-  if (summary.failedByLevel.MUST > 0) return `FAIL — ${summary.failedByLevel.MUST} MUST checks failed (${counts})`;
-  const soft = summary.failed > 0 ? `; ${summary.failed} SHOULD/INFO failures do not change the exit status` : '';
-  return `PASS — no MUST check failed (${counts}${soft})`;
+  const gating = report.findings.filter((f) => levels.includes(f.level)).length;
+  if (gating > 0) return `FAIL — ${findings}; ${gating} at ${gate} fail the run (${counts})`;
+  return `PASS — ${findings}, none at ${gate} (${counts})`;
 }
 
-/** Sets `verdict` and `verdictLine` from the summary, the vacuous flag and the baseline comparison. */
+/** Sets `verdict` and `verdictLine` from the findings, the vacuous flag and the baseline comparison. */
 export function applyVerdict(report: Report): Report {
   report.verdict = exitCodeOf(report) === 0 ? 'pass' : 'fail';
-  report.verdictLine = verdictLineOf(report.summary, report.vacuous, report.vacuousReason, report.baseline);
+  report.verdictLine = verdictLineOf(report);
   return report;
 }
 

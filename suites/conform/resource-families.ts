@@ -1,4 +1,5 @@
 import type { EndpointContract, ParamSpec } from '../../fixtures/contract/types.ts';
+import { A } from './cite.ts';
 import { type ConformContext, succeeded } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
 import { buildParams, textOfLength } from './param-values.ts';
@@ -15,6 +16,11 @@ export interface ResourceFamily {
   deletePath: string;
   /** List whose records show created instances. */
   listPath?: string;
+  /**
+   * The assertion that a write acknowledged with success is applied (what the spec says the service
+   * manages): cited by the checks that read a write back from the list.
+   */
+  manages: string;
   /** Fields of a valid instance; `suffix` makes instances distinct ('' = the run's fixture). */
   fields(ctx: ConformContext, suffix: string): Record<string, unknown>;
   /** Record fields that identify an instance in the list (checked when the record schema has them). */
@@ -53,6 +59,7 @@ const tenantRef = ['tenant'];
 export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   {
     key: 'tenant',
+    manages: A.manageResources,
     createPath: '/api/cluster/tenant/create',
     deletePath: '/api/cluster/tenant/delete',
     listPath: '/api/cluster/tenant/list',
@@ -62,6 +69,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'user',
+    manages: A.manageResources,
     createPath: '/api/cluster/user/create',
     deletePath: '/api/cluster/user/delete',
     listPath: '/api/cluster/user/list',
@@ -72,6 +80,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'acl',
+    manages: A.manageResources,
     createPath: '/api/cluster/acl/create',
     deletePath: '/api/cluster/acl/delete',
     listPath: '/api/cluster/acl/list',
@@ -93,6 +102,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'blacklist',
+    manages: A.manageResources,
     createPath: '/api/cluster/blacklist/create',
     deletePath: '/api/cluster/blacklist/delete',
     listPath: '/api/cluster/blacklist/list',
@@ -123,6 +133,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'topic-rewrite',
+    manages: A.manageResources,
     createPath: '/api/cluster/topic-rewrite/create',
     deletePath: '/api/cluster/topic-rewrite/delete',
     listPath: '/api/cluster/topic-rewrite/list',
@@ -141,6 +152,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'auto-subscribe',
+    manages: A.manageResources,
     createPath: '/api/mqtt/auto-subscribe/create',
     deletePath: '/api/mqtt/auto-subscribe/delete',
     listPath: '/api/mqtt/auto-subscribe/list',
@@ -160,6 +172,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'schema',
+    manages: A.manageResources,
     createPath: '/api/cluster/schema/create',
     deletePath: '/api/cluster/schema/delete',
     listPath: '/api/cluster/schema/list',
@@ -185,6 +198,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'schema-bind',
+    manages: A.manageResources,
     createPath: '/api/cluster/schema-bind/create',
     deletePath: '/api/cluster/schema-bind/delete',
     dependsOn: ['schema'],
@@ -193,6 +207,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'connector',
+    manages: A.manageConnectors,
     createPath: '/api/cluster/connector/create',
     deletePath: '/api/cluster/connector/delete',
     listPath: '/api/cluster/connector/list',
@@ -222,6 +237,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'topic',
+    manages: A.manageTopics,
     createPath: '/api/cluster/topic/create',
     deletePath: '/api/cluster/topic/delete',
     listPath: '/api/cluster/topic/list',
@@ -232,6 +248,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   },
   {
     key: 'shard',
+    manages: A.manageShards,
     createPath: '/api/storage-engine/shard/create',
     deletePath: '/api/storage-engine/shard/delete',
     fields: (ctx, s) => ({

@@ -24,12 +24,12 @@ function violations(a: Answer, exp: Expectation): PropertyViolation[] {
   return [...v.violations];
 }
 
-const base: Expectation = { allowed: ['ok'], level: 'MUST', rule: 'r', says: 'it must succeed' };
+const base: Expectation = { allowed: ['ok'], assertion: 'endpoints.tenant.update', rule: 'r', says: 'it must succeed' };
 
 describe('an answer against an expectation', () => {
   it('an outcome the spec does not allow is a violation of the rule, at its level, with the answer', () => {
     const [v] = violations(answer(200, { code: 1, message: 'nope', data: null }), base);
-    expect([v.rule, v.level, v.endpointId]).toEqual(['r', 'MUST', 'cluster.tenant.update']);
+    expect([v.rule, v.assertion, v.level, v.endpointId]).toEqual(['r', 'endpoints.tenant.update', 'MUST', 'cluster.tenant.update']);
     expect(v.message).toBe('it must succeed, but got failure (HTTP 200, code 1, "nope")');
     expect(v.exchange).toBeDefined();
   });
@@ -40,17 +40,18 @@ describe('an answer against an expectation', () => {
   });
 
   it('a refusal as invalid should name the parameter (SHOULD), a fixed code and text are checked', () => {
-    const exp: Expectation = { allowed: ['invalid'], level: 'MUST', rule: 'x', says: 's', namesParam: { param: 'config.max_topics', level: 'SHOULD' } };
+    const exp: Expectation = { allowed: ['invalid'], assertion: 'endpoints.tenant.update', rule: 'x', says: 's', namesParam: { param: 'config.max_topics', assertion: 'errors.case.rejected-body' } };
     expect(violations(answer(400, { code: 400, message: "invalid parameter 'config.max_topics'", data: null }), exp)).toEqual([]);
     expect(violations(answer(400, { code: 400, message: 'bad request', data: null }), exp).map((v) => [v.rule, v.level])).toEqual([['x.names-param', 'SHOULD']]);
-    const unknown: Expectation = { allowed: ['failure'], level: 'MUST', rule: 'u', says: 's', codes: [1, 100], textIncludes: { text: 'not found', level: 'MUST' } };
+    const unknown: Expectation = { allowed: ['failure'], assertion: 'errors.case.tenant-update-unknown', rule: 'u', says: 's', codes: [1, 100], textIncludes: { text: 'not found', assertion: 'errors.case.tenant-update-unknown' } };
     expect(violations(answer(200, { code: 100, data: '', error: 'Tenant t Not Found' }), unknown)).toEqual([]);
     expect(violations(answer(404, { code: 404, message: 'gone', data: null }), unknown).map((v) => v.rule)).toEqual(['u.code', 'u.text']);
   });
 
   it('a step throws its strongest violation at or above the threshold only', () => {
-    const info = new PropertyViolation('INFO', 'e', 'i', 'info');
-    const should = new PropertyViolation('SHOULD', 'e', 's', 'should');
+    const info = new PropertyViolation('decision.non-ascii-text', 'e', 'i', 'info');
+    const should = new PropertyViolation('errors.case.rejected-body', 'e', 's', 'should');
+    expect([info.level, should.level]).toEqual(['INFO', 'SHOULD']);
     const all = new StepVerdict('INFO');
     all.add(info);
     all.add(should);

@@ -1,4 +1,3 @@
-import type { Level } from '../conform/report-model.ts';
 import { namesParam } from '../conform/envelope.ts';
 import { describeAnswer, type Answer, type Outcome } from './property-client.ts';
 import { PropertyViolation, type StepVerdict } from './violation.ts';
@@ -7,16 +6,17 @@ import { PropertyViolation, type StepVerdict } from './violation.ts';
 export interface Expectation {
   /** Outcomes that conform; anything else is a violation of `rule`. */
   allowed: readonly Outcome[];
-  level: Level;
+  /** The spec assertion the expectation comes from (its level is the rule's). */
+  assertion: string;
   rule: string;
   /** The rule in words, completed in the message by what came back. */
   says: string;
   /** For a refusal as invalid: the parameter its text should name, and how strongly. */
-  namesParam?: { param: string; level: Level };
+  namesParam?: { param: string; assertion: string };
   /** For a refusal: envelope codes the spec fixes (e.g. 1 or 100 for an unknown tenant on update). */
   codes?: readonly number[];
   /** For a refusal: a text the failure must contain (case-insensitive). */
-  textIncludes?: { text: string; level: Level };
+  textIncludes?: { text: string; assertion: string };
   /** On success, `data` must be this text (spec: writes answer `success` unless stated otherwise). */
   successData?: string;
 }
@@ -26,20 +26,20 @@ export function checkAnswer(answer: Answer, exp: Expectation, verdict: StepVerdi
   const id = answer.endpoint.id;
   const ex = answer.exchange;
   if (!exp.allowed.includes(answer.outcome)) {
-    verdict.add(new PropertyViolation(exp.level, id, exp.rule, `${exp.says}, but got ${answer.outcome} (${describeAnswer(answer)})`, ex));
+    verdict.add(new PropertyViolation(exp.assertion, id, exp.rule, `${exp.says}, but got ${answer.outcome} (${describeAnswer(answer)})`, ex));
     return;
   }
   if (answer.outcome === 'ok' && exp.successData !== undefined && answer.envelope?.data !== exp.successData) {
-    verdict.add(new PropertyViolation(exp.level, id, `${exp.rule}.data`, `a successful write answers data = ${JSON.stringify(exp.successData)}, got ${JSON.stringify(answer.envelope?.data).slice(0, 120)}`, ex));
+    verdict.add(new PropertyViolation(exp.assertion, id, `${exp.rule}.data`, `a successful write answers data = ${JSON.stringify(exp.successData)}, got ${JSON.stringify(answer.envelope?.data).slice(0, 120)}`, ex));
   }
   if (answer.outcome === 'invalid' && exp.namesParam && !namesParam(answer.text, exp.namesParam.param)) {
-    verdict.add(new PropertyViolation(exp.namesParam.level, id, `${exp.rule}.names-param`, `the refusal should name the parameter ${exp.namesParam.param}: ${describeAnswer(answer)}`, ex));
+    verdict.add(new PropertyViolation(exp.namesParam.assertion, id, `${exp.rule}.names-param`, `the refusal should name the parameter ${exp.namesParam.param}: ${describeAnswer(answer)}`, ex));
   }
   if (answer.outcome !== 'ok' && exp.codes && !(answer.envelope && exp.codes.includes(answer.envelope.code))) {
-    verdict.add(new PropertyViolation(exp.level, id, `${exp.rule}.code`, `${exp.says} with code ${exp.codes.join(' or ')}, but got ${describeAnswer(answer)}`, ex));
+    verdict.add(new PropertyViolation(exp.assertion, id, `${exp.rule}.code`, `${exp.says} with code ${exp.codes.join(' or ')}, but got ${describeAnswer(answer)}`, ex));
   }
   if (answer.outcome !== 'ok' && exp.textIncludes && !answer.text.toLowerCase().includes(exp.textIncludes.text.toLowerCase())) {
-    verdict.add(new PropertyViolation(exp.textIncludes.level, id, `${exp.rule}.text`, `${exp.says} with a text containing "${exp.textIncludes.text}", but got ${describeAnswer(answer)}`, ex));
+    verdict.add(new PropertyViolation(exp.textIncludes.assertion, id, `${exp.rule}.text`, `${exp.says} with a text containing "${exp.textIncludes.text}", but got ${describeAnswer(answer)}`, ex));
   }
 }
 

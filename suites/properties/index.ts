@@ -10,6 +10,7 @@ import { FAMILIES, FAMILY_KEYS } from './reference-model/families.ts';
 import { requestProperties } from './request-properties.ts';
 import { MUST_ONLY, resultsOf, runProperty, type RunSettings } from './run-property.ts';
 import { PropertyAbort, PropertyViolation } from './violation.ts';
+import { levelOf } from './citations.ts';
 
 export type { PropertyResult } from './property-result.ts';
 export { toCheckRecord } from './property-result.ts';
@@ -161,9 +162,9 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
       // A replay that fast-check cannot follow is a usage error of --property-path, not a result.
       if (replay && !(e instanceof PropertyAbort)) throw e;
       const abort = e instanceof PropertyAbort;
-      const status = abort ? ('skipped' as const) : ('fail' as const);
-      const message = abort ? `not observable on this target: ${e.message}` : `harness error in property ${def.id} (not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
-      for (const ep of def.endpoints) results.push({ endpointId: ep.id, method: ep.method, path: ep.path, id: def.checkId, level: abort ? def.level : 'INFO', status, message, property: def.id, seed, numRuns: 0, durationMs: 0 });
+      // A harness error is a bug of mqsim, not a finding about the target: the property is undecided.
+      const message = abort ? `not observable on this target: ${e.message}` : `not decided: harness error in property ${def.id} (a bug of mqsim, not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
+      for (const ep of def.endpoints) results.push({ endpointId: ep.id, method: ep.method, path: ep.path, id: def.checkId, assertion: def.assertion, level: levelOf(def.assertion), status: 'skipped', message, property: def.id, seed, numRuns: 0, durationMs: 0 });
     } finally {
       await def.teardown?.().catch(() => undefined);
     }

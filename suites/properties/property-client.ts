@@ -3,6 +3,7 @@ import { readEnvelope, envelopeProblems, type Envelope } from '../conform/envelo
 import type { Exchange } from '../conform/exchange.ts';
 import { requestParts } from '../conform/param-values.ts';
 import { pathWithQuery, TransportError, type Target, type TargetRequest } from '../targets/target.ts';
+import { A } from '../conform/cite.ts';
 import { PropertyAbort, PropertyViolation, type StepVerdict } from './violation.ts';
 
 /**
@@ -168,7 +169,12 @@ export class PropertyClient {
       const relevant = envelopeKind ? ex.response.json !== undefined || (ex.response.status >= 200 && ex.response.status < 300) : ex.response.status >= 400 && ex.response.json !== undefined;
       if (relevant) {
         const problems = envelopeProblems(ex.response.json, ex.response.text);
-        if (problems.length > 0) verdict.add(new PropertyViolation('MUST', e.id, 'envelope', `envelope rule broken: ${problems.join('; ')}`, ex));
+        if (problems.length > 0) {
+          // A failure answer breaks the failure shape; anything else (no code, no data, not JSON) the envelope forms.
+          const code = (ex.response.json as { code?: unknown } | undefined)?.code;
+          const failure = typeof code === 'number' && code !== 0;
+          verdict.add(new PropertyViolation(failure ? A.envelopeFailure : A.envelopeForms, e.id, 'envelope', `envelope rule broken: ${problems.join('; ')}`, ex));
+        }
       }
     }
     return answer;

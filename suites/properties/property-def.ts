@@ -16,8 +16,8 @@ export interface PropertyDef {
   endpoints: readonly EndpointContract[];
   /** Check id in the report. */
   checkId: string;
-  /** Level a pass is reported at (the strongest rule the property checks). */
-  level: Level;
+  /** The assertion a pass is reported against (the main rule the property checks; a failure cites the rule it broke). */
+  assertion: string;
   /** Whether the generated value is an `fc.commands` sequence. */
   commands: boolean;
   /** Default number of runs. */

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import type { EndpointContract, ParamSpec } from '../../fixtures/contract/types.ts';
-import { levelFor, requestSource } from '../conform/conform-context.ts';
+import { A } from '../conform/cite.ts';
+import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
+import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
 import { namesParam } from '../conform/envelope.ts';
 import { declaredParams } from '../conform/param-values.ts';
-import type { Level } from '../conform/report-model.ts';
 import { applyMutation, hasNonAscii, mutationsOf, objectValue, type Mutation } from './arbitraries/param-arbitraries.ts';
 import { bindingEndpoints, bindingRequestArb, familyEndpoints, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Scope } from './arbitraries/symbols.ts';
@@ -11,7 +12,7 @@ import { checkAnswer, type Expectation } from './expectations.ts';
 import { describeAnswer, type Answer, type PropertyClient } from './property-client.ts';
 import type { PropertyDef } from './property-def.ts';
 import { FAMILIES, FAMILY_KEYS, type FamilyKey } from './reference-model/families.ts';
-import { PropertyAbort, PropertyViolation, StepVerdict, weaker } from './violation.ts';
+import { PropertyAbort, PropertyViolation, StepVerdict } from './violation.ts';
 
 /**
  * Request properties: for every endpoint that is safe to call repeatedly (every GET with
@@ -52,13 +53,6 @@ function queryParams(e: EndpointContract): ParamSpec[] {
   return declaredParams(e).filter((p) => !UNGENERATED.has(p.name));
 }
 
-function paramLevels(e: EndpointContract) {
-  return (p: ParamSpec) => {
-    const source = p.source ?? requestSource(e);
-    return { level: levelFor('MUST', source), namingLevel: levelFor('SHOULD', source) };
-  };
-}
-
 /** GET endpoints with parameters, answered with an envelope. */
 export function readEndpoints(contract: readonly EndpointContract[]): EndpointContract[] {
   return contract.filter((e) => e.method === 'GET' && e.response.kind === 'envelope' && e.path.startsWith('/api/') && queryParams(e).length > 0);
@@ -70,16 +64,21 @@ export function checkValidAnswer(answer: Answer, params: Record<string, unknown>
   const ex = answer.exchange;
   if (answer.outcome === 'invalid') {
     const named = declaredParams(e).filter((p) => p.name in params && namesParam(answer.text, p.name));
-    let level: Level = levelFor('MUST', requestSource(e));
-    for (const p of named) level = weaker(level, levelFor('MUST', p.source ?? requestSource(e)));
-    if (hasNonAscii(params)) level = weaker(level, 'SHOULD');
+    // The weakest statement the refusal could be about: the rules of the parameters it names (a
+    // length the spec states only for another request is a decision), names outside ASCII (no
+    // character set is given), else the endpoint's own request.
+    const candidates = named.map((p) => citeRuleOrDecision(e.id, p.type === 'string' && (p.minLength !== undefined || p.maxLength !== undefined) ? 'length' : p.enum ? 'enum' : p.minimum !== undefined || p.maximum !== undefined ? 'range' : 'required', p.name).id);
+    if (hasNonAscii(params)) candidates.push(A.decisionNonAscii);
+    if (candidates.length === 0) candidates.push(requestAssertion(e));
+    const rank = { INFO: 0, SHOULD: 1, MUST: 2 } as const;
+    const assertion = candidates.sort((a, b) => rank[levelOf(a)] - rank[levelOf(b)])[0];
     verdict.add(
-      new PropertyViolation(level, id, 'valid.not-refused', `a request valid by the contract was refused as a parameter error${named.length ? ` naming ${named.map((p) => p.name).join(', ')}` : ''}: ${describeAnswer(answer)}`, ex),
+      new PropertyViolation(assertion, id, 'valid.not-refused', `a request valid by the contract was refused as a parameter error${named.length ? ` naming ${named.map((p) => p.name).join(', ')}` : ''}: ${describeAnswer(answer)}`, ex),
     );
   } else if (answer.outcome === 'server-error') {
-    verdict.add(new PropertyViolation('SHOULD', id, 'valid.no-server-error', `a request valid by the contract got a server error: ${describeAnswer(answer)}`, ex));
+    verdict.add(new PropertyViolation(servesAssertion(e), id, 'valid.no-server-error', `a request valid by the contract got a server error: ${describeAnswer(answer)}`, ex));
   } else if (answer.outcome === 'no-answer') {
-    verdict.add(new PropertyViolation('MUST', id, 'valid.answered', `a request valid by the contract got no answer: ${describeAnswer(answer)}`, ex));
+    verdict.add(new PropertyViolation(servesAssertion(e), id, 'valid.answered', `a request valid by the contract got no answer: ${describeAnswer(answer)}`, ex));
   }
 }
 
@@ -93,10 +92,10 @@ function invalidExpectation(m: Mutation, e: EndpointContract): Expectation {
   const otherReason = e.method === 'GET' && (m.rule === 'too-long' || m.rule === 'too-short' || e.errors.some((x) => x.id === 'component-not-running'));
   return {
     allowed: otherReason ? ['invalid', 'failure'] : ['invalid'],
-    level: m.level,
+    assertion: m.assertion,
     rule: `invalid.${m.rule}`,
     says: `a request with ${m.path} ${m.rule === 'missing' ? 'left out' : `breaking its rule (${m.rule})`} must be refused${otherReason ? '' : ' as a parameter error (HTTP 400 or code 400)'}`,
-    namesParam: { param: m.path, level: m.namingLevel },
+    namesParam: { param: m.path, assertion: m.namingAssertion },
   };
 }
 
@@ -108,7 +107,7 @@ function readProperty(e: EndpointContract, options: RequestPropertyOptions): Pro
   const o = { ...options, client: options.client.child() };
   const specs = queryParams(e);
   const valid = objectValue(specs, queryOverrides());
-  const ms = mutationsOf(specs, 'query', { levels: paramLevels(e) });
+  const ms = mutationsOf(specs, 'query', { cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'query'), namingAssertion: A.errorsNamesParam }) });
   // Invalid cases twice as often: each breaks one of many rules, a valid case only needs a few samples.
   const arb: fc.Arbitrary<GeneratedRequest> = fc.oneof(
     { arbitrary: valid.map((params) => ({ params })), weight: 1 },
@@ -135,7 +134,7 @@ function requestPropertyDef(
     id: `requests.${e.id}`,
     checkId: 'property.requests',
     endpoints: [e],
-    level: levelFor('MUST', requestSource(e)),
+    assertion: requestAssertion(e),
     commands: false,
     numRuns: o.numRuns,
     client: o.client,

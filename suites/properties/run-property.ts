@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { curlOf, responseRecord } from '../conform/exchange.ts';
 import { endpointById } from '../../fixtures/contract/index.ts';
 import type { Level } from '../conform/report-model.ts';
+import { levelOf } from './citations.ts';
 import type { PropertyDef } from './property-def.ts';
 import { fcSeedOf, formatPropertyPath, replayCommand, type PropertyPath } from './property-path.ts';
 import type { PropertyResult } from './property-result.ts';
@@ -64,20 +65,20 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
     const e = def.endpoints.find((x) => x.id === endpointId) ?? endpointById(endpointId);
     return { endpointId: e.id, method: e.method, path: e.path, id: o.checkId, property: o.propertyId, seed: s.seed, numRuns: d.numRuns, durationMs: Math.round(o.durationMs) };
   };
-  const all = (status: PropertyResult['status'], level: Level, message: string) => def.endpoints.map((e) => ({ ...base(e.id), status, level, message }));
+  const all = (status: PropertyResult['status'], assertion: string, message: string) => def.endpoints.map((e) => ({ ...base(e.id), status, assertion, level: levelOf(assertion), message }));
 
   if (!d.failed) {
     const runs = s.replay ? 'the replayed case' : `${d.numRuns} runs${d.interrupted ? ' (interrupted by the time limit)' : ''}`;
     const seen = def.client.outcomes;
     const vacuous = !seen.ok && !(def.commands ? false : seen.invalid);
-    const results = all('pass', def.level, `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; vacuous: no request was accepted' : ''}`);
-    return vacuous ? results.map((r) => ({ ...r, vacuous: true })) : results;
+    // A run in which nothing was accepted (nor refused, for request properties) reached no behaviour: inconclusive, never a pass.
+    return all(vacuous ? 'inconclusive' : 'pass', def.assertion, `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; inconclusive: no request was accepted' : ''}`);
   }
   const err = d.errorInstance;
-  if (err instanceof PropertyAbort) return all('skipped', def.level, `not observable on this target: ${err.message}`);
+  if (err instanceof PropertyAbort) return all('skipped', def.assertion, `not observable on this target: ${err.message}`);
   if (!(err instanceof PropertyViolation)) {
     const text = err instanceof Error ? (err.stack ?? err.message).split('\n').slice(0, 3).join(' | ') : String(err);
-    return all('fail', 'INFO', `harness error in property ${o.propertyId} (not a finding about the target): ${text}`);
+    return all('skipped', def.assertion, `not decided: harness error in property ${o.propertyId} (a bug of mqsim, not a finding about the target): ${text}`);
   }
   const cex = d.counterexample?.[0];
   const fcPath = d.counterexamplePath ?? s.replay?.fcPath ?? '';
@@ -96,6 +97,7 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
   const failing: PropertyResult = {
     ...base(err.endpointId),
     status: 'fail',
+    assertion: err.assertion,
     level: err.level,
     message,
     rule: err.rule,
@@ -107,6 +109,6 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
   };
   const others = def.endpoints
     .filter((e) => e.id !== err.endpointId)
-    .map((e) => ({ ...base(e.id), status: 'skipped' as const, level: def.level, message: `property ${o.propertyId} stopped at a failure of ${err.endpointId} (see that check); path ${path}` }));
+    .map((e) => ({ ...base(e.id), status: 'skipped' as const, assertion: def.assertion, level: levelOf(def.assertion), message: `property ${o.propertyId} stopped at a failure of ${err.endpointId} (see that check); path ${path}` }));
   return [failing, ...others];
 }

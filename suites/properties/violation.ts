@@ -1,5 +1,6 @@
 import type { Exchange } from '../conform/exchange.ts';
 import type { Level } from '../conform/report-model.ts';
+import { levelOf } from './citations.ts';
 
 const RANK: Record<Level, number> = { INFO: 0, SHOULD: 1, MUST: 2 };
 
@@ -13,12 +14,15 @@ export function weaker(a: Level, b: Level): Level {
 }
 
 /**
- * A deviation a property observed: which rule of which endpoint, how strongly it binds, and the
- * request that shows it. Thrown inside a property so fast-check shrinks the case that led to it.
+ * A deviation a property observed: which rule of which endpoint, the spec assertion it breaks (whose
+ * level says how strongly it binds), and the request that shows it. Thrown inside a property so
+ * fast-check shrinks the case that led to it.
  */
 export class PropertyViolation extends Error {
+  readonly level: Level;
+
   constructor(
-    readonly level: Level,
+    readonly assertion: string,
     readonly endpointId: string,
     /** Stable rule id, e.g. `create.new-succeeds` or `envelope`. */
     readonly rule: string,
@@ -27,6 +31,7 @@ export class PropertyViolation extends Error {
   ) {
     super(message);
     this.name = 'PropertyViolation';
+    this.level = levelOf(assertion);
   }
 
   /** What the symbols of the counterexample stood for in the failing run ($TENANT, $PREFIX). */

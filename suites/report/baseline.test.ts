@@ -3,63 +3,67 @@ import { applyVerdict, exitCodeOf } from '../conform/report-model.ts';
 import { baselineLines, compareWithBaseline } from './baseline.ts';
 import { check, endpoint, reportOf } from './sample-report.ts';
 
+/** Checks citing real assertions, so findings group by them. */
+const sortLaw = (status: 'pass' | 'fail') => check('list.sort.x', status, 'MUST', { assertion: 'envelope.paged.data' });
+const happy = (status: 'pass' | 'fail' | 'skipped') => check('happy-path', status, 'MUST', { assertion: 'envelope.forms' });
+const auth = (status: 'pass' | 'fail' | 'skipped') => check('auth.no-token', status, 'MUST', { assertion: 'auth.rule-5-401' });
+const info = (status: 'pass' | 'fail') => check('wrong-method', status, 'INFO', { assertion: 'decision.wrong-method-405' });
+
 const baseline = reportOf([
-  endpoint('GET', '/api/a', 'a', [check('happy-path', 'pass'), check('list.sort.x', 'fail'), check('data-schema', 'fail', 'INFO'), check('auth.no-token', 'fail')]),
-  endpoint('POST', '/api/b', 'b', [check('happy-path', 'skipped')]),
-  endpoint('GET', '/api/gone', 'c', [check('happy-path', 'fail')]),
+  endpoint('GET', '/api/a', 'a', [happy('pass'), sortLaw('fail'), info('fail'), auth('fail')]),
+  endpoint('POST', '/api/b', 'b', [happy('skipped')]),
+  endpoint('GET', '/api/gone', 'c', [auth('fail')]),
 ]);
 
-describe('baseline comparison', () => {
-  it('new = failing now and not failing before; fixed = failing before and passing now; the rest still failing', () => {
+describe('baseline comparison by findings', () => {
+  it('new = a finding the baseline lacks, or one that now shows on more endpoints; fixed = a finding gone on the endpoints checked', () => {
     const now = reportOf([
-      endpoint('GET', '/api/a', 'a', [check('happy-path', 'fail'), check('list.sort.x', 'fail'), check('data-schema', 'pass', 'INFO'), check('auth.no-token', 'skipped'), check('brand-new', 'fail', 'SHOULD')]),
-      endpoint('POST', '/api/b', 'b', [check('happy-path', 'fail')]),
-      endpoint('GET', '/api/new', 'c', [check('happy-path', 'fail')]),
+      endpoint('GET', '/api/a', 'a', [happy('fail'), sortLaw('fail'), info('pass'), auth('skipped')]),
+      endpoint('POST', '/api/b', 'b', [sortLaw('fail')]),
+      endpoint('GET', '/api/new', 'c', [happy('fail')]),
     ]);
     const b = compareWithBaseline(now, baseline, 'base/report.json');
-    expect(b.newFailures.map((f) => `${f.method} ${f.path} ${f.id} ${f.level}`)).toEqual([
-      'GET /api/a happy-path MUST', // passed before
-      'GET /api/a brand-new SHOULD', // did not exist
-      'POST /api/b happy-path MUST', // skipped before
-      'GET /api/new happy-path MUST', // endpoint not in the baseline
+    expect(b.newFindings.map((f) => `${f.id} ${f.level} ${f.endpoints.join(',')}`)).toEqual([
+      'envelope.forms MUST GET /api/a,GET /api/new', // no such finding before
+      'envelope.paged.data MUST POST /api/b', // known, but now also on /api/b
     ]);
-    expect(b.fixed.map((f) => `${f.path} ${f.id}`)).toEqual(['/api/a data-schema']);
-    expect(b.stillFailing).toBe(1);
-    expect(b.newMustFailures).toBe(3);
+    expect(b.fixed.map((f) => `${f.id} ${f.endpoints.join(',')}`)).toEqual(['auth.rule-5-401 GET /api/a', 'decision.wrong-method-405 GET /api/a']);
+    expect(b.stillFailing).toBe(0);
     expect(b.baselineRunId).toBe('run-1');
-    // A failure of the baseline whose endpoint this run did not check is neither fixed nor new.
-    expect([...b.newFailures, ...b.fixed].some((f) => f.path === '/api/gone')).toBe(false);
+    // A finding of the baseline on an endpoint this run did not check is neither fixed nor new.
+    expect([...b.newFindings, ...b.fixed].some((f) => f.endpoints.includes('GET /api/gone'))).toBe(false);
   });
 
-  it('exit status counts only new MUST failures; a known failure alone passes; vacuous never passes', () => {
+  it('exit status counts only new findings at the --fail-on level; a known finding alone passes; vacuous never passes', () => {
     const same = reportOf(baseline.endpoints);
     same.baseline = compareWithBaseline(same, baseline, 'base.json');
     applyVerdict(same);
-    expect(same.summary.failedByLevel.MUST).toBe(3);
-    expect(same.baseline.newFailures).toEqual([]);
+    expect(same.summary.findingsByLevel).toEqual({ MUST: 2, SHOULD: 0, INFO: 1 });
+    expect(same.baseline.newFindings).toEqual([]);
     expect(exitCodeOf(same)).toBe(0);
-    expect(same.verdictLine).toMatch(/^PASS — no new MUST failure against baseline base\.json: 0 new failures \(MUST 0\), 0 fixed, 4 still failing/);
+    expect(same.verdictLine).toMatch(/^PASS — no new MUST finding against baseline base\.json: 0 new findings \(0 MUST\), 0 fixed, 3 still present/);
 
-    const softOnly = reportOf([endpoint('GET', '/api/a', 'a', [check('happy-path', 'fail', 'SHOULD')])]);
-    softOnly.baseline = compareWithBaseline(softOnly, baseline, 'base.json');
-    expect(exitCodeOf(softOnly)).toBe(0);
+    const infoOnly = reportOf([endpoint('GET', '/api/z', 'a', [check('x', 'fail', 'INFO', { assertion: 'decision.secrets-hidden' })])]);
+    infoOnly.baseline = compareWithBaseline(infoOnly, baseline, 'base.json');
+    expect(exitCodeOf(infoOnly)).toBe(0);
+    expect(exitCodeOf({ ...infoOnly, failOn: 'info' })).toBe(1);
 
-    const worse = reportOf([endpoint('GET', '/api/a', 'a', [check('happy-path', 'fail')])]);
+    const worse = reportOf([endpoint('GET', '/api/a', 'a', [happy('fail')])]);
     worse.baseline = compareWithBaseline(worse, baseline, 'base.json');
     applyVerdict(worse);
     expect(exitCodeOf(worse)).toBe(1);
-    expect(worse.verdictLine).toMatch(/^FAIL — 1 new MUST failures against baseline/);
+    expect(worse.verdictLine).toMatch(/^FAIL — 1 new MUST findings against baseline/);
 
     expect(exitCodeOf({ ...same, vacuous: true })).toBe(1);
   });
 
-  it('prints counts, each new failure with its message and each fixed one', () => {
-    const now = reportOf([endpoint('GET', '/api/a', 'a', [check('happy-path', 'fail'), check('list.sort.x', 'pass')])]);
+  it('prints counts, each new finding with its title and each fixed one', () => {
+    const now = reportOf([endpoint('GET', '/api/a', 'a', [happy('fail'), sortLaw('pass'), auth('fail'), info('fail')])]);
     const lines = baselineLines(compareWithBaseline(now, baseline, 'b.json'));
-    expect(lines[0]).toBe('baseline b.json (run run-1): 1 new failures (MUST 1), 1 fixed, 0 still failing');
-    expect(lines).toContain('new failures (1):');
-    expect(lines).toContain('  ✗ [MUST] GET /api/a happy-path: happy-path fail');
+    expect(lines[0]).toBe('baseline b.json (run run-1): 1 new findings, 1 fixed, 2 still present');
+    expect(lines).toContain('new findings (1):');
+    expect(lines.some((l) => l.startsWith('  ✗ [MUST] envelope.forms on GET /api/a: happy-path fail'))).toBe(true);
     expect(lines).toContain('fixed (1):');
-    expect(lines).toContain('  ✓ [MUST] GET /api/a list.sort.x');
+    expect(lines).toContain('  ✓ [MUST] envelope.paged.data on GET /api/a');
   });
 });

@@ -1,66 +1,44 @@
-import { endpointKey, type BaselineComparison, type CheckRecord, type EndpointReport, type FailureRef, type Report } from '../conform/report-model.ts';
+import type { BaselineComparison, FailureRef, Finding, Report } from '../conform/report-model.ts';
 
-function ref(e: EndpointReport, c: CheckRecord): FailureRef {
-  return { method: e.method, path: e.path, ...(e.id ? { endpointId: e.id } : {}), id: c.id, level: c.level, message: c.message };
-}
-
-/** `METHOD path` → check id → status, for the checks of a report. */
-function statusIndex(report: Pick<Report, 'endpoints'>): Map<string, Map<string, CheckRecord['status']>> {
-  const index = new Map<string, Map<string, CheckRecord['status']>>();
-  for (const e of report.endpoints) {
-    const checks = index.get(endpointKey(e)) ?? new Map<string, CheckRecord['status']>();
-    // A check id repeated on one endpoint counts as failing when any of its records failed.
-    for (const c of e.checks) if (checks.get(c.id) !== 'fail') checks.set(c.id, c.status);
-    index.set(endpointKey(e), checks);
-  }
-  return index;
-}
+const ref = (f: Finding, endpoints: readonly string[] = f.endpoints): FailureRef => ({ id: f.id, title: f.title, level: f.level, endpoints: [...endpoints] });
 
 /**
- * This run against a baseline report. Endpoints are matched by method and path, checks by id. A NEW
- * failure fails now and did not fail in the baseline (it passed, was skipped, or did not exist);
- * FIXED failed in the baseline and passes now. Only endpoints of this run are compared, so a shard
- * compared with a full baseline lists nothing about the other shards.
+ * This run against a baseline report, by findings. A finding is NEW when the baseline has no finding
+ * with its id, or when it now shows on endpoints where the baseline's did not (then only those
+ * endpoints are listed as new); FIXED when a baseline finding has no finding with its id now (on the
+ * endpoints this run checked, so a shard compared with a full baseline lists nothing about the other
+ * shards). Finding ids are the assertion ids (or `<cause>@<endpoint>`), stable across runs.
  */
-export function compareWithBaseline(current: Pick<Report, 'endpoints'>, baseline: Pick<Report, 'endpoints' | 'runId'>, baselineFile: string): BaselineComparison {
-  const before = statusIndex(baseline);
-  const newFailures: FailureRef[] = [];
-  const fixed: FailureRef[] = [];
+export function compareWithBaseline(current: Pick<Report, 'findings' | 'endpoints'>, baseline: Pick<Report, 'findings' | 'runId'>, baselineFile: string): BaselineComparison {
+  const before = new Map(baseline.findings.map((f) => [f.id, f]));
+  const now = new Map(current.findings.map((f) => [f.id, f]));
+  const checked = new Set(current.endpoints.map((e) => `${e.method} ${e.path}`));
+  const newFindings: FailureRef[] = [];
   let stillFailing = 0;
-  for (const e of current.endpoints) {
-    const old = before.get(endpointKey(e));
-    const seen = new Set<string>();
-    for (const c of e.checks) {
-      if (seen.has(c.id)) continue;
-      seen.add(c.id);
-      const was = old?.get(c.id);
-      const failing = e.checks.some((x) => x.id === c.id && x.status === 'fail');
-      const first = failing ? e.checks.find((x) => x.id === c.id && x.status === 'fail')! : c;
-      if (failing && was === 'fail') stillFailing++;
-      else if (failing) newFailures.push(ref(e, first));
-      else if (was === 'fail' && c.status === 'pass') fixed.push(ref(e, first));
+  for (const f of current.findings) {
+    const old = before.get(f.id);
+    if (!old) {
+      newFindings.push(ref(f));
+      continue;
     }
+    const grown = f.endpoints.filter((k) => !old.endpoints.includes(k));
+    if (grown.length > 0) newFindings.push(ref(f, grown));
+    else stillFailing++;
   }
-  return {
-    baselineFile,
-    ...(baseline.runId ? { baselineRunId: baseline.runId } : {}),
-    newFailures,
-    fixed,
-    stillFailing,
-    newMustFailures: newFailures.filter((f) => f.level === 'MUST').length,
-  };
+  const fixed = baseline.findings.filter((f) => !now.has(f.id) && f.endpoints.some((k) => checked.has(k))).map((f) => ref(f, f.endpoints.filter((k) => checked.has(k))));
+  return { baselineFile, ...(baseline.runId ? { baselineRunId: baseline.runId } : {}), newFindings, fixed, stillFailing };
 }
 
-/** The lines printed after a run with a baseline: counts, then each new and each fixed failure. */
+/** The lines printed after a run with a baseline: counts, then each new and each fixed finding. */
 export function baselineLines(b: BaselineComparison, max = 30): string[] {
-  const lines = [`baseline ${b.baselineFile}${b.baselineRunId ? ` (run ${b.baselineRunId})` : ''}: ${b.newFailures.length} new failures (MUST ${b.newMustFailures}), ${b.fixed.length} fixed, ${b.stillFailing} still failing`];
+  const lines = [`baseline ${b.baselineFile}${b.baselineRunId ? ` (run ${b.baselineRunId})` : ''}: ${b.newFindings.length} new findings, ${b.fixed.length} fixed, ${b.stillFailing} still present`];
   const list = (title: string, mark: string, items: readonly FailureRef[]) => {
     if (items.length === 0) return;
     lines.push(`${title} (${items.length}):`);
-    for (const f of items.slice(0, max)) lines.push(`  ${mark} [${f.level}] ${f.method} ${f.path} ${f.id}${mark === '✗' ? `: ${f.message}` : ''}`);
+    for (const f of items.slice(0, max)) lines.push(`  ${mark} [${f.level}] ${f.id} on ${f.endpoints.join(', ')}${mark === '✗' ? `: ${f.title}` : ''}`);
     if (items.length > max) lines.push(`  … and ${items.length - max} more in the report`);
   };
-  list('new failures', '✗', b.newFailures);
+  list('new findings', '✗', b.newFindings);
   list('fixed', '✓', b.fixed);
   return lines;
 }

@@ -57,13 +57,13 @@ describe('mqsim report merge (model)', () => {
 
     const base = reportOf([endpoint('GET', '/api/info', 'cluster-status', [check('happy-path', 'fail')])]);
     const recomputed = mergeReports([shard(1, 2, ok), shard(2, 2, bad)], { baseline: { file: 'base.json', report: base } });
-    expect(recomputed.baseline).toMatchObject({ baselineFile: 'base.json', newFailures: [], stillFailing: 1, newMustFailures: 0 });
+    expect(recomputed.baseline).toMatchObject({ baselineFile: 'base.json', newFindings: [], stillFailing: 1 });
     expect(exitCodeOf(recomputed)).toBe(0);
 
     const withOwn = (i: number, eps: Report['endpoints'], newMust: number) =>
-      shard(i, 2, eps, { baseline: { baselineFile: 'b.json', newFailures: newMust ? [{ method: 'GET', path: '/api/info', id: 'happy-path', level: 'MUST', message: 'm' }] : [], fixed: [], stillFailing: 0, newMustFailures: newMust } });
+      shard(i, 2, eps, { baseline: { baselineFile: 'b.json', newFindings: newMust ? [{ id: 'envelope.forms', title: 'm', level: 'MUST', endpoints: ['GET /api/info'] }] : [], fixed: [], stillFailing: 0 } });
     const combined = mergeReports([withOwn(1, ok, 0), withOwn(2, bad, 1)]);
-    expect(combined.baseline?.newMustFailures).toBe(1);
+    expect(combined.baseline?.newFindings.length).toBe(1);
     expect(exitCodeOf(combined)).toBe(1);
   });
 });

@@ -1,11 +1,16 @@
+import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { citationOf, specCoverage } from '../conform/coverage.ts';
+import { buildFindings } from '../conform/findings.ts';
 import {
   applyVerdict,
   endpointKey,
   summarize,
   vacuousRun,
   type BaselineComparison,
+  type Citation,
   type EndpointReport,
+  type FailOn,
   type Report,
   type RequestStats,
   type SelectionRecord,
@@ -27,7 +32,9 @@ export interface MergeInput {
 
 export interface MergeOptions {
   /** Compare the merged report with this baseline (else the inputs' own comparisons are combined). */
-  baseline?: { file: string; report: Pick<Report, 'endpoints' | 'runId'> };
+  baseline?: { file: string; report: Pick<Report, 'findings' | 'runId'> };
+  /** Findings from this level up fail the merged run (default: the first input's, else `must`). */
+  failOn?: FailOn;
 }
 
 const CONTRACT_ORDER = new Map(CONTRACT.map((e, i) => [endpointKey(e), i]));
@@ -73,10 +80,9 @@ function combinedBaseline(inputs: readonly MergeInput[]): BaselineComparison | u
   return {
     baselineFile: list[0].baselineFile,
     ...(list[0].baselineRunId ? { baselineRunId: list[0].baselineRunId } : {}),
-    newFailures: list.flatMap((b) => b.newFailures),
+    newFindings: list.flatMap((b) => b.newFindings),
     fixed: list.flatMap((b) => b.fixed),
     stillFailing: list.reduce((n, b) => n + b.stillFailing, 0),
-    newMustFailures: list.reduce((n, b) => n + b.newMustFailures, 0),
   };
 }
 
@@ -119,7 +125,11 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   const selections = new Set(inputs.map((i) => selectionKey(i.report.selection)));
   const shared = selections.size === 1 ? first.selection : undefined;
   const notes = [...new Set(inputs.flatMap((i) => i.report.notes ?? []))];
-  const baseline = options.baseline ? compareWithBaseline({ endpoints: merged }, options.baseline.report, options.baseline.file) : combinedBaseline(inputs);
+  // Findings are made again over all endpoints: a rule broken in two shards is one finding.
+  const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
+  for (const i of inputs) for (const [id, c] of Object.entries(i.report.citations ?? {})) citations[id] ??= c;
+  const findings = buildFindings(merged, citations);
+  const baseline = options.baseline ? compareWithBaseline({ findings, endpoints: merged }, options.baseline.report, options.baseline.file) : combinedBaseline(inputs);
   if (!baseline && inputs.some((i) => i.report.baseline)) notes.push('the inputs were compared with different baselines (or only some were): pass --baseline to compare the merged report');
 
   const report: Report = {
@@ -133,10 +143,14 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
     replay: mergedReplay(inputs),
     vacuous,
     ...(vacuous && vacuousReason ? { vacuousReason } : {}),
+    failOn: options.failOn ?? first.failOn ?? 'must',
     verdict: 'pass',
     verdictLine: '',
     requests,
-    summary: summarize(merged, vacuous),
+    summary: summarize(merged, vacuous, findings),
+    findings,
+    coverage: specCoverage(ASSERTIONS, merged),
+    citations,
     endpoints: merged,
     ...(shared && (shared.only.length || shared.skip.length) ? { selection: { ...shared, selectedEndpoints: merged.length } } : {}),
     ...(baseline ? { baseline } : {}),

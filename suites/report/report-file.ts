@@ -21,8 +21,8 @@ export function reportPathOf(fileOrDir: string): string {
 }
 
 const LEVELS: readonly string[] = ['MUST', 'SHOULD', 'INFO'];
-const CHECK_STATUSES: readonly string[] = ['pass', 'fail', 'skipped'];
-const ENDPOINT_STATUSES: readonly string[] = ['pass', 'fail', 'skipped', 'untested'];
+const CHECK_STATUSES: readonly string[] = ['pass', 'fail', 'skipped', 'inconclusive'];
+const ENDPOINT_STATUSES: readonly string[] = ['pass', 'fail', 'skipped', 'inconclusive', 'untested'];
 
 /** The fixed shape, with its enums: merged reports are rendered again, so their values must be the known ones. */
 function shapeProblem(value: unknown): string | undefined {
@@ -31,13 +31,15 @@ function shapeProblem(value: unknown): string | undefined {
   if (typeof r.target !== 'string') return 'no "target"';
   if (typeof r.seed !== 'number') return 'no "seed"';
   if (!Array.isArray(r.endpoints)) return 'no "endpoints" array';
+  // Baselines compare findings (since mqsim 0.2): a report without them cannot serve as one.
+  if (!Array.isArray(r.findings)) return 'no "findings" (written by mqsim before 0.2, which compared checks, not findings): make the baseline again with this version';
   for (const [i, e] of (r.endpoints as unknown[]).entries()) {
     const ep = e as Record<string, unknown> | null;
     if (!ep || typeof ep.method !== 'string' || typeof ep.path !== 'string' || !Array.isArray(ep.checks)) return `endpoints[${i}] lacks method, path or checks`;
     if (!ENDPOINT_STATUSES.includes(ep.status as string)) return `endpoints[${i}].status is ${JSON.stringify(ep.status)}`;
     for (const [j, c] of (ep.checks as unknown[]).entries()) {
       const ch = c as Record<string, unknown> | null;
-      if (!ch || typeof ch.id !== 'string' || typeof ch.message !== 'string') return `endpoints[${i}].checks[${j}] lacks id or message`;
+      if (!ch || typeof ch.id !== 'string' || typeof ch.message !== 'string' || typeof ch.assertion !== 'string') return `endpoints[${i}].checks[${j}] lacks id, assertion or message`;
       if (!LEVELS.includes(ch.level as string) || !CHECK_STATUSES.includes(ch.status as string)) return `endpoints[${i}].checks[${j}] has level ${JSON.stringify(ch.level)}, status ${JSON.stringify(ch.status)}`;
     }
   }
@@ -45,8 +47,8 @@ function shapeProblem(value: unknown): string | undefined {
 }
 
 /**
- * Reads a `report.json` written by `mqsim conform` (a file, or a directory holding one). Only the
- * fixed shape is required, so reports of older versions still serve as baselines.
+ * Reads a `report.json` written by `mqsim conform` (a file, or a directory holding one): the fixed
+ * shape plus the findings and the checks' assertions, which baselines and merges work on.
  */
 export function readReportFile(fileOrDir: string): { file: string; report: Report } {
   const file = reportPathOf(fileOrDir);

@@ -18,10 +18,11 @@ export const acl: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/acl/create',
       checks: ['acl.optional-fields-listed'],
+      assertion: 'service.manage',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...ACL.fields(ctx, '-of'), desc: 'optional fields', topic: 'conform/acl/optional/+', ip: '192.0.2.0/24', action: 'Subscribe', permission: 'Allow' };
         const ex = (await env.resources.create(ACL, fields, 'check'))!;
-        await ctx.check(e, 'acl.optional-fields-listed', 'MUST', async () => {
+        await ctx.check(e, 'acl.optional-fields-listed', 'service.manage', async () => {
           if (!succeeded(ex)) return fail(`a rule with desc, topic and ip was refused: ${describeAnswer(ex)}`, ex);
           const got = await readList(ctx, '/api/cluster/acl/list', { tenant: fields.tenant, name: fields.name });
           if (!got) return skip('the contract has no ACL list');

@@ -47,16 +47,17 @@ export const auth: FamilySuite = {
     {
       endpoint: 'POST /api/v1/login',
       checks: ['login.wrong-credentials', 'login.failure-body', 'login.wrong-password'],
+      assertion: 'endpoints.login.failure',
       async run(ctx, login) {
         const ex = await ctx.send({ method: 'POST', path: login.path, body: { username: 'mqsim-conform-nobody', password: 'definitely-wrong' }, auth: 'none' }, 'auth', login.id);
-        await ctx.check(login, 'login.wrong-credentials', 'MUST', () => loginFailure(ex, 'wrong credentials'));
-        await ctx.check(login, 'login.failure-body', 'MUST', () => {
+        await ctx.check(login, 'login.wrong-credentials', 'endpoints.login.failure', () => loginFailure(ex, 'wrong credentials'));
+        await ctx.check(login, 'login.failure-body', 'endpoints.login.failure', () => {
           const env = envelopeOf(ex);
           if (!env || env.code !== 401) return skip(`the refusal was not a code-401 envelope (${describeAnswer(ex)}); see login.wrong-credentials`);
           if (env.form !== 'A') return fail(`the spec shows the login failure as {code, message, data}; got form ${env.form}`, ex);
           return env.data === null ? pass('data is null') : fail(`a failed login must have data null, got ${JSON.stringify(env.data)}`, ex);
         });
-        await ctx.check(login, 'login.wrong-password', 'MUST', async () => {
+        await ctx.check(login, 'login.wrong-password', 'endpoints.login.failure', async () => {
           const creds = ctx.target.credentials;
           if (!creds) return skip('the administrator name is not known: pass --username and --password');
           const wrong = await ctx.send({ method: 'POST', path: login.path, body: { username: creds.username, password: `${creds.password}-not` }, auth: 'none' }, 'auth', login.id);
@@ -67,8 +68,9 @@ export const auth: FamilySuite = {
     {
       endpoint: 'POST /api/v1/login',
       checks: ['login.token-hs256'],
+      assertion: 'auth.rule-6-hs256',
       async run(ctx, login, env) {
-        await ctx.check(login, 'login.token-hs256', 'MUST', () => {
+        await ctx.check(login, 'login.token-hs256', 'auth.rule-6-hs256', () => {
           const token = (envelopeOf(env.happy ?? ({} as Exchange))?.data as { token?: unknown } | undefined)?.token;
           if (typeof token !== 'string') return skip('no token to look at (log in with --username/--password)');
           const header = decodeHeader(token);
@@ -80,11 +82,12 @@ export const auth: FamilySuite = {
     {
       endpoint: 'POST /api/v1/login',
       checks: ['login.token-opens-api'],
+      assertion: 'auth.rule-4-login',
       needs: ['auth-peer'],
       async run(ctx, login) {
         const probe = probeOf(ctx);
         if (!probe) return;
-        await ctx.check(login, 'login.token-opens-api', 'MUST', async () => {
+        await ctx.check(login, 'login.token-opens-api', 'auth.rule-4-login', async () => {
           const ex = await freshLogin(ctx, login, true);
           if (!ex) return skip('no credentials for this target: pass --username and --password');
           const data = envelopeOf(ex)?.data as { token?: unknown; expires_in?: unknown } | undefined;
@@ -99,6 +102,7 @@ export const auth: FamilySuite = {
     {
       endpoint: 'POST /api/v1/login',
       checks: ['login.expires-in-matches-ttl'],
+      assertion: 'auth.admin.token_ttl_hours',
       run: (ctx, login, env) => runTokenLifetime(ctx, login, env.happy),
     },
   ],

@@ -20,10 +20,10 @@ export const blacklist: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/blacklist/list',
       checks: ['blacklist.end-time-local'],
-      level: 'INFO',
+      assertion: 'notes.shape.blacklist-entry',
       async run(ctx, e, env) {
         const fixture = env.resources.fixtures.get('blacklist');
-        await ctx.check(e, 'blacklist.end-time-local', 'INFO', async () => {
+        await ctx.check(e, 'blacklist.end-time-local', 'notes.shape.blacklist-entry', async () => {
           if (!fixture) return skip('the run has no blacklist entry');
           const got = await readList(ctx, e.path, { tenant: fixture.tenant, name: fixture.name });
           const row = got?.rows.find((r) => r.name === fixture.name && r.tenant === fixture.tenant);

@@ -156,7 +156,7 @@ async function roundTrip(ctx: ConformContext, set: EndpointContract, get: Endpoi
   const changed = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(patchOf(plan, 'changed', forms)) });
   if (!first.done) {
     first.done = true;
-    await recordAnswerChecks(ctx, set, changed, 'MUST');
+    await recordAnswerChecks(ctx, set, changed);
   }
   if (!succeeded(changed)) {
     out.problems.push(`the set was refused: ${describeAnswer(changed)}`);
@@ -217,6 +217,7 @@ export const config: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/config/get',
       checks: ['error.unknown-broker-id', 'config.get-by-broker-id'],
+      assertion: 'errors.case.config-get',
       async run(ctx, e) {
         await runErrorCaseChecks(ctx, e);
         await runConfigForwarding(ctx, e);
@@ -225,9 +226,9 @@ export const config: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/config/get',
       checks: ['config.secrets-not-shown'],
-      level: 'INFO',
+      assertion: 'decision.secrets-hidden',
       async run(ctx, e, env) {
-        await ctx.check(e, 'config.secrets-not-shown', 'INFO', () => {
+        await ctx.check(e, 'config.secrets-not-shown', 'decision.secrets-hidden', () => {
           const data = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
           if (!data) return skip('no configuration to look at');
           const known = [ctx.target.credentials?.password, ctx.target.signingSecret].filter((x): x is string => typeof x === 'string' && x.length > 0);
@@ -245,9 +246,9 @@ export const config: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/config/get',
       checks: ['config.defaults'],
-      level: 'INFO',
+      assertion: 'decision.config.limit-defaults',
       async run(ctx, e, env) {
-        await ctx.check(e, 'config.defaults', 'INFO', () => {
+        await ctx.check(e, 'config.defaults', 'decision.config.limit-defaults', () => {
           const data = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
           if (!data) return skip('no configuration to look at');
           const differ = defaultProblems(data);
@@ -260,29 +261,30 @@ export const config: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/config/set',
       checks: ['config.set-get-roundtrip', 'config.read-view-form', 'config.set-same-values-back'],
+      assertion: 'config.set.at-once',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
         if (!get) {
-          await ctx.check(set, 'config.set-get-roundtrip', 'MUST', () => skip('the contract has no config get to read the result with'));
+          await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () => skip('the contract has no config get to read the result with'));
           return;
         }
         const first = { done: false };
         const outcomes: Outcome[] = [];
         for (const t of CONFIG_TYPES) outcomes.push(await roundTrip(ctx, set, get, t, first));
         const bad = outcomes.filter((o) => o.problems.length > 0);
-        await ctx.check(set, 'config.set-get-roundtrip', 'MUST', () =>
+        await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () =>
           bad.length > 0
             ? fail(`set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`, bad[0].exchange)
             : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`),
         );
         const misses = outcomes.flatMap((o) => o.decisionMisses);
-        await ctx.check(set, 'config.read-view-form', 'INFO', () =>
+        await ctx.check(set, 'config.read-view-form', 'decision.config.enum-names', () =>
           misses.length > 0
             ? fail(`the read view uses another of the spec's forms than the project's decision (read-view enum names, watermarks in percent, flapping times in seconds): ${misses.slice(0, 6).join(', ')}`)
             : pass('the read view shows enum names, percentages and seconds as the project decided'),
         );
         const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
-        await ctx.check(set, 'config.set-same-values-back', 'MUST', () =>
+        await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () =>
           unrestored.length > 0
             ? fail(`the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`)
             : pass(`the original values of all ${outcomes.length} sections are back`),
@@ -292,7 +294,7 @@ export const config: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/config/set',
       checks: ['config.invalid.*', 'config.refused-set-changes-nothing'],
-      level: 'SHOULD',
+      assertion: 'decision.config.field-checks',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
         const before = get ? JSON.stringify(dataOf(await ctx.call(get, {}, 'fixture'))) : undefined;
@@ -300,11 +302,11 @@ export const config: FamilySuite = {
           for (const c of invalidCases(t)) {
             const ex = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(c.config) });
             // The spec gives the ranges and values but not the answer to a violation: SHOULD, code 400, 1 or 100.
-            await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'SHOULD', () => expectRefused(ex, c.what, [400, 1, 100]));
+            await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'decision.config.field-checks', () => expectRefused(ex, c.what, [400, 1, 100]));
           }
         }
         if (!get || before === undefined) return;
-        await ctx.check(set, 'config.refused-set-changes-nothing', 'INFO', async () => {
+        await ctx.check(set, 'config.refused-set-changes-nothing', 'decision.config.refused-changes-nothing', async () => {
           const after = await ctx.call(get, {});
           return JSON.stringify(dataOf(after)) === before ? pass('the configuration is unchanged after the refused sets') : fail('a refused set changed the configuration', after);
         });
@@ -313,11 +315,11 @@ export const config: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/config/set',
       checks: ['config.alias-FlappingDetect'],
-      level: 'INFO',
+      assertion: 'decision.config.flapping-alias',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
         if (!get) return;
-        await ctx.check(set, 'config.alias-FlappingDetect', 'INFO', async () => {
+        await ctx.check(set, 'config.alias-FlappingDetect', 'decision.config.flapping-alias', async () => {
           const section = sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_flapping_detect');
           if (!section) return skip('config get shows no mqtt_flapping_detect section');
           // The same enable value: accepted without changing anything.

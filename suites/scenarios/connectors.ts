@@ -2,9 +2,9 @@ import { CONNECTOR_CATALOGUE, FAILURE_STRATEGY_SPEC, type ConfigKeySpec, type Co
 import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
 import { runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
+import { A } from '../conform/cite.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { Level } from '../conform/report-model.ts';
 import { type CreatedResources, RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { expectRefused, readList, refusalNames, refused, type Row } from './helpers.ts';
@@ -29,7 +29,8 @@ interface ConfigCase {
   keys: string[];
 }
 
-const keyLevel = (source: Source | undefined): Level => levelFor('MUST', source ?? 'spec');
+/** A catalogue rule cites its type's bullet; a key rule the project added (a range the spec leaves open) its decision. */
+const keyAssertion = (t: { id: string }, source: Source | undefined): string => (source === undefined || source === 'spec' ? `catalogue.${t.id}` : 'decision.connector.unstated-ranges');
 
 /** A few broken configs of one type: the first case of each kind the type's keys and rules allow. */
 export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
@@ -132,10 +133,10 @@ async function attempt(ctx: ConformContext, resources: CreatedResources, suffix:
   return { ex, fields };
 }
 
-async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string, level: Level, ex: Exchange, what: string, params: readonly string[]): Promise<void> {
-  await ctx.check(e, id, level, () => expectRefused(ex, what));
+async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string, assertion: string, ex: Exchange, what: string, params: readonly string[]): Promise<void> {
+  await ctx.check(e, id, assertion, () => expectRefused(ex, what));
   if (refused(ex)) {
-    await ctx.check(e, `${id}.names-param`, level === 'INFO' ? 'INFO' : 'SHOULD', () =>
+    await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
       params.some((p) => refusalNames(ex, p)) ? pass(`the message names ${params.join(' or ')}`) : fail(`the refusal does not name ${params.join(' or ')}: ${describeAnswer(ex)}`, ex),
     );
   }
@@ -156,6 +157,14 @@ const STRATEGY_CASES: [string, string, Row, boolean][] = [
   ['failure-strategy.unknown', 'strategy "bogus" (one of discard, discard_after_retry, dead_message_queue)', { strategy: 'bogus' }, false],
 ];
 
+/** The failure-strategy row a case is about: the field it sets beyond the strategy, else the strategy row. */
+function strategyAssertion(strategy: Row): string {
+  if ('topic_name' in strategy) return 'failure.topic_name';
+  if ('wait_time_ms' in strategy && strategy.wait_time_ms === 0) return 'failure.wait_time_ms';
+  if ('retry_total_times' in strategy) return 'failure.retry_total_times';
+  return 'failure.strategy';
+}
+
 export const connectors: FamilySuite = {
   family: 'connectors',
   tags: ['connectors'],
@@ -163,20 +172,23 @@ export const connectors: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/connector/list',
       checks: ['connector.state-and-broker'],
+      assertion: 'resources.connector.broker_id',
       run: (ctx, e, env) => runConnectorStates(ctx, e, env.happy),
     },
     {
       endpoint: 'GET /api/cluster/connector/detail',
       checks: ['error.connector-not-found'],
+      assertion: 'errors.case.connector-not-found',
       run: (ctx, e) => runErrorCaseChecks(ctx, e),
     },
     {
       endpoint: 'GET /api/cluster/connector/detail',
       checks: ['error.connector-not-running'],
+      assertion: 'errors.case.connector-not-running',
       async run(ctx, e, env) {
         const control = ctx.target.control;
         const create = ctx.endpoint('POST', CONNECTOR.createPath);
-        await ctx.check(e, 'error.connector-not-running', 'MUST', async () => {
+        await ctx.check(e, 'error.connector-not-running', 'errors.case.connector-not-running', async () => {
           if (!create) return skip('the contract has no connector create');
           const { ex: made, fields } = await attempt(ctx, env.resources, '-nr', {}, true);
           if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
@@ -199,13 +211,14 @@ export const connectors: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/connector/create',
       checks: ['connector.type.*'],
+      assertion: 'catalogue.type-ids',
       async run(ctx, e, env) {
         const list = ctx.endpoint('GET', '/api/cluster/connector/list');
         for (const t of CONNECTOR_CATALOGUE) {
           const { ex, fields } = await attempt(ctx, env.resources, `-ty-${t.id}`, { connector_type: t.id, config: JSON.stringify(t.example) }, true);
-          await ctx.check(e, `connector.type.${t.id}.accepted`, 'MUST', () => (succeeded(ex) ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`) : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)));
+          await ctx.check(e, `connector.type.${t.id}.accepted`, `catalogue.${t.id}`, () => (succeeded(ex) ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`) : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)));
           if (!succeeded(ex) || !list) continue;
-          await ctx.check(e, `connector.type.${t.id}.config-defaults`, 'INFO', async () => {
+          await ctx.check(e, `connector.type.${t.id}.config-defaults`, 'decision.connector.config-normalised', async () => {
             const got = await readList(ctx, list.path, { tenant: fields.tenant, connector_name: fields.connector_name });
             const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
             if (!row) return fail(`the ${t.id} connector is not listed`, got?.ex);
@@ -221,11 +234,12 @@ export const connectors: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/connector/create',
       checks: ['connector.config.*'],
+      assertion: 'catalogue.type-ids',
       async run(ctx, e, env) {
         for (const t of CONNECTOR_CATALOGUE) {
           for (const c of invalidConfigs(t)) {
             const { ex } = await attempt(ctx, env.resources, `-cf-${t.id}`, { connector_type: t.id, config: JSON.stringify(c.config) });
-            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyLevel(c.source), ex, `${t.id}: ${c.what}`, c.keys);
+            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys);
           }
         }
       },
@@ -233,26 +247,28 @@ export const connectors: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/connector/create',
       checks: ['connector.unknown-type', 'connector.config-not-json', 'connector.type-case-insensitive'],
+      assertion: 'endpoints.connector.create.connector_type',
       async run(ctx, e, env) {
         const unknown = await attempt(ctx, env.resources, '-ut', { connector_type: 'carrier-pigeon' });
-        await refusedCheck(ctx, e, 'connector.unknown-type', 'MUST', unknown.ex, 'connector_type "carrier-pigeon" is no catalogue identifier', ['connector_type']);
+        await refusedCheck(ctx, e, 'connector.unknown-type', 'endpoints.connector.create.connector_type', unknown.ex, 'connector_type "carrier-pigeon" is no catalogue identifier', ['connector_type']);
         const notJson = await attempt(ctx, env.resources, '-nj', { config: 'local_file_path=/tmp/x' });
-        await refusedCheck(ctx, e, 'connector.config-not-json', 'MUST', notJson.ex, 'config that is not JSON text', ['config']);
+        await refusedCheck(ctx, e, 'connector.config-not-json', 'endpoints.connector.create.config', notJson.ex, 'config that is not JSON text', ['config']);
         const upper = await attempt(ctx, env.resources, '-uc', { connector_type: 'FILE' });
-        await ctx.check(e, 'connector.type-case-insensitive', 'INFO', () => (succeeded(upper.ex) ? pass('connector_type FILE accepted as file') : fail(`connector_type FILE was refused (the reference server matches type ids case-insensitively): ${describeAnswer(upper.ex)}`, upper.ex)));
+        await ctx.check(e, 'connector.type-case-insensitive', 'decision.connector.type-case', () => (succeeded(upper.ex) ? pass('connector_type FILE accepted as file') : fail(`connector_type FILE was refused (the reference server matches type ids case-insensitively): ${describeAnswer(upper.ex)}`, upper.ex)));
       },
     },
     {
       endpoint: 'POST /api/cluster/connector/create',
       checks: ['failure-strategy.*'],
+      assertion: 'failure.strategy',
       async run(ctx, e, env) {
         let n = 0;
         for (const [id, what, strategy, ok] of STRATEGY_CASES) {
           const { ex } = await attempt(ctx, env.resources, `-fs${n++}`, { failure_strategy: strategy });
-          if (ok) await ctx.check(e, id, 'MUST', (): Verdict => (succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)));
-          else await refusedCheck(ctx, e, id, 'MUST', ex, what, ['failure_strategy', ...Object.keys(strategy)]);
+          if (ok) await ctx.check(e, id, strategyAssertion(strategy), (): Verdict => (succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)));
+          else await refusedCheck(ctx, e, id, strategyAssertion(strategy), ex, what, ['failure_strategy', ...Object.keys(strategy)]);
         }
-        await ctx.check(e, 'failure-strategy.dead-letter-defaults', 'INFO', async () => {
+        await ctx.check(e, 'failure-strategy.dead-letter-defaults', 'failure.retry_total_times', async () => {
           const { ex, fields } = await attempt(ctx, env.resources, '-dd', { failure_strategy: { strategy: 'dead_message_queue' } }, true);
           if (!succeeded(ex)) return skip(`the connector could not be created (${describeAnswer(ex)})`);
           try {

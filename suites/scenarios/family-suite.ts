@@ -2,7 +2,6 @@ import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { BadTokens } from '../conform/checks/auth-checks.ts';
 import { type ConformContext, skip } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { Level } from '../conform/report-model.ts';
 import type { CreatedResources } from '../conform/resource-families.ts';
 
 /**
@@ -33,8 +32,11 @@ export interface Scenario {
    * e.g. one per connector type.
    */
   checks: readonly string[];
-  /** Level of the checks when they are skipped for a missing need (what they would have been). */
-  level?: Level;
+  /**
+   * The assertion its checks are recorded against when skipped for a missing need (each check names
+   * its own assertion when it runs; a skipped one needs one for the coverage's "untested, because").
+   */
+  assertion: string;
   needs?: readonly Need[];
   run(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void>;
 }
@@ -75,7 +77,7 @@ export async function runScenario(ctx: ConformContext, e: EndpointContract, scen
   for (const need of scenario.needs ?? []) {
     const reason = missingNeed(ctx, need);
     if (reason === undefined) continue;
-    for (const id of scenario.checks) await ctx.check(e, id.endsWith('.*') ? id.slice(0, -2) : id, scenario.level ?? 'MUST', () => skip(`needs ${need === 'control' ? 'the simulator control interface' : need === 'mqtt-client' ? 'an MQTT client' : 'a non-exempt remote peer'}: ${reason}`));
+    for (const id of scenario.checks) await ctx.check(e, id.endsWith('.*') ? id.slice(0, -2) : id, scenario.assertion, () => skip(`needs ${need === 'control' ? 'the simulator control interface' : need === 'mqtt-client' ? 'an MQTT client' : 'a non-exempt remote peer'}: ${reason}`));
     return;
   }
   await scenario.run(ctx, e, env);

@@ -15,7 +15,7 @@ const boxName = (ctx: ConformContext, i: number | string) => `conform.${ctx.seed
 
 async function notRunning(ctx: ConformContext, e: EndpointContract): Promise<void> {
   const control = ctx.target.control!;
-  await ctx.check(e, 'mq9.not-running', 'MUST', async () => {
+  await ctx.check(e, 'mq9.not-running', 'errors.case.mq9-not-running', async () => {
     control.setMq9Running(false);
     try {
       const ex = await ctx.call(e, {});
@@ -37,23 +37,26 @@ export const mq9: FamilySuite = {
     {
       endpoint: 'GET /api/mq9/mail/list',
       checks: ['mq9.not-running'],
+      assertion: 'errors.case.mq9-not-running',
       needs: ['control'],
       run: notRunning,
     },
     {
       endpoint: 'GET /api/mq9/agent/list',
       checks: ['mq9.not-running'],
+      assertion: 'errors.case.mq9-not-running',
       needs: ['control'],
       run: notRunning,
     },
     {
       endpoint: 'GET /api/mq9/mail/list',
       checks: ['mq9.mailbox-listed', 'mq9.default-limit-20'],
+      assertion: 'endpoints.mq9.protocol-create',
       needs: ['control'],
       async run(ctx, e) {
         const control = ctx.target.control!;
         const tenant = ctx.names.tenant;
-        await ctx.check(e, 'mq9.mailbox-listed', 'MUST', async () => {
+        await ctx.check(e, 'mq9.mailbox-listed', 'endpoints.mq9.protocol-create', async () => {
           control.createMailbox({ tenant, name: boxName(ctx, 0), ttl: 3600, desc: 'mailbox of mqsim conform' });
           const got = await readList(ctx, e.path, { tenant, mail_address: boxName(ctx, 0) });
           const row = got?.rows.find((r) => r.mail_address === boxName(ctx, 0));
@@ -61,7 +64,7 @@ export const mq9: FamilySuite = {
           if (row.tenant !== tenant || row.ttl !== 3600 || row.desc !== 'mailbox of mqsim conform') return fail(`listed as ${JSON.stringify(row)}, created in ${tenant} with ttl 3600`, got?.ex);
           return pass(`listed with tenant, ttl and desc as created, create_time ${String(row.create_time)}`);
         });
-        await ctx.check(e, 'mq9.default-limit-20', 'MUST', async () => {
+        await ctx.check(e, 'mq9.default-limit-20', 'limits.list-limit-default', async () => {
           for (let i = 1; i <= 21; i++) control.createMailbox({ tenant, name: boxName(ctx, i), ttl: 3600, desc: '' });
           const ex = await ctx.call(e, { tenant });
           const rows = (envelopeOf(ex)?.data as { data?: unknown[] } | undefined)?.data ?? [];
@@ -74,13 +77,14 @@ export const mq9: FamilySuite = {
     {
       endpoint: 'GET /api/mq9/agent/list',
       checks: ['mq9.agent-listed'],
+      assertion: 'endpoints.mq9.protocol-create',
       needs: ['control'],
       async run(ctx, e) {
         const control = ctx.target.control!;
         const tenant = ctx.names.tenant;
         const name = `conform-agent-${ctx.seed}`;
         const card = JSON.stringify({ name, description: 'agent of mqsim conform', skills: [] });
-        await ctx.check(e, 'mq9.agent-listed', 'MUST', async () => {
+        await ctx.check(e, 'mq9.agent-listed', 'endpoints.mq9.protocol-create', async () => {
           control.registerAgent({ tenant, name, agent_info: card });
           const got = await readList(ctx, e.path, { tenant, name });
           const row = got?.rows.find((r) => r.name === name);

@@ -47,11 +47,13 @@ export const mqtt: FamilySuite = {
     {
       endpoint: 'GET /api/mqtt/overview',
       checks: ['overview.*'],
+      assertion: 'resources.overview.totals',
       run: (ctx, e) => runOverviewConsistency(ctx, e),
     },
     {
       endpoint: 'GET /api/mqtt/monitor/data',
       checks: ['monitor.missing-dimension', 'monitor.ordered-by-date', 'monitor.last-hour', 'monitor.every-data-type'],
+      assertion: 'errors.case.monitor-missing-param',
       async run(ctx, e, env) {
         await runMonitorChecks(ctx, e, env.happy);
         await runMonitorTypes(ctx, e);
@@ -60,10 +62,11 @@ export const mqtt: FamilySuite = {
     {
       endpoint: 'GET /api/mqtt/monitor/data',
       checks: ['monitor.missing-dimension.*'],
+      assertion: 'errors.case.monitor-missing-param',
       async run(ctx, e) {
         for (const [type, dims] of Object.entries(MONITOR_DIMENSIONS) as [string, readonly string[]][]) {
           if (dims.length === 0 || type === 'topic_in_num') continue; // topic_in_num: monitor.missing-dimension
-          await ctx.check(e, `monitor.missing-dimension.${type}`, 'MUST', async () => {
+          await ctx.check(e, `monitor.missing-dimension.${type}`, 'errors.case.monitor-missing-param', async () => {
             const none = await ctx.call(e, { data_type: type });
             const bad = emptyArray(none, `${type} without ${dims.join(', ')}`);
             if (bad) return bad;
@@ -81,10 +84,11 @@ export const mqtt: FamilySuite = {
     {
       endpoint: 'GET /api/mqtt/subscribe/detail',
       checks: ['subscribe.detail-exclusive', 'subscribe.detail-shared'],
+      assertion: 'resources.subscription-detail.share_sub',
       async run(ctx, e) {
         const got = await readList(ctx, '/api/mqtt/subscribe/list', {}, 'fixture');
         const rows = got?.rows ?? [];
-        await ctx.check(e, 'subscribe.detail-exclusive', 'MUST', async () => {
+        await ctx.check(e, 'subscribe.detail-exclusive', 'resources.subscription-detail.share_sub', async () => {
           const row = rows.find((r) => !isShared(r));
           if (!row) return skip('no exclusive subscription on the target');
           const ex = await detailOf(ctx, row);
@@ -92,7 +96,7 @@ export const mqtt: FamilySuite = {
           const problem = exclusiveProblems(row, dataOf(ex));
           return problem ? fail(problem, ex) : pass(`exclusive ${String(row.path)}: share_sub false, group_leader_info null`);
         });
-        await ctx.check(e, 'subscribe.detail-shared', 'MUST', async () => {
+        await ctx.check(e, 'subscribe.detail-shared', 'resources.subscription-detail.share_sub', async () => {
           const row = rows.find(isShared);
           if (!row) return skip('no shared subscription on the target');
           const ex = await detailOf(ctx, row);
@@ -105,6 +109,7 @@ export const mqtt: FamilySuite = {
     {
       endpoint: 'GET /api/mqtt/client/list',
       checks: ['client.connected-listed', 'session.connected-listed', 'subscribe.created-listed', 'subscribe.created-detail', 'client.disconnected'],
+      assertion: 'service.lists',
       needs: ['mqtt-client'],
       async run(ctx, e) {
         const driver = ctx.mqtt!;
@@ -116,7 +121,7 @@ export const mqtt: FamilySuite = {
         const detail = ctx.endpoint('GET', '/api/mqtt/subscribe/detail') ?? e;
         if ('ok' in session) {
           for (const [ep, id] of [[e, 'client.connected-listed'], [sessions, 'session.connected-listed'], [subs, 'subscribe.created-listed'], [detail, 'subscribe.created-detail'], [e, 'client.disconnected']] as const) {
-            await ctx.check(ep, id, 'MUST', () => skip(`the MQTT client (${driver.via}) could not connect: ${session.reason}`));
+            await ctx.check(ep, id, id === 'subscribe.created-detail' ? 'endpoints.subscribe.detail.response' : id === 'client.disconnected' ? 'resources.client.network_connection' : 'service.lists', () => skip(`the MQTT client (${driver.via}) could not connect: ${session.reason}`));
           }
           return;
         }
@@ -125,22 +130,22 @@ export const mqtt: FamilySuite = {
           waitFor(ctx, 3000, 250, async () => (await readList(ctx, listPath, { ...filter, client_id: clientId }))?.rows.find((r) => r.client_id === clientId && (listPath !== '/api/mqtt/subscribe/list' || r.path === path)));
         try {
           const sub = await session.subscribe(path, 1);
-          await ctx.check(e, 'client.connected-listed', 'MUST', async () => {
+          await ctx.check(e, 'client.connected-listed', 'service.lists', async () => {
             const row = await find('/api/mqtt/client/list');
             return row ? pass(`the connected client ${clientId} is listed`) : fail(`client ${clientId} is connected (${driver.via}) but not in the client list`);
           });
-          await ctx.check(sessions, 'session.connected-listed', 'MUST', async () => {
+          await ctx.check(sessions, 'session.connected-listed', 'service.lists', async () => {
             const row = await find('/api/mqtt/session/list');
             return row ? pass(`the session of ${clientId} is listed`) : fail(`client ${clientId} is connected, but its session is not in the session list`);
           });
           let listed: Row | undefined;
-          await ctx.check(subs, 'subscribe.created-listed', 'MUST', async () => {
+          await ctx.check(subs, 'subscribe.created-listed', 'service.lists', async () => {
             if (!sub.ok) return skip(`the subscription could not be made: ${sub.reason}`);
             listed = await find('/api/mqtt/subscribe/list');
             if (!listed) return fail(`${clientId} subscribed to ${path}, but the subscription list does not show it`);
             return typeof listed.qos === 'string' ? pass(`listed with qos ${JSON.stringify(listed.qos)} (a text label)`) : fail(`the list's qos must be a text label, got ${JSON.stringify(listed.qos)}`);
           });
-          await ctx.check(detail, 'subscribe.created-detail', 'MUST', async () => {
+          await ctx.check(detail, 'subscribe.created-detail', 'endpoints.subscribe.detail.response', async () => {
             if (!listed) return skip('the subscription is not listed');
             const ex = await detailOf(ctx, listed);
             if (!ex || !succeeded(ex)) return fail(`the detail of ${clientId} ${path} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
@@ -150,7 +155,7 @@ export const mqtt: FamilySuite = {
         } finally {
           await session.close();
         }
-        await ctx.check(e, 'client.disconnected', 'MUST', async () => {
+        await ctx.check(e, 'client.disconnected', 'resources.client.network_connection', async () => {
           // Spec: network_connection is null when disconnected; a client without a session may go from the list.
           const row = await waitFor(ctx, 3000, 250, async () => {
             const r = (await readList(ctx, '/api/mqtt/client/list', { ...filter, client_id: clientId }))?.rows.find((x) => x.client_id === clientId);

@@ -38,19 +38,21 @@ export const node: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/node/leave',
       checks: ['node-leave.refuses-online-node', 'node-leave.node-id-minimum'],
+      assertion: 'endpoints.node-leave.online',
       run: (ctx, e) => runNodeLeaveChecks(ctx, e),
     },
     {
       endpoint: 'POST /api/cluster/node/leave',
       checks: ['node-leave.unknown-node-succeeds'],
+      assertion: 'endpoints.node-leave.no-membership',
       async run(ctx, e) {
         const known = ctx.state.onlineNodeIds ?? [];
         const nodeId = Math.max(0, ...known) + 1000;
         const ex = await ctx.call(e, { node_id: nodeId });
         // Rule 3 is the valid request every target can be sent: it is the endpoint's happy path.
         // (With the simulator's control and 3 nodes, the removal of a stopped node is sent instead.)
-        if (!ctx.target.control || ctx.target.control.nodeCount < 3 || known.length < 3) await recordAnswerChecks(ctx, e, ex, 'MUST');
-        await ctx.check(e, 'node-leave.unknown-node-succeeds', 'MUST', () => {
+        if (!ctx.target.control || ctx.target.control.nodeCount < 3 || known.length < 3) await recordAnswerChecks(ctx, e, ex);
+        await ctx.check(e, 'node-leave.unknown-node-succeeds', 'endpoints.node-leave.no-membership', () => {
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           if (!succeeded(ex)) return fail(`node ${nodeId} is in no group membership: rule 3 says the request succeeds without effect, got ${describeAnswer(ex)}`, ex);
           return pass(`node ${nodeId} (in no membership) answered success: ${JSON.stringify(envelopeOf(ex)?.data)}`);
@@ -60,6 +62,7 @@ export const node: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/node/leave',
       checks: ['node-leave.removes-stopped-node', 'node-leave.quorum-refusal', 'node-leave.rejoin-after-wipe'],
+      assertion: 'endpoints.node-leave.membership',
       needs: ['control'],
       async run(ctx, e) {
         const control = ctx.target.control!;
@@ -67,7 +70,7 @@ export const node: FamilySuite = {
         const ids = ctx.state.onlineNodeIds ?? (await onlineNodeIds(ctx));
         if (control.nodeCount < 3 || ids.length < 3 || !status) {
           for (const id of ['node-leave.removes-stopped-node', 'node-leave.quorum-refusal', 'node-leave.rejoin-after-wipe']) {
-            await ctx.check(e, id, 'MUST', () => skip(`needs a cluster of at least 3 online nodes (has ${ids.length})`));
+            await ctx.check(e, id, id === 'node-leave.quorum-refusal' ? 'endpoints.node-leave.quorum' : 'endpoints.node-leave.membership', () => skip(`needs a cluster of at least 3 online nodes (has ${ids.length})`));
           }
           return;
         }
@@ -90,13 +93,13 @@ export const node: FamilySuite = {
         try {
           const ex = await ctx.call(e, { node_id: removed });
           left = succeeded(ex);
-          await recordAnswerChecks(ctx, e, ex, 'MUST');
-          await ctx.check(e, 'node-leave.removes-stopped-node', 'MUST', () => {
+          await recordAnswerChecks(ctx, e, ex);
+          await ctx.check(e, 'node-leave.removes-stopped-node', 'endpoints.node-leave.membership', () => {
             if (!succeeded(ex)) return fail(`node ${removed} is stopped and in every group: its removal must succeed, got ${describeAnswer(ex)}`, ex);
             const problem = removalTextProblem(envelopeOf(ex)?.data, removed);
             return problem ? fail(problem, ex) : pass(`node ${removed} removed: ${JSON.stringify(envelopeOf(ex)?.data)}`);
           });
-          await ctx.check(e, 'node-leave.quorum-refusal', 'MUST', async () => {
+          await ctx.check(e, 'node-leave.quorum-refusal', 'endpoints.node-leave.quorum', async () => {
             if (!left) return skip('the first removal did not succeed, so no group is down to 2 voters');
             // force: rule 1 does not apply, so the refusal can only come from rule 2, before any change.
             const refused = await ctx.call(e, { node_id: next, force: true });
@@ -115,7 +118,7 @@ export const node: FamilySuite = {
           if (left) control.startNode(removed, { wiped: true });
           else control.startNode(removed);
         }
-        await ctx.check(e, 'node-leave.rejoin-after-wipe', 'INFO', async () => {
+        await ctx.check(e, 'node-leave.rejoin-after-wipe', 'decision.node-leave.rejoin', async () => {
           const back = await waitFor(ctx, 10_000, 500, async () => {
             const now = await onlineNodeIds(ctx);
             return now.includes(removed) ? now : undefined;

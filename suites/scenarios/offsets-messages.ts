@@ -14,11 +14,11 @@ export const offsetsMessages: FamilySuite = {
     {
       endpoint: 'POST /api/mqtt/message/send',
       checks: ['message.send-read-roundtrip'],
-      level: 'INFO',
+      assertion: 'notes.message-read.response',
       async run(ctx, e) {
         const read = ctx.endpoint('POST', '/api/mqtt/message/read');
         const t = ctx.state.topic;
-        await ctx.check(e, 'message.send-read-roundtrip', 'INFO', async () => {
+        await ctx.check(e, 'message.send-read-roundtrip', 'notes.message-read.response', async () => {
           if (!read || !t) return skip('no message read endpoint or no topic');
           const payload = `mqsim conform round trip ${ctx.seed}`;
           const sent = await ctx.call(e, { tenant: t.tenant, topic: t.topic_name, payload });
@@ -35,10 +35,10 @@ export const offsetsMessages: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/offset/commit',
       checks: ['offset.commit-visible'],
-      level: 'INFO',
+      assertion: 'notes.offset-group.response',
       async run(ctx, e, env) {
         const group = ctx.endpoint('POST', '/api/cluster/offset/group');
-        await ctx.check(e, 'offset.commit-visible', 'INFO', async () => {
+        await ctx.check(e, 'offset.commit-visible', 'notes.offset-group.response', async () => {
           const sent = env.happy?.sent.body as Row | undefined;
           if (!group || !env.happy || !succeeded(env.happy) || !sent) return skip('no successful commit to read back');
           const got = await ctx.call(group, { tenant: sent.tenant, group_name: sent.group_name });

@@ -19,10 +19,10 @@ export const schemas: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/schema-bind/list',
       checks: ['schema-bind.listed'],
-      level: 'INFO',
+      assertion: 'notes.shape.schema-bind',
       async run(ctx, e, env) {
         const bind = env.resources.fixtures.get('schema-bind');
-        await ctx.check(e, 'schema-bind.listed', 'INFO', async () => {
+        await ctx.check(e, 'schema-bind.listed', 'notes.shape.schema-bind', async () => {
           if (!bind) return skip('the run has no schema binding');
           const got = await readList(ctx, e.path, { tenant: bind.tenant, schema_name: bind.schema_name });
           if (!got || !succeeded(got.ex)) return fail('the binding list was refused', got?.ex);
@@ -34,12 +34,12 @@ export const schemas: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/schema/create',
       checks: ['schema.invalid-text'],
-      level: 'INFO',
+      assertion: 'decision.schema.rules',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...SCHEMA.fields(ctx, '-it'), schema_type: 'json', schema: 'this is not JSON' };
         const ex = (await env.resources.create(SCHEMA, fields, 'check'))!;
         if (succeeded(ex)) await env.resources.delete(SCHEMA, fields, 'cleanup');
-        await ctx.check(e, 'schema.invalid-text', 'INFO', () => expectRefused(ex, 'a json schema whose text is not JSON'));
+        await ctx.check(e, 'schema.invalid-text', 'decision.schema.rules', () => expectRefused(ex, 'a json schema whose text is not JSON'));
       },
     },
   ],

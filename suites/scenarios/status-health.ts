@@ -19,9 +19,10 @@ export const statusHealth: FamilySuite = {
     {
       endpoint: 'GET /api/status',
       checks: ['status.nodes-distinct-ips', 'status.cluster-name-matches-config'],
+      assertion: 'resources.status.nodes',
       async run(ctx, e, env) {
         const status = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
-        await ctx.check(e, 'status.nodes-distinct-ips', 'MUST', () => {
+        await ctx.check(e, 'status.nodes-distinct-ips', 'resources.status.nodes', () => {
           if (!status) return skip('no status object to look at');
           const list = Array.isArray(status.broker_node_list) ? (status.broker_node_list as Row[]) : [];
           const want = [...new Set(list.map((n) => String(n.node_ip)))].sort();
@@ -30,7 +31,7 @@ export const statusHealth: FamilySuite = {
           if (JSON.stringify([...got].sort()) !== JSON.stringify(want)) return fail(`nodes ${JSON.stringify(got)} are not the distinct node_ip values of broker_node_list ${JSON.stringify(want)}`, env.happy);
           return pass(`nodes = the ${want.length} distinct IPs of the ${list.length} brokers`);
         });
-        await ctx.check(e, 'status.cluster-name-matches-config', 'MUST', async () => {
+        await ctx.check(e, 'status.cluster-name-matches-config', 'resources.status.cluster_name', async () => {
           const get = ctx.endpoint('GET', '/api/cluster/config/get');
           if (!status || !get) return skip('no status object or config get to compare');
           const config = await ctx.call(get, {});
@@ -44,14 +45,15 @@ export const statusHealth: FamilySuite = {
       // The exemption probe asks /api/status from 127.0.0.2: a wider exemption shows on this endpoint.
       endpoint: 'GET /api/status',
       checks: ['auth.loopback-exemption'],
-      level: 'INFO',
+      assertion: 'auth.rule-2-remote-token',
       run: (ctx, e) => runLoopbackExemptionCheck(ctx, e),
     },
     {
       endpoint: 'GET /api/info',
       checks: ['status.info-matches-status'],
+      assertion: 'endpoints.status',
       async run(ctx, e, env) {
-        await ctx.check(e, 'status.info-matches-status', 'MUST', async () => {
+        await ctx.check(e, 'status.info-matches-status', 'endpoints.status', async () => {
           const status = ctx.endpoint('GET', '/api/status');
           if (!status || !env.happy || !succeeded(env.happy)) return skip('no successful /api/info answer or no /api/status to compare');
           const other = await ctx.call(status, {});
@@ -67,20 +69,23 @@ export const statusHealth: FamilySuite = {
     {
       endpoint: 'GET /health/ready',
       checks: ['health.ready-body'],
+      assertion: 'endpoints.health.ready.body',
       run: (ctx, e, env) => runHealthChecks(ctx, e, env.happy),
     },
     {
       endpoint: 'GET /health/node',
       checks: ['health.node-body'],
+      assertion: 'endpoints.health.node',
       run: (ctx, e, env) => runHealthChecks(ctx, e, env.happy),
     },
     {
       endpoint: 'GET /health/ready',
       checks: ['health.ready-503-when-not-ready'],
+      assertion: 'endpoints.health.ready.not-ready',
       needs: ['control'],
       async run(ctx, e) {
         const control = ctx.target.control!;
-        await ctx.check(e, 'health.ready-503-when-not-ready', 'MUST', async () => {
+        await ctx.check(e, 'health.ready-503-when-not-ready', 'endpoints.health.ready.not-ready', async () => {
           control.setPortsReady(1, false);
           try {
             const ex = await ctx.call(e, {});

@@ -18,14 +18,15 @@ export const storageEngine: FamilySuite = {
     {
       endpoint: 'POST /api/storage-engine/segment/detail',
       checks: ['segment.replica-invariants'],
+      assertion: 'endpoints.segment.detail.response',
       run: (ctx, e, env) => runReplicaInvariants(ctx, e, env.resources),
     },
     {
       endpoint: 'POST /api/storage-engine/segment/detail',
       checks: ['segment.detail-unknown-shard'],
-      level: 'INFO',
+      assertion: 'decision.segment.unknown',
       async run(ctx, e) {
-        await ctx.check(e, 'segment.detail-unknown-shard', 'INFO', async () => {
+        await ctx.check(e, 'segment.detail-unknown-shard', 'decision.segment.unknown', async () => {
           const ex = await ctx.call(e, { shard_name: `conform-no-such-shard-${ctx.seed}`, segment_seq: 0 });
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           return succeeded(ex) ? fail(`the detail of a shard that does not exist was answered: ${describeAnswer(ex)}`, ex) : pass(`refused: ${describeAnswer(ex)}`);
@@ -35,9 +36,10 @@ export const storageEngine: FamilySuite = {
     {
       endpoint: 'POST /api/storage-engine/segment/replica-state',
       checks: ['replica-state.matches-detail'],
+      assertion: 'endpoints.replica-state.response',
       async run(ctx, e, env) {
         const detailEndpoint = ctx.endpoint('POST', '/api/storage-engine/segment/detail');
-        await ctx.check(e, 'replica-state.matches-detail', 'MUST', async () => {
+        await ctx.check(e, 'replica-state.matches-detail', 'endpoints.replica-state.response', async () => {
           if (!detailEndpoint || !env.happy || !succeeded(env.happy)) return skip('no local replica state to compare');
           const local = dataOf(env.happy)!;
           const detail = await ctx.call(detailEndpoint, env.params);
@@ -54,10 +56,10 @@ export const storageEngine: FamilySuite = {
     {
       endpoint: 'POST /api/storage-engine/shard/list',
       checks: ['shard.created-listed'],
-      level: 'INFO',
+      assertion: 'notes.shape.shard-list',
       async run(ctx, e, env) {
         const shard = env.resources.fixtures.get('shard');
-        await ctx.check(e, 'shard.created-listed', 'INFO', async () => {
+        await ctx.check(e, 'shard.created-listed', 'notes.shape.shard-list', async () => {
           if (!shard) return skip('the run has no shard of its own');
           const got = await readList(ctx, e.path, { shard_name: shard.shard_name });
           if (!got || !succeeded(got.ex)) return fail(`the shard list was refused: ${got ? describeAnswer(got.ex) : 'no endpoint'}`, got?.ex);

@@ -30,17 +30,18 @@ export const tenants: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/tenant/create',
       checks: ['tenant.default-quota'],
+      assertion: 'endpoints.tenant.create',
       run: (ctx, e, env) => runTenantDefaults(ctx, e, env.resources),
     },
     {
       endpoint: 'POST /api/cluster/tenant/create',
       checks: ['tenant.partial-config'],
-      level: 'INFO',
+      assertion: 'decision.tenant.update-partial',
       async run(ctx, e, env) {
         // The spec: "defaults apply when omitted" — for single omitted fields of a given config, a decision.
         const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-pq'), config: { max_topics: 777 } };
         const ex = (await env.resources.create(TENANT, fields, 'check'))!;
-        await ctx.check(e, 'tenant.partial-config', 'INFO', async () => {
+        await ctx.check(e, 'tenant.partial-config', 'decision.tenant.update-partial', async () => {
           if (!succeeded(ex)) return skip(`a tenant with a partial config was refused (${describeAnswer(ex)})`);
           const { row, ex: list } = await tenantRow(ctx, String(fields.tenant_name));
           if (!row) return fail(`the tenant ${String(fields.tenant_name)} is not listed`, list);
@@ -54,6 +55,7 @@ export const tenants: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/tenant/update',
       checks: ['update.visible-in-list', 'error.tenant-not-found'],
+      assertion: 'endpoints.tenant.update',
       async run(ctx, e, env) {
         await runUpdateVisible(ctx, e, env.happy);
         await runErrorCaseChecks(ctx, e);
@@ -62,22 +64,23 @@ export const tenants: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/tenant/update',
       checks: ['tenant.update-config-visible', 'tenant.update-keeps-quota'],
+      assertion: 'endpoints.tenant.update',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
         const created = (await env.resources.create(TENANT, fields, 'check'))!;
         if (!succeeded(created)) {
-          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-quota']) await ctx.check(e, id, 'MUST', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
+          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-quota']) await ctx.check(e, id, 'endpoints.tenant.update', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
           return;
         }
         const name = String(fields.tenant_name);
-        await ctx.check(e, 'tenant.update-config-visible', 'MUST', async () => {
+        await ctx.check(e, 'tenant.update-config-visible', 'endpoints.tenant.update', async () => {
           const ex = await ctx.call(e, { tenant_name: name, desc: 'quota raised by mqsim conform', config: { max_topics: 2468, max_sessions: 4321 } });
           if (!succeeded(ex)) return fail(`updating the quota was refused: ${describeAnswer(ex)}`, ex);
           const { row, ex: list } = await tenantRow(ctx, name);
           const got = quotaOf(row).max_topics;
           return got === 2468 ? pass('the new max_topics is listed') : fail(`config.max_topics was updated to 2468, the list shows ${JSON.stringify(got)}`, list);
         });
-        await ctx.check(e, 'tenant.update-keeps-quota', 'MUST', async () => {
+        await ctx.check(e, 'tenant.update-keeps-quota', 'endpoints.tenant.update', async () => {
           const { row: before } = await tenantRow(ctx, name);
           const ex = await ctx.call(e, { tenant_name: name, desc: 'description only' });
           if (!succeeded(ex)) return fail(`an update without config was refused: ${describeAnswer(ex)}`, ex);
@@ -94,8 +97,9 @@ export const tenants: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/tenant/list',
       checks: ['tenant.default-limit-100'],
+      assertion: 'limits.list-limit-default',
       async run(ctx, e, env) {
-        await ctx.check(e, 'tenant.default-limit-100', 'MUST', async () => {
+        await ctx.check(e, 'tenant.default-limit-100', 'limits.list-limit-default', async () => {
           const probe = await ctx.call(e, { limit: 1 });
           const total = totalOf(probe);
           if (total === undefined) return skip(`the list gave no total_count (${describeAnswer(probe)})`);

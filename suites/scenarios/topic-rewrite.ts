@@ -18,13 +18,13 @@ export const topicRewrite: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/topic-rewrite/create',
       checks: ['topic-rewrite.invalid-regex'],
-      level: 'INFO',
+      assertion: 'decision.rewrite.regex-compiles',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-rx'), regex: '^conform/(unclosed$' };
         const ex = (await env.resources.create(RULE, fields, 'check'))!;
         if (succeeded(ex)) await env.resources.delete(RULE, fields, 'cleanup');
         // "regular expression": one that does not compile can never match (decision: refused as invalid).
-        await ctx.check(e, 'topic-rewrite.invalid-regex', 'INFO', () => expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`));
+        await ctx.check(e, 'topic-rewrite.invalid-regex', 'decision.rewrite.regex-compiles', () => expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`));
       },
     },
   ],

@@ -19,10 +19,11 @@ export const users: FamilySuite = {
     {
       endpoint: 'POST /api/cluster/user/create',
       checks: ['user.superuser-listed'],
+      assertion: 'resources.user.record',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...USER.fields(ctx, '-su'), is_superuser: true };
         const ex = (await env.resources.create(USER, fields, 'check'))!;
-        await ctx.check(e, 'user.superuser-listed', 'MUST', async () => {
+        await ctx.check(e, 'user.superuser-listed', 'resources.user.record', async () => {
           if (!succeeded(ex)) return fail(`a superuser could not be created: ${describeAnswer(ex)}`, ex);
           const got = await readList(ctx, '/api/cluster/user/list', { tenant: fields.tenant, user_name: fields.username });
           if (!got) return skip('the contract has no user list');
@@ -36,9 +37,9 @@ export const users: FamilySuite = {
     {
       endpoint: 'GET /api/cluster/user/list',
       checks: ['user.no-password-listed'],
-      level: 'INFO',
+      assertion: 'decision.secrets-hidden',
       async run(ctx, e, env) {
-        await ctx.check(e, 'user.no-password-listed', 'INFO', () => {
+        await ctx.check(e, 'user.no-password-listed', 'decision.secrets-hidden', () => {
           const rows = env.happy ? rowsOf(env.happy) : [];
           if (rows.length === 0) return skip('no user record to look at');
           const leaking = rows.filter((r) => Object.keys(r).some((k) => /pass(word)?|secret/i.test(k)));

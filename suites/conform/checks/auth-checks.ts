@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { A } from '../cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, type Verdict } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
 
@@ -96,7 +97,7 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
     ctx.send({ method: e.method, path: e.path, ...(e.method === 'POST' ? { body: HARMLESS_BODY } : {}), headers, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
 
   if (e.auth === 'open') {
-    await ctx.check(e, 'auth.open-without-token', 'MUST', async () => {
+    await ctx.check(e, 'auth.open-without-token', A.authOpenPaths, async () => {
       if (unavailable) return skip(unavailable);
       if (e.path === '/api/v1/login') {
         const creds = ctx.target.credentials ?? { username: 'mqsim-conform-nobody', password: 'wrong' };
@@ -114,20 +115,20 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
     return;
   }
 
-  await ctx.check(e, 'auth.no-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token', lo)));
+  await ctx.check(e, 'auth.no-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token', lo)));
   if (!tokens) return;
-  await ctx.check(e, 'auth.invalid-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.invalid}` }), 'a malformed token', lo)));
-  await ctx.check(e, 'auth.alg-none-token', 'MUST', async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.algNone}` }), 'an alg:none token', lo)));
-  await ctx.check(e, 'auth.expired-token', 'MUST', async () =>
+  await ctx.check(e, 'auth.invalid-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.invalid}` }), 'a malformed token', lo)));
+  await ctx.check(e, 'auth.alg-none-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.algNone}` }), 'an alg:none token', lo)));
+  await ctx.check(e, 'auth.expired-token', A.auth401, async () =>
     unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.expiredWrongKey}` }), 'an expired token signed with another key', lo),
   );
-  await ctx.check(e, 'auth.expired-signed-token', 'MUST', async () => {
+  await ctx.check(e, 'auth.expired-signed-token', A.auth401, async () => {
     if (unavailable) return skip(unavailable);
     const token = await expiredSignedToken(ctx);
     if (!token) return skip('the server\'s signing secret is not known to the run (only the simulator\'s is), so no correctly signed expired token can be made');
     return expect401(await send({ authorization: `Bearer ${token}` }), 'a correctly signed token that expired an hour ago', lo);
   });
-  await ctx.check(e, 'auth.tampered-token', 'MUST', async () => {
+  await ctx.check(e, 'auth.tampered-token', A.auth401, async () => {
     if (unavailable) return skip(unavailable);
     if (!tokens.tampered) return skip('no token of the server to tamper with (log in with --username/--password)');
     return expect401(await send({ authorization: `Bearer ${tokens.tampered}` }), 'a tampered token', lo);

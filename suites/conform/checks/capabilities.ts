@@ -1,6 +1,7 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
 import type { Capability } from '../../targets/target.ts';
+import { A } from '../cite.ts';
 import { type ConformContext, type DetectedCapabilities, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform-context.ts';
 
 /** The spec's exempt addresses, for messages. */
@@ -119,11 +120,14 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
 }
 
 /**
- * The wider exemption as a finding of its own (INFO: the real server exempts all of 127.0.0.0/8):
- * pass when the run's second loopback address (127.0.0.2) without a token is refused, fail when it is answered.
+ * The wider exemption as one finding of its own (spec, Authentication rule 2: "A request from any
+ * other address must carry the header" — only 127.0.0.1 and ::1 are exempt, so a target that answers
+ * 127.0.0.2 without a token breaks a MUST; the real server exempts all of 127.0.0.0/8). Pass when the
+ * run's second loopback address without a token is refused, fail when it is answered. The other auth
+ * checks are then skipped with that reason (or run from --peer-address), so the cause is named once.
  */
 export async function runLoopbackExemptionCheck(ctx: ConformContext, on: EndpointContract): Promise<void> {
-  await ctx.check(on, 'auth.loopback-exemption', 'INFO', async () => {
+  await ctx.check(on, 'auth.loopback-exemption', A.authRemoteToken, async () => {
     const caps = ctx.capabilities;
     if (!caps) return skip('capabilities were not detected');
     if (!caps.remotePeer.available) return skip(`no non-loopback peer: ${caps.remotePeer.reason ?? 'unavailable'}`);

@@ -1,17 +1,30 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
-import type { Level } from '../report-model.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, requestSource, skip, type Verdict } from '../conform-context.ts';
+import { A, cite } from '../cite.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, inconclusive, pass, skip, succeeded, type Verdict } from '../conform-context.ts';
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { buildParams } from '../param-values.ts';
-import { type CreatedResources, familyByCreatePath, familyByDeletePath } from '../resource-families.ts';
+import { type CreatedResources, familyByCreatePath, familyByDeletePath, type ResourceFamily } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';
 
 /** Endpoints whose valid request is a behaviour check of its own (see behaviour-checks.ts). */
 export const OWN_HAPPY_PATH = new Set(['POST /api/cluster/config/set', 'POST /api/cluster/node/leave']);
 
 const PROMETHEUS_LINE = /^(#\s*(HELP|TYPE|EOF|UNIT)\b.*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})?\s+[-+]?([0-9.eE+-]+|NaN|[+-]?Inf)(\s+-?\d+)?)$/;
+
+/** Is the instance with these fields in its family's list (undefined when the list cannot tell)? */
+export async function isListed(ctx: ConformContext, family: ResourceFamily, fields: Record<string, unknown>): Promise<boolean | undefined> {
+  const list = family.listPath ? (ctx.endpoint('GET', family.listPath) ?? ctx.endpoint('POST', family.listPath)) : undefined;
+  if (!list || !family.identity) return undefined;
+  const props = Object.keys(((list.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
+  const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
+  if (identity.length === 0) return undefined;
+  const ex = await ctx.call(list, { limit: Math.max(list.list?.defaultLimit ?? 0, 10_000) }, 'fixture');
+  const rows = (envelopeOf(ex)?.data as { data?: Record<string, unknown>[] } | undefined)?.data;
+  if (!succeeded(ex) || !Array.isArray(rows)) return undefined;
+  return rows.some((r) => identity.every(([k, v]) => r[k] === v));
+}
 
 /** The valid request of an endpoint: its parameters, or why none can be sent. */
 export async function happyRequest(ctx: ConformContext, e: EndpointContract, resources: CreatedResources): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | { skip: string }> {
@@ -24,6 +37,8 @@ export async function happyRequest(ctx: ConformContext, e: EndpointContract, res
   if (deleted && e.method === 'POST') {
     const fields = deleted.fields(ctx, '-hp');
     if (!resources.isTracked(deleted, fields) && resources.createEndpoint(deleted)) await resources.create(deleted, fields, 'fixture');
+    // Whether the instance is listed before its delete: only then does its absence afterwards show the delete.
+    ctx.state.listedBeforeDelete.set(e.id, await isListed(ctx, deleted, fields));
     return { params: buildParams(e, fields), send: async () => (await resources.delete(deleted, fields, 'check'))! };
   }
   const scenario = scenarioOf(e);
@@ -33,7 +48,19 @@ export async function happyRequest(ctx: ConformContext, e: EndpointContract, res
   return { params, send: () => ctx.call(e, params) };
 }
 
-function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange): Verdict {
+/** The version the status object reports, to recognise the version text of `GET /`. */
+async function statusVersion(ctx: ConformContext): Promise<string | undefined> {
+  for (const path of ['/api/status', '/api/info']) {
+    const e = ctx.endpoint('GET', path);
+    if (!e) continue;
+    const ex = await ctx.call(e, {}, 'fixture');
+    const v = (envelopeOf(ex)?.data as { version?: unknown } | undefined)?.version;
+    if (envelopeOf(ex)?.code === 0 && typeof v === 'string' && v.trim().length > 0) return v.trim();
+  }
+  return undefined;
+}
+
+async function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<Verdict> {
   const res = ex.response!;
   if (res.status !== 200) return fail(`expected HTTP 200, got ${describeAnswer(ex)}`, ex);
   const type = res.headers['content-type'] ?? '';
@@ -42,7 +69,8 @@ function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange): Verd
     const lines = res.text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
     const bad = lines.filter((l) => !PROMETHEUS_LINE.test(l));
     if (bad.length > 0) return fail(`${bad.length} lines are not Prometheus exposition lines, e.g. ${JSON.stringify(bad[0].slice(0, 100))}`, ex);
-    return pass(`Prometheus text, ${lines.filter((l) => !l.startsWith('#')).length} samples`, ex, lines.length === 0);
+    const samples = lines.filter((l) => !l.startsWith('#')).length;
+    return pass(`Prometheus text, ${samples} samples`, ex, samples === 0);
   }
   // GET /: the version text, or the cluster status object in an envelope (both described by the spec).
   const env = readEnvelope(res.json, res.text);
@@ -55,8 +83,19 @@ function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange): Verd
     }
     return pass('cluster status object form', ex);
   }
-  if (res.text.trim().length === 0) return fail('empty body: expected the version text or the status object', ex);
-  return pass(`version text form: ${JSON.stringify(res.text.trim().slice(0, 60))}`, ex);
+  const text = res.text.trim();
+  if (text.length === 0) return fail('empty body: expected the version text or the status object', ex);
+  if (/^<!doctype html|^<html/i.test(text) || /text\/html/i.test(type)) return fail(`an HTML page, neither the service's version text nor the status object: ${JSON.stringify(text.slice(0, 80))}`, ex);
+  // Spec (Versioning): the version shows as text at GET / in one form and as the status object's `version` in the other.
+  const version = await statusVersion(ctx);
+  if (version === undefined) return inconclusive(`version text form ${JSON.stringify(text.slice(0, 60))}, but no status object gave a version to compare it with`, ex);
+  if (!text.includes(version)) return fail(`the text ${JSON.stringify(text.slice(0, 80))} does not carry the version ${JSON.stringify(version)} the status object reports`, ex);
+  return pass(`version text form carrying ${JSON.stringify(version)}`, ex);
+}
+
+/** Where the valid request's shape comes from: the spec's Index table, or (path-only endpoints) the notes. */
+export function happyAssertion(e: EndpointContract): string {
+  return e.specTable === 'path-only' ? A.pathOnlyRequest : cite(e, 'exists');
 }
 
 /**
@@ -65,69 +104,82 @@ function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange): Verd
  * wrapper for lists). Returns the exchange for later checks.
  */
 export async function runHappyPath(ctx: ConformContext, e: EndpointContract, resources: CreatedResources): Promise<Exchange | undefined> {
-  const reqLevel = levelFor('MUST', requestSource(e));
   const plan = await happyRequest(ctx, e, resources).catch((err: Error) => ({ skip: `could not prepare the request: ${err.message}` }));
   if ('skip' in plan) {
-    await ctx.check(e, 'happy-path', reqLevel, () => skip(plan.skip));
+    await ctx.check(e, 'happy-path', happyAssertion(e), () => skip(plan.skip));
     return undefined;
   }
   const ex = await plan.send();
   if (!ex) {
-    await ctx.check(e, 'happy-path', reqLevel, () => skip('the contract lacks the endpoint this check needs'));
+    await ctx.check(e, 'happy-path', happyAssertion(e), () => skip('the contract lacks the endpoint this check needs'));
     return undefined;
   }
   if (e.specTable === 'path-only') {
-    // The spec lists the endpoint (existence is a spec rule) even though its shapes come from elsewhere.
-    await ctx.check(e, 'exists', 'MUST', () => {
+    // The spec lists the endpoint (existence is a spec rule) even though its shapes come from elsewhere:
+    // it must answer, and a server error or no answer is not serving it.
+    await ctx.check(e, 'exists', cite(e, 'exists'), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
       if (ex.response.status === 404 || ex.response.status === 405) return fail(`the spec lists ${e.method} ${e.path}, got ${describeAnswer(ex)}`, ex);
+      if (failureCause(e, ex)) return fail(`the spec lists ${e.method} ${e.path}; a request to it got ${describeAnswer(ex)}`, ex);
       return pass(`answered ${describeAnswer(ex)}`);
     });
   }
 
   if (e.response.kind !== 'envelope') {
-    await ctx.check(e, 'happy-path', levelFor('MUST', e.response.source === 'spec' && e.specTable === 'index' ? 'spec' : 'reference'), () => {
+    await ctx.check(e, 'happy-path', happyAssertion(e), async () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
       return judgeText(ctx, e, ex);
     });
     return ex;
   }
 
-  await recordAnswerChecks(ctx, e, ex, reqLevel);
+  await recordAnswerChecks(ctx, e, ex);
   return ex;
 }
 
 
 /**
- * The three verdicts on the answer to a valid request: accepted (or a documented alternative), a
- * sound envelope, and `data` matching the contract's schema.
+ * The verdicts on the answer to a valid request: accepted (or a documented alternative; a 5xx, no
+ * answer or a non-JSON body is a failure), a sound envelope, a JSON media type, and `data` matching
+ * the contract's schema.
  */
-export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContract, ex: Exchange, reqLevel: Level): Promise<void> {
+export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
   const scenario = scenarioOf(e);
   const okStatuses = [200, ...(e.response.otherStatuses ?? [])];
-  const accepted = await ctx.check(e, 'happy-path', reqLevel, () => {
+  const accepted = await ctx.check(e, 'happy-path', happyAssertion(e), () => {
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const env = envelopeOf(ex);
     if (env && env.code === 0 && okStatuses.includes(ex.response.status)) return pass(`valid request accepted (${describeAnswer(ex)})`);
+    if (failureCause(e, ex)) return fail(`a valid request got ${describeAnswer(ex)}`, ex);
     const alternative = scenario.alternative?.(ex, ctx);
     if (alternative) return alternative;
     return fail(`a valid request was refused: ${describeAnswer(ex)}`, ex);
   });
 
-  await ctx.check(e, 'success-envelope', 'MUST', () => {
+  const read = ex.response ? readEnvelope(ex.response.json, ex.response.text) : undefined;
+  const form = read?.ok ? read.envelope.form : undefined;
+  await ctx.check(e, 'success-envelope', form === 'A' ? A.envelopeFormA : form === 'B' ? A.envelopeFormB : A.envelopeForms, () => {
     if (!ex.response) return skip('no answer');
     const problems = envelopeProblems(ex.response.json, ex.response.text);
     if (problems.length > 0) return fail(`envelope: ${problems.join('; ')}`, ex);
     return pass(`envelope form ${envelopeOf(ex)?.form}`);
   });
 
-  await ctx.check(e, 'data-schema', levelFor('MUST', e.response.source), () => {
+  await ctx.check(e, 'content-type', A.wireFormat, () => {
+    if (!ex.response || ex.response.json === undefined) return skip('no JSON answer to look at');
+    const type = ex.response.headers['content-type'] ?? '';
+    // Spec (General conventions): "Wire format | JSON request and response bodies" — a JSON body labelled as something else is not a JSON response to a client that honours the media type.
+    if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) return fail(`a JSON body served with Content-Type ${JSON.stringify(type)}; the wire format is JSON (application/json)`, ex);
+    return pass(`Content-Type ${type}`);
+  });
+
+  await ctx.check(e, 'data-schema', cite(e, 'response'), () => {
     const env = envelopeOf(ex);
     if (accepted.status !== 'pass' || !env || env.code !== 0) return skip('no successful answer to validate');
     const check = ctx.validator.checkData(e, env.data);
     if (!check.ok) return fail(`data does not match the contract schema (${e.response.source}): ${check.errors.join('; ')}`, ex);
     const rows = e.list ? ((env.data as { data?: unknown[] }).data?.length ?? 0) : undefined;
-    if (rows === 0) return pass('data matches the schema, but the page has no record to check', ex, true);
+    if (rows === 0) return inconclusive('the page has no record whose shape could be checked', ex);
     return pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema');
   });
   if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
@@ -148,12 +200,14 @@ export async function runTimeForms(ctx: ConformContext, e: EndpointContract, ex:
   const judge = (list: TimeValue[], what: string): Verdict => {
     const problems = list.map(timeProblem).filter((p): p is string => p !== undefined);
     if (problems.length > 0) return fail(`${problems.length} of ${list.length} ${what} are not in their form: ${problems.slice(0, 4).join('; ')}`, ex);
-    const fields = [...new Set(list.map((t) => `${t.path.replace(/\[\d+\]/g, '[]')} (${t.form})`))];
-    if (list.filter((t) => t.value !== null).length === 0) return pass(`the answer holds no ${what.replace(/^time values/, 'time value')} to check`, undefined, true);
-    return pass(`${list.length} ${what} in their form: ${fields.slice(0, 8).join(', ')}${fields.length > 8 ? ', …' : ''}`);
+    // 0, -1 and null are "never"/"none yet" in every unit: only other values tell seconds from milliseconds.
+    const telling = list.filter((t) => t.value !== null && t.value !== 0 && t.value !== -1);
+    const fields = [...new Set(telling.map((t) => `${t.path.replace(/\[\d+\]/g, '[]')} (${t.form})`))];
+    if (telling.length === 0) return inconclusive(`the answer holds no time value that tells its unit (only ${list.length ? 'zero, -1 or null values' : 'none'})`, ex);
+    return pass(`${telling.length} ${what} in their form: ${fields.slice(0, 8).join(', ')}${fields.length > 8 ? ', …' : ''}`);
   };
   const specValues = values.filter((t) => !t.decision);
   const decisionValues = values.filter((t) => t.decision);
-  await ctx.check(e, 'time-forms', levelFor('MUST', e.response.source), () => judge(specValues, 'time values'));
-  if (decisionValues.length > 0) await ctx.check(e, 'time-forms.decision', 'INFO', () => judge(decisionValues, 'time values whose form is a project decision'));
+  if (specValues.length > 0 || decisionValues.length === 0) await ctx.check(e, 'time-forms', e.response.source === 'spec' ? A.outputTime : cite(e, 'response'), () => judge(specValues, 'time values'));
+  if (decisionValues.length > 0) await ctx.check(e, 'time-forms.decision', A.decisionTimeForms, () => judge(decisionValues, 'time values whose form is a project decision'));
 }

@@ -1,5 +1,6 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, levelFor, pass, refusedAsInvalid, requestSource, skip, succeeded } from '../conform-context.ts';
+import { A, cite } from '../cite.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pass, refusedAsInvalid, skip, succeeded } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
 import { buildParams, declaredParams, requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
@@ -12,7 +13,8 @@ const EXTRA_BODY = { 'pagination[offset]': 0, filers: [{ field: 'client_id' }], 
 
 /**
  * Each required parameter left out of an otherwise valid request: refused as a parameter error
- * (MUST: HTTP 400 or code 400), naming the parameter (SHOULD). Nothing may be created by it.
+ * (HTTP 400 or code 400, never code 0), citing the statement that makes it required; the refusal
+ * names it (SHOULD: the spec's example of a rejected body). Nothing may be created by it.
  */
 export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointContract, validParams: Record<string, unknown>, resources: CreatedResources): Promise<void> {
   const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
@@ -20,17 +22,17 @@ export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointCon
     const base = family ? buildParams(e, family.fields(ctx, '-rq')) : validParams;
     const params = { ...base };
     delete params[p.name];
-    const source = p.source ?? requestSource(e);
     const ex = await ctx.call(e, params);
     if (family && succeeded(ex)) await resources.delete(family, base, 'cleanup');
-    await ctx.check(e, `required.${p.name}`, levelFor('MUST', source), () => {
+    await ctx.check(e, `required.${p.name}`, cite(e, 'required', p.name), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
       if (refusedAsInvalid(ex)) return pass(`missing ${p.name} refused (${describeAnswer(ex)})`);
-      return fail(`a request without the required parameter ${p.name} was not refused as invalid: ${describeAnswer(ex)}`, ex);
+      if (failureCause(e, ex)) return fail(`a request without the required parameter ${p.name} got ${describeAnswer(ex)}`, ex);
+      return fail(`a request without the required parameter ${p.name} was not refused as a parameter error: ${describeAnswer(ex)}`, ex);
     });
     const env = envelopeOf(ex);
     if (refusedAsInvalid(ex)) {
-      await ctx.check(e, `required.${p.name}.names-param`, levelFor('SHOULD', source), () =>
+      await ctx.check(e, `required.${p.name}.names-param`, A.errorsNamesParam, () =>
         namesParam(env?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the message does not name ${p.name}: ${describeAnswer(ex)}`, ex),
       );
     }
@@ -57,7 +59,7 @@ export async function runUnknownFieldCheck(ctx: ConformContext, e: EndpointContr
   } else {
     ex = await ctx.call(e, { ...validParams, ...EXTRA_BODY });
   }
-  await ctx.check(e, 'unknown-fields-ignored', 'INFO', () => {
+  await ctx.check(e, 'unknown-fields-ignored', A.decisionUnknownParams, () => {
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const textOk = e.response.kind !== 'envelope' && ex.response.status === 200;
     if (textOk || succeeded(ex) || (e.response.otherStatuses ?? []).includes(ex.response.status)) return pass('extra keys were ignored');

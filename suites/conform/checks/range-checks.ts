@@ -1,9 +1,9 @@
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
-import { allowedCodes, errorLevelFor, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
-import { type ConformContext, describeAnswer, fail, levelFor, pass, requestSource, skip, succeeded } from '../conform-context.ts';
+import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
+import { A, cite } from '../cite.ts';
+import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
 import { declaredParams } from '../param-values.ts';
-import type { Level } from '../report-model.ts';
 import { type CreatedResources, familyByCreatePath, type ResourceFamily } from '../resource-families.ts';
 
 /** Values no enum of the contract holds. */
@@ -51,12 +51,15 @@ export function rangeCases(p: ParamSpec): Case[] {
   return cases;
 }
 
-/** Levels: a create's body follows the spec's "must be" (MUST); a query filter may lean on lenient parsing (SHOULD). */
-function levelOf(e: EndpointContract, p: ParamSpec, invalid: boolean): Level {
-  const source = p.source ?? requestSource(e);
-  const fromErrors = invalid ? errorLevelFor(e, p.name) : undefined;
-  if (fromErrors) return levelFor(fromErrors, source);
-  return levelFor(e.method === 'GET' && invalid ? 'SHOULD' : 'MUST', source);
+/**
+ * The assertion a range or enum case tests. A value inside the domain cites the statement that
+ * gives the domain. A value outside it in a request body is an invalid body (the same statement,
+ * MUST); in a query (a filter such as topic_type) the spec lists the allowed values but never says
+ * others are refused, so refusing them is a decision of this project (INFO).
+ */
+function assertionOf(e: EndpointContract, p: ParamSpec): string {
+  // The catalogue's covers make a query's listed values (topic_type, data_type) decisions to refuse others.
+  return cite(e, p.enum ? 'enum' : 'range', p.name);
 }
 
 async function sendCase(ctx: ConformContext, e: EndpointContract, family: ResourceFamily | undefined, resources: CreatedResources, valid: Record<string, unknown>, p: ParamSpec, c: Case, n: number): Promise<Exchange> {
@@ -86,10 +89,10 @@ export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, v
       if (c.valid && !family && e.method !== 'GET') continue;
       if (c.valid && e.method === 'GET') continue; // reads of each value are covered by the behaviour checks
       n++;
-      const level = levelOf(e, p, !c.valid);
+      const assertion = assertionOf(e, p);
       const ex = await sendCase(ctx, e, family, resources, valid, p, c, n);
       if (c.valid) {
-        await ctx.check(e, c.id, level, () => {
+        await ctx.check(e, c.id, assertion, () => {
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           if (succeeded(ex)) return pass(`${c.what}: accepted`);
           if (refused(ex) && refusalNames(ex, p.name)) return fail(`${c.what}, but it was refused as invalid: ${describeAnswer(ex)}`, ex);
@@ -98,9 +101,9 @@ export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, v
         continue;
       }
       const codes = allowedCodes(e, p.name);
-      await ctx.check(e, c.id, level, () => expectRefused(ex, c.what, codes));
+      await ctx.check(e, c.id, assertion, () => expectRefused(ex, c.what, codes));
       if (refused(ex, codes)) {
-        await ctx.check(e, `${c.id}.names-param`, levelFor('SHOULD', p.source ?? requestSource(e)), () =>
+        await ctx.check(e, `${c.id}.names-param`, A.errorsNamesParam, () =>
           refusalNames(ex, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
         );
       }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildFindings } from '../findings.ts';
 import { applyVerdict, endpointStatusOf, summarize, type Report } from '../report-model.ts';
 import { runConform } from '../runner.ts';
 import { writeReports } from './write-reports.ts';
@@ -26,6 +27,7 @@ async function reportWithOneFailure(): Promise<Report> {
   const victim = report.endpoints.find((e) => e.path === '/api/cluster/tenant/list')!;
   victim.checks.push({
     id: 'list.sort.hostile',
+    assertion: 'errors.case.rejected-body',
     level: 'SHOULD',
     status: 'fail',
     message: 'made up for the browser test <img src=x onerror="window.__xss=1">',
@@ -34,7 +36,8 @@ async function reportWithOneFailure(): Promise<Report> {
     curl: `curl -sS -X GET 'http://127.0.0.1:1/api/cluster/tenant/list'`,
   });
   victim.status = endpointStatusOf(victim.checks);
-  report.summary = summarize(report.endpoints, report.vacuous);
+  report.findings = buildFindings(report.endpoints, report.citations);
+  report.summary = summarize(report.endpoints, report.vacuous, report.findings);
   return applyVerdict(report);
 }
 
@@ -67,6 +70,11 @@ describe('index.html in headless Chromium', () => {
       for (const e of report.endpoints) expect(await page.locator('#matrix').getByText(e.path, { exact: true }).count(), e.path).toBe(1);
       expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
       expect(await page.locator('#shown').textContent()).toBe(`${report.endpoints.length} of ${report.endpoints.length} endpoints shown`);
+
+      // Findings first: the page opens with the count and a jump link to the finding's card.
+      expect(await page.locator('#findings h2').textContent()).toMatch(/^1 finding/);
+      await page.click('#findings a[href="#finding-0"]');
+      expect(await page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
 
       // Status: only the failing endpoint stays; its failure card with request, response and curl shows.
       await page.click('button[data-filter="status"][data-value="fail"]');

@@ -1,8 +1,8 @@
 import type { EndpointStatus, Report } from '../report-model.ts';
 import { htmlEscape } from './html-escape.ts';
 
-export const STATUS_COLORS: Record<EndpointStatus, string> = { pass: '#3aa55d', fail: '#d64545', skipped: '#9aa3b2', untested: '#8e5cc4' };
-const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'skipped', 'untested'];
+export const STATUS_COLORS: Record<EndpointStatus, string> = { pass: '#3aa55d', fail: '#d64545', inconclusive: '#e0b400', skipped: '#9aa3b2', untested: '#8e5cc4' };
+const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'inconclusive', 'skipped', 'untested'];
 
 /**
  * The summary chart as inline SVG (no script, no external asset): one stacked bar of the checks by
@@ -20,7 +20,7 @@ export function renderChart(report: Report): string {
   const s = report.summary;
 
   // Checks, as one 100% bar.
-  const checkSegments: [EndpointStatus, number][] = [['pass', s.passed], ['fail', s.failed], ['skipped', s.skipped]];
+  const checkSegments: [EndpointStatus, number][] = [['pass', s.passed], ['fail', s.failed], ['inconclusive', s.inconclusive], ['skipped', s.skipped]];
   let x = label;
   parts.push(`<text x="0" y="16" class="lbl">checks (${s.checks})</text>`);
   for (const [status, n] of checkSegments) {

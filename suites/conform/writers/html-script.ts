@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  *
  * Filters: each button toggles a value of its group; an empty group means "all". With levels
  * chosen, an endpoint's status is recomputed over the checks of those levels (fail > pass >
- * skipped > untested), so "fail + MUST" shows the endpoints with a failing MUST check.
+ * inconclusive > skipped > untested), so "fail + MUST" shows the endpoints with a failing MUST check.
  */
 export const FILTER_SCRIPT = `
 (function () {
@@ -20,6 +20,7 @@ export const FILTER_SCRIPT = `
     active.level.forEach(function (l) { seen.push(row.getAttribute('data-s-' + l.toLowerCase())); });
     if (seen.indexOf('fail') >= 0) return 'fail';
     if (seen.indexOf('pass') >= 0) return 'pass';
+    if (seen.indexOf('inconclusive') >= 0) return 'inconclusive';
     if (seen.indexOf('skipped') >= 0) return 'skipped';
     return 'untested';
   }

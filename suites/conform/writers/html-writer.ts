@@ -1,5 +1,5 @@
 import { shellArg, selectionFlags } from '../../report/selection.ts';
-import type { CheckRecord, CheckStatus, EndpointReport, EndpointStatus, FailureRef, Level, Report } from '../report-model.ts';
+import type { CheckRecord, CheckStatus, EndpointReport, EndpointStatus, FailureRef, Finding, Level, Report } from '../report-model.ts';
 import { renderChart, STATUS_COLORS } from './html-chart.ts';
 import { htmlEscape } from './html-escape.ts';
 import { FILTER_SCRIPT, FILTER_SCRIPT_HASH } from './html-script.ts';
@@ -7,7 +7,7 @@ import { FILTER_SCRIPT, FILTER_SCRIPT_HASH } from './html-script.ts';
 export { htmlEscape } from './html-escape.ts';
 
 const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
-const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'skipped', 'untested'];
+const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'inconclusive', 'skipped', 'untested'];
 
 /**
  * Nothing may load from anywhere (the page works offline and a hostile response body cannot pull
@@ -36,7 +36,12 @@ td.lvl.fail{background:#fbd9d9}td.lvl.pass{background:#e3f6e8}td.lvl.skipped{bac
 #matrix.hide-MUST .c-MUST,#matrix.hide-SHOULD .c-SHOULD,#matrix.hide-INFO .c-INFO{display:none}
 .st{font-weight:700;text-transform:uppercase;font-size:11px;padding:2px 6px;border-radius:3px;white-space:nowrap}
 .st.pass{background:#d9f2e1;color:#1e6b37}.st.fail{background:#fbd9d9;color:#9b1c1c}
-.st.skipped{background:#e8eaee;color:#4a5263}.st.untested{background:#efe3fb;color:#5b2a86}
+.st.skipped{background:#e8eaee;color:#4a5263}.st.untested{background:#efe3fb;color:#5b2a86}.st.inconclusive{background:#fff0c2;color:#7a5a00}
+.findings{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 14px;margin:12px 0} .findings ol{margin:4px 0;padding-left:22px}
+.finding{background:#fff;border:1px solid #dde1e7;border-left:4px solid #d64545;border-radius:6px;padding:10px 14px;margin:10px 0}
+.finding.SHOULD{border-left-color:#e0a100}.finding.INFO{border-left-color:#5b8def}
+blockquote.cite{margin:6px 0;padding:4px 10px;border-left:3px solid #c9ced8;color:#3b4252;background:#f6f7f9}
+.lvl-MUST{color:#9b1c1c;font-weight:700}.lvl-SHOULD{color:#8a5a00;font-weight:700}.lvl-INFO{color:#2d5bb8;font-weight:700}
 .new{background:#d64545;color:#fff;font-weight:700;font-size:11px;padding:1px 5px;border-radius:3px}
 .lv{font-size:11px;color:#5b6475} .vac{color:#9a6a00;font-size:11px}
 .filters{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 12px;margin:12px 0;position:sticky;top:0;z-index:1}
@@ -57,6 +62,7 @@ function levelStatus(checks: readonly CheckRecord[]): CheckStatus | 'none' {
   if (checks.length === 0) return 'none';
   if (checks.some((c) => c.status === 'fail')) return 'fail';
   if (checks.some((c) => c.status === 'pass')) return 'pass';
+  if (checks.some((c) => c.status === 'inconclusive')) return 'inconclusive';
   return 'skipped';
 }
 
@@ -65,8 +71,8 @@ function levelCell(e: EndpointReport, level: Level): string {
   const status = levelStatus(checks);
   if (status === 'none') return `<td class="lvl none c-${level}" title="no ${level} check">—</td>`;
   const n = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
-  const text = [n('fail') ? `✗${n('fail')}` : '', n('pass') ? `✓${n('pass')}` : '', n('skipped') ? `–${n('skipped')}` : ''].filter(Boolean).join(' ');
-  return `<td class="lvl ${status} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('skipped')} skipped`)}">${text}</td>`;
+  const text = [n('fail') ? `✗${n('fail')}` : '', n('pass') ? `✓${n('pass')}` : '', n('inconclusive') ? `?${n('inconclusive')}` : '', n('skipped') ? `–${n('skipped')}` : ''].filter(Boolean).join(' ');
+  return `<td class="lvl ${status} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('inconclusive')} inconclusive, ${n('skipped')} skipped`)}">${text}</td>`;
 }
 
 function matrixRow(e: EndpointReport, key: number): string {
@@ -126,14 +132,67 @@ function readableBody(body: string): string {
   }
 }
 
+/** Is the check part of a finding the baseline did not have (on this endpoint)? */
 function isNew(report: Report, e: EndpointReport, c: CheckRecord): boolean {
-  return !!report.baseline?.newFailures.some((f) => f.method === e.method && f.path === e.path && f.id === c.id);
+  const finding = findingOf(report, e, c);
+  return !!finding && !!report.baseline?.newFindings.some((f) => f.id === finding.id && f.endpoints.includes(`${e.method} ${e.path}`));
+}
+
+function findingOf(report: Report, e: EndpointReport, c: CheckRecord): Finding | undefined {
+  return report.findings.find((f) => f.checks.some((x) => x.endpoint === e.id && x.id === c.id));
+}
+
+/** The spec text a check or finding cites, with its section and level. */
+function citationBlock(report: Report, assertion: string): string {
+  const c = report.citations?.[assertion];
+  if (!c) return `<div class="lv">assertion <code>${htmlEscape(assertion)}</code></div>`;
+  const from = c.source === 'spec' ? `spec, ${c.section}` : c.source === 'notes' ? `reference notes, ${c.section}` : 'project decision (the spec is silent)';
+  return `<div class="lv">assertion <code>${htmlEscape(assertion)}</code> · <span class="lvl-${htmlEscape(c.level)}">${htmlEscape(c.level)}</span> · ${htmlEscape(from)}</div><blockquote class="cite">${htmlEscape(c.quote)}</blockquote>`;
+}
+
+/** "N findings", MUST first, each a jump link to its card. */
+function findingsSection(report: Report): string {
+  const list = report.findings ?? [];
+  if (list.length === 0) return `<section class="findings" id="findings"><h2>0 findings</h2><p>No check failed.</p></section>`;
+  const items = list.map((f, i) => `<li><a href="#finding-${i}"><span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</a> <span class="lv">${f.endpoints.length} endpoint${f.endpoints.length === 1 ? '' : 's'}, ${f.checks.length} check${f.checks.length === 1 ? '' : 's'}</span></li>`);
+  const n = (l: Level) => list.filter((f) => f.level === l).length;
+  return `<section class="findings" id="findings"><h2>${list.length} finding${list.length === 1 ? '' : 's'} <span class="lv">MUST ${n('MUST')} · SHOULD ${n('SHOULD')} · INFO ${n('INFO')}</span></h2><ol>${items.join('')}</ol></section>`;
+}
+
+function findingCard(report: Report, f: Finding, i: number): string {
+  const isNewFinding = report.baseline?.newFindings.some((x) => x.id === f.id);
+  const parts = [
+    `<h3>${report.baseline ? (isNewFinding ? '<span class="new">NEW</span> ' : '<span class="lv">known (in baseline)</span> ') : ''}<span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</h3>`,
+    `<div class="lv">finding <code>${htmlEscape(f.id)}</code> · endpoints: ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')}${f.folded?.length ? ` · folded cascades: ${f.folded.map((x) => `<code>${htmlEscape(x)}</code>`).join(', ')}` : ''}</div>`,
+    citationBlock(report, f.assertion),
+    `<details><summary>${f.checks.length} failed check${f.checks.length === 1 ? '' : 's'}</summary><ul class="checks">${f.checks.map((c) => `<li><code>${htmlEscape(c.key)}</code> <code>${htmlEscape(c.id)}</code> — ${htmlEscape(c.message)}</li>`).join('')}</ul></details>`,
+  ];
+  const ex = f.example;
+  if (ex?.request) parts.push(`<div class="lv">example request (${htmlEscape(ex.check)})</div><pre>${htmlEscape(requestText({ request: ex.request } as CheckRecord))}</pre>`);
+  if (ex?.response) {
+    const r = ex.response;
+    parts.push(`<div class="lv">response</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`);
+  }
+  if (ex?.curl) parts.push(`<div class="lv">reproduce with curl</div><pre>${htmlEscape(ex.curl)}</pre>`);
+  return `<article class="finding ${htmlEscape(f.level)}" id="finding-${i}" data-level="${htmlEscape(f.level)}">${parts.join('\n')}</article>`;
+}
+
+function coverageSection(report: Report): string {
+  const c = report.coverage;
+  if (!c) return '';
+  const pct = c.testable ? Math.round((c.tested / c.testable) * 100) : 0;
+  const untested = c.untested.map((u) => `<li><code>${htmlEscape(u.id)}</code> <span class="lv">${htmlEscape(u.level)}</span> — ${htmlEscape(u.reason)}</li>`).join('');
+  const untestable = c.untestable.map((u) => `<li><code>${htmlEscape(u.id)}</code> — ${htmlEscape(u.reason)}</li>`).join('');
+  return `<h2 id="coverage">Spec coverage</h2><p class="meta"><b>${c.tested} of ${c.testable}</b> testable assertions tested (${pct}%) · ${c.assertions} assertions in the contract, ${c.untestable.length} not testable over HTTP.</p>
+<details><summary>${c.untested.length} untested assertions, with the reason</summary><ul class="checks">${untested}</ul></details>
+<details><summary>${c.untestable.length} assertions no HTTP check can test</summary><ul class="checks">${untestable}</ul></details>`;
 }
 
 function failureCard(report: Report, e: EndpointReport, c: CheckRecord, anchor: string): string {
   const parts = [
     `<h3>${report.baseline ? (isNew(report, e, c) ? '<span class="new">NEW</span> ' : '<span class="lv">known (in baseline)</span> ') : ''}<span class="lv">${htmlEscape(c.level)}</span> <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> · <code>${htmlEscape(c.id)}</code></h3>`,
     `<div>${htmlEscape(c.message)}</div>`,
+    citationBlock(report, c.assertion),
   ];
   if (c.request) parts.push(`<div class="lv">request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}</div><pre>${htmlEscape(requestText(c))}</pre>`);
   if (c.response) {
@@ -151,7 +210,9 @@ function detailSection(report: Report, e: EndpointReport, key: number, failureId
   const failed = e.checks.filter((c) => c.status === 'fail').length;
   const items = e.checks.map((c) => {
     const link = failureIds.has(c) ? ` <a href="#${failureIds.get(c)}">details</a>` : '';
-    return `<li class="ck" data-status="${htmlEscape(c.status)}" data-level="${htmlEscape(c.level)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> <span class="lv">${htmlEscape(c.level)}</span>${c.vacuous ? ' <span class="vac">vacuous</span>' : ''} — ${htmlEscape(c.message)}${link}</li>`;
+    const cite = report.citations?.[c.assertion];
+    const title = cite ? ` title="${htmlEscape(`${cite.section}: ${cite.quote}`)}"` : '';
+    return `<li class="ck" data-status="${htmlEscape(c.status)}" data-level="${htmlEscape(c.level)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> <span class="lv">${htmlEscape(c.level)} · <span${title}>${htmlEscape(c.assertion)}</span></span> — ${htmlEscape(c.message)}${link}</li>`;
   });
   const list = items.length ? `<ul class="checks">${items.join('')}</ul>` : '<p><em>no check ran for this endpoint</em></p>';
   const meta = `${htmlEscape(e.id)}${e.summary ? ` — ${htmlEscape(e.summary)}` : ''} · ${e.checks.length} checks${failed ? `, ${failed} failed` : ''}${e.durationMs !== undefined ? ` · ${(e.durationMs / 1000).toFixed(2)} s` : ''}`;
@@ -161,9 +222,9 @@ function detailSection(report: Report, e: EndpointReport, key: number, failureId
 function baselineSection(report: Report): string {
   const b = report.baseline;
   if (!b) return '';
-  const item = (f: FailureRef) => `<li><span class="lv">${htmlEscape(f.level)}</span> <code>${htmlEscape(f.method)} ${htmlEscape(f.path)}</code> · <code>${htmlEscape(f.id)}</code> — ${htmlEscape(f.message)}</li>`;
+  const item = (f: FailureRef) => `<li><span class="lv">${htmlEscape(f.level)}</span> <code>${htmlEscape(f.id)}</code> on ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')} — ${htmlEscape(f.title)}</li>`;
   const list = (title: string, items: readonly FailureRef[]) => (items.length ? `<h3>${title} (${items.length})</h3><ul>${items.map(item).join('')}</ul>` : `<h3>${title}: none</h3>`);
-  return `<h2>Against the baseline</h2><p class="meta">baseline <code>${htmlEscape(b.baselineFile)}</code>${b.baselineRunId ? ` (run ${htmlEscape(b.baselineRunId)})` : ''}: ${b.newFailures.length} new failures (MUST ${b.newMustFailures}, which alone decide the exit status), ${b.fixed.length} fixed, ${b.stillFailing} still failing.</p>${list('New failures', b.newFailures)}${list('Fixed', b.fixed)}`;
+  return `<h2>Against the baseline</h2><p class="meta">baseline <code>${htmlEscape(b.baselineFile)}</code>${b.baselineRunId ? ` (run ${htmlEscape(b.baselineRunId)})` : ''}: ${b.newFindings.length} new findings, ${b.fixed.length} fixed, ${b.stillFailing} still present; only new findings at the --fail-on level (${htmlEscape(report.failOn ?? 'must')}) decide the exit status.</p>${list('New findings', b.newFindings)}${list('Fixed', b.fixed)}`;
 }
 
 function runMeta(report: Report): string {
@@ -196,7 +257,7 @@ export function renderHtml(report: Report): string {
   const warnings: string[] = [];
   if (report.vacuous) warnings.push(`<div class="warn vacuous" id="vacuous">⚠ Vacuous run — not a pass. ${htmlEscape(report.vacuousReason ?? '')}</div>`);
   const others: string[] = [];
-  if (s.vacuousChecks > 0) others.push(`<div class="warn">${s.vacuousChecks} passing checks were vacuous (they found nothing to exercise); they are marked “vacuous” below.</div>`);
+  if (s.inconclusive > 0) others.push(`<div class="warn">${s.inconclusive} checks were inconclusive: the target's answers could not have failed a wrong server (too few records, a value every record shares…). They count neither as passed nor as failed.</div>`);
   if (s.untested > 0) others.push(`<div class="warn">${s.untested} endpoints had no check.</div>`);
 
   const failureIds = new Map<CheckRecord, string>();
@@ -209,7 +270,7 @@ export function renderHtml(report: Report): string {
       cards.push(failureCard(report, e, c, anchor));
     });
   }
-  const failures = cards.length ? `<h2>Failures (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}` : '<h2>Failures</h2><p>None.</p>';
+  const failures = cards.length ? `<h2>Failed checks (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}` : '<h2>Failed checks</h2><p>None.</p>';
   const notes = report.notes.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${htmlEscape(n)}</li>`).join('')}</ul>` : '';
   const card = (label: string, value: number | string, color?: string) => `<div class="card"${color ? ` style="border-top:3px solid ${color}"` : ''}><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
   const cardsHtml = [
@@ -218,9 +279,10 @@ export function renderHtml(report: Report): string {
     card('checks', s.checks),
     card('passed', s.passed, STATUS_COLORS.pass),
     card('failed', s.failed, STATUS_COLORS.fail),
-    card('MUST failed', s.failedByLevel.MUST),
-    card('SHOULD failed', s.failedByLevel.SHOULD),
-    card('INFO failed', s.failedByLevel.INFO),
+    card('inconclusive', s.inconclusive, STATUS_COLORS.inconclusive),
+    card('MUST findings', s.findingsByLevel.MUST),
+    card('SHOULD findings', s.findingsByLevel.SHOULD),
+    card('INFO findings', s.findingsByLevel.INFO),
     card('skipped', s.skipped, STATUS_COLORS.skipped),
     card('requests', report.requests.total),
   ].join('');
@@ -233,10 +295,13 @@ ${warnings.join('\n')}
 <h1>mqsim conformance report</h1>
 <div class="meta">${runMeta(report)}</div>
 <div class="verdict ${htmlEscape(report.verdict)}" id="verdict">${htmlEscape(report.verdictLine)}</div>
+${findingsSection(report)}
 ${others.join('\n')}
 <div class="summary"><div class="cards">${cardsHtml}</div>${renderChart(report)}</div>
 <p class="meta">Replay the run:</p><pre id="replay">${htmlEscape(report.replay)}</pre>
 ${baselineSection(report)}
+${(report.findings ?? []).length ? `<h2>Findings</h2>${report.findings.map((f, i) => findingCard(report, f, i)).join('\n')}` : ''}
+${coverageSection(report)}
 <h2>Endpoints by level</h2>
 <p class="meta">One row per endpoint, grouped by resource. Each level cell counts the checks of that level: ✗ failed, ✓ passed, – skipped. Choose filters to narrow the matrix, the failures and the check lists; with levels chosen, a row's status counts only the checks of those levels.</p>
 ${filterButtons(report)}

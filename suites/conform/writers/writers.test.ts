@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report } from '../report-model.ts';
+import { redactReport } from '../redact.ts';
 import { createHash } from 'node:crypto';
 import { compareWithBaseline } from '../../report/baseline.ts';
 import { check, endpoint, reportOf } from '../../report/sample-report.ts';
@@ -16,16 +17,17 @@ const ep = (method: string, path: string, tag: string, checks: CheckRecord[]): E
 
 function sampleReport(overrides: Partial<Report> = {}): Report {
   const endpoints = [
-    ep('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'pass', 'MUST', { vacuous: true })]),
+    ep('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'inconclusive', 'MUST', { assertion: 'list-params.sort-field' })]),
     ep('POST', '/api/cluster/tenant/create', 'tenants', [
       check('happy-path', 'pass'),
       check('limit.tenant_name.length-129', 'fail', 'MUST', {
+        assertion: 'limits.tenant',
         request: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 'x'.repeat(129) } },
         response: { status: 200, body: '{"code":0,"message":"success","data":"<script>alert(1)</script><img src=x onerror=alert(2)>"}' },
         curl: "curl -sS -X POST 'http://127.0.0.1:1/api/cluster/tenant/create' --data-raw '{}'",
       }),
     ]),
-    ep('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { message: 'bad <tag> & "quote" \u0001' })]),
+    ep('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { assertion: 'decision.time-forms', message: 'bad <tag> & "quote" \u0001' })]),
     ep('GET', '/api/mq9/mail/list', 'mq9', [check('happy-path', 'skipped', 'MUST')]),
     ep('GET', '/health/cluster', 'health', []),
   ];
@@ -63,31 +65,38 @@ function assertWellFormedXml(xml: string): void {
 }
 
 describe('report model', () => {
-  it('derives endpoint statuses: fail > pass > skipped > untested', () => {
+  it('derives endpoint statuses: fail > pass > inconclusive > skipped > untested', () => {
     expect(endpointStatusOf([])).toBe('untested');
     expect(endpointStatusOf([check('a', 'skipped')])).toBe('skipped');
+    expect(endpointStatusOf([check('a', 'skipped'), check('b', 'inconclusive')])).toBe('inconclusive');
     expect(endpointStatusOf([check('a', 'skipped'), check('b', 'pass')])).toBe('pass');
     expect(endpointStatusOf([check('a', 'pass'), check('b', 'fail', 'INFO')])).toBe('fail');
   });
 
   it('counts checks, failures per level and endpoint statuses', () => {
     const r = sampleReport();
-    expect(r.summary).toMatchObject({ checks: 6, passed: 3, failed: 2, skipped: 1, failedByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, untested: 1, vacuousChecks: 1, vacuous: false });
-    expect(r.summary.endpoints).toEqual({ pass: 1, fail: 2, skipped: 1, untested: 1 });
+    expect(r.summary).toMatchObject({ checks: 6, passed: 2, failed: 2, skipped: 1, inconclusive: 1, failedByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, findingsByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, untested: 1, vacuous: false });
+    expect(r.summary.endpoints).toEqual({ pass: 1, fail: 2, skipped: 1, inconclusive: 0, untested: 1 });
+    // Each failed check cites its assertion; findings group them and say which rule of the spec broke.
+    expect(r.findings.map((f) => `${f.level} ${f.id} ${f.endpoints.join(',')}`)).toEqual(['MUST limits.tenant POST /api/cluster/tenant/create', 'INFO decision.time-forms GET /api/mqtt/overview']);
+    expect(r.findings[0].citation?.quote).toContain('tenant name / description');
   });
 
-  it('exits 1 only for MUST failures or a vacuous run', () => {
+  it('exits 1 for findings at the --fail-on level (MUST by default) or a vacuous run', () => {
     const r = sampleReport();
     expect(exitCodeOf(r)).toBe(1);
-    expect(exitCodeOf({ ...r, summary: { ...r.summary, failedByLevel: { MUST: 0, SHOULD: 3, INFO: 9 } } })).toBe(0);
-    expect(exitCodeOf({ ...r, vacuous: true, summary: { ...r.summary, failedByLevel: { MUST: 0, SHOULD: 0, INFO: 0 } } })).toBe(1);
+    const infoOnly = { ...r, findings: r.findings.filter((f) => f.level === 'INFO') };
+    expect(exitCodeOf(infoOnly)).toBe(0);
+    expect(exitCodeOf({ ...infoOnly, failOn: 'should' as const })).toBe(0);
+    expect(exitCodeOf({ ...infoOnly, failOn: 'info' as const })).toBe(1);
+    expect(exitCodeOf({ ...r, vacuous: true, findings: [] })).toBe(1);
   });
 
   it('calls a run vacuous when ≥90% of answers are 401 or nothing answered', () => {
     expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 9, byStatus: {}, transportErrors: 0 }).vacuous).toBe(true);
     expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 8, byStatus: {}, transportErrors: 0 }).vacuous).toBe(false);
     expect(vacuousRun({ total: 3, counted: 3, answered: 0, unauthorized: 0, byStatus: {}, transportErrors: 3 })).toMatchObject({ vacuous: true, reason: expect.stringContaining('is the target up') });
-    expect(verdictLineOf(summarize([], true), true, 'all 401')).toMatch(/^VACUOUS — not a pass: all 401/);
+    expect(verdictLineOf({ summary: summarize([], true), vacuous: true, vacuousReason: 'all 401', failOn: 'must', findings: [] })).toMatch(/^VACUOUS — not a pass: all 401/);
   });
 });
 
@@ -99,11 +108,12 @@ describe('report writers', () => {
     const files = writeReports(sampleReport(), join(dir, 'run'));
     const json = JSON.parse(readFileSync(files.json, 'utf8'));
     expect(Object.keys(json)).toEqual(expect.arrayContaining(['target', 'seed', 'summary', 'endpoints']));
-    expect(json.summary).toMatchObject({ checks: 6, passed: 3, failed: 2, skipped: 1 });
+    expect(json.summary).toMatchObject({ checks: 6, passed: 2, failed: 2, skipped: 1, inconclusive: 1 });
+    expect(json.findings).toHaveLength(2);
     for (const e of json.endpoints) {
       expect(Object.keys(e)).toEqual(expect.arrayContaining(['method', 'path', 'status', 'checks']));
-      expect(['pass', 'fail', 'skipped', 'untested']).toContain(e.status);
-      for (const c of e.checks) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'level', 'status', 'message']));
+      expect(['pass', 'fail', 'skipped', 'inconclusive', 'untested']).toContain(e.status);
+      for (const c of e.checks) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'assertion', 'level', 'status', 'message']));
     }
     copyToLatest(files.dir, join(dir, 'latest'));
     expect(JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')).runId).toBe('run-1');
@@ -122,6 +132,14 @@ describe('report writers', () => {
     expect(html).toMatch(/<svg class="chart"[^>]*>.*<rect /s);
     for (const f of ['data-filter="status" data-value="fail"', 'data-filter="level" data-value="MUST"', 'data-filter="tag" data-value="tenants"']) expect(html).toContain(f);
     expect(html.indexOf('class="verdict')).toBeGreaterThan(0);
+    // Findings first: the page opens with their count, MUST first, each a jump link to its card with the citation.
+    expect(html).toMatch(/<section class="findings" id="findings"><h2>2 findings/);
+    expect(html.indexOf('id="findings"')).toBeLessThan(html.indexOf('<table'));
+    expect(html.indexOf('href="#finding-0"><span class="lvl-MUST">')).toBeGreaterThan(0);
+    expect(html.indexOf('href="#finding-0"')).toBeLessThan(html.indexOf('href="#finding-1"'));
+    expect(html).toContain('id="finding-0"');
+    expect(html).toContain('<blockquote class="cite">| tenant name / description | 1-128 / at most 500 |</blockquote>');
+    expect(html).toContain('Spec coverage');
   });
 
   it('escapes hostile response bodies and loads nothing from outside; the CSP allows only its own script', () => {
@@ -154,12 +172,15 @@ describe('report writers', () => {
     const r = sampleReport();
     const xml = renderJunit(r);
     assertWellFormedXml(xml);
-    expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="2" errors="0" skipped="2"/);
+    // The INFO failure is a passed case with a property, not a <failure>; the inconclusive check a skipped one.
+    expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="1" errors="0" skipped="3"/);
+    expect(xml).toMatch(/<testcase classname="mqtt" name="data-schema \[INFO\]">\s*<properties>[\s\S]*?<property name="mqsim.info-finding" value="bad &lt;tag&gt;[^"]*"\/>\s*<\/properties>\s*<\/testcase>/);
+    expect(xml).toContain('<skipped message="inconclusive: list.sort.tenant_name inconclusive"/>');
     expect(xml.match(/<testsuite /g)).toHaveLength(r.endpoints.length);
     expect(xml).toMatch(/<testsuite name="POST \/api\/cluster\/tenant\/create" tests="2" failures="1" errors="0" skipped="0" time="[\d.]+"/);
     expect(xml).toMatch(/<testsuite name="GET \/health\/cluster" tests="1" failures="0" errors="0" skipped="1"[^>]*>[\s\S]*?<testcase classname="health" name="untested">\s*<skipped message="no check ran for this endpoint"\/>/);
-    expect(xml).toContain('<testcase classname="tenants" name="happy-path [MUST]"/>');
-    expect(xml).toContain('<testcase classname="mq9" name="happy-path [MUST]">\n      <skipped message="happy-path skipped"/>');
+    expect(xml).toMatch(/<testcase classname="tenants" name="happy-path \[MUST\]">\s*<properties>\s*<property name="mqsim.assertion" value="[^"]+"\/>/);
+    expect(xml).toMatch(/<testcase classname="mq9" name="happy-path \[MUST\]">[\s\S]*?<skipped message="happy-path skipped"\/>/);
     const failure = /<failure type="MUST" message="limit.tenant_name.length-129 fail">([^<]*)<\/failure>/.exec(xml);
     expect(failure).not.toBeNull();
     expect(failure![1]).toContain('request: POST /api/cluster/tenant/create');
@@ -167,21 +188,44 @@ describe('report writers', () => {
     expect(failure![1]).toContain('&lt;script&gt;alert(1)');
     expect(failure![1]).toContain('curl: curl -sS -X POST');
     expect(failure![1]).toContain('replay the run: mqsim conform --target http://127.0.0.1:1 --seed 7');
-    expect(xml).toContain('message="bad &lt;tag&gt; &amp; &quot;quote&quot; "');
+    expect(xml).toContain('value="bad &lt;tag&gt; &amp; &quot;quote&quot; "');
     expect(() => assertWellFormedXml('<a><b></a>')).toThrow();
   });
 
   it('marks failures NEW or known when the run has a baseline', () => {
     const r = sampleReport();
-    const base = sampleReport();
-    base.endpoints = base.endpoints.map((e) => (e.tag === 'mqtt' ? e : { ...e, checks: e.checks.map((c) => ({ ...c, status: c.status === 'fail' ? 'pass' : c.status })) }));
+    const base = reportOf(sampleReport().endpoints.map((e) => (e.tag === 'mqtt' ? e : { ...e, checks: e.checks.map((c) => ({ ...c, status: c.status === 'fail' ? ('pass' as const) : c.status })) })));
     r.baseline = compareWithBaseline(r, base, 'base.json');
+    expect(r.baseline.newFindings.map((f) => f.id)).toEqual(['limits.tenant']);
     const xml = renderJunit(r);
     assertWellFormedXml(xml);
     expect(xml).toContain('message="NEW: limit.tenant_name.length-129 fail"');
-    expect(xml).toContain('message="known (in baseline): bad &lt;tag&gt;');
     const html = renderHtml(r);
     expect(html).toContain('<span class="new">NEW</span>');
     expect(html).toContain('Against the baseline');
+  });
+
+  it('redacts secrets the target showed in every artifact: report.json, index.html, junit.xml', () => {
+    const secret = 'S3cr3t-admin-pass';
+    const leaking = reportOf([
+      ep('GET', '/api/cluster/config/get', 'config', [
+        check('config.secrets-not-shown', 'fail', 'INFO', {
+          assertion: 'decision.secrets-hidden',
+          message: 'admin.password is shown',
+          response: { status: 200, body: JSON.stringify({ code: 0, data: { admin: { username: 'admin', password: secret, jwt_secret: 'jwt-secret-value-123' } }, error: null }) },
+        }),
+        check('other', 'fail', 'MUST', { assertion: 'envelope.forms', message: `the text ${secret} appears here too` }),
+      ]),
+    ]);
+    const redacted = redactReport(leaking, { keep: ['admin'] });
+    const files = writeReports(redacted, join(dir, 'redacted'));
+    for (const file of [files.json, files.html, files.junit]) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toContain(secret);
+      expect(text, file).not.toContain('jwt-secret-value-123');
+      expect(text, file).toContain('******');
+      // The user name equal to the password's owner stays readable.
+      expect(text, file).toContain('admin');
+    }
   });
 });

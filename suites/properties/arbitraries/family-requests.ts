@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { CONNECTOR_CATALOGUE } from '../../../fixtures/contract/connector-catalogue.ts';
 import { endpointById } from '../../../fixtures/contract/index.ts';
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
-import { levelFor, requestSource } from '../../conform/conform-context.ts';
+import { A } from '../../conform/cite.ts';
+import { mutationAssertion } from '../citations.ts';
 import { BINDING_ENDPOINTS, FAMILIES, type FamilyKey, type FamilySpec } from '../reference-model/families.ts';
 import { applyMutation, mutationsOf, objectValue, type Mutation, type MutationHooks } from './param-arbitraries.ts';
 import { Sym } from './symbols.ts';
@@ -143,12 +144,7 @@ export function familyHooks(key: FamilyKey, e: EndpointContract): MutationHooks 
       if (key === 'schemas' && path === 'schema') return { schema_type: 'json' };
       return undefined;
     },
-    levels(p, path) {
-      // The failure-strategy rules are SHOULD in the contract (the spec does not say how they are refused).
-      if (path === 'failure_strategy' || path.startsWith('failure_strategy.')) return { level: 'SHOULD', namingLevel: 'SHOULD' };
-      const source = p.source ?? requestSource(e);
-      return { level: levelFor('MUST', source), namingLevel: levelFor('SHOULD', source) };
-    },
+    cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'body'), namingAssertion: A.errorsNamesParam }),
   };
 }
 
@@ -156,8 +152,8 @@ export function familyHooks(key: FamilyKey, e: EndpointContract): MutationHooks 
 function extraMutations(key: FamilyKey, e: EndpointContract): Mutation[] {
   if (key !== 'connectors' || e.id !== FAMILIES.connectors.createId) return [];
   return [
-    { path: 'connector_type', rule: 'bad-enum', value: 'no-such-type', level: 'MUST', namingLevel: 'SHOULD' },
-    { path: 'config', rule: 'wrong-type', value: '{"local_file_path": ', base: { connector_type: 'file' }, level: 'MUST', namingLevel: 'SHOULD' },
+    { path: 'connector_type', rule: 'bad-enum', value: 'no-such-type', assertion: mutationAssertion(e, 'connector_type', 'bad-enum', 'body'), namingAssertion: A.errorsNamesParam },
+    { path: 'config', rule: 'wrong-type', value: '{"local_file_path": ', base: { connector_type: 'file' }, assertion: mutationAssertion(e, 'config', 'wrong-type', 'body'), namingAssertion: A.errorsNamesParam },
   ];
 }
 
@@ -205,7 +201,7 @@ export function bindingRequestArb(e: EndpointContract, invalidWeight = 1): fc.Ar
   }) as fc.Arbitrary<Record<string, unknown>>;
   const hooks: MutationHooks = {
     fill: (_p, path, n) => (path === 'tenant' ? Sym.paddedTenant(n) : Sym.paddedName(path === 'schema_name' ? 'z' : 'res-z', n)),
-    levels: (p) => ({ level: levelFor('MUST', p.source ?? requestSource(e)), namingLevel: levelFor('SHOULD', p.source ?? requestSource(e)) }),
+    cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'body'), namingAssertion: A.errorsNamesParam }),
   };
   const ms = mutationsOf(e.params, 'body', hooks);
   return fc.oneof(

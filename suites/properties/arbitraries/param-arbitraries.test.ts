@@ -79,7 +79,7 @@ describe('requests generated from the contract', () => {
 
   it('query mutations of a list endpoint are texts (a query carries text)', () => {
     const e = CONTRACT.find((x) => x.id === 'cluster.user.list')!;
-    const ms = mutationsOf([{ name: 'limit', type: 'u32', description: '' }, { name: 'sort_by', type: 'string', enum: ['asc', 'desc'], description: '' }], 'query', { levels: () => ({ level: 'MUST', namingLevel: 'SHOULD' }) });
+    const ms = mutationsOf([{ name: 'limit', type: 'u32', description: '' }, { name: 'sort_by', type: 'string', enum: ['asc', 'desc'], description: '' }], 'query', { cites: () => ({ assertion: 'list-params.limit', namingAssertion: 'errors.case.rejected-body' }) });
     expect(ms.map((m) => [m.path, m.rule, m.value])).toEqual([
       ['limit', 'wrong-type', 'abc'],
       ['limit', 'below-minimum', '-1'],

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import type { ParamSpec, ParamType } from '../../../fixtures/contract/types.ts';
-import type { Level } from '../../conform/report-model.ts';
 import { freeText } from './text.ts';
 import { INTEGER_RANGES } from '../../../fixtures/contract/common.ts';
 
@@ -23,9 +22,9 @@ export interface Mutation {
   value?: unknown;
   /** Parameters to set first so only this rule is broken (e.g. a strategy that takes the field). */
   base?: Record<string, unknown>;
-  /** Level of "refused as a parameter error" and of "the refusal names the parameter". */
-  level: Level;
-  namingLevel: Level;
+  /** The spec assertion "refused as a parameter error" tests, and the one "the refusal names the parameter" tests. */
+  assertion: string;
+  namingAssertion: string;
 }
 
 /** The inclusive integer range a parameter accepts: its type's range narrowed by minimum/maximum. */
@@ -77,8 +76,8 @@ export interface MutationHooks {
   fill?(p: ParamSpec, path: string, length: number): unknown;
   /** Parameters to set before mutating `path`. */
   base?(path: string): Record<string, unknown> | undefined;
-  /** Levels of the refusal and of the naming for a parameter. */
-  levels(p: ParamSpec, path: string): { level: Level; namingLevel: Level };
+  /** The assertions of the refusal and of the naming, for a parameter and the rule broken. */
+  cites(p: ParamSpec, path: string, rule: RuleKind): { assertion: string; namingAssertion: string };
   /** Parameters not to mutate (their rules are open in the spec). */
   skip?(p: ParamSpec, path: string): boolean;
 }
@@ -89,9 +88,8 @@ export function mutationsOf(params: readonly ParamSpec[], origin: Origin, hooks:
   for (const p of params) {
     const path = `${prefix}${p.name}`;
     if (hooks.skip?.(p, path)) continue;
-    const { level, namingLevel } = hooks.levels(p, path);
     const base = hooks.base?.(path);
-    const add = (rule: RuleKind, value?: unknown) => out.push({ path, rule, ...(rule !== 'missing' ? { value } : {}), ...(base ? { base } : {}), level, namingLevel });
+    const add = (rule: RuleKind, value?: unknown) => out.push({ path, rule, ...(rule !== 'missing' ? { value } : {}), ...(base ? { base } : {}), ...hooks.cites(p, path, rule) });
     const fill = (n: number) => hooks.fill?.(p, path, n) ?? 'x'.repeat(n);
     if (p.required) add('missing');
     const range = integerRange(p);

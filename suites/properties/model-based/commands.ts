@@ -7,6 +7,14 @@ import { bindingEndpoints } from '../arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Sym } from '../arbitraries/symbols.ts';
 import { shownOf } from '../reference-model/record-match.ts';
 import { PropertyViolation, StepVerdict } from '../violation.ts';
+import { citeRuleOrDecision } from '../../../fixtures/contract/assertions/index.ts';
+import { A, pagedAssertion } from '../../conform/cite.ts';
+import type { FamilyKey } from '../reference-model/families.ts';
+
+/** What a write acknowledged with success must leave in the list: the spec says the service manages the resource. */
+function managesAssertion(key: FamilyKey): string {
+  return key === 'connectors' ? A.manageConnectors : A.manageResources;
+}
 import { inScope, LIST_LIMIT, type RunContext, type RunModel } from './run-context.ts';
 
 /**
@@ -58,16 +66,16 @@ export class WriteCommand implements Cmd {
 }
 
 /** The paged-list envelope `data`: {data: rows, total_count}. */
-function pagedRows(answer: Answer, verdict: StepVerdict, level: RunContext['family']['level']): Record<string, unknown>[] | undefined {
+function pagedRows(answer: Answer, verdict: StepVerdict): Record<string, unknown>[] | undefined {
   const data = answer.envelope?.data as { data?: unknown; total_count?: unknown } | undefined;
   if (!data || typeof data !== 'object' || !Array.isArray(data.data) || typeof data.total_count !== 'number') {
-    verdict.add(new PropertyViolation(level, answer.endpoint.id, 'list.shape', `a list answers data = {data: [...], total_count: number}, got ${JSON.stringify(answer.envelope?.data).slice(0, 160)}`, answer.exchange));
+    verdict.add(new PropertyViolation(pagedAssertion(answer.endpoint, 'data'), answer.endpoint.id, 'list.shape', `a list answers data = {data: [...], total_count: number}, got ${JSON.stringify(answer.envelope?.data).slice(0, 160)}`, answer.exchange));
     return undefined;
   }
   const rows = data.data.filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object' && !Array.isArray(r));
   if (data.data.length < LIST_LIMIT && data.total_count !== data.data.length) {
     verdict.add(
-      new PropertyViolation(level, answer.endpoint.id, 'list.total-count', `total_count is ${data.total_count} but the whole list (one page of limit ${LIST_LIMIT}) has ${data.data.length} records`, answer.exchange),
+      new PropertyViolation(pagedAssertion(answer.endpoint, 'total'), answer.endpoint.id, 'list.total-count', `total_count is ${data.total_count} but the whole list (one page of limit ${LIST_LIMIT}) has ${data.data.length} records`, answer.exchange),
     );
   }
   return rows;
@@ -92,7 +100,7 @@ export class ListCommand implements Cmd {
     const answer = await ctx.client.call(ctx.endpoints.list, params, verdict);
     checkAnswer(answer, m.family.expectList(), verdict);
     if (answer.outcome === 'ok') {
-      const rows = pagedRows(answer, verdict, f.level);
+      const rows = pagedRows(answer, verdict);
       if (rows) {
         const mine = rows.filter((r) => {
           const ident = m.family.identOfRecord(r);
@@ -102,7 +110,7 @@ export class ListCommand implements Cmd {
         if (problems.length > 0) {
           verdict.add(
             new PropertyViolation(
-              f.level,
+              managesAssertion(f.key),
               ctx.endpoints.list.id,
               'list.matches-model',
               `the list does not show what the run's creates and deletes left: ${problems.slice(0, 4).join('; ')}${problems.length > 4 ? ` (and ${problems.length - 4} more)` : ''}`,
@@ -172,7 +180,7 @@ export async function listBindings(m: RunModel, ctx: RunContext, schema: string)
   const answer = await ctx.client.call(e, { tenant: ctx.scope.tenant, schema_name: schema, limit: LIST_LIMIT }, verdict);
   checkAnswer(answer, b.expectList(ctx.scope.tenant, schema), verdict);
   if (answer.outcome === 'ok') {
-    const rows = pagedRows(answer, verdict, 'INFO');
+    const rows = pagedRows(answer, verdict);
     if (rows) {
       // Rows as in the reference ({data_type: "schema", data: [resources]}) or one row per binding.
       const listed: string[] = [];
@@ -184,7 +192,7 @@ export async function listBindings(m: RunModel, ctx: RunContext, schema: string)
         schema,
         listed.filter((r) => r.startsWith(ctx.scope.prefix)),
       );
-      if (problems.length > 0) verdict.add(new PropertyViolation('INFO', e.id, 'bind-list.matches-model', `the bindings listed for ${schema} differ from the run's binds: ${problems.slice(0, 4).join('; ')}`, answer.exchange));
+      if (problems.length > 0) verdict.add(new PropertyViolation(citeRuleOrDecision(e.id, 'response').id, e.id, 'bind-list.matches-model', `the bindings listed for ${schema} differ from the run's binds: ${problems.slice(0, 4).join('; ')}`, answer.exchange));
     }
   }
   verdict.throwIfAny();

@@ -1,5 +1,4 @@
 import { TENANT_QUOTA_FIELDS } from '../../../fixtures/contract/endpoints/tenants.ts';
-import type { Level } from '../../conform/report-model.ts';
 
 /**
  * The eight resource families the reference model covers, as the spec describes them (Resources and
@@ -44,8 +43,6 @@ export interface FamilySpec {
   /** List query parameter filtering on the name (contains match). */
   listNameParam?: string;
   shown: readonly ShownField[];
-  /** MUST for families of the spec's Index, INFO for families given only by method and path. */
-  level: Level;
 }
 
 export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
@@ -60,7 +57,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     recordName: 'tenant_name',
     listNameParam: 'tenant_name',
     shown: [{ param: 'desc' }, { param: 'config', compare: 'quota' }],
-    level: 'MUST',
   },
   users: {
     key: 'users',
@@ -75,7 +71,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listTenantParam: 'tenant',
     listNameParam: 'user_name',
     shown: [{ param: 'is_superuser' }],
-    level: 'MUST',
   },
   acl: {
     key: 'acl',
@@ -90,7 +85,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listTenantParam: 'tenant',
     listNameParam: 'name',
     shown: [{ param: 'resource_type' }, { param: 'resource_name' }, { param: 'action' }, { param: 'permission' }, { param: 'desc' }, { param: 'topic' }, { param: 'ip' }],
-    level: 'MUST',
   },
   'topic-rewrite': {
     key: 'topic-rewrite',
@@ -105,7 +99,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listTenantParam: 'tenant',
     listNameParam: 'name',
     shown: [{ param: 'action' }, { param: 'source_topic' }, { param: 'dest_topic' }, { param: 'regex' }, { param: 'desc' }],
-    level: 'MUST',
   },
   'auto-subscribe': {
     key: 'auto-subscribe',
@@ -121,7 +114,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listNameParam: 'name',
     // qos and retained_handling are numbers on create and text labels in the list (labels not given).
     shown: [{ param: 'topic' }, { param: 'no_local' }, { param: 'retain_as_published' }, { param: 'desc' }],
-    level: 'MUST',
   },
   connectors: {
     key: 'connectors',
@@ -137,7 +129,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listNameParam: 'connector_name',
     // `config` is type-specific text the server may normalise; status and broker change at run time.
     shown: [{ param: 'connector_type', compare: 'lowercase' }, { param: 'topic_name' }],
-    level: 'MUST',
   },
   blacklist: {
     key: 'blacklist',
@@ -152,7 +143,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listTenantParam: 'tenant',
     listNameParam: 'name',
     shown: [{ param: 'blacklist_type' }, { param: 'resource_name' }, { param: 'desc' }],
-    level: 'INFO',
   },
   schemas: {
     key: 'schemas',
@@ -168,7 +158,6 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     listNameParam: 'name',
     // The schema text itself may be stored normalised; its language and description may not.
     shown: [{ param: 'schema_type' }, { param: 'desc' }],
-    level: 'INFO',
   },
 };
 

@@ -11,22 +11,22 @@ const u = (name: string) => ({ tenant: 'T', username: name });
 const userRow = (name: string, is_superuser = false) => ({ tenant: 'T', username: name, is_superuser, create_time: 1 });
 const all = () => true;
 
-const tooLong: Mutation = { path: 'username', rule: 'too-long', value: 'x'.repeat(65), level: 'MUST', namingLevel: 'SHOULD' };
-const missing: Mutation = { path: 'username', rule: 'missing', level: 'MUST', namingLevel: 'SHOULD' };
+const tooLong: Mutation = { path: 'username', rule: 'too-long', value: 'x'.repeat(65), assertion: 'limits.user', namingAssertion: 'errors.case.rejected-body' };
+const missing: Mutation = { path: 'username', rule: 'missing', assertion: 'endpoints.user.create', namingAssertion: 'errors.case.rejected-body' };
 
 describe('reference model: creates, deletes and the list', () => {
   it('a new name must be created; afterwards the list must show it with its fields', () => {
     const m = users();
-    expect(m.expectCreate(u('a'), undefined, false)).toMatchObject({ allowed: ['ok'], level: 'MUST', rule: 'create.new-succeeds' });
+    expect(m.expectCreate(u('a'), undefined, false)).toMatchObject({ allowed: ['ok'], assertion: 'endpoints.index.user-manage', rule: 'create.new-succeeds' });
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: true }), 'ok');
     expect(m.reconcile([], all)).toEqual(['{"tenant":"T","username":"a"} was created and not deleted, but the list does not show it']);
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: true }), 'ok');
     expect(m.reconcile([userRow('a', false)], all)).toEqual(['{"tenant":"T","username":"a"} shows is_superuser is false, expected true']);
   });
 
-  it('a refused create leaves nothing; a name outside ASCII is a SHOULD', () => {
+  it('a refused create leaves nothing; accepting a name outside ASCII is a decision (INFO)', () => {
     const m = users();
-    expect(m.expectCreate(u('é'), undefined, true).level).toBe('SHOULD');
+    expect(m.expectCreate(u('é'), undefined, true).assertion).toBe('decision.non-ascii-text');
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: false }), 'failure');
     expect(m.entries.size).toBe(0);
     expect(m.reconcile([userRow('a')], all)[0]).toContain('never created it');
@@ -71,7 +71,7 @@ describe('reference model: creates, deletes and the list', () => {
 
   it('a request breaking one rule must be refused as invalid, naming the parameter; a name that exists or cannot exist gives a second reason', () => {
     const m = users();
-    expect(m.expectCreate(u('x'.repeat(65)), tooLong, false)).toMatchObject({ allowed: ['invalid'], namesParam: { param: 'username', level: 'SHOULD' } });
+    expect(m.expectCreate(u('x'.repeat(65)), tooLong, false)).toMatchObject({ allowed: ['invalid'], namesParam: { param: 'username', assertion: 'errors.case.rejected-body' } });
     expect(m.expectCreate(undefined, missing, false).allowed).toEqual(['invalid']);
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: false }), 'ok');
     expect(m.expectCreate(u('a'), { ...missing, path: 'password' }, false).allowed).toEqual(['invalid', 'failure']);

@@ -1,8 +1,9 @@
-import type { Level } from '../../conform/report-model.ts';
+import { endpointById } from '../../../fixtures/contract/index.ts';
+import { A } from '../../conform/cite.ts';
+import { requestAssertion } from '../citations.ts';
 import type { Expectation } from '../expectations.ts';
 import { uncertain } from '../expectations.ts';
 import type { Outcome } from '../property-client.ts';
-import { weaker } from '../violation.ts';
 import type { Mutation } from '../arbitraries/param-arbitraries.ts';
 import type { FamilySpec } from './families.ts';
 import { mismatches, OMITTED, quotaWith, shownFromRecord, shownKey, type Shown } from './record-match.ts';
@@ -61,6 +62,11 @@ export class FamilyModel {
 
   constructor(readonly family: FamilySpec) {}
 
+  /** The statement a valid request of one of the family's endpoints rests on (INFO for path-only endpoints). */
+  private cite(endpointId: string | undefined): string {
+    return requestAssertion(endpointById(endpointId ?? this.family.createId));
+  }
+
   get identityParams(): string[] {
     return this.family.scopeParam ? [this.family.scopeParam, this.family.nameParam] : [this.family.nameParam];
   }
@@ -106,10 +112,10 @@ export class FamilyModel {
   private invalidExpectation(action: string, m: Mutation, otherReason: boolean): Expectation {
     return {
       allowed: otherReason ? ['invalid', 'failure'] : ['invalid'],
-      level: m.level,
+      assertion: m.assertion,
       rule: `${action}.refuses-${m.rule}`,
       says: `a ${action} with ${m.path} ${m.rule === 'missing' ? 'left out' : `breaking its rule (${m.rule})`} must be refused${otherReason ? '' : ' as a parameter error (HTTP 400 or code 400)'}`,
-      namesParam: { param: m.path, level: m.namingLevel },
+      namesParam: { param: m.path, assertion: m.namingAssertion },
     };
   }
 
@@ -123,11 +129,11 @@ export class FamilyModel {
     if (mutation) return this.invalidExpectation('create', mutation, !!ident && !!this.get(ident));
     const entry = ident ? this.get(ident) : undefined;
     if (entry) {
-      return { allowed: ['ok', ...REFUSED], successData: 'success', level: this.family.level, rule: 'create.duplicate', says: 'a create of a name that exists may be refused or accepted (the spec leaves it open), never answered otherwise' };
+      return { allowed: ['ok', ...REFUSED], successData: 'success', assertion: this.cite(this.family.createId), rule: 'create.duplicate', says: 'a create of a name that exists may be refused or accepted (the spec leaves it open), never answered otherwise' };
     }
-    // Names outside ASCII: the spec gives no character set, so their refusal is reported as SHOULD.
-    const level: Level = nonAscii ? weaker(this.family.level, 'SHOULD') : this.family.level;
-    return { allowed: ['ok'], successData: 'success', level, rule: 'create.new-succeeds', says: 'a valid create of a name that does not exist must succeed' };
+    // Names outside ASCII: the spec gives no character set, so accepting them is the project's decision.
+    const assertion = nonAscii ? A.decisionNonAscii : this.cite(this.family.createId);
+    return { allowed: ['ok'], successData: 'success', assertion, rule: 'create.new-succeeds', says: 'a valid create of a name that does not exist must succeed' };
   }
 
   applyCreate(ident: Ident | undefined, shown: Shown, outcome: Outcome): void {
@@ -153,12 +159,12 @@ export class FamilyModel {
     if (mutation) return this.invalidExpectation('delete', mutation, FamilyModel.lengthRule(mutation) || (!!ident && !!this.get(ident)));
     const entry = ident ? this.get(ident) : undefined;
     if (entry && !entry.maybe && !(ident && this.guard?.deleteIsOpen(ident))) {
-      return { allowed: ['ok'], successData: 'success', level: this.family.level, rule: 'delete.existing-succeeds', says: 'a delete of an instance that exists must succeed' };
+      return { allowed: ['ok'], successData: 'success', assertion: this.cite(this.family.deleteId), rule: 'delete.existing-succeeds', says: 'a delete of an instance that exists must succeed' };
     }
     return {
       allowed: ['ok', ...REFUSED],
       successData: 'success',
-      level: this.family.level,
+      assertion: this.cite(this.family.deleteId),
       rule: 'delete.open',
       says: entry ? 'a delete the spec leaves open (an instance that may not exist, or still has bindings) may succeed or be refused' : 'a delete of a name that does not exist may succeed or be refused (the spec leaves it open)',
     };
@@ -180,15 +186,15 @@ export class FamilyModel {
   expectUpdate(ident: Ident | undefined, mutation: Mutation | undefined): Expectation {
     if (mutation) return this.invalidExpectation('update', mutation, FamilyModel.lengthRule(mutation) || (!!ident && !this.get(ident)));
     const entry = ident ? this.get(ident) : undefined;
-    if (entry && !entry.maybe) return { allowed: ['ok'], successData: 'success', level: this.family.level, rule: 'update.existing-succeeds', says: 'a valid update of a tenant that exists must succeed' };
-    if (entry) return { allowed: ['ok', ...REFUSED], successData: 'success', level: this.family.level, rule: 'update.open', says: 'an update of a tenant that may not exist may succeed or fail' };
+    if (entry && !entry.maybe) return { allowed: ['ok'], successData: 'success', assertion: this.cite(this.family.updateId), rule: 'update.existing-succeeds', says: 'a valid update of a tenant that exists must succeed' };
+    if (entry) return { allowed: ['ok', ...REFUSED], successData: 'success', assertion: this.cite(this.family.updateId), rule: 'update.open', says: 'an update of a tenant that may not exist may succeed or fail' };
     return {
       allowed: ['failure'],
-      level: this.family.level,
+      assertion: A.errorsTenantUpdateUnknown,
       rule: 'update.unknown-fails',
       says: 'an update of a tenant that does not exist must fail (Errors: code 1, text that the tenant was not found)',
       codes: [1, 100],
-      textIncludes: { text: 'not found', level: this.family.level },
+      textIncludes: { text: 'not found', assertion: A.errorsTenantUpdateUnknown },
     };
   }
 
@@ -213,7 +219,7 @@ export class FamilyModel {
   // ---- list --------------------------------------------------------------------------------
 
   expectList(): Expectation {
-    return { allowed: ['ok'], level: this.family.level, rule: 'list.succeeds', says: 'a valid list request must succeed' };
+    return { allowed: ['ok'], assertion: this.cite(this.family.listId), rule: 'list.succeeds', says: 'a valid list request must succeed' };
   }
 
   /**

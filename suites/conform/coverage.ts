@@ -1,0 +1,38 @@
+import type { SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
+import type { Citation, EndpointReport, SpecCoverage } from './report-model.ts';
+
+/** The report's view of an assertion. */
+export function citationOf(a: SpecAssertion): Citation {
+  return { section: a.section, quote: a.quote, level: a.level, source: a.source, kind: a.kind };
+}
+
+/**
+ * Spec coverage of a run, like a TCK's: an assertion is tested when a check citing it passed or
+ * failed. The others are listed with the reason: no check cites it, or every check citing it was
+ * skipped or inconclusive (with the first such message). Assertions marked untestable are listed
+ * apart and left out of the testable count.
+ */
+export function specCoverage(assertions: readonly SpecAssertion[], endpoints: readonly EndpointReport[]): SpecCoverage {
+  const decided = new Set<string>();
+  const why = new Map<string, string>();
+  for (const e of endpoints) {
+    for (const c of e.checks) {
+      if (c.status === 'pass' || c.status === 'fail') decided.add(c.assertion);
+      else if (!why.has(c.assertion)) why.set(c.assertion, `${c.status}: ${c.message} (${e.method} ${e.path} ${c.id})`);
+    }
+  }
+  const testable = assertions.filter((a) => !a.untestable);
+  return {
+    assertions: assertions.length,
+    testable: testable.length,
+    tested: testable.filter((a) => decided.has(a.id)).length,
+    untested: testable.filter((a) => !decided.has(a.id)).map((a) => ({ id: a.id, level: a.level, reason: why.get(a.id) ?? 'no check of this run cites it' })),
+    untestable: assertions.filter((a) => a.untestable).map((a) => ({ id: a.id, reason: a.untestable! })),
+  };
+}
+
+/** "spec coverage: 212 of 240 testable assertions tested (88%)". */
+export function coverageLine(c: SpecCoverage): string {
+  const pct = c.testable === 0 ? 0 : Math.round((c.tested / c.testable) * 100);
+  return `spec coverage: ${c.tested} of ${c.testable} testable assertions tested (${pct}%); ${c.untested.length} untested, ${c.untestable.length} not testable over HTTP`;
+}

@@ -1,0 +1,118 @@
+import { endpointKey, LEVELS, type CheckRecord, type Citation, type EndpointReport, type Finding, type FindingCheck, type Level } from './report-model.ts';
+
+/**
+ * Failed checks grouped into findings by cause, so a team reads one line per broken rule instead of
+ * one per check:
+ * - a failure whose answer was a server error, a transport failure or not JSON belongs to the finding
+ *   `<cause>@<endpoint id>`: everything that went wrong on that endpoint because it cannot answer;
+ * - every other failure belongs to the finding of the assertion it cites, across endpoints (one rule
+ *   broken on five lists is one finding with five endpoints);
+ * - cascades are folded: a finding made only of property-suite failures is folded under a finding of
+ *   the same family (tag) at the same or a higher level, since the property suites re-find what the
+ *   scenario checks name more precisely; its checks stay listed under the host.
+ * Pure: the runner and `mqsim report merge` build the same findings from the same checks.
+ */
+
+const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, INFO: 2 };
+const stronger = (a: Level, b: Level): Level => (LEVEL_RANK[a] <= LEVEL_RANK[b] ? a : b);
+
+const CAUSE_TITLE: Record<NonNullable<CheckRecord['cause']>, string> = {
+  'server-error': 'answers with a server error (HTTP 5xx)',
+  transport: 'gives no answer (connection reset, refused or timed out)',
+  'non-json': 'answers a body that is not JSON',
+};
+
+interface Group {
+  key: string;
+  assertion: string;
+  level: Level;
+  cause?: CheckRecord['cause'];
+  endpoints: Map<string, EndpointReport>;
+  failures: { e: EndpointReport; c: CheckRecord }[];
+}
+
+const isProperty = (c: CheckRecord) => c.id.startsWith('property.');
+
+function cut(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+function titleOf(g: Group, citation: Citation | undefined): string {
+  const where = [...g.endpoints.values()];
+  if (g.cause) return `${endpointKey(where[0])} ${CAUSE_TITLE[g.cause]}`;
+  const first = g.failures.find((f) => !isProperty(f.c)) ?? g.failures[0];
+  const more = g.failures.length > 1 ? ` (${g.failures.length} failed checks on ${where.length} endpoint${where.length === 1 ? '' : 's'})` : '';
+  const rule = citation ? ` — ${cut(citation.quote, 90)}` : '';
+  return `${cut(first.c.message, 160)}${more}${rule}`;
+}
+
+function toFinding(g: Group, citations: Readonly<Record<string, Citation>>): Finding {
+  const citation = citations[g.assertion];
+  const checks: FindingCheck[] = g.failures.map(({ e, c }) => ({ endpoint: e.id, key: endpointKey(e), id: c.id, level: c.level, message: c.message }));
+  const shown = g.failures.find((f) => f.c.response || f.c.request) ?? g.failures[0];
+  return {
+    id: g.key,
+    title: titleOf(g, citation),
+    level: g.level,
+    assertion: g.assertion,
+    ...(citation ? { citation } : {}),
+    endpoints: [...g.endpoints.values()].map(endpointKey),
+    checks,
+    example: {
+      check: shown.c.id,
+      ...(shown.c.request ? { request: shown.c.request } : {}),
+      ...(shown.c.response ? { response: shown.c.response } : {}),
+      ...(shown.c.curl ? { curl: shown.c.curl } : {}),
+    },
+  };
+}
+
+/** The findings of a set of endpoint reports, MUST first, then by the number of endpoints. */
+export function buildFindings(endpoints: readonly EndpointReport[], citations: Readonly<Record<string, Citation>>): Finding[] {
+  const groups = new Map<string, Group>();
+  for (const e of endpoints) {
+    for (const c of e.checks) {
+      if (c.status !== 'fail') continue;
+      const key = c.cause ? `${c.cause}@${e.id}` : c.assertion;
+      let g = groups.get(key);
+      if (!g) {
+        g = { key, assertion: c.assertion, level: c.level, ...(c.cause ? { cause: c.cause } : {}), endpoints: new Map(), failures: [] };
+        groups.set(key, g);
+      }
+      // A cause group takes the assertion of its strongest check (the valid request refused, say).
+      if (g.cause && LEVEL_RANK[c.level] < LEVEL_RANK[g.level]) g.assertion = c.assertion;
+      g.level = stronger(g.level, c.level);
+      g.endpoints.set(e.id, e);
+      g.failures.push({ e, c });
+    }
+  }
+
+  // Fold property-only groups under a group of the same family.
+  const all = [...groups.values()];
+  const folded = new Map<Group, string[]>();
+  const hosts = all.filter((g) => !g.failures.every((f) => isProperty(f.c)));
+  const kept: Group[] = [...hosts];
+  for (const g of all.filter((x) => x.failures.every((f) => isProperty(f.c)))) {
+    const tags = new Set([...g.endpoints.values()].map((e) => e.tag));
+    const host = hosts
+      .filter((h) => LEVEL_RANK[h.level] <= LEVEL_RANK[g.level] && [...h.endpoints.values()].some((e) => tags.has(e.tag)))
+      .sort((a, b) => LEVEL_RANK[a.level] - LEVEL_RANK[b.level])[0];
+    if (!host) {
+      kept.push(g);
+      continue;
+    }
+    for (const [id, e] of g.endpoints) host.endpoints.set(id, e);
+    host.failures.push(...g.failures);
+    folded.set(host, [...(folded.get(host) ?? []), g.key]);
+  }
+
+  return kept
+    .map((g) => ({ ...toFinding(g, citations), ...(folded.has(g) ? { folded: folded.get(g)! } : {}) }))
+    .sort((a, b) => LEVEL_RANK[a.level] - LEVEL_RANK[b.level] || b.endpoints.length - a.endpoints.length || a.id.localeCompare(b.id));
+}
+
+/** "3 findings: MUST 1, SHOULD 1, INFO 1". */
+export function findingsLine(findings: readonly Finding[]): string {
+  const n = (l: Level) => findings.filter((f) => f.level === l).length;
+  return `${findings.length} finding${findings.length === 1 ? '' : 's'}: ${LEVELS.map((l) => `${l} ${n(l)}`).join(', ')}`;
+}
