@@ -6,6 +6,7 @@ import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
 import { declaredParams, requestParts } from './param-values.ts';
 import type { CheckRecord, CheckStatus, FailureCause } from './report-model.ts';
+import type { CreatedResources } from './resource-families.ts';
 
 /** The outcome of one check, before it is recorded. */
 export interface Verdict {
@@ -76,6 +77,11 @@ export interface DetectedCapabilities {
 export interface RunState {
   /** Topic the run may read: the fixture topic, or one found in the topic list. */
   topic?: { tenant: string; topic_name: string };
+  /**
+   * Topic the message checks write to, created when they first need it: the fixture topic may have
+   * lost its only replica by then (the node-leave scenario removes a node, as the spec's rules allow).
+   */
+  messageTopic?: { tenant: string; topic_name: string };
   shardName?: string;
   segmentSeq?: number;
   onlineNodeIds?: number[];
@@ -101,6 +107,8 @@ export class ConformContext {
   capabilities?: DetectedCapabilities;
   /** How checks act as an MQTT client, when `capabilities.mqttClient` is available. */
   mqtt?: MqttDriver;
+  /** What the run created (set by the runner), so a check can make an instance it needs and have it cleaned up. */
+  resources?: CreatedResources;
 
   constructor(
     readonly target: Target,

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ASSERTIONS, assertionById, hasAssertion } from '../../fixtures/contract/assertions/index.ts';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import { exitCodeOf, type Report } from './report-model.ts';
@@ -33,6 +34,24 @@ describe('mqsim conform --target sim', () => {
     if (!report.notes.some((n) => n.startsWith('auth checks skipped'))) expect(noToken.every((c) => c.status === 'pass')).toBe(true);
     for (const file of ['report.json', 'index.html', 'junit.xml']) expect(existsSync(join(reportDir, file)), file).toBe(true);
     expect(JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')).summary.checks).toBe(report.summary.checks);
+  });
+
+  it('every check cites one assertion of the contract and takes its level; the clean simulator has no finding at all', async () => {
+    const report = await runConform({ target: 'sim', seed: 3 });
+    const checks = report.endpoints.flatMap((e) => e.checks.map((c) => ({ e, c })));
+    expect(checks.filter(({ c }) => !hasAssertion(c.assertion)).map(({ e, c }) => `${e.id} ${c.id} cites ${c.assertion}`)).toEqual([]);
+    // One rule, one level: every check citing an assertion has the assertion's level.
+    const levels = new Map<string, Set<string>>();
+    for (const { c } of checks) levels.set(c.assertion, (levels.get(c.assertion) ?? new Set()).add(c.level));
+    expect([...levels].filter(([id, l]) => l.size !== 1 || !l.has(assertionById(id).level)).map(([id, l]) => `${id}: ${[...l].join('/')}`)).toEqual([]);
+    expect(report.findings.map((f) => `${f.level} ${f.id}: ${f.title}`)).toEqual([]);
+    expect(report.notes.filter((n) => /harness error/.test(n))).toEqual([]);
+    // Spec coverage: tested + untested = testable, each untested one with its reason.
+    const c = report.coverage!;
+    expect(c.assertions).toBe(ASSERTIONS.length);
+    expect(c.tested + c.untested.length).toBe(c.testable);
+    expect(c.untested.every((u) => u.reason.length > 0)).toBe(true);
+    console.log(`spec coverage of the simulator run: ${c.tested} of ${c.testable} testable assertions tested (${Math.round((100 * c.tested) / c.testable)}%)`);
   });
 
   it('passes with envelope form B too (the spec allows both)', async () => {

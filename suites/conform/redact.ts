@@ -34,15 +34,20 @@ export function redactSecretKeys(text: string): string {
 
 /**
  * Values worth replacing wherever they appear: long enough not to be a common word (a password like
- * "admin" equal to the user name would otherwise blank every mention of the user).
+ * "admin" equal to the user name would otherwise blank every mention of the user; one like "secret"
+ * every mention of the word). Known secrets from 6 characters, secrets seen in answers from 10.
  */
-function replaceable(values: Iterable<string>, keep: ReadonlySet<string>): string[] {
-  return [...new Set(values)].filter((v) => v.length >= 6 && !keep.has(v)).sort((a, b) => b.length - a.length);
+function replaceable(known: Iterable<string>, seen: Iterable<string>, keep: ReadonlySet<string>): string[] {
+  const all = [...[...known].filter((v) => v.length >= 6), ...[...seen].filter((v) => v.length >= 10)];
+  return [...new Set(all)].filter((v) => !keep.has(v)).sort((a, b) => b.length - a.length);
 }
+
+/** Report fields that carry free text from or about the target (not ids, statuses or citations). */
+const TEXT_KEYS = new Set(['body', 'message', 'curl', 'title', 'path', 'reason', 'notes', 'verdictLine', 'replay', 'error']);
 
 function walk(value: unknown, fn: (s: string, key: string | undefined) => string, key?: string): unknown {
   if (typeof value === 'string') return fn(value, key);
-  if (Array.isArray(value)) return value.map((v) => walk(v, fn));
+  if (Array.isArray(value)) return value.map((v) => walk(v, fn, key));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = walk(v, fn, k);
@@ -64,16 +69,18 @@ export interface RedactOptions {
  * answer — in any string (messages, curl commands, bodies).
  */
 export function redactReport<T>(report: T, options: RedactOptions = {}): T {
-  const seen: string[] = (options.known ?? []).filter((s): s is string => typeof s === 'string');
+  const known = (options.known ?? []).filter((s): s is string => typeof s === 'string');
+  const seen: string[] = [];
   walk(report, (s, key) => {
     if (key === 'body' || key === 'message' || key === 'curl') seen.push(...secretValuesIn(s));
     return s;
   });
   const keep = new Set((options.keep ?? []).filter((s): s is string => typeof s === 'string'));
-  const values = replaceable(seen, keep);
+  const values = replaceable(known, seen, keep);
   const secretKeys = new Set<string>(SECRET_KEYS);
   return walk(report, (s, key) => {
     if (key !== undefined && secretKeys.has(key) && s.length > 0) return REDACTED;
+    if (key === undefined || !TEXT_KEYS.has(key)) return s;
     let out = redactSecretKeys(s);
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
     return out;

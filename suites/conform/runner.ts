@@ -300,6 +300,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
 
     const resources = new CreatedResources(ctx);
+    ctx.resources = resources;
     const fixtureStart = performance.now();
     const problems = await setUpFixtures(ctx, resources);
     problems.push(...(await populateLists(ctx, resources, checked)));

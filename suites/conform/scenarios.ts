@@ -1,6 +1,7 @@
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { type ConformContext, envelopeOf, pass, succeeded, type Verdict } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
+import { RESOURCE_FAMILIES } from './resource-families.ts';
 
 /**
  * Per-path knowledge for a valid ("happy path") request: which fields to send, and which answers
@@ -103,8 +104,25 @@ export const SCENARIOS: Record<string, Scenario> = {
   'POST /api/cluster/config/set': { unsafe: true },
 };
 
-function messageFields(ctx: ConformContext, op: 'send' | 'read'): Record<string, unknown> | { skip: string } {
-  const t = ctx.state.topic;
+/**
+ * The topic the message endpoints use: one of their own, created at first use (after the node-leave
+ * scenario, which may have removed the node holding the fixture topic's only replica); the fixture
+ * topic when no topic can be created.
+ */
+export async function messageTopic(ctx: ConformContext): Promise<{ tenant: string; topic_name: string } | undefined> {
+  if (ctx.state.messageTopic) return ctx.state.messageTopic;
+  const family = RESOURCE_FAMILIES.find((f) => f.key === 'topic');
+  const resources = ctx.resources;
+  if (family && resources && resources.createEndpoint(family)) {
+    const fields = family.fields(ctx, '-msg');
+    const ex = await resources.create(family, fields, 'fixture');
+    if (ex && succeeded(ex)) ctx.state.messageTopic = { tenant: String(fields.tenant), topic_name: String(fields.topic_name) };
+  }
+  return ctx.state.messageTopic ?? ctx.state.topic;
+}
+
+async function messageFields(ctx: ConformContext, op: 'send' | 'read'): Promise<Record<string, unknown> | { skip: string }> {
+  const t = await messageTopic(ctx);
   if (!t) return { skip: 'no topic to use' };
   const base = { tenant: t.tenant, topic: t.topic_name, topic_name: t.topic_name };
   return op === 'send' ? { ...base, payload: 'mqsim conform', key: 'conform' } : { ...base, offset: 0 };

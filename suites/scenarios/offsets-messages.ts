@@ -1,4 +1,5 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { messageTopic } from '../conform/scenarios.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { dataOf, type Row } from './helpers.ts';
 
@@ -17,7 +18,7 @@ export const offsetsMessages: FamilySuite = {
       assertion: 'notes.message-read.response',
       async run(ctx, e) {
         const read = ctx.endpoint('POST', '/api/mqtt/message/read');
-        const t = ctx.state.topic;
+        const t = await messageTopic(ctx);
         await ctx.check(e, 'message.send-read-roundtrip', 'notes.message-read.response', async () => {
           if (!read || !t) return skip('no message read endpoint or no topic');
           const payload = `mqsim conform round trip ${ctx.seed}`;
