@@ -14,6 +14,12 @@ export interface Verdict {
   message: string;
   /** The request that shows the outcome (attached to failures with a curl command). */
   exchange?: Exchange;
+  /**
+   * A more precise assertion than the one the check was declared with (the field row a schema error
+   * is in), of the same level; and further assertions of that level the same evidence tested.
+   */
+  assertion?: string;
+  also?: readonly string[];
 }
 
 /**
@@ -147,7 +153,10 @@ export class ConformContext {
       this.notes.push(`harness error in check ${id} of ${e.method} ${e.path}: ${where}`);
       verdict = skip(`not decided: the harness failed (${where})`);
     }
-    const record: CheckRecord = { id, assertion: cited.id, level: cited.level, status: verdict.status, message: verdict.message };
+    const precise = verdict.assertion ? assertionById(verdict.assertion) : cited;
+    if (precise.level !== cited.level) throw new Error(`check ${id}: assertion ${precise.id} (${precise.level}) is not of the level of ${cited.id} (${cited.level})`);
+    const also = (verdict.also ?? []).filter((a) => a !== precise.id && assertionById(a).level === precise.level);
+    const record: CheckRecord = { id, assertion: precise.id, level: precise.level, status: verdict.status, message: verdict.message, ...(also.length ? { also } : {}) };
     if (verdict.exchange && verdict.status === 'fail') {
       const cause = failureCause(this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path) ?? e, verdict.exchange);
       if (cause) record.cause = cause;

@@ -17,8 +17,10 @@ export function specCoverage(assertions: readonly SpecAssertion[], endpoints: re
   const why = new Map<string, string>();
   for (const e of endpoints) {
     for (const c of e.checks) {
-      if (c.status === 'pass' || c.status === 'fail') decided.add(c.assertion);
-      else if (!why.has(c.assertion)) why.set(c.assertion, `${c.status}: ${c.message} (${e.method} ${e.path} ${c.id})`);
+      for (const a of [c.assertion, ...(c.also ?? [])]) {
+        if (c.status === 'pass' || c.status === 'fail') decided.add(a);
+        else if (!why.has(a)) why.set(a, `${c.status}: ${c.message} (${e.method} ${e.path} ${c.id})`);
+      }
     }
   }
   const testable = assertions.filter((a) => !a.untestable);

@@ -50,6 +50,8 @@ export interface CheckRecord {
   id: string;
   /** Id of the spec assertion the check tests (`citations` of the report holds its quote). */
   assertion: string;
+  /** Further assertions of the same level its evidence tested (the field rows a schema check covered). */
+  also?: string[];
   /** The assertion's level. */
   level: Level;
   status: CheckStatus;

@@ -1,5 +1,9 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { A, cite } from '../cite.ts';
+import { assertionById } from '../../../fixtures/contract/assertions/index.ts';
+import { fieldEvidence } from '../field-assertions.ts';
+
+const levelOfAssertion = (id: string) => assertionById(id).level;
 import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, inconclusive, pass, skip, succeeded, type Verdict } from '../conform-context.ts';
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
@@ -173,14 +177,21 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     return pass(`Content-Type ${type}`);
   });
 
-  await ctx.check(e, 'data-schema', cite(e, 'response'), () => {
+  const responseAssertion = cite(e, 'response');
+  await ctx.check(e, 'data-schema', responseAssertion, () => {
     const env = envelopeOf(ex);
     if (accepted.status !== 'pass' || !env || env.code !== 0) return skip('no successful answer to validate');
+    const records = e.list ? ((env.data as { data?: unknown[] } | null)?.data ?? []) : [env.data];
+    const fields = fieldEvidence(e, Array.isArray(records) ? records : [], ctx.validator, levelOfAssertion(responseAssertion));
     const check = ctx.validator.checkData(e, env.data);
-    if (!check.ok) return fail(`data does not match the contract schema (${e.response.source}): ${check.errors.join('; ')}`, ex);
-    const rows = e.list ? ((env.data as { data?: unknown[] }).data?.length ?? 0) : undefined;
+    if (!check.ok) {
+      // The finding names the field row of the spec that is broken, when the error is in one.
+      const broken = fields.broken[0];
+      return { ...fail(`data does not match the contract schema (${e.response.source}): ${broken ? `${broken.problem}; ` : ''}${check.errors.join('; ')}`, ex), ...(broken ? { assertion: broken.assertion } : {}) };
+    }
+    const rows = e.list ? records.length : undefined;
     if (rows === 0) return inconclusive('the page has no record whose shape could be checked', ex);
-    return pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema');
+    return { ...pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema'), also: fields.shown };
   });
   if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
 }
