@@ -8,7 +8,9 @@ import { conformThroughProxy, type ProxiedRun } from './conform-through-proxy.ts
 import { startPrismProxy } from './prism-proxy.ts';
 import { replayThroughProxy } from './replay-upstream.ts';
 import { summarizeViolations, violationLine, type ViolationSummary } from './violation-summary.ts';
-import type { ProxiedExchange } from './violation-recording-target.ts';
+import { SimTarget } from '../targets/sim-target.ts';
+import type { TargetRequest } from '../targets/target.ts';
+import { ViolationRecordingTarget, type ProxiedExchange } from './violation-recording-target.ts';
 
 /**
  * The published OpenAPI document (`mqsim openapi`) tells the truth about `mqsim serve`: every answer
@@ -22,8 +24,8 @@ import type { ProxiedExchange } from './violation-recording-target.ts';
  * the proxy. What is not: answers Prism cannot route (a wrong method) are forwarded but not checked;
  * and through the proxy the simulator sees every request come from 127.0.0.1, a peer the spec
  * exempts from tokens, so the suites' auth checks skip and no token refusal (HTTP 401 with code 401)
- * is seen (login with wrong credentials is). The 401 and the other failure statuses are checked
- * against sample answers in fixtures/contract/to-openapi.test.ts.
+ * is seen (login with wrong credentials is). Those refusals, and the 413 and 415 refusals the suites
+ * do not provoke, are taken from the simulator directly and fed through Prism (third test).
  *
  * Requests: the suites send invalid requests on purpose (missing, out-of-range or unknown
  * parameters) to see them refused; Prism reports those as `request` violations and, with
@@ -99,6 +101,39 @@ describe('mqsim openapi against mqsim serve, through prism proxy', () => {
     const broken = violations.flatMap((v, i) => (v.response.length > 0 ? [i] : []));
     expect(broken).toEqual(failuresAt200(formA.exchanges));
     expect(strict.withResponseViolations).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('the refusals the proxy cannot provoke match the document too: token refusals, 413, 415', async () => {
+    // Every token endpoint without a token, and one with a bad token, from 127.0.0.2 (a peer the spec
+    // does not exempt); a body that is not JSON; a body over the 2 MiB limit.
+    const refusals: { req: TargetRequest; status: number }[] = [
+      ...CONTRACT.filter((e) => e.auth === 'token').map((e) => ({
+        req: { method: e.method, path: e.path, ...(e.method === 'POST' ? { body: {} } : {}), asRemotePeer: true, auth: 'none' as const },
+        status: 401,
+      })),
+      { req: { method: 'GET', path: '/api/cluster/tenant/list', asRemotePeer: true, auth: 'none', headers: { authorization: 'Bearer not.a.token' } }, status: 401 },
+      { req: { method: 'POST', path: '/api/cluster/tenant/create', rawBody: 'tenant_name=t1', headers: { 'content-type': 'text/plain' } }, status: 415 },
+      { req: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 't1', desc: 'x'.repeat(3 * 1024 * 1024) } }, status: 413 },
+    ];
+    // Answered by the in-process simulator (it is told the peer address), then replayed byte for byte through Prism.
+    const sim = await SimTarget.start({ seed: 3, warmUpMs: WARM_UP_MS });
+    const recorder = new ViolationRecordingTarget({ inner: sim, name: 'sim' });
+    try {
+      for (const { req } of refusals) await recorder.request(req);
+    } finally {
+      await sim.close();
+    }
+    expect(recorder.exchanges.map((x) => x.answer.status)).toEqual(refusals.map((r) => r.status));
+    // One planted wrong answer proves Prism checks these statuses: a 401 whose code is not 401.
+    const first = recorder.exchanges[0];
+    const planted: ProxiedExchange = { ...first, answer: { ...first.answer, body: first.answer.body.replace('"code":401', '"code":1') } };
+    expect(planted.answer.body).toContain('"code":1,');
+    const exchanges = [...recorder.exchanges, planted];
+    const violations = await replayThroughProxy(exchanges, (upstream) => startPrismProxy({ document: join(dir, 'openapi.json'), upstream }));
+    const summary = summarizeViolations(recorder.exchanges, violations.slice(0, -1));
+    console.log(`openapi proxy, refusals fed through Prism: ${violationLine(summary)}`);
+    expect(summary.withResponseViolations, summary.samples.join('\n')).toBe(0);
+    expect(violations.at(-1)!.response.map((v) => v.location.join('.'))).toContain('response.body.code');
   }, 120_000);
 
   it('no answer breaks the document in envelope form B either (per-endpoint checks and scenarios)', async () => {
