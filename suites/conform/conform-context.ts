@@ -93,6 +93,10 @@ export interface RunState {
   onlineNodeIds?: number[];
   /** Happy-path list answers by endpoint id, for the list laws. */
   lists: Map<string, Exchange>;
+  /** The set → get round trip showed accepted config sets take effect (so "unchanged" after a refused one means something). */
+  configSetApplies?: boolean;
+  /** The target refused to remove an online node (so its success for an unknown one is a discrimination, not a blanket yes). */
+  refusesOnlineNodeLeave?: boolean;
   /** Delete endpoint id → whether the instance its valid request deletes was listed just before. */
   listedBeforeDelete: Map<string, boolean | undefined>;
 }

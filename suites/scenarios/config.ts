@@ -237,9 +237,14 @@ export const config: FamilySuite = {
             ['admin.password', (data.admin as Row | undefined)?.password],
             ['admin.jwt_secret', (data.admin as Row | undefined)?.jwt_secret],
             ['mqtt_runtime.default_password', (data.mqtt_runtime as Row | undefined)?.default_password],
-          ].filter(([, v]) => typeof v === 'string' && known.includes(v as string));
+          ];
+          const clear = shown.filter(([, v]) => typeof v === 'string' && known.includes(v as string));
           // The spec lists the admin section in the read view but says nothing of hiding it: a project decision.
-          return shown.length > 0 ? fail(`config get shows secrets in clear text: ${shown.map(([k]) => k).join(', ')}`, env.happy) : pass('the administrator password and signing secret are not shown');
+          if (clear.length > 0) return fail(`config get shows secrets in clear text: ${clear.map(([k]) => k).join(', ')}`, env.happy);
+          // Hidden = absent, null, empty or masked; any other text may be a secret the run does not know.
+          const masked = (v: unknown) => v === undefined || v === null || v === '' || (typeof v === 'string' && /^(\*+|<redacted>|redacted|hidden)$/i.test(v));
+          const unknown = shown.filter(([, v]) => !masked(v)).map(([k]) => k);
+          return pass(`the administrator password and signing secret are not shown${unknown.length ? ` (but ${unknown.join(', ')} hold text that may be a secret the run does not know)` : ''}`, undefined, unknown.length > 0);
         });
       },
     },
@@ -284,11 +289,12 @@ export const config: FamilySuite = {
             : pass('the read view shows enum names, percentages and seconds as the project decided'),
         );
         const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
-        await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () =>
-          unrestored.length > 0
-            ? fail(`the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`)
-            : pass(`the original values of all ${outcomes.length} sections are back`),
-        );
+        ctx.state.configSetApplies = bad.length === 0;
+        await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () => {
+          if (unrestored.length > 0) return fail(`the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`);
+          // Values that never changed are "back" on any server: only after a round trip that showed the changes is this evidence.
+          return pass(`the original values of all ${outcomes.length} sections are back`, undefined, bad.length > 0);
+        });
       },
     },
     {
@@ -308,7 +314,9 @@ export const config: FamilySuite = {
         if (!get || before === undefined) return;
         await ctx.check(set, 'config.refused-set-changes-nothing', 'decision.config.refused-changes-nothing', async () => {
           const after = await ctx.call(get, {});
-          return JSON.stringify(dataOf(after)) === before ? pass('the configuration is unchanged after the refused sets') : fail('a refused set changed the configuration', after);
+          if (JSON.stringify(dataOf(after)) !== before) return fail('a refused set changed the configuration', after);
+          // Unchanged is evidence only from a server shown to apply accepted sets.
+          return pass('the configuration is unchanged after the refused sets', undefined, ctx.state.configSetApplies !== true);
         });
       },
     },

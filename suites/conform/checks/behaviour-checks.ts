@@ -91,6 +91,7 @@ export async function runNodeLeaveChecks(ctx: ConformContext, e: EndpointContrac
     if (succeeded(ex)) return fail(`node ${nodeId} is online and force was not given, but the removal was accepted`, ex);
     const env = envelopeOf(ex);
     if (!env) return fail(`refusal without an envelope: ${describeAnswer(ex)}`, ex);
+    ctx.state.refusesOnlineNodeLeave = true;
     return pass(`removal of online node ${nodeId} refused (${describeAnswer(ex)})`);
   });
   await ctx.check(e, 'node-leave.node-id-minimum', 'endpoints.node-leave.body', async () => {
