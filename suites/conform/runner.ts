@@ -114,6 +114,8 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
  * The property-based suites (fast-check, a reference model written from the spec) after the
  * per-endpoint checks, so the instances they create never meet the list checks. Each result becomes
  * a check of its endpoint; a failure's message carries the seed, the path and the replay command.
+ * `checked` is the whole selection: with --shard the properties are dealt to shards on their own,
+ * and may use (and report on) endpoints whose other checks another shard runs.
  */
 async function runProperties(
   ctx: ConformContext,
@@ -128,6 +130,7 @@ async function runProperties(
     seed: options.seed,
     numRuns,
     contract: checked,
+    ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
     onProgress: (line) => progress(`property         ${line}`),
   });
@@ -322,7 +325,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
 
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
-    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, checked, options, progress);
+    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
     for (const e of checked) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
@@ -331,9 +334,12 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (owned) await target.close().catch(() => {});
   }
 
-  const endpoints: EndpointReport[] = checked.map((e) => {
+  // A shard also reports the checks it ran on other shards' endpoints (its properties'), so merged shards have every check once.
+  const reported = options.shard ? selection.selected.filter((e) => checked.includes(e) || ctx.results.has(e.id)) : checked;
+  const endpoints: EndpointReport[] = reported.map((e) => {
     const checks = ctx.results.get(e.id) ?? [];
-    const ms = durations.get(e.id);
+    // No time of this shard went to the endpoint's own checks.
+    const ms = durations.get(e.id) ?? (checked.includes(e) ? undefined : 0);
     return { id: e.id, method: e.method, path: e.path, tag: e.tag, summary: e.summary, status: endpointStatusOf(checks), checks, ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}) };
   });
   const requests = requestStats(ctx.log.exchanges);
