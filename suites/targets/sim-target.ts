@@ -31,6 +31,8 @@ export interface SimTargetOptions {
    * request is not a rule of the spec, so nothing is lost. Give a number to keep a limit.
    */
   adminRateLimit?: number;
+  /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
+  peerAddress?: string;
 }
 
 /** Admin credentials of the embedded simulator, so a run can log in and check tokens end to end. */
@@ -124,6 +126,7 @@ export class SimTarget extends WrappingTarget {
       credentials: { username: SIM_ADMIN.username, password: SIM_ADMIN.password },
       control,
       wait: (ms) => control.advance(ms),
+      ...(options.peerAddress !== undefined ? { remotePeer: options.peerAddress } : {}),
       handle: async (req) => app.handle({ method: req.method, url: req.url, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), peer: req.peer, nodeId: 1 }),
     });
     return new SimTarget(inner, async () => inner.close(), control, 'in-process', []);
@@ -148,6 +151,7 @@ export class SimTarget extends WrappingTarget {
         password: SIM_ADMIN.password,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.rate !== undefined ? { rate: options.rate } : {}),
+        ...(options.peerAddress !== undefined ? { remoteLocalAddress: options.peerAddress } : {}),
       });
       return new SimTarget(inner, () => running.close(), controlOf(running.cluster), 'loopback', running.nodeUrls);
     } catch (e) {

@@ -62,7 +62,7 @@ function check(method: string, path: string, id: string): CheckRecord | undefine
 describe('capability detection', () => {
   it('skips the auth checks from 127.0.0.2 with the reason, and reports the wider exemption as one INFO failure', (test) => {
     if (noSecondAddress) test.skip(`127.0.0.2 cannot be bound here: ${noSecondAddress}`);
-    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1)';
+    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
     expect(report.notes).toContain(`capability non-loopback peer (auth checks): unavailable — ${reason}`);
     for (const id of ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token']) {
       expect(check('GET', '/api/cluster/tenant/list', id)).toMatchObject({ status: 'skipped', message: reason });

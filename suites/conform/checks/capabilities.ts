@@ -27,7 +27,7 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   if (!e) return { authChecks: { available: true } };
   const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
   if (ex.response && succeeded(ex)) {
-    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT})` }, exemptPeer: peer };
+    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT}); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt` }, exemptPeer: peer };
   }
   return { authChecks: { available: true } };
 }
