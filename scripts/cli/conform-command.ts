@@ -4,18 +4,26 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { coverageLine } from '../../suites/conform/coverage.ts';
 import { exitCodeOf, type FailOn, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
-import { runConform, runIdOf } from '../../suites/conform/runner.ts';
+import { runConform, runIdOf, SetupError } from '../../suites/conform/runner.ts';
 import { copyToLatest, writeReports } from '../../suites/conform/writers/write-reports.ts';
 import { baselineLines } from '../../suites/report/baseline.ts';
 import { ProgressPrinter } from '../../suites/report/progress.ts';
 import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';
 import { parseShard, selectEndpoints, SelectionError } from '../../suites/report/selection.ts';
+import { parsePeerAddress, peerAddressProblem } from '../../suites/targets/peer-address.ts';
 import { parseTargetUrl } from '../../suites/targets/url-target.ts';
+import { parseMqttFlag } from '../../suites/conform/mqtt-listener-address.ts';
 
 export interface ConformCommandOptions {
   target: string;
   username?: string;
   password?: string;
+  /** The server's token signing secret: the correctly-signed-expired-token checks run. */
+  jwtSecret?: string;
+  /** Local address the auth checks send from (a peer the spec does not exempt). */
+  peerAddress?: string;
+  /** The target's MQTT listener as HOST:PORT, instead of detecting it. */
+  mqtt?: string;
   reportDir?: string;
   seed: number;
   timeout: number;
@@ -100,6 +108,23 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+function mqttArg(value: string): string {
+  try {
+    parseMqttFlag(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  return value.trim();
+}
+
+function peerAddressArg(value: string): string {
+  try {
+    return parsePeerAddress(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 function shardArg(value: string): ShardSpec {
   try {
     return parseShard(value);
@@ -132,7 +157,9 @@ export function loadBaseline(file: string | undefined): { file: string; report: 
 
 /**
  * Runs `mqsim conform` with parsed options; returns the exit status: 0 pass, 1 fail or vacuous (with
- * a baseline: 1 only for new MUST failures), 2 usage error (bad selection, unreadable baseline).
+ * a baseline: 1 only for new MUST failures), 2 usage error (bad selection, unreadable baseline, a
+ * --peer-address this host cannot send from) or set-up error (the target is down, is not this API,
+ * or refuses the login: one sentence on stderr and no report, since nothing was checked).
  */
 export async function runConformCommand(options: ConformCommandOptions, io: ConformIo = defaultIo): Promise<number> {
   if ((options.username === undefined) !== (options.password === undefined)) {
@@ -150,29 +177,46 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
     else throw e;
     return 2;
   }
+  const badPeer = options.peerAddress !== undefined ? await peerAddressProblem(options.peerAddress) : undefined;
+  if (badPeer) {
+    io.stderr(`error: ${badPeer}\n`);
+    return 2;
+  }
   const startedAt = new Date();
   const runId = runIdOf(startedAt, options.target, options.seed);
   const reportDir = options.reportDir ?? join(io.reportsRoot, runId);
   const printer = new ProgressPrinter(io.stderr, io.stderrIsTTY === true, io.columns);
-  const report = await runConform({
-    target: options.target,
-    seed: options.seed,
-    timeoutMs: options.timeout,
-    nodes: options.nodes,
-    runId,
-    ...(options.rate !== undefined ? { rate: options.rate } : {}),
-    ...(options.username !== undefined ? { username: options.username } : {}),
-    ...(options.password !== undefined ? { password: options.password } : {}),
-    ...(options.only ? { only: options.only } : {}),
-    ...(options.skip ? { skip: options.skip } : {}),
-    ...(options.shard ? { shard: options.shard } : {}),
-    ...(baseline ? { baseline } : {}),
-    ...(options.failOn ? { failOn: options.failOn } : {}),
-    properties: options.properties !== false,
-    ...(options.propertyRuns !== undefined ? { propertyRuns: options.propertyRuns } : {}),
-    ...(options.propertyPath !== undefined ? { propertyPath: options.propertyPath } : {}),
-    ...(options.quiet ? {} : { onProgress: (line: string) => printer.line(line), onEndpoint: (p) => printer.endpoint(p) }),
-  });
+  let report: Report;
+  try {
+    report = await runConform({
+      target: options.target,
+      seed: options.seed,
+      timeoutMs: options.timeout,
+      nodes: options.nodes,
+      runId,
+      ...(options.rate !== undefined ? { rate: options.rate } : {}),
+      ...(options.username !== undefined ? { username: options.username } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.jwtSecret !== undefined ? { jwtSecret: options.jwtSecret } : {}),
+      ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}),
+      ...(options.mqtt !== undefined ? { mqtt: options.mqtt } : {}),
+      ...(options.only ? { only: options.only } : {}),
+      ...(options.skip ? { skip: options.skip } : {}),
+      ...(options.shard ? { shard: options.shard } : {}),
+      ...(baseline ? { baseline } : {}),
+      ...(options.failOn ? { failOn: options.failOn } : {}),
+      properties: options.properties !== false,
+      ...(options.propertyRuns !== undefined ? { propertyRuns: options.propertyRuns } : {}),
+      ...(options.propertyPath !== undefined ? { propertyPath: options.propertyPath } : {}),
+      ...(options.quiet ? {} : { onProgress: (line: string) => printer.line(line), onEndpoint: (p) => printer.endpoint(p) }),
+    });
+  } catch (e) {
+    if (!(e instanceof SetupError)) throw e;
+    // Nothing was checked: no report is written (a report of zero checks could pass for a clean run).
+    printer.clear();
+    io.stderr(`error: ${e.message}\n`);
+    return 2;
+  }
   printer.clear();
   writeReports(report, reportDir);
   if (options.reportDir === undefined) copyToLatest(reportDir, join(io.reportsRoot, 'latest'));
@@ -204,6 +248,9 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .requiredOption('--target <url|sim|docker:IMAGE>', 'base URL of the server to check, "sim" for the embedded simulator, or docker:IMAGE[:TAG][?port=58080&user=U&password=P] to start an image with testcontainers', targetArg)
     .option('--username <name>', 'administrator name: log in and send a Bearer token with every request')
     .option('--password <password>', 'administrator password (with --username)')
+    .option('--jwt-secret <secret>', 'the server\'s token signing secret (config admin.jwt_secret): the expired-but-correctly-signed token check runs too (URL and docker targets; the simulator\'s secret is known); never written to a report')
+    .addOption(new Option('--peer-address <ip>', 'local address the auth checks send from as a peer the spec does not exempt from tokens (default: 127.0.0.2, or this host\'s own address when the server listens on it)').argParser(peerAddressArg))
+    .addOption(new Option('--mqtt <host:port>', 'the target\'s MQTT TCP listener, instead of finding it in config get (mqtt_server.tcp_port, mqtt_runtime.server.tcp_port) and the node records (extend.mqtt.mqtt_addr)').argParser(mqttArg))
     .option('--report-dir <dir>', 'write report.json, index.html and junit.xml exactly here (default: reports/<run-id>/, copied to reports/latest/)')
     .addOption(new Option('--seed <n>', 'seed: names of the run\'s fixtures, and the simulator\'s seed with --target sim').argParser(integer('--seed', 0)).default(1))
     .addOption(new Option('--timeout <ms>', 'per-request timeout in ms').argParser(integer('--timeout', 1, 600_000)).default(10_000))
@@ -212,7 +259,7 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .option('--json', 'print the report as JSON on stdout instead of the summary')
     .addOption(new Option('--only <patterns>', 'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable').argParser(collect))
     .addOption(new Option('--skip <patterns>', 'leave out endpoints matching these patterns (same forms as --only)').argParser(collect))
-    .addOption(new Option('--shard <i/n>', 'check shard i of n of the selected endpoints (round robin; fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
+    .addOption(new Option('--shard <i/n>', 'check shard i of n: the selected endpoints and, separately, the properties are dealt round robin (fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
     .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW findings (at the --fail-on level); lists new and fixed findings')
     .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must (MUST findings), should (MUST and SHOULD), info (any finding)').choices(['must', 'should', 'info']).default('must'))
     .option('--quiet', 'no progress; print only the final verdict line')
@@ -226,21 +273,35 @@ Failed checks are grouped into findings by cause (one broken rule of the spec, o
 answering server errors); every check cites the spec assertion it tests, and the report prints spec
 coverage. Exit status: 0 when the run reached the API and no finding at the --fail-on level (default
 must: MUST findings only) exists; 1 otherwise or when the run was vacuous (e.g. every request answered
-401); 2 on a usage error. With --baseline, 1 only for findings the baseline did not have (or that now
-show on more endpoints). Secrets the target shows in its answers are redacted in every artifact.
+401); 2 on a usage error, or when the run cannot start: nothing answers at --target, it is not this
+API (e.g. a plain file server), or the login with --username/--password is refused. Then one sentence
+on stderr says what to fix, and no report is written. With --baseline, 1 only for findings the
+baseline did not have (or that now show on more endpoints).
+
+Secrets: --password and --jwt-secret never appear in a report; its replay command reads them from
+$MQSIM_PASSWORD and $MQSIM_JWT_SECRET. Secrets the target shows in its answers (passwords, signing
+secrets, tokens) are redacted in every artifact.
+
+Auth checks send from a peer the spec does not exempt (127.0.0.2 on a loopback target). When the
+target exempts that peer too (one MUST finding: the spec exempts only 127.0.0.1 and ::1), or it
+cannot be bound, they are skipped with the reason: give --peer-address with another address of this host.
 
 Progress goes to stderr: one line per endpoint ("endpoint n of N … failures so far"), or one
 updating line on a terminal; --quiet prints only the verdict.
 
 Patterns (--only, --skip): "*" stays within a path segment, "**" crosses segments; a pattern that
-matches no endpoint is a usage error. Shards of one selection partition it: run every i of 1..n
-(against separate servers, or with different --seed values against one server, so fixtures do not
-collide), then merge the report directories.
+matches no endpoint is a usage error. Shards of one selection partition its checks: the endpoints
+are dealt round robin, and so are the properties (a shard may call any endpoint a property needs);
+run every i of 1..n (against separate servers, or with different --seed values against one server,
+so fixtures do not collide), then merge the report directories: the merge has the checks of the
+unsharded run.
 
 Examples:
   $ mqsim conform --target sim
   $ mqsim conform --target http://127.0.0.1:58080 --seed 7
   $ mqsim conform --target http://broker:58080 --username admin --password secret --report-dir out/conform
+  $ mqsim conform --target http://127.0.0.1:58080 --username admin --password "$MQSIM_PASSWORD" --jwt-secret "$MQSIM_JWT_SECRET"
+  $ mqsim conform --target http://127.0.0.1:58080 --peer-address 192.168.1.10 --mqtt 127.0.0.1:1883
   $ mqsim conform --target sim --json > report.json
   $ mqsim conform --target sim --only '/api/cluster/tenant/*,users' --skip 'POST /api/cluster/user/delete'
   $ mqsim conform --target http://broker:58080 --baseline baseline/report.json --report-dir conform-report

@@ -73,8 +73,11 @@ export interface DetectedCapabilities {
   exemptPeer?: string;
   /** The simulator's control interface (`--target sim` only). */
   control: Capability;
-  /** A TCP listener at the node's MQTT port (config get: mqtt_server.tcp_port). */
-  mqttListener: Capability & { address?: string };
+  /**
+   * The target's MQTT TCP listener, and which form named it (`--mqtt`, config get
+   * `mqtt_server.tcp_port` or `mqtt_runtime.server.tcp_port`, a node record's `extend.mqtt.mqtt_addr`).
+   */
+  mqttListener: Capability & { address?: string; source?: string };
   /** A way to act as an MQTT client: the listener, else the simulator's control. */
   mqttClient: Capability & { via?: string };
 }
@@ -119,6 +122,8 @@ export class ConformContext {
   mqtt?: MqttDriver;
   /** What the run created (set by the runner), so a check can make an instance it needs and have it cleaned up. */
   resources?: CreatedResources;
+  /** `--mqtt HOST:PORT`: the target's MQTT listener as the user gave it, instead of detecting it. */
+  mqttAddress?: { host: string; port: number };
 
   constructor(
     readonly target: Target,

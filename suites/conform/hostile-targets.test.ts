@@ -9,12 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { CheckRecord, Report } from './report-model.ts';
 import { runConform } from './runner.ts';
+import { apiOnceThen, apiOnceThenTcp } from './testing/passes-preflight.ts';
 
 /**
  * The runner against targets that are hostile rather than merely wrong: they hang, answer garbage,
  * reset connections, send 50 MB, answer 500, or redirect forever. Whatever they do, the run must end
  * within its time budget, never throw, always write its three reports, and say WHY each affected
- * endpoint failed.
+ * endpoint failed. Each target answers the preflight's first probe as the API does and turns hostile
+ * after that: hostile from the first request, it is a set-up error (preflight.test.ts).
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-hostile-'));
@@ -33,9 +35,10 @@ const SUBSET = CONTRACT.filter((e) => ['cluster.status', 'cluster.tenant.list', 
 const TIMEOUT_MS = 300;
 
 async function httpTarget(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const hostile = apiOnceThen(handler);
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => handler(req, res));
+    req.on('end', () => hostile(req, res));
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -44,11 +47,12 @@ async function httpTarget(handler: (req: IncomingMessage, res: ServerResponse) =
 }
 
 async function tcpTarget(onConnection: (socket: Socket) => void): Promise<string> {
+  const hostile = apiOnceThenTcp(onConnection);
   const server = createTcpServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
-    onConnection(socket);
+    hostile(socket);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   tcpServers.push(server);

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { exitCodeOf, type CheckRecord, type Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform, SetupError } from './runner.ts';
+import { apiOnceThen } from './testing/passes-preflight.ts';
 
 /**
  * The runner against servers that misbehave on purpose: it must finish, fail the right checks, never
- * throw, and always write its reports.
+ * throw, and always write its reports. The servers answer the preflight's first probe as the API
+ * does (testing/passes-preflight.ts); a server that never does is a set-up error (last test).
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-conform-fake-'));
@@ -21,9 +23,10 @@ afterAll(async () => {
 });
 
 async function fakeServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const misbehave = apiOnceThen(handler);
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => handler(req, res));
+    req.on('end', () => misbehave(req, res));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   servers.push(server);
@@ -63,7 +66,7 @@ describe('runConform against misbehaving servers', () => {
     expect(happy.message).toMatch(/HTTP 500/);
     expect(happy.curl).toMatch(/^curl -sS -X GET 'http:\/\/127\.0\.0\.1:\d+\/api\/cluster\/tenant\/list/);
     expect(happy.response?.status).toBe(500);
-    expect(statusOf(report, 'GET', '/api/cluster/tenant/list', 'envelope-invariants')).toBe('fail');
+    expect(statusOf(report, 'GET', '/api/cluster/tenant/list', 'envelope.answers-are-envelopes')).toBe('fail');
     expect(report.notes.some((n) => n.startsWith('fixture tenant not created'))).toBe(true);
     for (const e of report.endpoints) expect(e.checks.length, `${e.method} ${e.path}`).toBeGreaterThan(0);
   });
@@ -105,14 +108,16 @@ describe('runConform against misbehaving servers', () => {
     expect(statusOf(report, 'POST', '/api/v1/login', 'login.wrong-credentials')).toBe('fail');
   });
 
-  it('an unreachable target gives a vacuous run with the reason, not a crash', async () => {
+  it('an unreachable target ends the run before any check with a SetupError, and no report', async () => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    const report = await run(`http://127.0.0.1:${port}`, 'unreachable');
-    expect(report.vacuous).toBe(true);
-    expect(report.vacuousReason).toMatch(/is the target up/);
-    expect(report.requests.transportErrors).toBe(report.requests.total);
+    const reportDir = join(dir, 'unreachable');
+    const err = await runConform({ target: `http://127.0.0.1:${port}`, seed: 3, reportDir, timeoutMs: 2000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SetupError);
+    expect((err as SetupError).problem).toBe('down');
+    expect((err as Error).message).toMatch(new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\): start the server, or check --target`));
+    expect(existsSync(reportDir)).toBe(false);
   });
 });

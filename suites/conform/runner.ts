@@ -15,6 +15,8 @@ import { runRangeChecks } from './checks/range-checks.ts';
 import { runFamilyScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { populateLists, setUpFixtures } from './fixture-setup.ts';
+import { parseMqttFlag } from './mqtt-listener-address.ts';
+import { preflight } from './preflight.ts';
 import { buildParams } from './param-values.ts';
 import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from './coverage.ts';
@@ -29,6 +31,8 @@ import { compareWithBaseline } from '../report/baseline.ts';
 import type { EndpointProgress } from '../report/progress.ts';
 import { selectEndpoints, selectionFlags, shellArg } from '../report/selection.ts';
 
+export { SetupError } from './preflight.ts';
+
 export interface ConformOptions {
   /** A ready target, or `sim` / a URL for the runner to open (and close). */
   target: Target | string;
@@ -41,6 +45,15 @@ export interface ConformOptions {
   nodes?: number;
   username?: string;
   password?: string;
+  /**
+   * `--jwt-secret`: the server's token signing secret (config admin.jwt_secret), so the auth checks can
+   * send a correctly signed expired token. Never written to a report (the replay reads $MQSIM_JWT_SECRET).
+   */
+  jwtSecret?: string;
+  /** `--peer-address`: the local address the auth checks send from as a peer the spec does not exempt. */
+  peerAddress?: string;
+  /** `--mqtt HOST:PORT`: the target's MQTT listener, instead of finding it in config get and the node records. */
+  mqtt?: string;
   /** One line per family as the run goes (the CLI prints them to stderr). */
   onProgress?: (line: string) => void;
   /** After each endpoint: its position, outcome and the failures so far. */
@@ -95,6 +108,8 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
       target: await DockerTarget.start(options.target, {
         ...(options.username !== undefined ? { username: options.username } : {}),
         ...(options.password !== undefined ? { password: options.password } : {}),
+        ...(options.jwtSecret !== undefined ? { signingSecret: options.jwtSecret } : {}),
+        ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.rate ? { rate: options.rate } : {}),
       }),
@@ -104,12 +119,14 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
   if (options.target === 'sim') {
     // Loaded lazily: the sim adapter is the one door from suites/ into sim/.
     const { SimTarget } = await import('../targets/sim-target.ts');
-    return { target: await SimTarget.start({ seed: options.seed, ...(options.nodes ? { nodes: options.nodes } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.rate ? { rate: options.rate } : {}) }), owned: true };
+    return { target: await SimTarget.start({ seed: options.seed, ...(options.nodes ? { nodes: options.nodes } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.rate ? { rate: options.rate } : {}), ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}) }), owned: true };
   }
   const target = await UrlTarget.create({
     url: options.target,
     ...(options.username !== undefined ? { username: options.username } : {}),
     ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(options.jwtSecret !== undefined ? { signingSecret: options.jwtSecret } : {}),
+    ...(options.peerAddress !== undefined ? { remoteLocalAddress: options.peerAddress } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.rate ? { rate: options.rate } : {}),
   });
@@ -120,6 +137,8 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
  * The property-based suites (fast-check, a reference model written from the spec) after the
  * per-endpoint checks, so the instances they create never meet the list checks. Each result becomes
  * a check of its endpoint; a failure's message carries the seed, the path and the replay command.
+ * `checked` is the whole selection: with --shard the properties are dealt to shards on their own,
+ * and may use (and report on) endpoints whose other checks another shard runs.
  */
 async function runProperties(
   ctx: ConformContext,
@@ -134,6 +153,7 @@ async function runProperties(
     seed: options.seed,
     numRuns,
     contract: checked,
+    ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
     onProgress: (line) => progress(`property         ${line}`),
   });
@@ -256,13 +276,16 @@ function reportEndpointDone(
 }
 
 /**
- * The `mqsim conform` command line that checks the same endpoints the same way. The password is
- * never written: the command reads it from $MQSIM_PASSWORD.
+ * The `mqsim conform` command line that checks the same endpoints the same way. Secrets are never
+ * written: the command reads the password from $MQSIM_PASSWORD and the signing secret from $MQSIM_JWT_SECRET.
  */
 function replayOf(targetName: string, options: ConformOptions): string {
   const parts = ['mqsim conform --target', shellArg(targetName), '--seed', String(options.seed)];
   if (targetName === 'sim' && options.nodes !== undefined && options.nodes !== 3) parts.push('--nodes', String(options.nodes));
   if (options.username !== undefined) parts.push('--username', shellArg(options.username), '--password "$MQSIM_PASSWORD"');
+  if (options.jwtSecret !== undefined) parts.push('--jwt-secret "$MQSIM_JWT_SECRET"');
+  if (options.peerAddress !== undefined) parts.push('--peer-address', shellArg(options.peerAddress));
+  if (options.mqtt !== undefined) parts.push('--mqtt', shellArg(options.mqtt));
   if (options.rate !== undefined) parts.push('--rate', String(options.rate));
   return `${parts.join(' ')}${selectionFlags(options)}`;
 }
@@ -272,7 +295,8 @@ function replayOf(targetName: string, options: ConformOptions): string {
  * each family's endpoints (valid request, envelope and data schema, documented alternatives,
  * behaviour rules, list laws, missing and unknown parameters, length limits, wrong method, auth),
  * then cleanup and the envelope invariants over every answer seen. Never throws for a target's
- * misbehaviour: each problem becomes a failed check or a note.
+ * misbehaviour: each problem becomes a failed check or a note. Throws a SetupError (preflight.ts)
+ * before any check when nothing answers, the target is not this API, or the login is refused.
  */
 export async function runConform(options: ConformOptions): Promise<Report> {
   const startedAt = new Date();
@@ -281,21 +305,21 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   // --only/--skip/--shard narrow what is checked; fixtures and cross-endpoint lookups still see the
   // whole contract. Bad patterns throw here, before anything is opened.
   const selection = selectEndpoints(contract, options);
+  const mqttAddress = options.mqtt !== undefined ? parseMqttFlag(options.mqtt) : undefined;
   const checked = selection.inShard;
   const durations = new Map<string, number>();
   const progress = options.onProgress ?? (() => {});
   const { target, owned } = await openTarget(options);
+  // Down, not this API, or credentials refused: one SetupError instead of hundreds of failed checks.
+  const ready = await preflight(target).catch(async (e: unknown) => {
+    if (owned) await target.close().catch(() => {});
+    throw e;
+  });
   const ctx = new ConformContext(target, options.seed, contract);
+  ctx.notes.push(...ready.notes);
+  if (mqttAddress) ctx.mqttAddress = mqttAddress;
   let propertyRun: PropertyRunRecord | undefined;
   try {
-    if (target.credentials) {
-      try {
-        const res = await target.login();
-        if (!target.token) ctx.notes.push(`login with the given credentials failed: HTTP ${res.status} ${res.text.slice(0, 160)}; requests carry no token`);
-      } catch (e) {
-        ctx.notes.push(`login with the given credentials failed: ${(e as Error).message}`);
-      }
-    }
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
     const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
 
@@ -330,7 +354,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
 
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
-    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, checked, options, progress);
+    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
     for (const e of checked) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
@@ -339,9 +363,12 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (owned) await target.close().catch(() => {});
   }
 
-  const endpoints: EndpointReport[] = checked.map((e) => {
+  // A shard also reports the checks it ran on other shards' endpoints (its properties'), so merged shards have every check once.
+  const reported = options.shard ? selection.selected.filter((e) => checked.includes(e) || ctx.results.has(e.id)) : checked;
+  const endpoints: EndpointReport[] = reported.map((e) => {
     const checks = ctx.results.get(e.id) ?? [];
-    const ms = durations.get(e.id);
+    // No time of this shard went to the endpoint's own checks.
+    const ms = durations.get(e.id) ?? (checked.includes(e) ? undefined : 0);
     return { id: e.id, method: e.method, path: e.path, tag: e.tag, summary: e.summary, status: endpointStatusOf(checks), checks, ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}) };
   });
   const requests = requestStats(ctx.log.exchanges);

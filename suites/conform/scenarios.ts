@@ -116,7 +116,12 @@ export async function messageTopic(ctx: ConformContext): Promise<{ tenant: strin
   if (family && resources && resources.createEndpoint(family)) {
     const fields = family.fields(ctx, '-msg');
     const ex = await resources.create(family, fields, 'fixture');
-    if (ex && succeeded(ex)) ctx.state.messageTopic = { tenant: String(fields.tenant), topic_name: String(fields.topic_name) };
+    if (ex && succeeded(ex)) {
+      ctx.state.messageTopic = { tenant: String(fields.tenant), topic_name: String(fields.topic_name) };
+      // One record from the start, so a read has something to return whichever endpoint runs first (and in any shard).
+      const send = ctx.endpoint('POST', '/api/mqtt/message/send') ?? ctx.endpoint('POST', '/api/cluster/message/send');
+      if (send) await ctx.call(send, { tenant: fields.tenant, topic: fields.topic_name, payload: 'mqsim conform first record', key: 'conform' }, 'fixture');
+    }
   }
   return ctx.state.messageTopic ?? ctx.state.topic;
 }

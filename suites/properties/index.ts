@@ -1,5 +1,7 @@
 import { CONTRACT, endpointById } from '../../fixtures/contract/index.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { ShardSpec } from '../conform/report-model.ts';
+import { shardOf } from '../report/selection.ts';
 import type { Target } from '../targets/target.ts';
 import { familyProperty } from './model-based/family-property.ts';
 import { PathPacer, PropertyClient, type ClientStats, type Outcome } from './property-client.ts';
@@ -36,6 +38,12 @@ export interface PropertySuiteOptions {
   onStats?: (stats: ClientStats & { outcomes: Partial<Record<Outcome, number>> }) => void;
   /** Endpoints the run may use (e.g. after --only/--skip); default the whole contract. */
   contract?: readonly EndpointContract[];
+  /**
+   * `--shard i/n`: run only the properties dealt to this shard (round robin over the properties,
+   * independently of how the endpoints are dealt), so the shards of a run together run each once.
+   * The properties still call any endpoint of `contract`. Ignored when replaying a `path`.
+   */
+  shard?: ShardSpec;
   /** Commands per model run (default 15). */
   maxCommands?: number;
   /** Properties run at once, each in its own tenant (default 4). */
@@ -114,10 +122,13 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     defs = [def];
   } else {
     // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
-    defs = [
-      ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
-      ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
-    ];
+    defs = shardOf(
+      [
+        ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
+        ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
+      ],
+      options.shard,
+    );
   }
 
   const settings: RunSettings = {

@@ -47,6 +47,22 @@ describe('mqsim report merge (model)', () => {
     expect(() => mergeReports([shard(1, 2, e1), { ...shard(1, 2, e2), file: 'again' }])).toThrow(/shard 1\/2 is given twice/);
   });
 
+  it('combines one endpoint reported by several shards of a run (a property dealt elsewhere), never by overlapping runs', () => {
+    const own = [{ ...endpoint('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass')]), durationMs: 40 }];
+    const property = [{ ...endpoint('GET', '/api/cluster/tenant/list', 'tenants', [check('property.model.tenants', 'fail')]), durationMs: 0 }];
+    const m = mergeReports([shard(2, 2, property), shard(1, 2, own)]);
+    expect(m.endpoints).toHaveLength(1);
+    expect(m.endpoints[0]).toMatchObject({ status: 'fail', durationMs: 40 });
+    expect(m.endpoints[0].checks.map((c) => c.id)).toEqual(['happy-path', 'property.model.tenants']);
+    expect(m.summary).toMatchObject({ checks: 2, failed: 1 });
+    // Not shards of one run: refused as before.
+    expect(() => mergeReports([{ file: 'a', report: reportOf(own) }, { file: 'b', report: reportOf(property) }])).toThrow(/GET \/api\/cluster\/tenant\/list is in both a and b: merge the shards of one run/);
+    const otherRun = (index: number, eps: Report['endpoints']) => ({ ...shard(index, 3, eps), file: `other/s${index}` });
+    expect(() => mergeReports([shard(1, 2, own), shard(2, 2, []), otherRun(1, property), otherRun(2, []), otherRun(3, [])])).toThrow(/is in both s1\/report.json and other\/s1: merge the shards of one run/);
+    // The same check in two shards: the runs overlap.
+    expect(() => mergeReports([shard(1, 2, own), shard(2, 2, own)])).toThrow(/is in both s1\/report.json and s2\/report.json \(check happy-path in each\)/);
+  });
+
   it('is vacuous when any input was, and combines or recomputes the baseline comparison', () => {
     const ok = [endpoint('GET', '/api/status', 'cluster-status', [check('happy-path', 'pass')])];
     const bad = [endpoint('GET', '/api/info', 'cluster-status', [check('happy-path', 'fail')])];
@@ -84,4 +100,21 @@ describe('shards of a real run', () => {
     expect(merged.verdict).toBe(full.verdict);
     expect(merged.replay).toBe(full.replay);
   }, 60_000);
+
+  // Every check, its status and the findings are the same: a shard makes what its checks need (list
+  // populations, the message checks' own topic with a first record) whatever ran before it elsewhere.
+  it('with the property suites: every check of the unsharded run is in exactly one of 2 (and of 3) shards', async () => {
+    /** The multiset of (endpoint, check id, status), as sorted lines. */
+    const outcomes = (r: Report) => r.endpoints.flatMap((e) => e.checks.map((c) => `${endpointKey(e)} ${c.id} ${c.status}`)).sort();
+    const full = await runConform({ target: 'sim', seed: 6 });
+    expect(full.endpoints.flatMap((e) => e.checks).filter((c) => c.id.startsWith('property.model.')).length).toBeGreaterThan(0);
+    for (const count of [2, 3]) {
+      const shards = [];
+      for (let index = 1; index <= count; index++) shards.push({ file: `s${index}`, report: await runConform({ target: 'sim', seed: 6, shard: { index, count } }) });
+      const merged = mergeReports(shards);
+      expect(outcomes(merged), `${count} shards`).toEqual(outcomes(full));
+      expect(merged.summary, `${count} shards`).toEqual(full.summary);
+      expect(merged.findings, `${count} shards`).toEqual(full.findings);
+    }
+  }, 120_000);
 });

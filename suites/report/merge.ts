@@ -5,6 +5,7 @@ import { buildFindings } from '../conform/findings.ts';
 import {
   applyVerdict,
   endpointKey,
+  endpointStatusOf,
   summarize,
   vacuousRun,
   type BaselineComparison,
@@ -53,7 +54,7 @@ function checkShardsComplete(inputs: readonly MergeInput[]): void {
   const groups = new Map<string, { count: number; seen: Set<number>; files: string[] }>();
   for (const { file, report } of inputs) {
     if (!report.shard) continue;
-    const key = `${selectionKey(report.selection)} ${report.shard.count}`;
+    const key = shardGroupOf(report);
     const g = groups.get(key) ?? { count: report.shard.count, seen: new Set<number>(), files: [] };
     if (g.seen.has(report.shard.index)) throw new MergeError(`shard ${report.shard.index}/${report.shard.count} is given twice (${g.files.join(', ')} and ${file})`);
     g.seen.add(report.shard.index);
@@ -64,6 +65,18 @@ function checkShardsComplete(inputs: readonly MergeInput[]): void {
     const missing = Array.from({ length: g.count }, (_, i) => i + 1).filter((i) => !g.seen.has(i));
     if (missing.length) throw new MergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${g.count}`).join(', ')} (merged: ${g.files.join(', ')})`);
   }
+}
+
+/** Which run's shards a report belongs to: its selection and shard count. */
+function shardGroupOf(report: Report): string {
+  return `${selectionKey(report.selection)} ${report.shard?.count ?? 0}`;
+}
+
+/** One endpoint's checks from two shards of a run, as one entry. */
+function combineEndpoint(a: EndpointReport, b: EndpointReport): EndpointReport {
+  const checks = [...a.checks, ...b.checks];
+  const ms = a.durationMs === undefined && b.durationMs === undefined ? undefined : (a.durationMs ?? 0) + (b.durationMs ?? 0);
+  return { ...a, checks, status: endpointStatusOf(checks), ...(ms !== undefined ? { durationMs: ms } : {}) };
 }
 
 /** The replay commands of the inputs without their `--shard`: one command when the shards split one run. */
@@ -88,8 +101,10 @@ function combinedBaseline(inputs: readonly MergeInput[]): BaselineComparison | u
 
 /**
  * Combines reports of one target (typically the shards of a run) into one report: endpoints in
- * contract order, counts and verdict recomputed, vacuous when any input was. Refuses reports of
- * different targets, an endpoint present twice, and an incomplete set of shards.
+ * contract order, counts and verdict recomputed, vacuous when any input was. An endpoint reported by
+ * several shards of one run (its own checks in one, a property's in another) becomes one entry with
+ * all their checks. Refuses reports of different targets, an endpoint present in overlapping runs
+ * (not shards of one run, or the same check twice), and an incomplete set of shards.
  */
 export function mergeReports(inputs: readonly MergeInput[], options: MergeOptions = {}): Report {
   if (inputs.length === 0) throw new MergeError('nothing to merge: give at least one report directory');
@@ -97,15 +112,28 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   if (targets.length > 1) throw new MergeError(`the reports are of different targets: ${targets.join(', ')}`);
   checkShardsComplete(inputs);
 
-  const owner = new Map<string, string>();
+  const owner = new Map<string, { file: string; shards?: string; at: number }>();
   const endpoints: { e: EndpointReport; order: number }[] = [];
-  for (const { file, report } of inputs) {
+  // Shards in order, so an endpoint's checks from several shards come in a stable order.
+  const ordered = [...inputs].sort((a, b) => (a.report.shard?.index ?? 0) - (b.report.shard?.index ?? 0));
+  for (const { file, report } of ordered) {
+    const shards = report.shard ? shardGroupOf(report) : undefined;
     for (const e of report.endpoints) {
       const key = endpointKey(e);
       const first = owner.get(key);
-      if (first !== undefined) throw new MergeError(`${key} is in both ${first} and ${file}: merge the shards of one run, not overlapping runs`);
-      owner.set(key, file);
-      endpoints.push({ e, order: CONTRACT_ORDER.get(key) ?? CONTRACT.length + endpoints.length });
+      if (first === undefined) {
+        owner.set(key, { file, ...(shards ? { shards } : {}), at: endpoints.length });
+        endpoints.push({ e, order: CONTRACT_ORDER.get(key) ?? CONTRACT.length + endpoints.length });
+        continue;
+      }
+      // Shards of one run may each report checks on one endpoint (a property dealt to another shard
+      // than the endpoint); the same check in two inputs means the runs overlap.
+      const held = endpoints[first.at].e;
+      const twice = held.checks.find((c) => e.checks.some((d) => d.id === c.id));
+      if (!shards || shards !== first.shards || twice) {
+        throw new MergeError(`${key} is in both ${first.file} and ${file}${twice ? ` (check ${twice.id} in each)` : ''}: merge the shards of one run, not overlapping runs`);
+      }
+      endpoints[first.at].e = combineEndpoint(held, e);
     }
   }
   endpoints.sort((a, b) => a.order - b.order);

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface ProxyOptions {
   exemptEveryPeer?: boolean;
+  /** Forward requests from these client addresses from 127.0.0.1: a server exempting just them. */
+  exemptPeers?: readonly string[];
   /** New body text for an answer, or undefined to keep it. */
   rewrite?: (method: string, path: string, status: number, body: string) => string | undefined;
 }
@@ -33,7 +35,8 @@ export async function startProxy(upstream: string, options: ProxyOptions = {}): 
     try {
       const body = await readAll(req);
       const headers = { ...req.headers, host: target.host };
-      const peer = options.exemptEveryPeer ? '127.0.0.1' : (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+      const client = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+      const peer = options.exemptEveryPeer || options.exemptPeers?.includes(client) ? '127.0.0.1' : client;
       const answer = await new Promise<IncomingMessage>((resolve, reject) => {
         const out = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, localAddress: peer }, resolve);
         out.on('error', reject);

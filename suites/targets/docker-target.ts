@@ -81,16 +81,23 @@ export interface DockerTargetOptions {
   /** Override the credentials of the spec (e.g. from --username/--password). */
   username?: string;
   password?: string;
+  /** The server's token signing secret (`--jwt-secret`). */
+  signingSecret?: string;
+  /** Local address the auth checks send from (`--peer-address`). */
+  peerAddress?: string;
 }
 
 /** A server image started for the run; requests go through a URL target at the mapped port. */
 export class DockerTarget extends WrappingTarget {
+  readonly signingSecret?: string;
+
   private constructor(
     readonly name: string,
     inner: UrlTarget,
     stopContainer: () => Promise<unknown>,
   ) {
     super(inner, stopContainer);
+    if (inner.signingSecret !== undefined) this.signingSecret = inner.signingSecret;
   }
 
   static async start(raw: string, options: DockerTargetOptions = {}): Promise<DockerTarget> {
@@ -115,6 +122,8 @@ export class DockerTarget extends WrappingTarget {
         ...(username !== undefined && password !== undefined ? { username, password } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.rate !== undefined ? { rate: options.rate } : {}),
+        ...(options.signingSecret !== undefined ? { signingSecret: options.signingSecret } : {}),
+        ...(options.peerAddress !== undefined ? { remoteLocalAddress: options.peerAddress } : {}),
       });
       return new DockerTarget(raw, inner, () => container.stop());
     } catch (e) {

@@ -36,6 +36,8 @@ export interface SimTargetOptions {
    * Ten minutes is enough for every check (monitor series, bans) and starts several times faster.
    */
   warmUpMs?: number;
+  /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
+  peerAddress?: string;
 }
 
 /** Admin credentials of the embedded simulator, so a run can log in and check tokens end to end. */
@@ -129,6 +131,7 @@ export class SimTarget extends WrappingTarget {
       credentials: { username: SIM_ADMIN.username, password: SIM_ADMIN.password },
       control,
       wait: (ms) => control.advance(ms),
+      ...(options.peerAddress !== undefined ? { remotePeer: options.peerAddress } : {}),
       handle: async (req) => app.handle({ method: req.method, url: req.url, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), peer: req.peer, nodeId: 1 }),
     });
     return new SimTarget(inner, async () => inner.close(), control, 'in-process', []);
@@ -154,6 +157,7 @@ export class SimTarget extends WrappingTarget {
         password: SIM_ADMIN.password,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.rate !== undefined ? { rate: options.rate } : {}),
+        ...(options.peerAddress !== undefined ? { remoteLocalAddress: options.peerAddress } : {}),
       });
       return new SimTarget(inner, () => running.close(), controlOf(running.cluster), 'loopback', running.nodeUrls);
     } catch (e) {

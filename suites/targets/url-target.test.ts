@@ -109,6 +109,28 @@ describe('UrlTarget', () => {
     expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe('127.0.0.2');
   });
 
+  it('sends from the --peer-address it is given, for a loopback target and for one that is not', async () => {
+    const url = await serve((req, res) => json(res, 200, { code: 0, message: 'success', data: req.socket.remoteAddress }));
+    for (const loopback of [true, false]) {
+      const t = await target({ url, remoteLocalAddress: '127.0.0.3', loopback });
+      if (!t.capabilities.remotePeer.available) {
+        // Some sandboxes do not route 127.0.0.3; then the capability says why and names the flag.
+        expect(t.capabilities.remotePeer.reason).toMatch(/127\.0\.0\.3.*\(--peer-address\)$/);
+        return;
+      }
+      expect(t.capabilities.remoteVia).toEqual({ address: '127.0.0.3' });
+      expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe('127.0.0.3');
+      expect(((await t.request({ method: 'GET', path: '/' })).json as any).data).toBe('127.0.0.1');
+    }
+  });
+
+  it('a --peer-address this host cannot send from leaves the auth checks without a peer, saying why', async () => {
+    const url = await serve((_req, res) => json(res, 200, { code: 0, message: 'success', data: null }));
+    const t = await target({ url, remoteLocalAddress: '203.0.113.7', timeoutMs: 1000 });
+    expect(t.capabilities.remotePeer.available).toBe(false);
+    expect(t.capabilities.remotePeer.reason).toMatch(/^auth checks need a non-loopback peer: cannot connect from 203\.0\.113\.7: .* \(--peer-address\)$/);
+  });
+
   it('reaches a server listening on every interface at this host\'s own address, a truly remote peer', async () => {
     const server = createServer((req, res) => json(res, 200, { code: 0, message: 'success', data: req.socket.remoteAddress }));
     await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));

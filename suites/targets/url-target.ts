@@ -18,7 +18,11 @@ export interface UrlTargetOptions {
   maxRetries?: number;
   /** Longest wait for one 429, in seconds, whatever `Retry-After` says (default 10). */
   maxRetryAfterSeconds?: number;
-  /** Local address that is not the spec's exempt loopback (default 127.0.0.2). */
+  /**
+   * Local address `asRemotePeer` requests are sent from (`--peer-address`): one the spec does not
+   * exempt. Default: this host's own non-loopback address when the server listens there, else
+   * 127.0.0.2 for a loopback target, and no binding at all for a remote one.
+   */
   remoteLocalAddress?: string;
   /**
    * Whether the server sees the run's requests as loopback (default: the URL's host is 127.0.0.1,
@@ -62,6 +66,9 @@ async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(err?: Erro
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
+/** The command-line flag that chooses the non-exempt peer address, named in reasons. */
+const PEER_FLAG = '--peer-address';
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Parses and checks a target URL; throws a message fit for a usage error. */
@@ -96,6 +103,7 @@ function probeBind(host: string, port: number, localAddress: string, timeoutMs: 
  * credentials (Bearer on every request), waits out 429 answers per `Retry-After` (bounded), and can
  * pace requests client-side. For a loopback URL, a second agent bound to 127.0.0.2 plays a
  * non-loopback peer: the spec exempts only 127.0.0.1 and ::1, and Linux routes all of 127/8 to lo.
+ * `remoteLocalAddress` (`--peer-address`) chooses that peer's address for any URL.
  */
 export class UrlTarget implements Target {
   readonly name: string;
@@ -144,26 +152,27 @@ export class UrlTarget implements Target {
   /** Creates the target and probes whether a non-loopback local address can reach it. */
   static async create(options: UrlTargetOptions): Promise<UrlTarget> {
     const target = new UrlTarget(options);
-    if (target.capabilities.loopback) {
-      const localAddress = options.remoteLocalAddress ?? '127.0.0.2';
-      const host = target.url.hostname === 'localhost' ? '127.0.0.1' : target.url.hostname.replace(/^\[|\]$/g, '');
-      const port = Number(target.url.port || (target.url.protocol === 'https:' ? 443 : 80));
-      const lan = host === '::1' ? undefined : await target.probeOwnAddresses(port);
-      if (lan) {
-        // The server listens on every interface: reach it at this host's own address, a truly remote peer.
-        target.remoteBaseUrl = lan.baseUrl;
-        target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4 });
-        target.capabilities.remotePeer = { available: true };
-        target.capabilities.remoteVia = lan;
-      } else if (host === '::1') {
-        target.capabilities.remotePeer = { available: false, reason: 'the target listens on ::1; no second IPv6 loopback address to send from' };
-      } else {
-        const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
-        target.capabilities.remotePeer = probe.available ? { available: true } : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}` };
-        if (probe.available) {
-          target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
-          target.capabilities.remoteVia = { address: localAddress };
-        }
+    const chosen = options.remoteLocalAddress;
+    if (!target.capabilities.loopback && chosen === undefined) return target;
+    const host = target.url.hostname === 'localhost' ? '127.0.0.1' : target.url.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(target.url.port || (target.url.protocol === 'https:' ? 443 : 80));
+    const lan = host === '::1' || chosen !== undefined ? undefined : await target.probeOwnAddresses(port);
+    if (lan) {
+      // The server listens on every interface: reach it at this host's own address, a truly remote peer.
+      target.remoteBaseUrl = lan.baseUrl;
+      target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4 });
+      target.capabilities.remotePeer = { available: true };
+      target.capabilities.remoteVia = lan;
+    } else if (host === '::1' && chosen === undefined) {
+      target.capabilities.remotePeer = { available: false, reason: `the target listens on ::1; no second IPv6 loopback address to send from: give one of this host's addresses with ${PEER_FLAG}` };
+    } else {
+      const localAddress = chosen ?? '127.0.0.2';
+      const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
+      const hint = chosen === undefined ? `; give another address of this host with ${PEER_FLAG}` : ` (${PEER_FLAG})`;
+      target.capabilities.remotePeer = probe.available ? { available: true } : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}${hint}` };
+      if (probe.available) {
+        target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
+        target.capabilities.remoteVia = { address: localAddress };
       }
     }
     return target;
@@ -171,7 +180,6 @@ export class UrlTarget implements Target {
 
   /** The first non-loopback IPv4 address of this host at which the target's port answers, if any. */
   private async probeOwnAddresses(port: number): Promise<{ address: string; baseUrl: string } | undefined> {
-    if (this.options.remoteLocalAddress) return undefined; // an explicit choice of the second loopback address
     const own = Object.values(networkInterfaces())
       .flat()
       .filter((a): a is NonNullable<typeof a> => a !== undefined && a.family === 'IPv4' && !a.internal)

@@ -38,10 +38,11 @@ export async function badTokens(username: string, realToken?: string): Promise<B
   return { invalid: 'not-a-jwt', algNone, expiredWrongKey, ...(tampered ? { tampered } : {}) };
 }
 
-function expect401(ex: Exchange, what: string, loopbackTarget = false): Verdict {
+/** `peer`: the address a loopback target sees the request from (127.0.0.2 or `--peer-address`). */
+function expect401(ex: Exchange, what: string, peer?: string): Verdict {
   if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
   const env = envelopeOf(ex);
-  const from = loopbackTarget ? 'a non-loopback peer (sent from 127.0.0.2: the spec exempts only 127.0.0.1 and ::1)' : 'a non-loopback peer';
+  const from = peer ? `a non-loopback peer (sent from ${peer}: the spec exempts only 127.0.0.1 and ::1)` : 'a non-loopback peer';
   if (ex.response.status !== 401) return fail(`${what} from ${from} must get HTTP 401, got ${describeAnswer(ex)}`, ex);
   if (env?.code !== 401) return fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex);
   return pass(`${what} refused with 401`);
@@ -92,7 +93,7 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
     : detected && !detected.available
       ? (detected.reason ?? 'auth checks unavailable')
       : undefined;
-  const lo = ctx.target.capabilities.loopback;
+  const lo = ctx.target.capabilities.loopback ? (ctx.target.capabilities.remoteVia?.address ?? '127.0.0.2') : undefined;
   const send = (headers: Record<string, string>) =>
     ctx.send({ method: e.method, path: e.path, ...(e.method === 'POST' ? { body: HARMLESS_BODY } : {}), headers, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
 
@@ -124,8 +125,9 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
   );
   await ctx.check(e, 'auth.expired-signed-token', A.auth401, async () => {
     if (unavailable) return skip(unavailable);
+    if (!ctx.target.signingSecret) return skip('the server\'s token signing secret is not known to the run, so no correctly signed expired token can be made: give it with --jwt-secret (config admin.jwt_secret)');
     const token = await expiredSignedToken(ctx);
-    if (!token) return skip('the server\'s signing secret is not known to the run (only the simulator\'s is), so no correctly signed expired token can be made');
+    if (!token) return skip('no token of the server to read its clock from, so no correctly signed expired token can be made: log in with --username/--password');
     return expect401(await send({ authorization: `Bearer ${token}` }), 'a correctly signed token that expired an hour ago', lo);
   });
   await ctx.check(e, 'auth.tampered-token', A.auth401, async () => {

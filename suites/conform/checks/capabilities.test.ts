@@ -60,9 +60,9 @@ function check(method: string, path: string, id: string): CheckRecord | undefine
 }
 
 describe('capability detection', () => {
-  it('skips the auth checks from 127.0.0.2 with the reason, and reports the wider exemption as one INFO failure', (test) => {
+  it('skips the auth checks from 127.0.0.2 with the reason, and reports the wider exemption as one MUST finding (spec: only 127.0.0.1 and ::1 are exempt)', (test) => {
     if (noSecondAddress) test.skip(`127.0.0.2 cannot be bound here: ${noSecondAddress}`);
-    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1)';
+    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
     expect(report.notes).toContain(`capability non-loopback peer (auth checks): unavailable — ${reason}`);
     for (const id of ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token']) {
       expect(check('GET', '/api/cluster/tenant/list', id)).toMatchObject({ status: 'skipped', message: reason });
@@ -70,7 +70,7 @@ describe('capability detection', () => {
     expect(check('POST', '/api/v1/login', 'login.token-opens-api')).toMatchObject({ status: 'skipped' });
     expect(check('POST', '/api/v1/login', 'login.token-opens-api')!.message).toContain(reason);
     const exemption = check('GET', '/api/status', 'auth.loopback-exemption')!;
-    expect(exemption).toMatchObject({ status: 'fail', level: 'INFO' });
+    expect(exemption).toMatchObject({ status: 'fail', level: 'MUST' });
     expect(exemption.message).toMatch(/exempts more peers than the spec/);
     const failures = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail').map((c) => `${e.path} ${c.id}`));
     expect(failures).toEqual(['/api/status auth.loopback-exemption']);

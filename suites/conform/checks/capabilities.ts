@@ -3,6 +3,7 @@ import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
 import type { Capability } from '../../targets/target.ts';
 import { A } from '../cite.ts';
 import { type ConformContext, type DetectedCapabilities, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform-context.ts';
+import { mqttListenerCandidates } from '../mqtt-listener-address.ts';
 
 /** The spec's exempt addresses, for messages. */
 export const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
@@ -27,7 +28,7 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   if (!e) return { authChecks: { available: true } };
   const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
   if (ex.response && succeeded(ex)) {
-    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT})` }, exemptPeer: peer };
+    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT}); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt` }, exemptPeer: peer };
   }
   return { authChecks: { available: true } };
 }
@@ -66,27 +67,34 @@ async function listenerIsTargets(ctx: ConformContext, host: string, port: number
 
 async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number }> {
   // The simulator serves no MQTT: its mqtt_server ports are nominal, and something else may answer there.
-  if (ctx.target.control) return { listener: { available: false, reason: 'the simulator serves no MQTT listener (its mqtt_server ports are nominal)' } };
-  const get = ctx.endpoint('GET', '/api/cluster/config/get');
-  if (!get) return { listener: { available: false, reason: 'the contract has no config get to read mqtt_server.tcp_port from' } };
-  const ex = await ctx.call(get, {}, 'fixture');
-  const port = Number(((envelopeOf(ex)?.data as Record<string, unknown> | undefined)?.mqtt_server as Record<string, unknown> | undefined)?.tcp_port);
-  if (!succeeded(ex) || !Number.isInteger(port) || port < 1 || port > 65_535) {
-    return { listener: { available: false, reason: `config get shows no mqtt_server.tcp_port (${describeAnswer(ex)})` } };
-  }
-  let host: string;
+  if (ctx.target.control && !ctx.mqttAddress) return { listener: { available: false, reason: 'the simulator serves no MQTT listener (its mqtt_server ports are nominal)' } };
+  let targetHost: string;
   try {
-    host = new URL(ctx.target.baseUrl).hostname.replace(/^\[|\]$/g, '');
+    targetHost = new URL(ctx.target.baseUrl).hostname.replace(/^\[|\]$/g, '');
   } catch {
     return { listener: { available: false, reason: `cannot tell the MQTT host from ${ctx.target.baseUrl}` } };
   }
-  if (host === 'localhost') host = '127.0.0.1';
-  const socket = await openSocket(host, port, 1000);
-  if (typeof socket === 'string') return { listener: { available: false, reason: `no MQTT listener answers: ${socket}` }, host, port };
-  socket.destroy();
-  const notTargets = await listenerIsTargets(ctx, host, port);
-  if (notTargets) return { listener: { available: false, reason: notTargets }, host, port };
-  return { listener: { available: true, address: `${host}:${port}` }, host, port };
+  if (targetHost === 'localhost') targetHost = '127.0.0.1';
+  const unreachable: string[] = [];
+  const others: string[] = [];
+  const notes: string[] = [];
+  for await (const c of mqttListenerCandidates(ctx, targetHost, notes)) {
+    const socket = await openSocket(c.host, c.port, 1000);
+    if (typeof socket === 'string') {
+      unreachable.push(`${socket} (${c.source})`);
+      continue;
+    }
+    socket.destroy();
+    const notTargets = await listenerIsTargets(ctx, c.host, c.port);
+    if (notTargets) {
+      others.push(`${notTargets} (${c.source})`);
+      continue;
+    }
+    return { listener: { available: true, address: `${c.host}:${c.port}`, source: c.source }, host: c.host, port: c.port };
+  }
+  const found = [...(unreachable.length ? [`no MQTT listener answers: ${unreachable.join('; ')}`] : []), ...others];
+  const why = found.length ? found.join('; ') : `no MQTT listener address found: ${notes.join('; ')}`;
+  return { listener: { available: false, reason: `${why}; give the listener with --mqtt HOST:PORT` } };
 }
 
 /**
@@ -114,7 +122,7 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
   const line = (name: string, c: Capability, extra = '') => `capability ${name}: ${c.available ? `available${extra}` : `unavailable — ${c.reason}`}`;
   notes.push(line('non-loopback peer (auth checks)', ctx.capabilities.authChecks));
   notes.push(line('simulator control interface', control));
-  notes.push(line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address}` : ''));
+  notes.push(line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address} (from ${mqtt.listener.source})` : ''));
   notes.push(line('MQTT client for checks', mqttClient, mqttClient.via ? ` via ${mqttClient.via}` : ''));
   return notes;
 }
