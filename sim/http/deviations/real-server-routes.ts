@@ -163,7 +163,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'mqtt.message.send',
     alsoEndpoints: ['mqtt.message.read'],
     description: 'message send and read live at /api/cluster/message/send|read; a POST to the spec\'s /api/mqtt/message/send|read gets the static fallback\'s 405 with an empty body (a GET 404)',
-    checks: ['exists'],
+    // `exists` needs a happy path, which these path-only endpoints do not run; the auth and envelope checks see the 405.
+    checks: ['auth.no-token', 'envelope-invariants', 'exists'],
     caught: true,
     hooks: removedRoute(['/api/mqtt/message/send', '/api/mqtt/message/read'], {
       '/api/cluster/message/send': '/api/mqtt/message/send',
