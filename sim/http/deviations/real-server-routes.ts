@@ -206,7 +206,7 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     id: 'filter-values-unusable-in-query',
     spec: 'breaks',
     notes: 'notes §11.8, §2.3, §3',
-    rule: 'Common list parameters: "| filter_values | array of string | no | values to filter on |" together with "| GET parameters | sent in the URL query string |"',
+    rule: 'Common list parameters: "| filter_values | array of string | no | values to filter on |" together with "| GET parameters | sent in the URL query string (some listings also show them as a JSON object; the field names are the same) |"',
     endpoint: 'cluster.tenant.list',
     alsoEndpoints: ['cluster.user.list', 'cluster.schema-bind.list', 'mqtt.system-alarm.list', 'mqtt.ban-log.list'],
     description: 'GET lists cannot filter by filter_values: the tenant, user, schema-bind, system-alarm and ban-log lists refuse it with plain-text 400 "Failed to deserialize query string: filter_values: invalid type: string \\"x\\", expected a sequence" (repeated: duplicate field), the other GET lists ignore it',
