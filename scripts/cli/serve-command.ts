@@ -68,7 +68,8 @@ function collectDeviations(value: string, previous: string[]): string[] {
   return [...new Set([...previous, ...ids])];
 }
 
-const DEVIATION_HELP = DEVIATIONS.map((d) => `  ${d.id.padEnd(44)} ${d.description}`).join('\n');
+/** One line per deviation: id, whether it breaks the spec or is allowed by it, where it comes from, what it does. */
+const DEVIATION_HELP = DEVIATIONS.map((d) => `  ${d.id.padEnd(40)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}${d.notes ? `, real server ${d.notes.replace(/^notes /, '')}` : ''}] ${d.description}`).join('\n');
 
 /** `--epoch`: an ISO time or Unix milliseconds; default: the wall clock at start, whole seconds. */
 function parseEpoch(value: string | undefined): number {
@@ -140,7 +141,8 @@ Live connectors (--live-connectors; off by default; a run with it is not replaya
   Redis command_template placeholders: \${topic} \${payload} \${key} \${timestamp} (ms), e.g. RPUSH mqsim:\${topic} \${payload}.
   SQL default columns: mysql (record_key, payload, timestamp); postgres (client_id, topic, timestamp, payload, data).
 
-Deviations (--deviation ID; never for normal use: each makes the simulator break the spec on purpose):
+Deviations (--deviation ID; never for normal use): deliberately broken behaviours ("breaks spec") and
+the real server's behaviours from the reference notes, marked "breaks spec" or "spec allows":
   $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
 ${DEVIATION_HELP}`,
     )

@@ -68,7 +68,7 @@ export class AppliedDeviations {
     if (this.active.length === 0) return res;
     const { path } = parseUrl(req.url);
     let out = res;
-    for (const d of this.active) if (d.hooks.response) out = d.hooks.response(out, path, this.cluster);
+    for (const d of this.active) if (d.hooks.response) out = d.hooks.response(out, path, this.cluster, req);
     return out;
   }
 }

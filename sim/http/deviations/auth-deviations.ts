@@ -43,6 +43,7 @@ const userListPath = endpointById('cluster.user.list').path;
 export const AUTH_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'user-list-auth-skipped',
+    spec: 'breaks',
     endpoint: 'cluster.user.list',
     description: 'the user list is served without authentication: a remote peer without a token gets 200',
     checks: ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token'],
@@ -51,6 +52,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'loopback-range-exempt',
+    spec: 'breaks',
     endpoint: 'cluster.status',
     description: 'every peer in 127.0.0.0/8 is exempt from the token, not only 127.0.0.1 and ::1',
     checks: ['auth.loopback-exemption'],
@@ -59,6 +61,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'token-signature-not-verified',
+    spec: 'breaks',
     endpoint: 'cluster.topic.list',
     description: 'a token is decoded but neither its signature, its algorithm nor its expiry is verified',
     checks: ['auth.alg-none-token', 'auth.tampered-token', 'auth.expired-token'],
@@ -73,6 +76,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'token-expiry-not-checked',
+    spec: 'breaks',
     endpoint: 'cluster.topic.list',
     description: 'a token with a valid signature is accepted after it expired',
     checks: ['auth.expired-signed-token'],
@@ -90,6 +94,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'login-any-credentials-accepted',
+    spec: 'breaks',
     endpoint: 'auth.login',
     description: 'login with wrong credentials issues a token',
     checks: ['login.wrong-credentials'],
@@ -105,6 +110,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'login-failure-wrong-text',
+    spec: 'breaks',
     endpoint: 'auth.login',
     description: 'login with wrong credentials answers 401 "Unauthorized" instead of "Invalid username or password"',
     checks: ['login.wrong-credentials'],

@@ -12,6 +12,7 @@ const TOPIC_TYPES = /^topic_/;
 export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'connector-detail-wrong-not-found-text',
+    spec: 'breaks',
     endpoint: 'cluster.connector.detail',
     description: 'connector detail of an unknown connector fails with "connector not found" instead of the spec\'s "Connector {name} does not exist."',
     checks: ['error.connector-not-found'],
@@ -29,6 +30,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-update-unknown-succeeds',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.update',
     description: 'tenant update of a tenant that does not exist answers success',
     checks: ['error.tenant-not-found'],
@@ -39,6 +41,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'config-get-unknown-broker-answers-local',
+    spec: 'breaks',
     endpoint: 'cluster.config.get',
     description: 'config get with a broker_id no node has answers the local node\'s configuration instead of an error',
     checks: ['error.unknown-broker-id'],
@@ -51,6 +54,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'config-set-not-persisted',
+    spec: 'breaks',
     endpoint: 'cluster.config.set',
     description: 'config set answers success but the change is never applied',
     checks: ['config.set-get-roundtrip'],
@@ -59,6 +63,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'node-leave-online-without-force',
+    spec: 'breaks',
     endpoint: 'cluster.node.leave',
     description: 'node leave removes an online node although force was not given',
     checks: ['node-leave.refuses-online-node'],
@@ -68,6 +73,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'health-ready-200-not-ready',
+    spec: 'breaks',
     endpoint: 'health.ready',
     description: 'readiness probe answers HTTP 200 with status not_ready (status and code disagree)',
     checks: ['health.ready-body'],
@@ -82,6 +88,9 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'monitor-data-newest-first',
+    spec: 'breaks',
+    notes: 'notes §11.23, §8.5',
+    rule: 'Endpoints, MQTT overview, monitoring, clients, sessions, subscriptions: "Retention is the last hour; the sampling interval is normally 60 seconds; points are ordered by time."',
     endpoint: 'mqtt.monitor.data',
     description: 'monitor data: points come newest first instead of ordered by time',
     checks: ['monitor.ordered-by-date'],
@@ -90,6 +99,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'monitor-data-missing-dimension-not-empty',
+    spec: 'breaks',
     endpoint: 'mqtt.monitor.data',
     description: 'monitor data: a topic series without topic_name answers some topic\'s series instead of []',
     checks: ['monitor.missing-dimension'],
@@ -108,6 +118,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-create-default-max-topics-5000',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.create',
     description: 'tenant create: an omitted max_topics defaults to 5000 instead of 5000000',
     checks: ['tenant.default-quota'],
@@ -123,6 +134,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'overview-connector-num-off-by-one',
+    spec: 'breaks',
     endpoint: 'mqtt.overview',
     description: 'MQTT overview: connector_num counts one more connector than the connector list holds',
     checks: ['overview.connector_num-matches-list'],
@@ -137,6 +149,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'segment-detail-every-replica-leader',
+    spec: 'breaks',
     endpoint: 'storage.segment.detail',
     description: 'segment detail: every replica claims is_leader (the leader flag is not per replica)',
     checks: ['segment.replica-invariants'],

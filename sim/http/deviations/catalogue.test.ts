@@ -16,7 +16,12 @@ describe('the deviation catalogue', () => {
       expect(endpointIds.has(d.endpoint), `${d.id}: endpoint ${d.endpoint}`).toBe(true);
       expect(d.description.length, d.id).toBeGreaterThan(20);
       expect(d.description, d.id).not.toContain('\n');
-      expect(d.checks.length, d.id).toBeGreaterThan(0);
+      expect(['breaks', 'allows'], d.id).toContain(d.spec);
+      // A deviation that must be caught names the checks; an allowed behaviour may name none.
+      if (d.spec === 'breaks' && d.caught) expect(d.checks.length, d.id).toBeGreaterThan(0);
+      if (d.spec === 'allows') expect(d.caught, `${d.id} is allowed by the spec: no check may catch it`).toBe(false);
+      if (d.notes !== undefined) expect(d.rule?.length ?? 0, `${d.id} reproduces the real server: quote the spec rule`).toBeGreaterThan(20);
+      for (const id of d.alsoEndpoints ?? []) expect(endpointIds.has(id), `${d.id}: also-endpoint ${id}`).toBe(true);
       expect(Object.keys(d.hooks).length, `${d.id} changes nothing`).toBeGreaterThan(0);
       for (const t of d.tags ?? []) expect(tags.has(t), `${d.id}: tag ${t}`).toBe(true);
       if (!d.caught) expect(d.reason?.length ?? 0, `${d.id} is not caught: say why`).toBeGreaterThan(40);

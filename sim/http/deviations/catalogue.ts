@@ -1,14 +1,19 @@
 /**
  * Every deviation the simulator can be switched into (`mqsim serve --deviation ID`,
- * `AdminAppOptions.deviations`). `deviations-caught.test.ts` runs the conformance suites against the
- * simulator with each one on and proves the run reports it on the right endpoint; the ones marked
- * `caught: false` say why the current checks miss them.
+ * `AdminAppOptions.deviations`): invented bugs, and the real server's behaviours of the reference
+ * notes §11 (`real-server-*.ts`), each marked as breaking a spec rule or allowed by the spec.
+ * `deviations-caught.test.ts` runs the conformance suites against the simulator with each breaking
+ * one on and proves the run reports it on the right endpoint; the ones marked `caught: false` say
+ * why the current checks miss them.
  */
 import { AUTH_DEVIATIONS } from './auth-deviations.ts';
 import { BEHAVIOUR_DEVIATIONS } from './behaviour-deviations.ts';
 import type { Deviation } from './deviation.ts';
 import { ENVELOPE_DEVIATIONS } from './envelope-deviations.ts';
 import { LIST_DEVIATIONS } from './list-deviations.ts';
+import { REAL_SERVER_DEVIATIONS } from './real-server-deviations.ts';
+import { REAL_SERVER_ROUTE_DEVIATIONS } from './real-server-routes.ts';
+import { REAL_SERVER_VARIANTS } from './real-server-variants.ts';
 import { RECORD_DEVIATIONS } from './record-deviations.ts';
 import { VALIDATION_DEVIATIONS } from './validation-deviations.ts';
 
@@ -19,6 +24,9 @@ export const DEVIATIONS: readonly Deviation[] = [
   ...VALIDATION_DEVIATIONS,
   ...AUTH_DEVIATIONS,
   ...ENVELOPE_DEVIATIONS,
+  ...REAL_SERVER_ROUTE_DEVIATIONS,
+  ...REAL_SERVER_DEVIATIONS,
+  ...REAL_SERVER_VARIANTS,
 ];
 
 export const DEVIATION_IDS: readonly string[] = DEVIATIONS.map((d) => d.id);

@@ -31,21 +31,47 @@ export interface DeviationHooks {
   validation?(input: { specs: readonly ParamSpec[]; raw: Record<string, unknown> }, cx: DeviationContext): { specs: readonly ParamSpec[]; raw: Record<string, unknown> };
   /** Wraps the handler and list query: may change the parameters, skip the call, or rewrite `data`. */
   around?(params: Record<string, unknown>, next: NextResult, cx: DeviationContext): Promise<unknown>;
-  /** Rewrites the final answer (status, headers, envelope). `path` is the request's path without query. */
-  response?(res: ApiResponse, path: string, cluster: Cluster): ApiResponse;
+  /**
+   * Rewrites the final answer (status, headers, envelope). `path` is the request's path without query;
+   * `req` the request as it arrived (before any `request` hook rewrote it).
+   */
+  response?(res: ApiResponse, path: string, cluster: Cluster, req: ApiRequest): ApiResponse;
 }
+
+/**
+ * How a deviation stands to the spec: `breaks` a rule the spec states (a conformance run must report
+ * it), or is something the spec `allows` or leaves open (a run must not fail on it).
+ */
+export type SpecStanding = 'breaks' | 'allows';
 
 /** One catalogued deviation. */
 export interface Deviation {
   readonly id: string;
+  readonly spec: SpecStanding;
+  /**
+   * Where the behaviour comes from when it reproduces the real server, e.g. `notes §11.9, §8.2`
+   * (sections of shared/reference/robustmq-implementation-notes.md). Absent for invented bugs.
+   */
+  readonly notes?: string;
+  /**
+   * For `breaks`: the spec sentence broken, quoted verbatim, with its section heading. For `allows`:
+   * the spec text (or silence) that allows the behaviour, in one line.
+   */
+  readonly rule?: string;
   /**
    * Contract endpoint id on which a conformance run must report the deviation: where its effect is
    * visible through the API (for a write that is silently dropped, the list that should show it).
+   * For a behaviour that spans many endpoints, the most representative one (the others: `alsoEndpoints`).
    */
   readonly endpoint: string;
+  /** Other contract endpoints the behaviour shows on, when it spans several. */
+  readonly alsoEndpoints?: readonly string[];
   /** One line: what is broken, as a bug report would say it. */
   readonly description: string;
-  /** Check ids (as in report.json) of `endpoint` expected to fail; at least one must. */
+  /**
+   * Check ids (as in report.json) of `endpoint` expected to fail; at least one must when `caught`.
+   * May be empty for an `allows` deviation (no check should fail on it).
+   */
   readonly checks: readonly string[];
   /** Contract tags the proof run needs besides the endpoint's own tag (fixtures and cross-endpoint checks). */
   readonly tags?: readonly string[];

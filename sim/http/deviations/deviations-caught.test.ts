@@ -73,8 +73,11 @@ describe('the conformance suites against the unbroken simulator', () => {
   });
 });
 
+/** Behaviours the spec allows are not bugs to catch; their proof (no MUST or SHOULD failure) is written elsewhere. */
+const BREAKING = DEVIATIONS.filter((x) => x.spec === 'breaks');
+
 describe('the conformance suites catch each deviation on the right endpoint', () => {
-  for (const d of DEVIATIONS.filter((x) => x.caught)) {
+  for (const d of BREAKING.filter((x) => x.caught)) {
     it(`${d.id} → ${d.endpoint} (${d.checks.join(' | ')})`, async (test) => {
       const { report, noRemotePeer } = await conformWith([d.id], tagsOf(d));
       // The auth checks need a non-loopback peer (127.0.0.2); where none can be bound they are skipped.
@@ -94,7 +97,7 @@ describe('the conformance suites catch each deviation on the right endpoint', ()
 });
 
 describe('deviations the current checks miss', () => {
-  const missed = DEVIATIONS.filter((x) => !x.caught);
+  const missed = BREAKING.filter((x) => !x.caught);
   it(`are listed with the reason (${missed.length}): gaps for new checks`, async () => {
     const lines: string[] = [];
     for (const d of missed) {
@@ -108,5 +111,6 @@ describe('deviations the current checks miss', () => {
       );
     }
     console.log(`deviations not caught by the current checks:\n  ${lines.join('\n  ')}`);
-  });
+    // One conformance run per missed deviation, in sequence: the time budget grows with their number.
+  }, 30_000 + missed.length * 20_000);
 });

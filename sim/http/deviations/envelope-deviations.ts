@@ -5,6 +5,7 @@ import { aroundOn, responseOn, rewriteJson } from './hook-helpers.ts';
 export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'topic-detail-success-code-1',
+    spec: 'breaks',
     endpoint: 'cluster.topic.detail',
     description: 'topic detail answers its successes with code 1 (message success, data present)',
     checks: ['happy-path'],
@@ -13,6 +14,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'topic-rewrite-list-success-message-ok',
+    spec: 'breaks',
     endpoint: 'cluster.topic-rewrite.list',
     description: 'topic-rewrite list answers success with message "ok" instead of "success"',
     checks: ['success-envelope', 'envelope-invariants'],
@@ -23,6 +25,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'schema-create-failure-code-0',
+    spec: 'breaks',
     endpoint: 'cluster.schema.create',
     description: 'schema create answers its refusals and failures with code 0 (the text and HTTP status stay)',
     checks: ['envelope-invariants'],
@@ -34,6 +37,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'user-create-failure-without-message',
+    spec: 'breaks',
     endpoint: 'cluster.user.create',
     description: 'user create failures carry no message (nor error) field',
     checks: ['envelope-invariants'],
@@ -46,6 +50,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'blacklist-create-failure-data-object',
+    spec: 'breaks',
     endpoint: 'cluster.blacklist.create',
     description: 'blacklist create failures carry data {} instead of null',
     checks: ['envelope-invariants'],
@@ -54,6 +59,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'schema-list-internal-error',
+    spec: 'breaks',
     endpoint: 'cluster.schema.list',
     description: 'schema list crashes: every request answers HTTP 500',
     checks: ['happy-path'],
@@ -66,6 +72,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-create-wrong-method-404',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.create',
     description: 'GET on the tenant create path answers 404 instead of 405 with Allow',
     checks: ['wrong-method'],

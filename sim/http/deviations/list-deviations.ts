@@ -7,6 +7,7 @@ type Page = { data: unknown[]; total_count: number };
 export const LIST_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'tenant-list-total-count-is-page-length',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.list',
     description: 'tenant list: total_count is the length of the page instead of the number of matching tenants',
     checks: ['list.page-past-end'],
@@ -20,6 +21,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'topic-list-limit-ignored',
+    spec: 'breaks',
     endpoint: 'cluster.topic.list',
     description: 'topic list: limit and page are ignored, every request answers the whole list',
     checks: ['list.page-past-end', 'list.pages-partition'],
@@ -28,6 +30,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'user-list-page-past-end-is-last-page',
+    spec: 'breaks',
     endpoint: 'cluster.user.list',
     description: 'user list: a page past the end answers the last page instead of an empty one',
     checks: ['list.page-past-end'],
@@ -43,6 +46,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'acl-list-sort-desc-ignored',
+    spec: 'breaks',
     endpoint: 'cluster.acl.list',
     description: 'ACL list: sort_by=desc is ignored, records always come in ascending order',
     checks: ['list.sort.name', 'list.sort.tenant', 'list.sort.resource_type', 'list.sort.resource_name'],
@@ -51,6 +55,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'blacklist-list-fuzzy-filter-as-exact',
+    spec: 'breaks',
     endpoint: 'cluster.blacklist.list',
     description: 'blacklist list: the name filter matches exactly instead of "contains"',
     checks: ['list.filter.name'],
@@ -61,6 +66,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'connector-list-exact-filter-as-fuzzy',
+    spec: 'breaks',
     endpoint: 'cluster.connector.list',
     description: 'connector list: the tenant filter matches "contains" instead of exactly',
     checks: ['list.filter.tenant.not-partial'],
@@ -71,6 +77,9 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'subscribe-list-default-limit-10',
+    spec: 'breaks',
+    notes: 'notes §11.5, §3',
+    rule: 'Common list parameters: "| limit | u32 | no | page size; general default 10000 |"',
     endpoint: 'mqtt.subscribe.list',
     description: 'subscription list: without limit a page holds 10 records instead of 10000',
     checks: ['list.total-count'],
@@ -81,6 +90,9 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-list-default-limit-10',
+    spec: 'breaks',
+    notes: 'notes §11.5, §3',
+    rule: 'Endpoints, Tenants: "**GET /api/cluster/tenant/list**. Query: `tenant_name` (fuzzy, contains match), `page` (default 1), `limit` (default 100)"',
     endpoint: 'cluster.tenant.list',
     description: 'tenant list: without limit a page holds 10 records instead of 100',
     checks: ['tenant.default-limit-100'],
@@ -91,6 +103,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'acl-create-write-dropped',
+    spec: 'breaks',
     endpoint: 'cluster.acl.list',
     description: 'ACL create answers success but stores nothing, so the ACL list never shows the rule',
     checks: ['list.shows-created'],
@@ -99,6 +112,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'blacklist-delete-write-dropped',
+    spec: 'breaks',
     endpoint: 'cluster.blacklist.delete',
     description: 'blacklist delete answers success but removes nothing, so the entry stays listed',
     checks: ['delete.gone-from-list'],
@@ -107,6 +121,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-update-not-applied',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.update',
     description: 'tenant update answers success but keeps the old description',
     checks: ['update.visible-in-list'],

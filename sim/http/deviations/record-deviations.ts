@@ -6,6 +6,7 @@ import { aroundOn, rowsOn } from './hook-helpers.ts';
 export const RECORD_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'user-list-is-superuser-missing',
+    spec: 'breaks',
     endpoint: 'cluster.user.list',
     description: 'user list: records lack is_superuser',
     checks: ['data-schema'],
@@ -16,6 +17,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'user-list-create-time-as-text',
+    spec: 'breaks',
     endpoint: 'cluster.user.list',
     description: 'user list: create_time is a local-time string instead of Unix seconds',
     checks: ['data-schema'],
@@ -24,6 +26,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'tenant-list-create-time-in-ms',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.list',
     description: 'tenant list: create_time in Unix milliseconds instead of seconds',
     checks: ['data-schema'],
@@ -32,6 +35,9 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'mq9-mail-list-create-time-in-seconds',
+    spec: 'breaks',
+    notes: 'notes §11.17, §4.10',
+    rule: 'Resources, mq9 mailbox: "| create_time | u64 | Unix milliseconds |"',
     endpoint: 'mq9.mail.list',
     description: 'mq9 mail list: create_time in Unix seconds instead of milliseconds',
     checks: ['data-schema'],
@@ -40,6 +46,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'blacklist-list-type-lower-case',
+    spec: 'breaks',
     endpoint: 'cluster.blacklist.list',
     description: 'blacklist list: blacklist_type in lower case (clientid) instead of the spec\'s ClientId',
     checks: ['data-schema'],
@@ -48,6 +55,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'connector-list-running-without-broker',
+    spec: 'breaks',
     endpoint: 'cluster.connector.list',
     description: 'connector list: a Running connector shows broker_id null (the assignment is not reported)',
     checks: ['connector.state-and-broker'],
@@ -56,6 +64,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'config-get-leaks-admin-password',
+    spec: 'breaks',
     endpoint: 'cluster.config.get',
     description: 'config get: admin.password is shown in clear text instead of redacted',
     checks: ['config.secrets-not-shown'],
@@ -70,6 +79,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'login-expires-in-ms',
+    spec: 'breaks',
     endpoint: 'auth.login',
     description: 'login: expires_in is given in milliseconds instead of seconds',
     checks: ['login.expires-in-matches-ttl'],

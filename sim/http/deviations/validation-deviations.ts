@@ -7,6 +7,7 @@ import { changeSpec, responseOn, rewriteJson, validationOn } from './hook-helper
 export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'tenant-create-name-length-unenforced',
+    spec: 'breaks',
     endpoint: 'cluster.tenant.create',
     description: 'tenant create accepts a tenant_name longer than 128 characters',
     checks: ['limit.tenant_name.length-129'],
@@ -17,6 +18,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'auto-subscribe-create-name-truncated',
+    spec: 'breaks',
     endpoint: 'mqtt.auto-subscribe.create',
     description: 'auto-subscribe create silently cuts a name longer than 256 characters to 256 instead of refusing it',
     checks: ['limit.name.length-257'],
@@ -30,6 +32,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'acl-create-action-enum-unenforced',
+    spec: 'breaks',
     endpoint: 'cluster.acl.create',
     description: 'ACL create accepts an action outside Publish/Subscribe/All (e.g. "Foo") and stores it',
     checks: ['enum.action'],
@@ -40,6 +43,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'user-create-password-not-required',
+    spec: 'breaks',
     endpoint: 'cluster.user.create',
     description: 'user create without a password is accepted (the password defaults to empty)',
     checks: ['required.password'],
@@ -53,6 +57,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'topic-list-unknown-query-keys-refused',
+    spec: 'breaks',
     endpoint: 'cluster.topic.list',
     description: 'topic list refuses query keys it does not know with a 400 instead of ignoring them',
     checks: ['unknown-fields-ignored'],
@@ -68,6 +73,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'acl-create-refusals-name-no-parameter',
+    spec: 'breaks',
     endpoint: 'cluster.acl.create',
     description: 'ACL create answers every invalid request with "invalid request", never naming the parameter',
     checks: ['required.*.names-param', 'limit.*.names-param'],
@@ -80,6 +86,7 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   },
   {
     id: 'blacklist-create-end-time-not-required',
+    spec: 'breaks',
     endpoint: 'cluster.blacklist.create',
     description: 'blacklist create without end_time is accepted (a ban without end)',
     checks: ['required.end_time'],

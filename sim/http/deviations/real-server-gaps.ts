@@ -1,0 +1,100 @@
+/**
+ * Behaviours of the real server (reference notes §11) that have no `--deviation` switch, and why:
+ * the simulator already behaves that way, the behaviour cannot be reproduced faithfully through the
+ * four hook points (it lives in the model's schedule or stores), or it is not observable through the
+ * HTTP API at all. Listed so the proof of issue 11 can account for every §11 item.
+ */
+import type { SpecStanding } from './deviation.ts';
+
+export interface RealServerGap {
+  /** The id a switch would have. */
+  readonly id: string;
+  readonly spec: SpecStanding;
+  readonly notes: string;
+  readonly why: 'already-simulated' | 'not-reproducible-through-hooks' | 'not-observable';
+  readonly reason: string;
+}
+
+export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
+  {
+    id: 'monitor-no-retention',
+    spec: 'breaks',
+    notes: 'notes §11.23, §8.5',
+    why: 'not-reproducible-through-hooks',
+    reason:
+      'the monitor keeps each series in a fixed one-hour ring (60 points) and drops older points when it samples; the hooks see only the answers, so points older than an hour no longer exist to be returned. Reproducing needs a model option for an unbounded store',
+  },
+  {
+    id: 'monitor-30s-sampling',
+    spec: 'allows',
+    notes: 'notes §11.23, §8.5',
+    why: 'not-reproducible-through-hooks',
+    reason:
+      'sampling is the model\'s 60 s schedule (and counters are counts per interval, where the real server stores per-second rates over 30 s); no hook runs on the schedule, and an extra sample from a request hook would depend on when requests arrive',
+  },
+  {
+    id: 'rate-limit-delays',
+    spec: 'allows',
+    notes: 'notes §11.14, §5',
+    why: 'not-reproducible-through-hooks',
+    reason:
+      'the app answers 429 from its own per-path limiter (max_admin_http_uri_rate) between the request hook and validation; a hook can delay a request but cannot stop the app\'s limiter from refusing it, so "delayed, never 429" needs a limiter option in the app',
+  },
+  {
+    id: 'subscribe-detail-keyed-by-topic',
+    spec: 'breaks',
+    notes: 'notes §11.20, §4.9',
+    why: 'already-simulated',
+    reason: 'the simulator already keys push_subscribe and push_thread by the concrete topic name (a decision noted in the contract), so a switch would change nothing',
+  },
+  {
+    id: 'client-total-ignores-filter',
+    spec: 'allows',
+    notes: 'notes §11.27, §4.9',
+    why: 'already-simulated',
+    reason: 'the client list\'s total_count is already the tenant\'s or cluster\'s total before the client_id filter (contract: totalCount "scope")',
+  },
+  {
+    id: 'system-monitor-percent-read-view',
+    spec: 'allows',
+    notes: 'notes §11.25',
+    why: 'already-simulated',
+    reason: 'config get already shows the system-monitor watermarks as percentages (70, 80)',
+  },
+  {
+    id: 'health-ready-503-code-0',
+    spec: 'allows',
+    notes: 'notes §11.16, §4.12',
+    why: 'already-simulated',
+    reason: 'a not-ready /health/ready already answers HTTP 503 with code 0, status not_ready',
+  },
+  {
+    id: 'topic-create-unknown-tenant',
+    spec: 'allows',
+    notes: 'notes §11.28, §4.3',
+    why: 'already-simulated',
+    reason: 'topic create does not check that the tenant exists in the simulator either (an unknown tenant gets the default quota)',
+  },
+  {
+    id: 'extra-routes-share-group-and-record-delete',
+    spec: 'allows',
+    notes: 'notes §11.4, §4.8, §4.11',
+    why: 'not-reproducible-through-hooks',
+    reason:
+      'share-group list/detail need records the model does not keep (group uuid, member sid/params/connect_id, per-group push thread), and record delete-by-keys/offsets need a record deletion the storage model lacks; the other extra routes are in the extra-routes switch',
+  },
+  {
+    id: 'mcp-oauth-protected-resource',
+    spec: 'allows',
+    notes: 'notes §1.2',
+    why: 'not-reproducible-through-hooks',
+    reason: 'the notes give the keys of /.well-known/oauth-protected-resource ({resource, bearer_methods_supported, resource_documentation}) but not the values of resource and resource_documentation; the /mcp JSON-RPC server itself is another issue\'s work',
+  },
+  {
+    id: 'config-set-invalid-json-persisted',
+    spec: 'allows',
+    notes: 'notes §11.26, §4.1',
+    why: 'not-observable',
+    reason: 'the invalid text is persisted in the meta service but never reaches the in-memory configuration that config get shows; only a restart of the real server would reveal it',
+  },
+];

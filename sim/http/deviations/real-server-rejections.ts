@@ -1,0 +1,388 @@
+/**
+ * The texts of the real server's request rejections (reference notes §2.3, §4), computed from the
+ * request as sent and the contract of the endpoint:
+ * - `Query<T>` (every GET): `Failed to deserialize query string: <serde_urlencoded error>`;
+ * - `Json<T>` (login, config set, offset/*, message/read, storage engine): serde_json's error, after
+ *   axum's `Failed to parse the request body as JSON` / `Failed to deserialize the JSON body into the
+ *   target type`;
+ * - `ValidatedJson<T>` (every other POST): `JSON parsing failed: <the Json text>`, or
+ *   `Parameter validation failed: <validator messages joined by "; ">` with the messages of §4.
+ * The exact serde and axum wording is unverified (notes §12); the forms here follow the libraries'
+ * Display implementations (serde_path_to_error puts `<field>: ` before an error inside a field).
+ */
+import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
+import { CONNECTOR_CATALOGUE } from '../../../fixtures/contract/connector-catalogue.ts';
+import type { EndpointContract, ParamSpec, ParamType } from '../../../fixtures/contract/types.ts';
+import { charLength } from '../../api/validate-params.ts';
+
+type Obj = Record<string, unknown>;
+
+/** Which axum extractor reads the endpoint's request on the real server (notes §4 marks VJ, J, Q). */
+export type Extractor = 'query' | 'json' | 'validated-json';
+
+/** POST endpoints read with plain `Json<T>`; every other POST uses `ValidatedJson<T>`. */
+const PLAIN_JSON = new Set([
+  'auth.login',
+  'cluster.config.set',
+  'cluster.offset.timestamp',
+  'cluster.offset.group',
+  'cluster.offset.commit',
+  'mqtt.message.read',
+  'storage.shard.list',
+  'storage.shard.create',
+  'storage.shard.delete',
+  'storage.segment.list',
+  'storage.segment.detail',
+  'storage.segment.replica-state',
+]);
+
+export function extractorOf(e: EndpointContract): Extractor {
+  if (e.method === 'GET') return 'query';
+  return PLAIN_JSON.has(e.id) ? 'json' : 'validated-json';
+}
+
+export const QUERY_REJECTION_PREFIX = 'Failed to deserialize query string: ';
+export const JSON_SYNTAX_PREFIX = 'Failed to parse the request body as JSON: ';
+export const JSON_DATA_PREFIX = 'Failed to deserialize the JSON body into the target type: ';
+export const JSON_CONTENT_TYPE_TEXT = 'Expected request with `Content-Type: application/json`';
+
+function declared(e: EndpointContract): readonly ParamSpec[] {
+  return e.list ? [...e.params, ...COMMON_LIST_PARAMS] : e.params;
+}
+
+const INT_BOUNDS: Partial<Record<ParamType, [bigint, bigint]>> = {
+  u8: [0n, 255n],
+  u16: [0n, 65_535n],
+  u32: [0n, 4_294_967_295n],
+  u64: [0n, 18_446_744_073_709_551_615n],
+  i32: [-2_147_483_648n, 2_147_483_647n],
+  i64: [-9_223_372_036_854_775_808n, 9_223_372_036_854_775_807n],
+};
+
+/** Rust's `str::parse` error for an integer type, as serde_urlencoded reports it. */
+function parseIntError(type: ParamType, text: string): string | undefined {
+  const [min, max] = INT_BOUNDS[type]!;
+  if (text === '') return 'cannot parse integer from empty string';
+  const signed = min < 0n;
+  if (!(signed ? /^[+-]?\d+$/ : /^\+?\d+$/).test(text)) return 'invalid digit found in string';
+  const n = BigInt(text);
+  if (n > max) return 'number too large to fit in target type';
+  if (n < min) return 'number too small to fit in target type';
+  return undefined;
+}
+
+/** serde_urlencoded's error for one query value of a field of this type, or undefined when it parses. */
+function queryValueError(spec: ParamSpec, value: string): string | undefined {
+  if (INT_BOUNDS[spec.type]) return parseIntError(spec.type, value);
+  if (spec.type === 'bool') return value === 'true' || value === 'false' ? undefined : 'provided string was not `true` or `false`';
+  if (spec.type === 'f32' || spec.type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : 'invalid float literal';
+  return undefined;
+}
+
+export interface QueryRejectionOptions {
+  /**
+   * serde_urlencoded cannot read a sequence from a query string (notes §2.3, §11.8): any
+   * `filter_values` is refused. Off: sequences are read the simulator's way.
+   */
+  readonly sequencesRefused?: boolean;
+}
+
+/**
+ * The error `Query<T>` answers for this query (keys in the order sent, repeated keys as arrays),
+ * without the `Failed to deserialize query string: ` prefix; undefined when it deserializes.
+ * Unknown keys are ignored; the first bad pair in query order wins, then the first missing required
+ * field in declaration order (serde derive reports missing fields once the input is consumed).
+ */
+export function queryRejection(e: EndpointContract, query: Record<string, string | string[]>, options: QueryRejectionOptions = {}): string | undefined {
+  const specs = declared(e);
+  for (const key of Object.keys(query)) {
+    const spec = specs.find((p) => p.name === key);
+    if (!spec) continue;
+    const value = query[key];
+    const values = Array.isArray(value) ? value : [value];
+    if (spec.type === 'string-array' || spec.type === 'array') {
+      if (!options.sequencesRefused) continue;
+      return `${key}: invalid type: string ${JSON.stringify(values[0])}, expected a sequence`;
+    }
+    const problem = queryValueError(spec, values[0]);
+    if (problem) return `${key}: ${problem}`;
+    if (values.length > 1) return `duplicate field \`${key}\``;
+  }
+  const missing = specs.find((p) => p.required && !(p.name in query));
+  return missing ? `missing field \`${missing.name}\`` : undefined;
+}
+
+// ---- JSON bodies -------------------------------------------------------------------------------
+
+/** Where a top-level key's value ends in a JSON object text, and where the object closes. */
+interface ObjectLayout {
+  /** Index of the last character of each top-level key's (last) value. */
+  valueEnd: Map<string, number>;
+  /** Index of the closing brace. */
+  close: number;
+}
+
+/** Scans a JSON text that is known to be an object (it parsed) for its top-level layout. */
+function layoutOf(text: string): ObjectLayout | undefined {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && /\s/.test(text[i])) i++;
+  };
+  const skipString = () => {
+    i++; // opening quote
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++; // closing quote
+  };
+  const skipValue = () => {
+    if (text[i] === '"') return skipString();
+    if (text[i] === '{' || text[i] === '[') {
+      let depth = 0;
+      do {
+        if (text[i] === '"') {
+          skipString();
+          continue;
+        }
+        if (text[i] === '{' || text[i] === '[') depth++;
+        else if (text[i] === '}' || text[i] === ']') depth--;
+        i++;
+      } while (depth > 0 && i < text.length);
+      return;
+    }
+    while (i < text.length && !/[\s,}\]]/.test(text[i])) i++;
+  };
+  ws();
+  if (text[i] !== '{') return undefined;
+  i++;
+  const valueEnd = new Map<string, number>();
+  for (;;) {
+    ws();
+    if (text[i] === '}') return { valueEnd, close: i };
+    if (text[i] !== '"') return undefined;
+    const keyStart = i;
+    skipString();
+    const key = JSON.parse(text.slice(keyStart, i)) as string;
+    ws();
+    i++; // ':'
+    ws();
+    skipValue();
+    valueEnd.set(key, i - 1);
+    ws();
+    if (text[i] === ',') i++;
+    if (i >= text.length) return undefined;
+  }
+}
+
+/** serde_json's ` at line L column C` for the character at `index`. */
+function position(text: string, index: number): string {
+  const before = text.slice(0, index);
+  const line = before.split('\n').length;
+  const column = index - before.lastIndexOf('\n');
+  return ` at line ${line} column ${column}`;
+}
+
+/** serde's `Unexpected` for a JSON value. */
+function unexpected(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'sequence';
+  if (typeof v === 'object') return 'map';
+  if (typeof v === 'string') return `string ${JSON.stringify(v)}`;
+  if (typeof v === 'boolean') return `boolean \`${v}\``;
+  if (typeof v === 'number') return Number.isInteger(v) ? `integer \`${v}\`` : `floating point \`${v}\``;
+  return String(v);
+}
+
+const EXPECTED: Partial<Record<ParamType, string>> = {
+  string: 'a string',
+  bool: 'a boolean',
+  u8: 'u8',
+  u16: 'u16',
+  u32: 'u32',
+  u64: 'u64',
+  i32: 'i32',
+  i64: 'i64',
+  f32: 'f32',
+  number: 'f64',
+  'string-array': 'a sequence',
+  array: 'a sequence',
+};
+
+/** serde's error for a field value of the wrong type, or undefined when it fits (objects are not judged). */
+function typeError(spec: ParamSpec, v: unknown): string | undefined {
+  const expected = EXPECTED[spec.type];
+  if (!expected) return undefined;
+  if (v === null) return spec.required ? `invalid type: null, expected ${expected}` : undefined;
+  const bounds = INT_BOUNDS[spec.type];
+  if (bounds) {
+    if (typeof v !== 'number' || !Number.isInteger(v)) return `invalid type: ${unexpected(v)}, expected ${expected}`;
+    const n = BigInt(v);
+    return n < bounds[0] || n > bounds[1] ? `invalid value: integer \`${v}\`, expected ${expected}` : undefined;
+  }
+  const ok =
+    spec.type === 'string' ? typeof v === 'string' : spec.type === 'bool' ? typeof v === 'boolean' : spec.type === 'f32' || spec.type === 'number' ? typeof v === 'number' : Array.isArray(v);
+  return ok ? undefined : `invalid type: ${unexpected(v)}, expected ${expected}`;
+}
+
+/**
+ * serde's error deserializing this JSON object text into the endpoint's request struct (without
+ * axum's prefix), or undefined when it deserializes: the first field of the wrong type in the
+ * order sent, else the first missing required field in declaration order (reported at the closing
+ * brace). Texts that are not a JSON object are not judged here.
+ */
+export function jsonDataError(e: EndpointContract, text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const layout = layoutOf(text);
+  if (!layout || body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const obj = body as Obj;
+  const specs = declared(e);
+  for (const key of Object.keys(obj)) {
+    const spec = specs.find((p) => p.name === key);
+    const problem = spec ? typeError(spec, obj[key]) : undefined;
+    if (problem) return `${key}: ${problem}${position(text, layout.valueEnd.get(key)!)}`;
+  }
+  const missing = specs.find((p) => p.required && !(p.name in obj));
+  return missing ? `missing field \`${missing.name}\`${position(text, layout.close)}` : undefined;
+}
+
+/** serde_json's position at the end of the text (where an EOF error is reported). */
+function endPosition(text: string): string {
+  const lines = text.split('\n');
+  return ` at line ${lines.length} column ${lines[lines.length - 1].length}`;
+}
+
+/**
+ * serde_json's syntax error for a body that is not JSON, in its words for the common cases: an
+ * empty or cut-off text is "EOF while parsing a value" at its end, anything else "expected value"
+ * where parsing stopped.
+ */
+export function jsonSyntaxError(text: string): string {
+  try {
+    JSON.parse(text);
+    return `expected value${position(text, 0)}`;
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message);
+    if (!at || Number(at[1]) >= text.trimEnd().length) return `EOF while parsing a value${endPosition(text)}`;
+    return `expected value${position(text, Number(at[1]))}`;
+  }
+}
+
+// ---- validator messages (ValidatedJson) ---------------------------------------------------------
+
+/** Messages of a field's `#[validate]` rules (notes §4); a rule without one reads `Field '<f>' validation failed: <code>`. */
+interface FieldMessages {
+  readonly length?: string;
+  readonly range?: string;
+  /** The custom validator (an enum check); without it the field's values are not checked by the extractor. */
+  readonly custom?: string;
+}
+
+const TENANT_NAME: FieldMessages = { length: 'Tenant name length must be between 1-128' };
+const TENANT_DESC: FieldMessages = { length: 'Description length cannot exceed 500' };
+
+/** Per endpoint, per field: the messages of notes §4. */
+const VALIDATOR_MESSAGES: Readonly<Record<string, Readonly<Record<string, FieldMessages>>>> = {
+  'cluster.node.leave': { node_id: { range: 'node_id must be >= 1' } },
+  'cluster.tenant.create': { tenant_name: TENANT_NAME, desc: TENANT_DESC },
+  'cluster.tenant.update': { tenant_name: TENANT_NAME, desc: TENANT_DESC },
+  'cluster.topic.create': {
+    tenant: { length: 'Tenant length must be between 1-128' },
+    topic_name: { length: 'Topic name length must be between 1-256' },
+    storage_type: { length: 'storage_type must not be empty' },
+    source: { length: 'source must not be empty' },
+  },
+  'cluster.topic-rewrite.create': {
+    action: { custom: 'Action must be All, Publish or Subscribe' },
+    source_topic: { length: 'Source topic length must be between 1-256' },
+    dest_topic: { length: 'Dest topic length must be between 1-256' },
+    regex: { length: 'Regex length must be between 1-500' },
+  },
+  'cluster.user.create': {
+    tenant: { length: 'Tenant length must be between 1-64' },
+    username: { length: 'Username length must be between 1-64' },
+    password: { length: 'Password length must be between 1-128' },
+  },
+  'cluster.acl.create': {
+    name: { length: 'Name length must be between 1-128' },
+    desc: { length: 'Desc length cannot exceed 256' },
+    resource_type: { custom: 'Resource type must be ClientId, User or Ip' },
+    action: { custom: 'Action must be Publish, Subscribe or All' },
+    permission: { custom: 'Permission must be Allow or Deny' },
+  },
+  'cluster.blacklist.create': {
+    blacklist_type: { custom: 'Blacklist type must be ClientId, User, Ip, ClientIdMatch, UserMatch or IPCIDR' },
+    end_time: { range: 'End time must be greater than 0' },
+    desc: { length: 'Description length cannot exceed 500 characters' },
+  },
+  'cluster.connector.create': {
+    connector_name: { length: 'Connector name length must be between 1-128' },
+    connector_type: {
+      custom: 'Connector type must be kafka, pulsar, rabbitmq, greptime, postgres, mysql, mongodb, elasticsearch, redis, webhook, opentsdb, mqtt, clickhouse, influxdb, cassandra, s3 or file',
+    },
+    config: { length: 'Config length must be between 1-4096' },
+    tenant: { length: 'Tenant length must be between 1-256' },
+    topic_name: { length: 'Topic name length must be between 1-256' },
+  },
+  'cluster.schema.create': {
+    schema_name: { length: 'Schema name length must be between 1-128' },
+    schema_type: { custom: 'Schema type must be json, avro or protobuf' },
+    schema: { length: 'Schema length must be between 1-8192' },
+    desc: { length: 'Description length cannot exceed 500' },
+  },
+  'mqtt.message.send': {
+    topic: { length: 'Topic length must be between 1-256' },
+    payload: { length: 'Payload length cannot exceed 1MB (1048576 bytes)' },
+  },
+  'mqtt.auto-subscribe.create': {
+    qos: { range: 'QoS must be 0, 1 or 2' },
+    retained_handling: { range: 'Retained handling must be 0, 1 or 2' },
+  },
+};
+
+/** Values the custom validators accept where the contract's enum differs (connector types, checked ignoring case). */
+const CUSTOM_ACCEPTS: Readonly<Record<string, (v: unknown) => boolean>> = {
+  connector_type: (v) => typeof v === 'string' && CONNECTOR_CATALOGUE.some((t) => t.id === v.toLowerCase()),
+};
+
+/** The validator messages of one field of a deserialized body, in rule order (length, range, custom). */
+function fieldMessages(endpointId: string, spec: ParamSpec, v: unknown): string[] {
+  const messages = VALIDATOR_MESSAGES[endpointId]?.[spec.name] ?? {};
+  const out: string[] = [];
+  const field = (code: string) => `Field '${spec.name}' validation failed: ${code}`;
+  if (typeof v === 'string') {
+    const len = charLength(v);
+    if ((spec.minLength !== undefined && len < spec.minLength) || (spec.maxLength !== undefined && len > spec.maxLength)) out.push(messages.length ?? field('length'));
+  }
+  if (typeof v === 'number') {
+    const outOfEnum = spec.enum !== undefined && !spec.enum.includes(v);
+    if ((spec.minimum !== undefined && v < spec.minimum) || (spec.maximum !== undefined && v > spec.maximum) || (outOfEnum && messages.range)) out.push(messages.range ?? field('range'));
+  }
+  if (messages.custom) {
+    const accepts = CUSTOM_ACCEPTS[spec.name] ?? ((x: unknown) => spec.enum === undefined || spec.enum.includes(x as string | number));
+    if (!accepts(v)) out.push(messages.custom);
+  }
+  return out;
+}
+
+/**
+ * What `ValidatedJson<T>` answers to this body text: `JSON parsing failed: …` when it does not
+ * deserialize, `Parameter validation failed: …` when a rule fails (messages of every failing field,
+ * in declaration order: the real order is a HashMap's, unspecified), undefined when it passes.
+ */
+export function validatedJsonRejection(e: EndpointContract, text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `JSON parsing failed: ${JSON_SYNTAX_PREFIX}${jsonSyntaxError(text)}`;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const data = jsonDataError(e, text);
+  if (data) return `JSON parsing failed: ${JSON_DATA_PREFIX}${data}`;
+  const obj = body as Obj;
+  const messages = e.params.flatMap((p) => (obj[p.name] === undefined || obj[p.name] === null ? [] : fieldMessages(e.id, p, obj[p.name])));
+  return messages.length > 0 ? `Parameter validation failed: ${messages.join('; ')}` : undefined;
+}
