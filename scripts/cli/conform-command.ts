@@ -109,6 +109,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 function mqttArg(value: string): string {
+  if (value.trim() === 'none') return 'none';
   try {
     parseMqttFlag(value);
   } catch (e) {
@@ -250,7 +251,7 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .option('--password <password>', 'administrator password (with --username)')
     .option('--jwt-secret <secret>', 'the server\'s token signing secret (config admin.jwt_secret): the expired-but-correctly-signed token check runs too (URL and docker targets; the simulator\'s secret is known); never written to a report')
     .addOption(new Option('--peer-address <ip>', 'local address the auth checks send from as a peer the spec does not exempt from tokens (default: 127.0.0.2, or this host\'s own address when the server listens on it)').argParser(peerAddressArg))
-    .addOption(new Option('--mqtt <host:port>', 'the target\'s MQTT TCP listener, instead of finding it in config get (mqtt_server.tcp_port, mqtt_runtime.server.tcp_port) and the node records (extend.mqtt.mqtt_addr)').argParser(mqttArg))
+    .addOption(new Option('--mqtt <host:port|none>', 'the target\'s MQTT TCP listener, instead of finding it in config get (mqtt_server.tcp_port, mqtt_runtime.server.tcp_port) and the node records (extend.mqtt.mqtt_addr); "none": it has none, probe nothing').argParser(mqttArg))
     .option('--report-dir <dir>', 'write report.json, index.html and junit.xml exactly here (default: reports/<run-id>/, copied to reports/latest/)')
     .addOption(new Option('--seed <n>', 'seed: names of the run\'s fixtures, and the simulator\'s seed with --target sim').argParser(integer('--seed', 0)).default(1))
     .addOption(new Option('--timeout <ms>', 'per-request timeout in ms').argParser(integer('--timeout', 1, 600_000)).default(10_000))

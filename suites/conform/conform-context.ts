@@ -41,6 +41,9 @@ export function failureCause(e: EndpointContract | undefined, ex: Exchange | und
   if (!ex) return undefined;
   if (!ex.response) return 'transport';
   const status = ex.response.status;
+  // The route is not there: 404 for any method on the endpoint's path, or 405 for its own method.
+  // (An envelope with a 404 is the route answering "no such resource", not a missing route.)
+  if (e && ex.sent.path === e.path && (status === 404 || (status === 405 && ex.sent.method === e.method)) && !readEnvelope(ex.response.json, ex.response.text).ok) return 'not-found';
   if (status >= 500 && !(e?.response.otherStatuses ?? []).includes(status)) return 'server-error';
   if (e?.response.kind === 'envelope' && status >= 200 && status < 300 && ex.response.json === undefined) return 'non-json';
   return undefined;
@@ -124,6 +127,8 @@ export class ConformContext {
   resources?: CreatedResources;
   /** `--mqtt HOST:PORT`: the target's MQTT listener as the user gave it, instead of detecting it. */
   mqttAddress?: { host: string; port: number };
+  /** `--mqtt none`: the target has no MQTT listener; nothing is probed. */
+  mqttListenerNone?: boolean;
 
   constructor(
     readonly target: Target,
@@ -167,8 +172,12 @@ export class ConformContext {
     const also = (verdict.also ?? []).filter((a) => a !== precise.id && assertionById(a).level === precise.level);
     const record: CheckRecord = { id, assertion: precise.id, level: precise.level, status: verdict.status, message: verdict.message, ...(also.length ? { also } : {}) };
     if (verdict.exchange && verdict.status === 'fail') {
-      const cause = failureCause(this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path) ?? e, verdict.exchange);
-      if (cause) record.cause = cause;
+      const answered = this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path);
+      const cause = failureCause(answered ?? e, verdict.exchange);
+      if (cause) {
+        record.cause = cause;
+        record.causeEndpoint = answered?.id ?? e.id;
+      }
       record.request = verdict.exchange.record;
       record.response = responseRecord(verdict.exchange);
       record.curl = curlOf(this.target.baseUrl, verdict.exchange, this.target.capabilities.remoteVia);

@@ -1,3 +1,4 @@
+import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
 import { endpointKey, LEVELS, type CheckRecord, type Citation, type EndpointReport, type Finding, type FindingCheck, type Level } from './report-model.ts';
 
 /**
@@ -20,7 +21,22 @@ const CAUSE_TITLE: Record<NonNullable<CheckRecord['cause']>, string> = {
   'server-error': 'answers with a server error (HTTP 5xx)',
   transport: 'gives no answer (connection reset, refused or timed out)',
   'non-json': 'answers a body that is not JSON',
+  'not-found': 'is not served (HTTP 404, or 405 for its own method)',
 };
+
+/**
+ * The group a failure belongs to. A missing route is one finding per row of the spec that lists it
+ * (two routes of one row, moved together, are one finding); other causes one per endpoint; every
+ * other failure goes with its assertion.
+ */
+function groupKey(e: EndpointReport, c: CheckRecord): { key: string; assertion: string } {
+  if (c.cause === 'not-found') {
+    const exists = citeRuleOrDecision(c.causeEndpoint ?? e.id, 'exists').id;
+    return { key: exists, assertion: exists };
+  }
+  if (c.cause) return { key: `${c.cause}@${c.causeEndpoint ?? e.id}`, assertion: c.assertion };
+  return { key: c.assertion, assertion: c.assertion };
+}
 
 interface Group {
   key: string;
@@ -33,13 +49,29 @@ interface Group {
 
 const isProperty = (c: CheckRecord) => c.id.startsWith('property.');
 
+/**
+ * The kind of a check: its id without the part that names a field or value (`list.sort.name` and
+ * `list.sort.tenant` are one sort law; `limit.name.length-129` and `limit.desc.length-501` one
+ * limit rule). The same kind failing on one endpoint under two assertions is one bug of the server
+ * seen through two fields (say a sort the spec lists and one the project added).
+ */
+export function kindOf(checkId: string): string {
+  const parts = checkId.split('.');
+  return parts.slice(0, parts[0] === 'list' ? 2 : 1).join('.');
+}
+
 function cut(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
 function titleOf(g: Group, citation: Citation | undefined): string {
   const where = [...g.endpoints.values()];
-  if (g.cause) return `${endpointKey(where[0])} ${CAUSE_TITLE[g.cause]}`;
+  if (g.cause === 'not-found') return `${[...g.endpoints.values()].map(endpointKey).join(', ')} ${CAUSE_TITLE['not-found']}`;
+  if (g.cause) {
+    const id = g.key.slice(g.key.indexOf('@') + 1);
+    const at = g.endpoints.get(id);
+    return `${at ? endpointKey(at) : id} ${CAUSE_TITLE[g.cause]}`;
+  }
   const first = g.failures.find((f) => !isProperty(f.c)) ?? g.failures[0];
   const more = g.failures.length > 1 ? ` (${g.failures.length} failed checks on ${where.length} endpoint${where.length === 1 ? '' : 's'})` : '';
   const rule = citation ? ` — ${cut(citation.quote, 90)}` : '';
@@ -73,23 +105,41 @@ export function buildFindings(endpoints: readonly EndpointReport[], citations: R
   for (const e of endpoints) {
     for (const c of e.checks) {
       if (c.status !== 'fail') continue;
-      const key = c.cause ? `${c.cause}@${e.id}` : c.assertion;
+      const { key, assertion } = groupKey(e, c);
       let g = groups.get(key);
       if (!g) {
-        g = { key, assertion: c.assertion, level: c.level, ...(c.cause ? { cause: c.cause } : {}), endpoints: new Map(), failures: [] };
+        g = { key, assertion, level: c.cause === 'not-found' ? 'MUST' : c.level, ...(c.cause ? { cause: c.cause } : {}), endpoints: new Map(), failures: [] };
         groups.set(key, g);
       }
-      // A cause group takes the assertion of its strongest check (the valid request refused, say).
-      if (g.cause && LEVEL_RANK[c.level] < LEVEL_RANK[g.level]) g.assertion = c.assertion;
-      g.level = stronger(g.level, c.level);
+      // A server-error group takes the assertion of its strongest check (the valid request refused, say).
+      if (g.cause && g.cause !== 'not-found' && LEVEL_RANK[c.level] < LEVEL_RANK[g.level]) g.assertion = c.assertion;
+      if (g.cause !== 'not-found') g.level = stronger(g.level, c.level);
       g.endpoints.set(e.id, e);
       g.failures.push({ e, c });
     }
   }
 
+  const folded = new Map<Group, string[]>();
+  // Fold a group into a stronger (or equal) one that fails the same kinds of check on the same endpoints.
+  const sameKind = [...groups.values()].sort((a, b) => LEVEL_RANK[a.level] - LEVEL_RANK[b.level] || b.failures.length - a.failures.length);
+  for (const g of [...sameKind].reverse()) {
+    if (g.cause || !groups.has(g.key)) continue;
+    const host = sameKind.find((h) => {
+      if (h === g || h.cause || !groups.has(h.key) || LEVEL_RANK[h.level] > LEVEL_RANK[g.level]) return false;
+      // Same level: the same kinds on the same endpoints. A stronger host: the same kinds on any endpoint
+      // (one server bug seen on lists the spec describes and on lists whose shapes come from the notes).
+      const strictlyStronger = LEVEL_RANK[h.level] < LEVEL_RANK[g.level];
+      const hostKinds = new Set(h.failures.map((f) => (strictlyStronger ? kindOf(f.c.id) : `${f.e.id} ${kindOf(f.c.id)}`)));
+      return g.failures.every((f) => !isProperty(f.c) && hostKinds.has(strictlyStronger ? kindOf(f.c.id) : `${f.e.id} ${kindOf(f.c.id)}`));
+    });
+    if (!host) continue;
+    host.failures.push(...g.failures);
+    folded.set(host, [...(folded.get(host) ?? []), g.key]);
+    groups.delete(g.key);
+  }
+
   // Fold property-only groups under a group of the same family.
   const all = [...groups.values()];
-  const folded = new Map<Group, string[]>();
   const hosts = all.filter((g) => !g.failures.every((f) => isProperty(f.c)));
   const kept: Group[] = [...hosts];
   for (const g of all.filter((x) => x.failures.every((f) => isProperty(f.c)))) {

@@ -44,7 +44,7 @@ export interface ResponseRecord {
  * Why a failure is not (only) its own rule's: the answer it got was a server error, a transport
  * failure or not JSON at all. Failures with the same cause on one endpoint are one finding.
  */
-export type FailureCause = 'server-error' | 'transport' | 'non-json';
+export type FailureCause = 'server-error' | 'transport' | 'non-json' | 'not-found';
 
 export interface CheckRecord {
   id: string;
@@ -58,6 +58,8 @@ export interface CheckRecord {
   message: string;
   /** Failures only: the answer was a 5xx, a transport failure or not JSON (see FailureCause). */
   cause?: FailureCause;
+  /** With `cause`: the endpoint id that gave that answer (a check of one endpoint may read another). */
+  causeEndpoint?: string;
   request?: RequestRecord;
   response?: ResponseRecord;
   /** A curl command that repeats the request (failures only). */

@@ -52,7 +52,10 @@ export interface ConformOptions {
   jwtSecret?: string;
   /** `--peer-address`: the local address the auth checks send from as a peer the spec does not exempt. */
   peerAddress?: string;
-  /** `--mqtt HOST:PORT`: the target's MQTT listener, instead of finding it in config get and the node records. */
+  /**
+   * `--mqtt HOST:PORT`: the target's MQTT listener, instead of finding it in config get and the node
+   * records; `none`: the target has none (the checks that need an MQTT client are skipped, no probe).
+   */
   mqtt?: string;
   /** One line per family as the run goes (the CLI prints them to stderr). */
   onProgress?: (line: string) => void;
@@ -305,7 +308,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   // --only/--skip/--shard narrow what is checked; fixtures and cross-endpoint lookups still see the
   // whole contract. Bad patterns throw here, before anything is opened.
   const selection = selectEndpoints(contract, options);
-  const mqttAddress = options.mqtt !== undefined ? parseMqttFlag(options.mqtt) : undefined;
+  const noMqtt = options.mqtt === 'none';
+  const mqttAddress = options.mqtt !== undefined && !noMqtt ? parseMqttFlag(options.mqtt) : undefined;
   const checked = selection.inShard;
   const durations = new Map<string, number>();
   const progress = options.onProgress ?? (() => {});
@@ -318,6 +322,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const ctx = new ConformContext(target, options.seed, contract);
   ctx.notes.push(...ready.notes);
   if (mqttAddress) ctx.mqttAddress = mqttAddress;
+  if (noMqtt) ctx.mqttListenerNone = true;
   let propertyRun: PropertyRunRecord | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);

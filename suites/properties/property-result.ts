@@ -51,7 +51,7 @@ export function toCheckRecord(r: PropertyResult): CheckRecord {
     level: r.level,
     status: r.status,
     message: r.message,
-    ...(cause ? { cause } : {}),
+    ...(cause ? { cause, causeEndpoint: r.endpointId } : {}),
     ...(r.request ? { request: r.request } : {}),
     ...(r.response ? { response: r.response } : {}),
     ...(r.curl ? { curl: r.curl } : {}),

@@ -176,6 +176,33 @@ export const connectors: FamilySuite = {
       run: (ctx, e, env) => runConnectorStates(ctx, e, env.happy),
     },
     {
+      endpoint: 'GET /api/cluster/connector/list',
+      checks: ['connector.config-listed'],
+      assertion: 'resources.connector.config',
+      async run(ctx, e, env) {
+        // Spec (Connector): "config | string | type-specific configuration as a JSON string"; the catalogue:
+        // "The `config` string of each type has these keys". The run's fixture connector is read back.
+        await ctx.check(e, 'connector.config-listed', 'resources.connector.config', async () => {
+          const fields = env.resources.fixtures.get('connector');
+          if (!fields) return skip('the run has no connector of its own to read back');
+          const got = await readList(ctx, e.path, { tenant: fields.tenant, connector_name: fields.connector_name });
+          const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
+          if (!row) return skip(`the connector ${String(fields.connector_name)} is not on the listed page`);
+          let listed: unknown;
+          try {
+            listed = typeof row.config === 'string' ? JSON.parse(row.config) : undefined;
+          } catch {
+            listed = undefined;
+          }
+          if (!listed || typeof listed !== 'object' || Array.isArray(listed)) return fail(`the listed config is not the JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
+          const sent = JSON.parse(String(fields.config)) as Row;
+          const missing = Object.keys(sent).filter((k) => !(k in (listed as Row)));
+          if (missing.length > 0) return fail(`the listed config does not hold the type's keys that were sent (${missing.join(', ')}); it has ${Object.keys(listed as Row).slice(0, 6).join(', ')}`, got?.ex);
+          return pass(`the listed config holds the ${Object.keys(sent).length} keys sent (${Object.keys(sent).join(', ')})`);
+        });
+      },
+    },
+    {
       endpoint: 'GET /api/cluster/connector/detail',
       checks: ['error.connector-not-found'],
       assertion: 'errors.case.connector-not-found',

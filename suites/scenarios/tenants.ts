@@ -63,13 +63,13 @@ export const tenants: FamilySuite = {
     },
     {
       endpoint: 'POST /api/cluster/tenant/update',
-      checks: ['tenant.update-config-visible', 'tenant.update-keeps-quota'],
+      checks: ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota'],
       assertion: 'endpoints.tenant.update',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
         const created = (await env.resources.create(TENANT, fields, 'check'))!;
         if (!succeeded(created)) {
-          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-quota']) await ctx.check(e, id, 'endpoints.tenant.update', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
+          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota']) await ctx.check(e, id, id === 'tenant.update-keeps-desc' ? 'decision.tenant.update-partial' : 'endpoints.tenant.update', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
           return;
         }
         const name = String(fields.tenant_name);
@@ -79,6 +79,15 @@ export const tenants: FamilySuite = {
           const { row, ex: list } = await tenantRow(ctx, name);
           const got = quotaOf(row).max_topics;
           return got === 2468 ? pass('the new max_topics is listed') : fail(`config.max_topics was updated to 2468, the list shows ${JSON.stringify(got)}`, list);
+        });
+        await ctx.check(e, 'tenant.update-keeps-desc', 'decision.tenant.update-partial', async () => {
+          const { row: before } = await tenantRow(ctx, name);
+          const ex = await ctx.call(e, { tenant_name: name, config: { max_topics: 2468, max_sessions: 4321 } });
+          if (!succeeded(ex)) return skip(`an update without desc was refused (${describeAnswer(ex)})`);
+          const { row: after, ex: list } = await tenantRow(ctx, name);
+          if (!before || !after) return fail(`the tenant ${name} is not listed`, list);
+          // The spec says an omitted config keeps the quota, and nothing of an omitted desc: keeping it is the project's reading.
+          return after.desc === before.desc ? pass(`an update without desc kept ${JSON.stringify(after.desc)}`, undefined, !before.desc) : fail(`an update without desc changed it from ${JSON.stringify(before.desc)} to ${JSON.stringify(after.desc)}`, list);
         });
         await ctx.check(e, 'tenant.update-keeps-quota', 'endpoints.tenant.update', async () => {
           const { row: before } = await tenantRow(ctx, name);

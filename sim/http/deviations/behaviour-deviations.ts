@@ -93,6 +93,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, MQTT overview, monitoring, clients, sessions, subscriptions: "Retention is the last hour; the sampling interval is normally 60 seconds; points are ordered by time."',
     endpoint: 'mqtt.monitor.data',
     description: 'monitor data: points come newest first instead of ordered by time',
+    finding: 'endpoints.monitor.ordered',
     checks: ['monitor.ordered-by-date'],
     caught: true,
     hooks: { around: aroundOn('mqtt.monitor.data', async (params, next) => [...((await next(params)) as unknown[])].reverse()) },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hasAssertion } from '../../../fixtures/contract/assertions/index.ts';
 import { CONTRACT } from '../../../fixtures/contract/index.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { AppliedDeviations, resolveDeviations, UnknownDeviationError } from './applied-deviations.ts';
@@ -25,6 +26,8 @@ describe('the deviation catalogue', () => {
       expect(Object.keys(d.hooks).length, `${d.id} changes nothing`).toBeGreaterThan(0);
       for (const t of d.tags ?? []) expect(tags.has(t), `${d.id}: tag ${t}`).toBe(true);
       if (!d.caught) expect(d.reason?.length ?? 0, `${d.id} is not caught: say why`).toBeGreaterThan(40);
+      // The finding a run must report: an assertion of the contract, or <cause>@<endpoint id>.
+      if (d.finding !== undefined) expect(hasAssertion(d.finding) || /^(server-error|transport|non-json)@/.test(d.finding), `${d.id}: finding ${d.finding}`).toBe(true);
     }
   });
 

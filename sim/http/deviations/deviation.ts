@@ -73,6 +73,12 @@ export interface Deviation {
    * May be empty for an `allows` deviation (no check should fail on it).
    */
   readonly checks: readonly string[];
+  /**
+   * The one finding a conformance run must report for it (its id: an assertion id, or
+   * `<cause>@<endpoint id>`), for a deviation that reproduces one behaviour of a real server: the
+   * proof asserts that finding and no other. Absent: at least one finding on `endpoint`.
+   */
+  readonly finding?: string;
   /** Contract tags the proof run needs besides the endpoint's own tag (fixtures and cross-endpoint checks). */
   readonly tags?: readonly string[];
   /**

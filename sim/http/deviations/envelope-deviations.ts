@@ -17,7 +17,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     endpoint: 'cluster.topic-rewrite.list',
     description: 'topic-rewrite list answers success with message "ok" instead of "success"',
-    checks: ['success-envelope', 'envelope-invariants'],
+    checks: ['success-envelope', 'envelope.failure-shape'],
     caught: true,
     hooks: {
       response: responseOn('cluster.topic-rewrite.list', (res) => rewriteJson(res, (body) => (body.code === 0 && 'message' in body ? { ...body, message: 'ok' } : body))),
@@ -28,7 +28,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     endpoint: 'cluster.schema.create',
     description: 'schema create answers its refusals and failures with code 0 (the text and HTTP status stay)',
-    checks: ['envelope-invariants'],
+    checks: ['envelope.failure-shape'],
     caught: true,
     hooks: {
       // 401 answers come from the auth layer, which keeps its code 401.
@@ -40,7 +40,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     endpoint: 'cluster.user.create',
     description: 'user create failures carry no message (nor error) field',
-    checks: ['envelope-invariants'],
+    checks: ['envelope.failure-shape'],
     caught: true,
     hooks: {
       response: responseOn('cluster.user.create', (res) =>
@@ -53,7 +53,7 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     endpoint: 'cluster.blacklist.create',
     description: 'blacklist create failures carry data {} instead of null',
-    checks: ['envelope-invariants'],
+    checks: ['envelope.failure-shape'],
     caught: true,
     hooks: { response: responseOn('cluster.blacklist.create', (res) => rewriteJson(res, (body) => (body.code !== 0 ? { ...body, data: {} } : body))) },
   },

@@ -82,6 +82,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     rule: 'Common list parameters: "| limit | u32 | no | page size; general default 10000 |"',
     endpoint: 'mqtt.subscribe.list',
     description: 'subscription list: without limit a page holds 10 records instead of 10000',
+    finding: 'limits.list-limit-default',
     checks: ['list.total-count'],
     caught: true,
     hooks: {
@@ -95,6 +96,7 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, Tenants: "**GET /api/cluster/tenant/list**. Query: `tenant_name` (fuzzy, contains match), `page` (default 1), `limit` (default 100)"',
     endpoint: 'cluster.tenant.list',
     description: 'tenant list: without limit a page holds 10 records instead of 100',
+    finding: 'limits.list-limit-default',
     checks: ['tenant.default-limit-100'],
     caught: true,
     hooks: {

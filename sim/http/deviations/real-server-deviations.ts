@@ -207,7 +207,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'mqtt.subscribe.list',
     alsoEndpoints: LIST_IDS.filter((id) => id !== 'mqtt.subscribe.list'),
     description: 'every list answers 10 records when limit is absent or 0, instead of 10000 (100 for tenants, 20 for mq9)',
-    checks: ['list.total-count'],
+    finding: 'limits.list-limit-default',
+    checks: ['list.default-limit'],
     caught: true,
     hooks: { around: aroundLists((params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })) },
   },
@@ -216,13 +217,12 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     notes: 'notes §11.6, §3',
     rule: 'Common list parameters: "| exact_match | string | no | `true` or `false` |" — a parameter named exact_match set to true asks for exact matching',
-    endpoint: 'cluster.tenant.list',
-    alsoEndpoints: LIST_IDS.filter((id) => id !== 'cluster.tenant.list'),
+    endpoint: 'cluster.topic.list',
+    alsoEndpoints: LIST_IDS.filter((id) => id !== 'cluster.topic.list'),
     description: 'filter_values match exactly only when exact_match is absent or "exact"; "true" (and anything else) means a substring match',
+    finding: 'list-params.exact-match',
     checks: ['list.filter_values.exact'],
-    caught: false,
-    reason:
-      'list.filter_values.exact filters by a whole value taken from a listed record (e.g. tenant_name "acme"), which no other record contains, so the substring match returns the same rows; with exact_match "false" both read it as a substring match',
+    caught: true,
     hooks: {
       // The common list parameters are validated after this hook, from `raw`: the real reading is put there.
       validation: (input, cx) => {
@@ -259,9 +259,9 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, Connector: "| config | string | type-specific configuration as a JSON string |"',
     endpoint: 'cluster.connector.list',
     description: 'connector list: config is the JSON of the whole ConnectorType enum, e.g. {"LocalFile":{"local_file_path":…}}, instead of the type\'s configuration',
-    checks: ['connector.type.*.config-defaults'],
-    caught: false,
-    reason: 'the only check that reads the listed config (connector.type.<id>.config-defaults, on the create endpoint) is INFO and looks for default keys at the top level; no check on the list endpoint compares config with what was created',
+    finding: 'resources.connector.config',
+    checks: ['connector.config-listed'],
+    caught: true,
     hooks: {
       around: rowsOn('cluster.connector.list', (r) => {
         const variant = CONNECTOR_VARIANT[String(r.connector_type)];
@@ -276,6 +276,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, Connectors, Failure strategy: "| retry_total_times | number | retries not counting the first send; must be above 0 for the two retrying strategies; default 3 for `dead_message_queue` |" and "| wait_time_ms | number | pause between retries; must be above 0; default 1000 for `dead_message_queue` |"',
     endpoint: 'cluster.connector.create',
     description: 'connector create does not validate failure_strategy: an unknown strategy is stored as discard, retry_total_times and wait_time_ms 0 are accepted (and used), a dead-letter topic_name of any length is accepted',
+    finding: 'failure.retry_total_times',
     checks: ['failure-strategy.retry-zero.*', 'failure-strategy.wait-zero.*', 'failure-strategy.unknown', 'failure-strategy.topic-empty', 'failure-strategy.topic-257'],
     caught: true,
     hooks: {
@@ -331,6 +332,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'cluster.acl.create',
     description: 'ACL create with resource_type "Ip" passes validation but fails with code 100 (HTTP 200) "invalid variant: Ip"',
     // enum.resource_type.Ip skips a refusal whose text does not name resource_type; the property run sees the failed create.
+    finding: 'endpoints.acl.create.values',
     checks: ['property.model.acl'],
     caught: true,
     hooks: {
@@ -347,9 +349,9 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, Health: "**GET /health/node**: deep check of the local node; `data` = {status `ok`, check_type `node`, message stating the node is alive}."',
     endpoint: 'health.node',
     description: '/health/node is a placeholder: message "health check placeholder" instead of one stating the node is alive',
+    finding: 'endpoints.health.node',
     checks: ['health.node-body'],
-    caught: false,
-    reason: 'health.node-body checks the HTTP status, status "ok" and check_type "node", not what the message says',
+    caught: true,
     hooks: { around: aroundOn('health.node', async () => ({ status: 'ok', check_type: 'node', message: 'health check placeholder' })) },
   },
   {
@@ -360,7 +362,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'mq9.agent.list',
     alsoEndpoints: ['mq9.mail.list'],
     description: 'mq9 mail and agent lists: create_time in Unix seconds instead of milliseconds',
-    checks: ['time-forms', 'data-schema'],
+    finding: 'conventions.output-time',
+    checks: ['time-forms'],
     caught: true,
     hooks: {
       around: async (params, next, cx) => {
@@ -377,6 +380,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, Cluster overview: "| placement_status | `Leader` or `Follower` |"',
     endpoint: 'mqtt.overview',
     description: 'the MQTT overview has no placement_status field',
+    finding: 'states.consensus.placement_status',
     checks: ['data-schema'],
     caught: true,
     hooks: { around: dataOn(['mqtt.overview'], ({ placement_status: _dropped, ...rest }) => rest) },
@@ -390,6 +394,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'mqtt.overview',
     alsoEndpoints: ['cluster.info', 'cluster.status'],
     description: 'node records (status/info broker_node_list, overview node_list) carry extend as the nested object {mqtt {…}, nats {…}, kafka {…}} instead of a byte array (and http_addr)',
+    finding: 'resources.overview.node_list',
     checks: ['data-schema'],
     caught: true,
     hooks: {
@@ -410,6 +415,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, Subscription detail: "| share_sub | bool | whether the subscription is shared |" and "| group_leader_info | object or null | null for an exclusive subscription |"',
     endpoint: 'mqtt.subscribe.detail',
     description: 'subscription detail: share_sub is always false and group_leader_info always null, also for a shared ($share/…) subscription',
+    finding: 'resources.subscription-detail.share_sub',
     checks: ['subscribe.detail-shared'],
     caught: true,
     hooks: { around: dataOn(['mqtt.subscribe.detail'], (d) => ({ ...d, share_sub: false, group_leader_info: null })) },
@@ -421,7 +427,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, Topic, Topic detail: "| retain_message_at | number | time of the retained message |"',
     endpoint: 'cluster.topic.detail',
     description: 'topic detail has no retain_message_at; retain_message is {tenant, topic_name, payload: [bytes], expired_at, create_time} or null',
-    checks: ['data-schema', 'topic.detail-retained'],
+    finding: 'resources.topic-detail.retain_message_at',
+    checks: ['data-schema'],
     caught: true,
     hooks: { around: dataOn(['cluster.topic.detail'], ({ retain_message_at: _dropped, ...d }) => ({ ...d, retain_message: pickRetainMessage(d.retain_message as Obj | null) })) },
   },
@@ -433,9 +440,9 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'storage.segment.detail',
     alsoEndpoints: ['storage.segment.list'],
     description: 'segments (segment detail, segment list) have no config field; they carry last_known_isr and leader_broker_epoch',
+    finding: 'resources.segment.record',
     checks: ['data-schema'],
-    caught: false,
-    reason: 'the contract\'s segment schema lists config as optional, so data-schema passes a segment without it',
+    caught: true,
     hooks: {
       around: async (params, next, cx) => {
         const data = (await next(params)) as Obj | null;
@@ -457,8 +464,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     description: 'config get: mqtt_flapping_detect shows the real defaults window_time 1, max_client_connections 15, ban_time 5 (minutes) until the section is set; the simulator\'s bans keep its own values',
     checks: ['config.defaults'],
     caught: false,
-    reason:
-      'config.defaults is INFO and skips a target whose values differ from the spec\'s defaults, taking it for a configured one (the demo workload enables flapping detection, and the defaults differ anyway); the set→get round trip sets the section first, after which the real server shows what was set',
+    reason: 'a default differs from a configured value only on a server nobody configured: config.defaults (INFO) cannot tell the real server\'s defaults 1/15/5 from an operator\'s choice, so it does not fail on them',
     hooks: {
       around: async (params, next, cx) => {
         const out = await next(params);

@@ -146,13 +146,15 @@ describe('non-api-paths-open', () => {
 describe('filter-values-unusable-in-query', () => {
   const url = '/api/cluster/tenant/list?filter_field=tenant_name&filter_values=default';
 
-  it('refuses filter_values on the lists that declare it, in plain text', async () => {
+  it('refuses filter_values on the lists that declare it (in the envelope: the plain-text form is extractor-rejections-plain-text)', async () => {
     const plain = await apps.plain.get(url);
     expect(plain.json.data.data.map((t: { tenant_name: string }) => t.tenant_name)).toEqual(['default']);
     const sw = apps.with('filter-values-unusable-in-query');
     const res = await sw.get(url);
-    expect([res.status, res.headers['content-type'], res.text]).toEqual([400, TEXT, 'Failed to deserialize query string: filter_values: invalid type: string "default", expected a sequence']);
-    expect((await sw.get(`${url}&filter_values=acme`)).text).toBe('Failed to deserialize query string: duplicate field `filter_values`');
+    expect(res.status).toBe(400);
+    expect(res.json.code).not.toBe(0);
+    expect(res.text).toContain('invalid type: string \\"default\\", expected a sequence');
+    expect((await sw.get(`${url}&filter_values=acme`)).text).toContain('duplicate field `filter_values`');
   });
 
   it('ignores filter_values on lists that do not declare it, and the bracket form everywhere', async () => {

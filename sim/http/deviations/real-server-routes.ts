@@ -106,7 +106,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'cluster.topic.detail',
     alsoEndpoints: [...ids((e) => e.method === 'GET' && e.id !== 'cluster.topic.detail'), ...ids((e) => e.method === 'POST' && extractorOf(e) === 'json')],
     description: 'a GET with a missing or unparsable query field answers plain-text 400 "Failed to deserialize query string: …", and login, config set, offset/*, message read and storage-engine bodies plain-text 415/400/422, all without an envelope',
-    checks: ['envelope-invariants'],
+    finding: 'envelope.forms',
+    checks: ['envelope.answers-are-envelopes'],
     caught: true,
     hooks: {
       // Query<T> reads the query string only: a GET body never reaches the handler.
@@ -128,9 +129,9 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'cluster.tenant.list',
     alsoEndpoints: ids((e) => e.response.kind === 'envelope' && e.id !== 'cluster.tenant.list' && e.id !== 'auth.login'),
     description: 'every envelope answer is sent with Content-Type text/plain; charset=utf-8 (handlers return String); login and 401 answers stay application/json',
-    checks: [],
-    caught: false,
-    reason: 'no check looks at the Content-Type of an envelope answer: the suites parse every body as JSON whatever its media type',
+    finding: 'conventions.wire-format',
+    checks: ['content-type'],
+    caught: true,
     hooks: { response: asTextPlain },
   },
   {
@@ -140,6 +141,7 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, Index: "| GET | /api/status | cluster status |"',
     endpoint: 'cluster.status',
     description: 'GET /api/status is not routed: the static fallback answers 404 with an empty body (no token needed); the cluster status moved to /api/info',
+    finding: 'endpoints.index.status',
     checks: ['happy-path'],
     caught: true,
     hooks: removedRoute(['/api/status']),
@@ -151,6 +153,7 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, "Endpoints that exist but whose request and response shapes are given only by method and path": "| GET | /api/cluster/healthy |"',
     endpoint: 'cluster.healthy',
     description: 'GET /api/cluster/healthy is not routed: the static fallback answers 404 with an empty body',
+    finding: 'endpoints.path-only.healthy',
     checks: ['exists'],
     caught: true,
     hooks: removedRoute(['/api/cluster/healthy']),
@@ -164,7 +167,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     alsoEndpoints: ['mqtt.message.read'],
     description: 'message send and read live at /api/cluster/message/send|read; a POST to the spec\'s /api/mqtt/message/send|read gets the static fallback\'s 405 with an empty body (a GET 404)',
     // `exists` needs a happy path, which these path-only endpoints do not run; the auth and envelope checks see the 405.
-    checks: ['auth.no-token', 'envelope-invariants', 'exists'],
+    finding: 'endpoints.path-only.messages',
+    checks: ['exists', 'auth.no-token', 'envelope.answers-are-envelopes'],
     caught: true,
     hooks: removedRoute(['/api/mqtt/message/send', '/api/mqtt/message/read'], {
       '/api/cluster/message/send': '/api/mqtt/message/send',
@@ -178,9 +182,9 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, Login and status: "**GET /**: returns either the plain version text of the service or the cluster status object; both forms are described."',
     endpoint: 'root',
     description: 'GET / answers the dashboard\'s index.html (200, text/html) instead of the version text or the status object',
+    finding: 'endpoints.index.root',
     checks: ['happy-path'],
-    caught: false,
-    reason: 'the root happy-path check takes any non-empty body that is not an envelope for the version text, so an HTML page passes as "version text"',
+    caught: true,
     hooks: {
       response: (res, path, _cluster, req) =>
         path === '/' && res.status === 200 && ['GET', 'HEAD'].includes(req.method.toUpperCase()) ? textAnswer(res, 200, SPA_INDEX_HTML, 'text/html') : res,
@@ -193,6 +197,7 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Authentication: "2. A request from any other address must carry the header `Authorization: Bearer <ACCESS_TOKEN>`." and "3. These paths are always reachable without a token: `/api/v1/login`, `/health/*`, `/metrics`."',
     endpoint: 'root',
     description: 'every path outside /api (GET / among them) is answered without a token from any peer: the auth middleware only wraps the /api nest',
+    finding: 'auth.rule-5-401',
     checks: ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token'],
     caught: true,
     hooks: {
@@ -209,7 +214,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Common list parameters: "| filter_values | array of string | no | values to filter on |" together with "| GET parameters | sent in the URL query string (some listings also show them as a JSON object; the field names are the same) |"',
     endpoint: 'cluster.tenant.list',
     alsoEndpoints: ['cluster.user.list', 'cluster.schema-bind.list', 'mqtt.system-alarm.list', 'mqtt.ban-log.list'],
-    description: 'GET lists cannot filter by filter_values: the tenant, user, schema-bind, system-alarm and ban-log lists refuse it with plain-text 400 "Failed to deserialize query string: filter_values: invalid type: string \\"x\\", expected a sequence" (repeated: duplicate field), the other GET lists ignore it',
+    description: 'GET lists cannot filter by filter_values: the tenant, user, schema-bind, system-alarm and ban-log lists refuse it with 400 "Failed to deserialize query string: filter_values: invalid type: string \\"x\\", expected a sequence" (repeated: duplicate field), the other GET lists ignore it. The real server sends that refusal as plain text: that part is the switch extractor-rejections-plain-text, so this one answers it in the envelope and shows one behaviour',
+    finding: 'list-params.filter-values',
     checks: ['list.filter_values.exact', 'list.filter_values.contains'],
     caught: true,
     hooks: {
@@ -234,7 +240,6 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
         if (Array.isArray(values)) throw queryRejected('duplicate field `filter_values`', 'filter_values');
         throw queryRejected(`filter_values: invalid type: string ${JSON.stringify(values)}, expected a sequence`, 'filter_values');
       },
-      response: (res) => queryRejectionsAsText(res),
     },
   },
 ];

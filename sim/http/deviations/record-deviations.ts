@@ -40,6 +40,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, mq9 mailbox: "| create_time | u64 | Unix milliseconds |"',
     endpoint: 'mq9.mail.list',
     description: 'mq9 mail list: create_time in Unix seconds instead of milliseconds',
+    finding: 'conventions.output-time',
     checks: ['data-schema'],
     caught: true,
     hooks: { around: rowsOn('mq9.mail.list', (r) => ({ ...r, create_time: Math.floor(Number(r.create_time) / 1000) })) },

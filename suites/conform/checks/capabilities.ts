@@ -67,6 +67,7 @@ async function listenerIsTargets(ctx: ConformContext, host: string, port: number
 
 async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number }> {
   // The simulator serves no MQTT: its mqtt_server ports are nominal, and something else may answer there.
+  if (ctx.mqttListenerNone) return { listener: { available: false, reason: 'the target has no MQTT listener (--mqtt none)' } };
   if (ctx.target.control && !ctx.mqttAddress) return { listener: { available: false, reason: 'the simulator serves no MQTT listener (its mqtt_server ports are nominal)' } };
   let targetHost: string;
   try {

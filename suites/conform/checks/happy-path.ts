@@ -155,6 +155,8 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     const env = envelopeOf(ex);
     if (env && env.code === 0 && okStatuses.includes(ex.response.status)) return pass(`valid request accepted (${describeAnswer(ex)})`);
     if (failureCause(e, ex)) return fail(`a valid request got ${describeAnswer(ex)}`, ex);
+    // A delete of an instance that was not listed (its create was not applied): its refusal shows nothing about delete.
+    if (ctx.state.listedBeforeDelete.get(e.id) === false) return inconclusive(`the instance to delete was not listed before the delete (its create was not applied), so the refusal (${describeAnswer(ex)}) shows nothing about delete`, ex);
     const alternative = scenario.alternative?.(ex, ctx);
     if (alternative) return alternative;
     return fail(`a valid request was refused: ${describeAnswer(ex)}`, ex);
@@ -178,6 +180,7 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
   });
 
   const responseAssertion = cite(e, 'response');
+  let furtherBroken: { assertion: string; problem: string }[] = [];
   await ctx.check(e, 'data-schema', responseAssertion, () => {
     const env = envelopeOf(ex);
     if (accepted.status !== 'pass' || !env || env.code !== 0) return skip('no successful answer to validate');
@@ -187,12 +190,15 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     if (!check.ok) {
       // The finding names the field row of the spec that is broken, when the error is in one.
       const broken = fields.broken[0];
+      furtherBroken = fields.broken.slice(1);
       return { ...fail(`data does not match the contract schema (${e.response.source}): ${broken ? `${broken.problem}; ` : ''}${check.errors.join('; ')}`, ex), ...(broken ? { assertion: broken.assertion } : {}) };
     }
     const rows = e.list ? records.length : undefined;
     if (rows === 0) return inconclusive('the page has no record whose shape could be checked', ex);
     return { ...pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema'), also: fields.shown };
   });
+  // Each further field row the answer breaks is a rule of its own, with a finding of its own.
+  for (const broken of furtherBroken) await ctx.check(e, 'data-schema.field', broken.assertion, () => fail(`data does not match the contract schema: ${broken.problem}`, ex));
   if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
 }
 

@@ -1,7 +1,7 @@
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
 import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
 import { A, cite } from '../cite.ts';
-import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform-context.ts';
+import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
 import { declaredParams } from '../param-values.ts';
 import { type CreatedResources, familyByCreatePath, type ResourceFamily } from '../resource-families.ts';
@@ -96,6 +96,9 @@ export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, v
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           if (succeeded(ex)) return pass(`${c.what}: accepted`);
           if (refused(ex) && refusalNames(ex, p.name)) return fail(`${c.what}, but it was refused as invalid: ${describeAnswer(ex)}`, ex);
+          // The family's valid instance was created, and only this value (with the fields it needs) changed:
+          // a refusal, whatever its text, refuses the value.
+          if (refusedAtAll(ex) && family && resources.fixtures.has(family.key)) return fail(`${c.what}, but a create differing from the run's accepted fixture only in it was refused: ${describeAnswer(ex)}`, ex);
           return skip(`refused for another reason (${describeAnswer(ex)}), so the rule could not be observed`);
         });
         continue;

@@ -81,6 +81,22 @@ function pagedRows(answer: Answer, verdict: StepVerdict): Record<string, unknown
   return rows;
 }
 
+/**
+ * After a name-filtered list disagreed with the model: is the filter the cause, not the writes? Yes
+ * when the only problems were rows the filter should have left out and instances it should have
+ * shown, and the list without the name filter does show every one of those instances.
+ */
+async function filterIsTheCause(m: RunModel, ctx: RunContext, params: Record<string, unknown>, nameParam: string): Promise<boolean> {
+  const found = m.family.lastReconcile;
+  if (found.other > 0) return false;
+  const { [nameParam]: _filter, ...unfiltered } = params;
+  const answer = await ctx.client.call(ctx.endpoints.list, unfiltered);
+  const rows = (answer.envelope?.data as { data?: unknown } | undefined)?.data;
+  if (answer.outcome !== 'ok' || !Array.isArray(rows)) return false;
+  const listed = new Set(rows.map((r) => m.family.identOfRecord(r as Record<string, unknown>)).filter((i) => i !== undefined).map((i) => m.family.key(i!)));
+  return found.missing.every((ident) => listed.has(m.family.key(ident)));
+}
+
 export class ListCommand implements Cmd {
   /** `slot`: also filter on the name (contains match) with the run's name of that slot. */
   constructor(readonly slot?: string) {}
@@ -108,11 +124,12 @@ export class ListCommand implements Cmd {
         });
         const problems = m.family.reconcile(mine, (ident) => inScope(ctx, ident) && (filter === undefined || ident[f.nameParam].includes(filter)));
         if (problems.length > 0) {
+          const filterAtFault = filter !== undefined && (await filterIsTheCause(m, ctx, params, f.listNameParam!));
           verdict.add(
             new PropertyViolation(
-              managesAssertion(f.key),
+              filterAtFault ? citeRuleOrDecision(ctx.endpoints.list.id, 'match', f.listNameParam).id : managesAssertion(f.key),
               ctx.endpoints.list.id,
-              'list.matches-model',
+              filterAtFault ? 'list.filter-matches-model' : 'list.matches-model',
               `the list does not show what the run's creates and deletes left: ${problems.slice(0, 4).join('; ')}${problems.length > 4 ? ` (and ${problems.length - 4} more)` : ''}`,
               answer.exchange,
             ),

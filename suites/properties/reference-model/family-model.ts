@@ -226,34 +226,51 @@ export class FamilyModel {
    * Compares the rows of the run's scope with the model and then follows the rows. `visible` says
    * which identities the query can show (the run's scope and the name filter).
    */
+  /**
+   * What the last reconcile found, by kind: rows the query's filter should have left out, and
+   * instances the list should have shown but did not (so a caller can tell a filter that matches
+   * wrongly from a write that was not applied).
+   */
+  lastReconcile = { filterMismatches: 0, missing: [] as Ident[], other: 0 };
+
   reconcile(rows: readonly Record<string, unknown>[], visible: (ident: Ident) => boolean): string[] {
     const problems: string[] = [];
+    this.lastReconcile = { filterMismatches: 0, missing: [], other: 0 };
     const seen = new Map<string, Record<string, unknown>>();
     for (const row of rows) {
       const ident = this.identOfRecord(row);
       if (!ident) {
+        this.lastReconcile.other++;
         problems.push(`a row has no ${this.family.recordName}${this.family.recordTenant ? `/${this.family.recordTenant}` : ''} text: ${JSON.stringify(row).slice(0, 120)}`);
         continue;
       }
       if (!visible(ident)) {
+        this.lastReconcile.filterMismatches++;
         problems.push(`row ${JSON.stringify(ident)} does not match the query's filter`);
         continue;
       }
       const k = this.key(ident);
-      if (seen.has(k)) problems.push(`${JSON.stringify(ident)} is listed twice (names are unique)`);
+      if (seen.has(k)) {
+        this.lastReconcile.other++;
+        problems.push(`${JSON.stringify(ident)} is listed twice (names are unique)`);
+      }
       seen.set(k, row);
     }
     for (const [k, entry] of [...this.entries]) {
       if (!visible(entry.ident)) continue;
       const row = seen.get(k);
       if (!row) {
-        if (!entry.maybe) problems.push(`${JSON.stringify(entry.ident)} was created and not deleted, but the list does not show it`);
+        if (!entry.maybe) {
+          this.lastReconcile.missing.push(entry.ident);
+          problems.push(`${JSON.stringify(entry.ident)} was created and not deleted, but the list does not show it`);
+        }
         this.entries.delete(k);
         continue;
       }
       const matching = entry.candidates.filter((c) => mismatches(this.family, row, c).length === 0);
       if (matching.length === 0) {
         const best = mismatches(this.family, row, entry.candidates[entry.candidates.length - 1]);
+        this.lastReconcile.other++;
         problems.push(`${JSON.stringify(entry.ident)} shows ${best.join(', ')}`);
       }
       entry.candidates = matching.length > 0 ? matching : [shownFromRecord(this.family, row)];
@@ -262,6 +279,7 @@ export class FamilyModel {
     for (const [k, row] of seen) {
       if (this.entries.has(k)) continue;
       const ident = this.identOfRecord(row)!;
+      this.lastReconcile.other++;
       problems.push(`${JSON.stringify(ident)} is listed, but the run never created it (or deleted it)`);
       this.entries.set(k, { ident, candidates: [shownFromRecord(this.family, row)], maybe: false });
       this.touched.set(k, ident);
