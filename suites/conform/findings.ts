@@ -56,9 +56,12 @@ const isProperty = (c: CheckRecord) => c.id.startsWith('property.');
  * seen through two fields (say a sort the spec lists and one the project added).
  */
 export function kindOf(checkId: string): string {
-  const parts = checkId.split('.');
-  return parts.slice(0, parts[0] === 'list' ? 2 : 1).join('.');
+  const kind = PARAMETRISED.find((p) => checkId === p || checkId.startsWith(`${p}.`));
+  return kind ?? checkId;
 }
+
+/** Checks generated once per field, parameter or value: one law each, however many ids. */
+const PARAMETRISED = ['list.sort', 'list.filter_values', 'list.filter', 'limit', 'range', 'enum', 'required', 'failure-strategy', 'connector.config', 'connector.type', 'auth', 'monitor.missing-dimension'];
 
 function cut(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;

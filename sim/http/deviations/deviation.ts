@@ -79,6 +79,12 @@ export interface Deviation {
    * proof asserts that finding and no other. Absent: at least one finding on `endpoint`.
    */
   readonly finding?: string;
+  /**
+   * Another switch (of the real server's) that hides this one when both are on, with why: the real
+   * server has both, and only the other shows. The proof that all switches together give one finding
+   * each leaves this one's finding out.
+   */
+  readonly maskedBy?: { id: string; why: string };
   /** Contract tags the proof run needs besides the endpoint's own tag (fixtures and cross-endpoint checks). */
   readonly tags?: readonly string[];
   /**

@@ -43,7 +43,8 @@ export async function conformWith(deviations: readonly string[], options: ProofO
     const target = await UrlTarget.create({ url: running.baseUrl, name: 'sim', username: SIM_ADMIN.username, password: SIM_ADMIN.password, signingSecret: SIM_ADMIN.jwtSecret });
     try {
       const contract = options.tags ? CONTRACT.filter((e) => options.tags!.has(e.tag)) : CONTRACT;
-      const report = await runConform({ target, seed: 1, mqtt: 'none', contract, properties: options.properties ?? true });
+      // Ten runs per property (thirty by default): enough to meet every rule the deviations touch, in a third of the time.
+      const report = await runConform({ target, seed: 1, mqtt: 'none', contract, properties: options.properties ?? true, propertyRuns: 10 });
       const remote = target.capabilities.remotePeer;
       return { report, ms: Math.round(performance.now() - t0), ...(remote.available ? {} : { noRemotePeer: remote.reason ?? 'unavailable' }) };
     } finally {

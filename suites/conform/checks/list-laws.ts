@@ -326,7 +326,9 @@ export function decisiveFilterValue(rows: readonly Row[], field: string, exact: 
     for (const source of rows) {
       const v = source[field];
       if (typeof v !== 'string' || v.length === 0) continue;
-      if (rows.some((r) => r !== source && typeof r[field] === 'string' && r[field] !== v && (r[field] as string).includes(v))) return { source, want: v };
+      const containsIt = rows.some((r) => r !== source && typeof r[field] === 'string' && r[field] !== v && (r[field] as string).includes(v));
+      // …and a record that does not even contain it, so ignoring the filter shows too.
+      if (containsIt && rows.some((r) => !matches(r, field, v, false))) return { source, want: v };
     }
   }
   for (const source of rows) {
@@ -408,6 +410,11 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
         // cannot be sent, whatever exact_match says.
         if (verdict.status === 'fail' && refusedForms.length > 0 && assertion === A.listExactMatch) {
           return { ...verdict, message: `filter_values cannot be sent: refused as ${refusedForms.join(', ')}, and no other form filtered: ${verdict.message}`, assertion: A.listFilterValues };
+        }
+        // Every record back, as without the filter: filter_values was ignored, not matched the wrong way.
+        const ignored = isPage(page) && isPage(whole) && page.total === whole.total && whole.rows.some((r) => !matches(r, field, pick.want, false));
+        if (verdict.status === 'fail' && ignored && assertion === A.listExactMatch) {
+          return { ...verdict, message: `filter_values was ignored (all ${page.total} records came back): ${verdict.message}`, assertion: A.listFilterValues };
         }
         return verdict;
       }),
