@@ -44,7 +44,7 @@ describe('mqsim report merge', () => {
     expect(merged.summary).toMatchObject({ checks: 2, passed: 1, failed: 1 });
     expect(readFileSync(join(out, 'junit.xml'), 'utf8').match(/<testsuite /g)).toHaveLength(2);
     expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('&lt;script&gt;x&lt;/script&gt;');
-    expect(io.out.join('')).toMatch(/^PASS — no MUST check failed/);
+    expect(io.out.join('')).toMatch(/^PASS — 1 finding \(MUST 0, SHOULD 1, INFO 0\), none at MUST /);
     expect(io.err.join('')).toBe('merged 2 reports: 2 endpoints\n');
   });
 
@@ -53,7 +53,7 @@ describe('mqsim report merge', () => {
     const failing = writeShard('f2', shard(2, 2, [endpoint('GET', '/api/info', 'cluster-status', [check('happy-path', 'fail')])]));
     const io = captureIo();
     expect(runReportMerge([s1, failing], { out: join(root, 'm2'), baseline: base, quiet: true }, io)).toBe(1);
-    expect(io.out.join('')).toMatch(/^FAIL — 1 new MUST failures against baseline .*\n$/);
+    expect(io.out.join('')).toMatch(/^FAIL — 1 new MUST finding against baseline .*: 1 new finding \(1 MUST\), 0 fixed.*\n$/);
     expect(io.err).toEqual([]);
   });
 

@@ -43,7 +43,6 @@ export class DataValidator {
     if (fn(value)) return { ok: true };
     const errors = (fn.errors ?? []).slice(0, 8).map((err) => {
       const where = err.instancePath || '(data)';
-      if (err.keyword === 'x-time-form') return `${where} ${JSON.stringify(err.data)} is not plausible as ${String(err.schema)} (wrong unit?)`;
       const extra = err.keyword === 'additionalProperties' ? ` ${JSON.stringify(err.params)}` : err.keyword === 'enum' ? ` ${JSON.stringify((err.params as { allowedValues?: unknown }).allowedValues)}` : '';
       return `${where} ${err.message ?? err.keyword}${extra}`;
     });

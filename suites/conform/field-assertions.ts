@@ -183,7 +183,7 @@ export interface FieldEvidence {
  */
 export function fieldEvidence(e: EndpointContract, records: readonly Json[], validator: DataValidator, level: string): FieldEvidence {
   const shown: string[] = [];
-  const broken: FieldEvidence['broken'] = [];
+  const broken: (FieldEvidence['broken'][number] & { paths: readonly string[] })[] = [];
   const rowSchema = e.response.data;
   for (const fa of FIELD_ASSERTIONS) {
     if (!fa.endpoints.includes(e.id) || assertionById(fa.assertion).level !== level) continue;
@@ -211,8 +211,12 @@ export function fieldEvidence(e: EndpointContract, records: readonly Json[], val
         }
       }
     }
-    if (problem) broken.push({ assertion: fa.assertion, problem });
+    if (problem) broken.push({ assertion: fa.assertion, problem, paths: fa.paths });
     else if (seen > 0) shown.push(fa.assertion);
   }
-  return { shown, broken };
+  // A row broken only because a field inside it is wrong (node_list, when node_list.*'s extend is
+  // wrong) is the same cause as that deeper row: keep the deepest, the sentence that was broken.
+  const deeper = (outer: readonly string[], inner: readonly string[]) => outer.some((o) => inner.some((i) => i.startsWith(`${o}.`) || (o === '' && i !== '')));
+  const deepest = broken.filter((b) => !broken.some((other) => other !== b && deeper(b.paths, other.paths)));
+  return { shown, broken: deepest.map(({ assertion, problem }) => ({ assertion, problem })) };
 }

@@ -107,12 +107,16 @@ describe('time forms', async () => {
     expect(plausibleTime('unix-millis', 1_767_225_600)).toBe(false);
     expect(plausibleTime('unix-seconds', 0)).toBe(true);
   });
-  it('reports a value in the wrong unit as a schema error', () => {
+  it('leaves the unit to the time-forms check: the schema check accepts it, timeProblem names it', async () => {
+    const { collectTimeValues, timeProblem } = await import('./data-validator.ts');
     const v = new DataValidator();
     const schema = { type: 'object', properties: { t: { type: 'integer', 'x-time-form': 'unix-seconds' } } };
     expect(v.checkSchema('t', schema, { t: 1_767_225_600 })).toEqual({ ok: true });
-    const bad = v.checkSchema('t', schema, { t: 1_767_225_600_000 });
-    expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.errors[0]).toMatch(/\/t 1767225600000 is not plausible as unix-seconds/);
+    // One rule, one finding: a wrong unit is not also a schema error.
+    expect(v.checkSchema('t', schema, { t: 1_767_225_600_000 })).toEqual({ ok: true });
+    const [good] = collectTimeValues(schema, { t: 1_767_225_600 });
+    expect(timeProblem(good)).toBeUndefined();
+    const [bad] = collectTimeValues(schema, { t: 1_767_225_600_000 });
+    expect(timeProblem(bad)).toMatch(/^\.t 1767225600000 is not plausible as unix-seconds \(milliseconds where seconds are due\?\)/);
   });
 });

@@ -343,8 +343,9 @@ export function verdictLineOf(report: Pick<Report, 'summary' | 'vacuous' | 'vacu
   if (report.baseline) {
     const b = report.baseline;
     const gatingNew = b.newFindings.filter((f) => levels.includes(f.level)).length;
-    const against = `against baseline ${b.baselineFile}: ${b.newFindings.length} new findings (${gatingNew} ${gate}), ${b.fixed.length} fixed, ${b.stillFailing} still present`;
-    if (gatingNew > 0) return `FAIL — ${gatingNew} new ${gate} findings ${against} (${counts})`;
+    const plural = (n: number) => (n === 1 ? '' : 's');
+    const against = `against baseline ${b.baselineFile}: ${b.newFindings.length} new finding${plural(b.newFindings.length)} (${gatingNew} ${gate}), ${b.fixed.length} fixed, ${b.stillFailing} still present`;
+    if (gatingNew > 0) return `FAIL — ${gatingNew} new ${gate} finding${plural(gatingNew)} ${against} (${counts})`;
     return `PASS — no new ${gate} finding ${against} (${counts})`;
   }
   const gating = report.findings.filter((f) => levels.includes(f.level)).length;

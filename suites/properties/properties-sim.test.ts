@@ -52,7 +52,7 @@ describe('property suites against the simulator', () => {
 
   it('maps to report check records', () => {
     const r = results.find((x) => x.property === 'model.users')!;
-    expect(toCheckRecord(r)).toEqual({ id: 'property.model.users', level: 'MUST', status: 'pass', message: r.message });
+    expect(toCheckRecord(r)).toEqual({ id: 'property.model.users', assertion: 'service.manage', level: 'MUST', status: 'pass', message: r.message });
     expect(r.message).toMatch(/30 runs agreed with the reference model \(seed 1; \d+ requests/);
   });
 });

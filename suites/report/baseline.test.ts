@@ -52,7 +52,7 @@ describe('baseline comparison by findings', () => {
     worse.baseline = compareWithBaseline(worse, baseline, 'base.json');
     applyVerdict(worse);
     expect(exitCodeOf(worse)).toBe(1);
-    expect(worse.verdictLine).toMatch(/^FAIL — 1 new MUST findings against baseline/);
+    expect(worse.verdictLine).toMatch(/^FAIL — 1 new MUST finding against baseline/);
 
     expect(exitCodeOf({ ...same, vacuous: true })).toBe(1);
   });

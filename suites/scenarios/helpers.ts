@@ -81,8 +81,3 @@ export function allowedCodes(e: EndpointContract, param: string): number[] {
   }
   return [...codes];
 }
-
-/** The level of a contract error case naming `param`, when one exists (e.g. config_type: SHOULD). */
-export function errorLevelFor(e: EndpointContract, param: string): EndpointContract['errors'][number]['level'] | undefined {
-  return e.errors.find((c) => c.message === param)?.level;
-}

@@ -398,7 +398,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'mqtt.overview',
     alsoEndpoints: ['cluster.info', 'cluster.status'],
     description: 'node records (status/info broker_node_list, overview node_list) carry extend as the nested object {mqtt {…}, nats {…}, kafka {…}} instead of a byte array (and http_addr)',
-    finding: 'resources.overview.node_list',
+    finding: 'resources.node.record',
     checks: ['data-schema'],
     caught: true,
     hooks: {
