@@ -236,6 +236,31 @@ export const connectors: FamilySuite = {
       },
     },
     {
+      endpoint: 'GET /api/cluster/connector/list',
+      checks: ['connector.stopped-listed'],
+      assertion: 'states.connector.values',
+      async run(ctx, e, env) {
+        // Only the simulator's in-process control can stop a connector (the API has no stop), so a
+        // real server skips this; on the simulator it shows the Stopped value in a list record.
+        const control = ctx.target.control;
+        await ctx.check(e, 'connector.stopped-listed', 'states.connector.values', async () => {
+          if (!control) return skip('the API cannot stop a connector; only the simulator\'s control (--target sim) can');
+          const { ex: made, fields } = await attempt(ctx, env.resources, '-st', {}, true);
+          if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
+          try {
+            control.stopConnector(String(fields.tenant), String(fields.connector_name));
+            const got = await readList(ctx, e.path, { tenant: fields.tenant, connector_name: fields.connector_name });
+            const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
+            if (!row) return fail(`the stopped connector ${String(fields.connector_name)} is not listed`, got?.ex);
+            if (row.status !== 'Stopped') return fail(`a stopped connector is listed with status ${JSON.stringify(row.status)}; the spec's values are Idle, Running, Stopped`, got?.ex);
+            return pass('the stopped connector is listed as Stopped');
+          } finally {
+            await env.resources.delete(CONNECTOR, fields, 'cleanup');
+          }
+        });
+      },
+    },
+    {
       endpoint: 'POST /api/cluster/connector/create',
       checks: ['connector.type.*'],
       assertion: 'catalogue.type-ids',

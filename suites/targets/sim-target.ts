@@ -38,6 +38,8 @@ export interface SimTargetOptions {
   warmUpMs?: number;
   /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
   peerAddress?: string;
+  /** Deliberately broken behaviours to switch on (ids of sim/http/deviations), for the proof runs. */
+  deviations?: readonly string[];
 }
 
 /** Admin credentials of the embedded simulator, so a run can log in and check tokens end to end. */
@@ -123,7 +125,7 @@ export class SimTarget extends WrappingTarget {
     }).start();
     limitAdminRate(cluster, options.adminRateLimit ?? 0);
     // Manual clock: virtual time moves only through the control interface, so a run is repeatable.
-    const app = new AdminApp(cluster, { clock: 'manual', ...(options.envelope ? { envelope: options.envelope } : {}) });
+    const app = new AdminApp(cluster, { clock: 'manual', ...(options.envelope ? { envelope: options.envelope } : {}), ...(options.deviations ? { deviations: options.deviations } : {}) });
     const control = controlOf(cluster);
     const inner = new InProcessTarget({
       name: 'sim',
@@ -146,6 +148,7 @@ export class SimTarget extends WrappingTarget {
       port: 0,
       ...(options.envelope ? { envelope: options.envelope } : {}),
       ...(options.warmUpMs !== undefined ? { warmUpMs: options.warmUpMs } : {}),
+      ...(options.deviations ? { deviations: options.deviations } : {}),
       admin: { ...SIM_ADMIN },
     });
     try {

@@ -243,10 +243,10 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Resources, Connector: "| status | string | `Idle`, `Running`, `Stopped` |"',
     endpoint: 'cluster.connector.list',
     description: 'connector list: a stopped connector has status "Stop" instead of "Stopped"',
-    checks: ['data-schema'],
-    caught: false,
-    reason:
-      'the simulator stops a connector only through the in-process control (stopConnector, --target sim), and the run reads that connector\'s detail, never the list, before deleting it: no conformance run lists a stopped connector',
+    // Seen only where a connector can be stopped: the simulator's control, with --target sim.
+    finding: 'states.connector.values',
+    checks: ['connector.stopped-listed'],
+    caught: true,
     hooks: {
       around: aroundOn('cluster.connector.list', async (params, next) => {
         // A filter on the real status value finds the stopped connectors.
