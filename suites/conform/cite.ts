@@ -29,6 +29,7 @@ export const A = {
   listLimit: 'list-params.limit',
   listPage: 'list-params.page',
   listSortBy: 'list-params.sort-by',
+  listSortField: 'list-params.sort-field',
   listFilterField: 'list-params.filter-field',
   listFilterValues: 'list-params.filter-values',
   listExactMatch: 'list-params.exact-match',

@@ -61,7 +61,7 @@ export function kindOf(checkId: string): string {
 }
 
 /** Checks generated once per field, parameter or value: one law each, however many ids. */
-const PARAMETRISED = ['list.sort', 'list.filter_values', 'list.filter', 'limit', 'range', 'enum', 'required', 'failure-strategy', 'connector.config', 'connector.type', 'auth', 'monitor.missing-dimension'];
+const PARAMETRISED = ['list.sort', 'list.filter_values', 'list.filter', 'limit', 'range', 'enum', 'required', 'failure-strategy', 'connector.config', 'connector.type', 'auth', 'monitor.missing-dimension', 'dead-letter'];
 
 function cut(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;

@@ -21,6 +21,11 @@ export interface ResourceFamily {
    * manages): cited by the checks that read a write back from the list.
    */
   manages: string;
+  /**
+   * The assertion of the delete endpoint's paragraph ("**POST …/delete**. Body: …"), which a delete
+   * that takes the instance out of its list also decides.
+   */
+  deleteBody?: string;
   /** Fields of a valid instance; `suffix` makes instances distinct ('' = the run's fixture). */
   fields(ctx: ConformContext, suffix: string): Record<string, unknown>;
   /** Record fields that identify an instance in the list (checked when the record schema has them). */
@@ -153,6 +158,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   {
     key: 'auto-subscribe',
     manages: A.manageResources,
+    deleteBody: 'endpoints.auto-subscribe.delete',
     createPath: '/api/mqtt/auto-subscribe/create',
     deletePath: '/api/mqtt/auto-subscribe/delete',
     listPath: '/api/mqtt/auto-subscribe/list',
@@ -208,6 +214,7 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
   {
     key: 'connector',
     manages: A.manageConnectors,
+    deleteBody: 'endpoints.connector.delete',
     createPath: '/api/cluster/connector/create',
     deletePath: '/api/cluster/connector/delete',
     listPath: '/api/cluster/connector/list',

@@ -2,6 +2,7 @@ import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-
 import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { readList } from './helpers.ts';
+import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
 /**
  * ACL rules (spec: ACL rule; Users and ACL; Limits). The generic checks cover the lengths, the three
@@ -34,5 +35,8 @@ export const acl: FamilySuite = {
         if (succeeded(ex)) await env.resources.delete(ACL, fields, 'cleanup');
       },
     },
+    implicitTenant('acl', 'decision.user.tenant-implicit'),
+    duplicateCreate('acl', 'decision.acl.duplicate'),
+    unknownDelete('acl', 'decision.acl.delete-unknown'),
   ],
 };

@@ -21,9 +21,9 @@ function loginFailure(ex: Exchange, what: string) {
   return pass(`${what}: HTTP 401, code 401, "${WRONG_TEXT}"`);
 }
 
-function decodeHeader(token: string): Record<string, unknown> | undefined {
+function decodeHeader(token: string, part = 0): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    return JSON.parse(Buffer.from(token.split('.')[part] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -74,8 +74,10 @@ export const auth: FamilySuite = {
           const token = (envelopeOf(env.happy ?? ({} as Exchange))?.data as { token?: unknown } | undefined)?.token;
           if (typeof token !== 'string') return skip('no token to look at (log in with --username/--password)');
           const header = decodeHeader(token);
-          if (!header) return fail(`the token is not a JWT (no JSON header): ${token.slice(0, 24)}…`, env.happy);
-          return header.alg === 'HS256' ? pass('the token header says alg HS256 (HMAC-SHA256)') : fail(`the spec signs tokens with HMAC-SHA256, the token header says alg ${JSON.stringify(header.alg)}`, env.happy);
+          // A JSON header naming a signing algorithm is also the "signed JSON Web Tokens" of the Authentication intro.
+          const jwt = ['auth.jwt'];
+          if (!header) return { ...fail(`the token is not a JWT (no JSON header): ${token.slice(0, 24)}…`, env.happy), also: jwt };
+          return { ...(header.alg === 'HS256' ? pass('the token header says alg HS256 (HMAC-SHA256)') : fail(`the spec signs tokens with HMAC-SHA256, the token header says alg ${JSON.stringify(header.alg)}`, env.happy)), also: jwt };
         });
       },
     },
@@ -104,6 +106,39 @@ export const auth: FamilySuite = {
       checks: ['login.expires-in-matches-ttl'],
       assertion: 'auth.admin.token_ttl_hours',
       run: (ctx, login, env) => runTokenLifetime(ctx, login, env.happy),
+    },
+    {
+      endpoint: 'POST /api/v1/login',
+      checks: ['login.token-claims', 'login.admin-username'],
+      assertion: 'notes.auth.token-claims',
+      async run(ctx, login, env) {
+        const data = env.happy ? (envelopeOf(env.happy)?.data as { token?: unknown; expires_in?: unknown } | undefined) : undefined;
+        const token = typeof data?.token === 'string' ? data.token : undefined;
+        const creds = ctx.target.credentials;
+        // Notes §5: claims sub (the administrator name), iat, exp = iat + token_ttl_hours × 3600 (= expires_in).
+        await ctx.check(login, 'login.token-claims', 'notes.auth.token-claims', () => {
+          if (!token || !creds) return skip('no token to look at (log in with --username/--password)');
+          const claims = decodeHeader(token, 1);
+          if (!claims) return fail(`the token has no JSON claims part: ${token.slice(0, 24)}…`, env.happy);
+          const problems: string[] = [];
+          if (claims.sub !== creds.username) problems.push(`sub is ${JSON.stringify(claims.sub)}, not the administrator name ${JSON.stringify(creds.username)}`);
+          if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') problems.push(`iat and exp must be numbers of seconds, got ${JSON.stringify({ iat: claims.iat, exp: claims.exp })}`);
+          else if (typeof data?.expires_in === 'number' && claims.exp - claims.iat !== data.expires_in) problems.push(`exp - iat is ${claims.exp - claims.iat} s, but expires_in is ${data.expires_in}`);
+          return problems.length > 0 ? fail(`token claims: ${problems.join('; ')}`, env.happy) : pass(`claims sub ${JSON.stringify(creds.username)}, exp = iat + ${String(data?.expires_in)} s`);
+        });
+        // Authentication, admin: "| username | string | administrator name; default `admin` |": the name login accepts is the configured one.
+        await ctx.check(login, 'login.admin-username', 'auth.admin.username', async () => {
+          if (!token || !creds) return skip('the run did not log in (pass --username and --password)');
+          const get = ctx.endpoint('GET', '/api/cluster/config/get');
+          if (!get) return skip('the contract has no config get to read admin.username from');
+          const config = await ctx.call(get, {}, 'fixture');
+          const name = ((envelopeOf(config)?.data as Record<string, unknown> | undefined)?.admin as Record<string, unknown> | undefined)?.username;
+          if (typeof name !== 'string') return skip(`config get shows no admin.username (${describeAnswer(config)})`);
+          return name === creds.username
+            ? pass(`the login as ${JSON.stringify(name)} is the administrator name config get shows (admin.username)`)
+            : fail(`a login as ${JSON.stringify(creds.username)} was accepted, but the administrator name (config get admin.username) is ${JSON.stringify(name)}`, config);
+        });
+      },
     },
   ],
 };

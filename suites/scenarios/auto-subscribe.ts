@@ -2,6 +2,7 @@ import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-
 import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { readList, waitFor } from './helpers.ts';
+import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
 /**
  * Auto-subscribe rules (spec: Auto-subscribe rule; Limits: name, tenant, topic 1-256). The generic
@@ -72,5 +73,7 @@ export const autoSubscribe: FamilySuite = {
         });
       },
     },
+    duplicateCreate('auto-subscribe', 'decision.rules.duplicates'),
+    unknownDelete('auto-subscribe', 'decision.rules.duplicates'),
   ],
 };

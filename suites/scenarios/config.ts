@@ -2,7 +2,8 @@ import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../f
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { runConfigForwarding, runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
-import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { namesParam } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { dataOf, expectRefused, type Row } from './helpers.ts';
@@ -134,16 +135,30 @@ export function invalidCases(t: ConfigTypeSpec): { what: string; config: Row; fi
   return cases;
 }
 
+/** The catalogue's row of each config_type (Endpoints › Configuration). */
+const TYPE_ROW: Record<string, string> = {
+  MqttSlowSubscribeConfig: 'config.set.type.slow-subscribe',
+  MqttFlappingDetect: 'config.set.type.flapping-detect',
+  MqttProtocol: 'config.set.type.protocol',
+  MqttOfflineMessage: 'config.set.type.offline-message',
+  MqttSystemMonitor: 'config.set.type.system-monitor',
+  MqttSchema: 'config.set.type.schema',
+  MqttLimit: 'config.set.type.limit',
+  ClusterLimit: 'config.set.type.cluster-limit',
+};
+
 interface Outcome {
   type: string;
   problems: string[];
   decisionMisses: string[];
+  /** Watermarks read back: set value, shown value, and whether the read view showed a percentage. */
+  percent: { key: string; set: unknown; shown: unknown; asPercent: boolean }[];
   restoreProblems: string[];
   exchange?: Exchange;
 }
 
 async function roundTrip(ctx: ConformContext, set: EndpointContract, get: EndpointContract, t: ConfigTypeSpec, first: { done: boolean }): Promise<Outcome> {
-  const out: Outcome = { type: t.configType, problems: [], decisionMisses: [], restoreProblems: [] };
+  const out: Outcome = { type: t.configType, problems: [], decisionMisses: [], percent: [], restoreProblems: [] };
   const before = await ctx.call(get, {}, 'fixture');
   const section = sectionOf(dataOf(before), t.readViewKey);
   if (!section) {
@@ -171,6 +186,7 @@ async function roundTrip(ctx: ConformContext, set: EndpointContract, get: Endpoi
     else {
       forms.set(p.key, r.form);
       if (!r.decisionForm) out.decisionMisses.push(`${p.key} shown as ${JSON.stringify(readAt(shown, p.key))}`);
+      if (p.field.readForm === 'percent') out.percent.push({ key: p.key, set: p.changed, shown: readAt(shown, p.key), asPercent: r.form.scale === 100 });
     }
   }
   if (out.problems.length > 0) out.exchange = after;
@@ -216,7 +232,7 @@ export const config: FamilySuite = {
   scenarios: [
     {
       endpoint: 'GET /api/cluster/config/get',
-      checks: ['error.unknown-broker-id', 'config.get-by-broker-id'],
+      checks: ['error.unknown-broker-id', 'config.get-by-broker-id', 'config.get-local'],
       assertion: 'errors.case.config-get',
       async run(ctx, e) {
         await runErrorCaseChecks(ctx, e);
@@ -250,6 +266,26 @@ export const config: FamilySuite = {
     },
     {
       endpoint: 'GET /api/cluster/config/get',
+      checks: ['config.meta-addrs'],
+      assertion: 'decision.config.meta-addrs',
+      async run(ctx, e, env) {
+        await ctx.check(e, 'config.meta-addrs', 'decision.config.meta-addrs', async () => {
+          const addrs = env.happy && succeeded(env.happy) ? (dataOf(env.happy)?.meta_addrs as Row | undefined) : undefined;
+          const status = ctx.endpoint('GET', '/api/status');
+          if (!addrs || typeof addrs !== 'object' || !status) return skip('no meta_addrs or no /api/status to compare with');
+          const nodes = (dataOf(await ctx.call(status, {}, 'fixture'))?.broker_node_list ?? []) as Row[];
+          const meta = nodes.filter((n) => Array.isArray(n.roles) && n.roles.includes('meta'));
+          if (meta.length === 0) return skip('the broker node list names no node with the meta role');
+          // Each meta node by id, valued ip:grpc_port (its grpc_addr); nothing else.
+          const want = Object.fromEntries(meta.map((n) => [String(n.node_id), String(n.grpc_addr ?? `${String(n.node_ip)}:?`)]));
+          const got = Object.fromEntries(Object.entries(addrs).map(([k, v]) => [k, String(v)]));
+          const same = JSON.stringify(Object.keys(got).sort()) === JSON.stringify(Object.keys(want).sort()) && Object.keys(want).every((k) => got[k] === want[k]);
+          return same ? pass(`meta_addrs ${JSON.stringify(got)} lists the ${meta.length} meta nodes by id with ip:grpc_port`) : fail(`meta_addrs ${JSON.stringify(got)}, but the meta nodes of the broker node list are ${JSON.stringify(want)} (id → ip:grpc_port)`, env.happy);
+        });
+      },
+    },
+    {
+      endpoint: 'GET /api/cluster/config/get',
       checks: ['config.defaults'],
       assertion: 'decision.config.limit-defaults',
       async run(ctx, e, env) {
@@ -265,7 +301,7 @@ export const config: FamilySuite = {
     },
     {
       endpoint: 'POST /api/cluster/config/set',
-      checks: ['config.set-get-roundtrip', 'config.read-view-form', 'config.set-same-values-back'],
+      checks: ['config.set-get-roundtrip', 'config.read-percent', 'config.read-view-form', 'config.set-same-values-back'],
       assertion: 'config.set.at-once',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
@@ -277,17 +313,30 @@ export const config: FamilySuite = {
         const outcomes: Outcome[] = [];
         for (const t of CONFIG_TYPES) outcomes.push(await roundTrip(ctx, set, get, t, first));
         const bad = outcomes.filter((o) => o.problems.length > 0);
-        await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () =>
-          bad.length > 0
+        // Every field of each section's row was set and read back: the row's fields are the section's
+        // (config.set.type.*), and configuration is read and changed at run time (service.config).
+        const rows = ['service.config', ...outcomes.map((o) => TYPE_ROW[o.type]).filter((x): x is string => x !== undefined)];
+        await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () => ({
+          ...(bad.length > 0
             ? fail(`set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`, bad[0].exchange)
-            : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`),
-        );
+            : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`)),
+          also: rows,
+        }));
+        const watermarks = outcomes.flatMap((o) => o.percent);
+        await ctx.check(set, 'config.read-percent', 'config.set.read-percent', () => {
+          if (watermarks.length === 0) return skip('no watermark was read back after a set');
+          const fractions = watermarks.filter((w) => !w.asPercent);
+          if (fractions.length > 0) return fail(`the read view shows watermarks as the fraction set, not as percentages: ${fractions.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`);
+          return pass(`the read view shows the watermarks as percentages: ${watermarks.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`);
+        });
         const misses = outcomes.flatMap((o) => o.decisionMisses);
-        await ctx.check(set, 'config.read-view-form', 'decision.config.enum-names', () =>
-          misses.length > 0
+        // The same read-backs show the flapping times in the seconds set (decision.config.flapping-read-seconds).
+        await ctx.check(set, 'config.read-view-form', 'decision.config.enum-names', () => ({
+          ...(misses.length > 0
             ? fail(`the read view uses another of the spec's forms than the project's decision (read-view enum names, watermarks in percent, flapping times in seconds): ${misses.slice(0, 6).join(', ')}`)
-            : pass('the read view shows enum names, percentages and seconds as the project decided'),
-        );
+            : pass('the read view shows enum names, percentages and seconds as the project decided')),
+          also: ['decision.config.flapping-read-seconds'],
+        }));
         const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
         ctx.state.configSetApplies = bad.length === 0;
         await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () => {
@@ -299,18 +348,37 @@ export const config: FamilySuite = {
     },
     {
       endpoint: 'POST /api/cluster/config/set',
-      checks: ['config.invalid.*', 'config.refused-set-changes-nothing'],
+      checks: ['config.invalid.*', 'config.refusal-form', 'config.refused-set-changes-nothing'],
       assertion: 'decision.config.field-checks',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
         const before = get ? JSON.stringify(dataOf(await ctx.call(get, {}, 'fixture'))) : undefined;
+        const answers: Exchange[] = [];
         for (const t of CONFIG_TYPES) {
           for (const c of invalidCases(t)) {
             const ex = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(c.config) });
+            answers.push(ex);
             // The spec gives the ranges and values but not the answer to a violation: SHOULD, code 400, 1 or 100.
             await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'decision.config.field-checks', () => expectRefused(ex, c.what, [400, 1, 100]));
           }
         }
+        // MqttSchema.log_level: a string of 1-64 characters (decision.config.log-level).
+        for (const [what, value] of [['empty', ''], ['65-characters', 'l'.repeat(65)]] as const) {
+          const ex = await ctx.call(set, { config_type: 'MqttSchema', config: JSON.stringify({ log_level: value }) });
+          answers.push(ex);
+          await ctx.check(set, `config.invalid.MqttSchema.log_level-${what}`, 'decision.config.log-level', () => expectRefused(ex, `log_level of ${value.length} characters is outside 1-64`, [400, 1, 100]));
+        }
+        await ctx.check(set, 'config.refusal-form', 'decision.config.refusal-form', () => {
+          const refusals = answers.filter((ex) => envelopeOf(ex) !== undefined && envelopeOf(ex)!.code !== 0);
+          if (refusals.length === 0) return skip('no invalid set was refused with an envelope');
+          for (const ex of refusals) {
+            const env = envelopeOf(ex)!;
+            if (env.code === 1 || env.code === 100) continue;
+            if (env.code !== 400) return fail(`a refused config set answered code ${env.code}; the contract gives 400 (or 1 or 100): ${describeAnswer(ex)}`, ex);
+            if (!['config_type', 'config'].some((p) => namesParam(env.text, p))) return fail(`a refused config set (code 400) does not name config_type, config or config.<field>: ${describeAnswer(ex)}`, ex);
+          }
+          return pass(`${refusals.length} refused sets answer code 400 naming the config (or code 1 or 100)`);
+        });
         if (!get || before === undefined) return;
         await ctx.check(set, 'config.refused-set-changes-nothing', 'decision.config.refused-changes-nothing', async () => {
           const after = await ctx.call(get, {});
@@ -333,6 +401,57 @@ export const config: FamilySuite = {
           // The same enable value: accepted without changing anything.
           const ex = await ctx.call(set, { config_type: 'FlappingDetect', config: JSON.stringify({ enable: section.enable === true }) });
           return succeeded(ex) ? pass('FlappingDetect (the name one sample of the spec uses) is accepted') : fail(`config_type FlappingDetect was refused: ${describeAnswer(ex)}`, ex);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/config/set',
+      checks: ['config.partial-set', 'config.set-on-every-node', 'config.max-qos-flight-message'],
+      assertion: 'decision.config.partial',
+      async run(ctx, set) {
+        const get = ctx.endpoint('GET', '/api/cluster/config/get');
+        if (!get) return;
+        const proto = sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_protocol');
+        if (!proto) {
+          for (const [id, a] of [['config.partial-set', 'decision.config.partial'], ['config.set-on-every-node', 'decision.config.cluster-wide'], ['config.max-qos-flight-message', 'decision.config.max-qos-flight-message']]) await ctx.check(set, id, a, () => skip('config get shows no mqtt_protocol section'));
+          return;
+        }
+        // One field changed, one null, one unknown: the others keep their values (decision.config.partial).
+        const receive = Number(proto.receive_max);
+        const next = receive < 65_535 ? receive + 1 : receive - 1;
+        const partial = await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ receive_max: next, topic_alias_max: null, conform_unknown_field: 1 }) });
+        const after = succeeded(partial) ? await ctx.call(get, {}) : undefined;
+        const other = (ctx.state.onlineNodeIds ?? []).find((id) => id !== Number(dataOf(after ?? partial)?.broker_id));
+        const elsewhere = after && other !== undefined ? await ctx.call(get, { broker_id: other }) : undefined;
+        if (succeeded(partial)) await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ receive_max: receive }) }, 'cleanup');
+        await ctx.check(set, 'config.partial-set', 'decision.config.partial', () => {
+          if (!succeeded(partial)) return fail(`a set of receive_max alone (with topic_alias_max null and an unknown field) was refused: ${describeAnswer(partial)}`, partial);
+          const now = sectionOf(dataOf(after!), 'mqtt_protocol');
+          if (now?.receive_max !== next) return fail(`receive_max was set to ${next}, config get shows ${JSON.stringify(now?.receive_max)}`, after);
+          const moved = Object.keys(proto).filter((k) => k !== 'receive_max' && JSON.stringify(now[k]) !== JSON.stringify(proto[k]));
+          if (moved.length > 0) return fail(`fields the set omitted or gave as null changed: ${moved.map((k) => `${k} ${JSON.stringify(proto[k])} → ${JSON.stringify(now[k])}`).join(', ')}`, after);
+          return pass(`receive_max ${receive} → ${next}; topic_alias_max (null), the omitted fields and the unknown one left the rest as it was`);
+        });
+        await ctx.check(set, 'config.set-on-every-node', 'decision.config.cluster-wide', () => {
+          if (!succeeded(partial)) return skip('the set was refused');
+          if (!elsewhere) return skip('the target reports no other online node to read the configuration of');
+          if (!succeeded(elsewhere)) return fail(`config get of node ${other} failed: ${describeAnswer(elsewhere)}`, elsewhere);
+          const shown = sectionOf(dataOf(elsewhere), 'mqtt_protocol')?.receive_max;
+          return shown === next ? pass(`node ${other} shows the receive_max ${next} set through another node`) : fail(`receive_max was set to ${next} through one node, node ${other} shows ${JSON.stringify(shown)}`, elsewhere);
+        });
+        await ctx.check(set, 'config.max-qos-flight-message', 'decision.config.max-qos-flight-message', async () => {
+          if (typeof proto.max_qos_flight_message !== 'number') return skip('the read view shows no max_qos_flight_message');
+          const was = proto.max_qos_flight_message;
+          const want = was < 255 ? was + 1 : was - 1;
+          const ex = await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ max_qos_flight_message: want }) });
+          if (!succeeded(ex)) return fail(`MqttProtocol with max_qos_flight_message ${want} was refused: ${describeAnswer(ex)}`, ex);
+          try {
+            const read = await ctx.call(get, {});
+            const shown = sectionOf(dataOf(read), 'mqtt_protocol')?.max_qos_flight_message;
+            return shown === want ? pass(`max_qos_flight_message ${was} → ${want} through MqttProtocol`) : fail(`max_qos_flight_message was set to ${want}, the read view shows ${JSON.stringify(shown)}`, read);
+          } finally {
+            await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ max_qos_flight_message: was }) }, 'cleanup');
+          }
         });
       },
     },

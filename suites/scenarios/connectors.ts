@@ -6,8 +6,9 @@ import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { type CreatedResources, RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
-import { expectRefused, readList, refusalNames, refused, type Row } from './helpers.ts';
+import type { FamilySuite, ScenarioEnv } from './family-suite.ts';
+import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
+import { implicitTenant } from './duplicates.ts';
 
 /**
  * Connectors (spec: Connector; Connector status; Connectors; Failure strategy; Connector catalogue;
@@ -133,8 +134,8 @@ async function attempt(ctx: ConformContext, resources: CreatedResources, suffix:
   return { ex, fields };
 }
 
-async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string, assertion: string, ex: Exchange, what: string, params: readonly string[]): Promise<void> {
-  await ctx.check(e, id, assertion, () => expectRefused(ex, what));
+async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string, assertion: string, ex: Exchange, what: string, params: readonly string[], also: readonly string[] = []): Promise<void> {
+  await ctx.check(e, id, assertion, () => ({ ...expectRefused(ex, what), ...(also.length ? { also } : {}) }));
   if (refused(ex)) {
     await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
       params.some((p) => refusalNames(ex, p)) ? pass(`the message names ${params.join(' or ')}`) : fail(`the refusal does not name ${params.join(' or ')}: ${describeAnswer(ex)}`, ex),
@@ -163,6 +164,105 @@ function strategyAssertion(strategy: Row): string {
   if ('wait_time_ms' in strategy && strategy.wait_time_ms === 0) return 'failure.wait_time_ms';
   if ('retry_total_times' in strategy) return 'failure.retry_total_times';
   return 'failure.strategy';
+}
+
+/** Polls the connector's list record every 250 ms of target time (up to `maxMs`) until it is Running; returns it and the time waited. */
+async function untilRunning(ctx: ConformContext, fields: Row, maxMs: number): Promise<{ row?: Row; waited: number }> {
+  for (let waited = 0; ; waited += 250) {
+    const got = await readList(ctx, '/api/cluster/connector/list', { tenant: fields.tenant, connector_name: fields.connector_name });
+    const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
+    if (row?.status === 'Running' || waited >= maxMs) return { row, waited };
+    await letTimePass(ctx, 250);
+  }
+}
+
+/**
+ * What a connector does once created (decisions: runtime, last-send-time-zero, delivery; States: counters
+ * reset on a restart). A connector of the run's own is created on a topic filter nobody else publishes to,
+ * taken up by a node within a second (the least loaded one, when no other connector waits), read while it
+ * has sent nothing, fed three messages by an MQTT client, and — with the simulator's control — stopped and
+ * resumed, after which its counters start from zero again.
+ */
+async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
+  const ids = ['connector.runtime-assigned', 'connector.detail-before-first-send', 'connector.delivery', 'connector.counters-reset'] as const;
+  const assertions = ['decision.connector.runtime', 'decision.connector.last-send-time-zero', 'decision.connector.delivery', 'states.connector.counters-reset'];
+  const skipAll = async (from: number, why: string) => {
+    for (let i = from; i < ids.length; i++) await ctx.check(e, ids[i], assertions[i], () => skip(why));
+  };
+  const status = ctx.endpoint('GET', '/api/status');
+  const nodes = status ? ((dataOf(await ctx.call(status, {}, 'fixture'))?.broker_node_list ?? []) as Row[]) : [];
+  const brokers = nodes.filter((n) => !Array.isArray(n.roles) || n.roles.includes('broker')).map((n) => Number(n.node_id)).sort((a, b) => a - b);
+  const before = (await readList(ctx, '/api/cluster/connector/list', {}, 'fixture'))?.rows ?? [];
+  const load = new Map<number, number>(brokers.map((id) => [id, 0]));
+  for (const r of before) if (r.broker_id !== null && r.broker_id !== undefined && load.has(Number(r.broker_id))) load.set(Number(r.broker_id), load.get(Number(r.broker_id))! + 1);
+  const othersWaiting = before.some((r) => r.status === 'Idle');
+  const expected = brokers.length > 0 && !othersWaiting ? brokers.reduce((best, id) => (load.get(id)! < load.get(best)! ? id : best)) : undefined;
+  const topic = `conform/${ctx.seed}/runtime`;
+  const { ex: made, fields } = await attempt(ctx, env.resources, '-rt', { topic_name: `${topic}/#` }, true);
+  if (!succeeded(made)) return skipAll(0, `a connector could not be created (${describeAnswer(made)})`);
+  try {
+    const first = await untilRunning(ctx, fields, 3000);
+    await ctx.check(e, ids[0], assertions[0], () => {
+      if (first.row?.status !== 'Running') return fail(`the new connector is still ${JSON.stringify(first.row?.status)} ${first.waited} ms after its create; an Idle connector is assigned every second`);
+      if (first.waited > 1250) return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
+      const node = Number(first.row.broker_id);
+      if (expected !== undefined && node !== expected) return fail(`the new connector runs on node ${node}, but node ${expected} ran the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})`);
+      return pass(`Running on node ${node} after ${first.waited} ms${expected !== undefined ? `, the node with the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})` : ' (other connectors were waiting too, so which node is not judged)'}`);
+    });
+    if (first.row?.status !== 'Running') return skipAll(1, 'the connector never ran');
+    const detailOf = () => ctx.call(e, { tenant: fields.tenant, connector_name: fields.connector_name });
+    const fresh = await detailOf();
+    await ctx.check(e, ids[1], assertions[1], () => {
+      const d = dataOf(fresh);
+      if (!succeeded(fresh) || !d) return fail(`the running connector's detail was refused: ${describeAnswer(fresh)}`, fresh);
+      return d.last_send_time === 0 && d.last_msg === null ? pass('last_send_time 0 and last_msg null before the first send') : fail(`before any message reached it: last_send_time ${JSON.stringify(d.last_send_time)}, last_msg ${JSON.stringify(d.last_msg)} (0 and null)`, fresh);
+    });
+    const driver = ctx.mqtt;
+    let delivered = false;
+    await ctx.check(e, ids[2], assertions[2], async () => {
+      if (!driver) return skip('needs an MQTT client to publish to the connector\'s topic');
+      if (driver.tenant !== undefined && driver.tenant !== fields.tenant) return skip(`the MQTT client publishes in tenant ${driver.tenant}, the connector is in ${String(fields.tenant)}`);
+      const session = await driver.connect(`conform-${ctx.seed}-feeder`);
+      if ('ok' in session) return skip(`the MQTT client could not connect: ${session.reason}`);
+      try {
+        for (let i = 1; i <= 3; i++) {
+          const r = await session.publish(`${topic}/m${i}`, `conform message ${i}`, { qos: 1, retain: false });
+          if (!r.ok) return skip(`a message could not be published: ${r.reason}`);
+        }
+      } finally {
+        await session.close();
+      }
+      let waited = 0;
+      let d: Row | undefined;
+      let last: Exchange | undefined;
+      for (; waited <= 3000; waited += 250) {
+        last = await detailOf();
+        d = dataOf(last);
+        if (Number(d?.send_success_total) >= 3) break;
+        await letTimePass(ctx, 250);
+      }
+      if (Number(d?.send_success_total) !== 3) return fail(`3 messages were published on ${topic}/…, the connector's detail shows send_success_total ${JSON.stringify(d?.send_success_total)} after ${waited} ms`, last);
+      if (waited > 1250) return fail(`the 3 messages were forwarded only after ${waited} ms; a Running connector forwards every second`, last);
+      if (d!.last_msg !== 'conform message 3' || !(Number(d!.last_send_time) > 0)) return fail(`after the sends: last_msg ${JSON.stringify(d!.last_msg)}, last_send_time ${JSON.stringify(d!.last_send_time)} (the last message and its time)`, last);
+      delivered = true;
+      return pass(`the 3 messages were forwarded within ${waited} ms: send_success_total 3, last_msg the last one`);
+    });
+    await ctx.check(e, ids[3], assertions[3], async () => {
+      const control = ctx.target.control;
+      if (!control) return skip('a restart of a connector happens outside the API; only the simulator\'s control can stop and resume one');
+      if (!delivered) return skip('the connector had no counts to reset');
+      control.stopConnector(String(fields.tenant), String(fields.connector_name));
+      control.resumeConnector(String(fields.tenant), String(fields.connector_name));
+      const again = await untilRunning(ctx, fields, 3000);
+      if (again.row?.status !== 'Running') return skip(`the resumed connector did not run again (${JSON.stringify(again.row?.status)})`);
+      const ex = await detailOf();
+      const d = dataOf(ex);
+      if (!succeeded(ex) || !d) return fail(`the restarted connector's detail was refused: ${describeAnswer(ex)}`, ex);
+      return d.send_success_total === 0 && d.send_fail_total === 0 ? pass('after a stop and a restart send_success_total and send_fail_total are 0 again (were 3 and 0)') : fail(`the connector restarted, but its counters were kept: send_success_total ${JSON.stringify(d.send_success_total)}, send_fail_total ${JSON.stringify(d.send_fail_total)}`, ex);
+    });
+  } finally {
+    await env.resources.delete(CONNECTOR, fields, 'cleanup');
+  }
 }
 
 export const connectors: FamilySuite = {
@@ -215,7 +315,8 @@ export const connectors: FamilySuite = {
       async run(ctx, e, env) {
         const control = ctx.target.control;
         const create = ctx.endpoint('POST', CONNECTOR.createPath);
-        await ctx.check(e, 'error.connector-not-running', 'errors.case.connector-not-running', async () => {
+        // "Connector detail is available only while the connector is running": the refusal for a connector not running shows it.
+        await ctx.check(e, 'error.connector-not-running', 'errors.case.connector-not-running', withAlso(['states.connector.detail-while-running'], async () => {
           if (!create) return skip('the contract has no connector create');
           const { ex: made, fields } = await attempt(ctx, env.resources, '-nr', {}, true);
           if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
@@ -232,7 +333,7 @@ export const connectors: FamilySuite = {
           } finally {
             await env.resources.delete(CONNECTOR, fields, 'cleanup');
           }
-        });
+        }));
       },
     },
     {
@@ -262,18 +363,24 @@ export const connectors: FamilySuite = {
     },
     {
       endpoint: 'POST /api/cluster/connector/create',
-      checks: ['connector.type.*'],
+      checks: ['connector.type.*', 'connector.created-idle'],
       assertion: 'catalogue.type-ids',
       async run(ctx, e, env) {
         const list = ctx.endpoint('GET', '/api/cluster/connector/list');
+        const created: { type: string; row: Row; ex: Exchange }[] = [];
         for (const t of CONNECTOR_CATALOGUE) {
           const { ex, fields } = await attempt(ctx, env.resources, `-ty-${t.id}`, { connector_type: t.id, config: JSON.stringify(t.example) }, true);
-          await ctx.check(e, `connector.type.${t.id}.accepted`, `catalogue.${t.id}`, () => (succeeded(ex) ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`) : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)));
+          // The type identifier is one of the catalogue's (catalogue.type-ids) as much as the config is the type's.
+          await ctx.check(e, `connector.type.${t.id}.accepted`, `catalogue.${t.id}`, () => ({
+            ...(succeeded(ex) ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`) : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)),
+            also: ['catalogue.type-ids'],
+          }));
           if (!succeeded(ex) || !list) continue;
           await ctx.check(e, `connector.type.${t.id}.config-defaults`, 'decision.connector.config-normalised', async () => {
             const got = await readList(ctx, list.path, { tenant: fields.tenant, connector_name: fields.connector_name });
             const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
             if (!row) return fail(`the ${t.id} connector is not listed`, got?.ex);
+            created.push({ type: t.id, row, ex: got!.ex });
             const config = listedConfig(row.config);
             if (!config) return fail(`the listed config is not JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
             const missing = missingDefaults(t, config);
@@ -281,6 +388,19 @@ export const connectors: FamilySuite = {
           });
           await env.resources.delete(CONNECTOR, fields, 'cleanup');
         }
+        // States: "| (none) | create connector | request valid | `Idle` | `broker_id` is null until a node runs the connector |".
+        // Each row was read right after its create; one a node already runs (Running with a broker) shows nothing of the creation.
+        await ctx.check(e, 'connector.created-idle', 'states.connector.create', () => {
+          if (created.length === 0) return skip('no created connector was read back from the list');
+          for (const { type, row, ex } of created) {
+            const unassigned = row.broker_id === null || row.broker_id === undefined;
+            if (row.status === 'Idle' && !unassigned) return fail(`the new ${type} connector is Idle but has broker_id ${JSON.stringify(row.broker_id)} (null until a node runs it)`, ex);
+            if (row.status === 'Running' && unassigned) return fail(`the new ${type} connector is Running without a broker_id`, ex);
+            if (row.status !== 'Idle' && row.status !== 'Running') return fail(`a connector just created is listed with status ${JSON.stringify(row.status)}; a valid create gives Idle`, ex);
+          }
+          const idle = created.filter((c) => c.row.status === 'Idle').length;
+          return pass(`${idle} of ${created.length} connectors read right after their create are Idle with broker_id null${idle < created.length ? ', the others already run on a node' : ''}`, undefined, idle === 0);
+        });
       },
     },
     {
@@ -291,7 +411,8 @@ export const connectors: FamilySuite = {
         for (const t of CONNECTOR_CATALOGUE) {
           for (const c of invalidConfigs(t)) {
             const { ex } = await attempt(ctx, env.resources, `-cf-${t.id}`, { connector_type: t.id, config: JSON.stringify(c.config) });
-            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys);
+            // A req key missing, a value outside its range or values: the key conventions of the catalogue as much as the type's bullet.
+            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys, ['catalogue.key-conventions']);
           }
         }
       },
@@ -302,7 +423,7 @@ export const connectors: FamilySuite = {
       assertion: 'endpoints.connector.create.connector_type',
       async run(ctx, e, env) {
         const unknown = await attempt(ctx, env.resources, '-ut', { connector_type: 'carrier-pigeon' });
-        await refusedCheck(ctx, e, 'connector.unknown-type', 'endpoints.connector.create.connector_type', unknown.ex, 'connector_type "carrier-pigeon" is no catalogue identifier', ['connector_type']);
+        await refusedCheck(ctx, e, 'connector.unknown-type', 'endpoints.connector.create.connector_type', unknown.ex, 'connector_type "carrier-pigeon" is no catalogue identifier', ['connector_type'], ['catalogue.type-ids']);
         const notJson = await attempt(ctx, env.resources, '-nj', { config: 'local_file_path=/tmp/x' });
         await refusedCheck(ctx, e, 'connector.config-not-json', 'endpoints.connector.create.config', notJson.ex, 'config that is not JSON text', ['config']);
         const upper = await attempt(ctx, env.resources, '-uc', { connector_type: 'FILE' });
@@ -317,7 +438,9 @@ export const connectors: FamilySuite = {
         let n = 0;
         for (const [id, what, strategy, ok] of STRATEGY_CASES) {
           const { ex } = await attempt(ctx, env.resources, `-fs${n++}`, { failure_strategy: strategy });
-          if (ok) await ctx.check(e, id, strategyAssertion(strategy), (): Verdict => (succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)));
+          // An accepted object is the failure_strategy field of the create body; discard alone is "the other fields … absent".
+          const also = ['endpoints.connector.create.failure_strategy', ...(strategy.strategy === 'discard' && Object.keys(strategy).length === 1 ? ['failure.discard-fields'] : [])];
+          if (ok) await ctx.check(e, id, strategyAssertion(strategy), (): Verdict => ({ ...(succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)), also }));
           else await refusedCheck(ctx, e, id, strategyAssertion(strategy), ex, what, ['failure_strategy', ...Object.keys(strategy)]);
         }
         await ctx.check(e, 'failure-strategy.dead-letter-defaults', 'failure.retry_total_times', async () => {
@@ -337,5 +460,124 @@ export const connectors: FamilySuite = {
         });
       },
     },
+    {
+      endpoint: 'POST /api/cluster/connector/create',
+      checks: ['connector.duplicate-refused', 'connector.topic-filter', 'connector.config.*'],
+      assertion: 'decision.connector.unique-per-tenant',
+      async run(ctx, e, env) {
+        const fixture = env.resources.fixtures.get('connector');
+        await ctx.check(e, 'connector.duplicate-refused', 'decision.connector.unique-per-tenant', async () => {
+          if (!fixture) return skip('the run has no connector of its own to create again');
+          // Sent as is (not through the run's resources): the fixture must stay registered once.
+          const ex = await ctx.call(e, fixture);
+          const env2 = envelopeOf(ex);
+          const name = String(fixture.connector_name);
+          if (succeeded(ex)) return fail(`connector ${name} exists in tenant ${String(fixture.tenant)}, but a second create of it was accepted`, ex);
+          if (!env2 || ![1, 100].includes(env2.code)) return fail(`a create of an existing connector must fail with code 1, got ${describeAnswer(ex)}`, ex);
+          return env2.text?.includes(name) && /already exist/i.test(env2.text) ? pass(`refused: "${env2.text}"`) : fail(`expected a text saying connector ${name} already exists, got ${describeAnswer(ex)}`, ex);
+        });
+        const badFilter = await attempt(ctx, env.resources, '-tf', { topic_name: `conform/${ctx.seed}/#/x` });
+        await ctx.check(e, 'connector.topic-filter', 'decision.connector.topic-filter', () => {
+          const v = expectRefused(badFilter.ex, 'topic_name "…/#/x" is no MQTT topic filter (# only at the end)');
+          if (v.status !== 'pass') return v;
+          return refusalNames(badFilter.ex, 'topic_name') ? v : fail(`the refusal does not name topic_name: ${describeAnswer(badFilter.ex)}`, badFilter.ex);
+        });
+        const file = CONNECTOR_CATALOGUE.find((t) => t.id === 'file')!;
+        const rotationDefault = file.keys.find((k) => k.name === 'rotation_strategy')?.default;
+        const loose = await attempt(ctx, env.resources, '-ck', { connector_type: 'file', config: JSON.stringify({ local_file_path: `/tmp/conform-${ctx.seed}.log`, conform_unknown_key: 'x', rotation_strategy: null }) }, true);
+        await ctx.check(e, 'connector.config.unknown-and-null-keys', 'decision.connector.config-keys', async () => {
+          if (!succeeded(loose.ex)) return fail(`a file config with an unknown key and rotation_strategy null was refused: ${describeAnswer(loose.ex)}`, loose.ex);
+          try {
+            const got = await readList(ctx, '/api/cluster/connector/list', { tenant: loose.fields.tenant, connector_name: loose.fields.connector_name });
+            const row = got?.rows.find((r) => r.connector_name === loose.fields.connector_name);
+            const config = row ? listedConfig(row.config) : undefined;
+            if (!config) return skip(`the connector's config could not be read back from the list (${got ? describeAnswer(got.ex) : 'no list'})`);
+            return config.rotation_strategy === rotationDefault ? pass(`accepted; rotation_strategy null took its default ${JSON.stringify(rotationDefault)}`) : fail(`rotation_strategy was null, so its default ${JSON.stringify(rotationDefault)} applies, but the list shows ${JSON.stringify(config.rotation_strategy)}`, got?.ex);
+          } finally {
+            await env.resources.delete(CONNECTOR, loose.fields, 'cleanup');
+          }
+        });
+        const greptime = CONNECTOR_CATALOGUE.find((t) => t.id === 'greptime')!;
+        const emptyAllowed = await attempt(ctx, env.resources, '-er', { connector_type: 'greptime', config: JSON.stringify({ ...greptime.example, user: '', password: '' }) });
+        const kafka = CONNECTOR_CATALOGUE.find((t) => t.id === 'kafka')!;
+        const emptyRefused = await attempt(ctx, env.resources, '-ek', { connector_type: 'kafka', config: JSON.stringify({ ...kafka.example, topic: '' }) });
+        await ctx.check(e, 'connector.config.empty-required-strings', 'decision.connector.empty-required-strings', () => {
+          if (!succeeded(emptyAllowed.ex)) return fail(`greptime user and password are empty strings when unused, but the config was refused: ${describeAnswer(emptyAllowed.ex)}`, emptyAllowed.ex);
+          const v = expectRefused(emptyRefused.ex, 'kafka topic "" (a required string other than the ones that may be empty)');
+          return v.status === 'pass' ? pass('greptime with user and password "" accepted; kafka with topic "" refused') : v;
+        });
+        const relative = await attempt(ctx, env.resources, '-fr', { connector_type: 'file', config: JSON.stringify({ local_file_path: 'relative/conform.log' }) });
+        await ctx.check(e, 'connector.config.file-path-relative', 'decision.connector.file-path-absolute', () => expectRefused(relative.ex, 'local_file_path "relative/conform.log" is not an absolute path'));
+        await ctx.check(e, 'connector.config.relational-port-default', 'decision.connector.relational-port', async () => {
+          const shown: string[] = [];
+          for (const id of ['mysql', 'postgres']) {
+            const t = CONNECTOR_CATALOGUE.find((x) => x.id === id)!;
+            const { port: _omitted, ...rest } = t.example as Row;
+            const want = t.keys.find((k) => k.name === 'port')?.default;
+            const made = await attempt(ctx, env.resources, `-rp-${id}`, { connector_type: id, config: JSON.stringify(rest) }, true);
+            if (!succeeded(made.ex)) return fail(`a ${id} config without port was refused (the contract applies ${JSON.stringify(want)}): ${describeAnswer(made.ex)}`, made.ex);
+            try {
+              const got = await readList(ctx, '/api/cluster/connector/list', { tenant: made.fields.tenant, connector_name: made.fields.connector_name });
+              const row = got?.rows.find((r) => r.connector_name === made.fields.connector_name);
+              const config = row ? listedConfig(row.config) : undefined;
+              if (!config) return skip(`the ${id} connector's config could not be read back from the list`);
+              if (config.port !== want) return fail(`a ${id} config without port must take ${JSON.stringify(want)}, the list shows ${JSON.stringify(config.port)}`, got?.ex);
+              shown.push(`${id} ${String(want)}`);
+            } finally {
+              await env.resources.delete(CONNECTOR, made.fields, 'cleanup');
+            }
+          }
+          return pass(`without port: ${shown.join(', ')}`);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/cluster/connector/create',
+      checks: ['failure-strategy.case-exact', 'failure-strategy.retry-fields-missing', 'failure-strategy.unused-field'],
+      assertion: 'decision.failure-strategy.exact-names',
+      async run(ctx, e, env) {
+        const upper = await attempt(ctx, env.resources, '-fc', { failure_strategy: { strategy: 'Discard' } });
+        await ctx.check(e, 'failure-strategy.case-exact', 'decision.failure-strategy.exact-names', () => expectRefused(upper.ex, 'strategy "Discard" is not written as the spec writes it (discard)'));
+        const bare = await attempt(ctx, env.resources, '-fm', { failure_strategy: { strategy: 'discard_after_retry' } });
+        await ctx.check(e, 'failure-strategy.retry-fields-missing', 'decision.failure-strategy.retry-fields-required', () => expectRefused(bare.ex, 'discard_after_retry without retry_total_times and wait_time_ms'));
+        const cases: [string, Row, string][] = [
+          ['retry_total_times with discard', { strategy: 'discard', retry_total_times: 3 }, 'retry_total_times'],
+          ['topic_name with discard_after_retry', { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 1000, topic_name: 'conform-dead' }, 'topic_name'],
+        ];
+        const answers: [string, Exchange, string][] = [];
+        for (const [what, strategy, field] of cases) answers.push([what, (await attempt(ctx, env.resources, `-fu${answers.length}`, { failure_strategy: strategy })).ex, field]);
+        await ctx.check(e, 'failure-strategy.unused-field', 'decision.failure-strategy.unused-fields', () => {
+          for (const [what, ex, field] of answers) {
+            const v = expectRefused(ex, `${what} (a field the strategy does not use)`);
+            if (v.status !== 'pass') return v;
+            if (!refusalNames(ex, field)) return fail(`${what}: the refusal does not name ${field}: ${describeAnswer(ex)}`, ex);
+          }
+          return pass(`refused, naming the unused field: ${answers.map(([w]) => w).join('; ')}`);
+        });
+      },
+    },
+    {
+      endpoint: 'GET /api/cluster/connector/detail',
+      checks: ['connector.runtime-assigned', 'connector.detail-before-first-send', 'connector.delivery', 'connector.counters-reset'],
+      assertion: 'decision.connector.runtime',
+      run: runConnectorRuntime,
+    },
+    {
+      endpoint: 'POST /api/cluster/connector/delete',
+      checks: ['connector.delete-unknown'],
+      assertion: 'decision.connector.delete-unknown',
+      async run(ctx, e) {
+        await ctx.check(e, 'connector.delete-unknown', 'decision.connector.delete-unknown', async () => {
+          const name = `conform-missing-${ctx.seed}`;
+          const ex = await ctx.call(e, { tenant: ctx.names.tenant, connector_name: name });
+          const env = envelopeOf(ex);
+          const want = `Connector ${name} does not exist.`;
+          if (succeeded(ex)) return fail(`deleting connector ${name}, which does not exist, answered success`, ex);
+          if (!env || ![1, 100].includes(env.code)) return fail(`expected code 1 and "${want}", got ${describeAnswer(ex)}`, ex);
+          return env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex);
+        });
+      },
+    },
+    implicitTenant('connector', 'decision.user.tenant-implicit'),
   ],
 };

@@ -81,3 +81,11 @@ export function allowedCodes(e: EndpointContract, param: string): number[] {
   }
   return [...codes];
 }
+
+/** Wraps a check's function so its verdict also cites `also` (assertions of its level the same evidence decides). */
+export function withAlso(also: readonly string[], fn: () => Promise<Verdict> | Verdict): () => Promise<Verdict> {
+  return async () => {
+    const v = await fn();
+    return { ...v, also: [...(v.also ?? []), ...also] };
+  };
+}

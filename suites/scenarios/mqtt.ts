@@ -3,8 +3,11 @@ import { runOverviewConsistency } from '../conform/checks/consistency-checks.ts'
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { MONITOR_DIMENSIONS } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { FamilySuite } from './family-suite.ts';
-import { dataOf, readList, type Row, waitFor } from './helpers.ts';
+import { sectionOf } from './config.ts';
+import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from './helpers.ts';
 
 /**
  * MQTT overview, monitoring, clients, sessions, subscriptions, slow subscriptions and the path-only
@@ -40,6 +43,252 @@ function exclusiveProblems(row: Row, data: Row | undefined): string | undefined 
   return undefined;
 }
 
+/** The row of the spec's data_type table each type is in (Endpoints › MQTT overview, monitoring…). */
+export const MONITOR_TYPE_ROW: Record<string, string> = {
+  connection_num: 'endpoints.monitor.types.totals',
+  topic_num: 'endpoints.monitor.types.totals',
+  subscribe_num: 'endpoints.monitor.types.totals',
+  message_in_num: 'endpoints.monitor.types.totals',
+  message_out_num: 'endpoints.monitor.types.totals',
+  message_drop_num: 'endpoints.monitor.types.totals',
+  topic_in_num: 'endpoints.monitor.types.topic',
+  topic_out_num: 'endpoints.monitor.types.topic',
+  subscribe_send_success_num: 'endpoints.monitor.types.subscribe',
+  subscribe_send_failure_num: 'endpoints.monitor.types.subscribe',
+  subscribe_topic_send_success_num: 'endpoints.monitor.types.subscribe-topic',
+  subscribe_topic_send_failure_num: 'endpoints.monitor.types.subscribe-topic',
+  session_in_num: 'endpoints.monitor.types.session',
+  session_out_num: 'endpoints.monitor.types.session',
+  connector_send_success_total: 'endpoints.monitor.types.connector-totals',
+  connector_send_failure_total: 'endpoints.monitor.types.connector-totals',
+  connector_send_success: 'endpoints.monitor.types.connector',
+  connector_send_failure: 'endpoints.monitor.types.connector',
+};
+
+const hasWildcard = (path: string) => /[+#]/.test(path) || path.startsWith('$share/');
+
+/**
+ * Dimension values the target lists, by the dimension set they fill (`topic_name`, `client_id,path`…):
+ * topics from the topic list, subscriptions (and, for a filter without wildcards, its topic) from the
+ * subscription list, connectors from the connector list. The run's own (new, unsampled) ones come last.
+ */
+async function dimensionCandidates(ctx: ConformContext): Promise<Record<string, Row[]>> {
+  const own = (name: unknown) => String(name).startsWith('conform');
+  const byAge = (rows: Row[]) => [...rows.filter((r) => !own(r.topic_name ?? r.client_id ?? r.connector_name)), ...rows.filter((r) => own(r.topic_name ?? r.client_id ?? r.connector_name))];
+  const topics = byAge((await readList(ctx, '/api/cluster/topic/list', {}, 'fixture'))?.rows ?? []).filter((r) => !String(r.topic_name).includes('$'));
+  const subs = byAge((await readList(ctx, '/api/mqtt/subscribe/list', {}, 'fixture'))?.rows ?? []);
+  const connectors = byAge((await readList(ctx, '/api/cluster/connector/list', {}, 'fixture'))?.rows ?? []);
+  // A subscription's topics: the keys of its detail's push_subscribe (the topics it pushed), else its filter when it has no wildcard.
+  const pushed: Row[] = [];
+  // Filters with wildcards are the ones whose pushes spread over topics: ask those first.
+  for (const r of [...subs.filter((x) => hasWildcard(String(x.path))), ...subs].slice(0, 3)) {
+    const detail = await detailOf(ctx, r);
+    const push = detail && succeeded(detail) ? ((dataOf(detail)?.sub_data as Row | undefined)?.push_subscribe as Row | undefined) : undefined;
+    for (const topic of Object.keys(push && typeof push === 'object' ? push : {}).slice(0, 1)) pushed.push({ client_id: r.client_id, path: r.path, topic_name: topic });
+  }
+  const plain = subs.filter((r) => !hasWildcard(String(r.path))).map((r) => ({ client_id: r.client_id, path: r.path, topic_name: r.path }));
+  return {
+    topic_name: topics.map((r) => ({ topic_name: r.topic_name })),
+    'client_id,path': subs.map((r) => ({ client_id: r.client_id, path: r.path })),
+    'client_id,path,topic_name': [...pushed, ...plain],
+    client_id: subs.map((r) => ({ client_id: r.client_id })),
+    connector_name: connectors.filter((r) => r.status === 'Running').map((r) => ({ connector_name: r.connector_name })),
+  };
+}
+
+const WEBSOCKET_TYPES = new Set(['websocket', 'websockets']);
+
+/**
+ * The project's decisions on the overview's values: placement_status tells whether the answering node
+ * leads the meta group; the message rates are the monitor's last interval per second; the WebSocket
+ * count includes WebSocket-over-TLS connections.
+ */
+async function runOverviewDecisions(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const overview = await ctx.call(e, {});
+  const o = succeeded(overview) ? dataOf(overview) : undefined;
+  await ctx.check(e, 'overview.placement-status-is-local', 'decision.overview.placement-status', async () => {
+    if (typeof o?.placement_status !== 'string') return skip('the overview has no placement_status to judge (its presence is the overview row\'s business)');
+    const status = ctx.endpoint('GET', '/api/status');
+    const config = ctx.endpoint('GET', '/api/cluster/config/get');
+    if (!status || !config) return skip('no /api/status or config get to find the meta leader and the answering node');
+    const meta = dataOf(await ctx.call(status, {}, 'fixture'))?.meta as Row | undefined;
+    const group = (meta && 'current_leader' in meta ? meta : (meta?.meta as Row | undefined)) ?? undefined;
+    const leader = group?.current_leader;
+    const local = dataOf(await ctx.call(config, {}, 'fixture'))?.broker_id;
+    if (typeof leader !== 'number' || typeof local !== 'number') return skip(`the meta group's leader (${JSON.stringify(leader)}) or the answering node (${JSON.stringify(local)}) is not known`);
+    const want = leader === local ? 'Leader' : 'Follower';
+    // Node ids below 1 are placeholders (a server without a cluster behind it): agreement shows nothing.
+    return o.placement_status === want ? pass(`node ${local} answers, node ${leader} leads the meta group: ${want}`, undefined, local < 1 || leader < 1) : fail(`node ${local} answers and node ${leader} leads the meta group, so placement_status is ${want}, got ${JSON.stringify(o.placement_status)}`, overview);
+  });
+  await ctx.check(e, 'overview.message-rates-from-monitor', 'decision.overview.message-rates', async () => {
+    if (!o || typeof o.message_in_rate !== 'number' || typeof o.message_out_rate !== 'number') return skip('the overview has no numeric message rates');
+    const monitor = ctx.endpoint('GET', '/api/mqtt/monitor/data');
+    if (!monitor) return skip('no monitor data to compare with');
+    const problems: string[] = [];
+    let samples = 0;
+    for (const [rate, type] of [['message_in_rate', 'message_in_num'], ['message_out_rate', 'message_out_num']] as const) {
+      const points = envelopeOf(await ctx.call(monitor, { data_type: type }))?.data;
+      if (!Array.isArray(points)) return skip(`monitor data of ${type} is not an array`);
+      // The newest point (the order of the series is another check's business).
+      const newest = (points as Row[]).reduce<Row | undefined>((a, p) => (a === undefined || Number(p.date) > Number(a.date) ? p : a), undefined);
+      const last = newest ? Number(newest.value) : undefined;
+      const want = last === undefined ? 0 : Math.round((last / 60) * 100) / 100;
+      samples += points.length;
+      if (Math.abs(Number(o[rate]) - want) > 0.011) problems.push(`${rate} ${String(o[rate])}, but the last ${type} point ${JSON.stringify(last)} per 60 s is ${want}`);
+    }
+    // A monitor sample may fall between the two requests on a live target: compare once more before failing.
+    if (problems.length > 0) return fail(problems.join('; '), overview);
+    // Zero rates agree with an idle broker and with a placeholder alike.
+    return pass(`message_in_rate ${String(o.message_in_rate)} and message_out_rate ${String(o.message_out_rate)} are the last monitor interval's counts per second`, undefined, samples === 0 || (o.message_in_rate === 0 && o.message_out_rate === 0));
+  });
+  await ctx.check(e, 'overview.websocket-count', 'decision.overview.websocket-count', async () => {
+    if (!o || typeof o.websocket_connection_num !== 'number') return skip('the overview has no websocket_connection_num');
+    const got = await readList(ctx, '/api/mqtt/client/list', {}, 'fixture');
+    const total = got ? totalOf(got.ex) : undefined;
+    if (!got || total === undefined || got.rows.length !== total || total > 100) return skip(`the client list does not show every connection (${got?.rows.length ?? 0} of ${String(total)}), so they cannot be counted`);
+    const types = got.rows.map((r) => String((r.network_connection as Row | null)?.connection_type ?? '').toLowerCase());
+    const ws = types.filter((t) => WEBSOCKET_TYPES.has(t)).length;
+    const tls = types.filter((t) => t === 'websockets').length;
+    if (o.websocket_connection_num !== ws) return fail(`websocket_connection_num is ${o.websocket_connection_num}, the client list has ${ws} WebSocket connections (${tls} of them over TLS)`, overview);
+    return pass(`websocket_connection_num ${ws} counts the ${ws - tls} WebSocket and ${tls} WebSocket-over-TLS connections`, undefined, tls === 0);
+  });
+}
+
+/**
+ * A counter data type holds the count within each 60-second interval (decision): messages published
+ * on a new topic show as that count in the next point of its topic_in_num series. Needs an MQTT client
+ * and the simulator's control to let the minute pass (a live target would need a real minute's wait).
+ */
+async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const happy = await ctx.call(e, { data_type: 'message_in_num' });
+  const series = succeeded(happy) ? envelopeOf(happy)?.data : undefined;
+  // In time order (the order the target answers in is monitor.ordered-by-date's business).
+  const dates = Array.isArray(series) ? series.map((p) => Number((p as Row).date)).sort((a, b) => a - b) : [];
+  const gap = dates.slice(1).map((d, i) => d - dates[i]).find((g) => g !== 60);
+  const newestValue = (points: unknown[]) => Number((points as Row[]).reduce((a, p) => (Number(p.date) > Number(a.date) ? p : a)).value);
+  const driver = ctx.mqtt;
+  const control = ctx.target.control;
+  // Another tenant publishing on the same topic name (decision.monitor.aggregate-tenants).
+  const tenants = (await readList(ctx, '/api/cluster/tenant/list', {}, 'fixture'))?.rows.map((r) => String(r.tenant_name)) ?? [];
+  const other = tenants.find((t) => t !== ctx.names.tenant && t !== driver?.tenant && !t.startsWith('conform'));
+  const counted = `conform/${ctx.seed}/counted`;
+  const shared = `conform/${ctx.seed}/shared`;
+  let blocked = !driver || !control ? 'needs an MQTT client and the simulator\'s control (to let a minute pass) to count known messages' : undefined;
+  let sharedBlocked = blocked ?? (!other || driver!.tenant === undefined ? 'needs a second tenant to publish in' : undefined);
+  if (!blocked) {
+    const session = await driver!.connect(`conform-${ctx.seed}-counter`);
+    if ('ok' in session) blocked = sharedBlocked = `the MQTT client could not connect: ${session.reason}`;
+    else {
+      try {
+        for (let i = 0; i < 5 && !blocked; i++) {
+          const r = await session.publish(counted, `count ${i}`, { qos: 1, retain: false });
+          if (!r.ok) blocked = `a message could not be published: ${r.reason}`;
+        }
+        for (let i = 0; i < 2 && !sharedBlocked; i++) {
+          const r = await session.publish(shared, `shared ${i}`, { qos: 1, retain: false });
+          if (!r.ok) sharedBlocked = `a message could not be published: ${r.reason}`;
+        }
+      } finally {
+        await session.close();
+      }
+    }
+    if (!sharedBlocked) {
+      const elsewhere = await control!.mqtt(other!).connect(`conform-${ctx.seed}-counter`);
+      if ('ok' in elsewhere) sharedBlocked = `no MQTT client in tenant ${other}: ${elsewhere.reason}`;
+      else {
+        for (let i = 0; i < 3 && !sharedBlocked; i++) {
+          const r = await elsewhere.publish(shared, `shared elsewhere ${i}`, { qos: 1, retain: false });
+          if (!r.ok) sharedBlocked = `a message could not be published in tenant ${other}: ${r.reason}`;
+        }
+        await elsewhere.close();
+      }
+    }
+  }
+  // Until the next sample: at most a minute.
+  let ex: Exchange | undefined;
+  let points: unknown;
+  if (!blocked) {
+    for (let waited = 0; waited <= 60_000; waited += 10_000) {
+      ex = await ctx.call(e, { data_type: 'topic_in_num', topic_name: counted });
+      points = envelopeOf(ex)?.data;
+      if (Array.isArray(points) && points.length > 0) break;
+      await letTimePass(ctx, 10_000);
+    }
+  }
+  await ctx.check(e, 'monitor.counter-per-interval', 'decision.monitor.counter-per-interval', () => {
+    if (Array.isArray(series) && series.length > 60) return fail(`a series holds ${series.length} points; one point a minute over the hour is at most 60`, happy);
+    if (gap !== undefined) return fail(`two points of message_in_num are ${gap} s apart; the interval is 60 s`, happy);
+    if (blocked) return skip(blocked);
+    if (!Array.isArray(points) || points.length === 0) return fail(`5 messages were published on ${counted} over a minute ago, but its topic_in_num series is ${JSON.stringify(points)}`, ex);
+    const value = newestValue(points);
+    return value === 5 ? pass(`the 5 messages published within one interval show as the value 5 of the next point (${dates.length} points a minute apart in message_in_num)`) : fail(`5 messages were published within one interval, the next point of topic_in_num holds ${value} (a count per interval would be 5)`, ex);
+  });
+  await ctx.check(e, 'monitor.aggregate-tenants', 'decision.monitor.aggregate-tenants', async () => {
+    if (sharedBlocked) return skip(sharedBlocked);
+    if (!Array.isArray(points) || points.length === 0) return skip('no sample was taken after the messages (see monitor.counter-per-interval)');
+    const got = await ctx.call(e, { data_type: 'topic_in_num', topic_name: shared });
+    const sharedPoints = envelopeOf(got)?.data;
+    const value = Array.isArray(sharedPoints) && sharedPoints.length > 0 ? newestValue(sharedPoints) : undefined;
+    return value === 5 ? pass(`2 messages in ${String(driver!.tenant)} and 3 in ${other} on ${shared} show as one series of 5`) : fail(`2 messages in ${String(driver!.tenant)} and 3 in ${other} were published on ${shared}; the series without a tenant shows ${JSON.stringify(value)} (across tenants: 5)`, got);
+  });
+  const del = ctx.endpoint('POST', '/api/cluster/topic/delete');
+  if (del && other && !sharedBlocked) await ctx.call(del, { tenant: other, topic_name: shared }, 'cleanup');
+}
+
+/** Seconds between two local-time strings "YYYY-MM-DD HH:MM:SS" (undefined when either is not one). */
+function secondsBetween(from: unknown, to: unknown): number | undefined {
+  const parse = (x: unknown) => (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/.test(x) ? Date.parse(`${x.replace(' ', 'T')}Z`) : NaN);
+  const d = (parse(to) - parse(from)) / 1000;
+  return Number.isFinite(d) ? d : undefined;
+}
+
+/**
+ * Connection flapping (spec: States, "Connection flapping ban"; decision.flapping.boundary): with
+ * detection enabled, a client of the run's own connects max_client_connections times at once (each
+ * admitted), then once more (refused: banned), then again (still banned); the ban-log shows the ban
+ * lasting ban_time. The client stays banned for ban_time (a blacklist entry that expires by itself).
+ */
+async function runFlappingBan(ctx: ConformContext, e: EndpointContract): Promise<void> {
+  const driver = ctx.mqtt!;
+  const get = ctx.endpoint('GET', '/api/cluster/config/get');
+  const cfg = get ? sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_flapping_detect') : undefined;
+  const why = !cfg ? 'config get shows no mqtt_flapping_detect section' : cfg.enable !== true ? 'flapping detection is not enabled on the target (MqttFlappingDetect.enable false)' : !(Number(cfg.max_client_connections) >= 1 && Number(cfg.max_client_connections) <= 50) ? `max_client_connections ${JSON.stringify(cfg.max_client_connections)} is not a small count to reach` : undefined;
+  if (why) {
+    for (const [id, a] of [['flapping.ban', 'states.flapping.ban'], ['flapping.boundary', 'decision.flapping.boundary']]) await ctx.check(e, id, a, () => skip(why));
+    return;
+  }
+  const max = Number(cfg!.max_client_connections);
+  const clientId = `conform-${ctx.seed}-flapper`;
+  const admitted: boolean[] = [];
+  let refusal = '';
+  for (let i = 0; i < max + 2; i++) {
+    const session = await driver.connect(clientId);
+    if ('ok' in session) {
+      admitted.push(false);
+      refusal ||= session.reason;
+    } else {
+      admitted.push(true);
+      await session.close();
+    }
+  }
+  const banLog = await readList(ctx, '/api/mqtt/ban-log/list', driver.tenant ? { tenant: driver.tenant } : {});
+  const ban = banLog?.rows.find((r) => r.resource_name === clientId);
+  await ctx.check(e, 'flapping.ban', 'states.flapping.ban', () => {
+    if (admitted.slice(max).some((a) => a)) return fail(`${clientId} connected ${max + 2} times at once with max_client_connections ${max}, and connect ${admitted.lastIndexOf(true) + 1} was still admitted: the client must be banned`, banLog?.ex);
+    if (!ban) return fail(`${clientId} was refused after connecting more than ${max} times, but the ban-log shows no ban of it`, banLog?.ex);
+    const lasts = secondsBetween(ban.create_time, ban.end_time);
+    const banTime = Number(cfg!.ban_time);
+    // The read view may describe ban_time in minutes (config.set.flapping-read-minutes).
+    if (lasts !== undefined && lasts !== banTime && lasts !== banTime * 60) return fail(`the ban of ${clientId} lasts ${lasts} s (ban-log ${String(ban.create_time)} → ${String(ban.end_time)}), but ban_time is ${banTime}`, banLog?.ex);
+    return pass(`more than ${max} connects at once: refused (${JSON.stringify(refusal)}), banned ${lasts === undefined ? '' : `for ${lasts} s `}per the ban-log`);
+  });
+  await ctx.check(e, 'flapping.boundary', 'decision.flapping.boundary', () => {
+    const first = admitted.indexOf(false);
+    if (first === -1) return fail(`all ${max + 2} connects of ${clientId} were admitted`);
+    return first === max ? pass(`the first ${max} connects were admitted, connect ${max + 1} was refused`) : fail(`with max_client_connections ${max}, connect ${first + 1} was the first refused (the decision: the first ${max} are admitted, the next one bans)`);
+  });
+}
+
 export const mqtt: FamilySuite = {
   family: 'mqtt',
   tags: ['mqtt'],
@@ -49,6 +298,12 @@ export const mqtt: FamilySuite = {
       checks: ['overview.*'],
       assertion: 'resources.overview.totals',
       run: (ctx, e) => runOverviewConsistency(ctx, e),
+    },
+    {
+      endpoint: 'GET /api/mqtt/overview',
+      checks: ['overview.placement-status-is-local', 'overview.message-rates-from-monitor', 'overview.websocket-count'],
+      assertion: 'decision.overview.placement-status',
+      run: runOverviewDecisions,
     },
     {
       endpoint: 'GET /api/mqtt/monitor/data',
@@ -64,19 +319,30 @@ export const mqtt: FamilySuite = {
       checks: ['monitor.missing-dimension.*'],
       assertion: 'errors.case.monitor-missing-param',
       async run(ctx, e) {
+        const candidates = await dimensionCandidates(ctx);
         for (const [type, dims] of Object.entries(MONITOR_DIMENSIONS) as [string, readonly string[]][]) {
           if (dims.length === 0 || type === 'topic_in_num') continue; // topic_in_num: monitor.missing-dimension
+          // The type's row of the data_type table names its dimensions: [] without them (the error case) and a
+          // series with them decide the row together. A type answering points without them breaks it too.
+          const row = MONITOR_TYPE_ROW[type];
           await ctx.check(e, `monitor.missing-dimension.${type}`, 'errors.case.monitor-missing-param', async () => {
             const none = await ctx.call(e, { data_type: type });
             const bad = emptyArray(none, `${type} without ${dims.join(', ')}`);
-            if (bad) return bad;
+            if (bad) return { ...bad, also: [row] };
             if (dims.length > 1) {
               // Some but not all of the dimensions: still a missing parameter.
               const partial = await ctx.call(e, { data_type: type, [dims[0]]: DIMENSION_VALUES[dims[0]] });
               const badPartial = emptyArray(partial, `${type} with ${dims[0]} but without ${dims.slice(1).join(', ')}`);
-              if (badPartial) return badPartial;
+              if (badPartial) return { ...badPartial, also: [row] };
             }
-            return pass(`${type} without ${dims.join(', ')} answers []${dims.length > 1 ? ', also with only some of them' : ''}`);
+            const without = `${type} without ${dims.join(', ')} answers []${dims.length > 1 ? ', also with only some of them' : ''}`;
+            // With every dimension, a value the target lists (a few tried): points show the dimensions are the ones it needs.
+            for (const dimValues of (candidates[dims.join(',')] ?? []).slice(0, 3)) {
+              const withDims = await ctx.call(e, { data_type: type, ...dimValues });
+              const points = envelopeOf(withDims)?.data;
+              if (succeeded(withDims) && Array.isArray(points) && points.length > 0) return { ...pass(`${without}; with ${JSON.stringify(dimValues)} it answers ${points.length} points`), also: [row] };
+            }
+            return pass(`${without} (no listed ${dims.join(' and ')} gave a series, so the dimensions themselves were not seen at work)`);
           });
         }
       },
@@ -167,6 +433,28 @@ export const mqtt: FamilySuite = {
           if (!row) return fail(`client ${clientId} disconnected, but the list still shows a network_connection for it`);
           return pass(row.gone ? 'the disconnected client left the list' : 'the disconnected client is listed with network_connection null');
         });
+      },
+    },
+    ...MQTT_RECORD_SCENARIOS,
+    {
+      // Bans a client of the run's own: after the family's lists, so their checks see the target as it was.
+      endpoint: 'GET /metrics',
+      checks: ['flapping.ban', 'flapping.boundary'],
+      assertion: 'states.flapping.ban',
+      needs: ['mqtt-client'],
+      async run(ctx) {
+        const flapping = ctx.endpoint('GET', '/api/mqtt/flapping_detect/list');
+        if (flapping) await runFlappingBan(ctx, flapping);
+      },
+    },
+    {
+      // Lets up to a minute of target time pass: run after the family's lists (flapping records age out), recorded on the monitor.
+      endpoint: 'GET /metrics',
+      checks: ['monitor.counter-per-interval', 'monitor.aggregate-tenants'],
+      assertion: 'decision.monitor.counter-per-interval',
+      async run(ctx) {
+        const monitor = ctx.endpoint('GET', '/api/mqtt/monitor/data');
+        if (monitor) await runCounterPerInterval(ctx, monitor);
       },
     },
   ],

@@ -43,7 +43,7 @@ export const node: FamilySuite = {
     },
     {
       endpoint: 'POST /api/cluster/node/leave',
-      checks: ['node-leave.unknown-node-succeeds'],
+      checks: ['node-leave.unknown-node-succeeds', 'node-leave.unknown-node-text'],
       assertion: 'endpoints.node-leave.no-membership',
       async run(ctx, e) {
         const known = ctx.state.onlineNodeIds ?? [];
@@ -57,6 +57,12 @@ export const node: FamilySuite = {
           if (!succeeded(ex)) return fail(`node ${nodeId} is in no group membership: rule 3 says the request succeeds without effect, got ${describeAnswer(ex)}`, ex);
           // A success is evidence only from a server that refuses what rule 1 forbids (it does not answer yes to everything).
           return pass(`node ${nodeId} (in no membership) answered success: ${JSON.stringify(envelopeOf(ex)?.data)}`, undefined, ctx.state.refusesOnlineNodeLeave !== true);
+        });
+        // The project's decision: a node id the cluster never had gets the text of a removal (rule 5's), naming it.
+        await ctx.check(e, 'node-leave.unknown-node-text', 'decision.node-leave.unknown-node', () => {
+          if (!succeeded(ex)) return skip(`the removal of node ${nodeId} did not succeed (${describeAnswer(ex)})`);
+          const problem = removalTextProblem(envelopeOf(ex)?.data, nodeId);
+          return problem ? fail(problem, ex) : pass(`the text of a removal: ${JSON.stringify(envelopeOf(ex)?.data)}`, undefined, ctx.state.refusesOnlineNodeLeave !== true);
         });
       },
     },
@@ -98,7 +104,8 @@ export const node: FamilySuite = {
           await ctx.check(e, 'node-leave.removes-stopped-node', 'endpoints.node-leave.membership', () => {
             if (!succeeded(ex)) return fail(`node ${removed} is stopped and in every group: its removal must succeed, got ${describeAnswer(ex)}`, ex);
             const problem = removalTextProblem(envelopeOf(ex)?.data, removed);
-            return problem ? fail(problem, ex) : pass(`node ${removed} removed: ${JSON.stringify(envelopeOf(ex)?.data)}`);
+            // A node is removed from the cluster for good (service.node-removal): it may come back only wiped, as a new node.
+            return { ...(problem ? fail(problem, ex) : pass(`node ${removed} removed: ${JSON.stringify(envelopeOf(ex)?.data)}`)), also: ['service.node-removal'] };
           });
           await ctx.check(e, 'node-leave.quorum-refusal', 'endpoints.node-leave.quorum', async () => {
             if (!left) return skip('the first removal did not succeed, so no group is down to 2 voters');

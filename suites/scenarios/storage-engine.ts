@@ -11,6 +11,10 @@ import { dataOf, readList, type Row } from './helpers.ts';
 
 const STABLE = ['node_id', 'replica_seq', 'is_leader', 'role', 'leader_epoch', 'segment_epoch', 'fold'];
 
+/** A segment's statuses and segment_meta's fields (notes §7). */
+const SEGMENT_STATUSES = ['Write', 'PreSealUp', 'SealUp', 'PreDelete', 'Deleting', 'Unavailable'];
+const SEGMENT_META_KEYS = ['shard_name', 'segment_seq', 'start_offset', 'end_offset', 'start_timestamp', 'end_timestamp'];
+
 export const storageEngine: FamilySuite = {
   family: 'storage-engine',
   tags: ['storage-engine'],
@@ -57,16 +61,91 @@ export const storageEngine: FamilySuite = {
       },
     },
     {
+      endpoint: 'POST /api/storage-engine/segment/replica-state',
+      checks: ['replica-state.no-replica'],
+      assertion: 'decision.replica-state.no-replica',
+      async run(ctx, e, env) {
+        const detailEndpoint = ctx.endpoint('POST', '/api/storage-engine/segment/detail');
+        const config = ctx.endpoint('GET', '/api/cluster/config/get');
+        await ctx.check(e, 'replica-state.no-replica', 'decision.replica-state.no-replica', async () => {
+          if (!detailEndpoint || !config || !env.happy || !succeeded(env.happy)) return skip('no replica state, segment detail or config get to compare');
+          const local = Number(dataOf(await ctx.call(config, {}, 'fixture'))?.broker_id);
+          const detail = await ctx.call(detailEndpoint, env.params, 'fixture');
+          const holders = ((dataOf(detail)?.segment as Row | undefined)?.replicas ?? []) as Row[];
+          if (!succeeded(detail) || !Number.isInteger(local)) return skip(`the segment's replicas or the answering node are not known (${describeAnswer(detail)})`);
+          if (holders.some((r) => Number(r.node_id) === local)) return skip(`the answering node ${local} holds a replica of the segment`);
+          const state = dataOf(env.happy)!;
+          return state.available === false && typeof state.error === 'string' && state.error.length > 0
+            ? pass(`node ${local} holds no replica (they are on ${JSON.stringify(holders.map((r) => r.node_id))}): available false, error ${JSON.stringify(state.error)}`)
+            : fail(`node ${local} holds no replica of the segment, but replica-state answered available ${JSON.stringify(state.available)}, error ${JSON.stringify(state.error)}`, env.happy);
+        });
+      },
+    },
+    {
       endpoint: 'POST /api/storage-engine/shard/list',
-      checks: ['shard.created-listed'],
+      checks: ['shard.created-listed', 'shard.list-row-names'],
       assertion: 'notes.shape.shard-list',
       async run(ctx, e, env) {
         const shard = env.resources.fixtures.get('shard');
+        const got = shard ? await readList(ctx, e.path, { shard_name: shard.shard_name }) : undefined;
         await ctx.check(e, 'shard.created-listed', 'notes.shape.shard-list', async () => {
           if (!shard) return skip('the run has no shard of its own');
-          const got = await readList(ctx, e.path, { shard_name: shard.shard_name });
           if (!got || !succeeded(got.ex)) return fail(`the shard list was refused: ${got ? describeAnswer(got.ex) : 'no endpoint'}`, got?.ex);
           return JSON.stringify(got.rows).includes(String(shard.shard_name)) ? pass(`the shard ${String(shard.shard_name)} is listed`) : fail(`the shard ${String(shard.shard_name)} created by the run is not listed`, got.ex);
+        });
+        // decision.shard.list-row: shard_name and topic_name beside shard_info, so the common filter and sort reach them.
+        await ctx.check(e, 'shard.list-row-names', 'decision.shard.list-row', () => {
+          if (!got || !succeeded(got.ex) || got.rows.length === 0) return skip('no shard record to look at');
+          // Only the run's own shard tells: a placeholder row repeats placeholders.
+          const own = got.rows.some((r) => r.shard_name === shard!.shard_name);
+          for (const row of got.rows) {
+            const info = (row.shard_info ?? {}) as Row;
+            if (row.shard_name !== info.shard_name || row.topic_name !== info.topic_name) return fail(`a shard list row has shard_name ${JSON.stringify(row.shard_name)} and topic_name ${JSON.stringify(row.topic_name)} beside shard_info's ${JSON.stringify(info.shard_name)} and ${JSON.stringify(info.topic_name)}`, got.ex);
+          }
+          return pass(`${got.rows.length} rows repeat shard_info's shard_name and topic_name`, undefined, !own);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/storage-engine/shard/create',
+      checks: ['shard.create-refusals'],
+      assertion: 'decision.shard.rules',
+      async run(ctx, e, env) {
+        const shard = env.resources.fixtures.get('shard');
+        await ctx.check(e, 'shard.create-refusals', 'decision.shard.rules', async () => {
+          if (!shard) return skip('the run has no shard of its own');
+          const again = await ctx.call(e, shard);
+          if (succeeded(again)) return fail(`shard ${String(shard.shard_name)} exists, but a second create of it was accepted`, again);
+          const nodes = (ctx.state.onlineNodeIds ?? []).length;
+          if (nodes === 0) return pass(`a create of an existing shard is refused (${describeAnswer(again)})`);
+          const fields = { ...shard, shard_name: `${String(shard.shard_name)}-wide`, config: JSON.stringify({ replica_num: nodes + 1, storage_type: 'EngineSegment', retention_sec: 86_400 }) };
+          const wide = await ctx.call(e, fields);
+          if (succeeded(wide)) {
+            const del = ctx.endpoint('POST', '/api/storage-engine/shard/delete');
+            if (del) await ctx.call(del, { shard_name: fields.shard_name }, 'cleanup');
+            return fail(`a shard of ${nodes + 1} replicas was accepted with ${nodes} online nodes`, wide);
+          }
+          return pass(`refused: an existing name (${describeAnswer(again)}); replica_num ${nodes + 1} above the ${nodes} online nodes (${describeAnswer(wide)})`);
+        });
+      },
+    },
+    {
+      endpoint: 'POST /api/storage-engine/segment/list',
+      checks: ['segment.list-note-shape'],
+      assertion: 'notes.shape.segment',
+      async run(ctx, e, env) {
+        await ctx.check(e, 'segment.list-note-shape', 'notes.shape.segment', () => {
+          const list = env.happy && succeeded(env.happy) ? ((dataOf(env.happy)?.segment_list ?? []) as Row[]) : undefined;
+          if (!list || list.length === 0) return skip('no segment to look at');
+          for (const r of list) {
+            const seg = (r.segment ?? {}) as Row;
+            if (!SEGMENT_STATUSES.includes(String(seg.status))) return fail(`segment ${String(seg.shard_name)}/${String(seg.segment_seq)} has status ${JSON.stringify(seg.status)}, none of ${SEGMENT_STATUSES.join(', ')}`, env.happy);
+            const meta = r.segment_meta as Row | null | undefined;
+            if (meta === null) continue;
+            const missing = SEGMENT_META_KEYS.filter((k) => !(meta && k in meta));
+            if (missing.length > 0) return fail(`segment_meta of ${String(seg.shard_name)}/${String(seg.segment_seq)} lacks ${missing.join(', ')}`, env.happy);
+          }
+          return pass(`${list.length} segments: status one of the six, segment_meta {${SEGMENT_META_KEYS.join(', ')}}`);
         });
       },
     },

@@ -1,11 +1,12 @@
 import { TENANT_QUOTA_FIELDS } from '../../fixtures/contract/endpoints/tenants.ts';
 import { runErrorCaseChecks, runUpdateVisible } from '../conform/checks/behaviour-checks.ts';
 import { runTenantDefaults } from '../conform/checks/consistency-checks.ts';
-import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
 import type { Exchange } from '../conform/exchange.ts';
+import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
 /**
  * Tenants (spec: Tenant; Tenants; Limits). Beyond the generic checks (lengths 1-128 and 500, the
@@ -131,5 +132,36 @@ export const tenants: FamilySuite = {
         });
       },
     },
+    {
+      endpoint: 'POST /api/cluster/tenant/create',
+      checks: ['tenant.non-ascii-name', 'tenant.body-too-large'],
+      assertion: 'decision.non-ascii-text',
+      async run(ctx, e, env) {
+        // Decision: names outside ASCII are accepted, and a length counts code points: 128 of them (245 UTF-16
+        // units, 479 UTF-8 bytes) is within tenant_name's 1-128.
+        const stem = `${ctx.names.tenant}-u`;
+        const fields: Record<string, unknown> = { tenant_name: `${stem}${'\u{1F600}'.repeat(128 - [...stem].length)}`, desc: 'Mandant für mqsim — 測試' };
+        const ex = (await env.resources.create(TENANT, fields, 'check'))!;
+        await ctx.check(e, 'tenant.non-ascii-name', 'decision.non-ascii-text', async () => {
+          if (!succeeded(ex)) return fail(`a tenant_name of 128 code points outside ASCII (and a desc with accents and CJK) was refused: ${describeAnswer(ex)}`, ex);
+          const { row, ex: list } = await tenantRow(ctx, String(fields.tenant_name));
+          if (!row) return fail('the tenant with a non-ASCII name was accepted but is not listed under that name', list);
+          return row.desc === fields.desc ? pass('a 128-code-point non-ASCII tenant_name was accepted and listed as sent, desc too') : fail(`desc was sent as ${JSON.stringify(fields.desc)}, listed as ${JSON.stringify(row.desc)}`, list);
+        });
+        if (succeeded(ex)) await env.resources.delete(TENANT, fields, 'cleanup');
+        // Decision: a body over 2 MiB is refused with HTTP 413 and code 400 (the spec states no size limit).
+        const big: Record<string, unknown> = { ...TENANT.fields(ctx, '-big'), desc: 'x'.repeat(2 * 1024 * 1024 + 1024) };
+        const tooLarge = (await env.resources.create(TENANT, big, 'check'))!;
+        if (succeeded(tooLarge)) await env.resources.delete(TENANT, big, 'cleanup');
+        await ctx.check(e, 'tenant.body-too-large', 'decision.body-too-large', () => {
+          if (!tooLarge.response) return fail(`no answer: ${tooLarge.error}`, tooLarge);
+          const code = envelopeOf(tooLarge)?.code;
+          if (tooLarge.response.status !== 413 || code !== 400) return fail(`a body of more than 2 MiB must be refused with HTTP 413 and code 400, got HTTP ${tooLarge.response.status}${code === undefined ? ' without an envelope' : `, code ${code}`}`, tooLarge);
+          return pass(`a body of more than 2 MiB: ${describeAnswer(tooLarge)}`);
+        });
+      },
+    },
+    duplicateCreate('tenant', 'decision.tenant.exists'),
+    unknownDelete('tenant', 'decision.tenant.delete-unknown'),
   ],
 };

@@ -2,6 +2,7 @@ import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import { succeeded } from '../conform/conform-context.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { expectRefused } from './helpers.ts';
+import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
 /**
  * Topic rewrite rules (spec: Topic rewrite rule; Topics; Limits: tenant 1-128, source and destination
@@ -27,5 +28,7 @@ export const topicRewrite: FamilySuite = {
         await ctx.check(e, 'topic-rewrite.invalid-regex', 'decision.rewrite.regex-compiles', () => expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`));
       },
     },
+    duplicateCreate('topic-rewrite', 'decision.rules.duplicates'),
+    unknownDelete('topic-rewrite', 'decision.rules.duplicates'),
   ],
 };

@@ -2,6 +2,7 @@ import { type ConformContext, describeAnswer, fail, pass, skip, succeeded, type 
 import type { Exchange } from '../conform/exchange.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { dataOf, readList, type Row, totalOf, waitFor } from './helpers.ts';
+import { duplicateCreate, topicQuota } from './duplicates.ts';
 
 /**
  * Topics (spec: Topic; Topics; Limits: topic delete topic_name 1-256). Beyond the generic checks
@@ -21,6 +22,9 @@ async function detailOf(ctx: ConformContext, tenant: string, topic: string): Pro
   const e = ctx.endpoint('GET', '/api/cluster/topic/detail');
   return e ? ctx.call(e, { tenant, topic_name: topic }) : undefined;
 }
+
+/** A shard detail's fields, as a topic's storage_list shows it per partition (notes §7). */
+const SHARD_DETAIL_KEYS = ['shard_name', 'topic_name', 'config', 'shard', 'offset', 'desc'];
 
 export const topics: FamilySuite = {
   family: 'topics',
@@ -53,7 +57,7 @@ export const topics: FamilySuite = {
     },
     {
       endpoint: 'GET /api/cluster/topic/detail',
-      checks: ['topic.detail-matches-list', 'topic.detail-unknown'],
+      checks: ['topic.detail-matches-list', 'topic.detail-unknown', 'topic.detail-storage-list-shape'],
       assertion: 'endpoints.topic.detail.response',
       async run(ctx, e, env) {
         const t = ctx.state.topic;
@@ -66,6 +70,20 @@ export const topics: FamilySuite = {
           const differ = ['topic_id', 'topic_name', 'tenant', 'partition', 'replication', 'create_time'].filter((k) => k in row && JSON.stringify(info?.[k]) !== JSON.stringify(row[k]));
           return differ.length > 0 ? fail(`detail's topic_info differs from the list record in ${differ.map((k) => `${k} (${JSON.stringify(info?.[k])} vs ${JSON.stringify(row[k])})`).join(', ')}`, env.happy) : pass('topic_info is the list record');
         });
+        await ctx.check(e, 'topic.detail-storage-list-shape', 'notes.shape.storage-list', () => {
+          const list = env.happy && succeeded(env.happy) ? dataOf(env.happy)?.storage_list : undefined;
+          if (!list || typeof list !== 'object' || Array.isArray(list)) return skip(`the topic detail shows no storage_list map (${JSON.stringify(list)?.slice(0, 80)})`);
+          const entries = Object.entries(list as Row);
+          if (entries.length === 0) return skip('the topic\'s storage_list is empty');
+          for (const [partition, detail] of entries) {
+            const d = (detail ?? {}) as Row;
+            const missing = SHARD_DETAIL_KEYS.filter((k) => !(k in d));
+            const offset = (d.offset ?? {}) as Row;
+            const offsetMissing = ['start_offset', 'end_offset', 'high_watermark'].filter((k) => !(k in offset));
+            if (!/^\d+$/.test(partition) || missing.length > 0 || offsetMissing.length > 0) return fail(`storage_list[${JSON.stringify(partition)}] is not a partition's shard detail: ${[...missing, ...offsetMissing.map((k) => `offset.${k}`)].join(', ') || 'the key is no partition number'} missing`, env.happy);
+          }
+          return pass(`storage_list maps ${entries.length} partition(s) to {${SHARD_DETAIL_KEYS.join(', ')}} with offset {start_offset, end_offset, high_watermark}`);
+        });
         await ctx.check(e, 'topic.detail-unknown', 'decision.topic.not-found', async () => {
           const ex = await ctx.call(e, { tenant: t?.tenant ?? ctx.names.tenant, topic_name: `conform/${ctx.seed}/no-such-topic` });
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
@@ -75,7 +93,7 @@ export const topics: FamilySuite = {
     },
     {
       endpoint: 'GET /api/cluster/topic/detail',
-      checks: ['topic.detail-sub-list', 'topic.detail-retained', 'topic.delete-removes-retained'],
+      checks: ['topic.detail-sub-list', 'topic.detail-retained', 'topic.delete-removes-retained', 'topic.retain-payload-bytes', 'topic.detail-retain-message-shape'],
       assertion: 'resources.topic-detail.sub_list',
       needs: ['mqtt-client'],
       async run(ctx, e) {
@@ -108,6 +126,36 @@ export const topics: FamilySuite = {
             if (typeof data.retain_message_at !== 'number') return fail(`retain_message_at must give the retained message's time, got ${JSON.stringify(data.retain_message_at)}`, detail);
             return pass(`retain_message shown, retain_message_at ${data.retain_message_at}`);
           });
+          // Decision: the payload as a byte array (the UTF-8 bytes of what was published); no retained message, both null.
+          await ctx.check(e, 'topic.retain-payload-bytes', 'decision.topic.retain-payload', async () => {
+            const sent = 'mqsim conform retained message';
+            const message = data?.retain_message as Row | null | undefined;
+            if (!pub.ok || !message || typeof message !== 'object') return skip('no retained message shown to look at (see topic.detail-retained)');
+            const bytes = message.payload;
+            if (!Array.isArray(bytes) || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return fail(`a retained message's payload is a byte array, got ${JSON.stringify(bytes).slice(0, 80)}`, detail);
+            if (Buffer.from(bytes as number[]).toString('utf8') !== sent) return fail(`the payload bytes read ${JSON.stringify(Buffer.from(bytes as number[]).toString('utf8').slice(0, 80))}, not the published ${JSON.stringify(sent)}`, detail);
+            // A topic of the run without a retained message: retain_message null, retain_message_at null (when the field is there at all).
+            const t = ctx.state.topic;
+            const plain = t ? await detailOf(ctx, t.tenant, t.topic_name) : undefined;
+            const info = plain && succeeded(plain) ? dataOf(plain) : undefined;
+            if (!info) return pass(`the payload is the ${bytes.length} UTF-8 bytes of the published text (no topic without a retained message to compare)`, undefined, true);
+            if (info.retain_message !== null || ('retain_message_at' in info && info.retain_message_at !== null)) return fail(`${t!.topic_name} has no retained message, but shows ${JSON.stringify({ retain_message: info.retain_message, retain_message_at: info.retain_message_at }).slice(0, 160)}`, plain);
+            return pass(`the payload is the ${bytes.length} UTF-8 bytes of the published text; ${t!.topic_name}, without one, shows retain_message null`);
+          });
+          await ctx.check(e, 'topic.detail-retain-message-shape', 'notes.shape.retain-message', async () => {
+            const m = data?.retain_message as Row | null | undefined;
+            if (!pub.ok || !m || typeof m !== 'object') return skip('no retained message shown to look at (see topic.detail-retained)');
+            const missing = ['tenant', 'topic_name', 'payload', 'expired_at', 'create_time'].filter((k) => !(k in m));
+            if (missing.length > 0) return fail(`retain_message lacks ${missing.join(', ')}: ${JSON.stringify(m).slice(0, 160)}`, detail);
+            if (m.topic_name !== topic || (tenant !== undefined && m.tenant !== tenant)) return fail(`retain_message names ${JSON.stringify({ tenant: m.tenant, topic_name: m.topic_name })}, not the topic it is the retained message of`, detail);
+            // Without a retained message it is null: the run's fixture topic has none.
+            const t = ctx.state.topic;
+            const plain = t && t.topic_name !== topic ? await detailOf(ctx, t.tenant, t.topic_name) : undefined;
+            if (!plain || !succeeded(plain)) return pass('retain_message is {tenant, topic_name, payload, expired_at, create_time} (no topic without a retained message to compare)', undefined, true);
+            const none = dataOf(plain)?.retain_message;
+            if (none !== null) return fail(`a topic without a retained message shows retain_message ${JSON.stringify(none)?.slice(0, 120)} (null)`, plain);
+            return pass('retain_message is {tenant, topic_name, payload, expired_at, create_time} for the retained message, null for a topic without one');
+          });
         } finally {
           await session.close();
         }
@@ -123,5 +171,7 @@ export const topics: FamilySuite = {
         });
       },
     },
+    duplicateCreate('topic', 'decision.topic-create.duplicate'),
+    topicQuota('decision.topic-create.duplicate'),
   ],
 };

@@ -2,6 +2,7 @@ import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-
 import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
 import type { FamilySuite } from './family-suite.ts';
 import { readList, rowsOf } from './helpers.ts';
+import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
 /**
  * Users (spec: User; Users and ACL; Limits: tenant 1-64, username 1-64, password 1-128). The generic
@@ -47,5 +48,8 @@ export const users: FamilySuite = {
         });
       },
     },
+    implicitTenant('user', 'decision.user.tenant-implicit'),
+    duplicateCreate('user', 'decision.user.exists'),
+    unknownDelete('user', 'decision.user.delete-unknown'),
   ],
 };

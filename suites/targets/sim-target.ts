@@ -82,6 +82,7 @@ function controlOf(cluster: Cluster): TargetControl {
     registerAgent: (input) => void cluster.mq9.registerAgent(input),
     stopConnector: (tenant, name) => void cluster.connectors.stop(tenant, name),
     resumeConnector: (tenant, name) => void cluster.connectors.resume(tenant, name),
+    setConnectorTargetDown: (target, down) => cluster.connectors.setTargetDown(target, down),
     mqtt: (tenant) => modelMqttDriver(cluster, tenant),
   };
 }

@@ -99,6 +99,8 @@ export interface TargetControl {
   registerAgent(input: { tenant: string; name: string; agent_info: string }): void;
   stopConnector(tenant: string, name: string): void;
   resumeConnector(tenant: string, name: string): void;
+  /** Marks a connector's external target (its type's target key value, e.g. a webhook url) down or up: every send to it fails. */
+  setConnectorTargetDown(target: string, down: boolean): void;
   /** MQTT client actions through the model, in the given tenant. */
   mqtt(tenant: string): MqttDriver;
 }

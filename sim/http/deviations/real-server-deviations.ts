@@ -311,9 +311,11 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Events, "Dead-letter record": "| original_key | string or null | original key |", "| original_data | array of byte | original payload |", "| original_timestamp | u64 | original time |", "| dead_letter_timestamp | u64 | time of entry into the dead-letter topic |"',
     endpoint: 'mqtt.message.read',
     description: 'dead-letter records read from the dead-letter topic are {connector_name, source_topic, error_message, retry_times, record} with the original StorageRecord embedded, without original_key/original_data/original_timestamp/dead_letter_timestamp',
-    checks: [],
-    caught: false,
-    reason: 'no check makes a dead_message_queue connector fail and reads its dead-letter topic: the record shape is never looked at',
+    // The dead-letter checks make a dead_message_queue connector's sink fail (the simulator's control)
+    // and read the record; the four missing fields fold into one finding (one record shape).
+    finding: 'events.dead-letter.original_key',
+    checks: ['dead-letter.original_key', 'dead-letter.original_data', 'dead-letter.original_timestamp', 'dead-letter.dead_letter_timestamp'],
+    caught: true,
     hooks: {
       around: aroundOn('mqtt.message.read', async (params, next, cx) => {
         const out = (await next(params)) as { messages?: Obj[] };

@@ -44,8 +44,9 @@ function expect401(ex: Exchange, what: string, peer?: string): Verdict {
   const env = envelopeOf(ex);
   const from = peer ? `a non-loopback peer (sent from ${peer}: the spec exempts only 127.0.0.1 and ::1)` : 'a non-loopback peer';
   if (ex.response.status !== 401) return fail(`${what} from ${from} must get HTTP 401, got ${describeAnswer(ex)}`, ex);
-  if (env?.code !== 401) return fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex);
-  return pass(`${what} refused with 401`);
+  // The code the answer carries is the Errors row "| 401 | unauthorized |" too.
+  if (env?.code !== 401) return { ...fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex), also: ['errors.code.401'] };
+  return { ...pass(`${what} refused with 401`), also: ['errors.code.401'] };
 }
 
 const signedExpired = new WeakMap<ConformContext, Promise<string | undefined>>();

@@ -102,6 +102,9 @@ export async function runNodeLeaveChecks(ctx: ConformContext, e: EndpointContrac
   });
 }
 
+/** Codes of a generic failure (Errors: "| 1 (and in one sample 100) | generic failure of an operation, with a text |"). */
+const GENERIC_FAILURE: readonly number[] = [1, 100];
+
 /** Error cases the spec's Errors table spells out. */
 export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContract): Promise<void> {
   const key = `${e.method} ${e.path}`;
@@ -111,8 +114,12 @@ export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContrac
       const ex = await ctx.call(e, { tenant: ctx.names.tenant, connector_name: name });
       const env = envelopeOf(ex);
       const want = `Connector ${name} does not exist.`;
-      if (!env || env.code === 0) return fail(`detail of a connector that does not exist must fail, got ${describeAnswer(ex)}`, ex);
-      return env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex);
+      // The text names the connector_name of the query: the detail reads its Query (tenant, connector_name).
+      const also = ['endpoints.connector.detail.query'];
+      if (!env || env.code === 0) return { ...fail(`detail of a connector that does not exist must fail, got ${describeAnswer(ex)}`, ex), also };
+      // The case row gives code 1 (the codes table: "1 (and in one sample 100)"): a generic failure with a text.
+      if (!GENERIC_FAILURE.includes(env.code)) return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: [...also, 'errors.code.1'] };
+      return { ...(env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex)), also: [...also, 'errors.code.1'] };
     });
   }
   if (key === 'POST /api/cluster/tenant/update') {
@@ -121,8 +128,9 @@ export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContrac
       const ex = await ctx.call(e, { tenant_name: name, desc: 'x' });
       const env = envelopeOf(ex);
       if (!env || env.code === 0) return fail(`updating a tenant that does not exist must fail, got ${describeAnswer(ex)}`, ex);
-      if (!(env.text?.includes(name) && /not (been )?found/i.test(env.text))) return fail(`expected a text saying tenant ${name} was not found, got ${describeAnswer(ex)}`, ex);
-      return pass(`refused: "${env.text}"`);
+      if (!GENERIC_FAILURE.includes(env.code)) return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
+      if (!(env.text?.includes(name) && /not (been )?found/i.test(env.text))) return { ...fail(`expected a text saying tenant ${name} was not found, got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
+      return { ...pass(`refused: "${env.text}"`), also: ['errors.code.1'] };
     });
   }
   if (key === 'GET /api/cluster/config/get') {
@@ -168,18 +176,45 @@ export async function runUpdateVisible(ctx: ConformContext, e: EndpointContract,
 /** Config get with a broker_id answers that node's configuration (spec: forwarded to the node). */
 export async function runConfigForwarding(ctx: ConformContext, e: EndpointContract): Promise<void> {
   if (e.path !== '/api/cluster/config/get') return;
+  const httpPorts = new Map<number, number>();
   await ctx.check(e, 'config.get-by-broker-id', 'config.get.forward', async () => {
     const ids = ctx.state.onlineNodeIds ?? [];
     if (ids.length === 0) return skip('the target reports no online node');
+    // The optional broker_id of the Query (config.get.query) is read: each value answers that node.
+    const also = ['config.get.query'];
     for (const id of ids) {
       const ex = await ctx.call(e, { broker_id: id });
-      if (!succeeded(ex)) return fail(`config get for online node ${id} failed: ${describeAnswer(ex)}`, ex);
+      if (!succeeded(ex)) return { ...fail(`config get for online node ${id} failed: ${describeAnswer(ex)}`, ex), also };
       const got = dataOf(ex)?.broker_id;
-      if (Number(got) !== id) return fail(`config get with broker_id ${id} answered the configuration of broker ${JSON.stringify(got)}`, ex);
+      if (Number(got) !== id) return { ...fail(`config get with broker_id ${id} answered the configuration of broker ${JSON.stringify(got)}`, ex), also };
+      httpPorts.set(id, Number(dataOf(ex)?.http_port));
     }
-    return pass(`each of the ${ids.length} online nodes answers with its own configuration`);
+    return { ...pass(`each of the ${ids.length} online nodes answers with its own configuration`), also };
+  });
+  await ctx.check(e, 'config.get-local', 'config.get.local', async () => {
+    // The local node is the one whose http_port the run's requests go to; without broker_id config get answers its configuration.
+    let port: number;
+    try {
+      const url = new URL(ctx.target.baseUrl);
+      port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    } catch {
+      return skip(`the target's base URL ${ctx.target.baseUrl} names no port`);
+    }
+    const local = [...httpPorts].filter(([, p]) => p === port).map(([id]) => id);
+    if (local.length !== 1) return skip(`the run's port ${port} is the http_port of ${local.length === 0 ? 'no node (a proxy or a port mapping is in between)' : `several nodes (${local.join(', ')})`}, so the local node is not known`);
+    const ex = await ctx.call(e, {});
+    if (!succeeded(ex)) return fail(`config get without broker_id failed: ${describeAnswer(ex)}`, ex);
+    const got = Number(dataOf(ex)?.broker_id);
+    // One node answers whatever a server does: evidence needs the others to answer with their own.
+    return got === local[0] ? pass(`without broker_id the answer is node ${got}'s, the node on port ${port}`, undefined, httpPorts.size < 2) : fail(`the run talks to node ${local[0]} (http_port ${port}), but config get without broker_id answered broker ${JSON.stringify(dataOf(ex)?.broker_id)}'s configuration`, ex);
   });
 }
+
+/** The data_type rows whose required dimensions are "none", with their types. */
+const NO_DIMENSION_ROWS: Record<string, readonly string[]> = {
+  'endpoints.monitor.types.totals': ['connection_num', 'topic_num', 'subscribe_num', 'message_in_num', 'message_out_num', 'message_drop_num'],
+  'endpoints.monitor.types.connector-totals': ['connector_send_success_total', 'connector_send_failure_total'],
+};
 
 /** Every data_type of the spec's table answers an array with code 0 (without its dimensions: []). */
 export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract): Promise<void> {
@@ -187,6 +222,7 @@ export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract):
   if (types.length === 0) return;
   await ctx.check(e, 'monitor.every-data-type', 'endpoints.monitor.response', async () => {
     let points = 0;
+    const empty = new Set<string>();
     for (const type of types) {
       const ex = await ctx.call(e, { data_type: type });
       const data = envelopeOf(ex)?.data;
@@ -194,8 +230,11 @@ export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract):
       const check = ctx.validator.checkData(e, data);
       if (!check.ok) return fail(`data_type ${String(type)}: ${check.errors.join('; ')}`, ex);
       points += data.length;
+      if (data.length === 0) empty.add(String(type));
     }
-    return pass(`${types.length} data types answer arrays (${points} points in all)`, undefined, points === 0);
+    // The rows of types that need no dimension ("| … | none |"): each of their types answered points without one.
+    const rows = Object.entries(NO_DIMENSION_ROWS).filter(([, ts]) => ts.every((t) => types.includes(t) && !empty.has(t))).map(([row]) => row);
+    return { ...pass(`${types.length} data types answer arrays (${points} points in all)`, undefined, points === 0), also: rows };
   });
 }
 

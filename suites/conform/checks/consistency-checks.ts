@@ -62,8 +62,8 @@ export async function runOverviewConsistency(ctx: ConformContext, e: EndpointCon
       if (!Array.isArray(a) || !Array.isArray(b)) return skip('node lists not available on both endpoints');
       const ids = (l: unknown[]) => JSON.stringify(l.map((n) => (n as Obj).node_id).sort());
       if (ids(a) !== ids(b)) return fail(`overview node_list ${ids(a)} differs from the status broker_node_list ${ids(b)}`, overview);
-      // Two lists of one node (or none) agree whatever the server does.
-      return pass(`${a.length} nodes on both`, undefined, a.length < 2);
+      // Two lists of one node (or none) agree whatever the server does. The overview was asked without parameters (endpoints.overview.params).
+      return { ...pass(`${a.length} nodes on both`, undefined, a.length < 2), also: ['endpoints.overview.params'] };
     });
   }
 }
@@ -172,9 +172,14 @@ export async function runReplicaInvariants(ctx: ConformContext, e: EndpointContr
       const detail = dataOf(ex);
       if (!detail) return fail('segment detail has no data', ex);
       const problems = replicaProblems(detail);
-      if (problems.length > 0) return fail(problems.slice(0, 5).join('; '), ex);
-      const n = Array.isArray(detail.replicas) ? detail.replicas.length : 0;
-      return pass(`${n} replica states agree with the segment and with each other`, undefined, n < 2);
+      // Reading a shard's segment is what "inspect storage-engine shards and segments" offers (service.storage);
+      // two or more replicas answered with their state show the remote ones fetched (endpoints.segment.detail.forwarding).
+      const replicas = (Array.isArray(detail.replicas) ? detail.replicas : []) as Obj[];
+      const answered = replicas.filter((r) => r.available !== false).length;
+      const also = ['service.storage', ...(answered >= 2 ? ['endpoints.segment.detail.forwarding'] : [])];
+      if (problems.length > 0) return { ...fail(problems.slice(0, 5).join('; '), ex), also };
+      const n = replicas.length;
+      return { ...pass(`${n} replica states agree with the segment and with each other`, undefined, n < 2), also };
     } finally {
       if (made && family) await resources.delete(family, made, 'cleanup');
     }

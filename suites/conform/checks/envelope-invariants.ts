@@ -1,6 +1,6 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { A } from '../cite.ts';
-import { type ConformContext, fail, pass, skip } from '../conform-context.ts';
+import { type ConformContext, envelopeOf, fail, pass, skip } from '../conform-context.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 
@@ -57,4 +57,21 @@ export async function runEnvelopeInvariants(ctx: ConformContext, e: EndpointCont
     }
     return pass(`${failures.length} failure answers all have a non-zero code, a text and empty data`);
   });
+  // Decision (the spec shows no HTTP status for failures other than 401 and 503): a generic failure (code 1 or
+  // 100) with 200, 400, 404, 409 or 500; a parameter error (code 400) with HTTP 400. Recorded where such failures were seen.
+  const judged = failures.filter((x) => [1, 100, 400].includes(envelopeOf(x)?.code ?? -1));
+  if (judged.length > 0) {
+    await ctx.check(e, 'envelope.failure-http-status', 'decision.failure-http-status', () => {
+      for (const x of judged) {
+        const code = envelopeOf(x)!.code;
+        const status = x.response!.status;
+        if (code === 400 && status !== 400) return fail(`a parameter error (code 400) answered with HTTP ${status}; the contract answers parameter errors with HTTP 400 (answer to ${x.record.method} ${x.record.path})`, x);
+        if (code !== 400 && !GENERIC_FAILURE_STATUSES.includes(status)) return fail(`a failure with code ${code} answered with HTTP ${status}, none of ${GENERIC_FAILURE_STATUSES.join(', ')} (answer to ${x.record.method} ${x.record.path})`, x);
+      }
+      return pass(`${judged.length} failures (codes ${[...new Set(judged.map((x) => envelopeOf(x)!.code))].join(', ')}) with HTTP ${[...new Set(judged.map((x) => x.response!.status))].join(', ')}`);
+    });
+  }
 }
+
+/** HTTP statuses the contract accepts for a generic failure (code 1 or 100). */
+const GENERIC_FAILURE_STATUSES: readonly number[] = [200, 400, 404, 409, 500];

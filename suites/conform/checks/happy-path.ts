@@ -8,7 +8,7 @@ import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, in
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
-import { buildParams } from '../param-values.ts';
+import { buildParams, declaredParams } from '../param-values.ts';
 import { type CreatedResources, familyByCreatePath, familyByDeletePath, type ResourceFamily } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';
 
@@ -102,6 +102,46 @@ export function happyAssertion(e: EndpointContract): string {
   return e.specTable === 'path-only' ? A.pathOnlyRequest : cite(e, 'exists');
 }
 
+/** Runs that have recorded why envelope form B is not checked (the target answers form A). */
+const formBNoted = new WeakSet<ConformContext>();
+
+/** A verdict with further assertions its evidence decides. */
+const withAlso = (v: Verdict, also: readonly string[]): Verdict => ({ ...v, also: [...(v.also ?? []), ...also] });
+
+/**
+ * What an endpoint served at its contract path with its contract method shows (a server with
+ * another path layout, another method or a version segment answers 404 or 405 there): spec,
+ * general conventions "Path prefix" and "Methods", Versioning.
+ */
+const SERVED_AS_LISTED = ['conventions.path-prefix', 'conventions.methods', 'versioning.layout', 'versioning.no-other-segment'];
+
+/** What a capability of the service (What the service does) rests on: the endpoints that give it. */
+const SERVICE_OF: Record<string, string> = {
+  'cluster.status': 'service.status',
+  'mqtt.overview': 'service.status',
+  'mqtt.monitor.data': 'service.status',
+  'health.ready': 'service.probes',
+  'health.node': 'service.probes',
+};
+
+/**
+ * The further assertions the valid request's verdict decides (the engine keeps those of the check's
+ * level): the endpoint served at its path with its method, success as code 0 (Errors: "| 0 | success
+ * |"), the parameters where the conventions put them (query string for GET, a JSON body for POST:
+ * a valid request with a required parameter elsewhere is refused), the service capability the
+ * endpoint gives, and the login body.
+ */
+export function happyAlso(e: EndpointContract, ex: Exchange | undefined): string[] {
+  const also = [...SERVED_AS_LISTED];
+  if (e.response.kind === 'envelope') also.push('errors.code.0');
+  const sent = ex ? (e.method === 'GET' ? ex.sent.query : ex.sent.body) : undefined;
+  const carriesRequired = declaredParams(e).some((p) => p.required && sent !== null && typeof sent === 'object' && p.name in (sent as Record<string, unknown>));
+  if (carriesRequired) also.push(e.method === 'GET' ? 'conventions.get-params' : 'conventions.post-params');
+  if (SERVICE_OF[e.id]) also.push(SERVICE_OF[e.id]);
+  if (e.id === 'auth.login') also.push('endpoints.login.body');
+  return also;
+}
+
 /**
  * The valid request of every endpoint, answered as the spec says: success (or a documented
  * alternative), a sound envelope, and `data` matching the contract's schema (records and the paged
@@ -123,16 +163,18 @@ export async function runHappyPath(ctx: ConformContext, e: EndpointContract, res
     // it must answer, and a server error or no answer is not serving it.
     await ctx.check(e, 'exists', cite(e, 'exists'), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      if (ex.response.status === 404 || ex.response.status === 405) return fail(`the spec lists ${e.method} ${e.path}, got ${describeAnswer(ex)}`, ex);
+      if (ex.response.status === 404 || ex.response.status === 405) return withAlso(fail(`the spec lists ${e.method} ${e.path}, got ${describeAnswer(ex)}`, ex), SERVED_AS_LISTED);
       if (failureCause(e, ex)) return fail(`the spec lists ${e.method} ${e.path}; a request to it got ${describeAnswer(ex)}`, ex);
-      return pass(`answered ${describeAnswer(ex)}`);
+      return withAlso(pass(`answered ${describeAnswer(ex)}`), SERVED_AS_LISTED);
     });
   }
 
   if (e.response.kind !== 'envelope') {
+    // The text answer is the endpoint's response statement (GET /: the version text or the status object, which is also Versioning's report of the version; /metrics: Prometheus text).
+    const also = [...happyAlso(e, ex), cite(e, 'response'), ...(e.id === 'root' ? ['versioning.version-report'] : [])];
     await ctx.check(e, 'happy-path', happyAssertion(e), async () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      return judgeText(ctx, e, ex);
+      return withAlso(await judgeText(ctx, e, ex), also);
     });
     return ex;
   }
@@ -150,7 +192,8 @@ export async function runHappyPath(ctx: ConformContext, e: EndpointContract, res
 export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
   const scenario = scenarioOf(e);
   const okStatuses = [200, ...(e.response.otherStatuses ?? [])];
-  const accepted = await ctx.check(e, 'happy-path', happyAssertion(e), () => {
+  const accepted = await ctx.check(e, 'happy-path', happyAssertion(e), () => withAlso(acceptedVerdict(), happyAlso(e, ex)));
+  function acceptedVerdict(): Verdict {
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const env = envelopeOf(ex);
     if (env && env.code === 0 && okStatuses.includes(ex.response.status)) return pass(`valid request accepted (${describeAnswer(ex)})`);
@@ -160,7 +203,7 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     const alternative = scenario.alternative?.(ex, ctx);
     if (alternative) return alternative;
     return fail(`a valid request was refused: ${describeAnswer(ex)}`, ex);
-  });
+  }
 
   const read = ex.response ? readEnvelope(ex.response.json, ex.response.text) : undefined;
   const form = read?.ok ? read.envelope.form : undefined;
@@ -170,6 +213,11 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     if (problems.length > 0) return fail(`envelope: ${problems.join('; ')}`, ex);
     return pass(`envelope form ${envelopeOf(ex)?.form}`);
   });
+  // Form B's row is decided only by an answer in form B; once per run, say why a form-A target leaves it untested.
+  if (form === 'A' && !formBNoted.has(ctx)) {
+    formBNoted.add(ctx);
+    await ctx.check(e, 'success-envelope.form-b', A.envelopeFormB, () => skip(`the target answers in envelope form A (first seen at ${e.method} ${e.path}); form B's row is decided only by a target that answers form B`));
+  }
 
   await ctx.check(e, 'content-type', A.wireFormat, () => {
     if (!ex.response || ex.response.json === undefined) return skip('no JSON answer to look at');

@@ -44,6 +44,9 @@ async function fetchPage(ctx: ConformContext, e: EndpointContract, base: Record<
 
 const isPage = (p: Page | Exchange): p is Page => 'rows' in p;
 
+/** A verdict with further assertions its evidence decides (the engine keeps those of the check's level). */
+const withAlso = (v: Verdict, also: readonly string[]): Verdict => ({ ...v, also: [...(v.also ?? []), ...also] });
+
 /** A page size that holds every record of any list the run can make: the whole set on one page. */
 const WHOLE = 10_000;
 
@@ -117,7 +120,9 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
     }),
   );
 
-  await runDefaultLimit(ctx, e, first, base);
+  // Pages the laws fetch that the decisions below compare with (saving their requests).
+  const seen: SeenPages = {};
+  await runDefaultLimit(ctx, e, first, base, seen);
 
   if (list.sampleLimit !== undefined) {
     const sample = list.sampleLimit;
@@ -138,6 +143,7 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
       if (!isPage(implicit)) return fail(`limit=${k} without page was not answered with a page: ${describeAnswer(implicit)}`, implicit);
       const explicit = await fetchPage(ctx, e, base, { ...sorted, limit: k, page: 1 });
       if (!isPage(explicit)) return fail(`page=1 was not answered with a page: ${describeAnswer(explicit)}`, explicit);
+      seen.pageOne = explicit;
       const a = JSON.stringify(implicit.rows.map(fingerprint));
       const b = JSON.stringify(explicit.rows.map(fingerprint));
       if (a !== b) return fail(`without page the list answered ${a.slice(0, 160)}, but page=1 is ${b.slice(0, 160)}; the default page is 1`, implicit.ex);
@@ -169,6 +175,7 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
       for (let page = 1; page <= Math.ceil(n / k); page++) {
         const p = await fetchPage(ctx, e, base, { ...sorted, limit: k, page });
         if (!isPage(p)) return fail(`page ${page} (limit ${k}) was not answered with a page: ${describeAnswer(p)}`, p);
+        if (page === 2) seen.pageTwo = p;
         got.push(...p.rows);
       }
       const want = whole.rows.map(fingerprint);
@@ -181,12 +188,14 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
   );
 
   for (const field of list.sortFields) {
+    // Evidence for the common parameters too: a server ignoring sort_field leaves asc unordered, one ignoring sort_by answers desc like asc.
     await ctx.check(e, `list.sort.${field}`, sortAssertion(e, field), async () =>
-      settled(async () => {
+      withAlso(await settled(async () => {
         // One page of every record: the order laws need the whole set.
         const limit = Math.max(list.defaultLimit, WHOLE);
         const asc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'asc', limit });
         if (!isPage(asc)) return fail(`sort_field=${field}&sort_by=asc was refused: ${describeAnswer(asc)}`, asc);
+        if (field === list.sortFields[0]) seen.asc = asc;
         const desc = await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'desc', limit });
         if (!isPage(desc)) return fail(`sort_field=${field}&sort_by=desc was refused: ${describeAnswer(desc)}`, desc);
         if (asc.total > asc.rows.length && list.sampleLimit === undefined) return skip(`more than one page of records (${asc.total}); the order laws need the whole set`);
@@ -199,8 +208,100 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
           return fail(`sort_by=desc is not the reverse of sort_by=asc on ${field}: asc ${asc.rows.map(key).slice(0, 6).join(',')}… desc ${desc.rows.map(key).slice(0, 6).join(',')}…`, desc.ex);
         }
         return pass(`asc orders and desc reverses ${asc.rows.length} records by ${field} (${distinct} distinct keys)`);
+      }), [A.listSortField, A.listSortBy]),
+    );
+  }
+  await runListDecisions(ctx, e, first, base, seen);
+}
+
+/** Lists whose order without sort_field the project fixes (decision.list.base-order), by the fields it goes by. */
+const BASE_ORDER: Record<string, readonly string[]> = {
+  'cluster.tenant.list': ['tenant_name'],
+  'cluster.topic.list': ['tenant', 'topic_name'],
+  'cluster.connector.list': ['tenant', 'connector_name'],
+};
+
+/** Are the rows in ascending order of the tuple of `fields`, by code point or ignoring case? */
+export function inTupleOrder(rows: readonly Row[], fields: readonly string[]): boolean {
+  const cmps: ((a: string, b: string) => number)[] = [(a, b) => (a < b ? -1 : a > b ? 1 : 0), (a, b) => a.toLowerCase().localeCompare(b.toLowerCase())];
+  return cmps.some((cmp) =>
+    rows.every((r, i) => {
+      if (i === 0) return true;
+      for (const f of fields) {
+        const c = cmp(String(rows[i - 1][f] ?? ''), String(r[f] ?? ''));
+        if (c !== 0) return c < 0;
+      }
+      return true;
+    }),
+  );
+}
+
+/** Pages of a list the laws fetched: pages 1 and 2 of size 2 sorted ascending by the first sort field, the page without limit, the whole list sorted ascending. */
+interface SeenPages {
+  pageOne?: Page;
+  pageTwo?: Page;
+  unlimited?: Page;
+  asc?: Page;
+}
+
+/**
+ * What the project decided where the Common list parameters are silent (INFO): sort_by absent is
+ * ascending, page 0 is page 1 and limit 0 the default page size, and the base order of the lists it
+ * names. Each is decided only on evidence a server doing otherwise would fail.
+ */
+async function runListDecisions(ctx: ConformContext, e: EndpointContract, first: Page, base: Record<string, unknown>, seen: SeenPages): Promise<void> {
+  const list = e.list!;
+  const field = list.sortFields[0];
+  if (field) {
+    await ctx.check(e, 'list.sort_by.default', cite(e, 'default', 'sort_by'), async () =>
+      settled(async () => {
+        const limit = Math.max(list.defaultLimit, WHOLE);
+        const implicit = await fetchPage(ctx, e, base, { sort_field: field, limit });
+        if (!isPage(implicit)) return fail(`sort_field=${field} without sort_by was refused: ${describeAnswer(implicit)}`, implicit);
+        const asc = seen.asc ?? (await fetchPage(ctx, e, base, { sort_field: field, sort_by: 'asc', limit }));
+        if (!isPage(asc)) return skip(`sort_by=asc was refused (${describeAnswer(asc)}), so there is no ascending order to compare with (see list.sort.${field})`);
+        const key = (r: Row) => JSON.stringify(r[field]);
+        const a = asc.rows.map(key);
+        const got = implicit.rows.map(key);
+        if (new Set(a).size < 2) return inconclusive(`${asc.rows.length} records with ${new Set(a).size} distinct ${field}: any direction gives the same order`);
+        if (JSON.stringify(a) === JSON.stringify(got)) return pass(`without sort_by the ${got.length} records are in ascending ${field} order, as with sort_by=asc`);
+        return fail(`without sort_by the records are not in ascending ${field} order: ${got.slice(0, 6).join(',')}… (sort_by=asc: ${a.slice(0, 6).join(',')}…)`, implicit.ex);
       }),
     );
+  }
+
+  const k = 2;
+  const sorted = field ? { sort_field: field, sort_by: 'asc' } : {};
+  await ctx.check(e, 'list.page-zero', 'decision.list.page-zero', async () =>
+    settled(async () => {
+      const zero = await fetchPage(ctx, e, base, { ...sorted, limit: k, page: 0 });
+      if (!isPage(zero)) return fail(`page=0 was not answered with a page: ${describeAnswer(zero)}`, zero);
+      const one = seen.pageOne ?? (await fetchPage(ctx, e, base, { ...sorted, limit: k, page: 1 }));
+      if (!isPage(one)) return skip(`page=1 was refused (${describeAnswer(one)}), so page 0 has nothing to be compared with`);
+      const a = JSON.stringify(zero.rows.map(fingerprint));
+      const b = JSON.stringify(one.rows.map(fingerprint));
+      if (a !== b) return fail(`page=0 answered ${a.slice(0, 160)}, page=1 ${b.slice(0, 160)}: page 0 is read as page 1`, zero.ex);
+      // The request without limit now (the family scenarios may have changed the list since the valid request).
+      const now = seen.unlimited ?? (await fetchPage(ctx, e, base, {}));
+      const noLimit = (isPage(now) ? now : first).rows.length;
+      const limitZero = await fetchPage(ctx, e, base, { limit: 0 });
+      if (!isPage(limitZero)) return fail(`limit=0 was not answered with a page: ${describeAnswer(limitZero)}`, limitZero);
+      if (limitZero.rows.length !== noLimit) return fail(`limit=0 answered ${limitZero.rows.length} records, the request without limit ${noLimit}: a limit of 0 is read as the default page size`, limitZero.ex);
+      // Decided only on a list that pages (page 2 differs from page 1) and honours a limit (2 records are fewer than
+      // the page without limit): elsewhere page 0, page 1 and limit 0 look the same whatever they mean.
+      const pages = seen.pageTwo !== undefined && JSON.stringify(seen.pageTwo.rows.map(fingerprint)) !== b;
+      const limits = one.rows.length < noLimit;
+      return pass(`page=0 = page=1 (${one.rows.length} records), limit=0 = no limit (${noLimit} records)`, undefined, !(pages && limits));
+    }),
+  );
+
+  const order = BASE_ORDER[e.id];
+  if (order) {
+    await ctx.check(e, 'list.base-order', 'decision.list.base-order', () => {
+      const distinct = new Set(first.rows.map((r) => JSON.stringify(order.map((f) => r[f])))).size;
+      if (!inTupleOrder(first.rows, order)) return fail(`without sort_field the records are not ordered by ${order.join(' then ')}: ${first.rows.slice(0, 6).map((r) => JSON.stringify(order.map((f) => r[f]))).join(', ')}…`, first.ex);
+      return pass(`without sort_field the ${first.rows.length} records are ordered by ${order.join(' then ')}`, undefined, distinct < 3);
+    });
   }
 }
 
@@ -209,13 +310,14 @@ export async function runListLaws(ctx: ConformContext, e: EndpointContract, happ
  * for mq9 lists"): decided only when the list holds enough records to tell the default from the
  * sizes a server might use instead (10, 20, and 10000 for the smaller defaults).
  */
-async function runDefaultLimit(ctx: ConformContext, e: EndpointContract, first: Page, base: Record<string, unknown>): Promise<void> {
+async function runDefaultLimit(ctx: ConformContext, e: EndpointContract, first: Page, base: Record<string, unknown>, seen: SeenPages = {}): Promise<void> {
   const list = e.list!;
   const d = list.defaultLimit;
   const sample = list.sampleLimit ?? Number.POSITIVE_INFINITY;
   await ctx.check(e, 'list.default-limit', cite(e, 'page-size'), async () =>
     settled(async () => {
       const now = await fetchPage(ctx, e, base, {});
+      if (isPage(now)) seen.unlimited = now;
       const page = isPage(now) ? now : first;
       const expected = Math.min(page.total, d, sample);
       if (page.rows.length > Math.min(d, sample)) return fail(`without limit the page holds ${page.rows.length} records; the default page size is ${d}`, page.ex);
@@ -392,6 +494,7 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
 
   const props = Object.keys(((e.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
   const candidates = [...e.list!.sortFields, ...IDENTITY_FIELDS].filter((f) => props.includes(f));
+  const filtered = new Map<string, { passed: boolean; field: string; pick: { source: Row; want: string } }>();
   for (const [id, assertion, exact] of [
     ['list.filter_values.exact', pagedAssertion(e, 'exact-match'), true],
     ['list.filter_values.contains', pagedAssertion(e, 'filter-values'), false],
@@ -402,7 +505,7 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
       continue;
     }
     const pick = decisiveFilterValue(rows, field, exact)!;
-    await ctx.check(e, id, assertion, async () =>
+    const record = await ctx.check(e, id, assertion, async () =>
       settled(async () => {
         const { page, refused: refusedForms } = await filterValuesPage(ctx, e, base, field, pick.want, exact);
         const verdict = judge(page, field, pick.want, exact, pick.source);
@@ -416,10 +519,77 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
         if (verdict.status === 'fail' && ignored && assertion === A.listExactMatch) {
           return { ...verdict, message: `filter_values was ignored (all ${page.total} records came back): ${verdict.message}`, assertion: A.listFilterValues };
         }
-        return verdict;
+        // The records kept are those whose filter_field matches: a server ignoring filter_field (or filtering another field) fails here.
+        return withAlso(verdict, [A.listFilterField]);
       }),
     );
+    // An exact pick another record's value contains: only there does passing show exact_match=true matched exactly.
+    const telling = !exact || rows.some((r) => r !== pick.source && typeof r[field] === 'string' && r[field] !== pick.want && (r[field] as string).includes(pick.want));
+    filtered.set(id, { passed: record.status === 'pass' && telling, field, pick });
   }
+  await runExactMatchDefault(ctx, e, base, filtered, sampled);
+  await runFilterAnyValue(ctx, e, base, filtered, rows, sampled);
+}
+
+/** Two values of `field`, each matched (contains) by a record the other misses, and a record neither matches. */
+export function twoValuePick(rows: readonly Row[], field: string): { a: Row; b: Row; values: [string, string] } | undefined {
+  const some = rows.filter((r) => typeof r[field] === 'string' && (r[field] as string).length > 0).slice(0, 60);
+  for (const a of some) {
+    const va = innerPart(String(a[field]));
+    for (const b of some) {
+      const vb = innerPart(String(b[field]));
+      if (a === b || matches(b, field, va, false) || matches(a, field, vb, false)) continue;
+      if (rows.some((c) => !matches(c, field, va, false) && !matches(c, field, vb, false))) return { a, b, values: [va, vb] };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Several filter_values: a record passes when any of them matches (decision: the spec does not say how
+ * they combine). Told only where filter_values with one value filtered as the spec says (.contains).
+ */
+async function runFilterAnyValue(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>, filtered: Map<string, { passed: boolean; field: string; pick: { source: Row; want: string } }>, rows: readonly Row[], sampled: boolean): Promise<void> {
+  const fuzzy = filtered.get('list.filter_values.contains');
+  await ctx.check(e, 'list.filter_values.any', 'decision.list.filter-any-value', async () => {
+    if (!fuzzy?.passed) return skip('how several filter_values combine is told only where one value filtered as the spec says (list.filter_values.contains)');
+    const pick = twoValuePick(rows, fuzzy.field);
+    if (!pick) return inconclusive(`no two records of ${fuzzy.field} each match a value the other misses, with a third matching neither: any way of combining looks the same`);
+    return settled(async () => {
+      const { page } = await filterValuesPage(ctx, e, base, fuzzy.field, pick.values, false);
+      if (!isPage(page)) return fail(`filter_values ${JSON.stringify(pick.values)} was refused: ${describeAnswer(page)}`, page);
+      const bad = page.rows.filter((r) => !pick.values.some((v) => matches(r, fuzzy.field, v, false)));
+      if (bad.length > 0) return fail(`${bad.length} records match none of ${JSON.stringify(pick.values)} in ${fuzzy.field}, e.g. ${JSON.stringify(bad[0][fuzzy.field])}`, page.ex);
+      const missing = [pick.a, pick.b].filter((r) => !page.rows.some((x) => fingerprint(x) === fingerprint(r)));
+      if (missing.length > 0 && !sampled && page.total <= page.rows.length) return fail(`filter_values ${JSON.stringify(pick.values)}: ${missing.map((r) => JSON.stringify(r[fuzzy.field])).join(' and ')} matches one of them but is missing: a record passes when any value matches`, page.ex);
+      return pass(`filter_values ${JSON.stringify(pick.values)}: ${page.rows.length} records, each matching one of them, both sources among them`);
+    });
+  });
+}
+
+/**
+ * Without exact_match a filter_values filter matches by contains (decision: the table gives no
+ * default). Told only from a server whose exact_match true and false both work as the spec says:
+ * a part of a record's value must then return that record, as exact_match=false does.
+ */
+async function runExactMatchDefault(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>, filtered: Map<string, { passed: boolean; field: string; pick: { source: Row; want: string } }>, sampled: boolean): Promise<void> {
+  const fuzzy = filtered.get('list.filter_values.contains');
+  const strict = filtered.get('list.filter_values.exact');
+  await ctx.check(e, 'list.exact_match.default', cite(e, 'default', 'exact_match'), async () => {
+    if (!fuzzy?.passed || !strict?.passed) return skip('what an absent exact_match means is told only where exact_match=true and exact_match=false were both seen filtering as the spec says (list.filter_values.exact on a value another record contains, and .contains)');
+    const { field, pick } = fuzzy;
+    const value = String(pick.source[field]);
+    if (pick.want === value) return inconclusive(`the value ${JSON.stringify(value)} is too short to take a part of it: exact and contains matching look the same`);
+    return settled(async () => {
+      const { page } = await filterValuesPage(ctx, e, base, field, pick.want, undefined);
+      if (!isPage(page)) return fail(`filter_values without exact_match was refused: ${describeAnswer(page)}`, page);
+      const bad = page.rows.filter((r) => !matches(r, field, pick.want, false));
+      if (bad.length > 0) return fail(`without exact_match ${bad.length} records do not contain ${JSON.stringify(pick.want)} in ${field}`, page.ex);
+      const found = page.rows.some((r) => fingerprint(r) === fingerprint(pick.source));
+      if (!found && !sampled && page.total <= page.rows.length) return fail(`without exact_match, ${JSON.stringify(pick.want)} (a part of ${JSON.stringify(value)}) did not return that record: the filter matched exactly, not by contains`, page.ex);
+      return pass(`without exact_match ${JSON.stringify(pick.want)} returns the records containing it (${page.rows.length}), as exact_match=false does`);
+    });
+  });
 }
 
 /**
@@ -428,22 +598,26 @@ export async function runListFilters(ctx: ConformContext, e: EndpointContract, h
  * encodings are tried in turn (repeated key, `[]`, `[0]`); the first one not refused as a parameter
  * error is the answer. A POST list takes the array in its JSON body.
  */
-async function filterValuesPage(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>, field: string, value: string, exact: boolean): Promise<{ page: Page | Exchange; refused: string[] }> {
-  const params = { ...base, filter_field: field, exact_match: exact ? 'true' : 'false', limit: WHOLE };
+async function filterValuesPage(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>, field: string, valueOrValues: string | readonly string[], exactMatch: boolean | undefined): Promise<{ page: Page | Exchange; refused: string[] }> {
+  // exact_match undefined: left out of the request (the server's default decides).
+  const exact = exactMatch === true;
+  const values = typeof valueOrValues === 'string' ? [valueOrValues] : [...valueOrValues];
+  const params = { ...base, filter_field: field, ...(exactMatch === undefined ? {} : { exact_match: exactMatch ? 'true' : 'false' }), limit: WHOLE };
   if (e.method === 'POST') {
-    const page = await fetchPage(ctx, e, params, { filter_values: [value] });
+    const page = await fetchPage(ctx, e, params, { filter_values: values });
     return { page, refused: isPage(page) || !refusedAsInvalid(page) ? [] : ['a JSON array'] };
   }
   const plain = pathWithQuery('', toQuery(params)).replace(/^\?/, '');
   let last: Page | Exchange | undefined;
   const refused: string[] = [];
   for (const key of ['filter_values', 'filter_values[]', 'filter_values[0]']) {
-    const query = `${plain ? `${plain}&` : ''}${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
+    const pairs = values.map((v, i) => `${encodeURIComponent(key === 'filter_values[0]' ? `filter_values[${i}]` : key)}=${encodeURIComponent(v)}`).join('&');
+    const query = `${plain ? `${plain}&` : ''}${pairs}`;
     const ex = await ctx.send({ method: 'GET', path: e.path, query }, 'check', e.id);
     const page = pageOf(ex);
     if (page) {
       // A page whose every record matches is the filter at work; otherwise the form may just be ignored: try the next.
-      if (page.rows.every((r) => matches(r, field, value, exact)) || refused.length === 0) return { page, refused };
+      if (page.rows.every((r) => values.some((v) => matches(r, field, v, exact))) || refused.length === 0) return { page, refused };
       last = page;
       continue;
     }
@@ -461,11 +635,15 @@ export async function runGoneAfterDelete(ctx: ConformContext, deleteEndpoint: En
   const props = Object.keys(((list.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
   const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
   if (identity.length === 0) return;
-  await ctx.check(deleteEndpoint, 'delete.gone-from-list', family.manages, async () => {
-    const page = await wholeList(ctx, list);
+  await ctx.check(deleteEndpoint, 'delete.gone-from-list', family.manages, async (): Promise<Verdict> => {
+    const v = await goneVerdict();
+    return family.deleteBody && (v.status === 'pass' || v.status === 'fail') ? { ...v, also: [family.deleteBody] } : v;
+  });
+  async function goneVerdict(): Promise<Verdict> {
+    const page = await wholeList(ctx, list!);
     if (!isPage(page)) return fail(`the list was refused: ${describeAnswer(page)}`, page);
     if (page.rows.some((r) => identity.every(([k, v]) => r[k] === v))) return fail(`the deleted ${family.key} ${JSON.stringify(Object.fromEntries(identity))} is still listed (the delete answered success)`, page.ex);
     if (listedBefore !== true) return inconclusive(`the ${family.key} is not listed after the delete, but it was not listed before it either, so its absence shows nothing`);
     return pass(`the deleted ${family.key} was listed before and is no longer listed`);
-  });
+  }
 }

@@ -26,7 +26,8 @@ export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointCon
     if (family && succeeded(ex)) await resources.delete(family, base, 'cleanup');
     await ctx.check(e, `required.${p.name}`, cite(e, 'required', p.name), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      if (refusedAsInvalid(ex)) return pass(`missing ${p.name} refused (${describeAnswer(ex)})`);
+      // A refusal with code 400 is also the Errors row "| 400 | request parameter error |" at work.
+      if (refusedAsInvalid(ex)) return { ...pass(`missing ${p.name} refused (${describeAnswer(ex)})`), ...(envelopeOf(ex)?.code === 400 ? { also: ['errors.code.400'] } : {}) };
       if (failureCause(e, ex)) return fail(`a request without the required parameter ${p.name} got ${describeAnswer(ex)}`, ex);
       return fail(`a request without the required parameter ${p.name} was not refused as a parameter error: ${describeAnswer(ex)}`, ex);
     });
