@@ -129,6 +129,8 @@ export class ConformContext {
   mqttAddress?: { host: string; port: number };
   /** `--mqtt none`: the target has no MQTT listener; nothing is probed. */
   mqttListenerNone?: boolean;
+  /** The endpoint whose valid request, answered in form A, records why envelope form B goes untested: the first envelope endpoint of the selection. */
+  formBNoteAt?: string;
 
   constructor(
     readonly target: Target,

@@ -102,9 +102,6 @@ export function happyAssertion(e: EndpointContract): string {
   return e.specTable === 'path-only' ? A.pathOnlyRequest : cite(e, 'exists');
 }
 
-/** Runs that have recorded why envelope form B is not checked (the target answers form A). */
-const formBNoted = new WeakSet<ConformContext>();
-
 /** A verdict with further assertions its evidence decides. */
 const withAlso = (v: Verdict, also: readonly string[]): Verdict => ({ ...v, also: [...(v.also ?? []), ...also] });
 
@@ -213,9 +210,9 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     if (problems.length > 0) return fail(`envelope: ${problems.join('; ')}`, ex);
     return pass(`envelope form ${envelopeOf(ex)?.form}`);
   });
-  // Form B's row is decided only by an answer in form B; once per run, say why a form-A target leaves it untested.
-  if (form === 'A' && !formBNoted.has(ctx)) {
-    formBNoted.add(ctx);
+  // Form B's row is decided only by an answer in form B; once per selection (on one fixed endpoint, so
+  // shards of a run hold it once), say why a form-A target leaves it untested.
+  if (form === 'A' && e.id === ctx.formBNoteAt) {
     await ctx.check(e, 'success-envelope.form-b', A.envelopeFormB, () => skip(`the target answers in envelope form A (first seen at ${e.method} ${e.path}); form B's row is decided only by a target that answers form B`));
   }
 
