@@ -204,7 +204,9 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
     const first = await untilRunning(ctx, fields, 3000);
     await ctx.check(e, ids[0], assertions[0], () => {
       if (first.row?.status !== 'Running') return fail(`the new connector is still ${JSON.stringify(first.row?.status)} ${first.waited} ms after its create; an Idle connector is assigned every second`);
-      if (first.waited > 1250) return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
+      // Only the simulator's virtual clock times the assignment exactly; over HTTP, polling and load add
+      // wall time, so there Running within the wait is the evidence.
+      if (ctx.target.control && first.waited > 1250) return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
       const node = Number(first.row.broker_id);
       if (expected !== undefined && node !== expected) return fail(`the new connector runs on node ${node}, but node ${expected} ran the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})`);
       return pass(`Running on node ${node} after ${first.waited} ms${expected !== undefined ? `, the node with the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})` : ' (other connectors were waiting too, so which node is not judged)'}`);
