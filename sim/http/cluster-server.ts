@@ -9,6 +9,7 @@ import type { PeerReply, PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
 import { LiveConnectors } from '../connectors/live/live-connectors.ts';
 import { outageAwareSink } from '../connectors/simulated-sink.ts';
+import { CORS_HEADERS, isPreflight, preflightAnswer } from './cors.ts';
 import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
 import { journaled, type JournaledWrite } from './state/state-file.ts';
@@ -282,15 +283,22 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (pending) {
     if (pending.headersSent) socket.destroy();
-    else pending.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+    else pending.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
     return;
   }
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\naccess-control-allow-origin: *\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse, control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined): Promise<void> {
   try {
     const { body, tooLarge } = await readBody(req);
+    // A browser's CORS preflight is answered before anything else: it carries no token (cors.ts).
+    if (isPreflight(req.method ?? 'GET', req.headers)) {
+      const pre = preflightAnswer(req.headers);
+      res.writeHead(pre.status, pre.headers);
+      res.end();
+      return;
+    }
     // The control interface (when on) owns /_sim/ and is answered before the spec's API.
     const controlAnswer = control && !tooLarge ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' }) : undefined;
     const answer = controlAnswer ?? await app.handle({
@@ -302,13 +310,13 @@ async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: S
       peer: req.socket.remoteAddress ?? '',
       nodeId,
     });
-    const headers: Record<string, string> = { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) };
+    const headers: Record<string, string> = { ...CORS_HEADERS, ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) };
     if (tooLarge) headers.connection = 'close';
     res.writeHead(answer.status, headers);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
   } catch (e) {
     if (!res.headersSent) {
-      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.writeHead(400, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       res.end(JSON.stringify({ code: 400, message: `could not read the request: ${(e as Error).message}`, data: null }));
     } else res.destroy();
   }
