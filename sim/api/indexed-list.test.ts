@@ -46,8 +46,9 @@ const filterQueryArb = fc.record(
   {
     limit: fc.constantFrom(0, 1, 2, 3, 7, 10_000),
     page: fc.integer({ min: 0, max: 12 }),
-    sort_field: fc.constantFrom('tenant', 'topic_name', 'partition'),
-    sort_by: fc.constantFrom('asc', 'desc'),
+    // 'nope' is no sort field of the list (ignored); 'sideways' and 'ASC' sort descending (decisions).
+    sort_field: fc.constantFrom('tenant', 'topic_name', 'partition', 'nope'),
+    sort_by: fc.constantFrom('asc', 'desc', 'sideways', 'ASC'),
     filter_field: fc.constantFrom('tenant', 'topic_name', 'partition', 'create_time', 'storage_name_list', 'config', 'mark_delete', 'nope'),
     filter_values: fc.array(fc.constantFrom('a', 'b', '$', '1', 'true', 'id1', 'Engine', '"retention_sec":60', 'B'), { minLength: 1, maxLength: 2 }),
     exact_match: fc.constantFrom('true', 'false'),
@@ -59,7 +60,7 @@ const filterQueryArb = fc.record(
 );
 // Paging and sorting alone (the indexed path reads by position there), as often as with filters.
 const pagingQueryArb = fc.record(
-  { limit: fc.constantFrom(0, 1, 2, 3, 7), page: fc.integer({ min: 0, max: 12 }), sort_field: fc.constantFrom('tenant', 'topic_name'), sort_by: fc.constantFrom('asc', 'desc') },
+  { limit: fc.constantFrom(0, 1, 2, 3, 7), page: fc.integer({ min: 0, max: 12 }), sort_field: fc.constantFrom('tenant', 'topic_name', 'nope'), sort_by: fc.constantFrom('asc', 'desc', 'sideways') },
   { requiredKeys: [] },
 );
 const queryArb = fc.oneof(filterQueryArb, pagingQueryArb);

@@ -82,15 +82,9 @@ export function applyListQuery<T extends object>(
   const total = spec.totalCount === 'scope' ? scopeTotal : rows.length;
   if (spec.sampleLimit !== undefined && rows.length > spec.sampleLimit) rows = rows.slice(0, spec.sampleLimit);
 
-  const sortField = params.sort_field as string | undefined;
+  const sortField = sortFieldOf(params, spec);
   if (sortField !== undefined) {
-    if (!spec.sortFields.includes(sortField)) {
-      throw invalidParam(
-        'sort_field',
-        `invalid parameter 'sort_field': ${JSON.stringify(sortField)} is not sortable here; allowed: ${spec.sortFields.join(', ') || '(none)'}`,
-      );
-    }
-    const dir = params.sort_by === 'desc' ? -1 : 1;
+    const dir = isDescending(params) ? -1 : 1;
     // Array.prototype.sort is stable, so ties keep the base order.
     rows = rows.slice().sort((a, b) => dir * compareValues(a[sortField], b[sortField]));
   }
@@ -102,14 +96,23 @@ export function applyListQuery<T extends object>(
   return { data: rows.slice(start, start + limit) as unknown as T[], total_count: total };
 }
 
-/** The sort_field check of applyListQuery, with its error. */
-function checkSortField(sortField: string, spec: ListSpec): void {
-  if (!spec.sortFields.includes(sortField)) {
-    throw invalidParam(
-      'sort_field',
-      `invalid parameter 'sort_field': ${JSON.stringify(sortField)} is not sortable here; allowed: ${spec.sortFields.join(', ') || '(none)'}`,
-    );
-  }
+/**
+ * The field a list is sorted by: `sort_field` when the list allows it. Another field is ignored and
+ * the records keep the order they have without one (decision.unknown-sort-field-ignored, as the real
+ * server's stable sort over missing keys does); the spec lists the fields but never says others are refused.
+ */
+function sortFieldOf(params: Record<string, unknown>, spec: ListSpec): string | undefined {
+  const field = params.sort_field;
+  return typeof field === 'string' && spec.sortFields.includes(field) ? field : undefined;
+}
+
+/**
+ * Descending unless `sort_by` is absent or exactly `asc`: `desc` as the spec lists it, and any other
+ * value as the real server reads it (decision.unknown-sort-by-desc). Absent is ascending
+ * (decision.sort-by-default-asc).
+ */
+function isDescending(params: Record<string, unknown>): boolean {
+  return params.sort_by !== undefined && params.sort_by !== 'asc';
 }
 
 /**
@@ -161,9 +164,9 @@ function applyIndexedListQuery<R, T>(
   const tests: ((r: R) => boolean)[] = [];
   if (src.where) tests.push(src.where);
   const named = namedParams.filter((p) => p.match && params[p.name] !== undefined);
-  const sortField = params.sort_field as string | undefined;
+  const sortField = sortFieldOf(params, spec);
   const index = sortField === undefined ? src.base : src.sorted[sortField];
-  const descending = sortField !== undefined && params.sort_by === 'desc';
+  const descending = sortField !== undefined && isDescending(params);
   // An exact filter on the field the index is ordered by first (ascending reads): only its range can
   // match, so it is applied as that range rather than tested record by record.
   const leading = index === undefined || descending ? undefined : src.leadingField?.get(index);
@@ -188,8 +191,6 @@ function applyIndexedListQuery<R, T>(
     });
   }
 
-  // Checked after the filters, in the order applyListQuery refuses them.
-  if (sortField !== undefined) checkSortField(sortField, spec);
   const limitParam = params.limit as number | undefined;
   const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
   const page = Math.max(1, (params.page as number | undefined) ?? 1);

@@ -172,7 +172,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         // journal it with the virtual time it ran at, like an API write.
         app.syncClock();
         const at = cluster.now();
-        const answer = controlHttpAnswer(cluster, options.envelope ?? 'A', () => app.syncClock(), req);
+        // Synced once, here: a second sync inside could move virtual time past `at` by a wall-clock
+        // millisecond, and the journaled write would then replay at another time than it ran.
+        const answer = controlHttpAnswer(cluster, options.envelope ?? 'A', () => {}, req);
         if (answer && journal && req.method.toUpperCase() === 'POST' && answer.status === 200) {
           const body = req.body === undefined ? undefined : req.body.toString();
           journal(journaled('control', { at, nodeId: 1, method: 'POST', url: req.url, ...(body ? { body } : {}), status: answer.status, answer: answer.body }));

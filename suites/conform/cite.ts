@@ -58,8 +58,8 @@ export const A = {
   /** Decisions where the spec is silent (INFO). */
   decisionWrongMethod: 'decision.wrong-method-405',
   decisionUnknownParams: 'decision.unknown-params-ignored',
-  decisionUnknownSortField: 'decision.unknown-sort-field-refused',
-  decisionUnknownSortBy: 'decision.unknown-sort-by-refused',
+  decisionUnknownSortField: 'decision.unknown-sort-field-ignored',
+  decisionUnknownSortBy: 'decision.unknown-sort-by-desc',
   /** Out-of-domain values of query parameters (topic_type, sort_by…) are refused. */
   decisionQueryValuesRefused: 'decision.list.query-values-refused',
   decisionTimeForms: 'decision.time-forms',

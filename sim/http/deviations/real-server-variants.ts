@@ -292,7 +292,7 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     description: 'lists ignore an unknown sort_field (base order kept) and sort descending unless sort_by is exactly "asc" (absent included)',
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: it lists the values without saying what others do or which direction is the default (the current SHOULD checks list.sort_field.unknown and list.sort_by.invalid expect a refusal)',
+    reason: 'allowed by the spec: it lists the values without saying what others do or which direction is the default. The simulator reads unknown fields and other sort_by values the same way (decisions); this switch differs in an absent sort_by (descending; the decision says ascending: INFO)',
     hooks: {
       validation: (input, cx) => {
         const list = cx.endpoint.list;

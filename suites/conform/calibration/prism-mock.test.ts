@@ -35,7 +35,7 @@ const SHAPE_AND_VALIDATION = [
   'wrong-method',
   'auth.',
   'list.limit.negative',
-  'list.sort_field.unknown',
+  'list.sort_field.unknown', // ignored (or refused): a mock that ignores everything ignores it too
   'list.sort_by.invalid',
   'connector.type.', // `.accepted`: a valid create is accepted (the `.config-defaults` reads are behaviour, see below)
   'connector.config.',
@@ -55,7 +55,7 @@ const SHAPE_AND_VALIDATION = [
 const isShapeOrValidation = (c: CheckRecord) => SHAPE_AND_VALIDATION.some((p) => c.id.startsWith(p)) && !c.id.endsWith('.config-defaults') && c.id !== 'failure-strategy.dead-letter-defaults';
 
 /** Refusal checks: their pass message quotes the answer (`HTTP 400, code 400, "…"`). */
-const REFUSAL = /^(required|limit|range|enum|connector\.config|connector\.unknown-type|connector\.config-not-json|failure-strategy|list\.limit\.negative|list\.sort_field|list\.sort_by)\b/;
+const REFUSAL = /^(required|limit|range|enum|connector\.config|connector\.unknown-type|connector\.config-not-json|failure-strategy|list\.limit\.negative)\b/;
 
 let prism: SpawnedTarget | undefined;
 let unavailable: string | undefined;

@@ -330,24 +330,57 @@ async function runDefaultLimit(ctx: ConformContext, e: EndpointContract, first: 
 }
 
 /**
- * List parameters outside what the spec lists: a sort field the endpoint does not list and a sort_by
- * other than asc/desc are refused (a decision of this project: the spec lists the allowed values but
- * never says others are refused, so INFO); a negative limit is not a u32 (spec: Common list parameters).
+ * List parameters outside what the spec lists. A sort field the endpoint does not list is ignored and
+ * a sort_by other than asc/desc sorts descending, as on the real server (decisions of this project:
+ * the spec lists the values but never says what others do, so INFO; a 400 naming the parameter is the
+ * decisions' alternative and passes too). A negative limit is not a u32 (spec: Common list parameters), a MUST refusal.
  */
 export async function runListParamChecks(ctx: ConformContext, e: EndpointContract, base: Record<string, unknown>): Promise<void> {
-  const cases: [string, string, Record<string, unknown>, string, string][] = [
-    ['list.sort_field.unknown', A.decisionUnknownSortField, { sort_field: 'mqsim_not_a_field', sort_by: 'asc' }, 'sort_field', `a sort_field not among ${e.list!.sortFields.join(', ') || '(none)'}`],
-    ['list.sort_by.invalid', A.decisionUnknownSortBy, { ...(e.list!.sortFields[0] ? { sort_field: e.list!.sortFields[0] } : {}), sort_by: 'sideways' }, 'sort_by', 'sort_by "sideways" (asc or desc)'],
-    ['list.limit.negative', pagedAssertion(e, 'limit'), { limit: -1 }, 'limit', 'limit -1 (a u32)'],
-  ];
-  for (const [id, assertion, extra, param, what] of cases) {
-    const ex = await ctx.call(e, { ...base, ...extra });
-    await ctx.check(e, id, assertion, () => {
-      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      if (refusedAsInvalid(ex)) return pass(`${what}: refused${namesParam(envelopeOf(ex)?.text ?? ex.response.text, param) ? ` naming ${param}` : ''} (${describeAnswer(ex)})`);
-      return fail(`${what} should be refused as a parameter error, got ${describeAnswer(ex)}`, ex);
+  const limit = Math.max(e.list!.defaultLimit, WHOLE);
+  const field = e.list!.sortFields[0];
+  const order = (p: Page) => p.rows.map(fingerprint);
+  await ctx.check(e, 'list.sort_field.unknown', A.decisionUnknownSortField, async () =>
+    settled(async () => {
+      const plain = await fetchPage(ctx, e, base, { limit });
+      if (!isPage(plain)) return skip(`the list without sort_field was refused (${describeAnswer(plain)})`);
+      const odd = await fetchPage(ctx, e, base, { limit, sort_field: 'mqsim_not_a_field', sort_by: 'asc' });
+      if (!isPage(odd)) {
+        // The decision's alternative: a parameter error that names sort_field.
+        if (refusedNaming(odd, 'sort_field')) return pass(`a sort_field not among ${e.list!.sortFields.join(', ') || '(none)'} is refused naming sort_field (${describeAnswer(odd)}), the decision's alternative`);
+        return fail(`a sort_field not among ${e.list!.sortFields.join(', ') || '(none)'} was neither ignored nor refused as a parameter error naming sort_field: ${describeAnswer(odd)}`, odd);
+      }
+      if (JSON.stringify(order(odd)) !== JSON.stringify(order(plain))) return fail(`with an unknown sort_field the ${odd.rows.length} records come in another order than without sort_field: ${order(odd).slice(0, 4).join(' ')}… vs ${order(plain).slice(0, 4).join(' ')}…`, odd.ex);
+      // One record is in "the same order" whatever a server does with the field.
+      return pass(`an unknown sort_field is ignored: the ${odd.rows.length} records keep the order they have without it`, undefined, new Set(order(plain)).size < 2);
+    }),
+  );
+  await ctx.check(e, 'list.sort_by.invalid', A.decisionUnknownSortBy, async () => {
+    if (!field) return skip('the list has no sort field to sort by');
+    return settled(async () => {
+      const desc = await fetchPage(ctx, e, base, { limit, sort_field: field, sort_by: 'desc' });
+      if (!isPage(desc)) return skip(`sort_by=desc was refused (${describeAnswer(desc)}), so there is no descending order to compare with`);
+      const odd = await fetchPage(ctx, e, base, { limit, sort_field: field, sort_by: 'sideways' });
+      if (!isPage(odd)) {
+        if (refusedNaming(odd, 'sort_by')) return pass(`sort_by "sideways" is refused naming sort_by (${describeAnswer(odd)}), the decision's alternative`);
+        return fail(`sort_by "sideways" was neither read as descending (the decision) nor refused as a parameter error naming sort_by: ${describeAnswer(odd)}`, odd);
+      }
+      const keys = (p: Page) => p.rows.map((r) => JSON.stringify(r[field]));
+      if (JSON.stringify(keys(odd)) !== JSON.stringify(keys(desc))) return fail(`sort_by "sideways" does not sort by ${field} descending: ${keys(odd).slice(0, 5).join(',')}… (desc: ${keys(desc).slice(0, 5).join(',')}…)`, odd.ex);
+      // With fewer than two distinct keys descending and ascending look the same.
+      return pass(`sort_by "sideways" sorts by ${field} descending, as sort_by=desc`, undefined, new Set(keys(desc)).size < 2);
     });
-  }
+  });
+  const ex = await ctx.call(e, { ...base, limit: -1 });
+  await ctx.check(e, 'list.limit.negative', pagedAssertion(e, 'limit'), () => {
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (refusedAsInvalid(ex)) return pass(`limit -1 (a u32): refused${namesParam(envelopeOf(ex)?.text ?? ex.response.text, 'limit') ? ' naming limit' : ''} (${describeAnswer(ex)})`);
+    return fail(`limit -1 (a u32) should be refused as a parameter error, got ${describeAnswer(ex)}`, ex);
+  });
+}
+
+/** A parameter error (HTTP 400 or code 400, non-zero code) whose text names `param`. */
+function refusedNaming(ex: Exchange, param: string): boolean {
+  return ex.response !== undefined && refusedAsInvalid(ex) && namesParam(envelopeOf(ex)?.text ?? ex.response.text, param);
 }
 
 /** The rows of the whole list (one page of WHOLE), for the visibility checks. */
