@@ -8,6 +8,7 @@ import { validateFields } from '../api/validate-params.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
 import { AppliedDeviations } from './deviations/applied-deviations.ts';
+import type { ExtraRoute } from './deviations/deviation.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
@@ -177,6 +178,8 @@ export class AdminApp {
   private async dispatch(req: ApiRequest, outcome: { changedModel: boolean }): Promise<ApiResponse> {
     const method = req.method.toUpperCase();
     const { path, query } = parseUrl(req.url);
+    const extra = this.deviations.route(method, path);
+    if (extra) return this.serveExtraRoute(extra, req, path, outcome);
     const route = this.router.match(method, path);
     if (route.kind === 'unknown-path') return this.fail(404, 404, `no endpoint at ${path}; see GET /api/status or mqsim openapi for the list of endpoints`);
     if (route.kind === 'wrong-method') {
@@ -189,15 +192,8 @@ export class AdminApp {
       if (!decision.ok) return this.json(401, { code: 401, message: decision.message, data: null });
     }
 
-    if (path.startsWith('/api/')) {
-      const waitMs = this.cluster.auth.rateLimiter.take(path, this.cluster.now());
-      if (waitMs > 0) {
-        const rate = this.cluster.config.current().ClusterLimit.max_admin_http_uri_rate;
-        return this.fail(429, 429, `rate limit exceeded: at most ${rate} requests per second on ${path} (max_admin_http_uri_rate); retry after ${waitMs} ms`, {
-          'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
-        });
-      }
-    }
+    const limited = this.rateLimited(path);
+    if (limited) return limited;
 
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
     if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES)) return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
@@ -213,6 +209,40 @@ export class AdminApp {
     const bodyFields = (parsed.value ?? {}) as Record<string, unknown>;
 
     return this.invoke(endpoint, method, query, bodyFields, req, outcome);
+  }
+
+  /**
+   * A route a switch brings beyond the contract (deviation.ts ExtraRoute): authenticated like the
+   * real server's /api nest when it says so, rate-limited like every /api path, and journaled as a
+   * model write when a POST changed the model.
+   */
+  private async serveExtraRoute(route: ExtraRoute, req: ApiRequest, path: string, outcome: { changedModel: boolean }): Promise<ApiResponse> {
+    if (route.auth === 'token') {
+      const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
+      if (!decision.ok) return this.json(401, { code: 401, message: decision.message, data: null });
+    }
+    const limited = this.rateLimited(path);
+    if (limited) return limited;
+    const traceBefore = this.cluster.engine.trace.length;
+    try {
+      const res = await route.handle(req, { cluster: this.cluster, nodeId: req.nodeId, peers: this.peers });
+      if (route.method === 'POST' && this.cluster.engine.trace.length > traceBefore) outcome.changedModel = true;
+      return { ...res, headers: { 'x-mqsim-virtual-time': String(this.cluster.now()), ...res.headers } };
+    } catch (e) {
+      if (e instanceof OperationError) return e.kind === 'invalid' ? this.fail(400, 400, e.message) : this.fail(200, FAILURE_CODE[this.envelope], e.message);
+      throw e;
+    }
+  }
+
+  /** The 429 answer when an /api path is over max_admin_http_uri_rate at this virtual second. */
+  private rateLimited(path: string): ApiResponse | undefined {
+    if (!path.startsWith('/api/')) return undefined;
+    const waitMs = this.cluster.auth.rateLimiter.take(path, this.cluster.now());
+    if (waitMs <= 0) return undefined;
+    const rate = this.cluster.config.current().ClusterLimit.max_admin_http_uri_rate;
+    return this.fail(429, 429, `rate limit exceeded: at most ${rate} requests per second on ${path} (max_admin_http_uri_rate); retry after ${waitMs} ms`, {
+      'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
+    });
   }
 
   private async invoke(

@@ -3,7 +3,7 @@ import type { Cluster } from '../../cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../admin-app.ts';
 import { parseUrl } from '../parse-request.ts';
 import { deviationById, DEVIATION_IDS } from './catalogue.ts';
-import type { Deviation, DeviationContext, NextResult } from './deviation.ts';
+import type { Deviation, DeviationContext, ExtraRoute, NextResult } from './deviation.ts';
 
 /** Unknown deviation ids: a usage mistake, reported with the list of valid ones. */
 export class UnknownDeviationError extends Error {
@@ -21,18 +21,21 @@ export function resolveDeviations(ids: readonly string[]): Deviation[] {
 }
 
 /**
- * The chosen deviations as the four hook points the admin app calls. With none chosen every hook
+ * The chosen deviations as the hook points the admin app calls. With none chosen every hook
  * is the identity, so the unbroken app pays one empty loop per point. Hooks of several deviations
  * compose in the order given.
  */
 export class AppliedDeviations {
   readonly active: readonly Deviation[];
+  /** Extra routes of the active switches by `METHOD path`. */
+  private readonly routes = new Map<string, ExtraRoute>();
 
   constructor(
     ids: readonly string[],
     private readonly cluster: Cluster,
   ) {
     this.active = resolveDeviations(ids);
+    for (const d of this.active) for (const r of d.hooks.routes ?? []) this.routes.set(`${r.method} ${r.path}`, r);
   }
 
   /** Before routing and authentication. */
@@ -61,6 +64,12 @@ export class AppliedDeviations {
       chain = (p, e) => hook(p, (p2, e2) => inner(p2, e2 ?? e), e ? { ...cx, endpoint: e } : cx);
     }
     return chain(params);
+  }
+
+  /** The extra route of an active switch at this method and path (HEAD reads as GET), if any. */
+  route(method: string, path: string): ExtraRoute | undefined {
+    if (this.routes.size === 0) return undefined;
+    return this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
   }
 
   /** The final answer. */

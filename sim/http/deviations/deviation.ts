@@ -2,11 +2,12 @@
  * A deviation is a deliberately broken behaviour of the admin HTTP layer, switched on by id
  * (`AdminAppOptions.deviations`, `mqsim serve --deviation`). Each one is a realistic bug an
  * implementation could have; together they prove the conformance suites notice such bugs.
- * Deviations act only through the four hook points below, so the app itself stays unaware of them.
+ * Deviations act only through the hook points below, so the app itself stays unaware of them.
  */
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { PeerTransport } from '../handler-types.ts';
 
 /** What a hook sees of the request being served. */
 export interface DeviationContext {
@@ -19,6 +20,34 @@ export interface DeviationContext {
  * parameters, against the given contract of the endpoint (default: the real one).
  */
 export type NextResult = (params: Record<string, unknown>, endpoint?: EndpointContract) => Promise<unknown>;
+
+/** What an extra route's handler gets besides the request. */
+export interface ExtraRouteContext {
+  readonly cluster: Cluster;
+  /** The node whose listener received the request. */
+  readonly nodeId: number;
+  /** Reaches other nodes as the real nodes do (HTTP when served), e.g. to forward a query. */
+  readonly peers: PeerTransport;
+}
+
+/**
+ * A route the real server has beyond the spec (reference notes §1.2), served while its switch is on.
+ * The contract describes the spec's API only, so these live with the switch that brings them.
+ */
+export interface ExtraRoute {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  /**
+   * `token`: behind the real server's /api auth middleware (loopback peers pass, others need a
+   * Bearer token); `open`: routed outside the /api nest, no authentication (notes §5).
+   */
+  readonly auth: 'token' | 'open';
+  /**
+   * The answer. State changes go through the model, so a POST that changed it is journaled (and
+   * replayed) like an API write. May throw an OperationError, answered as the envelope's failure.
+   */
+  handle(req: ApiRequest, cx: ExtraRouteContext): ApiResponse | Promise<ApiResponse>;
+}
 
 export interface DeviationHooks {
   /** Rewrites the raw request before anything (routing, authentication) looks at it. */
@@ -36,6 +65,8 @@ export interface DeviationHooks {
    * `req` the request as it arrived (before any `request` hook rewrote it).
    */
   response?(res: ApiResponse, path: string, cluster: Cluster, req: ApiRequest): ApiResponse;
+  /** Routes served besides the contract's, matched before it (after the `request` hook). */
+  routes?: readonly ExtraRoute[];
 }
 
 /**
