@@ -7,6 +7,8 @@ import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
+import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/http/dialects/dialects.ts';
+import { StaticUi, UiDirError } from '../../sim/http/static-ui.ts';
 
 interface ServeOptions {
   port: number;
@@ -18,7 +20,7 @@ interface ServeOptions {
   adminPassword: string;
   jwtSecret?: string;
   tokenTtlHours: number;
-  envelope: EnvelopeForm;
+  envelope?: EnvelopeForm;
   epoch?: string;
   deviation: string[];
   control?: boolean;
@@ -26,6 +28,8 @@ interface ServeOptions {
   clients?: number;
   liveConnectors?: boolean;
   state?: string;
+  dialect: DialectName;
+  ui?: string;
 }
 
 /** CLI options recorded in a state file, by commander attribute name, with how to read them back. */
@@ -34,6 +38,7 @@ const RECORDED: { key: keyof ServeOptions; flag: string; recorded: (o: ServeStat
   { key: 'nodes', flag: '--nodes', recorded: (o) => o.nodes },
   { key: 'workload', flag: '--workload', recorded: (o) => o.workload },
   { key: 'envelope', flag: '--envelope', recorded: (o) => o.envelope },
+  { key: 'dialect', flag: '--dialect', recorded: (o) => o.dialect ?? 'spec' },
   { key: 'clients', flag: '--clients', recorded: (o) => o.clients },
   { key: 'deviation', flag: '--deviation', recorded: (o) => o.deviations },
   { key: 'adminUser', flag: '--admin-user', recorded: (o) => o.admin.username },
@@ -93,7 +98,9 @@ export function registerServeCommand(program: Command): void {
     .option('--admin-password <password>', 'administrator password', 'admin')
     .option('--jwt-secret <secret>', 'HS256 signing secret for tokens (default: a fixed development secret)')
     .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
-    .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server)', parseChoice('--envelope', ['A', 'B'] as const), 'A')
+    .option('--dialect <name>', 'spec: answer as the spec says; robustmq: as the real RobustMQ server at the reference notes\' snapshot does where it differs (its switches are listed below)', parseChoice('--dialect', DIALECT_NAMES), 'spec')
+    .option('--ui <dir>', 'serve a built dashboard (e.g. ./dist) from the same origin: every path the API does not route is a file of DIR, unknown ones answer index.html (404), as the real server serves ./dist')
+    .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server); default: the dialect\'s (spec A, robustmq B)', parseChoice('--envelope', ['A', 'B'] as const))
     .option('--epoch <time>', 'virtual time at start (ISO time or Unix ms); default: now. Pin it to replay a session exactly')
     .option('--clients <n>', 'size of the demo client population (default: the hand-made demo, about 60 clients); e.g. 10000', parseIntOption('--clients', 0, 1_000_000))
     .option('--control', 'serve the simulator control interface under /_sim/ on every node (loopback peers only; see below)')
@@ -107,7 +114,9 @@ export function registerServeCommand(program: Command): void {
 Examples:
   $ mqsim serve                                   # 3 nodes on 58080-58082, demo workload
   $ mqsim serve --nodes 5 --seed 42 --port 9000   # 5 nodes on 9000-9004
-  $ mqsim serve --workload none --envelope B      # empty cluster answering like the real server
+  $ mqsim serve --workload none --envelope B      # empty cluster, envelope form B
+  $ mqsim serve --dialect robustmq --ui ./dist    # the RobustMQ dashboard's build against a simulated real server
+  $ mqsim serve --dialect robustmq --deviation connector-status-stop   # a dialect plus more switches
   $ curl -s http://127.0.0.1:58080/api/cluster/tenant/list
   $ mqsim serve --state cluster.state             # stop with Ctrl-C; the same command resumes it
 
@@ -141,12 +150,27 @@ Live connectors (--live-connectors; off by default; a run with it is not replaya
   Redis command_template placeholders: \${topic} \${payload} \${key} \${timestamp} (ms), e.g. RPUSH mqsim:\${topic} \${payload}.
   SQL default columns: mysql (record_key, payload, timestamp); postgres (client_id, topic, timestamp, payload, data).
 
+Dialect robustmq (--dialect robustmq): envelope B and these switches, one per behaviour of the real
+server (reference notes §11 and the sections they point to); --deviation adds more:
+${dialectHelp('robustmq')}
+Left out of the dialect, and why:
+${DIALECTS.robustmq.omitted.map((o) => `  - ${o.behaviour} (${o.notes}): ${o.why}`).join('\n')}
+
+Dashboard (--ui DIR): GET/HEAD of any path the server does not route (/api, /health, /metrics, /mcp,
+/_sim ...) is a file of DIR; / and dir/ read index.html; a missing file answers index.html with 404
+(single-page applications route on the client); other methods 405. A config.js defining
+window.__APP_CONFIG__ is served with api.port set to the node's port, so the dashboard calls it.
+  $ npx mqsim serve --dialect robustmq --ui ../robustmq-copilot/packages/web-ui/dist   # open http://127.0.0.1:58080/
+
 Deviations (--deviation ID; never for normal use): deliberately broken behaviours ("breaks spec") and
 the real server's behaviours from the reference notes, marked "breaks spec" or "spec allows":
   $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
 ${DEVIATION_HELP}`,
     )
     .action(async (opts: ServeOptions, cmd: Command) => {
+      if (opts.dialect === 'robustmq' && opts.envelope === 'A') {
+        throw new UsageError('--envelope A contradicts --dialect robustmq: the real server answers in form B (its switch failure-code-100 rewrites every answer); drop --envelope');
+      }
       if (opts.state && (opts.nats || opts.liveConnectors)) {
         throw new UsageError(`--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`);
       }
@@ -165,6 +189,7 @@ ${DEVIATION_HELP}`,
           nodes: o.nodes,
           workload: o.workload,
           envelope: o.envelope,
+          dialect: o.dialect ?? 'spec',
           clients: o.clients,
           deviation: o.deviations,
           adminUser: o.admin.username,
@@ -174,12 +199,23 @@ ${DEVIATION_HELP}`,
         });
       }
       const epochMs = recorded ? recorded.options.epochMs : parseEpoch(opts.epoch);
+      const envelope = opts.envelope ?? DIALECTS[opts.dialect].envelope;
+      let ui: string | undefined;
+      if (opts.ui !== undefined) {
+        try {
+          ui = new StaticUi(opts.ui).root;
+        } catch (e) {
+          if (e instanceof UiDirError) throw new UsageError(e.message);
+          throw e;
+        }
+      }
       const stateOptions: ServeStateOptions = {
         seed: opts.seed,
         nodes: opts.nodes,
         workload: opts.workload,
         epochMs,
-        envelope: opts.envelope,
+        envelope,
+        ...(opts.dialect !== 'spec' ? { dialect: opts.dialect } : {}),
         ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
         deviations: opts.deviation,
         admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
@@ -210,7 +246,9 @@ ${DEVIATION_HELP}`,
           port: opts.port,
           workload: opts.workload,
           epochMs,
-          envelope: opts.envelope,
+          envelope,
+          dialect: opts.dialect,
+          ...(ui ? { ui } : {}),
           ...(opts.deviation.length > 0 ? { deviations: opts.deviation } : {}),
           ...(opts.control ? { control: true } : {}),
           ...(opts.nats ? { nats: opts.nats } : {}),
@@ -228,9 +266,10 @@ ${DEVIATION_HELP}`,
       // A new state file is created at once, so a wrong path shows now, not at the first write.
       if (keeper && !recorded) keeper.saveNow();
       process.stderr.write(
-        `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, envelope ${opts.envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
+        `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, dialect ${opts.dialect}${opts.dialect !== 'spec' ? ` (${DIALECTS[opts.dialect].switches.length} switches)` : ''}, envelope ${envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
           (opts.control ? `  control interface: ${running.baseUrl}/_sim/ (loopback only)\n` : '') +
+          (ui ? `  dashboard: ${ui} at ${running.baseUrl}/\n` : '') +
           (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
           (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
           (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : '') +

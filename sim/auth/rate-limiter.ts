@@ -23,4 +23,20 @@ export class PathRateLimiter {
     this.buckets.set(path, bucket);
     return Math.ceil(((1 - bucket.tokens) / rate) * 1000);
   }
+
+  /**
+   * Reserves the next slot for `path` whether or not one is free now (a queue, as the real server's
+   * governor `until_ready` does): returns 0 when admitted at once, else the milliseconds the request
+   * must wait for its slot. Later requests queue behind the reserved ones.
+   */
+  reserve(path: string, nowMs: number): number {
+    const rate = this.ratePerSecond();
+    if (!(rate > 0)) return 0;
+    const bucket = this.buckets.get(path) ?? { tokens: rate, at: nowMs };
+    bucket.tokens = Math.min(rate, bucket.tokens + ((Math.max(nowMs, bucket.at) - bucket.at) / 1000) * rate);
+    bucket.at = Math.max(nowMs, bucket.at);
+    bucket.tokens -= 1;
+    this.buckets.set(path, bucket);
+    return bucket.tokens >= 0 ? 0 : Math.ceil((-bucket.tokens / rate) * 1000);
+  }
 }

@@ -7,6 +7,7 @@ import { OperationError } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
+import { PathRateLimiter } from '../auth/rate-limiter.ts';
 import { AppliedDeviations } from './deviations/applied-deviations.ts';
 import type { ExtraRoute } from './deviations/deviation.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
@@ -112,6 +113,9 @@ export class AdminApp {
   /** Virtual time that `wallStart` maps to in live mode (the epoch, or where a resumed run stopped). */
   private virtualStart: number;
   private readonly deviations: AppliedDeviations;
+  /** A switch's queuing rate limit in place of the 429 limiter, and its per-path queues. */
+  private readonly queuedLimit: ReturnType<AppliedDeviations['rateLimit']>;
+  private readonly queueLimiter: PathRateLimiter | undefined;
 
   constructor(
     readonly cluster: Cluster,
@@ -124,6 +128,11 @@ export class AdminApp {
     this.virtualStart = cluster.options.epochMs;
     this.peers = options.peers ?? new InProcessPeers(this);
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
+    this.queuedLimit = this.deviations.rateLimit();
+    if (this.queuedLimit) {
+      const policy = this.queuedLimit;
+      this.queueLimiter = new PathRateLimiter(() => policy.perPathRate(cluster));
+    }
     for (const endpoint of CONTRACT) {
       if (!HANDLERS[endpoint.id]) throw new Error(`contract endpoint ${endpoint.id} (${endpoint.method} ${endpoint.path}) has no handler`);
     }
@@ -178,6 +187,10 @@ export class AdminApp {
   private async dispatch(req: ApiRequest, outcome: { changedModel: boolean }): Promise<ApiResponse> {
     const method = req.method.toUpperCase();
     const { path, query } = parseUrl(req.url);
+    if (this.queuedLimit) {
+      const refused = await this.waitForSlot(path);
+      if (refused) return refused;
+    }
     const extra = this.deviations.route(method, path);
     if (extra) return this.serveExtraRoute(extra, req, path, outcome);
     const route = this.router.match(method, path);
@@ -234,9 +247,30 @@ export class AdminApp {
     }
   }
 
+  /**
+   * A switch's queuing rate limit (deviation.ts `rateLimit`), before routing and authentication as a
+   * middleware wrapping the whole router: the request waits for its slot on its path. Live mode waits
+   * on the wall clock; manual mode runs the simulation forward to the slot (deterministic).
+   */
+  private async waitForSlot(path: string): Promise<ApiResponse | undefined> {
+    const policy = this.queuedLimit!;
+    if (!(policy.perPathRate(this.cluster) > 0)) {
+      return { status: policy.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-mqsim-virtual-time': String(this.cluster.now()) }, body: policy.refusal.text };
+    }
+    const waitMs = this.queueLimiter!.reserve(path, this.cluster.now());
+    if (waitMs <= 0) return undefined;
+    if (this.clockMode === 'wall') {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      this.syncClock();
+    } else {
+      this.cluster.engine.runUntil(this.cluster.now() + waitMs);
+    }
+    return undefined;
+  }
+
   /** The 429 answer when an /api path is over max_admin_http_uri_rate at this virtual second. */
   private rateLimited(path: string): ApiResponse | undefined {
-    if (!path.startsWith('/api/')) return undefined;
+    if (this.queuedLimit || !path.startsWith('/api/')) return undefined;
     const waitMs = this.cluster.auth.rateLimiter.take(path, this.cluster.now());
     if (waitMs <= 0) return undefined;
     const rate = this.cluster.config.current().ClusterLimit.max_admin_http_uri_rate;

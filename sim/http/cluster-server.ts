@@ -14,6 +14,8 @@ import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } fr
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
 import { journaled, type JournaledWrite } from './state/state-file.ts';
 import { replayWrites } from './state/state-replay.ts';
+import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
+import { StaticUi } from './static-ui.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
@@ -45,6 +47,13 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   resume?: { writes: readonly JournaledWrite[]; virtualNow: number; where: string };
   /** Called with every request (API or control interface) that changed the model, to journal it. */
   onModelWrite?: (write: JournaledWrite) => void;
+  /**
+   * `spec` (default) or `robustmq`: answer as the real server does where it differs from the spec
+   * (sim/http/dialects). Its switches come before `deviations`; its envelope applies unless `envelope` is given.
+   */
+  dialect?: DialectName;
+  /** A built dashboard to serve from the API's origin, with the real server's SPA fallback (static-ui.ts). */
+  ui?: string;
 }
 
 export interface RunningCluster {
@@ -150,19 +159,24 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   cluster.start();
   const peers = new HttpPeers(cluster);
   const journal = options.onModelWrite;
+  const ui = options.ui !== undefined ? new StaticUi(options.ui) : undefined;
+  const dialect = DIALECTS[options.dialect ?? 'spec'];
+  const envelope = options.envelope ?? dialect.envelope;
+  const switches = switchesOf(dialect.name, options.deviations ?? []);
+  const deviations = switches.length > 0 ? { deviations: switches } : {};
   const app = new AdminApp(cluster, {
-    envelope: options.envelope,
+    envelope,
     // A resumed run replays its history with time moved by hand, then follows the wall clock.
     clock: options.resume ? 'manual' : 'wall',
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
-    ...(options.deviations ? { deviations: options.deviations } : {}),
+    ...deviations,
     ...(journal ? { onModelWrite: (w) => journal(journaled('api', w)) } : {}),
   });
   if (options.resume) {
     const { writes, virtualNow, where } = options.resume;
-    const replaying = new AdminApp(cluster, { envelope: options.envelope, clock: 'manual', ...(options.deviations ? { deviations: options.deviations } : {}) });
-    await replayWrites(cluster, replaying, options.envelope ?? 'A', writes, virtualNow, where);
+    const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations });
+    await replayWrites(cluster, replaying, envelope, writes, virtualNow, where);
     app.followWallClockFrom(cluster.now());
   }
 
@@ -174,7 +188,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         const at = cluster.now();
         // Synced once, here: a second sync inside could move virtual time past `at` by a wall-clock
         // millisecond, and the journaled write would then replay at another time than it ran.
-        const answer = controlHttpAnswer(cluster, options.envelope ?? 'A', () => {}, req);
+        const answer = controlHttpAnswer(cluster, envelope, () => {}, req);
         if (answer && journal && req.method.toUpperCase() === 'POST' && answer.status === 200) {
           const body = req.body === undefined ? undefined : req.body.toString();
           journal(journaled('control', { at, nodeId: 1, method: 'POST', url: req.url, ...(body ? { body } : {}), status: answer.status, answer: answer.body }));
@@ -191,7 +205,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
       // default), so a slow client could hold a connection far past them: check a few times per timeout.
       const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
-      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control));
+      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control, ui));
       server.headersTimeout = headersTimeout;
       server.requestTimeout = requestTimeout;
       server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
@@ -291,7 +305,14 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   socket.end(`HTTP/1.1 ${status} ${reason}\r\naccess-control-allow-origin: *\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
-async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: ServerResponse, control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined): Promise<void> {
+async function serve(
+  app: AdminApp,
+  nodeId: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined,
+  ui?: StaticUi,
+): Promise<void> {
   try {
     const { body, tooLarge } = await readBody(req);
     // A browser's CORS preflight is answered before anything else: it carries no token (cors.ts).
@@ -300,6 +321,17 @@ async function serve(app: AdminApp, nodeId: number, req: IncomingMessage, res: S
       res.writeHead(pre.status, pre.headers);
       res.end();
       return;
+    }
+    // The dashboard's files (--ui) take every path the server does not route, as the real static fallback.
+    if (ui) {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const file = await ui.answer(req.method ?? 'GET', q === -1 ? url : url.slice(0, q), req.headers, req.socket.localPort ?? 0);
+      if (file) {
+        res.writeHead(file.status, { ...CORS_HEADERS, ...file.headers, 'content-length': String(file.body.length) });
+        res.end(req.method === 'HEAD' ? undefined : file.body);
+        return;
+      }
     }
     // The control interface (when on) owns /_sim/ and is answered before the spec's API.
     const controlAnswer = control && !tooLarge ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' }) : undefined;

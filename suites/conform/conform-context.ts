@@ -131,6 +131,8 @@ export class ConformContext {
   mqttListenerNone?: boolean;
   /** The endpoint whose valid request, answered in form A, records why envelope form B goes untested: the first envelope endpoint of the selection. */
   formBNoteAt?: string;
+  /** The endpoint the loopback-exemption probe asks (null: none answered the run), once chosen. */
+  exemptionProbe?: EndpointContract | null;
 
   constructor(
     readonly target: Target,

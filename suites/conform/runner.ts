@@ -323,7 +323,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   ctx.notes.push(...ready.notes);
   if (mqttAddress) ctx.mqttAddress = mqttAddress;
   if (noMqtt) ctx.mqttListenerNone = true;
-  ctx.formBNoteAt = selection.selected.find((e) => e.response.kind === 'envelope' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`))?.id;
+  // Not login: the spec shows its answer in form A whatever form the other endpoints use.
+  ctx.formBNoteAt = selection.selected.find((e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`))?.id;
   let propertyRun: PropertyRunRecord | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);

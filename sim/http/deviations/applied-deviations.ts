@@ -72,6 +72,13 @@ export class AppliedDeviations {
     return this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
   }
 
+  /** The rate limiting an active switch puts in place of the app's, if any (the last one given wins). */
+  rateLimit(): NonNullable<Deviation['hooks']['rateLimit']> | undefined {
+    let out: NonNullable<Deviation['hooks']['rateLimit']> | undefined;
+    for (const d of this.active) out = d.hooks.rateLimit ?? out;
+    return out;
+  }
+
   /** The final answer. */
   response(req: ApiRequest, res: ApiResponse): ApiResponse {
     if (this.active.length === 0) return res;

@@ -53,8 +53,12 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
   {
     id: 'loopback-range-exempt',
     spec: 'breaks',
+    // The real server's auth middleware passes every peer whose IP `is_loopback()`; its listener is IPv4 only.
+    notes: 'notes §5 (auth_middleware step 1), §11.15',
+    rule: 'Authentication: "1. A request whose source address is the IPv4 loopback `127.0.0.1` or the IPv6 loopback `::1` is accepted without a token." and "2. A request from any other address must carry the header `Authorization: Bearer <ACCESS_TOKEN>`."',
     endpoint: 'cluster.status',
     description: 'every peer in 127.0.0.0/8 is exempt from the token, not only 127.0.0.1 and ::1',
+    finding: 'auth.rule-2-remote-token',
     checks: ['auth.loopback-exemption'],
     caught: true,
     hooks: { request: (req) => (/^(::ffff:)?127\./.test(req.peer) ? trusted(req) : req) },

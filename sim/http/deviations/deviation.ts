@@ -67,6 +67,13 @@ export interface DeviationHooks {
   response?(res: ApiResponse, path: string, cluster: Cluster, req: ApiRequest): ApiResponse;
   /** Routes served besides the contract's, matched before it (after the `request` hook). */
   routes?: readonly ExtraRoute[];
+  /**
+   * Rate limiting as another implementation does it, in place of the app's (429 beyond
+   * max_admin_http_uri_rate on /api paths): every path gets `perPathRate` requests per second, and
+   * excess requests wait for their slot instead of being refused. A rate of 0 refuses everything
+   * with `refusal` (status and plain text).
+   */
+  rateLimit?: { perPathRate(cluster: Cluster): number; refusal: { status: number; text: string } };
 }
 
 /**

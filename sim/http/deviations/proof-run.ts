@@ -28,6 +28,8 @@ export interface ProofOptions {
   tags?: ReadonlySet<string>;
   /** Run the property-based suites too (default true, as `mqsim conform` does). */
   properties?: boolean;
+  /** Envelope form of the app's own answers (a dialect's). */
+  envelope?: 'A' | 'B';
 }
 
 /**
@@ -38,7 +40,7 @@ export async function conformWith(deviations: readonly string[], options: ProofO
   const t0 = performance.now();
   // Served on loopback like `mqsim serve`, with the simulator's control: the checks that need it
   // (a stopped connector, virtual time) run too.
-  const target = await SimTarget.start({ seed: 1, nodes: 3, workload: 'demo', transport: 'loopback', warmUpMs: WARM_UP_MS, deviations });
+  const target = await SimTarget.start({ seed: 1, nodes: 3, workload: 'demo', transport: 'loopback', warmUpMs: WARM_UP_MS, deviations, ...(options.envelope ? { envelope: options.envelope } : {}) });
   try {
     // The tags select what is checked, as --only does; fixtures and cross-endpoint reads see the whole contract.
     const only = options.tags ? [...options.tags] : undefined;

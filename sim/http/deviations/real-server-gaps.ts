@@ -33,14 +33,6 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
       'sampling is the model\'s 60 s schedule (and counters are counts per interval, where the real server stores per-second rates over 30 s); no hook runs on the schedule, and an extra sample from a request hook would depend on when requests arrive',
   },
   {
-    id: 'rate-limit-delays',
-    spec: 'allows',
-    notes: 'notes §11.14, §5',
-    why: 'not-reproducible-through-hooks',
-    reason:
-      'the app answers 429 from its own per-path limiter (max_admin_http_uri_rate) between the request hook and validation; a hook can delay a request but cannot stop the app\'s limiter from refusing it, so "delayed, never 429" needs a limiter option in the app',
-  },
-  {
     id: 'subscribe-detail-keyed-by-topic',
     spec: 'breaks',
     notes: 'notes §11.20, §4.9',

@@ -45,6 +45,8 @@ export const QUERY_REJECTION_PREFIX = 'Failed to deserialize query string: ';
 export const JSON_SYNTAX_PREFIX = 'Failed to parse the request body as JSON: ';
 export const JSON_DATA_PREFIX = 'Failed to deserialize the JSON body into the target type: ';
 export const JSON_CONTENT_TYPE_TEXT = 'Expected request with `Content-Type: application/json`';
+/** axum's rejection of a body over its default limit (2 MB): `FailedToBufferBody::LengthLimitError`, HTTP 413. */
+export const BODY_LIMIT_TEXT = 'Failed to buffer the request body: length limit exceeded';
 
 function declared(e: EndpointContract): readonly ParamSpec[] {
   return e.list ? [...e.params, ...COMMON_LIST_PARAMS] : e.params;

@@ -23,7 +23,7 @@ import {
   toNowhere,
   withPath,
 } from './real-server-answers.ts';
-import { extractorOf, JSON_CONTENT_TYPE_TEXT, JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX, jsonDataError, jsonSyntaxError, QUERY_REJECTION_PREFIX, queryRejection } from './real-server-rejections.ts';
+import { BODY_LIMIT_TEXT, extractorOf, JSON_CONTENT_TYPE_TEXT, JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX, jsonDataError, jsonSyntaxError, QUERY_REJECTION_PREFIX, queryRejection } from './real-server-rejections.ts';
 
 type Response = NonNullable<DeviationHooks['response']>;
 
@@ -61,8 +61,9 @@ function plainJsonRequest(req: ApiRequest): ApiRequest {
 /** The real answers of `Json<T>` rejections: plain text 415 / 400 / 422 (notes §2.3). */
 function plainJsonAnswer(res: ApiResponse, path: string, req: ApiRequest): ApiResponse {
   const e = endpointAt(req.method, path);
-  if (!e || extractorOf(e) !== 'json' || (res.status !== 400 && res.status !== 415)) return res;
+  if (!e || extractorOf(e) !== 'json' || (res.status !== 400 && res.status !== 415 && res.status !== 413)) return res;
   if (res.status === 415) return textAnswer(res, 415, JSON_CONTENT_TYPE_TEXT);
+  if (res.status === 413) return textAnswer(res, 413, BODY_LIMIT_TEXT);
   const body = jsonBody(res);
   const text = isEnvelope(body) ? (envelopeText(body) ?? '') : '';
   const sent = bodyText(req);
@@ -183,12 +184,25 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'root',
     description: 'GET / answers the dashboard\'s index.html (200, text/html) instead of the version text or the status object',
     finding: 'endpoints.index.root',
+    maskedBy: { id: 'root-static-fallback', why: 'the two are the real server\'s GET / with and without a deployed ./dist; with both on, / is the fallback\'s 404 and shows the same finding once' },
     checks: ['happy-path'],
     caught: true,
     hooks: {
       response: (res, path, _cluster, req) =>
         path === '/' && res.status === 200 && ['GET', 'HEAD'].includes(req.method.toUpperCase()) ? textAnswer(res, 200, SPA_INDEX_HTML, 'text/html') : res,
     },
+  },
+  {
+    id: 'root-static-fallback',
+    spec: 'breaks',
+    notes: 'notes §11.3, §1.2, §6',
+    rule: 'Endpoints, Login and status: "**GET /**: returns either the plain version text of the service or the cluster status object; both forms are described."',
+    endpoint: 'root',
+    description: 'GET / is not routed: the static fallback answers it, 404 with an empty body when no dashboard is deployed (./dist absent; mqsim serve --ui DIR serves one, with index.html at /)',
+    finding: 'endpoints.index.root',
+    checks: ['happy-path'],
+    caught: true,
+    hooks: removedRoute(['/']),
   },
   {
     id: 'non-api-paths-open',
@@ -198,6 +212,7 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     endpoint: 'root',
     description: 'every path outside /api (GET / among them) is answered without a token from any peer: the auth middleware only wraps the /api nest',
     finding: 'auth.rule-5-401',
+    maskedBy: { id: 'root-static-fallback', why: 'GET / is the only endpoint of the spec outside /api that needs a token; with / unrouted (the static fallback answers it, 404) the missing token has nothing to open' },
     checks: ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token'],
     caught: true,
     hooks: {

@@ -243,3 +243,16 @@ describe('status, health, mq9, config, topics, segments', () => {
     expect((await apps.with('segment-detail-unknown-null').post('/api/storage-engine/segment/detail', body)).json).toEqual({ code: 0, message: 'success', data: null });
   });
 });
+
+describe('body over the limit (axum DefaultBodyLimit, 2 MB)', () => {
+  const big = JSON.stringify({ tenant_name: 'x'.repeat(2.5 * 1024 * 1024) });
+  it('ValidatedJson routes: HTTP 400, code 100, "JSON parsing failed: Failed to buffer the request body: length limit exceeded"', async () => {
+    const res = await apps.with('failure-code-100').call('POST', '/api/cluster/tenant/create', undefined, { rawBody: big });
+    expect([res.status, res.json]).toEqual([400, { code: 100, data: '', error: 'JSON parsing failed: Failed to buffer the request body: length limit exceeded' }]);
+    expect((await apps.plain.call('POST', '/api/cluster/tenant/create', undefined, { rawBody: big })).status).toBe(413);
+  });
+  it('plain Json routes: HTTP 413 plain text', async () => {
+    const res = await apps.with('extractor-rejections-plain-text').call('POST', '/api/cluster/config/set', undefined, { rawBody: big });
+    expect([res.status, res.text, res.headers['content-type']]).toEqual([413, 'Failed to buffer the request body: length limit exceeded', 'text/plain; charset=utf-8']);
+  });
+});

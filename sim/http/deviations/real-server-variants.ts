@@ -27,7 +27,7 @@ import {
   withJson,
   withPath,
 } from './real-server-answers.ts';
-import { extractorOf, JSON_CONTENT_TYPE_TEXT, jsonSyntaxError, validatedJsonRejection } from './real-server-rejections.ts';
+import { BODY_LIMIT_TEXT, extractorOf, JSON_CONTENT_TYPE_TEXT, jsonSyntaxError, validatedJsonRejection } from './real-server-rejections.ts';
 
 type Obj = Record<string, unknown>;
 type Around = NonNullable<DeviationHooks['around']>;
@@ -55,15 +55,22 @@ function validatedJsonRequest(req: ApiRequest): ApiRequest {
  */
 function validatedJsonAnswer(res: ApiResponse, path: string, req: ApiRequest): ApiResponse {
   const e = endpointAt(req.method, path);
-  if (!e || extractorOf(e) !== 'validated-json' || (res.status !== 400 && res.status !== 415)) return res;
+  if (!e || extractorOf(e) !== 'validated-json' || (res.status !== 400 && res.status !== 415 && res.status !== 413)) return res;
   const body = jsonBody(res);
   if (!isEnvelope(body)) return res;
   if (res.status === 415) return withJson({ ...res, status: 400 }, withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${JSON_CONTENT_TYPE_TEXT}`));
+  // axum's body limit (2 MB, as the app's) fails the extractor, which ValidatedJson answers as any rejection.
+  if (res.status === 413) return withJson({ ...res, status: 400, headers: withoutClose(res.headers) }, withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${BODY_LIMIT_TEXT}`));
   const sent = bodyText(req);
   const text = validatedJsonRejection(e, sent.trim() === '' ? '' : sent);
   // An empty body is no JSON for the real extractor: serde's EOF error.
   if (sent.trim() === '' && !text) return withJson(res, withEnvelopeText(body, `JSON parsing failed: Failed to parse the request body as JSON: ${jsonSyntaxError('')}`));
   return text ? withJson(res, withEnvelopeText(body, text)) : res;
+}
+
+function withoutClose(headers: Record<string, string>): Record<string, string> {
+  const { connection: _c, ...rest } = headers;
+  return rest;
 }
 
 /** Every envelope in form B; failures with code 100 and data "" (notes §2.1). Login and 401 keep form A. */
@@ -507,6 +514,24 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
           create_time: Math.floor(cx.cluster.now() / 1000),
         };
       }),
+    },
+  },
+  {
+    id: 'rate-limit-delays',
+    spec: 'allows',
+    notes: 'notes §11.14, §5 (rate_limit_middleware)',
+    rule: 'Limits: "| `max_admin_http_uri_rate` | default 50 requests per second for admin HTTP endpoints |" and "Behaviour of the service when the admin request rate is exceeded: not shown."',
+    endpoint: 'cluster.tenant.list',
+    description:
+      'rate limiting per exact path on every path at cluster_limit.max_network_connection_rate (default 10000/s; max_admin_http_uri_rate is never read), excess requests queued until their slot instead of refused; a rate of 0 answers 429 "Rate limit value must be greater than 0, parameter name: network_connection_rate"',
+    checks: [],
+    caught: false,
+    reason: 'allowed by the spec: it does not show what happens beyond the rate, and a queued request is still answered',
+    hooks: {
+      rateLimit: {
+        perPathRate: (cluster) => cluster.config.current().ClusterLimit.max_network_connection_rate,
+        refusal: { status: 429, text: 'Rate limit value must be greater than 0, parameter name: network_connection_rate' },
+      },
     },
   },
   {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ModelWrite } from '../admin-app.ts';
 import type { EnvelopeForm } from '../envelope.ts';
 import type { WorkloadName } from '../../cluster/cluster.ts';
+import { DIALECT_NAMES, type DialectName } from '../dialects/dialects.ts';
 
 /**
  * The file of `mqsim serve --state FILE`: one header line, then the body as JSON.
@@ -24,6 +25,8 @@ export interface ServeStateOptions {
   workload: WorkloadName;
   epochMs: number;
   envelope: EnvelopeForm;
+  /** `--dialect`, when not `spec` (absent in files written before dialects). */
+  dialect?: DialectName;
   /** `--clients`, when given. */
   clients?: number;
   deviations: string[];
@@ -110,6 +113,7 @@ function checkShape(data: any, where: string): ServeState {
   const o = data.options;
   if (!o || typeof o.seed !== 'string' || !Number.isInteger(o.nodes) || (o.workload !== 'demo' && o.workload !== 'none') || !Number.isFinite(o.epochMs)) bad('options {seed, nodes, workload, epochMs} are missing or wrong');
   if (o.envelope !== 'A' && o.envelope !== 'B') bad('options.envelope must be A or B');
+  if (o.dialect !== undefined && !(DIALECT_NAMES as readonly string[]).includes(o.dialect)) bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
   if (!Array.isArray(o.deviations) || !o.admin || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string') bad('options.deviations or options.admin are missing');
   if (!Number.isFinite(data.virtual_now)) bad('virtual_now is missing');
   if (!Array.isArray(data.writes)) bad('writes is not a list');

@@ -8,12 +8,29 @@ import { mqttListenerCandidates } from '../mqtt-listener-address.ts';
 /** The spec's exempt addresses, for messages. */
 export const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
 
-/** The token endpoint the exemption probe asks: a harmless read without required parameters. */
-export function probeEndpoint(ctx: ConformContext): EndpointContract | undefined {
-  return (
-    ctx.endpoint('GET', '/api/status') ??
-    ctx.contract.find((e) => e.method === 'GET' && e.auth === 'token' && e.path.startsWith('/api/') && !e.params.some((p) => p.required))
-  );
+/** Endpoints the exemption probe may ask, best first: harmless token reads without required parameters. */
+function probeCandidates(ctx: ConformContext): EndpointContract[] {
+  const reads = ctx.contract.filter((e) => e.method === 'GET' && e.auth === 'token' && e.path.startsWith('/api/') && !e.params.some((p) => p.required));
+  const first = [ctx.endpoint('GET', '/api/status'), ctx.endpoint('GET', '/api/info'), ctx.endpoint('GET', '/api/cluster/tenant/list')];
+  return [...new Set([...first, ...reads].filter((e): e is EndpointContract => e !== undefined && e.auth === 'token'))].slice(0, 5);
+}
+
+/**
+ * The token endpoint the exemption probe asks: the first candidate the target serves to the run
+ * itself. A probe on a route the target lacks (the real server removed /api/status) would show no
+ * exemption whatever the target exempts. Chosen once per run.
+ */
+export async function probeEndpoint(ctx: ConformContext): Promise<EndpointContract | undefined> {
+  if (ctx.exemptionProbe !== undefined) return ctx.exemptionProbe ?? undefined;
+  ctx.exemptionProbe = null;
+  for (const e of probeCandidates(ctx)) {
+    const ex = await ctx.send({ method: e.method, path: e.path }, 'auth', e.id);
+    if (ex.response && succeeded(ex)) {
+      ctx.exemptionProbe = e;
+      break;
+    }
+  }
+  return ctx.exemptionProbe ?? undefined;
 }
 
 async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabilities, 'authChecks' | 'exemptPeer'>> {
@@ -24,7 +41,7 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   const via = ctx.target.capabilities.remoteVia;
   if (!ctx.target.capabilities.loopback || (via && !via.address.startsWith('127.'))) return { authChecks: { available: true } };
   const peer = via?.address ?? '127.0.0.2';
-  const e = probeEndpoint(ctx);
+  const e = await probeEndpoint(ctx);
   if (!e) return { authChecks: { available: true } };
   const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
   if (ex.response && succeeded(ex)) {
@@ -143,7 +160,7 @@ export async function runLoopbackExemptionCheck(ctx: ConformContext, on: Endpoin
     const via = ctx.target.capabilities.remoteVia;
     if (!ctx.target.capabilities.loopback) return skip('the target is not reached over loopback, so no loopback exemption can show');
     if (via && !via.address.startsWith('127.')) return skip(`the remote peer is this host's own address ${via.address}, not a loopback one, so no loopback exemption can show`);
-    const e = on.auth === 'token' && on.method === 'GET' ? on : probeEndpoint(ctx);
+    const e = (await probeEndpoint(ctx)) ?? (on.auth === 'token' && on.method === 'GET' ? on : undefined);
     if (!e) return skip('no token endpoint to probe');
     const peer = via?.address ?? '127.0.0.2';
     const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
