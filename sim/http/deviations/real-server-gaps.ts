@@ -76,14 +76,6 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
     reason: 'topic create does not check that the tenant exists in the simulator either (an unknown tenant gets the default quota)',
   },
   {
-    id: 'extra-routes-share-group-and-record-delete',
-    spec: 'allows',
-    notes: 'notes §11.4, §4.8, §4.11',
-    why: 'not-reproducible-through-hooks',
-    reason:
-      'share-group list/detail need records the model does not keep (group uuid, member sid/params/connect_id, per-group push thread), and record delete-by-keys/offsets need a record deletion the storage model lacks; the other extra routes are in the extra-routes switch',
-  },
-  {
     id: 'mcp-oauth-protected-resource',
     spec: 'allows',
     notes: 'notes §1.2',
