@@ -13,7 +13,10 @@
 import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
 import { CONNECTOR_CATALOGUE } from '../../../fixtures/contract/connector-catalogue.ts';
 import type { EndpointContract, ParamSpec, ParamType } from '../../../fixtures/contract/types.ts';
+import { jsonSyntaxError, position, unexpected } from '../../api/serde-struct.ts';
 import { charLength } from '../../api/validate-params.ts';
+
+export { jsonSyntaxError };
 
 type Obj = Record<string, unknown>;
 
@@ -206,25 +209,6 @@ function elementEnds(text: string, open: number): number[] {
   }
 }
 
-/** serde_json's ` at line L column C` for the character at `index`. */
-function position(text: string, index: number): string {
-  const before = text.slice(0, index);
-  const line = before.split('\n').length;
-  const column = index - before.lastIndexOf('\n');
-  return ` at line ${line} column ${column}`;
-}
-
-/** serde's `Unexpected` for a JSON value. */
-function unexpected(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'sequence';
-  if (typeof v === 'object') return 'map';
-  if (typeof v === 'string') return `string ${JSON.stringify(v)}`;
-  if (typeof v === 'boolean') return `boolean \`${v}\``;
-  if (typeof v === 'number') return Number.isInteger(v) ? `integer \`${v}\`` : `floating point \`${v}\``;
-  return String(v);
-}
-
 const EXPECTED: Partial<Record<ParamType, string>> = {
   string: 'a string',
   bool: 'a boolean',
@@ -326,28 +310,6 @@ export function structDataError(name: string, fields: readonly ParamSpec[], text
     return `trailing characters${position(text, sc.i)}`;
   }
   return undefined;
-}
-
-/** serde_json's position at the end of the text (where an EOF error is reported). */
-function endPosition(text: string): string {
-  const lines = text.split('\n');
-  return ` at line ${lines.length} column ${lines[lines.length - 1].length}`;
-}
-
-/**
- * serde_json's syntax error for a body that is not JSON, in its words for the common cases: an
- * empty or cut-off text is "EOF while parsing a value" at its end, anything else "expected value"
- * where parsing stopped.
- */
-export function jsonSyntaxError(text: string): string {
-  try {
-    JSON.parse(text);
-    return `expected value${position(text, 0)}`;
-  } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message);
-    if (!at || Number(at[1]) >= text.trimEnd().length) return `EOF while parsing a value${endPosition(text)}`;
-    return `expected value${position(text, Number(at[1]))}`;
-  }
 }
 
 // ---- validator messages (ValidatedJson) ---------------------------------------------------------
