@@ -5,12 +5,27 @@
  * raises no MUST or SHOULD finding (`real-server-allowed.test.ts`).
  */
 import type { Deviation } from './deviation.ts';
+import { MCP_ROUTES } from './extra-routes/mcp-routes.ts';
 import { RECORD_DELETE_ROUTES } from './extra-routes/record-delete-routes.ts';
 import { SHARE_GROUP_ROUTES } from './extra-routes/share-group-routes.ts';
 
 const ALLOWED = 'allowed by the spec: it lists the endpoints it describes and does not forbid others; these paths change none of them';
 
 export const REAL_SERVER_EXTRA_ROUTES: readonly Deviation[] = [
+  {
+    id: 'mcp-server',
+    spec: 'allows',
+    notes: 'notes §4.12, §1.2, §11.4, §9',
+    rule: 'The spec lists the endpoints it describes; POST /mcp and the OAuth discovery paths are not among them, and nothing forbids other paths',
+    endpoint: 'mq9.mail.list',
+    alsoEndpoints: ['mq9.agent.list'],
+    description:
+      'POST /mcp: the real JSON-RPC 2.0 MCP server (ping, initialize, tools/list, tools/call) with the nine mq9 tools on the simulator\'s mailboxes, messages and agents; GET /.well-known/oauth-protected-resource[/mcp], the OAuth discovery 404s and POST /register (400 invalid_client_metadata), all open',
+    checks: [],
+    caught: false,
+    reason: ALLOWED,
+    hooks: { routes: MCP_ROUTES },
+  },
   {
     id: 'share-group-routes',
     spec: 'allows',

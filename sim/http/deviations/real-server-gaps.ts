@@ -76,13 +76,6 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
     reason: 'topic create does not check that the tenant exists in the simulator either (an unknown tenant gets the default quota)',
   },
   {
-    id: 'mcp-oauth-protected-resource',
-    spec: 'allows',
-    notes: 'notes §1.2',
-    why: 'not-reproducible-through-hooks',
-    reason: 'the notes give the keys of /.well-known/oauth-protected-resource ({resource, bearer_methods_supported, resource_documentation}) but not the values of resource and resource_documentation; the /mcp JSON-RPC server itself is another issue\'s work',
-  },
-  {
     id: 'config-set-invalid-json-persisted',
     spec: 'allows',
     notes: 'notes §11.26, §4.1',
