@@ -291,7 +291,7 @@ function commands(cluster: Cluster): [string, Command][] {
 export function answerMq9Request(cluster: Cluster, subject: string, payload: string, headers: Mq9Headers = {}): Record<string, unknown> | undefined {
   for (const [s, command] of commands(cluster)) {
     const exact = !s.endsWith('.');
-    if (exact ? subject !== s : !subject.startsWith(s) || subject.length === s.length) continue;
+    if (exact ? subject !== s : !subject.startsWith(s)) continue;
     try {
       return { error: '', ...command.run(exact ? '' : subject.slice(s.length), payload, headers) };
     } catch (e) {

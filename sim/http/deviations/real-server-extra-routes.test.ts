@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../cluster/cluster.ts';
 import { defaultShardConfig } from '../../storage/storage-engine.ts';
@@ -224,5 +225,35 @@ describe('record-delete-routes', () => {
     await replayWrites(b, appB, 'A', writes.map((w) => journaled('api', w)), a.now(), 'test');
     expect(b.storage.read(shard, 0, 100).map((r) => r.payload)).toEqual(readA);
     expect(b.engine.trace.hash).toBe(a.engine.trace.hash);
+  });
+});
+
+describe('bad input never gets a 5xx from the extra routes', () => {
+  it('fuzzed bodies and queries are answered 2xx or 4xx', async () => {
+    const apps = new TwinApps({ workload: 'demo', seed: 3 });
+    const sw = apps.with('share-group-routes', 'record-delete-routes');
+    const json = fc.jsonValue({ maxDepth: 3 });
+    const text = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('', '[]', '{"shard_name":', '{"shard_name":"x","keys":[1]}', '[["a"],["b"]]'));
+    const body = fc.oneof(
+      text,
+      json.map((v) => JSON.stringify(v)),
+      fc.record({ shard_name: fc.oneof(fc.constantFrom('', 'audit-log', 'nope'), json), keys: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 4 }), json), offsets: fc.oneof(fc.array(fc.integer({ min: -2, max: 60 }), { maxLength: 4 }), json) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+    );
+    const query = fc.array(fc.tuple(fc.constantFrom('tenant', 'group_name', 'limit', 'page', 'sort_field', 'sort_by', 'x'), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '-1', '4294967296', 'asc', 'acme'))), { maxLength: 5 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/api/storage-engine/record/delete-by-keys', '/api/storage-engine/record/delete-by-offsets'), body, async (path, raw) => {
+        const res = await sw.call('POST', path, undefined, { rawBody: raw, headers: { 'content-type': 'application/json' } });
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/api/cluster/share-group/list', '/api/cluster/share-group/detail'), query, async (path, pairs) => {
+        const res = await sw.get(`${path}?${new URLSearchParams(pairs).toString()}`);
+        expect(res.status).toBeLessThan(500);
+        if (res.status === 200) expect([0, 100]).toContain(res.json.code);
+      }),
+      { numRuns: 300, seed: 6 },
+    );
   });
 });
