@@ -51,6 +51,15 @@ export class SeededRandom {
     return s;
   }
 
+  /** An RFC 9562 version-4 UUID (`xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`) drawn from this stream. */
+  uuid(): string {
+    const b = this.bytes(16);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
   /** `n` bytes, for salts and similar values that must still be reproducible. */
   bytes(n: number): Buffer {
     const out = Buffer.alloc(n);

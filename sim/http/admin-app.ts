@@ -239,7 +239,7 @@ export class AdminApp {
     const traceBefore = this.cluster.engine.trace.length;
     try {
       const res = await route.handle(req, { cluster: this.cluster, nodeId: req.nodeId, peers: this.peers });
-      if (route.method === 'POST' && this.cluster.engine.trace.length > traceBefore) outcome.changedModel = true;
+      if (req.method.toUpperCase() === 'POST' && this.cluster.engine.trace.length > traceBefore) outcome.changedModel = true;
       return { ...res, headers: { 'x-mqsim-virtual-time': String(this.cluster.now()), ...res.headers } };
     } catch (e) {
       if (e instanceof OperationError) return e.kind === 'invalid' ? this.fail(400, 400, e.message) : this.fail(200, FAILURE_CODE[this.envelope], e.message);

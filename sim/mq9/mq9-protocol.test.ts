@@ -10,12 +10,13 @@ describe('mq9 protocol requests', () => {
     const fresh = ask('');
     expect(fresh.error).toBe('');
     expect(fresh.mail_address).toMatch(/^[a-z0-9]+$/);
-    expect(ask('{"name":"inbox.one"}')).toEqual({ error: 'mailbox inbox.one already exists' });
-    expect(ask('{"name":""}')).toEqual({ error: 'prefix must not be empty' });
-    expect(ask('{"name":"A_b"}')).toEqual({ error: 'name may only contain lowercase letters, digits, and dots' });
-    expect(ask('{"name":".ab"}')).toEqual({ error: 'prefix must start and end with a lowercase letter or digit' });
+    expect(ask('{"name":"inbox.one"}')).toEqual({ error: 'mailbox inbox.one already exists', mail_address: '' });
+    expect(ask('{"name":""}')).toEqual({ error: 'prefix must not be empty', mail_address: '' });
+    expect(ask('{"name":"A_b"}')).toEqual({ error: 'name may only contain lowercase letters, digits, and dots', mail_address: '' });
+    expect(ask('{"name":".ab"}')).toEqual({ error: 'prefix must start and end with a lowercase letter or digit', mail_address: '' });
     expect(ask('{nope').error).toMatch(/^invalid MAILBOX.CREATE payload: /);
-    expect(ask('{"ttl":-1}').error).toMatch(/^invalid MAILBOX.CREATE payload: ttl/);
+    expect(ask('{"ttl":-1}').error).toBe('invalid MAILBOX.CREATE payload: invalid value: integer `-1`, expected u64');
+    expect(ask('{"name":5}').error).toBe('invalid MAILBOX.CREATE payload: invalid type: integer `5`, expected a string');
     const box = sim.cluster.mq9.listMailboxes().find((m) => m.mail_address === 'inbox.one')!;
     expect(box).toMatchObject({ tenant: 'default', ttl: 30, desc: 'd' });
   });
@@ -28,16 +29,28 @@ describe('mq9 protocol requests', () => {
     expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'raw', payload: 'info text' }))).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'empty', payload: '' }))).toEqual({ error: 'agent_info must not be empty' });
     expect(ask(MQ9_SUBJECTS.agentRegister, '{"x":1}').error).toMatch(/^invalid AGENT.REGISTER payload/);
-    expect(ask(MQ9_SUBJECTS.agentDiscover, '')).toEqual([
-      { name: 'planner', agent_info: JSON.stringify({ name: 'planner', description: 'plans' }) },
-      { name: 'raw', agent_info: 'info text' },
-    ]);
-    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"text":"PLAN"}').map((a: any) => a.name)).toEqual(['planner']);
-    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"limit":1,"page":2}').map((a: any) => a.name)).toEqual(['raw']);
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '')).toEqual({
+      error: '',
+      agents: [
+        { name: 'planner', agent_info: JSON.stringify({ name: 'planner', description: 'plans' }) },
+        { name: 'raw', agent_info: 'info text' },
+      ],
+    });
+    const names = (p: string) => ask(MQ9_SUBJECTS.agentDiscover, p).agents.map((a: any) => a.name);
+    expect(names('{"text":"PLAN"}')).toEqual(['planner']);
+    expect(names('{"semantic":"INFO"}')).toEqual(['raw']);
+    // Paging applies to a search; the plain list is the whole registry, as the real one.
+    expect(names('{"text":"a","limit":1,"page":2}')).toEqual(['raw']);
+    expect(names('{"limit":1,"page":2}')).toEqual(['planner', 'raw']);
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"limit":"x"}')).toEqual({ error: 'invalid AGENT.DISCOVER payload: invalid type: string "x", expected u32', agents: [] });
     expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
+    expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":""}')).toEqual({ error: 'agent name must not be empty' });
+    expect(ask(MQ9_SUBJECTS.agentUnregister, '').error).toBe('invalid AGENT.UNREGISTER payload: EOF while parsing a value at line 1 column 0');
     expect(sim.cluster.mq9.listAgents().map((a) => a.name)).toEqual(['planner']);
-    expect(answerMq9Request(sim.cluster, '$mq9.AI.MSG.SEND.x', '{}')).toBeUndefined();
+    expect(answerMq9Request(sim.cluster, '$mq9.AI.NOPE', '{}')).toBeUndefined();
+    // A subject with no mailbox (NATS itself refuses one ending in a dot) names the empty address.
+    expect(answerMq9Request(sim.cluster, '$mq9.AI.MSG.SEND.', 'x')).toEqual({ error: 'mailbox  does not exist', msg_id: 0 });
   });
 
   it('answers that the component is not running while it is switched off', () => {

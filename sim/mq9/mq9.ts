@@ -2,6 +2,7 @@ import { failed, unavailable } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { TenantScopedStore } from '../broker/tenant-scoped-store.ts';
+import { Mq9Messaging } from './mq9-messaging.ts';
 
 export interface Mailbox {
   tenant: string;
@@ -21,8 +22,21 @@ export interface Agent {
   create_time: number;
 }
 
+/** An AGENT.REPORT as the real server appends it to its inner topic. */
+export interface AgentReport {
+  tenant: string;
+  name: string;
+  report_info: string;
+  /** Unix seconds. */
+  report_time: number;
+}
+
 /** Default mailbox lifetime when the create command gives none (the real server's default). */
 export const DEFAULT_MAILBOX_TTL_SECONDS = 86_400;
+/** AGENT.DISCOVER's page size when the request gives none. */
+export const DISCOVER_DEFAULT_LIMIT = 20;
+/** Reports kept (the oldest go first), as a bounded inner topic would keep them. */
+const MAX_AGENT_REPORTS = 1_000;
 
 const NOT_RUNNING = 'mq9 component is not running: the broker\'s lightweight agent-messaging (mq9) component is not running';
 
@@ -34,10 +48,15 @@ const NOT_RUNNING = 'mq9 component is not running: the broker\'s lightweight age
 export class Mq9 {
   private readonly mailboxes = new TenantScopedStore<Mailbox>();
   private readonly agents = new TenantScopedStore<Agent>();
+  private readonly reports: AgentReport[] = [];
   private running = true;
   private rng!: SeededRandom;
+  /** The messages of the mailboxes (MSG.SEND, FETCH, ACK, QUERY, DELETE). */
+  readonly messages: Mq9Messaging;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: Cluster) {
+    this.messages = new Mq9Messaging(cluster, (tenant, address) => this.mailboxes.get(tenant, address), () => this.requireRunning());
+  }
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('mq9');
@@ -82,6 +101,7 @@ export class Mq9 {
       this.cluster.engine.after(ttl * 1000, 'mq9.mailbox.expire', () => {
         if (this.mailboxes.get(tenant, address) === box) {
           this.mailboxes.delete(tenant, address);
+          this.messages.forget(tenant, address);
           this.cluster.engine.record('mq9.mailbox.expire', { tenant, address });
         }
       });
@@ -106,7 +126,41 @@ export class Mq9 {
   /** AGENT.UNREGISTER: idempotent. */
   unregisterAgent(tenant: string, name: string): void {
     this.requireRunning();
+    if (name.length === 0) throw failed('agent name must not be empty');
     if (this.agents.delete(tenant, name)) this.cluster.engine.record('mq9.agent.unregister', { tenant, name });
+  }
+
+  /** AGENT.REPORT: appended as the real server appends it to its inner topic; the agent need not be registered. */
+  reportAgent(input: { tenant?: string; name: string; reportInfo?: string }): AgentReport {
+    this.requireRunning();
+    if (input.name.length === 0) throw failed('agent name must not be empty');
+    const report: AgentReport = { tenant: input.tenant ?? 'default', name: input.name, report_info: input.reportInfo ?? '', report_time: Math.floor(this.cluster.now() / 1000) };
+    this.reports.push(report);
+    if (this.reports.length > MAX_AGENT_REPORTS) this.reports.shift();
+    this.cluster.engine.record('mq9.agent.report', { tenant: report.tenant, name: report.name });
+    return report;
+  }
+
+  /** The reports kept, oldest first. */
+  agentReports(): AgentReport[] {
+    return [...this.reports];
+  }
+
+  /**
+   * AGENT.DISCOVER: without a query every agent of the tenant (the real list is not paged); with `text`
+   * (or `semantic`, which needs the real server's vector-search build) the agents whose name or
+   * agent_info contains it, ignoring case, paged by `limit` (20) and `page` (from 1).
+   */
+  discoverAgents(input: { tenant?: string; query?: string; limit?: number; page?: number }): { name: string; agent_info: string }[] {
+    const tenant = input.tenant ?? 'default';
+    const all = this.listAgents().filter((a) => a.tenant === tenant);
+    const row = (a: Agent) => ({ name: a.name, agent_info: a.agent_info });
+    const q = input.query?.toLowerCase() ?? '';
+    if (q === '') return all.map(row);
+    const limit = input.limit || DISCOVER_DEFAULT_LIMIT;
+    const page = Math.max(1, input.page ?? 1);
+    const hits = all.filter((a) => a.name.toLowerCase().includes(q) || a.agent_info.toLowerCase().includes(q));
+    return hits.slice((page - 1) * limit, page * limit).map(row);
   }
 
   listMailboxes(): Mailbox[] {

@@ -1,6 +1,6 @@
-import { connect, StringCodec, type NatsConnection, type Subscription } from 'nats';
+import { connect, StringCodec, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import type { Cluster } from '../cluster/cluster.ts';
-import { answerMq9Request, MQ9_PREFIX, MQ9_SUBJECTS } from './mq9-protocol.ts';
+import { answerMq9Request, MQ9_PREFIX, MQ9_SUBSCRIPTIONS, type Mq9Headers } from './mq9-protocol.ts';
 
 export interface NatsBridgeOptions {
   /** NATS server URL, e.g. nats://127.0.0.1:4222. */
@@ -17,18 +17,26 @@ export interface NatsBridge {
   close(): Promise<void>;
 }
 
+/** A message's NATS headers by lower-case name (the mq9 headers are matched that way). */
+function headersOf(h: MsgHdrs | undefined): Mq9Headers {
+  const out: Record<string, string> = {};
+  if (h) for (const k of h.keys()) out[k.toLowerCase()] = h.get(k);
+  return out;
+}
+
 /**
  * The mq9 protocol over a real NATS server (live mode, real I/O: not replayable, so it is exempt
- * from the determinism scan). It subscribes to the mq9 request subjects and answers each request by
+ * from the determinism scan). It subscribes to the mq9 request subjects (the MSG commands through a
+ * wildcard per command, the mailbox address being part of the subject) and answers each request by
  * applying it to the model synchronously in the message callback, replying with the real server's
- * JSON. Requests with no reply subject are applied and not answered.
+ * JSON. Requests with no reply subject are applied and not answered (AGENT.REPORT is often published).
  */
 export async function startNatsBridge(cluster: Cluster, options: NatsBridgeOptions): Promise<NatsBridge> {
   const nc: NatsConnection = await connect({ servers: options.url, name: 'mqsim-mq9', timeout: 3_000 });
   const sc = StringCodec();
   const subs: Subscription[] = [];
   const prefix = options.subjectPrefix ?? MQ9_PREFIX;
-  for (const canonical of Object.values(MQ9_SUBJECTS)) {
+  for (const canonical of MQ9_SUBSCRIPTIONS) {
     const subject = prefix + canonical.slice(MQ9_PREFIX.length);
     subs.push(
       nc.subscribe(subject, {
@@ -39,7 +47,8 @@ export async function startNatsBridge(cluster: Cluster, options: NatsBridgeOptio
           }
           try {
             options.beforeRequest?.();
-            const reply = answerMq9Request(cluster, canonical, sc.decode(msg.data));
+            const asked = MQ9_PREFIX + msg.subject.slice(prefix.length);
+            const reply = answerMq9Request(cluster, asked, sc.decode(msg.data), headersOf(msg.headers));
             if (msg.reply) msg.respond(sc.encode(JSON.stringify(reply ?? { error: `unknown subject ${msg.subject}` })));
           } catch (e) {
             options.onError?.(e);

@@ -119,7 +119,8 @@ const fnv1a = (text: string): number => {
  * `subscribersOf`; the HTTP handlers read it through the view modules.
  */
 export class MqttBroker {
-  readonly subscriptions = new SubscriptionStore();
+  // Share group ids come from a stream of their own, so naming a group shifts no other draw.
+  readonly subscriptions = new SubscriptionStore(() => this.shareGroupIds.uuid());
   readonly counters = new MessageCounters();
   readonly flapping: FlappingDetector;
   readonly slowSubscriptions: SlowSubscriptions;
@@ -143,6 +144,7 @@ export class MqttBroker {
   private readonly heartbeats = new HeartbeatWheel(HOUSEKEEPING_MS);
   private rng!: SeededRandom;
   private latencyRng!: SeededRandom;
+  private shareGroupIds!: SeededRandom;
 
   constructor(private readonly cluster: Cluster) {
     this.flapping = new FlappingDetector(cluster);
@@ -156,6 +158,7 @@ export class MqttBroker {
 
   start(): void {
     this.rng = this.cluster.engine.random.fork('mqtt');
+    this.shareGroupIds = this.cluster.engine.random.fork('mqtt.share-groups');
     this.latencyRng = this.cluster.engine.random.fork('mqtt.latency');
     this.flapping.start();
     this.alarms.start();

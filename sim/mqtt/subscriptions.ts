@@ -13,6 +13,10 @@ export interface ShareGroup {
   readonly members: Subscription[];
   /** Round-robin position of the next delivery. */
   cursor: number;
+  /** Identity the group got when its first member subscribed (the real server's ShareGroup.uuid). */
+  readonly uuid: string;
+  /** Virtual Unix ms of the first member's subscribe, when the group came to be. */
+  readonly createdAt: number;
 }
 
 /** The filters of one tenant, indexed for routing. */
@@ -40,6 +44,9 @@ const groupKey = (tenant: string, group: string, filter: string): string => `${t
  * every subscription would find them in.
  */
 export class SubscriptionStore {
+  /** `newGroupId` names a share group when its first member arrives (a seeded stream of its own). */
+  constructor(private readonly newGroupId: () => string) {}
+
   private readonly byKey = new Map<string, Subscription>();
   private readonly byClient = new Map<string, Map<string, Subscription>>();
   private readonly groups = new Map<string, ShareGroup>();
@@ -89,7 +96,7 @@ export class SubscriptionStore {
       const gk = groupKey(sub.tenant, sub.group, sub.filter);
       let g = this.groups.get(gk);
       if (!g) {
-        this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0 }));
+        this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0, uuid: this.newGroupId(), createdAt: sub.createdAt }));
         this.created.set(g, this.nextSeq++);
         this.tenantFilters(sub.tenant).groups.add(sub.filter, g);
       }
@@ -144,8 +151,14 @@ export class SubscriptionStore {
     return this.byKey.values();
   }
 
+  /** Every share group, in the order the groups came to be. */
   shareGroups(): IterableIterator<ShareGroup> {
     return this.groups.values();
+  }
+
+  /** The share group of `$share/<group>/<filter>` in `tenant`, if it has members. */
+  shareGroup(tenant: string, group: string, filter: string): ShareGroup | undefined {
+    return this.groups.get(groupKey(tenant, group, filter));
   }
 
   /** Where a message on `topic` of `tenant` goes: the matching subscriptions and share groups, in creation order. */

@@ -96,6 +96,12 @@ export interface Shard {
   readonly segments: Segment[];
   /** Earliest offset still held (retention and the memory bound move it); never decreases. */
   logStartOffset: number;
+  /**
+   * Offsets removed by a record delete (by key or by offset, reference notes §4.11), at or above
+   * `logStartOffset`. Offsets are positions: the records stay in the replicas' logs (replication and
+   * its checkers are unchanged), every read of the shard skips them, and none is reused.
+   */
+  readonly deleted: Set<number>;
 }
 
 export function activeSegment(shard: Shard): Segment {

@@ -187,6 +187,7 @@ export class StorageEngine {
       createdAt: this.cluster.now(),
       segments: [],
       logStartOffset: 0,
+      deleted: new Set(),
     };
     const seg = this.newSegment(shard, 0, 0);
     this.shards.set(shard.name, shard);
@@ -450,6 +451,7 @@ export class StorageEngine {
       this.journal.touch(seg);
     }
     while (shard.segments.length > 1 && segmentEnd(shard.segments[0]) <= to) this.forgetSegment(shard.segments.shift()!);
+    for (const o of shard.deleted) if (o < to) shard.deleted.delete(o);
     this.cluster.engine.record('storage.trim', { shard: shard.name, logStartOffset: to, dropped });
   }
 
@@ -485,7 +487,8 @@ export class StorageEngine {
 
   /**
    * Up to `max` committed records (below the high watermark) from `fromOffset`, clamped into the log.
-   * Stops at a segment no live replica can serve.
+   * Deleted records are skipped (the next held ones fill the batch). Stops at a segment no live
+   * replica can serve.
    */
   read(name: string, fromOffset: number, max: number): StoredRecord[] {
     const shard = this.require(name);
@@ -497,9 +500,77 @@ export class StorageEngine {
       if (end <= fromOffset || end <= seg.startOffset) continue;
       const source = this.readableReplica(seg);
       if (!source) break;
-      out.push(...source.log.read(Math.max(fromOffset, seg.startOffset), max - out.length, end));
+      let from = Math.max(fromOffset, seg.startOffset);
+      while (out.length < max && from < end) {
+        const batch = source.log.read(from, max - out.length, end);
+        if (batch.length === 0) break;
+        for (const r of batch) if (!shard.deleted.has(r.offset)) out.push(r);
+        from = batch[batch.length - 1].offset + 1;
+      }
     }
     return out;
+  }
+
+  // ---- record delete (reference notes §4.11) -------------------------------------------------
+
+  /**
+   * Deletes the records at these offsets (delete-by-offsets). Offsets outside the held log, or already
+   * deleted, are ignored as the real memory and RocksDB engines ignore them. Returns how many went.
+   */
+  deleteByOffsets(name: string, offsets: readonly number[]): number {
+    const shard = this.deletableShard(name, 'delete_by_offset');
+    const end = logEndOffset(shard);
+    const gone = [...new Set(offsets)].filter((o) => Number.isInteger(o) && o >= shard.logStartOffset && o < end && !shard.deleted.has(o));
+    return this.markDeleted(shard, gone, 'offsets');
+  }
+
+  /**
+   * Deletes, for each key, the record the key index points at: the newest held record written with
+   * that key (the real engines index a key to its latest write, and forget it once that record is
+   * deleted; an older record of the same key stays readable by offset). Returns how many went.
+   */
+  deleteByKeys(name: string, keys: readonly string[]): number {
+    const shard = this.deletableShard(name, 'delete_by_key');
+    const gone: number[] = [];
+    for (const key of new Set(keys)) {
+      const newest = this.newestWithKey(shard, key);
+      if (newest !== undefined && !shard.deleted.has(newest) && !gone.includes(newest)) gone.push(newest);
+    }
+    return this.markDeleted(shard, gone, 'keys');
+  }
+
+  /**
+   * The shard a record delete may act on. The real EngineSegment cannot delete single records
+   * (`delete_by_… operation is not supported`); memory and RocksDB shards keep their records on the
+   * active segment's leader, so a delete needs that leader up.
+   */
+  private deletableShard(name: string, operation: 'delete_by_key' | 'delete_by_offset'): Shard {
+    const shard = this.require(name);
+    if (shard.config.storage_type === 'EngineSegment') throw failed(`${operation} operation is not supported`);
+    const seg = activeSegment(shard);
+    if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
+      throw unavailable(`Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the delete was refused, retry shortly`);
+    }
+    return shard;
+  }
+
+  /** Offset of the newest record held with this key, if any. */
+  private newestWithKey(shard: Shard, key: string): number | undefined {
+    for (let i = shard.segments.length - 1; i >= 0; i--) {
+      const log = leaderReplica(shard.segments[i]).log;
+      for (let o = log.nextOffset - 1; o >= Math.max(log.startOffset, shard.logStartOffset); o--) {
+        if (log.get(o)?.key === key) return o;
+      }
+    }
+    return undefined;
+  }
+
+  private markDeleted(shard: Shard, offsets: readonly number[], by: 'keys' | 'offsets'): number {
+    if (offsets.length === 0) return 0;
+    const sorted = [...offsets].sort((a, b) => a - b);
+    for (const o of sorted) shard.deleted.add(o);
+    this.cluster.engine.record('storage.record.delete', { shard: shard.name, by, offsets: sorted });
+    return sorted.length;
   }
 
   /**

@@ -66,10 +66,10 @@ export class AppliedDeviations {
     return chain(params);
   }
 
-  /** The extra route of an active switch at this method and path (HEAD reads as GET), if any. */
+  /** The extra route of an active switch at this method and path (HEAD reads as GET; then `*`), if any. */
   route(method: string, path: string): ExtraRoute | undefined {
     if (this.routes.size === 0) return undefined;
-    return this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`);
+    return this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`) ?? this.routes.get(`* ${path}`);
   }
 
   /** The rate limiting an active switch puts in place of the app's, if any (the last one given wins). */

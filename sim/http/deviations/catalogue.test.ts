@@ -34,7 +34,7 @@ describe('the deviation catalogue', () => {
   it('covers many endpoints and every kind of bug', () => {
     expect(new Set(DEVIATIONS.map((d) => d.endpoint)).size).toBeGreaterThanOrEqual(20);
     const hookKinds = new Set(DEVIATIONS.flatMap((d) => Object.keys(d.hooks)));
-    expect([...hookKinds].sort()).toEqual(['around', 'rateLimit', 'request', 'response', 'validation']);
+    expect([...hookKinds].sort()).toEqual(['around', 'rateLimit', 'request', 'response', 'routes', 'validation']);
   });
 
   it('refuses unknown ids, naming them and the known ones', () => {

@@ -13,6 +13,7 @@ import { ENVELOPE_DEVIATIONS } from './envelope-deviations.ts';
 import { LIST_DEVIATIONS } from './list-deviations.ts';
 import { REAL_SERVER_DEVIATIONS } from './real-server-deviations.ts';
 import { REAL_SERVER_LAYOUTS } from './real-server-layouts.ts';
+import { REAL_SERVER_EXTRA_ROUTES } from './real-server-extra-routes.ts';
 import { REAL_SERVER_ROUTE_DEVIATIONS } from './real-server-routes.ts';
 import { REAL_SERVER_VARIANTS } from './real-server-variants.ts';
 import { RECORD_DEVIATIONS } from './record-deviations.ts';
@@ -29,6 +30,7 @@ export const DEVIATIONS: readonly Deviation[] = [
   ...REAL_SERVER_DEVIATIONS,
   ...REAL_SERVER_VARIANTS,
   ...REAL_SERVER_LAYOUTS,
+  ...REAL_SERVER_EXTRA_ROUTES,
 ];
 
 export const DEVIATION_IDS: readonly string[] = DEVIATIONS.map((d) => d.id);

@@ -35,7 +35,8 @@ export interface ExtraRouteContext {
  * The contract describes the spec's API only, so these live with the switch that brings them.
  */
 export interface ExtraRoute {
-  readonly method: 'GET' | 'POST';
+  /** `*`: every method the route has no own entry for (axum's 405 for a wrong method, for instance). */
+  readonly method: 'GET' | 'POST' | '*';
   readonly path: string;
   /**
    * `token`: behind the real server's /api auth middleware (loopback peers pass, others need a

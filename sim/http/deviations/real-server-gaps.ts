@@ -68,21 +68,6 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
     reason: 'topic create does not check that the tenant exists in the simulator either (an unknown tenant gets the default quota)',
   },
   {
-    id: 'extra-routes-share-group-and-record-delete',
-    spec: 'allows',
-    notes: 'notes §11.4, §4.8, §4.11',
-    why: 'not-reproducible-through-hooks',
-    reason:
-      'share-group list/detail need records the model does not keep (group uuid, member sid/params/connect_id, per-group push thread), and record delete-by-keys/offsets need a record deletion the storage model lacks; the other extra routes are in the extra-routes switch',
-  },
-  {
-    id: 'mcp-oauth-protected-resource',
-    spec: 'allows',
-    notes: 'notes §1.2',
-    why: 'not-reproducible-through-hooks',
-    reason: 'the notes give the keys of /.well-known/oauth-protected-resource ({resource, bearer_methods_supported, resource_documentation}) but not the values of resource and resource_documentation; the /mcp JSON-RPC server itself is another issue\'s work',
-  },
-  {
     id: 'config-set-invalid-json-persisted',
     spec: 'allows',
     notes: 'notes §11.26, §4.1',

@@ -13,7 +13,10 @@
 import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
 import { CONNECTOR_CATALOGUE } from '../../../fixtures/contract/connector-catalogue.ts';
 import type { EndpointContract, ParamSpec, ParamType } from '../../../fixtures/contract/types.ts';
+import { jsonSyntaxError, position, unexpected } from '../../api/serde-struct.ts';
 import { charLength } from '../../api/validate-params.ts';
+
+export { jsonSyntaxError };
 
 type Obj = Record<string, unknown>;
 
@@ -96,7 +99,11 @@ export interface QueryRejectionOptions {
  * field in declaration order (serde derive reports missing fields once the input is consumed).
  */
 export function queryRejection(e: EndpointContract, query: Record<string, string | string[]>, options: QueryRejectionOptions = {}): string | undefined {
-  const specs = declared(e);
+  return queryFieldsRejection(declared(e), query, options);
+}
+
+/** `queryRejection` for a request struct given by its fields (a route the contract does not describe). */
+export function queryFieldsRejection(specs: readonly ParamSpec[], query: Record<string, string | string[]>, options: QueryRejectionOptions = {}): string | undefined {
   for (const key of Object.keys(query)) {
     const spec = specs.find((p) => p.name === key);
     if (!spec) continue;
@@ -116,81 +123,92 @@ export function queryRejection(e: EndpointContract, query: Record<string, string
 
 // ---- JSON bodies -------------------------------------------------------------------------------
 
-/** Where a top-level key's value ends in a JSON object text, and where the object closes. */
+/** Where a top-level key's value starts and ends in a JSON object text, and where the object closes. */
 interface ObjectLayout {
+  /** Index of the first character of each top-level key's (last) value. */
+  valueStart: Map<string, number>;
   /** Index of the last character of each top-level key's (last) value. */
   valueEnd: Map<string, number>;
   /** Index of the closing brace. */
   close: number;
 }
 
-/** Scans a JSON text that is known to be an object (it parsed) for its top-level layout. */
-function layoutOf(text: string): ObjectLayout | undefined {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && /\s/.test(text[i])) i++;
-  };
-  const skipString = () => {
-    i++; // opening quote
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++; // closing quote
-  };
-  const skipValue = () => {
-    if (text[i] === '"') return skipString();
-    if (text[i] === '{' || text[i] === '[') {
+/** Walks a JSON text known to be valid (it parsed), one token or value at a time. */
+class JsonScanner {
+  constructor(
+    readonly text: string,
+    public i = 0,
+  ) {}
+
+  ws(): void {
+    while (this.i < this.text.length && /\s/.test(this.text[this.i])) this.i++;
+  }
+
+  skipString(): void {
+    this.i++; // opening quote
+    while (this.text[this.i] !== '"') this.i += this.text[this.i] === '\\' ? 2 : 1;
+    this.i++; // closing quote
+  }
+
+  skipValue(): void {
+    const t = this.text;
+    if (t[this.i] === '"') return this.skipString();
+    if (t[this.i] === '{' || t[this.i] === '[') {
       let depth = 0;
       do {
-        if (text[i] === '"') {
-          skipString();
+        if (t[this.i] === '"') {
+          this.skipString();
           continue;
         }
-        if (text[i] === '{' || text[i] === '[') depth++;
-        else if (text[i] === '}' || text[i] === ']') depth--;
-        i++;
-      } while (depth > 0 && i < text.length);
+        if (t[this.i] === '{' || t[this.i] === '[') depth++;
+        else if (t[this.i] === '}' || t[this.i] === ']') depth--;
+        this.i++;
+      } while (depth > 0 && this.i < t.length);
       return;
     }
-    while (i < text.length && !/[\s,}\]]/.test(text[i])) i++;
-  };
-  ws();
-  if (text[i] !== '{') return undefined;
-  i++;
-  const valueEnd = new Map<string, number>();
-  for (;;) {
-    ws();
-    if (text[i] === '}') return { valueEnd, close: i };
-    if (text[i] !== '"') return undefined;
-    const keyStart = i;
-    skipString();
-    const key = JSON.parse(text.slice(keyStart, i)) as string;
-    ws();
-    i++; // ':'
-    ws();
-    skipValue();
-    valueEnd.set(key, i - 1);
-    ws();
-    if (text[i] === ',') i++;
-    if (i >= text.length) return undefined;
+    while (this.i < t.length && !/[\s,}\]]/.test(t[this.i])) this.i++;
   }
 }
 
-/** serde_json's ` at line L column C` for the character at `index`. */
-function position(text: string, index: number): string {
-  const before = text.slice(0, index);
-  const line = before.split('\n').length;
-  const column = index - before.lastIndexOf('\n');
-  return ` at line ${line} column ${column}`;
+/** Scans a JSON text that is known to be an object (it parsed) for its top-level layout. */
+function layoutOf(text: string): ObjectLayout | undefined {
+  const sc = new JsonScanner(text);
+  sc.ws();
+  if (text[sc.i] !== '{') return undefined;
+  sc.i++;
+  const valueStart = new Map<string, number>();
+  const valueEnd = new Map<string, number>();
+  for (;;) {
+    sc.ws();
+    if (text[sc.i] === '}') return { valueStart, valueEnd, close: sc.i };
+    if (text[sc.i] !== '"') return undefined;
+    const keyStart = sc.i;
+    sc.skipString();
+    const key = JSON.parse(text.slice(keyStart, sc.i)) as string;
+    sc.ws();
+    sc.i++; // ':'
+    sc.ws();
+    valueStart.set(key, sc.i);
+    sc.skipValue();
+    valueEnd.set(key, sc.i - 1);
+    sc.ws();
+    if (text[sc.i] === ',') sc.i++;
+    if (sc.i >= text.length) return undefined;
+  }
 }
 
-/** serde's `Unexpected` for a JSON value. */
-function unexpected(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'sequence';
-  if (typeof v === 'object') return 'map';
-  if (typeof v === 'string') return `string ${JSON.stringify(v)}`;
-  if (typeof v === 'boolean') return `boolean \`${v}\``;
-  if (typeof v === 'number') return Number.isInteger(v) ? `integer \`${v}\`` : `floating point \`${v}\``;
-  return String(v);
+/** Index of the last character of each element of the JSON array that starts at `open` (a `[`). */
+function elementEnds(text: string, open: number): number[] {
+  const sc = new JsonScanner(text, open + 1);
+  const ends: number[] = [];
+  for (;;) {
+    sc.ws();
+    if (sc.i >= text.length || text[sc.i] === ']') return ends;
+    sc.skipValue();
+    ends.push(sc.i - 1);
+    sc.ws();
+    if (text[sc.i] === ',') sc.i++;
+  }
 }
 
 const EXPECTED: Partial<Record<ParamType, string>> = {
@@ -231,6 +249,11 @@ function typeError(spec: ParamSpec, v: unknown): string | undefined {
  * brace). Texts that are not a JSON object are not judged here.
  */
 export function jsonDataError(e: EndpointContract, text: string): string | undefined {
+  return jsonFieldsError(declared(e), text);
+}
+
+/** `jsonDataError` for a request struct given by its fields (a route the contract does not describe). */
+export function jsonFieldsError(specs: readonly ParamSpec[], text: string): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -240,36 +263,55 @@ export function jsonDataError(e: EndpointContract, text: string): string | undef
   const layout = layoutOf(text);
   if (!layout || body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const obj = body as Obj;
-  const specs = declared(e);
   for (const key of Object.keys(obj)) {
     const spec = specs.find((p) => p.name === key);
     const problem = spec ? typeError(spec, obj[key]) : undefined;
     if (problem) return `${key}: ${problem}${position(text, layout.valueEnd.get(key)!)}`;
+    // Elements of a typed sequence (Vec<u64>, Vec<String>): serde_path_to_error names the element.
+    const value = obj[key];
+    if (spec?.items && Array.isArray(value)) {
+      const ends = elementEnds(text, layout.valueStart.get(key)!);
+      for (const [i, el] of value.entries()) {
+        const inner = typeError({ ...spec.items, required: true }, el);
+        if (inner) return `${key}[${i}]: ${inner}${position(text, ends[i])}`;
+      }
+    }
   }
   const missing = specs.find((p) => p.required && !(p.name in obj));
   return missing ? `missing field \`${missing.name}\`${position(text, layout.close)}` : undefined;
 }
 
-/** serde_json's position at the end of the text (where an EOF error is reported). */
-function endPosition(text: string): string {
-  const lines = text.split('\n');
-  return ` at line ${lines.length} column ${lines[lines.length - 1].length}`;
-}
-
 /**
- * serde_json's syntax error for a body that is not JSON, in its words for the common cases: an
- * empty or cut-off text is "EOF while parsing a value" at its end, anything else "expected value"
- * where parsing stopped.
+ * serde's error deserializing this JSON text into a struct named `name` with these fields (in
+ * declaration order; `object` fields take any value, as `serde_json::Value`), without axum's prefix;
+ * undefined when it deserializes. An object is judged as `jsonFieldsError` does; an array fills the
+ * fields by position, as serde's derived `visit_seq` does (too few elements: `invalid length`, too
+ * many: `trailing characters`); any other value is `invalid type: …, expected struct <name>`.
  */
-export function jsonSyntaxError(text: string): string {
+export function structDataError(name: string, fields: readonly ParamSpec[], text: string): string | undefined {
+  let body: unknown;
   try {
-    JSON.parse(text);
-    return `expected value${position(text, 0)}`;
-  } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message);
-    if (!at || Number(at[1]) >= text.trimEnd().length) return `EOF while parsing a value${endPosition(text)}`;
-    return `expected value${position(text, Number(at[1]))}`;
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
   }
+  const start = text.length - text.trimStart().length;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) return jsonFieldsError(fields, text);
+  if (!Array.isArray(body)) return `invalid type: ${unexpected(body)}, expected struct ${name}${position(text, text.trimEnd().length - 1)}`;
+  const ends = elementEnds(text, start);
+  for (const [i, spec] of fields.entries()) {
+    if (i >= body.length) return `invalid length ${i}, expected struct ${name} with ${fields.length} elements${position(text, text.trimEnd().length - 1)}`;
+    const problem = typeError({ ...spec, required: true }, body[i]);
+    if (problem && !(body[i] === null && !spec.required)) return `[${i}]: ${problem}${position(text, ends[i])}`;
+  }
+  if (body.length > fields.length) {
+    const sc = new JsonScanner(text, ends[fields.length - 1] + 1);
+    sc.ws();
+    sc.i++; // ','
+    sc.ws();
+    return `trailing characters${position(text, sc.i)}`;
+  }
+  return undefined;
 }
 
 // ---- validator messages (ValidatedJson) ---------------------------------------------------------

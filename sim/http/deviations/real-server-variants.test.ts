@@ -99,18 +99,13 @@ describe('wrong-method-empty-405 and unknown-path-empty-404', () => {
 });
 
 describe('extra-routes', () => {
-  it('serves pprof, the MCP OAuth stubs, /register and /api/cluster/message/*', async () => {
+  it('serves pprof and /api/cluster/message/* (the MCP routes are the mcp-server switch)', async () => {
     const sw = apps.with('extra-routes');
     expect((await apps.plain.get('/debug/pprof/flamegraph')).status).toBe(404);
     const pprof = await sw.get('/debug/pprof/flamegraph', { peer: REMOTE });
     expect([pprof.status, pprof.headers['content-type'], pprof.text]).toEqual([200, 'text/plain; charset=utf-8', 'pprof is disabled. Set runtime.pprof_enable = true in config to enable it.']);
-    expect(await sw.get('/.well-known/openid-configuration/mcp')).toMatchObject({ status: 404, text: '' });
-    const register = await sw.post('/register', {});
-    expect([register.status, register.headers['content-type'], register.json]).toEqual([
-      400,
-      'application/json',
-      { error: 'invalid_client_metadata', error_description: 'Dynamic client registration is not supported. No authentication required.' },
-    ]);
+    expect((await sw.post('/debug/pprof/flamegraph', {})).headers.allow).toBe('GET,HEAD');
+    expect((await sw.post('/register', {})).status).toBe(404);
     expect((await sw.post('/api/cluster/message/send', { tenant: 'default', topic: 'extra/t', payload: 'p' })).json.code).toBe(0);
     expect((await sw.post('/api/mqtt/message/send', { tenant: 'default', topic: 'extra/t', payload: 'q' })).json.code).toBe(0);
   });

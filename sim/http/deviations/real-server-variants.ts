@@ -135,28 +135,14 @@ const grpcWrap: Around = async (params, next, cx) => {
 
 const PPROF_PATH = '/debug/pprof/flamegraph';
 const PPROF_DISABLED = 'pprof is disabled. Set runtime.pprof_enable = true in config to enable it.';
-/** MCP OAuth discovery paths answered 404 with an empty body (notes §1.2). */
-const OAUTH_404 = new Set([
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/oauth-authorization-server/mcp',
-  '/.well-known/openid-configuration',
-  '/.well-known/openid-configuration/mcp',
-  '/mcp/.well-known/openid-configuration',
-]);
-const REGISTER_PATH = '/register';
-const REGISTER_ANSWER = { error: 'invalid_client_metadata', error_description: 'Dynamic client registration is not supported. No authentication required.' };
 const MESSAGE_ALIASES: Readonly<Record<string, string>> = {
   '/api/cluster/message/send': '/api/mqtt/message/send',
   '/api/cluster/message/read': '/api/mqtt/message/read',
 };
-const isExtraPath = (p: string) => p === PPROF_PATH || p === REGISTER_PATH || OAUTH_404.has(p);
 
-function extraRouteAnswer(res: ApiResponse, path: string, method: string): ApiResponse {
+function pprofAnswer(res: ApiResponse, method: string): ApiResponse {
   const m = method.toUpperCase();
-  const get = m === 'GET' || m === 'HEAD';
-  if (path === PPROF_PATH) return get ? textAnswer(res, 200, PPROF_DISABLED) : emptyAnswer(res, 405, { allow: 'GET,HEAD' });
-  if (OAUTH_404.has(path)) return get ? emptyAnswer(res, 404) : emptyAnswer(res, 405, { allow: 'GET,HEAD' });
-  return m === 'POST' ? textAnswer(res, 400, JSON.stringify(REGISTER_ANSWER), 'application/json') : emptyAnswer(res, 405, { allow: 'POST' });
+  return m === 'GET' || m === 'HEAD' ? textAnswer(res, 200, PPROF_DISABLED) : emptyAnswer(res, 405, { allow: 'GET,HEAD' });
 }
 
 // ---- state kept for a cluster by a switch ------------------------------------------------------
@@ -276,7 +262,7 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'The spec lists the endpoints it describes; it does not forbid others',
     endpoint: 'mqtt.message.send',
     alsoEndpoints: ['mqtt.message.read'],
-    description: 'routes beyond the spec: /api/cluster/message/send|read (besides the spec\'s paths), GET /debug/pprof/flamegraph ("pprof is disabled…"), the MCP OAuth discovery stubs (404) and POST /register (400 invalid_client_metadata)',
+    description: 'routes beyond the spec: /api/cluster/message/send|read (besides the spec\'s paths) and GET /debug/pprof/flamegraph ("pprof is disabled…"); the MCP routes are the mcp-server switch',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: extra paths do not change the endpoints it describes',
@@ -284,9 +270,9 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
       request: (req) => {
         const path = pathOf(req.url);
         if (MESSAGE_ALIASES[path]) return withPath(req, MESSAGE_ALIASES[path]);
-        return isExtraPath(path) ? toNowhere(req) : req;
+        return path === PPROF_PATH ? toNowhere(req) : req;
       },
-      response: (res, path, _cluster, req) => (isExtraPath(path) ? extraRouteAnswer(res, path, req.method) : res),
+      response: (res, path, _cluster, req) => (path === PPROF_PATH ? pprofAnswer(res, req.method) : res),
     },
   },
   {
