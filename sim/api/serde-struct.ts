@@ -7,6 +7,7 @@
  * fields in order, and unit enums are snake_case strings. Positions (`at line L column C`, which only
  * text parsing adds) are left out.
  */
+import { jsonDepth } from './json-depth.ts';
 
 export type FieldType =
   | { readonly kind: 'string' }
@@ -157,7 +158,7 @@ export const SERDE_RECURSION_LIMIT = 128;
  * syntax error with its position; a data error without one, see the module comment).
  */
 export function readStructText(def: StructDef, text: string): Record<string, unknown> {
-  if (jsonNesting(text) > SERDE_RECURSION_LIMIT) throw new SerdeError(`recursion limit exceeded${position(text, text.length - 1)}`);
+  if (jsonDepth(text) > SERDE_RECURSION_LIMIT) throw new SerdeError(`recursion limit exceeded${position(text, text.length - 1)}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -165,21 +166,4 @@ export function readStructText(def: StructDef, text: string): Record<string, unk
     throw new SerdeError(jsonSyntaxError(text));
   }
   return readStruct(def, value);
-}
-
-/** Nesting depth of a JSON text, counted without parsing it. */
-function jsonNesting(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93) depth--;
-  }
-  return max;
 }

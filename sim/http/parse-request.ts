@@ -1,3 +1,5 @@
+import { jsonDepth } from '../api/json-depth.ts';
+
 /** Maximum request body the service reads; larger bodies get HTTP 413 (documented in the contract). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -29,25 +31,6 @@ export function parseUrl(rawUrl: string): ParsedUrl {
     else query[key] = Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
   return { path, query };
-}
-
-/** Nesting depth of a JSON text, counted without parsing it, so a hostile body cannot blow the stack. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      depth++;
-      if (depth > max) max = depth;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return max;
 }
 
 export type BodyParse = { ok: true; value: unknown } | { ok: false; message: string };

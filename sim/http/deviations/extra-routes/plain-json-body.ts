@@ -5,7 +5,7 @@
  */
 import type { ParamSpec } from '../../../../fixtures/contract/types.ts';
 import type { ApiRequest, ApiResponse } from '../../admin-app.ts';
-import { jsonDepth } from '../../parse-request.ts';
+import { jsonDepth } from '../../../api/json-depth.ts';
 import { bodyText, headerOf } from '../real-server-answers.ts';
 import { JSON_CONTENT_TYPE_TEXT, JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX, jsonSyntaxError, structDataError } from '../real-server-rejections.ts';
 import { plainText } from './route-answers.ts';
