@@ -58,7 +58,7 @@ export function clientRecord(c: ClientState) {
       login_user: last.username,
       clean_session: last.cleanStart,
       keep_alive: last.keepAlive,
-      topic_alias: {},
+      topic_alias: conn?.sink?.topicAliases?.() ?? {},
       client_max_receive_maximum: last.receiveMaximum,
       max_packet_size: last.maxPacketSize,
       topic_alias_max: last.topicAliasMax,

@@ -71,4 +71,6 @@ export interface DeliverySink {
   closed(why: ConnectionCloseReason): void;
   /** Unacknowledged QoS 1/2 messages per direction, for the client record's counters. */
   inflight?(): { sending: number; receiving: number };
+  /** Topic aliases the client set on this connection (alias → topic), for the client record. */
+  topicAliases?(): Record<string, string>;
 }

@@ -44,6 +44,10 @@ export interface ConnectInput {
   sink?: DeliverySink;
   /** MQTT 5 session rules: clean start discards an existing session, and the new one still lives `sessionExpiry` after a disconnect. */
   mqtt5Session?: boolean;
+  /** What the client announced in its CONNECT (MQTT 5), shown in its record; default: the broker's MqttProtocol values. */
+  receiveMaximum?: number;
+  maxPacketSize?: number;
+  topicAliasMax?: number;
 }
 
 /** Why a connect was refused, for the CONNACK reason code a network client gets. */
@@ -254,9 +258,9 @@ export class MqttBroker {
       protocol,
       keepAlive: req.keepAlive,
       cleanStart,
-      receiveMaximum: protocolCfg.receive_max,
-      maxPacketSize: protocolCfg.max_packet_size,
-      topicAliasMax: protocol === 5 ? protocolCfg.topic_alias_max : 0,
+      receiveMaximum: input.receiveMaximum ?? protocolCfg.receive_max,
+      maxPacketSize: input.maxPacketSize ?? protocolCfg.max_packet_size,
+      topicAliasMax: protocol === 5 ? (input.topicAliasMax ?? protocolCfg.topic_alias_max) : 0,
       requestProblemInfo: protocol === 5 ? 1 : 0,
       nodeId,
       connectedAt: now,
