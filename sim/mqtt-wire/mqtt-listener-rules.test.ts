@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RC, V3_CONNACK } from './reason-codes.ts';
-import { connectClient, connectRefusal, eventually, nextMessages, startTestBroker, type TestBroker } from './test-broker.ts';
+import { connectClient, connectRefusal, eventually, nextMessages, startTestBroker, type TestBroker } from './testing/test-broker.ts';
 
 /**
  * The broker's rules, as real clients meet them on the MQTT listener: users and tenants, ACL,

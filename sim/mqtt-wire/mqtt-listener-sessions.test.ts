@@ -1,8 +1,8 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient } from './raw-client.ts';
+import { RawClient } from './testing/raw-client.ts';
 import { RC } from './reason-codes.ts';
-import { connectClient, eventually, nextMessages, startTestBroker, type TestBroker } from './test-broker.ts';
+import { connectClient, eventually, nextMessages, startTestBroker, type TestBroker } from './testing/test-broker.ts';
 
 /**
  * Sessions over the MQTT listener: persistence and the offline queue, redelivery of unacknowledged

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, eventually, nextMessages, startTestBroker, type TestBroker } from './test-broker.ts';
+import { connectClient, eventually, nextMessages, startTestBroker, type TestBroker } from './testing/test-broker.ts';
 
 /**
  * The MQTT listener with real clients (mqtt.js, MQTT 3.1.1 and 5): what they do shows in the admin
