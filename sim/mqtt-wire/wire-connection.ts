@@ -78,6 +78,8 @@ export class WireConnection {
   private lastInboundAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private maxPacketSize: number;
+  /** Writes are being gathered for one writev at the end of this tick. */
+  private corked = false;
   readonly sink: DeliverySink;
 
   constructor(
@@ -472,8 +474,19 @@ export class WireConnection {
   }
 
   private write(packet: Packet, version: ProtocolVersion = this.version): void {
-    if (this.socket.destroyed || !this.socket.writable) return;
-    this.socket.write(mqttPacket.generate(packet, { protocolVersion: version }));
+    const socket = this.socket;
+    if (socket.destroyed || !socket.writable) return;
+    // Everything written in one turn of the event loop goes out in one writev: a chunk of PUBLISH
+    // packets gets its acknowledgements, and a subscriber its burst of messages, without a syscall each.
+    if (!this.corked) {
+      this.corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(mqttPacket.generate(packet, { protocolVersion: version }));
   }
 
   // ------------------------------------------------------------------ timers
