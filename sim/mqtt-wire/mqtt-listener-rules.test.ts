@@ -148,4 +148,17 @@ describe('MQTT listener: rewrite and auto-subscribe rules, limits', () => {
     await first.endAsync();
     await eventually(() => broker.api('/api/mqtt/client/list?tenant=tiny'), (r) => r.data.total_count === 0);
   });
+
+  it('closes the connections of a node that goes down (MQTT 5: 0x8B), refuses connects to it (0x88 / code 3), and takes them again once it is back', async () => {
+    const onTwo = await connectClient(broker.port(2), { clientId: 'node-2-client', protocolVersion: 5 });
+    const told = new Promise<number>((resolve) => onTwo.once('disconnect', (p: any) => resolve(p.reasonCode)));
+    broker.running.cluster.nodes.crash(2);
+    broker.running.app.syncClock();
+    expect(await told).toBe(RC.serverShuttingDown);
+    onTwo.end(true);
+    expect(await connectRefusal(broker.port(2), { clientId: 'node-2-late', protocolVersion: 5 })).toBe(RC.serverUnavailable);
+    expect(await connectRefusal(broker.port(2), { clientId: 'node-2-late', protocolVersion: 4 })).toBe(V3_CONNACK.serverUnavailable);
+    broker.running.cluster.nodes.restart(2);
+    await eventually(() => connectRefusal(broker.port(2), { clientId: 'node-2-back', protocolVersion: 4 }), (r) => r === 'connected', 10_000);
+  });
 });

@@ -18,6 +18,7 @@ describe('MQTT listener: clients in the admin API', () => {
   it('lists MQTT 3.1.1 and 5 clients on the node whose port they used, with their socket address, keep alive and login', async () => {
     const v4 = await connectClient(broker.port(2), { clientId: 'list-v4', keepalive: 45, protocolVersion: 4 });
     const v5 = await connectClient(broker.port(3), { clientId: 'list-v5', keepalive: 20, protocolVersion: 5, username: 'admin', password: 'robustmq', properties: { receiveMaximum: 7 } });
+    const v31 = await connectClient(broker.port(1), { clientId: 'list-v31', protocolVersion: 3, protocolId: 'MQIsdp' });
     await v4.subscribeAsync('list/+', { qos: 1 });
     await v5.subscribeAsync('$share/g1/list/#', { qos: 2 });
     const clients = (await broker.api('/api/mqtt/client/list?client_id=list-v')).data.data;
@@ -29,6 +30,9 @@ describe('MQTT listener: clients in the admin API', () => {
     expect(byId['list-v5'].network_connection).toMatchObject({ protocol: 'MQTT5', addr: `127.0.0.1:${localPort(v5)}` });
     expect(byId['list-v5'].mqtt_connection).toMatchObject({ keep_alive: 20, login_user: 'admin', client_max_receive_maximum: 7 });
     expect(byId['list-v5'].session.broker_id).toBe(3);
+    expect(byId['list-v31'].network_connection.protocol).toBe('MQTT3');
+    expect(byId['list-v31'].heartbeat.protocol).toBe('Mqtt3');
+    await v31.endAsync();
 
     const subs = (await broker.api('/api/mqtt/subscribe/list?client_id=list-v')).data.data;
     expect(subs.map((s: any) => [s.client_id, s.path, s.qos, s.is_share_sub, s.broker_id])).toEqual([

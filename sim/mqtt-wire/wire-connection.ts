@@ -163,8 +163,7 @@ export class WireConnection {
     const me = this.me!;
     switch (p.cmd) {
       case 'publish':
-        this.host.touch(me.tenant, me.clientId, me.connectionId);
-        return this.onPublish(p);
+        return this.onPublish(p); // the model's publish marks the heartbeat itself
       case 'puback':
       case 'pubrec':
       case 'pubcomp':
@@ -470,6 +469,9 @@ export class WireConnection {
     if (this.state === 'connected') this.endInModel(false, 'connection lost');
     this.state = 'closed';
     this.disarm();
+    // Nothing awaiting release and no other connection of the client: its QoS 2 state can go.
+    const me = this.me;
+    if (me && this.awaitingRelease?.size === 0 && !this.host.cluster.mqtt.isConnected(me.tenant, me.clientId)) this.host.forgetInboundQos2(clientKey(me.tenant, me.clientId));
     this.host.released(this);
   }
 
