@@ -161,6 +161,9 @@ the real server's behaviours from the reference notes, marked "breaks spec" or "
 ${DEVIATION_HELP}`,
     )
     .action(async (opts: ServeOptions, cmd: Command) => {
+      if (cmd.getOptionValueSource('mqttLogin') === 'cli' && opts.mqttPort === undefined) {
+        throw new UsageError('--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)');
+      }
       if (opts.state && (opts.nats || opts.liveConnectors)) {
         throw new UsageError(`--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`);
       }
