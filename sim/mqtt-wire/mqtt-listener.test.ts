@@ -1,3 +1,4 @@
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, eventually, nextMessages, startTestBroker, type TestBroker } from './testing/test-broker.ts';
 
@@ -157,6 +158,22 @@ describe('MQTT listener: messages', () => {
     const record = (await broker.api('/api/mqtt/client/list?client_id=alias-pub')).data.data[0];
     expect(record.mqtt_connection.topic_alias).toEqual({ '3': 'alias/long/topic/name' });
     await Promise.all([sub.endAsync(), pub.endAsync()]);
+  });
+
+  it('drops a message larger than an MQTT 5 client\'s Maximum Packet Size for that client, and lowers a keep alive above mqtt_keep_alive.max_time', async () => {
+    const small = mqtt.connect(`mqtt://127.0.0.1:${broker.port()}`, { clientId: 'small-max', protocolVersion: 5, reconnectPeriod: 0, keepalive: 5_000, properties: { maximumPacketSize: 200 } });
+    const connack = await new Promise<any>((resolve) => small.once('connect', resolve));
+    expect(connack.properties).toMatchObject({ serverKeepAlive: 3_600, maximumPacketSize: 10_485_760, topicAliasMaximum: 65_535, retainAvailable: true, sharedSubscriptionAvailable: true });
+    await small.subscribeAsync('size/#', { qos: 1 });
+    const got: number[] = [];
+    small.on('message', (_t, p) => got.push(p.length));
+    const pub = await connectClient(broker.port(2), { clientId: 'size-pub', protocolVersion: 4 });
+    await pub.publishAsync('size/big', Buffer.alloc(500, 7), { qos: 1 });
+    await pub.publishAsync('size/small', Buffer.alloc(50, 7), { qos: 1 });
+    await eventually(() => got, (g) => g.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toEqual([50]);
+    await Promise.all([small.endAsync(), pub.endAsync()]);
   });
 
   it('counts wire publishes in /metrics, stores them in the topic, and hands them to a running connector', async () => {
