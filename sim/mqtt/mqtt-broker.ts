@@ -9,9 +9,10 @@ import { FlappingDetector } from './flapping-detector.ts';
 import { HeartbeatWheel } from './heartbeat-wheel.ts';
 import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
-import { clientKey, type ClientState, type ConnectParams, type LastWill, type SessionState, type Subscription } from './mqtt-model.ts';
+import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
 import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
 import { SchemaValidation } from './schema-validation.ts';
+import { keepUnacknowledged, keepWhileOffline, takePending } from './session-queue.ts';
 import { SlowSubscriptions } from './slow-subscriptions.ts';
 import { SubscriptionStore } from './subscriptions.ts';
 import { SystemAlarms } from './system-alarms.ts';
@@ -295,8 +296,11 @@ export class MqttBroker {
     if (req.keepAlive > 0 && !input.networkClient) this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     this.countLive(nodeId, tenant, +1);
     this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
-    // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged messages on reconnect).
-    if (client.session.pending) this.deliverPending(client.session, input.sink);
+    // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged
+    // messages on reconnect). Without a sink (a journal being replayed) it is consumed just the same.
+    if (client.session.pending) {
+      for (const m of takePending(client.session, now, this.cluster.config.current().MqttOfflineMessage.expire_ms)) input.sink?.deliver(m);
+    }
     const event: ConnectedEvent = { tenant, clientId, username: req.username, ip: req.ip, nodeId, sessionPresent };
     for (const listener of [...this.connectListeners]) listener(event);
     return { ok: true, connectionId, nodeId, sessionPresent };
@@ -425,7 +429,7 @@ export class MqttBroker {
       this.forgetIfIdle(client);
       return;
     }
-    if (keep && keep.length > 0) session.pending = [...keep, ...(session.pending ?? [])];
+    if (keep) keepUnacknowledged(session, keep);
     const generation = client.generation;
     this.cluster.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
       if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client) return;
@@ -771,7 +775,8 @@ export class MqttBroker {
     const topic = message.topic;
     const client = this.clients.get(clientKey(sub.tenant, sub.clientId));
     if (!client?.connection) {
-      if (client?.networkClient && this.keepForOfflineClient(client, sub, message, now)) {
+      // A network client's session keeps QoS 1/2 messages for it (MqttOfflineMessage); a simulated one's never does.
+      if (client?.networkClient && client.session && keepWhileOffline(client.session, copyFor(sub, message, false), this.cluster.config.current().MqttOfflineMessage, now)) {
         this.countPush(sub, client, topic, now);
         return true;
       }
@@ -798,41 +803,6 @@ export class MqttBroker {
   }
 
   /**
-   * A QoS 1/2 message for an offline network client whose session lives on: kept for its next
-   * connection when MqttOfflineMessage is enabled, up to `max_messages_num` (0: no limit; beyond it
-   * the message is dropped, as for an offline simulated client). Returns whether it was kept.
-   */
-  private keepForOfflineClient(client: ClientState, sub: Subscription, message: RoutedMessage, now: number): boolean {
-    const session = client.session;
-    if (!session || Math.min(sub.qos, message.qos) === 0) return false;
-    const cfg = this.cluster.config.current().MqttOfflineMessage;
-    if (!cfg.enable) return false;
-    const pending = (session.pending ??= []);
-    if (cfg.max_messages_num > 0 && pending.length >= cfg.max_messages_num) return false;
-    pending.push({ ...copyFor(sub, message, false), queuedAt: now });
-    return true;
-  }
-
-  /**
-   * Hands a reconnecting network client what its session kept: unacknowledged messages (resent with
-   * their packet ids) and messages routed while it was offline, minus those expired by MQTT 5 message
-   * expiry or MqttOfflineMessage.expire_ms (a message already sent is resent whatever its age, as
-   * MQTT requires). Without a sink (a journal being replayed) they are consumed just the same.
-   */
-  private deliverPending(session: SessionState, sink: DeliverySink | undefined): void {
-    const pending = session.pending ?? [];
-    session.pending = undefined;
-    const now = this.cluster.now();
-    const expireMs = this.cluster.config.current().MqttOfflineMessage.expire_ms;
-    for (const m of pending) {
-      const sent = m.packetId !== undefined;
-      if (!sent && m.expiresAt !== null && m.expiresAt <= now) continue;
-      if (!sent && expireMs > 0 && now - m.queuedAt >= expireMs) continue;
-      sink?.deliver(m);
-    }
-  }
-
-  /**
    * Messages a network client's connection still held unacknowledged when the broker closed it
    * (takeover, node offline): resent on the client's current connection, kept by its session while
    * it is offline, dropped when the session ended. Returns how many were taken.
@@ -843,7 +813,7 @@ export class MqttBroker {
     if (client.connection) {
       for (const m of messages) client.connection.sink?.deliver(m);
     } else {
-      client.session.pending = [...messages, ...(client.session.pending ?? [])];
+      keepUnacknowledged(client.session, messages);
     }
     return messages.length;
   }
