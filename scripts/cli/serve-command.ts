@@ -190,6 +190,10 @@ ${DEVIATION_HELP}`,
           tokenTtlHours: o.admin.tokenTtlHours,
         });
       }
+      // After a state file gave its options: the node count may come from it.
+      if (opts.mqttPort !== undefined && opts.mqttPort > 0 && opts.mqttPort + opts.nodes - 1 > 65_535) {
+        throw new UsageError(`--mqtt-port ${opts.mqttPort} leaves no port for node ${opts.nodes} (node K listens on port + K - 1, at most 65535); pick a lower one, or 0 for ephemeral ports`);
+      }
       const epochMs = recorded ? recorded.options.epochMs : parseEpoch(opts.epoch);
       const stateOptions: ServeStateOptions = {
         seed: opts.seed,

@@ -136,4 +136,16 @@ describe('mqsim serve --state with the MQTT listener', () => {
     expect((await api(third, '/api/mqtt/session/list?client_id=crashed')).data.total_count).toBe(1);
     await stop(third);
   }, 30_000);
+
+  it('refuses --mqtt-login without --mqtt-port, and an --mqtt-port that leaves the last node no port (exit 2)', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let err = '';
+        child.stderr!.on('data', (c) => (err += c));
+        child.on('exit', (code) => resolve({ code, err }));
+      });
+    expect(await run(['--mqtt-login', 'required'])).toMatchObject({ code: 2, err: expect.stringContaining('give --mqtt-port too') });
+    expect(await run(['--mqtt-port', '65535'])).toMatchObject({ code: 2, err: expect.stringContaining('leaves no port for node 3') });
+  });
 });

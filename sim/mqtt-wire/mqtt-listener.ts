@@ -128,8 +128,6 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
           socket.destroy();
         }
       });
-      // Accept failures (EMFILE when the process is out of file descriptors) must not end the process.
-      server.on('error', internalError);
       const wanted = options.port === 0 ? 0 : options.port + node.id - 1;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -138,6 +136,8 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
           resolve();
         });
       });
+      // Once listening, accept failures (EMFILE when the process is out of file descriptors) must not end the process.
+      server.on('error', internalError);
       servers.push(server);
       const actual = (server.address() as AddressInfo).port;
       node.ports.mqttTcp = actual;
