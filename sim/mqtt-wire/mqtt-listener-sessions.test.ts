@@ -94,6 +94,8 @@ describe('MQTT listener: persistent sessions', () => {
     const q2 = await raw.next('publish');
     raw.send({ cmd: 'pubrec', messageId: q2.messageId });
     await raw.next('pubrel');
+    // Both still in flight towards the client, as its record counts them.
+    await eventually(() => broker.api('/api/mqtt/client/list?client_id=dup-1'), (r) => r.data.data[0]?.mqtt_connection.sender_qos_message === 2);
     raw.destroy(); // lost: no PUBACK for q1, no PUBCOMP for q2
     await raw.closed;
     await eventually(() => broker.api('/api/mqtt/client/list?client_id=dup-1'), (r) => r.data.data[0]?.network_connection === null);
