@@ -30,6 +30,8 @@ interface ServeOptions {
   state?: string;
   dialect: DialectName;
   ui?: string;
+  mqttPort?: number;
+  mqttLogin: 'secret-free' | 'required';
 }
 
 /** CLI options recorded in a state file, by commander attribute name, with how to read them back. */
@@ -106,6 +108,8 @@ export function registerServeCommand(program: Command): void {
     .option('--control', 'serve the simulator control interface under /_sim/ on every node (loopback peers only; see below)')
     .option('--nats <url>', 'answer the mq9 protocol subjects ($mq9.AI.MAILBOX.CREATE, $mq9.AI.AGENT.*) over this NATS server, e.g. nats://127.0.0.1:4222')
     .option('--live-connectors', 'connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq and file deliver for real to their configured servers (not replayable); the other types stay simulated')
+    .option('--mqtt-port <port>', 'serve MQTT 3.1.1 and 5 over TCP: node K listens on port + K - 1 (0: ephemeral ports; default: no MQTT listener)', parseIntOption('--mqtt-port', 0, 65535))
+    .option('--mqtt-login <mode>', 'MQTT clients without a user name: secret-free (let in; config mqtt_runtime.secret_free_login true) or required (refused)', parseChoice('--mqtt-login', ['secret-free', 'required'] as const), 'secret-free')
     .option('--state <file>', 'keep the cluster state in FILE: saved after every change and on SIGINT/SIGTERM; a restart with the same FILE resumes the run (created when missing; a foreign, corrupt or newer file is refused)')
     .option('--deviation <id...>', 'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it', collectDeviations, [])
     .addHelpText(
@@ -119,6 +123,16 @@ Examples:
   $ mqsim serve --dialect robustmq --deviation connector-status-stop   # a dialect plus more switches
   $ curl -s http://127.0.0.1:58080/api/cluster/tenant/list
   $ mqsim serve --state cluster.state             # stop with Ctrl-C; the same command resumes it
+  $ mqsim serve --mqtt-port 1884 --workload none  # MQTT listeners on 1884-1886 (node K: 1884 + K - 1)
+  $ mosquitto_sub -h 127.0.0.1 -p 1884 -t 'sensors/#' -V mqttv5 &   # a real client, listed by the API
+  $ mosquitto_pub -h 127.0.0.1 -p 1885 -t sensors/t1 -m 21.5 -q 1    # lands on node 2
+
+MQTT listener (--mqtt-port N): MQTT 3.1, 3.1.1 and 5 over TCP (QoS 0/1/2, retained messages, wills,
+persistent sessions, shared subscriptions, topic aliases); clients appear in the client, session and
+subscription lists. Users: a client naming a user must give its password (tenant from the user property
+"tenant" or a user name "tenant@user"); without a user name it is let in unless --mqtt-login required.
+ACL, blacklist, flapping bans, rewrite and auto-subscribe rules, quotas apply. With --state, every MQTT
+action is journaled; connections open at a restart are treated as lost (wills go out, expiry runs).
 
 Durable state (--state FILE): the file records the run's options (seed, nodes, workload, epoch,
 envelope, clients, deviations, admin settings) and every request that changed the model, with its
@@ -171,6 +185,9 @@ ${DEVIATION_HELP}`,
       if (opts.dialect === 'robustmq' && opts.envelope === 'A') {
         throw new UsageError('--envelope A contradicts --dialect robustmq: the real server answers in form B (its switch failure-code-100 rewrites every answer); drop --envelope');
       }
+      if (cmd.getOptionValueSource('mqttLogin') === 'cli' && opts.mqttPort === undefined) {
+        throw new UsageError('--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)');
+      }
       if (opts.state && (opts.nats || opts.liveConnectors)) {
         throw new UsageError(`--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`);
       }
@@ -197,6 +214,10 @@ ${DEVIATION_HELP}`,
           jwtSecret: o.admin.jwtSecret,
           tokenTtlHours: o.admin.tokenTtlHours,
         });
+      }
+      // After a state file gave its options: the node count may come from it.
+      if (opts.mqttPort !== undefined && opts.mqttPort > 0 && opts.mqttPort + opts.nodes - 1 > 65_535) {
+        throw new UsageError(`--mqtt-port ${opts.mqttPort} leaves no port for node ${opts.nodes} (node K listens on port + K - 1, at most 65535); pick a lower one, or 0 for ephemeral ports`);
       }
       const epochMs = recorded ? recorded.options.epochMs : parseEpoch(opts.epoch);
       const envelope = opts.envelope ?? DIALECTS[opts.dialect].envelope;
@@ -240,6 +261,7 @@ ${DEVIATION_HELP}`,
       const replayStarted = performance.now();
       try {
         running = await startClusterServer({
+          ...(opts.mqttPort !== undefined ? { mqttPort: opts.mqttPort, secretFreeLogin: opts.mqttLogin === 'secret-free' } : {}),
           seed: opts.seed,
           nodes: opts.nodes,
           host: opts.host,
@@ -270,6 +292,7 @@ ${DEVIATION_HELP}`,
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
           (opts.control ? `  control interface: ${running.baseUrl}/_sim/ (loopback only)\n` : '') +
           (ui ? `  dashboard: ${ui} at ${running.baseUrl}/\n` : '') +
+          (running.mqtt ? running.mqtt.ports.map((p, i) => `  node ${i + 1} MQTT: mqtt://${opts.host}:${p} (MQTT 3.1.1 and 5 over TCP; login ${opts.mqttLogin})\n`).join('') : '') +
           (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
           (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
           (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : '') +

@@ -45,6 +45,8 @@ export interface ClusterOptions {
   admin?: Partial<AdminSettings>;
   /** Static `meta_runtime` settings: how many offset and data consensus groups to run (default 1 each). */
   metaRuntime?: { offset_raft_group_num?: number; data_raft_group_num?: number };
+  /** Static `mqtt_runtime.secret_free_login`: MQTT clients without a user name may log in (default false). */
+  secretFreeLogin?: boolean;
 }
 
 export interface ResolvedClusterOptions {
@@ -58,6 +60,7 @@ export interface ResolvedClusterOptions {
   workload: WorkloadName;
   admin: AdminSettings;
   metaRuntime: { offset_raft_group_num: number; data_raft_group_num: number };
+  secretFreeLogin: boolean;
 }
 
 /** Every part of the model starts at `start()`, in this order; a part never calls another from its constructor. */
@@ -122,6 +125,7 @@ export class Cluster {
         offset_raft_group_num: options.metaRuntime?.offset_raft_group_num ?? 1,
         data_raft_group_num: options.metaRuntime?.data_raft_group_num ?? 1,
       },
+      secretFreeLogin: options.secretFreeLogin ?? false,
     };
     if (!(this.options.warmUpMs >= 0) || this.options.warmUpMs > this.options.epochMs) throw new Error(`warm-up must be between 0 and the epoch, got ${this.options.warmUpMs} ms`);
     this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs - this.options.warmUpMs });

@@ -17,7 +17,7 @@ export const REDACTED = '******';
  * Keys are in the spec table's order.
  */
 export function brokerConfigView(cluster: Cluster, node: SimNode, dynamic: DynamicConfig) {
-  const fixed = staticNodeConfig(node, cluster.raft.layoutOf());
+  const fixed = staticNodeConfig(node, cluster.raft.layoutOf(), cluster.options.secretFreeLogin);
   const sections = dynamicReadView(dynamic);
   const admin = cluster.options.admin;
   const metaAddrs = Object.fromEntries(

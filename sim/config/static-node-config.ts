@@ -45,8 +45,15 @@ export interface StaticNodeConfig {
 /** Bytes in a storage segment before it rolls (1 GiB, the real server's default). */
 export const MAX_SEGMENT_SIZE = 1_073_741_824;
 
-/** `raftLayout`: the consensus-group counts the cluster was started with, so config and status agree. */
-export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_num: number; data_raft_group_num: number }): StaticNodeConfig {
+/** The `mqtt_runtime` login defaults of the real server (secret-free login off; the built-in user admin/robustmq). */
+export const MQTT_RUNTIME_DEFAULTS = { default_user: 'admin', default_password: 'robustmq', secret_free_login: false } as const;
+
+/**
+ * `raftLayout`: the consensus-group counts the cluster was started with, so config and status agree.
+ * `secretFreeLogin`: whether MQTT clients without a user name are let in (`mqsim serve --mqtt-port`
+ * turns it on unless `--mqtt-login required`); default off, as on the real server.
+ */
+export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_num: number; data_raft_group_num: number }, secretFreeLogin = false): StaticNodeConfig {
   const p = node.ports;
   const dataDir = `./data/node-${node.id}`;
   return {
@@ -69,6 +76,12 @@ export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_
     storage_runtime: { tcp_port: p.storageTcp, max_segment_size: MAX_SEGMENT_SIZE, io_thread_num: 8, data_path: [...node.storageFold], offset_enable_cache: true },
     mqtt_server: { tcp_port: p.mqttTcp, tls_port: p.mqttTls, websocket_port: p.mqttWebsocket, websockets_port: p.mqttWebsockets, quic_port: p.mqttQuic },
     mqtt_keep_alive: { enable: true, default_time: 180, max_time: 3600, default_timeout: 2 },
-    mqtt_runtime: { default_user: 'admin', default_password: 'robustmq', durable_sessions_enable: false, secret_free_login: false, is_self_protection_status: false },
+    mqtt_runtime: {
+      default_user: MQTT_RUNTIME_DEFAULTS.default_user,
+      default_password: MQTT_RUNTIME_DEFAULTS.default_password,
+      durable_sessions_enable: false,
+      secret_free_login: secretFreeLogin,
+      is_self_protection_status: false,
+    },
   };
 }

@@ -67,6 +67,17 @@ function fraction(body: Body, name: string): number | undefined {
 
 const tenantOf = (body: Body): string => str(body, 'tenant') ?? 'default';
 
+/**
+ * A model result as the control interface answers it: a refusal's `refusal` kind is for the MQTT
+ * listener's reason codes and is left out, so control answers (and the state files that digest
+ * them) read as they did before it existed.
+ */
+function answerOf<T extends { ok: boolean }>(result: T): T | { ok: false; reason: string } {
+  if (result.ok) return result;
+  const { reason } = result as unknown as { reason: string };
+  return { ok: false, reason };
+}
+
 /** Node lifecycle through `cluster.nodes`; guarded in case an operation is missing from the model. */
 function nodeAction(action: 'crash' | 'restart' | 'stop' | 'start'): Route {
   return (cluster, body) => {
@@ -127,7 +138,7 @@ const ROUTES: Record<string, Route> = {
       ...(int(body, 'keep_alive', { min: 0 }) !== undefined ? { keepAlive: int(body, 'keep_alive') } : {}),
       ...(int(body, 'node_id', { min: 1 }) !== undefined ? { nodeId: int(body, 'node_id') } : {}),
     });
-    return result;
+    return answerOf(result);
   },
   'POST clients/disconnect': (cluster, body) => {
     const was = cluster.mqtt.disconnect(str(body, 'client_id', true), tenantOf(body), { clean: bool(body, 'clean') ?? true });
@@ -136,18 +147,20 @@ const ROUTES: Record<string, Route> = {
   'POST clients/publish': (cluster, body) => {
     const qos = int(body, 'qos', { min: 0, max: 2 }) ?? 0;
     const clientId = str(body, 'client_id');
-    return cluster.mqtt.publish({
-      tenant: tenantOf(body),
-      topic: str(body, 'topic', true),
-      payload: str(body, 'payload') ?? '',
-      qos: qos as 0 | 1 | 2,
-      retain: bool(body, 'retain') ?? false,
-      ...(clientId !== undefined ? { clientId } : {}),
-    });
+    return answerOf(
+      cluster.mqtt.publish({
+        tenant: tenantOf(body),
+        topic: str(body, 'topic', true),
+        payload: str(body, 'payload') ?? '',
+        qos: qos as 0 | 1 | 2,
+        retain: bool(body, 'retain') ?? false,
+        ...(clientId !== undefined ? { clientId } : {}),
+      }),
+    );
   },
   'POST clients/subscribe': (cluster, body) => {
     const qos = int(body, 'qos', { min: 0, max: 2 }) ?? 0;
-    return cluster.mqtt.subscribe({ tenant: tenantOf(body), clientId: str(body, 'client_id', true), path: str(body, 'path', true), qos: qos as 0 | 1 | 2 });
+    return answerOf(cluster.mqtt.subscribe({ tenant: tenantOf(body), clientId: str(body, 'client_id', true), path: str(body, 'path', true), qos: qos as 0 | 1 | 2 }));
   },
   'POST mq9/mailbox/create': (cluster, body) => {
     const ttl = int(body, 'ttl', { min: 0 });

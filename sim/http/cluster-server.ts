@@ -12,10 +12,12 @@ import { outageAwareSink } from '../connectors/simulated-sink.ts';
 import { CORS_HEADERS, isPreflight, preflightAnswer } from './cors.ts';
 import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
-import { journaled, type JournaledWrite } from './state/state-file.ts';
+import { journaled, journaledMqtt, type JournaledWrite } from './state/state-file.ts';
 import { replayWrites } from './state/state-replay.ts';
 import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
 import { StaticUi } from './static-ui.ts';
+import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
+import { dropNetworkConnections, encodeWireOp, wireAnswerText } from '../mqtt-wire/wire-ops.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
@@ -54,6 +56,15 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   dialect?: DialectName;
   /** A built dashboard to serve from the API's origin, with the real server's SPA fallback (static-ui.ts). */
   ui?: string;
+  /**
+   * MQTT listener port of node 1 (`--mqtt-port`); node K listens on mqttPort + K - 1, 0 gives every
+   * node an ephemeral port. Absent: no MQTT listener.
+   */
+  mqttPort?: number;
+  /** Sockets the MQTT listeners hold at once (default: from the open-file limit); tests lower it. */
+  mqttMaxSockets?: number;
+  /** Time an MQTT connection has to send CONNECT, ms (default 10 000); tests shorten it. */
+  mqttConnectTimeoutMs?: number;
 }
 
 export interface RunningCluster {
@@ -63,6 +74,8 @@ export interface RunningCluster {
   nodeUrls: string[];
   cluster: Cluster;
   app: AdminApp;
+  /** The MQTT listeners, when `mqttPort` was given. */
+  mqtt?: MqttListeners;
   close(): Promise<void>;
 }
 
@@ -177,6 +190,11 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     const { writes, virtualNow, where } = options.resume;
     const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations });
     await replayWrites(cluster, replaying, envelope, writes, virtualNow, where);
+    // MQTT clients connected when the run stopped have no socket any more: their connections are
+    // lost now (wills go out, session expiry starts), and that is journaled like any other change.
+    for (const { op, answer } of dropNetworkConnections(cluster)) {
+      journal?.(journaledMqtt(cluster.now(), 1, op.op, encodeWireOp(op), wireAnswerText(answer)));
+    }
     app.followWallClockFrom(cluster.now());
   }
 
@@ -228,11 +246,30 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     throw e;
   }
 
+  let mqtt: MqttListeners | undefined;
+  if (options.mqttPort !== undefined) {
+    try {
+      mqtt = await startMqttListeners(cluster, {
+        host,
+        port: options.mqttPort,
+        syncClock: () => app.syncClock(),
+        ...(journal ? { journal: (e: WireJournalEntry) => journal(journaledMqtt(e.at, e.nodeId, e.op.op, encodeWireOp(e.op), wireAnswerText(e.answer))) } : {}),
+        onInternalError: (e) => options.onInternalError?.(e),
+        ...(options.mqttMaxSockets !== undefined ? { maxSockets: options.mqttMaxSockets } : {}),
+        ...(options.mqttConnectTimeoutMs !== undefined ? { connectTimeoutMs: options.mqttConnectTimeoutMs } : {}),
+      });
+    } catch (e) {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      throw e;
+    }
+  }
+
   let nats: NatsBridge | undefined;
   if (options.nats) {
     try {
       nats = await startNatsBridge(cluster, { url: options.nats, beforeRequest: () => app.syncClock(), onError: (e) => options.onInternalError?.(e) });
     } catch (e) {
+      await mqtt?.close();
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
       throw new Error(`could not connect to NATS at ${options.nats}: ${(e as Error).message}`);
     }
@@ -260,7 +297,10 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     nodeUrls,
     cluster,
     app,
+    ...(mqtt ? { mqtt } : {}),
     async close() {
+      // MQTT first: its connections end as lost, and the journal must still be open to record that.
+      await mqtt?.close();
       await Promise.all(
         servers.map(
           (s) =>

@@ -21,7 +21,7 @@ describe('ACL enforcement on publish and subscribe', () => {
     expect(mqtt.connect({ tenant: 'default', clientId: 'd1', username: 'dev', ip: '10.1.1.1' }).ok).toBe(true);
     const droppedBefore = mqtt.counters.totals.dropped;
     const denied = mqtt.publish({ tenant: 'default', clientId: 'd1', topic: 'secret/plans', payload: 'x', qos: 1, retain: false });
-    expect(denied).toEqual({ ok: false, reason: expect.stringContaining('denied by ACL') });
+    expect(denied).toEqual({ ok: false, reason: expect.stringContaining('denied by ACL'), refusal: 'not-authorized' });
     expect(sim.cluster.topics.get('default', 'secret/plans')).toBeUndefined();
     expect(mqtt.counters.totals.dropped).toBe(droppedBefore + 1);
     expect(mqtt.publish({ tenant: 'default', clientId: 'd1', topic: 'public/news', payload: 'x', qos: 1, retain: false }).ok).toBe(true);
@@ -34,7 +34,7 @@ describe('ACL enforcement on publish and subscribe', () => {
     const sim = await simWithRules();
     const mqtt = sim.cluster.mqtt;
     expect(mqtt.connect({ tenant: 'default', clientId: 'cam-1', username: 'cam', ip: '10.2.2.2' }).ok).toBe(true);
-    expect(mqtt.subscribe({ tenant: 'default', clientId: 'cam-1', path: 'admin/users' })).toEqual({ ok: false, reason: expect.stringContaining('denied by ACL') });
+    expect(mqtt.subscribe({ tenant: 'default', clientId: 'cam-1', path: 'admin/users' })).toEqual({ ok: false, reason: expect.stringContaining('denied by ACL'), refusal: 'not-authorized' });
     expect(mqtt.subscribe({ tenant: 'default', clientId: 'cam-1', path: '$share/g/admin/#' })).toMatchObject({ ok: false });
     expect(mqtt.subscribe({ tenant: 'default', clientId: 'cam-1', path: 'video/#' })).toMatchObject({ ok: true });
     expect(mqtt.subscribersOf('default', 'admin/users')).toEqual([]);

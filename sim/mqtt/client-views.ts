@@ -43,6 +43,7 @@ export function sessionRecord(c: ClientState) {
 export function clientRecord(c: ClientState) {
   const last = c.last;
   const conn = c.connection;
+  const inflight = conn?.sink?.inflight?.();
   return {
     tenant: c.tenant,
     client_id: c.clientId,
@@ -57,14 +58,15 @@ export function clientRecord(c: ClientState) {
       login_user: last.username,
       clean_session: last.cleanStart,
       keep_alive: last.keepAlive,
-      topic_alias: {},
+      topic_alias: conn?.sink?.topicAliases?.() ?? {},
       client_max_receive_maximum: last.receiveMaximum,
       max_packet_size: last.maxPacketSize,
       topic_alias_max: last.topicAliasMax,
       request_problem_info: last.requestProblemInfo,
-      // Deliveries complete within the event that makes them, so nothing is ever in flight.
-      receive_qos_message: 0,
-      sender_qos_message: 0,
+      // A simulated client's deliveries complete within the event that makes them, so nothing is in
+      // flight; a network client's connection counts its unacknowledged QoS 1/2 messages.
+      receive_qos_message: inflight?.receiving ?? 0,
+      sender_qos_message: inflight?.sending ?? 0,
       create_time: unixSeconds(last.connectedAt),
     },
     network_connection: conn
@@ -122,7 +124,7 @@ export function subscriptionDetail(cluster: Cluster, broker: MqttBroker, sub: Su
     pushSubscribe[topic] = {
       client_id: sub.clientId,
       sub_path: sub.path,
-      rewrite_sub_path: null,
+      rewrite_sub_path: sub.rewritePath ?? null,
       tenant: sub.tenant,
       topic_name: topic,
       group_name: sub.group ?? '',

@@ -3,6 +3,7 @@ import { localTimeString } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
+import type { ConnectionCloseReason, DeliverySink, MessageExtras, OutgoingMessage, PendingMessage } from './delivery.ts';
 import { DemoPopulation } from './demo-population.ts';
 import { FlappingDetector } from './flapping-detector.ts';
 import { HeartbeatWheel } from './heartbeat-wheel.ts';
@@ -11,10 +12,11 @@ import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, 
 import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
 import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
 import { SchemaValidation } from './schema-validation.ts';
+import { keepUnacknowledged, keepWhileOffline, takePending } from './session-queue.ts';
 import { SlowSubscriptions } from './slow-subscriptions.ts';
 import { SubscriptionStore } from './subscriptions.ts';
 import { SystemAlarms } from './system-alarms.ts';
-import { parseSubscriptionPath, topicMatches, topicNameProblem } from './topic-filter.ts';
+import { parseSubscriptionPath, topicFilterProblem, topicMatches, topicNameProblem, type SubscriptionPath } from './topic-filter.ts';
 
 export interface ConnectInput {
   tenant: string;
@@ -34,9 +36,25 @@ export interface ConnectInput {
   keepAlive?: number;
   /** Node to connect to; drawn among online nodes when absent. */
   nodeId?: number;
+  /**
+   * A real network client (the MQTT listener): its session keeps QoS 1/2 messages while it is offline
+   * and its connection gets no simulated heartbeats. Journaled with the connect, so a replay knows it.
+   */
+  networkClient?: boolean;
+  /** Where this connection's messages go (a network client's socket); absent while a journal is replayed. */
+  sink?: DeliverySink;
+  /** MQTT 5 session rules: clean start discards an existing session, and the new one still lives `sessionExpiry` after a disconnect. */
+  mqtt5Session?: boolean;
+  /** What the client announced in its CONNECT (MQTT 5), shown in its record; default: the broker's MqttProtocol values. */
+  receiveMaximum?: number;
+  maxPacketSize?: number;
+  topicAliasMax?: number;
 }
 
-export type ConnectResult = { ok: true; connectionId: number; nodeId: number; sessionPresent: boolean } | { ok: false; reason: string };
+/** Why a connect was refused, for the CONNACK reason code a network client gets. */
+export type ConnectRefusal = 'invalid-client-id' | 'invalid' | 'unavailable' | 'banned' | 'rate' | 'quota';
+
+export type ConnectResult = { ok: true; connectionId: number; nodeId: number; sessionPresent: boolean } | { ok: false; reason: string; refusal: ConnectRefusal };
 
 export interface SubscribeInput {
   tenant: string;
@@ -51,7 +69,10 @@ export interface SubscribeInput {
   userProperties?: { key: string; value: string }[];
 }
 
-export type SubscribeResult = { ok: true; created: boolean; pkId: number } | { ok: false; reason: string };
+/** Why a subscribe was refused, for the SUBACK reason code a network client gets. */
+export type SubscribeRefusal = 'not-connected' | 'invalid-filter' | 'invalid' | 'not-authorized';
+
+export type SubscribeResult = { ok: true; created: boolean; pkId: number } | { ok: false; reason: string; refusal: SubscribeRefusal };
 
 export interface PublishInput {
   tenant: string;
@@ -63,10 +84,27 @@ export interface PublishInput {
   clientId?: string;
   /** Message key, kept with the stored record (the API's message send can give one). */
   key?: string;
+  /** Payload bytes and MQTT 5 properties of a network client's message, passed on to its receivers. */
+  extras?: MessageExtras;
 }
 
+/** Why a publish was refused, for the PUBACK reason code a network client gets. */
+export type PublishRefusal = 'invalid-topic' | 'invalid' | 'not-connected' | 'not-authorized' | 'payload-format' | 'quota' | 'rejected';
+
 /** `offset`: where storage appended the message (null if the storage part returned none). */
-export type PublishResult = { ok: true; delivered: number; dropped: number; offset: number | null } | { ok: false; reason: string };
+export type PublishResult = { ok: true; delivered: number; dropped: number; offset: number | null } | { ok: false; reason: string; refusal: PublishRefusal };
+
+/** A message as routed: what each subscriber's copy is made from. */
+interface RoutedMessage {
+  topic: string;
+  payload: string;
+  qos: QoS;
+  /** The RETAIN flag as published. */
+  retain: boolean;
+  extras: MessageExtras | undefined;
+  /** Virtual ms (MQTT 5 message expiry); null: never. */
+  expiresAt: number | null;
+}
 
 /** What a connect listener hears about an admitted connection. */
 export interface ConnectedEvent {
@@ -100,8 +138,30 @@ interface NormalizedConnect {
   nodeId: number;
 }
 
+/** A refusal of a connect request: its kind and the text. */
+interface Refused {
+  refusal: ConnectRefusal;
+  reason: string;
+}
+
 const DEFAULT_KEEP_ALIVE = 60;
 const HOUSEKEEPING_MS = 5_000;
+
+const asQoS = (q: number | undefined): QoS => (q === 1 || q === 2 ? q : 0);
+
+/** One subscriber's copy of a routed message: QoS downgraded to the subscription's, RETAIN as MQTT says. */
+function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe: boolean): OutgoingMessage {
+  return {
+    topic: message.topic,
+    payload: message.payload,
+    ...(message.extras ? { extras: message.extras } : {}),
+    qos: Math.min(sub.qos, message.qos) as QoS,
+    // Retained messages sent at subscribe keep the flag; otherwise only retain-as-published keeps it (MQTT 5 §3.8.3.1).
+    retain: retainedOnSubscribe || (sub.preserveRetain && message.retain),
+    subscriptionIdentifier: sub.subscriptionIdentifier,
+    expiresAt: message.expiresAt,
+  };
+}
 
 const fnv1a = (text: string): number => {
   let h = 0x811c9dc5;
@@ -175,12 +235,12 @@ export class MqttBroker {
   // ---------------------------------------------------------------- connections
 
   connect(input: ConnectInput): ConnectResult {
-    const refused = (reason: string): ConnectResult => {
+    const refused = ({ refusal, reason }: Refused): ConnectResult => {
       this.cluster.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
-      return { ok: false, reason };
+      return { ok: false, reason, refusal };
     };
     const req = this.normalizeConnect(input);
-    if (typeof req === 'string') return refused(req);
+    if ('refusal' in req) return refused(req);
     const key = clientKey(req.tenant, req.clientId);
     const existing = this.clients.get(key);
     const refusal = this.admissionRefusal(req, existing);
@@ -202,9 +262,9 @@ export class MqttBroker {
       protocol,
       keepAlive: req.keepAlive,
       cleanStart,
-      receiveMaximum: protocolCfg.receive_max,
-      maxPacketSize: protocolCfg.max_packet_size,
-      topicAliasMax: protocol === 5 ? protocolCfg.topic_alias_max : 0,
+      receiveMaximum: input.receiveMaximum ?? protocolCfg.receive_max,
+      maxPacketSize: input.maxPacketSize ?? protocolCfg.max_packet_size,
+      topicAliasMax: protocol === 5 ? (input.topicAliasMax ?? protocolCfg.topic_alias_max) : 0,
       requestProblemInfo: protocol === 5 ? 1 : 0,
       nodeId,
       connectedAt: now,
@@ -217,6 +277,8 @@ export class MqttBroker {
     }
     client.last = last;
     client.generation++;
+    if (input.networkClient) client.networkClient = true;
+    else if (client.networkClient) client.networkClient = false;
     if (client.session && cleanStart) this.endSession(client, 'clean-start');
     if (client.session) {
       sessionPresent = true;
@@ -230,10 +292,18 @@ export class MqttBroker {
       client.session = { sessionExpiry, createdAt: now, reconnectAt: null, disconnectAt: null, brokerId: nodeId, lastWill: req.lastWill };
       this.sessionsByTenant.set(tenant, (this.sessionsByTenant.get(tenant) ?? 0) + 1);
     }
-    client.connection = { connectionId, nodeId, lastHeartbeatAt: now };
-    if (req.keepAlive > 0) this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
+    if (input.mqtt5Session) client.session.survivesCleanStart = true;
+    else if (client.session.survivesCleanStart) client.session.survivesCleanStart = false;
+    client.connection = { connectionId, nodeId, lastHeartbeatAt: now, ...(input.sink ? { sink: input.sink } : {}) };
+    // A network client's heartbeats are its own packets (see touch); only simulated clients get simulated ones.
+    if (req.keepAlive > 0 && !input.networkClient) this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     this.countLive(nodeId, tenant, +1);
     this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
+    // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged
+    // messages on reconnect). Without a sink (a journal being replayed) it is consumed just the same.
+    if (client.session.pending) {
+      for (const m of takePending(client.session, now, this.cluster.config.current().MqttOfflineMessage.expire_ms)) input.sink?.deliver(m);
+    }
     const event: ConnectedEvent = { tenant, clientId, username: req.username, ip: req.ip, nodeId, sessionPresent };
     for (const listener of [...this.connectListeners]) listener(event);
     return { ok: true, connectionId, nodeId, sessionPresent };
@@ -252,22 +322,23 @@ export class MqttBroker {
   }
 
   /** The connect request with its defaults applied and the node chosen, or why it is malformed. */
-  private normalizeConnect(input: ConnectInput): NormalizedConnect | string {
+  private normalizeConnect(input: ConnectInput): NormalizedConnect | Refused {
     const { tenant, clientId } = input;
-    if (!tenant) return 'tenant must not be empty';
-    if (!clientId) return 'client id must not be empty';
+    const invalid = (reason: string): Refused => ({ refusal: 'invalid', reason });
+    if (!tenant) return invalid('tenant must not be empty');
+    if (!clientId) return { refusal: 'invalid-client-id', reason: 'client id must not be empty' };
     const connectionType = input.connectionType ?? 'Tcp';
-    if (!CONNECTION_TYPES.includes(connectionType)) return `unknown connection type ${JSON.stringify(connectionType)}`;
+    if (!CONNECTION_TYPES.includes(connectionType)) return invalid(`unknown connection type ${JSON.stringify(connectionType)}`);
     const protocol = input.protocol ?? 5;
-    if (protocol !== 3 && protocol !== 4 && protocol !== 5) return `unknown MQTT protocol level ${JSON.stringify(protocol)}`;
+    if (protocol !== 3 && protocol !== 4 && protocol !== 5) return invalid(`unknown MQTT protocol level ${JSON.stringify(protocol)}`);
     const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
-    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return `keep alive must be 0-65535 seconds, got ${keepAlive}`;
+    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return invalid(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
     const protocolCfg = this.cluster.config.current().MqttProtocol;
     const sessionExpiry = Math.min(input.sessionExpiry ?? protocolCfg.default_session_expiry_interval, protocolCfg.max_session_expiry_interval);
-    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return `session expiry must be a non-negative integer, got ${input.sessionExpiry}`;
+    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return invalid(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
     const online = this.cluster.nodes.online();
-    if (online.length === 0) return 'no broker node is online';
-    if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId)) return `node ${input.nodeId} is not online`;
+    if (online.length === 0) return { refusal: 'unavailable', reason: 'no broker node is online' };
+    if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId)) return { refusal: 'unavailable', reason: `node ${input.nodeId} is not online` };
     const nodeId = input.nodeId ?? this.rng.pick(online).id;
     return {
       tenant,
@@ -289,31 +360,33 @@ export class MqttBroker {
    * Why a well-formed connect is refused, in the broker's order: blacklist, flapping ban, flapping
    * detection (this attempt counts), connection rates, connection limits, session quota.
    */
-  private admissionRefusal(req: NormalizedConnect, existing: ClientState | undefined): string | undefined {
+  private admissionRefusal(req: NormalizedConnect, existing: ClientState | undefined): Refused | undefined {
     const { tenant, clientId, nodeId } = req;
+    const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
+    const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
     const blocking = this.cluster.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
-    if (blocking) return `refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`;
-    if (this.flapping.isBanned(tenant, clientId)) return `client ${clientId} is banned for connection flapping`;
+    if (blocking) return banned(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
+    if (this.flapping.isBanned(tenant, clientId)) return banned(`client ${clientId} is banned for connection flapping`);
     const verdict = this.flapping.onConnectAttempt(tenant, clientId);
-    if (verdict.banned) return `client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`;
+    if (verdict.banned) return banned(`client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`);
 
     const quota = this.cluster.tenants.quota(tenant);
     const limits = this.cluster.config.current();
     this.rollRateSecond();
     if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
-      return `tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})`;
+      return { refusal: 'rate', reason: `tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})` };
     }
-    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) return `cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})`;
+    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) return { refusal: 'rate', reason: `cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})` };
     // A takeover frees the old connection's slot, so the limits count without it.
     const sameSlot = existing?.connection ? 1 : 0;
     const sameSlotOnNode = existing?.connection?.nodeId === nodeId ? 1 : 0;
     const tenantOnNode = (this.liveByNodeTenant.get(`${nodeId}\u0000${tenant}`) ?? 0) - sameSlotOnNode;
-    if (tenantOnNode >= quota.max_connections_per_node) return `tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`;
+    if (tenantOnNode >= quota.max_connections_per_node) return quotaReached(`tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`);
     const onNode = (this.liveByNode.get(nodeId) ?? 0) - sameSlotOnNode;
-    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) return `node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`;
-    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) return `cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`;
+    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) return quotaReached(`node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`);
+    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) return quotaReached(`cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`);
     // A clean start replaces an existing session one for one; only a client without one adds a session.
-    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) return `tenant ${tenant} reached max_sessions (${quota.max_sessions})`;
+    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) return quotaReached(`tenant ${tenant} reached max_sessions (${quota.max_sessions})`);
     return undefined;
   }
 
@@ -322,31 +395,44 @@ export class MqttBroker {
    * the connection was lost and the will is published (after its delay). Returns false when the
    * client was not connected.
    */
-  disconnect(clientId: string, tenant: string, options: { clean: boolean } = { clean: true }): boolean {
+  /**
+   * Ends a client's connection. `clean`: a normal DISCONNECT, which discards the last will; otherwise
+   * the connection was lost and the will is published (after its delay). Returns false when the
+   * client was not connected (or, with `connectionId`, is connected through another connection).
+   * Network clients also give: the session expiry their MQTT 5 DISCONNECT sets, and the QoS 1/2
+   * messages still unacknowledged (`keep`), which a surviving session keeps for the next connection.
+   */
+  disconnect(clientId: string, tenant: string, options: { clean: boolean; connectionId?: number; sessionExpiry?: number; keep?: readonly PendingMessage[] } = { clean: true }): boolean {
     const client = this.clients.get(clientKey(tenant, clientId));
     if (!client?.connection) return false;
-    this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost');
+    if (options.connectionId !== undefined && client.connection.connectionId !== options.connectionId) return false;
+    if (options.sessionExpiry !== undefined && client.session) {
+      client.session.sessionExpiry = Math.min(options.sessionExpiry, this.cluster.config.current().MqttProtocol.max_session_expiry_interval);
+    }
+    this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost', options.keep);
     return true;
   }
 
-  private closeConnection(client: ClientState, why: 'disconnect' | 'connection-lost' | 'takeover' | 'node-offline'): void {
+  private closeConnection(client: ClientState, why: ConnectionCloseReason, keep?: readonly PendingMessage[]): void {
     const conn = client.connection!;
     const now = this.cluster.now();
     client.connection = null;
     client.generation++;
     this.countLive(conn.nodeId, client.tenant, -1);
     this.cluster.engine.record('mqtt.disconnect', { tenant: client.tenant, clientId: client.clientId, connectionId: conn.connectionId, why });
+    conn.sink?.closed(why);
     if (why === 'takeover') return; // the new connection takes the session over at once
     const session = client.session!;
     session.disconnectAt = now;
     const will = session.lastWill;
     session.lastWill = null;
     if (will && why !== 'disconnect') this.scheduleWill(client, will);
-    if (client.last.cleanStart || session.sessionExpiry === 0) {
+    if ((client.last.cleanStart && !session.survivesCleanStart) || session.sessionExpiry === 0) {
       this.endSession(client, 'disconnect');
       this.forgetIfIdle(client);
       return;
     }
+    if (keep) keepUnacknowledged(session, keep);
     const generation = client.generation;
     this.cluster.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
       if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client) return;
@@ -362,7 +448,7 @@ export class MqttBroker {
       // A reconnect within the delay cancels the will (MQTT 5 §3.1.3.2.2).
       if (delayS > 0 && (client.generation !== generation || client.connection)) return;
       this.cluster.engine.record('mqtt.will', { tenant: client.tenant, clientId: client.clientId, topic: will.topic });
-      this.publish({ tenant: client.tenant, topic: will.topic, payload: will.message, qos: will.qos, retain: will.retain });
+      this.publish({ tenant: client.tenant, topic: will.topic, payload: will.message, qos: will.qos, retain: will.retain, ...(will.extras ? { extras: will.extras } : {}) });
     };
     if (delayS === 0) fire();
     else this.cluster.engine.after(delayS * 1000, 'mqtt.will', fire);
@@ -435,22 +521,32 @@ export class MqttBroker {
 
   subscribe(input: SubscribeInput): SubscribeResult {
     const client = this.clients.get(clientKey(input.tenant, input.clientId));
-    if (!client?.connection || !client.session) return { ok: false, reason: `client ${input.clientId} of tenant ${input.tenant} is not connected` };
-    let parsed;
+    if (!client?.connection || !client.session) return { ok: false, reason: `client ${input.clientId} of tenant ${input.tenant} is not connected`, refusal: 'not-connected' };
+    let parsed: SubscriptionPath;
+    let rewritePath: string | null = null;
     try {
       parsed = parseSubscriptionPath(input.path);
+      // Topic rewrite rules of action Subscribe (or All) turn the filter into another (EMQX semantics):
+      // the subscription keeps the path as subscribed and routes by the rewritten filter.
+      const rewritten = this.cluster.rewriteRules.rewrite(input.tenant, parsed.filter, 'Subscribe');
+      if (rewritten !== parsed.filter) {
+        const problem = topicFilterProblem(rewritten);
+        if (problem) throw new Error(`the topic rewrite rules turn ${parsed.filter} into ${rewritten}: ${problem}`);
+        parsed = { ...parsed, filter: rewritten };
+        rewritePath = parsed.shared ? `$share/${parsed.group}/${rewritten}` : rewritten;
+      }
     } catch (e) {
-      return { ok: false, reason: (e as Error).message };
+      return { ok: false, reason: (e as Error).message, refusal: 'invalid-filter' };
     }
     const v5 = client.last.protocol === 5;
     const noLocal = v5 ? (input.noLocal ?? false) : false;
-    if (parsed.shared && noLocal) return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)' };
+    if (parsed.shared && noLocal) return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)', refusal: 'invalid' };
     const qos = input.qos ?? 0;
-    if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}` };
+    if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}`, refusal: 'invalid' };
     const aclDenial = this.aclDenial(client, parsed.filter, 'Subscribe');
     if (aclDenial) {
       this.cluster.engine.record('mqtt.subscribe.refused', { tenant: input.tenant, clientId: input.clientId, path: input.path, reason: 'acl' });
-      return { ok: false, reason: aclDenial };
+      return { ok: false, reason: aclDenial, refusal: 'not-authorized' };
     }
     const pkId = client.nextPkId;
     client.nextPkId = (client.nextPkId % 65_535) + 1;
@@ -465,6 +561,7 @@ export class MqttBroker {
       preserveRetain: v5 ? (input.preserveRetain ?? false) : false,
       retainHandling: v5 ? (input.retainHandling ?? 0) : 0,
       subscriptionIdentifier: v5 ? (input.subscriptionIdentifier ?? null) : null,
+      ...(rewritePath !== null ? { rewritePath } : {}),
       userProperties: v5 ? (input.userProperties ?? []) : [],
       protocol: client.last.protocol,
       brokerId: client.connection.nodeId,
@@ -494,7 +591,8 @@ export class MqttBroker {
       const r = t.retained;
       if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
       if (!topicMatches(sub.filter, t.topic_name)) continue;
-      if (this.deliver(sub, t.topic_name)) sent++;
+      const message: RoutedMessage = { topic: t.topic_name, payload: r.payload, qos: asQoS(r.qos), retain: true, extras: r.extras, expiresAt: r.expiresAt ?? null };
+      if (this.deliver(sub, message, true)) sent++;
     }
     return sent;
   }
@@ -546,41 +644,45 @@ export class MqttBroker {
     const { tenant, payload } = input;
     // Topic rewrite rules apply before anything else sees the topic (EMQX semantics).
     const topic = this.cluster.rewriteRules.rewrite(tenant, input.topic, 'Publish');
-    const refused = (reason: string): PublishResult => {
+    const refused = (reason: string, refusal: PublishRefusal): PublishResult => {
       this.cluster.engine.record('mqtt.publish.refused', { tenant, topic, reason });
-      return { ok: false, reason };
+      return { ok: false, reason, refusal };
     };
     const problem = topicNameProblem(topic);
-    if (problem) return refused(problem);
-    if (input.qos !== 0 && input.qos !== 1 && input.qos !== 2) return refused(`qos must be 0, 1 or 2, got ${input.qos}`);
+    if (problem) return refused(problem, 'invalid-topic');
+    if (input.qos !== 0 && input.qos !== 1 && input.qos !== 2) return refused(`qos must be 0, 1 or 2, got ${input.qos}`, 'invalid');
     let publisher: ClientState | undefined;
     if (input.clientId !== undefined) {
       publisher = this.clients.get(clientKey(tenant, input.clientId));
-      if (!publisher?.connection) return refused(`client ${input.clientId} of tenant ${tenant} is not connected`);
+      if (!publisher?.connection) return refused(`client ${input.clientId} of tenant ${tenant} is not connected`, 'not-connected');
       const aclDenial = this.aclDenial(publisher, topic, 'Publish');
       if (aclDenial) {
         this.counters.countDropped(tenant, 1);
-        return refused(aclDenial);
+        return refused(aclDenial, 'not-authorized');
       }
     }
     const schemaRefusal = this.schemaRefusal(tenant, topic, payload, publisher);
-    if (schemaRefusal) return refused(schemaRefusal);
+    if (schemaRefusal) return refused(schemaRefusal, 'payload-format');
     this.rollRateSecond();
     const rate = this.cluster.tenants.quota(tenant).max_publish_rate;
-    if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate) return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`);
+    if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate) return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
     const topics = topicsOf(this.cluster);
     const storage = storageOf(this.cluster);
     const connectors = connectorSinkOf(this.cluster);
     const now = this.cluster.now();
+    const message: RoutedMessage = { topic, payload, qos: input.qos, retain: input.retain, extras: input.extras, expiresAt: this.expiryOf(input.extras, now) };
     let offset: number | null = null;
     try {
       topics.ensure(tenant, topic);
       const appended = storage.appendToTopic(tenant, topic, { ...(input.key !== undefined ? { key: input.key } : {}), payload, timestamp: now });
       if (typeof appended === 'number') offset = appended;
-      if (input.retain) topics.setRetained(tenant, topic, payload === '' ? null : { payload, qos: input.qos, retainedAt: now });
+      if (input.retain) {
+        const kept = input.extras ? { extras: input.extras, expiresAt: message.expiresAt } : {};
+        topics.setRetained(tenant, topic, payload === '' ? null : { payload, qos: input.qos, retainedAt: now, ...kept });
+      }
     } catch (e) {
       // A quota or storage refusal of the topics part is the publish's refusal, not a crash.
-      if (e instanceof OperationError) return refused(e.message);
+      if (e instanceof OperationError) return refused(e.message, 'rejected');
       throw e;
     }
     this.publishesThisSecond.set(tenant, (this.publishesThisSecond.get(tenant) ?? 0) + 1);
@@ -595,7 +697,7 @@ export class MqttBroker {
     const routes = this.subscriptions.routes(tenant, topic);
     for (const sub of routes.exclusive) {
       if (sub.noLocal && sub.clientId === input.clientId) continue;
-      if (this.deliver(sub, topic)) delivered++;
+      if (this.deliver(sub, message)) delivered++;
       else dropped++;
     }
     for (const g of routes.groups) {
@@ -611,7 +713,7 @@ export class MqttBroker {
         }
       }
       if (chosen) {
-        this.deliver(chosen, topic);
+        this.deliver(chosen, message);
         delivered++;
       } else {
         this.recordFailure(g.members[g.cursor % n], topic);
@@ -665,14 +767,35 @@ export class MqttBroker {
     sub.failureTotal++;
   }
 
-  /** One delivery attempt; fails when the subscriber is offline. Online deliveries have a seeded latency. */
-  private deliver(sub: Subscription, topic: string): boolean {
+  /**
+   * One delivery attempt; fails when the subscriber is offline, unless it is a network client whose
+   * session keeps the message (MqttOfflineMessage). Online deliveries have a seeded latency, and a
+   * network client's connection gets the message itself. `retainedOnSubscribe`: a retained message
+   * sent because of a subscribe, which keeps its RETAIN flag (MQTT 3.1.1 §3.3.1.3).
+   */
+  private deliver(sub: Subscription, message: RoutedMessage, retainedOnSubscribe = false): boolean {
     const now = this.cluster.now();
+    const topic = message.topic;
     const client = this.clients.get(clientKey(sub.tenant, sub.clientId));
     if (!client?.connection) {
+      // A network client's session keeps QoS 1/2 messages for it (MqttOfflineMessage); a simulated one's never does.
+      if (client?.networkClient && client.session && keepWhileOffline(client.session, copyFor(sub, message, false), this.cluster.config.current().MqttOfflineMessage, now)) {
+        this.countPush(sub, client, topic, now);
+        return true;
+      }
       this.recordFailure(sub, topic);
       return false;
     }
+    this.countPush(sub, client, topic, now);
+    // Most pushes take a few ms; a few queue behind a busy client or a slow link.
+    const internalMs = this.latencyRng.chance(0.02) ? this.latencyRng.int(300, 3_000) : this.latencyRng.int(0, 15);
+    const sendMs = this.latencyRng.chance(0.01) ? this.latencyRng.int(500, 4_000) : this.latencyRng.int(1, 40);
+    this.slowSubscriptions.observe({ tenant: sub.tenant, clientId: sub.clientId, topic, path: sub.path, nodeId: client.connection.nodeId, internalMs, sendMs });
+    client.connection.sink?.deliver(copyFor(sub, message, retainedOnSubscribe));
+    return true;
+  }
+
+  private countPush(sub: Subscription, client: ClientState, topic: string, now: number): void {
     const stats = this.subscriptions.pushStats(sub, topic, now);
     stats.lastRunAt = now;
     stats.success++;
@@ -680,11 +803,38 @@ export class MqttBroker {
     sub.successTotal++;
     client.messagesOut++;
     this.counters.countOut(sub.tenant, topic);
-    // Most pushes take a few ms; a few queue behind a busy client or a slow link.
-    const internalMs = this.latencyRng.chance(0.02) ? this.latencyRng.int(300, 3_000) : this.latencyRng.int(0, 15);
-    const sendMs = this.latencyRng.chance(0.01) ? this.latencyRng.int(500, 4_000) : this.latencyRng.int(1, 40);
-    this.slowSubscriptions.observe({ tenant: sub.tenant, clientId: sub.clientId, topic, path: sub.path, nodeId: client.connection.nodeId, internalMs, sendMs });
-    return true;
+  }
+
+  /**
+   * Messages a network client's connection still held unacknowledged when the broker closed it
+   * (takeover, node offline): resent on the client's current connection, kept by its session while
+   * it is offline, dropped when the session ended. Returns how many were taken.
+   */
+  requeue(tenant: string, clientId: string, messages: readonly PendingMessage[]): number {
+    const client = this.clients.get(clientKey(tenant, clientId));
+    if (!client?.session || messages.length === 0) return 0;
+    if (client.connection) {
+      for (const m of messages) client.connection.sink?.deliver(m);
+    } else {
+      keepUnacknowledged(client.session, messages);
+    }
+    return messages.length;
+  }
+
+  /**
+   * A packet arrived on a network client's connection (its heartbeat, shown as last_heartbeat_time).
+   * Not journaled: nothing later depends on it, and the connection does not outlive a restart.
+   */
+  touch(tenant: string, clientId: string, connectionId: number): void {
+    const conn = this.clients.get(clientKey(tenant, clientId))?.connection;
+    if (conn && conn.connectionId === connectionId) conn.lastHeartbeatAt = this.cluster.now();
+  }
+
+  /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */
+  private expiryOf(extras: MessageExtras | undefined, now: number): number | null {
+    const seconds = extras?.properties?.messageExpiryInterval;
+    if (seconds === undefined) return null;
+    return now + Math.min(seconds, this.cluster.config.current().MqttProtocol.max_message_expiry_interval) * 1000;
   }
 
   // ---------------------------------------------------------------- reading

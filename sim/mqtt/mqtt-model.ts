@@ -1,3 +1,4 @@
+import type { DeliverySink, MessageExtras, PendingMessage } from './delivery.ts';
 import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
 
 /**
@@ -22,6 +23,8 @@ export interface LastWill {
   qos: QoS;
   retain: boolean;
   properties: LastWillProperties | null;
+  /** Payload bytes and MQTT 5 properties of a network client's will, published with it. */
+  extras?: MessageExtras;
 }
 
 /** Protocol-layer parameters a client negotiated at its last CONNECT; kept after it disconnects. */
@@ -47,6 +50,8 @@ export interface LiveConnection {
   connectionId: number;
   nodeId: number;
   lastHeartbeatAt: number;
+  /** Where messages for a network client's connection go (none for simulated clients, and while a journal is replayed). */
+  sink?: DeliverySink;
 }
 
 export interface SessionState {
@@ -58,6 +63,13 @@ export interface SessionState {
   /** Node hosting the session (where the client last connected). */
   brokerId: number;
   lastWill: LastWill | null;
+  /**
+   * Network clients only: QoS 1/2 messages kept for the client while no connection takes them
+   * (unacknowledged at the last disconnect, or routed while offline), delivered at the next connect.
+   */
+  pending?: PendingMessage[];
+  /** MQTT 5 rules: clean start only discards an existing session; this one lives on for `sessionExpiry` after a disconnect. */
+  survivesCleanStart?: boolean;
 }
 
 /** A client the broker knows: connected now, or disconnected with a session that has not expired. */
@@ -74,6 +86,8 @@ export interface ClientState {
   nextPkId: number;
   /** Bumped on every connect and disconnect, so a scheduled will or expiry can tell it is stale. */
   generation: number;
+  /** Connected last through the MQTT listener (a real client): its session keeps messages for it while offline. */
+  networkClient?: boolean;
   /** The monitor's series row of this client's client_id, cached by the monitor (see monitor.ts). */
   monitorRow?: number;
 }
@@ -103,6 +117,8 @@ export interface Subscription {
   retainHandling: RetainHandling;
   subscriptionIdentifier: number | null;
   userProperties: { key: string; value: string }[];
+  /** The path after the topic rewrite rules, when they changed it (routing uses its filter). */
+  rewritePath?: string;
   protocol: ProtocolVersion;
   brokerId: number;
   pkId: number;

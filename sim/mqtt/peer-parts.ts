@@ -1,4 +1,5 @@
 import type { Cluster } from '../cluster/cluster.ts';
+import type { MessageExtras } from './delivery.ts';
 
 /**
  * The MQTT broker's view of the parts other helpers own (topics and storage: helper D; connectors:
@@ -12,13 +13,16 @@ export interface RetainedMessageInput {
   payload: string;
   qos: number;
   retainedAt: number;
+  /** Virtual ms; absent or null: never expires. */
+  expiresAt?: number | null;
+  extras?: MessageExtras;
 }
 
 export interface TopicRecordLike {
   tenant?: string;
   topic_name?: string;
   /** Retained message; `expiresAt` virtual ms or null (never). */
-  retained?: { payload: string; expiresAt?: number | null } | null;
+  retained?: { payload: string; qos?: number; expiresAt?: number | null; extras?: MessageExtras } | null;
 }
 
 export interface TopicsPart {

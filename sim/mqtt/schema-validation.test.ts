@@ -47,7 +47,7 @@ describe('schema validation of published messages', () => {
     const mqtt = sim.cluster.mqtt;
     expect(mqtt.connect({ tenant: 'default', clientId: 'pub' }).ok).toBe(true);
     const refused = mqtt.publish({ tenant: 'default', clientId: 'pub', topic: 'sensors/s9/temp', payload: '{}', qos: 1, retain: false });
-    expect(refused).toEqual({ ok: false, reason: expect.stringContaining('client pub disconnected') });
+    expect(refused).toEqual({ ok: false, reason: expect.stringContaining('client pub disconnected'), refusal: 'payload-format' });
     expect(mqtt.isConnected('default', 'pub')).toBe(false);
   });
 

@@ -6,6 +6,7 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import { SortedList } from '../api/sorted-list.ts';
 import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
 import type { AdapterShardDetail } from './storage-views.ts';
+import type { MessageExtras } from '../mqtt/delivery.ts';
 
 export { TOPIC_SOURCES };
 /** Where a topic came from (the real server's `source`). */
@@ -24,6 +25,8 @@ export interface RetainedMessage {
   retainedAt: number;
   /** Virtual Unix ms after which the message expires; null: never. */
   expiresAt: number | null;
+  /** Payload bytes and MQTT 5 properties of a message published by a network client, sent with it to new subscribers. */
+  extras?: MessageExtras;
 }
 
 /** A topic as the model holds it; `view` gives the API record. */
@@ -282,10 +285,13 @@ export class Topics {
    * Sets (or with null clears) the retained message of a topic, creating the topic when absent as a
    * publish would. `expiresAt` (virtual ms) is optional; without it the message never expires.
    */
-  setRetained(tenant: string, topicName: string, message: { payload: string; qos: number; retainedAt: number; expiresAt?: number | null } | null): void {
+  setRetained(tenant: string, topicName: string, message: { payload: string; qos: number; retainedAt: number; expiresAt?: number | null; extras?: MessageExtras } | null): void {
     const topic = message === null ? this.get(tenant, topicName) : this.ensure(tenant, topicName);
     if (!topic) return;
-    topic.retained = message === null ? null : { payload: message.payload, qos: message.qos, retainedAt: message.retainedAt, expiresAt: message.expiresAt ?? null };
+    topic.retained =
+      message === null
+        ? null
+        : { payload: message.payload, qos: message.qos, retainedAt: message.retainedAt, expiresAt: message.expiresAt ?? null, ...(message.extras ? { extras: message.extras } : {}) };
     this.indexRetained(topic, topic.retained !== null);
     this.cluster.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
     this.cluster.engine.record('topic.retain', { tenant, name: topicName, set: message !== null, bytes: message === null ? 0 : Buffer.byteLength(message.payload, 'utf8') });
@@ -350,7 +356,7 @@ export class Topics {
         ? {
             tenant: t.tenant,
             topic_name: t.topic_name,
-            payload: [...Buffer.from(retained.payload, 'utf8')],
+            payload: [...(retained.extras?.bytes ?? Buffer.from(retained.payload, 'utf8'))],
             qos: retained.qos,
             expired_at: retained.expiresAt === null ? 0 : unixSeconds(retained.expiresAt),
             create_time: unixSeconds(retained.retainedAt),

@@ -15,6 +15,7 @@ import { runRangeChecks } from './checks/range-checks.ts';
 import { runFamilyScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { populateLists, setUpFixtures } from './fixture-setup.ts';
+import { connectListedClients } from './mqtt-population.ts';
 import { parseMqttFlag } from './mqtt-listener-address.ts';
 import { preflight } from './preflight.ts';
 import { buildParams } from './param-values.ts';
@@ -326,6 +327,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   // Not login: the spec shows its answer in form A whatever form the other endpoints use.
   ctx.formBNoteAt = selection.selected.find((e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`))?.id;
   let propertyRun: PropertyRunRecord | undefined;
+  let listedClients: Awaited<ReturnType<typeof connectListedClients>> | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
     const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
@@ -335,6 +337,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     const fixtureStart = performance.now();
     const problems = await setUpFixtures(ctx, resources);
     problems.push(...(await populateLists(ctx, resources, checked)));
+    listedClients = await connectListedClients(ctx);
+    problems.push(...listedClients.notes);
     ctx.notes.push(...problems);
     progress(`${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`);
 
@@ -359,6 +363,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     }
 
+    await listedClients.close();
+    listedClients = undefined;
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
     if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
@@ -367,6 +373,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);
   } finally {
+    await listedClients?.close().catch(() => {});
     if (owned) await target.close().catch(() => {});
   }
 

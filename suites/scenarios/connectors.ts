@@ -198,7 +198,10 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
   const othersWaiting = before.some((r) => r.status === 'Idle');
   const expected = brokers.length > 0 && !othersWaiting ? brokers.reduce((best, id) => (load.get(id)! < load.get(best)! ? id : best)) : undefined;
   const topic = `conform/${ctx.seed}/runtime`;
-  const { ex: made, fields } = await attempt(ctx, env.resources, '-rt', { topic_name: `${topic}/#` }, true);
+  // In the tenant the run's MQTT client publishes in, when it is known (a listener's clients may all
+  // land in one tenant, e.g. `default`), so the delivery check below can feed the connector.
+  const tenant = ctx.mqtt?.tenant !== undefined ? { tenant: ctx.mqtt.tenant } : {};
+  const { ex: made, fields } = await attempt(ctx, env.resources, '-rt', { topic_name: `${topic}/#`, ...tenant }, true);
   if (!succeeded(made)) return skipAll(0, `a connector could not be created (${describeAnswer(made)})`);
   try {
     const first = await untilRunning(ctx, fields, 3000);

@@ -173,7 +173,11 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
   const other = tenants.find((t) => t !== ctx.names.tenant && t !== driver?.tenant && !t.startsWith('conform'));
   const counted = `conform/${ctx.seed}/counted`;
   const shared = `conform/${ctx.seed}/shared`;
-  let blocked = !driver || !control ? 'needs an MQTT client and the simulator\'s control (to let a minute pass) to count known messages' : undefined;
+  let blocked = !driver
+    ? `needs an MQTT client to publish known messages (${ctx.capabilities?.mqttClient.reason ?? 'none available'})`
+    : !control
+      ? 'needs the simulator\'s control to let the next monitor minute pass (a live target would need a real minute\'s wait per check)'
+      : undefined;
   let sharedBlocked = blocked ?? (!other || driver!.tenant === undefined ? 'needs a second tenant to publish in' : undefined);
   if (!blocked) {
     const session = await driver!.connect(`conform-${ctx.seed}-counter`);
@@ -249,10 +253,36 @@ function secondsBetween(from: unknown, to: unknown): number | undefined {
  * lasting ban_time. The client stays banned for ban_time (a blacklist entry that expires by itself).
  */
 async function runFlappingBan(ctx: ConformContext, e: EndpointContract): Promise<void> {
-  const driver = ctx.mqtt!;
   const get = ctx.endpoint('GET', '/api/cluster/config/get');
-  const cfg = get ? sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_flapping_detect') : undefined;
-  const why = !cfg ? 'config get shows no mqtt_flapping_detect section' : cfg.enable !== true ? 'flapping detection is not enabled on the target (MqttFlappingDetect.enable false)' : !(Number(cfg.max_client_connections) >= 1 && Number(cfg.max_client_connections) <= 50) ? `max_client_connections ${JSON.stringify(cfg.max_client_connections)} is not a small count to reach` : undefined;
+  const read = async () => (get ? sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_flapping_detect') : undefined);
+  let cfg = await read();
+  // Detection off: switch it on for this scenario alone (enable only: the other fields keep their
+  // values, as a partial config set says), and off again after, as the config checks restore theirs.
+  const set = ctx.endpoint('POST', '/api/cluster/config/set');
+  let switchedOn = false;
+  if (cfg && cfg.enable !== true && set) {
+    const on = await ctx.call(set, { config_type: 'MqttFlappingDetect', config: JSON.stringify({ enable: true }) }, 'fixture');
+    if (succeeded(on)) {
+      switchedOn = true;
+      cfg = await read();
+    }
+  }
+  try {
+    await runFlappingBanEnabled(ctx, e, cfg, switchedOn);
+  } finally {
+    if (switchedOn) await ctx.call(set!, { config_type: 'MqttFlappingDetect', config: JSON.stringify({ enable: false }) }, 'cleanup');
+  }
+}
+
+async function runFlappingBanEnabled(ctx: ConformContext, e: EndpointContract, cfg: Row | undefined, switchedOn: boolean): Promise<void> {
+  const driver = ctx.mqtt!;
+  const why = !cfg
+    ? 'config get shows no mqtt_flapping_detect section'
+    : cfg.enable !== true
+      ? `flapping detection is not enabled on the target (MqttFlappingDetect.enable false${switchedOn ? '' : ', and the run could not switch it on'})`
+      : !(Number(cfg.max_client_connections) >= 1 && Number(cfg.max_client_connections) <= 50)
+        ? `max_client_connections ${JSON.stringify(cfg.max_client_connections)} is not a small count to reach`
+        : undefined;
   if (why) {
     for (const [id, a] of [['flapping.ban', 'states.flapping.ban'], ['flapping.boundary', 'decision.flapping.boundary']]) await ctx.check(e, id, a, () => skip(why));
     return;

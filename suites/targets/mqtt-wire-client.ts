@@ -89,12 +89,20 @@ class WireSession implements MqttClientSession {
   private nextId = 1;
   private readonly waiting = new Map<string, (p: Incoming) => void>();
   private closed = false;
+  /** PINGREQ every half keep-alive, so a client kept through a long run is not dropped as silent. */
+  private readonly pinger: NodeJS.Timeout;
 
   constructor(
     readonly clientId: string,
     private readonly socket: Socket,
     private readonly timeoutMs: number,
+    keepAliveSeconds: number,
   ) {
+    this.pinger = setInterval(() => {
+      if (!socket.destroyed) socket.write(packet(0xc0, Buffer.alloc(0)));
+    }, (keepAliveSeconds * 1000) / 2);
+    this.pinger.unref();
+    socket.on('close', () => clearInterval(this.pinger));
     socket.on('data', (chunk: Buffer) => {
       let packets: Incoming[];
       try {
@@ -169,6 +177,7 @@ class WireSession implements MqttClientSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.pinger);
     await new Promise<void>((resolve) => {
       this.socket.end(packet(0xe0, Buffer.alloc(0)), () => resolve());
       setTimeout(resolve, 200);
@@ -180,9 +189,13 @@ class WireSession implements MqttClientSession {
 export interface WireDriverOptions {
   host: string;
   port: number;
+  /** Tenant its clients land in, when known (detection reads it from the probe client's record). */
+  tenant?: string;
   credentials?: { username: string; password?: string };
   timeoutMs?: number;
 }
+
+const KEEP_ALIVE_SECONDS = 60;
 
 /** Opens a TCP connection; resolves with the socket or the reason it could not be opened. */
 export function openSocket(host: string, port: number, timeoutMs: number): Promise<Socket | string> {
@@ -207,13 +220,14 @@ export function openSocket(host: string, port: number, timeoutMs: number): Promi
 export function wireMqttDriver(options: WireDriverOptions): MqttDriver {
   const timeoutMs = options.timeoutMs ?? 3000;
   return {
-    via: `MQTT 3.1.1 over TCP at ${options.host}:${options.port}`,
+    via: `MQTT 3.1.1 over TCP at ${options.host}:${options.port}${options.tenant !== undefined ? ` (tenant ${options.tenant})` : ""}`,
+    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
     async connect(clientId: string) {
       const socket = await openSocket(options.host, options.port, timeoutMs);
       if (typeof socket === 'string') return { ok: false, reason: socket };
-      const session = new WireSession(clientId, socket, timeoutMs);
+      const session = new WireSession(clientId, socket, timeoutMs, KEEP_ALIVE_SECONDS);
       const answer = session.expect('connack');
-      socket.write(connectPacket(clientId, 60, options.credentials));
+      socket.write(connectPacket(clientId, KEEP_ALIVE_SECONDS, options.credentials));
       const p = await answer;
       if (typeof p === 'string') {
         socket.destroy();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeState, encodeState, StateFileError, type ServeState } from './state-file.ts';
+import { decodeState, encodeState, journaledMqtt, StateFileError, type ServeState } from './state-file.ts';
 
 const STATE: ServeState = {
   mqsimVersion: '0.1.0',
@@ -24,6 +24,13 @@ describe('state file format', () => {
   ])('refuses %s', (_name, make, message) => {
     expect(() => decodeState(make(encodeState(STATE)), 'f')).toThrow(StateFileError);
     expect(() => decodeState(make(encodeState(STATE)), 'f')).toThrow(message);
+  });
+
+  it('keeps MQTT listener operations (source mqtt) and refuses an unknown source', () => {
+    const mqtt = { ...STATE, writes: [...STATE.writes, journaledMqtt(STATE.writes[0].at + 5, 2, 'publish', '{"op":"publish"}', '{"ok":true}')] };
+    expect(decodeState(encodeState(mqtt), 'f').writes[1]).toEqual({ source: 'mqtt', at: STATE.writes[0].at + 5, node: 2, method: 'MQTT', url: 'publish', body: '{"op":"publish"}', status: 200, answer: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    const foreign = { ...STATE, writes: [{ ...STATE.writes[0], source: 'amqp' as never }] };
+    expect(() => decodeState(encodeState(foreign), 'f')).toThrow(/write 1 is malformed/);
   });
 
   it('refuses a well-formed file whose writes go back in time', () => {

@@ -45,8 +45,11 @@ export interface ServeState {
 
 /** A model write as stored: the request, when, and a digest of what it answered. */
 export interface JournaledWrite {
-  /** `api`: the admin HTTP API; `control`: the simulator control interface (/_sim/). */
-  source: 'api' | 'control';
+  /**
+   * `api`: the admin HTTP API; `control`: the simulator control interface (/_sim/); `mqtt`: an
+   * operation of a connection to the MQTT listener (method `MQTT`, url the op's name, body the op).
+   */
+  source: 'api' | 'control' | 'mqtt';
   at: number;
   node: number;
   method: string;
@@ -64,6 +67,11 @@ export const answerDigest = (body: string): string => createHash('sha256').updat
 
 export function journaled(source: JournaledWrite['source'], w: ModelWrite): JournaledWrite {
   return { source, at: w.at, node: w.nodeId, method: w.method, url: w.url, ...(w.body !== undefined ? { body: w.body } : {}), status: w.status, answer: answerDigest(w.answer) };
+}
+
+/** An MQTT listener operation as a journaled write (see sim/mqtt-wire/wire-ops.ts). */
+export function journaledMqtt(at: number, nodeId: number, opName: string, body: string, answer: string): JournaledWrite {
+  return { source: 'mqtt', at, node: nodeId, method: 'MQTT', url: opName, body, status: 200, answer: answerDigest(answer) };
 }
 
 export function encodeState(state: ServeState): string {
@@ -119,7 +127,7 @@ function checkShape(data: any, where: string): ServeState {
   if (!Array.isArray(data.writes)) bad('writes is not a list');
   let last = -Infinity;
   data.writes.forEach((w: any, i: number) => {
-    if (!w || (w.source !== 'api' && w.source !== 'control') || !Number.isFinite(w.at) || !Number.isInteger(w.node) || typeof w.method !== 'string' || typeof w.url !== 'string' || !Number.isInteger(w.status) || typeof w.answer !== 'string') bad(`write ${i + 1} is malformed`);
+    if (!w || (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') || !Number.isFinite(w.at) || !Number.isInteger(w.node) || typeof w.method !== 'string' || typeof w.url !== 'string' || !Number.isInteger(w.status) || typeof w.answer !== 'string') bad(`write ${i + 1} is malformed`);
     if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
     last = w.at;
   });

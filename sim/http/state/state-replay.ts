@@ -2,6 +2,7 @@ import type { Cluster } from '../../cluster/cluster.ts';
 import { controlHttpAnswer } from '../../control/control-http.ts';
 import type { AdminApp } from '../admin-app.ts';
 import type { EnvelopeForm } from '../envelope.ts';
+import { applyWireOp, decodeWireOp, wireAnswerText } from '../../mqtt-wire/wire-ops.ts';
 import { answerDigest, StateFileError, type JournaledWrite } from './state-file.ts';
 
 /**
@@ -17,9 +18,11 @@ export async function replayWrites(cluster: Cluster, app: AdminApp, envelope: En
     if (w.at > cluster.now()) cluster.engine.runUntil(w.at);
     const headers = w.body !== undefined ? { 'content-type': 'application/json' } : {};
     const answer =
-      w.source === 'control'
-        ? controlHttpAnswer(cluster, envelope, () => {}, { method: w.method, url: w.url, body: w.body, peer: '127.0.0.1' })
-        : await app.handle({ method: w.method, url: w.url, headers, body: w.body, peer: '127.0.0.1', nodeId: w.node });
+      w.source === 'mqtt'
+        ? replayMqtt(cluster, w, i, where)
+        : w.source === 'control'
+          ? controlHttpAnswer(cluster, envelope, () => {}, { method: w.method, url: w.url, body: w.body, peer: '127.0.0.1' })
+          : await app.handle({ method: w.method, url: w.url, headers, body: w.body, peer: '127.0.0.1', nodeId: w.node });
     const status = answer?.status;
     const digest = answer ? answerDigest(answer.body) : 'no answer';
     if (status !== w.status || digest !== w.answer) {
@@ -29,4 +32,19 @@ export async function replayWrites(cluster: Cluster, app: AdminApp, envelope: En
     }
   }
   if (virtualNow > cluster.now()) cluster.engine.runUntil(virtualNow);
+}
+
+/**
+ * An MQTT listener operation applied again: the same model call the connection made, without its
+ * socket (deliveries go nowhere; the client is long gone), answering as an HTTP-like answer so the
+ * check below is the same as for the other writes.
+ */
+function replayMqtt(cluster: Cluster, w: JournaledWrite, i: number, where: string): { status: number; body: string } {
+  let op;
+  try {
+    op = decodeWireOp(w.body ?? '');
+  } catch (e) {
+    throw new StateFileError(`${where}: write ${i + 1} is not a readable MQTT operation (${(e as Error).message}); refusing to use it`);
+  }
+  return { status: 200, body: wireAnswerText(applyWireOp(cluster, op)) };
 }

@@ -52,40 +52,49 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
 
 /**
  * Is the listener at host:port the target's? Another broker may listen on the port the target only
- * names (the simulator's ports are nominal; a developer machine runs mosquitto on 1883). A probe
- * client connects and publishes; the target's client list or topic list must show it.
+ * names (the embedded simulator's ports are nominal; a developer machine runs mosquitto on 1883). A
+ * probe client connects and publishes; the target's client list or topic list must show it. Returns
+ * why not, or the tenant the probe client landed in (its record's `tenant`, when shown).
  */
-async function listenerIsTargets(ctx: ConformContext, host: string, port: number): Promise<string | undefined> {
+async function listenerIsTargets(ctx: ConformContext, host: string, port: number): Promise<{ notTargets: string } | { tenant?: string }> {
   const driver = wireMqttDriver({ host, port, timeoutMs: 2000 });
   const clientId = `conform-${ctx.seed}-probe`;
   const topic = `conform/${ctx.seed}/probe`;
   const session = await driver.connect(clientId);
-  if ('ok' in session) return `the MQTT listener at ${host}:${port} refused a client: ${session.reason}`;
+  if ('ok' in session) return { notTargets: `the MQTT listener at ${host}:${port} refused a client: ${session.reason}` };
+  /** The record of a list answer that names `key` as `field`, and its tenant. */
+  const tenantIn = (data: unknown, field: string, key: string): { found: boolean; tenant?: string } => {
+    const rows = (data as { data?: unknown } | undefined)?.data;
+    const row = Array.isArray(rows) ? (rows as Record<string, unknown>[]).find((r) => r?.[field] === key) : undefined;
+    if (row) return typeof row.tenant === 'string' ? { found: true, tenant: row.tenant } : { found: true };
+    return { found: JSON.stringify(data ?? '').includes(key) };
+  };
   try {
     await session.publish(topic, 'mqsim conform probe', { qos: 1, retain: false });
     const clients = ctx.endpoint('GET', '/api/mqtt/client/list');
     const topics = ctx.endpoint('GET', '/api/cluster/topic/list');
     for (let waited = 0; waited <= 3000; waited += 250) {
       if (clients) {
-        const ex = await ctx.call(clients, { client_id: clientId }, 'fixture');
-        if (JSON.stringify(envelopeOf(ex)?.data ?? '').includes(clientId)) return undefined;
+        const seen = tenantIn(envelopeOf(await ctx.call(clients, { client_id: clientId }, 'fixture'))?.data, 'client_id', clientId);
+        if (seen.found) return seen.tenant !== undefined ? { tenant: seen.tenant } : {};
       }
       if (topics) {
-        const ex = await ctx.call(topics, { topic_name: topic }, 'fixture');
-        if (JSON.stringify(envelopeOf(ex)?.data ?? '').includes(topic)) return undefined;
+        const seen = tenantIn(envelopeOf(await ctx.call(topics, { topic_name: topic }, 'fixture'))?.data, 'topic_name', topic);
+        if (seen.found) return seen.tenant !== undefined ? { tenant: seen.tenant } : {};
       }
       await new Promise((r) => setTimeout(r, 250));
     }
-    return `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's`;
+    return { notTargets: `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's` };
   } finally {
     await session.close();
   }
 }
 
-async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number }> {
-  // The simulator serves no MQTT: its mqtt_server ports are nominal, and something else may answer there.
+async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number; tenant?: string }> {
   if (ctx.mqttListenerNone) return { listener: { available: false, reason: 'the target has no MQTT listener (--mqtt none)' } };
-  if (ctx.target.control && !ctx.mqttAddress) return { listener: { available: false, reason: 'the simulator serves no MQTT listener (its mqtt_server ports are nominal)' } };
+  // The embedded simulator (--target sim) runs without sockets: its mqtt_server ports are nominal and
+  // something else may answer there. (`mqsim serve --mqtt-port` does listen: --target URL detects it.)
+  if (ctx.target.control && !ctx.mqttAddress) return { listener: { available: false, reason: 'the embedded simulator runs without an MQTT listener (its mqtt_server ports are nominal; mqsim serve --mqtt-port serves one)' } };
   let targetHost: string;
   try {
     targetHost = new URL(ctx.target.baseUrl).hostname.replace(/^\[|\]$/g, '');
@@ -103,12 +112,12 @@ async function probeMqttListener(ctx: ConformContext): Promise<{ listener: Detec
       continue;
     }
     socket.destroy();
-    const notTargets = await listenerIsTargets(ctx, c.host, c.port);
-    if (notTargets) {
-      others.push(`${notTargets} (${c.source})`);
+    const verdict = await listenerIsTargets(ctx, c.host, c.port);
+    if ('notTargets' in verdict) {
+      others.push(`${verdict.notTargets} (${c.source})`);
       continue;
     }
-    return { listener: { available: true, address: `${c.host}:${c.port}`, source: c.source }, host: c.host, port: c.port };
+    return { listener: { available: true, address: `${c.host}:${c.port}`, source: c.source }, host: c.host, port: c.port, ...(verdict.tenant !== undefined ? { tenant: verdict.tenant } : {}) };
   }
   const found = [...(unreachable.length ? [`no MQTT listener answers: ${unreachable.join('; ')}`] : []), ...others];
   const why = found.length ? found.join('; ') : `no MQTT listener address found: ${notes.join('; ')}`;
@@ -127,7 +136,7 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
   const mqtt = await probeMqttListener(ctx);
   let mqttClient: DetectedCapabilities['mqttClient'];
   if (mqtt.listener.available && mqtt.host && mqtt.port) {
-    ctx.mqtt = wireMqttDriver({ host: mqtt.host, port: mqtt.port });
+    ctx.mqtt = wireMqttDriver({ host: mqtt.host, port: mqtt.port, ...(mqtt.tenant !== undefined ? { tenant: mqtt.tenant } : {}) });
     mqttClient = { available: true, via: ctx.mqtt.via };
   } else if (ctx.target.control) {
     ctx.mqtt = ctx.target.control.mqtt(ctx.names.tenant);
