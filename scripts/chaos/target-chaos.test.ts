@@ -1,30 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 import { AckHistory } from './api-history.ts';
+import { MQSIM_BIN as BIN, startServe, stopAll } from '../cli/testing/serve-process.ts';
 import { runTargetChaos } from './target-chaos.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
-const children: ChildProcess[] = [];
 
 /** Starts `mqsim serve` on a free port; resolves with its base URL. */
 async function serve(...extra: string[]): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workload', 'none', '--nodes', '3', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  while (!out.includes('\n')) {
-    const [chunk] = (await once(child.stdout!, 'data')) as [string];
-    out += chunk;
-  }
-  return out.trim().split('\n')[0];
+  return (await startServe(['--workload', 'none', '--nodes', '3', ...extra])).url;
 }
 
-afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
-});
+afterAll(() => stopAll('SIGTERM'));
 
 const chaos = (url: string, ...extra: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
   const child = spawn(process.execPath, [BIN, 'chaos', '--target', url, '--seed', '3', '--steps', '200', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });

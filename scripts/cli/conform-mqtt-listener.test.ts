@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runConform } from '../../suites/conform/runner.ts';
+import { startServe, stopAll } from './testing/serve-process.ts';
 
 /**
  * `mqsim conform --target <mqsim serve --mqtt-port 0>` end to end: the conformance run finds the
@@ -11,11 +10,7 @@ import { runConform } from '../../suites/conform/runner.ts';
  * target. The property-based suites are left out to keep the test short (they need no MQTT client).
  */
 
-const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
-let child: ChildProcess | undefined;
-afterAll(() => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
-});
+afterAll(() => stopAll());
 
 /** Checks that act through an MQTT client (scenario suites and the flapping, connector and monitor families). */
 const MQTT_DEPENDENT = [
@@ -39,14 +34,7 @@ const MQTT_DEPENDENT = [
 
 describe('mqsim conform against mqsim serve --mqtt-port 0', () => {
   it('detects the listener and runs every MQTT-dependent check, with no finding', async () => {
-    child = spawn(process.execPath, [BIN, 'serve', '--workload', 'none', '--port', '0', '--mqtt-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr!.on('data', (c) => (err += c));
-    const url = await new Promise<string>((resolve, reject) => {
-      child!.stdout!.once('data', (c) => resolve(String(c).trim()));
-      child!.once('exit', (code) => reject(new Error(`mqsim serve exited with ${code}: ${err}`)));
-    });
-    const port = Number(/node 1 MQTT: mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(err)?.[1]);
+    const { child, exit, url, mqttPort: port } = await startServe(['--workload', 'none', '--mqtt-port', '0']);
 
     const report = await runConform({ target: url, seed: 4, properties: false });
     expect(report.capabilities?.mqttListener).toMatchObject({ available: true, address: `127.0.0.1:${port}`, source: 'config get mqtt_server.tcp_port' });
@@ -62,6 +50,6 @@ describe('mqsim conform against mqsim serve --mqtt-port 0', () => {
     expect(report.findings.map((f) => `${f.level} ${f.id}: ${f.title}`)).toEqual([]);
 
     child.kill('SIGTERM');
-    expect(await new Promise((r) => child!.once('exit', r))).toBe(0);
+    expect(await exit).toBe(0);
   }, 90_000);
 });

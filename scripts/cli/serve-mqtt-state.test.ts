@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MQSIM_BIN as BIN, startServe, stopAll, type ServedProcess } from './testing/serve-process.ts';
 
 /**
  * `mqsim serve --state FILE --mqtt-port 0` through the real CLI: what MQTT clients did (connect,
@@ -13,48 +13,21 @@ import { afterAll, describe, expect, it } from 'vitest';
  * subscriptions and queues come back.
  */
 
-const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-mqtt-state-'));
-const running = new Set<ChildProcess>();
 afterAll(() => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  mqttPort: number | undefined;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
+const serve = startServe;
 
-function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c) => (err += c));
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c) => {
-      out += c;
-      if (!out.includes('\n')) return;
-      // The listener lines are written before the URL line on stdout.
-      const port = /node 1 MQTT: mqtt:\/\/[^:]+:(\d+)/.exec(err)?.[1];
-      resolve({ child, url: out.split('\n')[0].trim(), mqttPort: port ? Number(port) : undefined, stderr: () => err, exit });
-    });
-    void exit.then((code) => reject(new Error(`mqsim serve exited with ${code} before it was ready: ${err}`)));
-  });
-}
-
-async function stop(s: Served): Promise<void> {
+async function stop(s: ServedProcess): Promise<void> {
   s.child.kill('SIGTERM');
   expect(await s.exit).toBe(0);
 }
 
-const api = async (s: Served, path: string): Promise<any> => (await fetch(s.url + path)).json();
-const post = async (s: Served, path: string, body: unknown): Promise<any> =>
+const api = async (s: ServedProcess, path: string): Promise<any> => (await fetch(s.url + path)).json();
+const post = async (s: ServedProcess, path: string, body: unknown): Promise<any> =>
   (await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
 const client = (port: number, options: IClientOptions): Promise<MqttClient> => mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, ...options });
 

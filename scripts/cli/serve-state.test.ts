@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MQSIM_BIN as BIN, startServe, stopAll } from './testing/serve-process.ts';
 
 /**
  * `mqsim serve --state FILE` through the real CLI: acknowledged writes of every kind survive a
@@ -12,37 +13,13 @@ import { afterAll, describe, expect, it } from 'vitest';
  * with exit 2 and left byte for byte as it was.
  */
 
-const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-'));
-/** Servers this file started; a failed assertion must not leave one running. */
-const running = new Set<ChildProcess>();
 afterAll(() => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c) => (err += c));
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c) => {
-      out += c;
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ child, url: line.trim(), stderr: () => err, exit });
-    });
-    void exit.then((code) => reject(new Error(`mqsim serve exited with ${code} before it was ready: ${err}`)));
-  });
-}
+const serve = startServe;
 
 /** Runs `mqsim serve` expecting it to refuse to start; returns exit code and stderr. */
 function refused(args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -105,7 +82,6 @@ describe('mqsim serve --state', () => {
   it('acknowledged writes survive kill -TERM and a restart with the same file', async () => {
     const file = join(dir, 'cluster.state');
     const first = await serve(['--nodes', '3', '--workload', 'demo', '--control', '--seed', '7', '--state', file]);
-    running.add(first.child);
     for (const [path, body] of WRITES) {
       const answer = await post(first.url, path, body);
       expect(answer.code, `${path}: ${JSON.stringify(answer)}`).toBe(0);
@@ -126,7 +102,6 @@ describe('mqsim serve --state', () => {
 
     // Restart with the same file and no other options: the recorded ones (seed 7, 3 nodes, demo) apply.
     const second = await serve(['--control', '--state', file]);
-    running.add(second.child);
     try {
       expect(second.stderr()).toMatch(/resumed \d+ write\(s\)/);
       expect(await observe(second.url)).toEqual(before);
@@ -137,7 +112,6 @@ describe('mqsim serve --state', () => {
       expect(await second.exit).toBe(0);
     }
     const third = await serve(['--state', file]);
-    running.add(third.child);
     try {
       expect((await get(third.url, '/api/cluster/tenant/list?tenant_name=after-restart')).data.total_count).toBe(1);
       expect((await observe(third.url)).users).toEqual(['bob']);
@@ -157,13 +131,11 @@ describe('mqsim serve --state', () => {
   it('a write is saved within the debounce delay, so it survives even kill -9', async () => {
     const file = join(dir, 'killed.state');
     const s = await serve(['--workload', 'none', '--nodes', '3', '--state', file]);
-    running.add(s.child);
     expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'survivor' })).code).toBe(0);
     await new Promise((r) => setTimeout(r, 800));
     s.child.kill('SIGKILL');
     await s.exit;
     const again = await serve(['--state', file]);
-    running.add(again.child);
     try {
       expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=survivor')).data.total_count).toBe(1);
     } finally {
@@ -175,7 +147,6 @@ describe('mqsim serve --state', () => {
   it('a missing file is created at start', async () => {
     const file = join(dir, 'new.state');
     const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
-    running.add(s.child);
     try {
       expect(existsSync(file)).toBe(true);
       expect(readFileSync(file, 'utf8')).toMatch(/^MQSIM-SERVE-STATE 1 sha256=[0-9a-f]{64} bytes=\d+\n\{/);
@@ -195,7 +166,6 @@ describe('mqsim serve --state', () => {
     it('makes a good file first', async () => {
       const file = join(dir, 'good.state');
       const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
-      running.add(s.child);
       expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'x' })).code).toBe(0);
       s.child.kill('SIGTERM');
       expect(await s.exit).toBe(0);

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import mqttPacket from 'mqtt-packet';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFileLimit } from './fd-limit.ts';
+import { startServe, stopAll } from '../../scripts/cli/testing/serve-process.ts';
 import { connectClient, startTestBroker } from './testing/test-broker.ts';
 
 /**
@@ -15,13 +14,9 @@ import { connectClient, startTestBroker } from './testing/test-broker.ts';
 
 const overview = async (url: string): Promise<{ connection_num: number }> => ((await (await fetch(`${url}/api/mqtt/overview`)).json()) as { data: { connection_num: number } }).data;
 
-const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const N = 10_000;
 const limit = openFileLimit() ?? 0;
-const children = new Set<ChildProcess>();
-afterAll(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-});
+afterAll(() => stopAll());
 
 /** Opens `n` sockets, each sending CONNECT, at most `window` waiting for their CONNACK at a time. */
 async function connectMany(port: number, n: number, window = 500): Promise<Socket[]> {
@@ -50,16 +45,8 @@ async function connectMany(port: number, n: number, window = 500): Promise<Socke
 
 describe('MQTT listener: many connections', () => {
   it.skipIf(limit < N + 1_000)(`serves ${N} concurrent connections and lets them go (needs ulimit -n ≥ ${N + 1_000}; this process has ${limit})`, async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--workload', 'none', '--port', '0', '--mqtt-port', '0', '--nodes', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let err = '';
-    child.stderr!.on('data', (c) => (err += c));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.once('data', (c) => resolve(String(c).trim()));
-      child.once('exit', (code) => reject(new Error(`mqsim serve exited with ${code}: ${err}`)));
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    const port = Number(/MQTT: mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(err)?.[1]);
+    const { child, exit, url, mqttPort } = await startServe(['--workload', 'none', '--mqtt-port', '0', '--nodes', '1']);
+    const port = mqttPort!;
     const started = performance.now();
     const sockets = await connectMany(port, N);
     const seconds = (performance.now() - started) / 1000;
@@ -82,7 +69,7 @@ describe('MQTT listener: many connections', () => {
     }
     expect(left).toBe(0);
     child.kill('SIGTERM');
-    expect(await new Promise((r) => child.once('exit', r))).toBe(0);
+    expect(await exit).toBe(0);
     console.log(`${N} connections in ${seconds.toFixed(1)} s (${Math.round(N / seconds)}/s)`);
   }, 60_000);
 
