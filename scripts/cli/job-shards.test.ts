@@ -14,12 +14,17 @@ import type { Report } from '../../suites/conform/report-model.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'mqsim-job-shards-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const figures: string[] = [];
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  console.log(`job shards:\n  ${figures.join('\n  ')}`);
+});
 
 interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  ms: number;
 }
 
 function mqsim(args: string[], env: Record<string, string> = {}): Promise<Run> {
@@ -27,9 +32,10 @@ function mqsim(args: string[], env: Record<string, string> = {}): Promise<Run> {
     // Without the scheduler's variable unless a test gives it: the runner's own environment must not leak in.
     const base = { ...process.env };
     delete base.JOB_COMPLETION_INDEX;
+    const t0 = performance.now();
     execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1) : 0;
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, ms: Math.round(performance.now() - t0) });
     });
   });
 }
@@ -63,6 +69,7 @@ describe('conform split into an Indexed Job\'s shards (JOB_COMPLETION_INDEX + --
     expect(merged.findings.map((f) => f.id)).toEqual(unsharded.findings.map((f) => f.id));
     expect(merged.verdict).toBe(unsharded.verdict);
     expect(checksOf(merged).length).toBeGreaterThan(100);
+    figures.push(`conform, 3 shards + 1 unsharded run at once: ${checksOf(merged).length} checks merged = unsharded (${merged.summary.passed} passed, ${merged.summary.failed} failed, ${merged.summary.skipped} skipped, ${merged.findings.length} findings); shard processes ${shards.map((x) => x.ms).join(' / ')} ms, unsharded ${whole.ms} ms`);
   }, 120_000);
 
   it('a missing shard fails the merge (exit 2), and a pod index past the count is a usage error', async () => {
@@ -108,6 +115,7 @@ describe('a chaos sweep split into an Indexed Job\'s shards', () => {
     }
     expect(merged.shards.map((s: { seeds_run: number }) => s.seeds_run)).toEqual([2, 2, 1, 1]);
     expect(JSON.parse(readFileSync(join(root, 'merged-sweep.json'), 'utf8'))).toMatchObject({ format: 'mqsim-chaos-sweep/1', shard: null, seeds: '1..6', summary: { seeds_run: 6, passed: 4 } });
+    figures.push(`chaos sweep, 4 shards + 1 unsharded run at once: merged = unsharded (${merged.seeds_run} seeds, ${merged.passed} passed, failed ${merged.failed.map((f: { seed: string }) => f.seed).join(', ')}, ${merged.events} events, coverage equal); shard processes ${shards.map((x) => x.ms).join(' / ')} ms`);
   }, 120_000);
 
   it('refuses a missing shard, a shard given twice and shards of another sweep (exit 2)', async () => {
