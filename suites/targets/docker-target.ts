@@ -151,9 +151,11 @@ export interface DockerTargetOptions {
 }
 
 /**
- * Stops `stop()` when this process is told to end while a container runs: without Ryuk nothing else
- * would, and a container on the host's network keeps its ports. After stopping, the signal is raised
- * again when no other handler wants it, so the process ends as it would have. Returns the remover.
+ * Calls `stop()` when this process is told to end while a container runs: without Ryuk nothing else
+ * would, and a container on the host's network keeps its ports. Once it is stopped the signal is
+ * raised again, so the process ends as it would have. (Other listeners, e.g. signal-exit's, which
+ * testcontainers' file lock installs and which ends the process when it is the last one, see it again.)
+ * Returns the remover.
  */
 function stopOnSignals(stop: () => Promise<unknown>): () => void {
   const signals = ['SIGINT', 'SIGTERM'] as const;
@@ -161,9 +163,7 @@ function stopOnSignals(stop: () => Promise<unknown>): () => void {
     remove();
     void stop()
       .catch(() => {})
-      .finally(() => {
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
+      .finally(() => process.kill(process.pid, signal));
   };
   const remove = (): void => {
     for (const s of signals) process.off(s, handler);
@@ -213,10 +213,11 @@ export class DockerTarget extends WrappingTarget {
     } catch (e) {
       throw new Error(`--target ${raw}: ${(e as Error).message}`);
     }
-    // Stopped with a grace period: a server that saves state on SIGTERM gets to do it.
+    // Stopped with a grace period (a server that saves state on SIGTERM gets to do it), or at once
+    // when this process is interrupted: the run goes on meanwhile, against a server that is going.
     let stopping: Promise<unknown> | undefined;
-    const stop = () => (stopping ??= started.stop({ timeout: 10_000 }));
-    const unhook = stopOnSignals(stop);
+    const stop = (timeout = 10_000) => (stopping ??= started.stop({ timeout }));
+    const unhook = stopOnSignals(() => stop(0));
     try {
       const username = options.username ?? spec.username;
       const password = options.password ?? spec.password;
