@@ -6,11 +6,14 @@ import { CHAOS_BUGS, CHAOS_FAULT_KINDS, generatePlan, type ChaosFaultKind, type 
 import { runPlan } from '../../sim/chaos/chaos-runner.ts';
 import { chaosCommandOf, checkDeterminism, replayFileOf, resultLine, runFailed } from '../../sim/chaos/chaos.ts';
 import { parseSeedList, summarize, type SweepSummary } from '../../sim/chaos/seed-sweep.ts';
+import { sweepFileName, sweepFileOf } from '../../sim/chaos/sweep-file.ts';
 import { shrinkPlan } from '../../sim/chaos/shrink.ts';
 import type { ShardSpec } from '../../suites/conform/report-model.ts';
-import { parseShard, shardOf } from '../../suites/report/selection.ts';
+import { JOB_INDEX_VARIABLE, parseShardCount, resolveShard } from '../../suites/report/job-shard.ts';
+import { parseShard, SelectionError, shardOf } from '../../suites/report/selection.ts';
 import { runTargetChaos } from '../chaos/target-chaos.ts';
 import { UrlTarget } from '../../suites/targets/url-target.ts';
+import { registerChaosMergeCommand } from './chaos-merge-command.ts';
 import { runSweep } from './chaos-sweep.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 
@@ -20,6 +23,8 @@ export interface ChaosIo {
   writeFile: (path: string, text: string) => void;
   /** Whether progress lines go to stderr (a sweep prints one every few seconds). */
   progress?: boolean;
+  /** Where JOB_COMPLETION_INDEX is read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const defaultIo: ChaosIo = {
@@ -62,6 +67,8 @@ export interface ChaosCommandOptions {
   seeds?: string[];
   workers?: number;
   shard?: ShardSpec;
+  /** Number of shards, this process's from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod index). */
+  shardCount?: number;
   outDir?: string;
   target?: string;
   username?: string;
@@ -130,13 +137,32 @@ function shardArg(value: string): ShardSpec {
   }
 }
 
+function shardCountArg(value: string): number {
+  try {
+    return parseShardCount(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 /** Default directory of a sweep's replay files. */
 export const DEFAULT_SWEEP_DIR = 'reports/chaos';
 
-/** `mqsim chaos --seeds A..B`: every seed of this shard, a summary, replay files of the failing seeds; exit 1 if one failed. */
+/**
+ * `mqsim chaos --seeds A..B`: every seed of this shard, a summary, replay files of the failing seeds
+ * and the summary file (`sweep.json`, or `sweep-i-of-n.json` for a shard) in --out-dir, which
+ * `mqsim chaos merge` combines; exit 1 if a seed failed.
+ */
 export async function runSweepCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
   if (o.out || o.checkDeterminism) throw new UsageError('--seeds runs a sweep: --out and --check-determinism apply to one seed (use --out-dir for the replay files of failing seeds)');
-  const seeds = shardOf(o.seeds!, o.shard);
+  let shard: ShardSpec | undefined;
+  try {
+    shard = resolveShard(o, io.env ?? process.env);
+  } catch (e) {
+    if (e instanceof SelectionError) throw new UsageError(e.message);
+    throw e;
+  }
+  const seeds = shardOf(o.seeds!, shard);
   const template = { steps: o.steps, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null };
   const workers = o.workers ?? availableParallelism();
   let lastReport = performance.now();
@@ -157,12 +183,16 @@ export async function runSweepCommand(o: ChaosCommandOptions, io: ChaosIo = defa
   }
   const summary = summarize(outcomes, files);
   const rate = { seconds: +(elapsedMs / 1000).toFixed(2), events_per_s: Math.round((summary.events / elapsedMs) * 1000), seeds_per_min: Math.round((seeds.length / elapsedMs) * 60_000), workers };
-  if (o.json) io.stdout(`${JSON.stringify({ ...summary, ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}), ...rate })}\n`);
-  else io.stdout(sweepTable(o, summary, rate));
+  // The file names replay files relative to itself: the directory may be moved (a CI artifact, a volume).
+  const relative = summarize(outcomes, new Map([...files.keys()].map((seed) => [seed, `chaos-seed-${seed}.json`])));
+  const summaryFile = join(outDir, sweepFileName(shard));
+  io.writeFile(summaryFile, `${JSON.stringify(sweepFileOf({ options: template, seeds: o.seeds!, ...(shard ? { shard } : {}), summary: relative, seconds: rate.seconds, workers }), null, 2)}\n`);
+  if (o.json) io.stdout(`${JSON.stringify({ ...summary, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), ...rate, summary_file: summaryFile })}\n`);
+  else io.stdout(sweepTable({ ...o, ...(shard ? { shard } : {}) }, summary, rate, summaryFile));
   return summary.failed.length > 0 ? 1 : 0;
 }
 
-function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: number; events_per_s: number; seeds_per_min: number; workers: number }): string {
+function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: number; events_per_s: number; seeds_per_min: number; workers: number }, summaryFile: string): string {
   const c = s.coverage;
   const rows: [string, string][] = [
     ['options', `${o.steps} steps, ${o.nodes} nodes, faults ${o.faults.join(',') || 'none'}${o.bug ? `, bug ${o.bug}` : ''}${o.shard ? `, shard ${o.shard.index}/${o.shard.count}` : ''}`],
@@ -173,6 +203,7 @@ function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: nu
     ['events', String(s.events)],
     ['coverage', `leader changes ${c.leader_changes}, crashes ${c.node_crashes}, partitions ${c.partitions}, connector failures ${c.connector_failures}, bans ${c.bans} (lifted ${c.bans_lifted}), api ok ${c.api_ok} / refused ${c.api_refused}`],
     ['faults', Object.entries(c.faults).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'],
+    ['summary', summaryFile],
   ];
   const lines = rows.map(([k, v]) => `${k.padEnd(10)} ${v}`);
   for (const f of s.failed) lines.push(`FAILED seed ${f.seed}: ${f.first_violation}${f.replay_file ? `\n  replay: mqsim replay ${f.replay_file}` : ''}`);
@@ -184,7 +215,7 @@ function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: nu
 export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
   if (o.target) return runTargetCommand(o, io);
   if (o.seeds) return runSweepCommand(o, io);
-  if (o.shard || o.workers !== undefined || o.outDir) throw new UsageError('--shard, --workers and --out-dir belong to a sweep: give --seeds FROM..TO');
+  if (o.shard || o.shardCount !== undefined || o.workers !== undefined || o.outDir) throw new UsageError('--shard, --shard-count, --workers and --out-dir belong to a sweep: give --seeds FROM..TO');
   if (o.username !== undefined || o.password !== undefined) throw new UsageError('--username and --password belong to --target');
   const options: ChaosOptions = { seed: o.seed, steps: o.steps, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null };
   if (o.checkDeterminism) {
@@ -215,8 +246,12 @@ export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defa
 }
 
 export function registerChaosCommand(program: Command): void {
-  program
+  // `chaos merge` has options named as chaos's own (--json, --out): with positional options, those
+  // after `merge` are merge's. Commander needs the setting on every command above it, the program too.
+  program.enablePositionalOptions();
+  const chaos = program
     .command('chaos')
+    .enablePositionalOptions()
     .description('Seeded chaos run: API operations through the admin handlers interleaved with faults; every invariant checked after every event')
     .addOption(new Option('--seed <seed>', 'seed of the plan and of the cluster').default('1').argParser(seedArg))
     .addOption(new Option('--steps <k>', 'number of steps (API calls, faults, repairs)').default(1000).argParser(parseIntOption('--steps', 1, 10_000_000)))
@@ -226,7 +261,8 @@ export function registerChaosCommand(program: Command): void {
     .addOption(new Option('--seeds <list>', 'sweep: run every seed of FROM..TO and/or a comma list (e.g. 1..1000); summary table, exit 1 if one failed').argParser(seedListArg))
     .addOption(new Option('--workers <n>', 'sweep: worker threads (default: available cores)').argParser(parseIntOption('--workers', 1, 256)))
     .addOption(new Option('--shard <i/n>', 'sweep: run only shard i of n of the seeds (round robin), for CI matrices').argParser(shardArg))
-    .option('--out-dir <dir>', `sweep: where failing seeds' replay files go (default ${DEFAULT_SWEEP_DIR})`)
+    .addOption(new Option('--shard-count <n>', `sweep: split the seeds into n shards and run the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it)`).argParser(shardCountArg))
+    .option('--out-dir <dir>', `sweep: where the summary file (sweep.json, sweep-i-of-n.json for a shard) and failing seeds' replay files go (default ${DEFAULT_SWEEP_DIR})`)
     .option('--target <url>', 'run the API operations of the plan against a server over HTTP (no faults) and check API-level invariants')
     .option('--username <user>', 'with --target: log in with these credentials (else no token is sent)')
     .option('--password <password>', 'with --target: password of --username')
@@ -249,9 +285,12 @@ Examples:
   mqsim chaos --seed 7 --steps 2000 --check-determinism
   mqsim chaos --seeds 1..1000 --steps 1000 --workers 2                # sweep, summary table
   mqsim chaos --seeds 1..1000 --shard 2/4 --json --out-dir reports/chaos   # one CI matrix job
+  JOB_COMPLETION_INDEX=1 mqsim chaos --seeds 1..1000 --shard-count 4 --out-dir /reports   # pod 1 of an Indexed Job
+  mqsim chaos merge /reports                                          # the four shards' summary as one sweep
   mqsim chaos --target http://127.0.0.1:58080 --seed 3 --steps 500 --username admin --password admin`,
     )
     .action(async (opts: ChaosCommandOptions) => {
       process.exitCode = await runChaosCommand(opts);
     });
+  registerChaosMergeCommand(chaos);
 }

@@ -78,8 +78,12 @@ describe('seed sweeps', () => {
     expect(r.stdout).toMatch(/seeds run\s+4/);
     expect(r.stdout).toContain('2 worker(s)');
     expect(r.status).toBe(r.stdout.includes('FAILED') ? 1 : 0);
-    expect(readdirSync(dir).length).toBe((r.stdout.match(/FAILED seed/g) ?? []).length);
-    if (r.status === 1) expect(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8')).toContain('mqsim-chaos-replay/1');
+    // One replay file per failing seed, next to the sweep's summary file.
+    const replays = readdirSync(dir).filter((f) => f.startsWith('chaos-seed-'));
+    expect(replays.length).toBe((r.stdout.match(/FAILED seed/g) ?? []).length);
+    if (r.status === 1) expect(readFileSync(join(dir, replays[0]), 'utf8')).toContain('mqsim-chaos-replay/1');
+    expect(r.stdout).toContain(`summary    ${join(dir, 'sweep.json')}`);
+    expect(JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'))).toMatchObject({ format: 'mqsim-chaos-sweep/1', seeds: '1..4', shard: null, summary: { seeds_run: 4 } });
   }, 60_000);
 
   it('is a usage error (exit 2) combined with --out, or with a bad range', () => {

@@ -9,6 +9,7 @@ import { copyToLatest, writeReports } from '../../suites/conform/writers/write-r
 import { baselineLines } from '../../suites/report/baseline.ts';
 import { ProgressPrinter } from '../../suites/report/progress.ts';
 import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';
+import { JOB_INDEX_VARIABLE, parseShardCount, resolveShard } from '../../suites/report/job-shard.ts';
 import { parseShard, selectEndpoints, SelectionError } from '../../suites/report/selection.ts';
 import { parsePeerAddress, peerAddressProblem } from '../../suites/targets/peer-address.ts';
 import { parseTargetUrl } from '../../suites/targets/url-target.ts';
@@ -34,6 +35,8 @@ export interface ConformCommandOptions {
   only?: readonly string[];
   skip?: readonly string[];
   shard?: ShardSpec;
+  /** Number of shards, this process's from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod index). */
+  shardCount?: number;
   /** An earlier report.json (or its directory): only new findings fail the run. */
   baseline?: string;
   /** Findings from this level up fail the run (default must). */
@@ -54,6 +57,8 @@ export interface ConformIo {
   /** stderr is a terminal: progress is one line updated in place. */
   stderrIsTTY?: boolean;
   columns?: number;
+  /** Where JOB_COMPLETION_INDEX is read (default: process.env); injectable for tests. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const defaultIo: ConformIo = {
@@ -134,6 +139,14 @@ function shardArg(value: string): ShardSpec {
   }
 }
 
+function shardCountArg(value: string): number {
+  try {
+    return parseShardCount(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 /**
  * The end-of-run lines: verdict, the findings (MUST first), spec coverage, where the reports are, then
  * the baseline comparison. With `quiet`, the verdict line alone.
@@ -168,10 +181,12 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
     return 2;
   }
   let baseline: { file: string; report: Report } | undefined;
+  let shard: ShardSpec | undefined;
   try {
     baseline = loadBaseline(options.baseline);
+    shard = resolveShard(options, io.env ?? process.env);
     // Checked before anything starts, so a typo costs no run.
-    selectEndpoints(CONTRACT, options);
+    selectEndpoints(CONTRACT, { ...options, ...(shard ? { shard } : {}) });
   } catch (e) {
     if (e instanceof ReportFileError) io.stderr(`error: --baseline: ${e.message}\n`);
     else if (e instanceof SelectionError) io.stderr(`error: ${e.message}\n`);
@@ -203,7 +218,7 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
       ...(options.mqtt !== undefined ? { mqtt: options.mqtt } : {}),
       ...(options.only ? { only: options.only } : {}),
       ...(options.skip ? { skip: options.skip } : {}),
-      ...(options.shard ? { shard: options.shard } : {}),
+      ...(shard ? { shard } : {}),
       ...(baseline ? { baseline } : {}),
       ...(options.failOn ? { failOn: options.failOn } : {}),
       properties: options.properties !== false,
@@ -261,6 +276,7 @@ export function registerConformCommand(program: Command, registerOptions: Regist
     .addOption(new Option('--only <patterns>', 'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable').argParser(collect))
     .addOption(new Option('--skip <patterns>', 'leave out endpoints matching these patterns (same forms as --only)').argParser(collect))
     .addOption(new Option('--shard <i/n>', 'check shard i of n: the selected endpoints and, separately, the properties are dealt round robin (fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
+    .addOption(new Option('--shard-count <n>', `split the run into n shards and check the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it): shard ${JOB_INDEX_VARIABLE}+1 of n`).argParser(shardCountArg))
     .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW findings (at the --fail-on level); lists new and fixed findings')
     .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must (MUST findings), should (MUST and SHOULD), info (any finding)').choices(['must', 'should', 'info']).default('must'))
     .option('--quiet', 'no progress; print only the final verdict line')
@@ -295,7 +311,9 @@ matches no endpoint is a usage error. Shards of one selection partition its chec
 are dealt round robin, and so are the properties (a shard may call any endpoint a property needs);
 run every i of 1..n (against separate servers, or with different --seed values against one server,
 so fixtures do not collide), then merge the report directories: the merge has the checks of the
-unsharded run.
+unsharded run. Under a scheduler that numbers its processes, --shard-count n takes the shard from
+JOB_COMPLETION_INDEX (0-based: a Kubernetes Indexed Job with completions n sets it in each pod; set it
+from a CI matrix too): shard JOB_COMPLETION_INDEX+1 of n. Examples: examples/k8s/, examples/github-actions/.
 
 Examples:
   $ mqsim conform --target sim
@@ -309,6 +327,7 @@ Examples:
   $ mqsim conform --target sim --shard 1/2 --report-dir shard-1 --quiet
   $ mqsim conform --target sim --shard 2/2 --report-dir shard-2 --quiet
   $ mqsim report merge shard-1 shard-2 --out conform-report
+  $ JOB_COMPLETION_INDEX=0 mqsim conform --target sim --shard-count 2 --report-dir shard-1 --quiet   # an Indexed Job's pod 0
   $ mqsim conform --target sim --seed 42 --property-path 'model.users~0:1:0:0~G:B'   # replay one property failure
   $ mqsim conform --target docker:robustmq/robustmq:latest?port=58080   # needs a Docker engine`,
     )

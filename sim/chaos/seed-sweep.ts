@@ -46,6 +46,23 @@ export function parseSeedList(spec: string): string[] {
   return out;
 }
 
+/**
+ * The inverse of parseSeedList: runs of consecutive integers as ranges (`1..1000,42,abc`), so a sweep of
+ * a million seeds is recorded in a few bytes. `parseSeedList(formatSeedList(s))` is `s` for any list
+ * parseSeedList returns (no duplicates).
+ */
+export function formatSeedList(seeds: readonly string[]): string {
+  const parts: string[] = [];
+  const integer = (s: string) => /^(0|[1-9]\d*)$/.test(s) && Number(s) <= Number.MAX_SAFE_INTEGER;
+  for (let i = 0; i < seeds.length; ) {
+    let j = i;
+    if (integer(seeds[i])) while (j + 1 < seeds.length && integer(seeds[j + 1]) && Number(seeds[j + 1]) === Number(seeds[j]) + 1) j++;
+    parts.push(j > i ? `${seeds[i]}..${seeds[j]}` : seeds[i]);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
 /** Runs one seed of a sweep: the same run `mqsim chaos --seed S` makes. */
 export async function runSeed(template: Omit<ChaosOptions, 'seed'>, seed: string): Promise<SeedOutcome> {
   const options: ChaosOptions = { ...template, seed };
@@ -75,17 +92,24 @@ export interface SweepSummary {
   violations_by_invariant: Record<string, number>;
 }
 
+const emptyCoverage = (): ChaosCoverage => ({ leader_changes: 0, node_crashes: 0, partitions: 0, connector_failures: 0, bans: 0, bans_lifted: 0, api_ok: 0, api_refused: 0, faults: {} });
+
+/** Adds `c` into `into` (faults by kind too). */
+function addCoverage(into: ChaosCoverage, c: ChaosCoverage): void {
+  for (const [k, v] of Object.entries(c) as [keyof ChaosCoverage, unknown][]) {
+    if (k === 'faults') for (const [f, n] of Object.entries(v as Record<string, number>)) into.faults[f] = (into.faults[f] ?? 0) + n;
+    else into[k] += v as number;
+  }
+}
+
 /** Adds up the outcomes of a sweep, in seed order (so the summary does not depend on the worker count). */
 export function summarize(outcomes: readonly SeedOutcome[], replayFiles: ReadonlyMap<string, string> = new Map()): SweepSummary {
-  const coverage: ChaosCoverage = { leader_changes: 0, node_crashes: 0, partitions: 0, connector_failures: 0, bans: 0, bans_lifted: 0, api_ok: 0, api_refused: 0, faults: {} };
+  const coverage = emptyCoverage();
   const byInvariant: Record<string, number> = {};
   let events = 0;
   for (const o of outcomes) {
     events += o.events;
-    for (const [k, v] of Object.entries(o.coverage) as [keyof ChaosCoverage, unknown][]) {
-      if (k === 'faults') for (const [f, n] of Object.entries(v as Record<string, number>)) coverage.faults[f] = (coverage.faults[f] ?? 0) + n;
-      else coverage[k] += v as number;
-    }
+    addCoverage(coverage, o.coverage);
     if (!o.passed && o.first_violation) {
       const name = o.first_violation.split(':')[0];
       byInvariant[name] = (byInvariant[name] ?? 0) + 1;
@@ -98,5 +122,34 @@ export function summarize(outcomes: readonly SeedOutcome[], replayFiles: Readonl
     events,
     coverage,
     violations_by_invariant: byInvariant,
+  };
+}
+
+/**
+ * The summary of a sweep from the summaries of its parts (its shards): counts and coverage added up,
+ * the failing seeds in `order` (the sweep's seed list, as one run of it would list them).
+ */
+export function combineSummaries(parts: readonly SweepSummary[], order: ReadonlyMap<string, number>): SweepSummary {
+  const coverage = emptyCoverage();
+  const byInvariant: Record<string, number> = {};
+  for (const p of parts) {
+    addCoverage(coverage, p.coverage);
+    for (const [name, n] of Object.entries(p.violations_by_invariant)) byInvariant[name] = (byInvariant[name] ?? 0) + n;
+  }
+  const failed = parts.flatMap((p) => p.failed).sort((a, b) => (order.get(a.seed) ?? Infinity) - (order.get(b.seed) ?? Infinity));
+  // Invariants in the order one run would first meet them.
+  const violations_by_invariant: Record<string, number> = {};
+  for (const f of failed) {
+    const name = f.first_violation.split(':')[0];
+    if (name in byInvariant) violations_by_invariant[name] = byInvariant[name];
+  }
+  for (const [name, n] of Object.entries(byInvariant)) violations_by_invariant[name] ??= n;
+  return {
+    seeds_run: parts.reduce((n, p) => n + p.seeds_run, 0),
+    passed: parts.reduce((n, p) => n + p.passed, 0),
+    failed,
+    events: parts.reduce((n, p) => n + p.events, 0),
+    coverage,
+    violations_by_invariant,
   };
 }
