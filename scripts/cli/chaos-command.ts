@@ -214,10 +214,9 @@ export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defa
   return runFailed(result) ? 1 : 0;
 }
 
-export function registerChaosCommand(program: Command): void {
-  program
-    .command('chaos')
-    .description('Seeded chaos run: API operations through the admin handlers interleaved with faults; every invariant checked after every event')
+/** Adds `mqsim chaos`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureChaosCommand(cmd: Command): void {
+  cmd
     .addOption(new Option('--seed <seed>', 'seed of the plan and of the cluster').default('1').argParser(seedArg))
     .addOption(new Option('--steps <k>', 'number of steps (API calls, faults, repairs)').default(1000).argParser(parseIntOption('--steps', 1, 10_000_000)))
     .addOption(new Option('--nodes <n>', 'cluster size').default(5).argParser(parseIntOption('--nodes', 1, 9)))

@@ -87,10 +87,9 @@ function parseEpoch(value: string | undefined): number {
   return t;
 }
 
-export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
-    .description('serve the admin HTTP API of a simulated cluster: one listener per node, virtual time following wall time')
+/** Adds `mqsim serve`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureServeCommand(cmd: Command): void {
+  cmd
     .option('--port <port>', 'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)', parseIntOption('--port', 0, 65535), 58080)
     .option('--host <host>', 'address to listen on and register', '127.0.0.1')
     .option('--nodes <n>', 'number of nodes (1-9)', parseIntOption('--nodes', 1, 9), 3)
