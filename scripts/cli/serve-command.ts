@@ -151,6 +151,7 @@ Control interface (--control; off by default; kept apart from the spec's API; JS
   POST /_sim/network/partition {side_a:[ids], side_b:[ids], one_way?}   /_sim/network/heal {reset_faults?}
   POST /_sim/network/configure {loss?, duplicate?, jitter_ms?, from?, to?}
   POST /_sim/clients/{connect|disconnect|publish|subscribe} {tenant?, client_id, ...}
+  POST /_sim/clients/flapping-storm {client_id, attempts, tenant?}   (connect+disconnect attempts times at once)
   POST /_sim/mq9/mailbox/create {name?, ttl?, desc?}   /_sim/mq9/agent/register {name, agent_info}
   POST /_sim/mq9/agent/unregister {name}   /_sim/mq9/running {running}
   POST /_sim/connectors/target-down {target, down}
