@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['sim/**/*.test.ts', 'suites/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'suites/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

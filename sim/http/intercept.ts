@@ -21,6 +21,7 @@ import { getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undic
 import type { AdminApp } from './admin-app.ts';
 import { InProcessDispatcher, type DispatchedAnswer, type DispatchedRequest } from './in-process-dispatcher.ts';
 
+/** Who the intercepted requests come from, as the admin app sees them. */
 export interface InterceptOptions {
   /** The TCP peer address the app sees (default 203.0.113.10, a documentation address: not loopback). */
   peer?: string;
@@ -28,6 +29,7 @@ export interface InterceptOptions {
   nodeId?: number;
 }
 
+/** An origin answered in-process; `dispose()` ends it. */
 export interface Interception {
   /** The origin answered in-process, e.g. `http://broker:58080`. */
   readonly origin: string;
@@ -87,6 +89,7 @@ function removePatches(): void {
   patches = undefined;
 }
 
+/** Answers every request this process makes to `origin` from `app`, opening no socket (see the top of this file). */
 export function interceptOrigin(app: AdminApp, origin: string, options: InterceptOptions = {}): Interception {
   const wanted = new URL(origin).origin;
   if (active.has(wanted)) throw new Error(`${wanted} is already intercepted; dispose that interception first`);
