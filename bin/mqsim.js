@@ -11,8 +11,12 @@ import { existsSync } from 'node:fs';
 const sources = new URL('../scripts/cli/main.ts', import.meta.url);
 let main;
 if (existsSync(sources)) {
-  const { register } = await import('tsx/esm/api');
-  register();
+  const tsx = await import('tsx/esm/api').catch(() => undefined);
+  if (!tsx) {
+    process.stderr.write('mqsim: this is a checkout of mqsim (TypeScript sources) without its development dependencies: run `npm ci` here, or install the package (`npm pack`, then `npm install mqsim-<version>.tgz`)\n');
+    process.exit(2);
+  }
+  tsx.register();
   ({ main } = await import(sources.href));
 } else {
   ({ main } = await import('../dist/scripts/cli/main.js'));

@@ -139,10 +139,13 @@ export interface MqttConnect {
 
 /** MQTT clients acting on the broker model (no socket): connect, subscribe, publish, storms. */
 export interface MqttControls {
+  /** Connects a client (CONNECT); refused with the broker's reason (bad credentials, blacklist, flapping ban, limits). */
   connect(client: MqttConnect): MqttOutcome;
   /** `clean` (default true): a normal DISCONNECT; false: the connection is lost (wills go out). */
   disconnect(clientId: string, options?: { tenant?: string; clean?: boolean }): boolean;
+  /** Subscribes a connected client to a topic filter (`a/+/c`, `a/#`, `$share/group/a/#`). */
   subscribe(subscription: { clientId: string; filter: string; qos?: 0 | 1 | 2; tenant?: string }): MqttOutcome;
+  /** Publishes a message (from `clientId` when given, else from the broker's own publisher): stored, routed to subscribers and connectors. */
   publish(message: { topic: string; payload?: string; qos?: 0 | 1 | 2; retain?: boolean; clientId?: string; tenant?: string }): MqttOutcome;
   /**
    * A flapping client: `attempts` connects in a row at one instant, each admitted one disconnected at
@@ -171,7 +174,9 @@ export function mqttControls(cluster: Cluster): MqttControls {
 export interface Mq9Controls {
   /** Creates a mailbox (`ttl` s, 0: never expires); returns its address. */
   createMailbox(mailbox?: { name?: string; ttl?: number; desc?: string; tenant?: string }): { mailAddress: string; ttl: number; createTime: number };
+  /** Registers an agent with its card (`agentInfo`: JSON text or an object). */
   registerAgent(agent: { name: string; agentInfo: string | Record<string, unknown>; tenant?: string }): void;
+  /** Removes an agent. */
   unregisterAgent(name: string, options?: { tenant?: string }): void;
   /** false: the mq9 endpoints answer "component not running". */
   setRunning(running: boolean): void;

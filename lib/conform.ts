@@ -16,6 +16,7 @@ export interface ConformOptions {
   seed?: number;
   /** Log in as this administrator (URL targets; the simulators log in with their own). */
   username?: string;
+  /** Password of `username`. */
   password?: string;
   /** The server's token signing secret, so the expired-token check can run (URL targets). */
   jwtSecret?: string;
