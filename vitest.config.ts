@@ -1,9 +1,13 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The examples import the package by name, as its users do; in this repository that is the sources
+  // (never a dist/ left by an earlier build).
+  resolve: { alias: [{ find: /^mqsim$/, replacement: fileURLToPath(new URL('./lib/index.ts', import.meta.url)) }] },
   test: {
-    include: ['sim/**/*.test.ts', 'suites/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'suites/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

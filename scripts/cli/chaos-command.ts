@@ -245,14 +245,12 @@ export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defa
   return runFailed(result) ? 1 : 0;
 }
 
-export function registerChaosCommand(program: Command): void {
+/** Adds `mqsim chaos`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureChaosCommand(cmd: Command): void {
   // `chaos merge` has options named as chaos's own (--json, --out): with positional options, those
-  // after `merge` are merge's. Commander needs the setting on every command above it, the program too.
-  program.enablePositionalOptions();
-  const chaos = program
-    .command('chaos')
-    .enablePositionalOptions()
-    .description('Seeded chaos run: API operations through the admin handlers interleaved with faults; every invariant checked after every event')
+  // after `merge` are merge's. Commander needs the setting on every command above it (main.ts sets the program's).
+  const chaos = cmd.enablePositionalOptions();
+  chaos
     .addOption(new Option('--seed <seed>', 'seed of the plan and of the cluster').default('1').argParser(seedArg))
     .addOption(new Option('--steps <k>', 'number of steps (API calls, faults, repairs)').default(1000).argParser(parseIntOption('--steps', 1, 10_000_000)))
     .addOption(new Option('--nodes <n>', 'cluster size').default(5).argParser(parseIntOption('--nodes', 1, 9)))

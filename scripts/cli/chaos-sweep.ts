@@ -14,8 +14,15 @@ export interface SweepRun {
   elapsedMs: number;
 }
 
-const BOOTSTRAP = new URL('./tsx-worker.mjs', import.meta.url);
-const ENTRY = new URL('./chaos-sweep-worker.ts', import.meta.url).href;
+/**
+ * A worker's script. Compiled (dist/, the installed package) it is the worker's own JavaScript. From
+ * the sources (a checkout: `npx mqsim` through tsx, vitest) a worker does not inherit the main
+ * thread's tsx loader, so it starts with a bootstrap that registers tsx and then imports the entry.
+ */
+function workerOf(data: Record<string, unknown>): Worker {
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./chaos-sweep-worker.js', import.meta.url), { workerData: data, execArgv: [] });
+  return new Worker(new URL('./tsx-worker.mjs', import.meta.url), { workerData: { ...data, entry: new URL('./chaos-sweep-worker.ts', import.meta.url).href }, execArgv: [] });
+}
 
 /**
  * Runs every seed with the same options. One worker runs in this thread; more run on
@@ -39,7 +46,7 @@ export async function runSweep(template: Omit<ChaosOptions, 'seed'>, seeds: read
     let next = 0;
     const one = (): Promise<void> =>
       new Promise((resolve, reject) => {
-        const worker = new Worker(BOOTSTRAP, { workerData: { entry: ENTRY, template }, execArgv: [] });
+        const worker = workerOf({ template });
         let current = -1;
         const feed = (): void => {
           if (next >= seeds.length) {

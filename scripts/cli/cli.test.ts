@@ -1,6 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { CLI_COMMANDS } from './main.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 
@@ -19,6 +22,19 @@ describe('mqsim CLI', () => {
       expect(help.status, cmd).toBe(0);
       expect(help.stdout, cmd).toMatch(/Examples?:/);
     }
+  });
+
+  it('lists each command with the term its module gives it, without loading the module', async () => {
+    for (const entry of CLI_COMMANDS) {
+      const cmd = new Command(entry.name);
+      (await entry.load())(cmd);
+      expect(`${entry.name} ${entry.term}`.trim(), entry.name).toBe(new Help().subcommandTerm(cmd));
+    }
+    // `mqsim --help` must not load the simulator: main.ts imports commander and two small modules only;
+    // the commands come through the dynamic imports of CLI_COMMANDS.
+    const staticImports = [...readFileSync(new URL('./main.ts', import.meta.url), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(staticImports.sort()).toEqual(['../../sim/version.ts', './usage-error.ts', 'commander']);
+    expect(run(['help', 'replay']).stdout).toContain('Usage: mqsim replay [options] <file>');
   });
 
   it('exits 2 on a usage error with a clear message', () => {

@@ -252,15 +252,18 @@ export interface RegisterOptions {
  * errors are thrown as CommanderError for the program's main to turn into status 2.
  */
 export function registerConformCommand(program: Command, registerOptions: RegisterOptions = {}): Command {
+  return configureConformCommand(program.command('conform'), registerOptions);
+}
+
+/** Adds `mqsim conform`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureConformCommand(command: Command, registerOptions: RegisterOptions = {}): Command {
   // Setting exitCode (not process.exit) lets a large --json report drain to a pipe before the process ends.
   const exit =
     registerOptions.exit ??
     ((code: number) => {
       process.exitCode = code;
     });
-  const cmd = program
-    .command('conform')
-    .description('check every endpoint of a server (or the embedded simulator) against the contract and write JSON, HTML and JUnit reports')
+  const cmd = command
     .requiredOption('--target <url|sim|docker:IMAGE>', 'base URL of the server to check, "sim" for the embedded simulator, or docker:IMAGE[:TAG][?port=58080&user=U&password=P] to start an image with testcontainers', targetArg)
     .option('--username <name>', 'administrator name: log in and send a Bearer token with every request')
     .option('--password <password>', 'administrator password (with --username)')

@@ -22,11 +22,9 @@ export function runOpenapiCommand(options: OpenapiCommandOptions, stdout: (text:
   }
 }
 
-/** Registers `mqsim openapi` on the CLI program. */
-export function registerOpenapiCommand(program: Command): Command {
-  return program
-    .command('openapi')
-    .description('print the admin API contract as an OpenAPI 3.1 document (JSON)')
+/** Adds `mqsim openapi`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureOpenapiCommand(cmd: Command): Command {
+  return cmd
     .option('--out <file>', 'write the document to this file instead of stdout')
     .option('--server <url>', 'servers[0].url of the document', 'http://127.0.0.1:58080')
     .addHelpText(

@@ -58,10 +58,9 @@ export async function runReplayCommand(file: string, o: ReplayCommandOptions, io
   return !same || runFailed(result) ? 1 : 0;
 }
 
-export function registerReplayCommand(program: Command): void {
-  program
-    .command('replay')
-    .description('Replay a saved chaos run (or a shrunk failure) exactly; optionally dump the cluster state at an event')
+/** Adds `mqsim replay`'s argument, options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureReplayCommand(cmd: Command): void {
+  cmd
     .argument('<file>', 'replay file written by `mqsim chaos --out` or by shrinking')
     .option('--json', 'print the same JSON line as `mqsim chaos --json`')
     .option('--until <event>', 'stop right after this engine event (0 = before the first)', parseIntOption('--until', 0, Number.MAX_SAFE_INTEGER))

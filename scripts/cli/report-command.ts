@@ -54,12 +54,17 @@ export interface RegisterReportOptions {
 
 /** Registers `mqsim report` (subcommand `merge`) on the CLI program. */
 export function registerReportCommand(program: Command, registerOptions: RegisterReportOptions = {}): Command {
+  return configureReportCommand(program.command('report').description('work with conformance reports written by `mqsim conform`'), registerOptions);
+}
+
+/** Adds `mqsim report`'s subcommand `merge` to `report` (named and described by the CLI's command table). */
+export function configureReportCommand(report: Command, registerOptions: RegisterReportOptions = {}): Command {
   const exit =
     registerOptions.exit ??
     ((code: number) => {
       process.exitCode = code;
     });
-  const report = program.command('report').description('work with conformance reports written by `mqsim conform`').exitOverride();
+  report.exitOverride();
   report
     .command('merge')
     .description('combine report.json files (e.g. the shards of one run) into one report: report.json, index.html and junit.xml')

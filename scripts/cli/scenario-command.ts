@@ -72,10 +72,9 @@ export async function runScenarioCommand(paths: string[], o: ScenarioCommandOpti
   return failed > 0 ? 1 : 0;
 }
 
-export function registerScenarioCommand(program: Command): void {
-  program
-    .command('scenario')
-    .description('Run named chaos scenarios (setup, workload, faults, heal, eventually-checks) on the in-process cluster')
+/** Adds `mqsim scenario`'s arguments, options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureScenarioCommand(cmd: Command): void {
+  cmd
     .argument('<files...>', 'scenario files (format mqsim-scenario/1), or directories of them')
     .option('--json', 'one JSON line per scenario (with trace_hash)')
     .option('--seed <seed>', "override the scenario's seed")

@@ -87,10 +87,9 @@ function parseEpoch(value: string | undefined): number {
   return t;
 }
 
-export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
-    .description('serve the admin HTTP API of a simulated cluster: one listener per node, virtual time following wall time')
+/** Adds `mqsim serve`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
+export function configureServeCommand(cmd: Command): void {
+  cmd
     .option('--port <port>', 'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)', parseIntOption('--port', 0, 65535), 58080)
     .option('--host <host>', 'address to listen on and register', '127.0.0.1')
     .option('--nodes <n>', 'number of nodes (1-9)', parseIntOption('--nodes', 1, 9), 3)
@@ -152,6 +151,7 @@ Control interface (--control; off by default; kept apart from the spec's API; JS
   POST /_sim/network/partition {side_a:[ids], side_b:[ids], one_way?}   /_sim/network/heal {reset_faults?}
   POST /_sim/network/configure {loss?, duplicate?, jitter_ms?, from?, to?}
   POST /_sim/clients/{connect|disconnect|publish|subscribe} {tenant?, client_id, ...}
+  POST /_sim/clients/flapping-storm {client_id, attempts, tenant?}   (connect+disconnect attempts times at once)
   POST /_sim/mq9/mailbox/create {name?, ttl?, desc?}   /_sim/mq9/agent/register {name, agent_info}
   POST /_sim/mq9/agent/unregister {name}   /_sim/mq9/running {running}
   POST /_sim/connectors/target-down {target, down}

@@ -3,6 +3,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 import type { InvariantViolation } from '../invariants/invariant-registry.ts';
 import { RAFT_BUG_NAMES } from '../raft/raft-bugs.ts';
+import { flappingStorm } from '../mqtt/flapping-storm.ts';
 import { type ChaosFault, type ChaosFaultKind, type ChaosOptions, type ChaosStep } from './chaos-plan.ts';
 import { dumpCluster, type ClusterDump } from './cluster-dump.ts';
 
@@ -189,15 +190,8 @@ export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
     case 'connector':
       cluster.connectors.setTargetDown(fault.target, fault.down);
       return true;
-    case 'flapping': {
-      let refused = 0;
-      for (let i = 0; i < fault.attempts; i++) {
-        const r = cluster.mqtt.connect({ tenant: 'default', clientId: fault.clientId });
-        if (r.ok) cluster.mqtt.disconnect(fault.clientId, 'default');
-        else refused++;
-      }
-      return refused > 0;
-    }
+    case 'flapping':
+      return flappingStorm(cluster, fault.clientId, fault.attempts).refused > 0;
   }
 }
 

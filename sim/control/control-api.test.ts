@@ -58,6 +58,20 @@ describe('control interface', () => {
     expect(sim.cluster.mqtt.isConnected('default', 'c1')).toBe(false);
   });
 
+  it('runs a flapping storm: with flapping detection on, the client is banned, listed, and admitted once the ban expires', async () => {
+    const sim = newSim();
+    const detect = { enable: true, window_time: 30, max_client_connections: 3, ban_time: 5 };
+    expect((await sim.post('/api/cluster/config/set', { config_type: 'MqttFlappingDetect', config: JSON.stringify(detect) })).json.code).toBe(0);
+    expect(handleControl(sim.cluster, 'POST', '/_sim/clients/flapping-storm', { client_id: 'storm', attempts: 0 }).status).toBe(400);
+    const storm = handleControl(sim.cluster, 'POST', '/_sim/clients/flapping-storm', { client_id: 'storm', attempts: 6 }).body.data as { admitted: number; refused: number };
+    expect(storm.admitted + storm.refused).toBe(6);
+    expect(storm.refused).toBeGreaterThan(0);
+    expect((await sim.get('/api/mqtt/flapping_detect/list')).json.data.data.map((r: any) => r.client_id)).toContain('storm');
+    expect(sim.cluster.engine.trace.tail(100).some((e) => e.kind === 'control.clients.flapping-storm')).toBe(true);
+    handleControl(sim.cluster, 'POST', '/_sim/clock/advance', { ms: 6_000 });
+    expect(handleControl(sim.cluster, 'POST', '/_sim/clients/connect', { client_id: 'storm' }).body.data).toMatchObject({ ok: true });
+  });
+
   it('creates mailboxes and agents, switches mq9 off, and marks connector targets down', async () => {
     const sim = newSim();
     expect(handleControl(sim.cluster, 'POST', '/_sim/mq9/mailbox/create', { name: 'inbox.a', ttl: 60 }).body.data).toMatchObject({ mail_address: 'inbox.a', ttl: 60 });

@@ -1,5 +1,6 @@
 import { OperationError } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { flappingStorm } from '../mqtt/flapping-storm.ts';
 import { failureEnvelope, successEnvelope, type EnvelopeForm } from '../http/envelope.ts';
 
 /** Path prefix of the simulator's control interface, apart from the spec's `/api/...`. */
@@ -161,6 +162,10 @@ const ROUTES: Record<string, Route> = {
   'POST clients/subscribe': (cluster, body) => {
     const qos = int(body, 'qos', { min: 0, max: 2 }) ?? 0;
     return answerOf(cluster.mqtt.subscribe({ tenant: tenantOf(body), clientId: str(body, 'client_id', true), path: str(body, 'path', true), qos: qos as 0 | 1 | 2 }));
+  },
+  'POST clients/flapping-storm': (cluster, body) => {
+    const attempts = int(body, 'attempts', { required: true, min: 1, max: 1_000 })!;
+    return flappingStorm(cluster, str(body, 'client_id', true), attempts, tenantOf(body));
   },
   'POST mq9/mailbox/create': (cluster, body) => {
     const ttl = int(body, 'ttl', { min: 0 });

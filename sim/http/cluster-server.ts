@@ -214,37 +214,16 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         return answer;
       }
     : undefined;
-  const servers: Server[] = [];
-  const nodeUrls: string[] = [];
-  try {
-    for (const node of cluster.nodes.all()) {
-      const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-      const requestTimeout = Math.max(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, headersTimeout);
-      // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
-      // default), so a slow client could hold a connection far past them: check a few times per timeout.
-      const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
-      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control, ui));
-      server.headersTimeout = headersTimeout;
-      server.requestTimeout = requestTimeout;
-      server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
-      server.on('clientError', answerClientError);
-      const wanted = port === 0 ? 0 : node.ports.http;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(wanted, host, () => resolve());
-      });
-      servers.push(server);
-      const actual = (server.address() as AddressInfo).port;
-      node.ports.http = actual;
-      node.httpAddr = `${registeredHost}:${actual}`;
-      nodeUrls.push(`http://${registeredHost.includes(':') ? `[${registeredHost}]` : registeredHost}:${actual}`);
-    }
-  } catch (e) {
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
-    throw e;
-  }
+  const listeners = await listenOnNodes(cluster, app, {
+    host,
+    port,
+    ...(control ? { control } : {}),
+    ...(ui ? { ui } : {}),
+    ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: options.keepAliveTimeoutMs } : {}),
+  });
+  const { nodeUrls } = listeners;
 
   let mqtt: MqttListeners | undefined;
   if (options.mqttPort !== undefined) {
@@ -259,7 +238,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         ...(options.mqttConnectTimeoutMs !== undefined ? { connectTimeoutMs: options.mqttConnectTimeoutMs } : {}),
       });
     } catch (e) {
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      await listeners.close();
       throw e;
     }
   }
@@ -270,7 +249,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       nats = await startNatsBridge(cluster, { url: options.nats, beforeRequest: () => app.syncClock(), onError: (e) => options.onInternalError?.(e) });
     } catch (e) {
       await mqtt?.close();
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      await listeners.close();
       throw new Error(`could not connect to NATS at ${options.nats}: ${(e as Error).message}`);
     }
   }
@@ -301,21 +280,90 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     async close() {
       // MQTT first: its connections end as lost, and the journal must still be open to record that.
       await mqtt?.close();
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      await listeners.close();
       await nats?.close();
       if (liveTicker) clearInterval(liveTicker);
       await live?.close();
       await peers.close();
     },
   };
+}
+
+export interface NodeListenOptions {
+  /** Address to listen on; the nodes register it (127.0.0.1 for a wildcard address). */
+  host: string;
+  /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
+  port: number;
+  /** Longest wait for a request's complete headers, in ms (default 10 000). */
+  headersTimeoutMs?: number;
+  /** Longest wait for a whole request, in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept, in ms (default 5 000). */
+  keepAliveTimeoutMs?: number;
+  /** Answers `/_sim/` requests (the control interface) before the API, when given. */
+  control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined;
+  /** A built dashboard served from the API's origin. */
+  ui?: StaticUi;
+}
+
+export interface NodeListeners {
+  /** Base URL of every node, by index (node id - 1). */
+  nodeUrls: string[];
+  /** Closes every listener and its connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * One HTTP listener per node of the cluster, each handing its requests to `app` as that node. Each
+ * node registers the address it actually listens on (`httpAddr`, `ports.http`), so forwarding
+ * between nodes and the node records show the real ports. `mqsim serve` and the library's
+ * `cluster.listen()` both serve through it.
+ */
+export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: NodeListenOptions): Promise<NodeListeners> {
+  const { host, port, control, ui } = options;
+  const registeredHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const servers: Server[] = [];
+  const nodeUrls: string[] = [];
+  const close = (): Promise<void> =>
+    Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections();
+          }),
+      ),
+    ).then(() => {});
+  try {
+    for (const node of cluster.nodes.all()) {
+      const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+      const requestTimeout = Math.max(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, headersTimeout);
+      // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
+      // default), so a slow client could hold a connection far past them: check a few times per timeout.
+      const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
+      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control, ui));
+      server.headersTimeout = headersTimeout;
+      server.requestTimeout = requestTimeout;
+      server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
+      server.on('clientError', answerClientError);
+      const wanted = port === 0 ? 0 : node.ports.http;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(wanted, host, () => resolve());
+      });
+      servers.push(server);
+      const actual = (server.address() as AddressInfo).port;
+      node.ports.http = actual;
+      node.httpAddr = `${registeredHost}:${actual}`;
+      nodeUrls.push(`http://${registeredHost.includes(':') ? `[${registeredHost}]` : registeredHost}:${actual}`);
+    }
+  } catch (e) {
+    await close();
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
+    throw e;
+  }
+  return { nodeUrls, close };
 }
 
 /**

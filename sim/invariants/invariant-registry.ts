@@ -5,6 +5,7 @@
  */
 export type InvariantChecker = () => string | undefined | void;
 
+/** An invariant of the model (Raft, storage) that did not hold, and when it was seen. */
 export interface InvariantViolation {
   name: string;
   message: string;

@@ -5,6 +5,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 import type { InvariantViolation } from '../invariants/invariant-registry.ts';
 import { RAFT_BUG_NAMES } from '../raft/raft-bugs.ts';
+import { flappingStorm } from '../mqtt/flapping-storm.ts';
 import { activeSegment } from '../storage/shard-model.ts';
 import type { NodeRef, ScenarioCheck, ScenarioFault, ScenarioFile, ScenarioStep } from './scenario-file.ts';
 
@@ -131,16 +132,8 @@ function applyScenarioFault(cluster: Cluster, fault: ScenarioFault): string {
     case 'connector':
       cluster.connectors.setTargetDown(fault.target, fault.down);
       return `connector target ${fault.down ? 'down' : 'up'}`;
-    case 'flapping': {
-      let refused = 0;
-      const tenant = fault.tenant ?? 'default';
-      for (let i = 0; i < fault.attempts; i++) {
-        const r = cluster.mqtt.connect({ tenant, clientId: fault.clientId });
-        if (r.ok) cluster.mqtt.disconnect(fault.clientId, tenant);
-        else refused++;
-      }
-      return `flapping ${fault.clientId}: ${refused} refused`;
-    }
+    case 'flapping':
+      return `flapping ${fault.clientId}: ${flappingStorm(cluster, fault.clientId, fault.attempts, fault.tenant ?? 'default').refused} refused`;
   }
 }
 

@@ -7,6 +7,7 @@ import type { DetectedCapabilities } from './conform-context.ts';
  * are grouped into `findings` by cause, and the exit status is decided on findings (`--fail-on`).
  */
 
+/** The level of a spec assertion, and of the checks and findings that cite it. */
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 /**
  * `inconclusive`: the check ran, but what the target answered could not have failed a wrong server
@@ -14,6 +15,7 @@ export type Level = 'MUST' | 'SHOULD' | 'INFO';
  * counted and listed, never a pass.
  */
 export type CheckStatus = 'pass' | 'fail' | 'skipped' | 'inconclusive';
+/** An endpoint's status: the worst of its checks (`untested` when none ran). */
 export type EndpointStatus = 'pass' | 'fail' | 'skipped' | 'inconclusive' | 'untested';
 /** The finding level from which the exit status is 1: `must` (default), `should` (MUST and SHOULD), `info` (any finding). */
 export type FailOn = 'must' | 'should' | 'info';
@@ -30,6 +32,7 @@ export interface RequestRecord {
   authorization?: string;
 }
 
+/** The answer behind a check, as received (secrets redacted). */
 export interface ResponseRecord {
   status: number;
   contentType?: string;
@@ -46,6 +49,7 @@ export interface ResponseRecord {
  */
 export type FailureCause = 'server-error' | 'transport' | 'non-json' | 'not-found';
 
+/** One check of one endpoint: what it tested (the assertion it cites, at its level) and its outcome. */
 export interface CheckRecord {
   id: string;
   /** Id of the spec assertion the check tests (`citations` of the report holds its quote). */
@@ -66,6 +70,7 @@ export interface CheckRecord {
   curl?: string;
 }
 
+/** One endpoint of the contract in a report: its status and every check run on it. */
 export interface EndpointReport {
   id: string;
   method: string;
@@ -164,6 +169,7 @@ export interface MergeRecord {
   inputs: { file: string; runId: string; target: string; seed: number; shard?: ShardSpec; endpoints: number }[];
 }
 
+/** Counts of a report: checks by status and level, endpoints by status, findings by level. */
 export interface ReportSummary {
   checks: number;
   passed: number;
@@ -209,6 +215,10 @@ export interface RequestStats {
   transportErrors: number;
 }
 
+/**
+ * The result of a conformance run, as `report.json` holds it (schema: fixtures/report/report.schema.json):
+ * the verdict, the findings (MUST first), spec coverage and every endpoint with its checks.
+ */
 export interface Report {
   tool: { name: 'mqsim'; version: string };
   runId: string;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { UrlTarget } from '../targets/url-target.ts';
@@ -86,14 +86,6 @@ export interface ConformOptions {
   /** How the run can be repeated, shown in the report. */
   replay?: string;
   runId?: string;
-}
-
-function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /** `2026-11-22T01-02-03Z-sim-seed1`: sortable, readable, safe as a directory name. */
@@ -393,7 +385,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const finishedAt = new Date();
   const targetName = target.name;
   const built: Report = {
-    tool: { name: 'mqsim', version: toolVersion() },
+    tool: { name: 'mqsim', version: PACKAGE_VERSION },
     runId: options.runId ?? runIdOf(startedAt, targetName, options.seed),
     target: targetName,
     seed: options.seed,

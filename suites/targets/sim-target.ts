@@ -96,8 +96,8 @@ function limitAdminRate(cluster: Cluster, rate: number): void {
  * run logs in with SIM_ADMIN and has the control interface. Closing the target stops the cluster.
  */
 export class SimTarget extends WrappingTarget {
-  readonly name = 'sim';
-  readonly signingSecret = SIM_ADMIN.jwtSecret;
+  readonly name: string;
+  readonly signingSecret: string;
 
   private constructor(
     inner: Target,
@@ -106,8 +106,32 @@ export class SimTarget extends WrappingTarget {
     readonly transport: SimTransport,
     /** Base URL of every node when served on loopback; empty in-process. */
     readonly nodeUrls: readonly string[],
+    signingSecret: string = SIM_ADMIN.jwtSecret,
   ) {
     super(inner, stop);
+    this.name = inner.name;
+    this.signingSecret = signingSecret;
+  }
+
+  /**
+   * A cluster built elsewhere (the library's `createCluster`) as an in-process target: the run logs
+   * in as the cluster's administrator, uses its configuration (a 429 of its admin rate limit is
+   * waited out on virtual time), and acts through its control interface, moving its virtual time.
+   * Closing the target leaves the cluster as the run left it.
+   */
+  static attach(cluster: Cluster, app: AdminApp, options: { name: string; peerAddress?: string }): SimTarget {
+    const control = controlOf(cluster);
+    const { username, password, jwtSecret } = cluster.options.admin;
+    const inner = new InProcessTarget({
+      name: options.name,
+      baseUrl: `http://${cluster.options.host}:${cluster.nodes.get(1)!.ports.http}`,
+      credentials: { username, password },
+      control,
+      wait: (ms) => control.advance(ms),
+      ...(options.peerAddress !== undefined ? { remotePeer: options.peerAddress } : {}),
+      handle: async (req) => app.handle({ method: req.method, url: req.url, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), peer: req.peer, nodeId: 1 }),
+    });
+    return new SimTarget(inner, async () => inner.close(), control, 'in-process', [], jwtSecret);
   }
 
   static async start(options: SimTargetOptions): Promise<SimTarget> {

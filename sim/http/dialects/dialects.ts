@@ -9,7 +9,9 @@
 import { deviationById } from '../deviations/catalogue.ts';
 import type { EnvelopeForm } from '../envelope.ts';
 
+/** The dialects: `spec` answers as the spec says; `robustmq` as the real RobustMQ server does where it differs. */
 export const DIALECT_NAMES = ['spec', 'robustmq'] as const;
+/** One of {@link DIALECT_NAMES}. */
 export type DialectName = (typeof DIALECT_NAMES)[number];
 
 /** A behaviour of the implementation that the dialect does not reproduce, and why. */
