@@ -7,7 +7,14 @@ export default defineConfig({
   // (never a dist/ left by an earlier build).
   resolve: { alias: [{ find: /^mqsim$/, replacement: fileURLToPath(new URL('./lib/index.ts', import.meta.url)) }] },
   test: {
-    include: ['lib/**/*.test.ts', 'sim/**/*.test.ts', 'suites/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'sim/**/*.test.ts',
+      'suites/**/*.test.ts',
+      'fixtures/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'examples/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

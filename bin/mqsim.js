@@ -13,7 +13,9 @@ let main;
 if (existsSync(sources)) {
   const tsx = await import('tsx/esm/api').catch(() => undefined);
   if (!tsx) {
-    process.stderr.write('mqsim: this is a checkout of mqsim (TypeScript sources) without its development dependencies: run `npm ci` here, or install the package (`npm pack`, then `npm install mqsim-<version>.tgz`)\n');
+    process.stderr.write(
+      'mqsim: this is a checkout of mqsim (TypeScript sources) without its development dependencies: run `npm ci` here, or install the package (`npm pack`, then `npm install mqsim-<version>.tgz`)\n',
+    );
     process.exit(2);
   }
   tsx.register();

@@ -33,7 +33,9 @@ function readyUrlOf(argv) {
 
 function serverArgv() {
   try {
-    return readFileSync('/proc/1/cmdline', 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync('/proc/1/cmdline', 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return [];
   }

@@ -23,7 +23,8 @@ export class ControlError extends Error {
 export function control<T>(cluster: Cluster, method: 'GET' | 'POST', route: string, body?: Record<string, unknown>): T {
   const reply = handleControl(cluster, method, `/_sim/${route}`, body, 'A');
   const envelope = reply.body as { code: number; message?: string; data?: unknown };
-  if (reply.status !== 200 || envelope.code !== 0) throw new ControlError(`${route}: ${envelope.message ?? `status ${reply.status}`}`, reply.status);
+  if (reply.status !== 200 || envelope.code !== 0)
+    throw new ControlError(`${route}: ${envelope.message ?? `status ${reply.status}`}`, reply.status);
   return envelope.data as T;
 }
 
@@ -59,7 +60,10 @@ export interface NodeControls {
 }
 
 export function nodeControls(cluster: Cluster): NodeControls {
-  const lifecycle = (action: string) => (nodeId: number, body: Record<string, unknown> = {}) => void control(cluster, 'POST', `nodes/${action}`, { node_id: nodeId, ...body });
+  const lifecycle =
+    (action: string) =>
+    (nodeId: number, body: Record<string, unknown> = {}) =>
+      void control(cluster, 'POST', `nodes/${action}`, { node_id: nodeId, ...body });
   return {
     list: () => cluster.nodes.all().map((n) => ({ id: n.id, online: n.online, removed: n.removed })),
     leader: (group = 'meta') => {
@@ -96,9 +100,16 @@ export interface NetworkControls {
 
 export function networkControls(cluster: Cluster): NetworkControls {
   return {
-    partition: (sideA, sideB, options = {}) => void control(cluster, 'POST', 'network/partition', defined({ side_a: [...sideA], side_b: [...sideB], one_way: options.oneWay })),
+    partition: (sideA, sideB, options = {}) =>
+      void control(cluster, 'POST', 'network/partition', defined({ side_a: [...sideA], side_b: [...sideB], one_way: options.oneWay })),
     heal: (options = {}) => void control(cluster, 'POST', 'network/heal', defined({ reset_faults: options.resetFaults })),
-    configure: (s) => void control(cluster, 'POST', 'network/configure', defined({ loss: s.loss, duplicate: s.duplicate, jitter_ms: s.jitterMs, from: s.from, to: s.to })),
+    configure: (s) =>
+      void control(
+        cluster,
+        'POST',
+        'network/configure',
+        defined({ loss: s.loss, duplicate: s.duplicate, jitter_ms: s.jitterMs, from: s.from, to: s.to }),
+      ),
   };
 }
 
@@ -155,25 +166,63 @@ export interface MqttControls {
   flappingStorm(clientId: string, attempts: number, options?: { tenant?: string }): { admitted: number; refused: number };
 }
 
-const outcomeOf = (r: { ok: boolean; reason?: string }): MqttOutcome => (r.ok ? { ok: true } : { ok: false, reason: r.reason ?? 'refused' });
+const outcomeOf = (r: { ok: boolean; reason?: string }): MqttOutcome =>
+  r.ok ? { ok: true } : { ok: false, reason: r.reason ?? 'refused' };
 
 export function mqttControls(cluster: Cluster): MqttControls {
   return {
     connect: (c) =>
       outcomeOf(
-        control(cluster, 'POST', 'clients/connect', defined({ client_id: c.clientId, tenant: c.tenant, username: c.username, ip: c.ip, protocol: c.protocol, clean_start: c.cleanStart, session_expiry: c.sessionExpiry, keep_alive: c.keepAlive, node_id: c.nodeId })),
+        control(
+          cluster,
+          'POST',
+          'clients/connect',
+          defined({
+            client_id: c.clientId,
+            tenant: c.tenant,
+            username: c.username,
+            ip: c.ip,
+            protocol: c.protocol,
+            clean_start: c.cleanStart,
+            session_expiry: c.sessionExpiry,
+            keep_alive: c.keepAlive,
+            node_id: c.nodeId,
+          }),
+        ),
       ),
-    disconnect: (clientId, o = {}) => control<{ disconnected: boolean }>(cluster, 'POST', 'clients/disconnect', defined({ client_id: clientId, tenant: o.tenant, clean: o.clean })).disconnected,
-    subscribe: (s) => outcomeOf(control(cluster, 'POST', 'clients/subscribe', defined({ client_id: s.clientId, path: s.filter, qos: s.qos, tenant: s.tenant }))),
-    publish: (m) => outcomeOf(control(cluster, 'POST', 'clients/publish', defined({ topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, client_id: m.clientId, tenant: m.tenant }))),
-    flappingStorm: (clientId, attempts, o = {}) => control(cluster, 'POST', 'clients/flapping-storm', defined({ client_id: clientId, attempts, tenant: o.tenant })),
+    disconnect: (clientId, o = {}) =>
+      control<{ disconnected: boolean }>(
+        cluster,
+        'POST',
+        'clients/disconnect',
+        defined({ client_id: clientId, tenant: o.tenant, clean: o.clean }),
+      ).disconnected,
+    subscribe: (s) =>
+      outcomeOf(
+        control(cluster, 'POST', 'clients/subscribe', defined({ client_id: s.clientId, path: s.filter, qos: s.qos, tenant: s.tenant })),
+      ),
+    publish: (m) =>
+      outcomeOf(
+        control(
+          cluster,
+          'POST',
+          'clients/publish',
+          defined({ topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, client_id: m.clientId, tenant: m.tenant }),
+        ),
+      ),
+    flappingStorm: (clientId, attempts, o = {}) =>
+      control(cluster, 'POST', 'clients/flapping-storm', defined({ client_id: clientId, attempts, tenant: o.tenant })),
   };
 }
 
 /** mq9 (AI agent mailboxes): create mailboxes and agents, switch the component off. */
 export interface Mq9Controls {
   /** Creates a mailbox (`ttl` s, 0: never expires); returns its address. */
-  createMailbox(mailbox?: { name?: string; ttl?: number; desc?: string; tenant?: string }): { mailAddress: string; ttl: number; createTime: number };
+  createMailbox(mailbox?: { name?: string; ttl?: number; desc?: string; tenant?: string }): {
+    mailAddress: string;
+    ttl: number;
+    createTime: number;
+  };
   /** Registers an agent with its card (`agentInfo`: JSON text or an object). */
   registerAgent(agent: { name: string; agentInfo: string | Record<string, unknown>; tenant?: string }): void;
   /** Removes an agent. */
@@ -185,10 +234,16 @@ export interface Mq9Controls {
 export function mq9Controls(cluster: Cluster): Mq9Controls {
   return {
     createMailbox: (m = {}) => {
-      const box = control<{ mail_address: string; ttl: number; create_time: number }>(cluster, 'POST', 'mq9/mailbox/create', defined({ name: m.name, ttl: m.ttl, desc: m.desc, tenant: m.tenant }));
+      const box = control<{ mail_address: string; ttl: number; create_time: number }>(
+        cluster,
+        'POST',
+        'mq9/mailbox/create',
+        defined({ name: m.name, ttl: m.ttl, desc: m.desc, tenant: m.tenant }),
+      );
       return { mailAddress: box.mail_address, ttl: box.ttl, createTime: box.create_time };
     },
-    registerAgent: (a) => void control(cluster, 'POST', 'mq9/agent/register', defined({ name: a.name, agent_info: a.agentInfo, tenant: a.tenant })),
+    registerAgent: (a) =>
+      void control(cluster, 'POST', 'mq9/agent/register', defined({ name: a.name, agent_info: a.agentInfo, tenant: a.tenant })),
     unregisterAgent: (name, o = {}) => void control(cluster, 'POST', 'mq9/agent/unregister', defined({ name, tenant: o.tenant })),
     setRunning: (running) => void control(cluster, 'POST', 'mq9/running', { running }),
   };

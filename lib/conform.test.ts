@@ -11,14 +11,19 @@ describe('conform', () => {
     expect(report.verdict).toBe('pass');
     expect(report.findings).toEqual([]);
     expect(report.target).toBe('cluster(seed 9, 3 nodes, none, spec)');
-    expect(report.endpoints.map((e) => e.path).sort()).toEqual(['/api/cluster/tenant/create', '/api/cluster/tenant/delete', '/api/cluster/tenant/list', '/api/cluster/tenant/update']);
+    expect(report.endpoints.map((e) => e.path).sort()).toEqual([
+      '/api/cluster/tenant/create',
+      '/api/cluster/tenant/delete',
+      '/api/cluster/tenant/list',
+      '/api/cluster/tenant/update',
+    ]);
     expect(report.summary.passed).toBeGreaterThan(20);
     // The run went through the cluster it was given (its fixtures were created there, then cleaned up).
     expect(cluster.traceLength - traced).toBeGreaterThan(100);
     expect(cluster.checkInvariants()).toEqual([]);
   });
 
-  it('finds the real server\'s behaviours in a robustmq-dialect cluster', async () => {
+  it("finds the real server's behaviours in a robustmq-dialect cluster", async () => {
     const report = await conform({ target: createCluster({ dialect: 'robustmq', workload: 'none' }), only: TENANTS, properties: false });
     expect(report.verdict).toBe('fail');
     expect(report.findings.filter((f) => f.level === 'MUST').length).toBeGreaterThan(0);
@@ -45,7 +50,9 @@ describe('conform', () => {
   });
 
   it('throws SetupError when nothing answers, SelectionError for a pattern that matches nothing', async () => {
-    await expect(conform({ target: 'http://127.0.0.1:9', only: TENANTS, properties: false, timeoutMs: 2_000 })).rejects.toBeInstanceOf(SetupError);
+    await expect(conform({ target: 'http://127.0.0.1:9', only: TENANTS, properties: false, timeoutMs: 2_000 })).rejects.toBeInstanceOf(
+      SetupError,
+    );
     await expect(conform({ target: 'sim', only: ['/no/such/path'] })).rejects.toBeInstanceOf(SelectionError);
   });
 });

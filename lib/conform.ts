@@ -76,7 +76,10 @@ export async function conform(options: ConformOptions): Promise<Report> {
   if (!internals) throw new TypeError('conform: target must be "sim", a URL, or a cluster made by createCluster()');
   const o = target.options;
   const name = `cluster(seed ${o.seed}, ${o.nodes} nodes, ${o.workload}, ${o.dialect})`;
-  const sim = SimTarget.attach(internals.model, internals.app, { name, ...(rest.peerAddress !== undefined ? { peerAddress: rest.peerAddress } : {}) });
+  const sim = SimTarget.attach(internals.model, internals.app, {
+    name,
+    ...(rest.peerAddress !== undefined ? { peerAddress: rest.peerAddress } : {}),
+  });
   try {
     return await runConform({
       target: sim,

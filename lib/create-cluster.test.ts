@@ -34,7 +34,16 @@ describe('createCluster', () => {
   it('starts at a fixed virtual epoch and moves time only when told', () => {
     const cluster = createCluster({ workload: 'none' });
     expect(cluster.now).toBe(Date.UTC(2026, 0, 1));
-    expect(cluster.options).toEqual({ nodes: 3, workload: 'none', dialect: 'spec', envelope: 'A', warmUpMs: 0, clock: 'manual', seed: '1', epochMs: Date.UTC(2026, 0, 1) });
+    expect(cluster.options).toEqual({
+      nodes: 3,
+      workload: 'none',
+      dialect: 'spec',
+      envelope: 'A',
+      warmUpMs: 0,
+      clock: 'manual',
+      seed: '1',
+      epochMs: Date.UTC(2026, 0, 1),
+    });
     const events = cluster.advance(60_000);
     expect(events).toBeGreaterThan(0);
     expect(cluster.now).toBe(Date.UTC(2026, 0, 1) + 60_000);
@@ -69,7 +78,9 @@ describe('createCluster', () => {
     cluster.network.partition([leader], others);
     cluster.advance(5_000);
     expect(others).toContain(cluster.nodes.leader());
-    expect((await cluster.request('POST', '/api/cluster/tenant/create', { tenant_name: 'majority' }, { nodeId: others[0] })).json.code).toBe(0);
+    expect(
+      (await cluster.request('POST', '/api/cluster/tenant/create', { tenant_name: 'majority' }, { nodeId: others[0] })).json.code,
+    ).toBe(0);
     cluster.network.heal();
     cluster.network.configure({ loss: 0.1, jitterMs: 20 });
     expect(() => cluster.network.configure({ loss: 2 })).toThrow(/loss must be a number from 0 to 1/);
@@ -82,7 +93,11 @@ describe('createCluster', () => {
     const cluster = createCluster({ workload: 'none', seed: 4 });
     const sink = '/tmp/mqsim-library-test-sink.log';
     const created = await cluster.request('POST', '/api/cluster/connector/create', {
-      tenant: 'default', connector_name: 'sink', connector_type: 'file', config: JSON.stringify({ local_file_path: sink }), topic_name: 'sensors/#',
+      tenant: 'default',
+      connector_name: 'sink',
+      connector_type: 'file',
+      config: JSON.stringify({ local_file_path: sink }),
+      topic_name: 'sensors/#',
       failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 100 },
     });
     expect(created.json.code).toBe(0);
@@ -102,7 +117,10 @@ describe('createCluster', () => {
   it('runs a flapping storm: with detection on, the client is banned and listed, and admitted again after the ban', async () => {
     const cluster = createCluster({ workload: 'none' });
     const detect = { enable: true, window_time: 30, max_client_connections: 3, ban_time: 5 };
-    expect((await cluster.request('POST', '/api/cluster/config/set', { config_type: 'MqttFlappingDetect', config: JSON.stringify(detect) })).json.code).toBe(0);
+    expect(
+      (await cluster.request('POST', '/api/cluster/config/set', { config_type: 'MqttFlappingDetect', config: JSON.stringify(detect) })).json
+        .code,
+    ).toBe(0);
     const storm = cluster.mqtt.flappingStorm('storm-0', 6);
     expect(storm.refused).toBeGreaterThan(0);
     expect(storm.admitted + storm.refused).toBe(6);
@@ -120,7 +138,10 @@ describe('createCluster', () => {
     expect((await cluster.request('GET', '/api/cluster/tenant/list', undefined, remote)).status).toBe(401);
     const login = await cluster.request('POST', '/api/v1/login', { username: 'admin', password: 's3cret' }, remote);
     const token = login.json.data.token as string;
-    const listed = await cluster.request('GET', '/api/cluster/tenant/list', undefined, { ...remote, headers: { Authorization: `Bearer ${token}` } });
+    const listed = await cluster.request('GET', '/api/cluster/tenant/list', undefined, {
+      ...remote,
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(listed.status).toBe(200);
     expect(listed.headers['content-type']).toMatch(/application\/json/);
   });
@@ -147,10 +168,11 @@ describe('createCluster', () => {
     expect(cluster.now - start).toBeGreaterThanOrEqual(60_100);
   });
 
-  it('speaks the robustmq dialect: envelope B, the real server\'s default page of 10', async () => {
+  it("speaks the robustmq dialect: envelope B, the real server's default page of 10", async () => {
     const cluster = createCluster({ dialect: 'robustmq', workload: 'none' });
     expect(cluster.options.envelope).toBe('B');
-    for (let i = 0; i < 12; i++) await cluster.request('POST', '/api/cluster/tenant/create', { tenant_name: `t${String(i).padStart(2, '0')}` });
+    for (let i = 0; i < 12; i++)
+      await cluster.request('POST', '/api/cluster/tenant/create', { tenant_name: `t${String(i).padStart(2, '0')}` });
     const list = await cluster.request('GET', '/api/cluster/tenant/list');
     expect(list.json).toMatchObject({ code: 0, error: null });
     expect(list.json.data.data).toHaveLength(10);
@@ -162,9 +184,17 @@ describe('createCluster', () => {
     const served = await cluster.listen({ control: true });
     try {
       expect(served.urls).toHaveLength(2);
-      await fetch(`${served.urls[1]}/api/cluster/tenant/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tenant_name: 'over-http' }) });
+      await fetch(`${served.urls[1]}/api/cluster/tenant/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant_name: 'over-http' }),
+      });
       expect(await tenantsOf(cluster)).toContain('over-http');
-      const advanced = await fetch(`${served.url}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 1_000 }) });
+      const advanced = await fetch(`${served.url}/_sim/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ms: 1_000 }),
+      });
       expect(((await advanced.json()) as { data: { now_ms: number } }).data.now_ms).toBe(cluster.now);
     } finally {
       await cluster.close();

@@ -6,7 +6,19 @@ import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/ht
 import type { EnvelopeForm } from '../sim/http/envelope.ts';
 import { interceptOrigin, type Interception, type InterceptOptions } from '../sim/http/intercept.ts';
 import type { InvariantViolation } from '../sim/invariants/invariant-registry.ts';
-import { connectorControls, control, mq9Controls, mqttControls, networkControls, nodeControls, type ConnectorControls, type Mq9Controls, type MqttControls, type NetworkControls, type NodeControls } from './cluster-controls.ts';
+import {
+  connectorControls,
+  control,
+  mq9Controls,
+  mqttControls,
+  networkControls,
+  nodeControls,
+  type ConnectorControls,
+  type Mq9Controls,
+  type MqttControls,
+  type NetworkControls,
+  type NodeControls,
+} from './cluster-controls.ts';
 
 /** Options of {@link createCluster}. Every one has a default; one seed and one set of calls give one run. */
 export interface CreateClusterOptions {
@@ -101,7 +113,12 @@ export interface ClusterListeners {
  */
 export interface SimulatedCluster {
   /** The options the cluster was created with, defaults filled in. */
-  readonly options: Readonly<Required<Pick<CreateClusterOptions, 'nodes' | 'workload' | 'dialect' | 'envelope' | 'warmUpMs' | 'clock'>> & { seed: string; epochMs: number }>;
+  readonly options: Readonly<
+    Required<Pick<CreateClusterOptions, 'nodes' | 'workload' | 'dialect' | 'envelope' | 'warmUpMs' | 'clock'>> & {
+      seed: string;
+      epochMs: number;
+    }
+  >;
   /** Virtual now, Unix ms. */
   readonly now: number;
   /** Runs virtual time forward by `ms`, running every event that falls due (elections, deliveries, expiries, monitor samples); returns the number of events run. */
@@ -279,7 +296,8 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
  */
 export function createCluster(options: CreateClusterOptions = {}): SimulatedCluster {
   const dialect = options.dialect ?? 'spec';
-  if (!DIALECT_NAMES.includes(dialect)) throw new TypeError(`dialect must be one of ${DIALECT_NAMES.join(', ')}, got ${JSON.stringify(dialect)}`);
+  if (!DIALECT_NAMES.includes(dialect))
+    throw new TypeError(`dialect must be one of ${DIALECT_NAMES.join(', ')}, got ${JSON.stringify(dialect)}`);
   const workload = options.workload ?? 'demo';
   if (workload !== 'demo' && workload !== 'none') throw new TypeError(`workload must be demo or none, got ${JSON.stringify(workload)}`);
   const envelope = options.envelope ?? DIALECTS[dialect].envelope;
@@ -299,7 +317,16 @@ export function createCluster(options: CreateClusterOptions = {}): SimulatedClus
   const switches = switchesOf(dialect);
   const clock = options.clock ?? 'manual';
   const app = new AdminApp(model, { envelope, clock, ...(switches.length > 0 ? { deviations: switches } : {}) });
-  return new InProcessCluster(model, app, { nodes: model.options.nodes, workload, dialect, envelope, warmUpMs, clock, seed: model.options.seed, epochMs });
+  return new InProcessCluster(model, app, {
+    nodes: model.options.nodes,
+    workload,
+    dialect,
+    envelope,
+    warmUpMs,
+    clock,
+    seed: model.options.seed,
+    epochMs,
+  });
 }
 
 /** The model and app behind a cluster made by {@link createCluster}, for the library's own modules (conform). */

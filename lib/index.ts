@@ -11,15 +11,47 @@
  */
 
 export { createCluster } from './create-cluster.ts';
-export type { ClusterListeners, ClusterRequestOptions, ClusterResponse, CreateClusterOptions, ListenOptions, SimulatedCluster } from './create-cluster.ts';
+export type {
+  ClusterListeners,
+  ClusterRequestOptions,
+  ClusterResponse,
+  CreateClusterOptions,
+  ListenOptions,
+  SimulatedCluster,
+} from './create-cluster.ts';
 export { ControlError } from './cluster-controls.ts';
-export type { ConnectorControls, LinkSettings, Mq9Controls, MqttConnect, MqttControls, MqttOutcome, NetworkControls, NodeControls, NodeState } from './cluster-controls.ts';
+export type {
+  ConnectorControls,
+  LinkSettings,
+  Mq9Controls,
+  MqttConnect,
+  MqttControls,
+  MqttOutcome,
+  NetworkControls,
+  NodeControls,
+  NodeState,
+} from './cluster-controls.ts';
 export type { Interception, InterceptOptions } from '../sim/http/intercept.ts';
 export type { InvariantViolation } from '../sim/invariants/invariant-registry.ts';
 
 export { conform } from './conform.ts';
 export type { ConformOptions } from './conform.ts';
-export type { CheckRecord, CheckStatus, Citation, EndpointReport, EndpointStatus, FailOn, Finding, FindingCheck, Level, Report, ReportSummary, RequestRecord, ResponseRecord, SpecCoverage } from '../suites/conform/report-model.ts';
+export type {
+  CheckRecord,
+  CheckStatus,
+  Citation,
+  EndpointReport,
+  EndpointStatus,
+  FailOn,
+  Finding,
+  FindingCheck,
+  Level,
+  Report,
+  ReportSummary,
+  RequestRecord,
+  ResponseRecord,
+  SpecCoverage,
+} from '../suites/conform/report-model.ts';
 export { SetupError } from '../suites/conform/preflight.ts';
 export { SelectionError } from '../suites/report/selection.ts';
 

@@ -11,7 +11,6 @@ import { runPlan } from '../sim/chaos/chaos-runner.ts';
 import { runSweep } from './cli/chaos-sweep.ts';
 import { argNumber } from './bench/script-args.ts';
 
-
 const steps = argNumber('steps', 20_000);
 const seeds = argNumber('seeds', 30);
 const sweepSteps = argNumber('sweep-steps', 1_000);
@@ -27,7 +26,12 @@ async function timed(o: ChaosOptions) {
 
 // Long runs: the first one also warms the JIT up, so each seed runs twice and the second counts.
 const noLeave = faults.filter((f) => f !== 'leave');
-for (const [seed, kinds] of [['2', faults], ['3', faults], ['1', noLeave], ['5', noLeave]] as const) {
+for (const [seed, kinds] of [
+  ['2', faults],
+  ['3', faults],
+  ['1', noLeave],
+  ['5', noLeave],
+] as const) {
   const o = { seed, steps, nodes: 5, faults: [...kinds], bug: null };
   const cold = await timed(o);
   const { ms, result, ran } = await timed(o);
@@ -41,8 +45,12 @@ const list = Array.from({ length: seeds }, (_, i) => String(i + 1));
 const template = { steps: sweepSteps, nodes: 5, faults, bug: null };
 const one = await runSweep(template, list, 1);
 const perMin = (seeds / one.elapsedMs) * 60_000;
-console.log(`sweep: ${seeds} seeds x ${sweepSteps} steps in ${(one.elapsedMs / 1000).toFixed(1)} s = ${perMin.toFixed(0)} seeds/min on one core (${(perMin / 100).toFixed(1)}x the 100/min target; ${one.outcomes.filter((o) => !o.passed).length} failed)`);
+console.log(
+  `sweep: ${seeds} seeds x ${sweepSteps} steps in ${(one.elapsedMs / 1000).toFixed(1)} s = ${perMin.toFixed(0)} seeds/min on one core (${(perMin / 100).toFixed(1)}x the 100/min target; ${one.outcomes.filter((o) => !o.passed).length} failed)`,
+);
 if (workers > 1) {
   const many = await runSweep(template, list, workers);
-  console.log(`sweep on ${workers} worker threads: ${(many.elapsedMs / 1000).toFixed(1)} s = ${((seeds / many.elapsedMs) * 60_000).toFixed(0)} seeds/min, ${(one.elapsedMs / many.elapsedMs).toFixed(2)}x one core (same outcomes: ${many.outcomes.every((o, i) => o.trace_hash === one.outcomes[i].trace_hash)})`);
+  console.log(
+    `sweep on ${workers} worker threads: ${(many.elapsedMs / 1000).toFixed(1)} s = ${((seeds / many.elapsedMs) * 60_000).toFixed(0)} seeds/min, ${(one.elapsedMs / many.elapsedMs).toFixed(2)}x one core (same outcomes: ${many.outcomes.every((o, i) => o.trace_hash === one.outcomes[i].trace_hash)})`,
+  );
 }

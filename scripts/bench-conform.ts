@@ -15,7 +15,6 @@ import { argNumber } from './bench/script-args.ts';
 
 const BUDGET_MS = { inProcess: 30_000, served: 60_000 };
 
-
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function inProcessRun(seed: number): Promise<{ ms: number; report: Report }> {
@@ -30,7 +29,12 @@ export async function servedRun(seed: number): Promise<{ ms: number; report: Rep
   const running = await startClusterServer({ seed, nodes: 3, workload: 'demo', port: 0, admin: { ...SIM_ADMIN } });
   try {
     const t0 = performance.now();
-    const target = await UrlTarget.create({ url: running.baseUrl, username: SIM_ADMIN.username, password: SIM_ADMIN.password, signingSecret: SIM_ADMIN.jwtSecret });
+    const target = await UrlTarget.create({
+      url: running.baseUrl,
+      username: SIM_ADMIN.username,
+      password: SIM_ADMIN.password,
+      signingSecret: SIM_ADMIN.jwtSecret,
+    });
     try {
       const report = await runConform({ target, seed });
       return { ms: performance.now() - t0, report };
@@ -66,7 +70,10 @@ const RUNS = {
 } as const;
 
 /** Median time of `runs` full conformance runs per target kind (importable: `npm run bench` calls it). */
-export async function benchConform(runs: number, kinds: (keyof typeof RUNS)[] = ['in-process', 'served over HTTP']): Promise<Record<string, ConformBenchResult>> {
+export async function benchConform(
+  runs: number,
+  kinds: (keyof typeof RUNS)[] = ['in-process', 'served over HTTP'],
+): Promise<Record<string, ConformBenchResult>> {
   const results: Record<string, ConformBenchResult> = {};
   for (const name of kinds) {
     const [fn, budget] = RUNS[name];
@@ -99,13 +106,16 @@ async function main(): Promise<void> {
     return;
   }
   for (const [name, r] of Object.entries(results)) {
-    process.stdout.write(`${name.padEnd(18)} median ${(r.medianMs / 1000).toFixed(2)} s of ${runs} runs; budget ${r.budgetMs / 1000} s (ratio ${r.ratioToBudget}); ${r.checks} checks, ${r.failed} failed\n`);
+    process.stdout.write(
+      `${name.padEnd(18)} median ${(r.medianMs / 1000).toFixed(2)} s of ${runs} runs; budget ${r.budgetMs / 1000} s (ratio ${r.ratioToBudget}); ${r.checks} checks, ${r.failed} failed\n`,
+    );
     process.stdout.write(`${''.padEnd(18)} slowest endpoints: ${r.slowest}\n`);
   }
   process.stdout.write('per-endpoint times (ms), in-process | served:\n');
   const a = results['in-process'].perEndpointMs;
   const b = results['served over HTTP'].perEndpointMs;
-  for (const key of Object.keys(a)) process.stdout.write(`  ${key.padEnd(52)} ${String(a[key]).padStart(6)} | ${String(b[key] ?? '-').padStart(6)}\n`);
+  for (const key of Object.keys(a))
+    process.stdout.write(`  ${key.padEnd(52)} ${String(a[key]).padStart(6)} | ${String(b[key] ?? '-').padStart(6)}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

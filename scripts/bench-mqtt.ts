@@ -36,7 +36,9 @@ interface Served {
 }
 
 async function startMqsim(): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--workload', 'none', '--port', '0', '--mqtt-port', '0', '--nodes', String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--workload', 'none', '--port', '0', '--mqtt-port', '0', '--nodes', String(nodes)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -45,11 +47,19 @@ async function startMqsim(): Promise<Served> {
   });
   const mqttPort = Number(/node 1 MQTT: mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(err)?.[1]);
   const post = async (path: string, body: unknown) => {
-    const res = (await (await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { code: number };
+    const res = (await (
+      await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    ).json()) as { code: number };
     if (res.code !== 0) throw new Error(`${path}: ${JSON.stringify(res)}`);
   };
-  await post('/api/cluster/tenant/update', { tenant_name: 'default', config: { max_publish_rate: 100_000_000, max_create_connection_rate_per_second: 100_000_000 } });
-  await post('/api/cluster/config/set', { config_type: 'ClusterLimit', config: JSON.stringify({ max_network_connection_rate: 100_000_000 }) });
+  await post('/api/cluster/tenant/update', {
+    tenant_name: 'default',
+    config: { max_publish_rate: 100_000_000, max_create_connection_rate_per_second: 100_000_000 },
+  });
+  await post('/api/cluster/config/set', {
+    config_type: 'ClusterLimit',
+    config: JSON.stringify({ max_network_connection_rate: 100_000_000 }),
+  });
   return { child, url, mqttPort };
 }
 
@@ -96,17 +106,38 @@ async function main(): Promise<void> {
 
   const rows: [string, (t: TargetRounds) => number, (t: TargetRounds) => string][] = [
     ['connections per second (CONNECT, CONNACK, DISCONNECT)', (t) => median(t.connects.map((c) => c.perSecond)), () => ''],
-    ['QoS 0 messages per second, publisher → broker → subscriber', (t) => median(t.qos0.map((p) => p.perSecond)), (t) => `${fmt(median(t.qos0.map((p) => p.received)))} of ${fmt(messages)} received`],
-    ['QoS 1 messages per second (PUBACK both ways)', (t) => median(t.qos1.map((p) => p.perSecond)), (t) => `${fmt(median(t.qos1.map((p) => p.received)))} of ${fmt(messages)} received`],
+    [
+      'QoS 0 messages per second, publisher → broker → subscriber',
+      (t) => median(t.qos0.map((p) => p.perSecond)),
+      (t) => `${fmt(median(t.qos0.map((p) => p.received)))} of ${fmt(messages)} received`,
+    ],
+    [
+      'QoS 1 messages per second (PUBACK both ways)',
+      (t) => median(t.qos1.map((p) => p.perSecond)),
+      (t) => `${fmt(median(t.qos1.map((p) => p.received)))} of ${fmt(messages)} received`,
+    ],
   ];
-  const summary: Record<string, unknown> = { rounds, connections, concurrency, messages, payloadBytes, window, nodes, node: process.version, mqsim, ...(mosquittoUp ? { mosquitto } : {}) };
+  const summary: Record<string, unknown> = {
+    rounds,
+    connections,
+    concurrency,
+    messages,
+    payloadBytes,
+    window,
+    nodes,
+    node: process.version,
+    mqsim,
+    ...(mosquittoUp ? { mosquitto } : {}),
+  };
   process.stdout.write(`| what | mqsim serve | Mosquitto | mqsim / Mosquitto |\n|---|---|---|---|\n`);
   for (const [what, figure, note] of rows) {
     const a = figure(mqsim);
     const b = mosquittoUp ? figure(mosquitto) : NaN;
     const noteA = note(mqsim);
     const noteB = mosquittoUp ? note(mosquitto) : '';
-    process.stdout.write(`| ${what} | ${fmt(a)}${noteA ? ` (${noteA})` : ''} | ${mosquittoUp ? `${fmt(b)}${noteB ? ` (${noteB})` : ''}` : 'n/a'} | ${mosquittoUp ? (a / b).toFixed(2) : 'n/a'} |\n`);
+    process.stdout.write(
+      `| ${what} | ${fmt(a)}${noteA ? ` (${noteA})` : ''} | ${mosquittoUp ? `${fmt(b)}${noteB ? ` (${noteB})` : ''}` : 'n/a'} | ${mosquittoUp ? (a / b).toFixed(2) : 'n/a'} |\n`,
+    );
     summary[what] = { mqsim: a, ...(mosquittoUp ? { mosquitto: b, ratio: a / b } : {}) };
   }
   mkdirSync('reports/bench', { recursive: true });

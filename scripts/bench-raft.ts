@@ -52,7 +52,12 @@ export function benchRaft({ seed, minutes, writesPerSec, check }: RaftBenchOptio
   }
 
   // A fault every virtual minute (on a random group's leader), each undone by the next.
-  const faults = faultEveryMinute(cluster, rng, ['crash', 'stop', 'isolate', 'lossy'], () => raft.get(rng.pick(groups))!.leaderId ?? rng.pick(ids));
+  const faults = faultEveryMinute(
+    cluster,
+    rng,
+    ['crash', 'stop', 'isolate', 'lossy'],
+    () => raft.get(rng.pick(groups))!.leaderId ?? rng.pick(ids),
+  );
 
   const heapBefore = process.memoryUsage().heapUsed;
   const run = runMeasured(cluster, minutes, check);
@@ -65,7 +70,10 @@ export function benchRaft({ seed, minutes, writesPerSec, check }: RaftBenchOptio
     ...speedFigures(minutes, run),
     writes,
     faults: faults(),
-    terms: raft.groups().map((g) => `${g.name}=${g.term}`).join(' '),
+    terms: raft
+      .groups()
+      .map((g) => `${g.name}=${g.term}`)
+      .join(' '),
     network: network.snapshotStats(),
     memory: { heapUsed: mem.heapUsed, heapDelta: mem.heapUsed - heapBefore, rss: mem.rss },
     violations: raft.violations.all(),
@@ -74,18 +82,31 @@ export function benchRaft({ seed, minutes, writesPerSec, check }: RaftBenchOptio
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const r = benchRaft({ seed: argText('seed', '1'), minutes: argNumber('minutes', 60, { positive: true }), writesPerSec: argNumber('writes-per-sec', 5), check: process.argv.includes('--check') });
+  const r = benchRaft({
+    seed: argText('seed', '1'),
+    minutes: argNumber('minutes', 60, { positive: true }),
+    writesPerSec: argNumber('writes-per-sec', 5),
+    check: process.argv.includes('--check'),
+  });
   const { seed, minutes, check } = r.options;
   if (r.invariantViolated) {
     console.error('invariant violated:', r.invariantViolated);
     process.exit(1);
   }
-  console.log(`bench-raft: 5 nodes, groups ${r.groups.join(', ')}, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
+  console.log(
+    `bench-raft: 5 nodes, groups ${r.groups.join(', ')}, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`,
+  );
   console.log(`  events           ${r.events.toLocaleString('en-US')} in ${(r.realMs / 1000).toFixed(2)} s real`);
-  console.log(`  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`);
-  console.log(`  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`);
+  console.log(
+    `  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`,
+  );
+  console.log(
+    `  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`,
+  );
   console.log(`  writes proposed  ${r.writes}; faults ${r.faults}; terms ${r.terms}`);
   console.log(`  network          ${JSON.stringify(r.network)}`);
-  console.log(`  memory           heap ${Math.round(r.memory.heapUsed / 1e6)} MB (+${Math.round(r.memory.heapDelta / 1e6)} MB), rss ${Math.round(r.memory.rss / 1e6)} MB`);
+  console.log(
+    `  memory           heap ${Math.round(r.memory.heapUsed / 1e6)} MB (+${Math.round(r.memory.heapDelta / 1e6)} MB), rss ${Math.round(r.memory.rss / 1e6)} MB`,
+  );
   console.log(`  violations       ${JSON.stringify(r.violations)}`);
 }

@@ -61,7 +61,9 @@ function main(): void {
       process.stderr.write('packing and installing the package (≈30 s)...\n');
       const pkg = packAndInstall(work);
       installDir = pkg.installDir;
-      process.stderr.write(`tarball ${(pkg.packedBytes / 1024).toFixed(0)} KiB, ${pkg.files.length} files; pack ${(pkg.packMs / 1000).toFixed(1)} s, install ${(pkg.installMs / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `tarball ${(pkg.packedBytes / 1024).toFixed(0)} KiB, ${pkg.files.length} files; pack ${(pkg.packMs / 1000).toFixed(1)} s, install ${(pkg.installMs / 1000).toFixed(1)} s\n`,
+      );
     }
     const installedBin = join(installDir, 'node_modules', 'mqsim', 'bin', 'mqsim.js');
     const variants: Variant[] = [
@@ -73,7 +75,12 @@ function main(): void {
       cleanup.push(dir);
       execSync(`git archive ${beforeRev} | tar -x -C ${JSON.stringify(dir)}`, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
       symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-      variants.push({ name: `before: ${beforeRev} (sources, tsx)`, command: process.execPath, args: [join(dir, 'bin', 'mqsim.js')], cwd: dir });
+      variants.push({
+        name: `before: ${beforeRev} (sources, tsx)`,
+        command: process.execPath,
+        args: [join(dir, 'bin', 'mqsim.js')],
+        cwd: dir,
+      });
     }
     if (withNpx) variants.push({ name: 'installed package via npx', command: 'npx', args: ['--no-install', 'mqsim'], cwd: installDir });
 
@@ -96,7 +103,9 @@ function main(): void {
       for (const v of variants) {
         const xs = times.get(`${c.label}|${v.name}`)!;
         const med = quantile(xs, 0.5);
-        console.log(`  ${v.name.padEnd(40)} ${med.toFixed(0).padStart(8)} ${quantile(xs, 0.9).toFixed(0).padStart(8)} ${(med / base).toFixed(2).padStart(12)}`);
+        console.log(
+          `  ${v.name.padEnd(40)} ${med.toFixed(0).padStart(8)} ${quantile(xs, 0.9).toFixed(0).padStart(8)} ${(med / base).toFixed(2).padStart(12)}`,
+        );
       }
     }
     console.log('\ntarget: mqsim --help of the installed package ≤ 300 ms');

@@ -131,19 +131,35 @@ export function benchStorage({ seed, minutes, shards: shardCount, writesPerSec, 
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const r = benchStorage({ seed: argText('seed', '1'), minutes: argNumber('minutes', 60, { positive: true }), shards: argNumber('shards', 1000, { positive: true }), writesPerSec: argNumber('writes-per-sec', 20), check: process.argv.includes('--check') });
+  const r = benchStorage({
+    seed: argText('seed', '1'),
+    minutes: argNumber('minutes', 60, { positive: true }),
+    shards: argNumber('shards', 1000, { positive: true }),
+    writesPerSec: argNumber('writes-per-sec', 20),
+    check: process.argv.includes('--check'),
+  });
   const { seed, minutes, shards, check } = r.options;
   if (r.invariantViolated) {
     console.error('invariant violated:', r.invariantViolated);
     process.exit(1);
   }
-  console.log(`bench-storage: 5 nodes, groups ${r.groups.join(', ')}, ${shards} shards x 3 replicas, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`);
+  console.log(
+    `bench-storage: 5 nodes, groups ${r.groups.join(', ')}, ${shards} shards x 3 replicas, ${minutes} virtual min, seed ${seed}${check ? ', invariants checked after every event' : ''}`,
+  );
   console.log(`  setup            ${(r.setupMs / 1000).toFixed(2)} s real (cluster start and shard creation)`);
   console.log(`  events           ${r.events.toLocaleString('en-US')} in ${(r.realMs / 1000).toFixed(2)} s real`);
-  console.log(`  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`);
-  console.log(`  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`);
-  console.log(`  writes           ${r.written.toLocaleString('en-US')} appended, ${r.refused.toLocaleString('en-US')} refused; faults ${r.faults}; fetch requests ${r.fetches.toLocaleString('en-US')}`);
-  console.log(`  segments         ${r.segments.live} live; 30 s after the run: ${r.segments.isrFull} with a full ISR, ${r.segments.unavailable} unavailable`);
+  console.log(
+    `  events/s         ${r.eventsPerSec.toLocaleString('en-US')} (per CPU second: ${r.eventsPerCpuSec.toLocaleString('en-US')})`,
+  );
+  console.log(
+    `  speed            ${r.speedVsRealTime.toLocaleString('en-US')}x real time (per CPU time: ${r.speedVsCpuTime.toLocaleString('en-US')}x)`,
+  );
+  console.log(
+    `  writes           ${r.written.toLocaleString('en-US')} appended, ${r.refused.toLocaleString('en-US')} refused; faults ${r.faults}; fetch requests ${r.fetches.toLocaleString('en-US')}`,
+  );
+  console.log(
+    `  segments         ${r.segments.live} live; 30 s after the run: ${r.segments.isrFull} with a full ISR, ${r.segments.unavailable} unavailable`,
+  );
   console.log(`  network          ${JSON.stringify(r.network)}`);
   console.log(`  memory           peak rss ${Math.round(r.memory.peakRss / 1e6)} MB, peak heap ${Math.round(r.memory.peakHeap / 1e6)} MB`);
   console.log(`  violations       ${JSON.stringify(r.violations)}`);

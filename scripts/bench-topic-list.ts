@@ -18,7 +18,6 @@ import type { Handler } from '../sim/http/handler-types.ts';
 import { isSystemTopic, type TopicRecord } from '../sim/storage/topics.ts';
 import { argText } from './bench/script-args.ts';
 
-
 function positiveInt(name: string, fallback: string): number {
   const raw = argText(name, fallback);
   const n = Number(raw);
@@ -65,7 +64,9 @@ const naiveHandler: Handler = ({ params }) => {
   const type = params.topic_type as 'all' | 'normal' | 'system';
   return created
     .slice()
-    .sort((a, b) => (a.tenant !== b.tenant ? (a.tenant < b.tenant ? -1 : 1) : a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0))
+    .sort((a, b) =>
+      a.tenant !== b.tenant ? (a.tenant < b.tenant ? -1 : 1) : a.topic_name < b.topic_name ? -1 : a.topic_name > b.topic_name ? 1 : 0,
+    )
     .filter((t) => type === 'all' || (type === 'system') === isSystemTopic(t.topic_name))
     .map((t) => cluster.topics.view(t));
 };
@@ -112,6 +113,10 @@ for (const q of queries) {
       (q.target ? `   target <= 50 ms ${met ? 'MET' : 'NOT MET'}` : ''),
   );
 }
-process.stdout.write(`${'query'.padEnd(42)} ${'indexed'.padStart(11)}   ${'baseline (sort per request)'.padStart(20)}\n${rows.join('\n')}\n\n`);
-process.stdout.write(`answers identical to the baseline's for every query; target (page 1 and page 5,000 <= 50 ms): ${allMet ? 'MET' : 'NOT MET'}\n`);
+process.stdout.write(
+  `${'query'.padEnd(42)} ${'indexed'.padStart(11)}   ${'baseline (sort per request)'.padStart(20)}\n${rows.join('\n')}\n\n`,
+);
+process.stdout.write(
+  `answers identical to the baseline's for every query; target (page 1 and page 5,000 <= 50 ms): ${allMet ? 'MET' : 'NOT MET'}\n`,
+);
 process.stdout.write(`peak RSS ${fmt(process.resourceUsage().maxRSS / 1024, 0)} MB\n`);

@@ -18,12 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { Cluster } from '../sim/cluster/cluster.ts';
 import { argText } from './bench/script-args.ts';
 
-
 function positiveNumber(name: string, fallback: string, { integer = false, allowZero = false } = {}): number {
   const raw = argText(name, fallback);
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || (integer && !Number.isInteger(n))) {
-    process.stderr.write(`bench-workload: --${name} must be a ${integer ? 'whole ' : ''}number${allowZero ? ' >= 0' : ' > 0'}, got ${JSON.stringify(raw)}\n`);
+    process.stderr.write(
+      `bench-workload: --${name} must be a ${integer ? 'whole ' : ''}number${allowZero ? ' >= 0' : ' > 0'}, got ${JSON.stringify(raw)}\n`,
+    );
     process.exit(2);
   }
   return n;
@@ -79,10 +80,26 @@ function runHere(clients: number, virtualHours: number, seed: string): RunFigure
 /** One run in a child process with the heap limit; its figures come back as JSON on stdout. */
 function runInChild(clients: number, virtualHours: number, seed: string, heapMb: number): RunFigures {
   const script = fileURLToPath(import.meta.url);
-  const res = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', script, '--child', '--clients', String(clients), '--virtual-hours', String(virtualHours), '--seed', seed], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  const res = spawnSync(
+    process.execPath,
+    [
+      `--max-old-space-size=${heapMb}`,
+      '--import',
+      'tsx',
+      script,
+      '--child',
+      '--clients',
+      String(clients),
+      '--virtual-hours',
+      String(virtualHours),
+      '--seed',
+      seed,
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   if (res.status !== 0) throw new Error(`run with ${clients} clients failed (exit ${res.status}):\n${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as RunFigures;
 }
@@ -103,7 +120,11 @@ function describeRun(label: string, r: RunFigures): string {
 }
 
 if (process.argv.includes('--child')) {
-  const figures = runHere(positiveNumber('clients', '100000', { integer: true }), positiveNumber('virtual-hours', '1'), argText('seed', '1'));
+  const figures = runHere(
+    positiveNumber('clients', '100000', { integer: true }),
+    positiveNumber('virtual-hours', '1'),
+    argText('seed', '1'),
+  );
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 } else {
   const clients = positiveNumber('clients', '100000', { integer: true });

@@ -30,7 +30,6 @@ import type { RecordedAnswer } from './bench/bare-server.ts';
 import { MQSIM_VERSION } from '../sim/version.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 
-
 const seconds = argNumber('seconds', 5, { positive: true });
 const rounds = argNumber('rounds', 3, { positive: true });
 const warmUpSeconds = argNumber('warm-up', 2, { positive: true });
@@ -42,7 +41,11 @@ const write = (name: string, data: unknown): void => writeFileSync(`${OUT}${name
 const log = (s: string): void => void process.stderr.write(`bench: ${s}\n`);
 
 const LIST = { method: 'GET' as const, path: '/api/cluster/tenant/list' };
-const CREATE = { method: 'POST' as const, path: '/api/cluster/tenant/create', body: (n: number) => ({ tenant_name: `bench-${process.pid}-${n}`, desc: 'bench' }) };
+const CREATE = {
+  method: 'POST' as const,
+  path: '/api/cluster/tenant/create',
+  body: (n: number) => ({ tenant_name: `bench-${process.pid}-${n}`, desc: 'bench' }),
+};
 // Prism's mock checks that a bearer token is present; mqsim lets loopback peers in without one and
 // ignores the header from them, so every target gets the same header and neither verifies a token.
 const HEADERS = { authorization: 'Bearer bench' };
@@ -75,26 +78,42 @@ function medianRun(runs: LoadResult[]): LoadResult {
 }
 
 async function benchHttp(): Promise<Record<string, unknown>> {
-  const load = (url: string, ep: typeof LIST | typeof CREATE) => runLoad({ url, ...ep, headers: HEADERS, concurrency, seconds, warmUpSeconds });
+  const load = (url: string, ep: typeof LIST | typeof CREATE) =>
+    runLoad({ url, ...ep, headers: HEADERS, concurrency, seconds, warmUpSeconds });
   const targets: { name: 'mqsim' | 'bare' | 'prism'; target: SpawnedTarget }[] = [];
   const recorded: RecordedAnswer[] = [];
   let prismProblem: string | undefined;
-  const runs: Record<string, Record<string, LoadResult[]>> = { list: { mqsim: [], bare: [], prism: [] }, create: { mqsim: [], bare: [], prism: [] } };
+  const runs: Record<string, Record<string, LoadResult[]>> = {
+    list: { mqsim: [], bare: [], prism: [] },
+    create: { mqsim: [], bare: [], prism: [] },
+  };
   try {
     log('starting mqsim serve (3 nodes, demo workload)');
     const mqsim = await spawnPrintingUrl(process.execPath, [MQSIM_BIN, 'serve', '--port', '0'], 'mqsim serve');
     targets.push({ name: 'mqsim', target: mqsim });
     // Lift the admin API's per-path rate limit (50/s by default), or most of the load would be 429s.
-    const set = await post(mqsim.url, '/api/cluster/config/set', { config_type: 'ClusterLimit', config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }) });
+    const set = await post(mqsim.url, '/api/cluster/config/set', {
+      config_type: 'ClusterLimit',
+      config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }),
+    });
     if (set.status !== 200 || JSON.parse(set.body).code !== 0) throw new Error(`could not lift the rate limit: ${set.body}`);
     // Record one answer of each endpoint, byte for byte, for the bare baseline.
     const list = await fetch(mqsim.url + LIST.path);
     recorded.push({ ...LIST, status: list.status, headers: replayableHeaders(Object.fromEntries(list.headers)), body: await list.text() });
     const created = await post(mqsim.url, CREATE.path, { tenant_name: 'bench-recorded', desc: 'bench' });
-    recorded.push({ method: CREATE.method, path: CREATE.path, status: created.status, headers: replayableHeaders(created.headers), body: created.body });
+    recorded.push({
+      method: CREATE.method,
+      path: CREATE.path,
+      status: created.status,
+      headers: replayableHeaders(created.headers),
+      body: created.body,
+    });
     const recordedFile = `${OUT}recorded-answers.json`;
     writeFileSync(recordedFile, JSON.stringify(recorded));
-    targets.push({ name: 'bare', target: await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server') });
+    targets.push({
+      name: 'bare',
+      target: await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server'),
+    });
 
     const openapi = `${OUT}openapi.json`;
     execFileSync(process.execPath, [MQSIM_BIN, 'openapi', '--out', openapi], { stdio: 'ignore' });
@@ -108,7 +127,10 @@ async function benchHttp(): Promise<Record<string, unknown>> {
 
     // Rounds that take turns between the servers, so a burst of load from other work on the machine
     // falls on all of them rather than on one; each figure is the median of its rounds.
-    for (const [name, ep] of [['list', LIST], ['create', CREATE]] as const) {
+    for (const [name, ep] of [
+      ['list', LIST],
+      ['create', CREATE],
+    ] as const) {
       for (let round = 1; round <= rounds; round++) {
         for (const { name: who, target } of targets) {
           log(`round ${round}/${rounds}: ${who} ${ep.method} ${ep.path}`);
@@ -155,27 +177,55 @@ function benchSimulator(): Record<string, unknown> {
   const raft = benchRaft({ seed: '1', minutes: 60, writesPerSec: 5, check: false });
   log('simulator: bench-storage (5 nodes, 1,000 shards x 3, 60 virtual min)');
   const storage = benchStorage({ seed: '1', minutes: 60, shards: 1000, writesPerSec: 20, check: false });
-  const pick = (r: typeof raft | typeof storage) => ({ events: r.events, realMs: Math.round(r.realMs), eventsPerSec: r.eventsPerSec, eventsPerCpuSec: r.eventsPerCpuSec, speedVsRealTime: r.speedVsRealTime, speedVsCpuTime: r.speedVsCpuTime });
-  return { raft: { ...pick(raft), violations: raft.violations, detail: raft }, storage: { ...pick(storage), violations: storage.violations, detail: storage } };
+  const pick = (r: typeof raft | typeof storage) => ({
+    events: r.events,
+    realMs: Math.round(r.realMs),
+    eventsPerSec: r.eventsPerSec,
+    eventsPerCpuSec: r.eventsPerCpuSec,
+    speedVsRealTime: r.speedVsRealTime,
+    speedVsCpuTime: r.speedVsCpuTime,
+  });
+  return {
+    raft: { ...pick(raft), violations: raft.violations, detail: raft },
+    storage: { ...pick(storage), violations: storage.violations, detail: storage },
+  };
 }
 
 const startedAt = new Date().toISOString();
-const summary: Record<string, unknown> = { startedAt, mqsimVersion: MQSIM_VERSION, node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model };
+const summary: Record<string, unknown> = {
+  startedAt,
+  mqsimVersion: MQSIM_VERSION,
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+};
 const lines: string[] = [];
-const fmt = (r: LoadResult | { unavailable: string }): string => ('unavailable' in r ? `unavailable (${r.unavailable})` : `${r.perSecond.toLocaleString('en-US')} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`);
+const fmt = (r: LoadResult | { unavailable: string }): string =>
+  'unavailable' in r
+    ? `unavailable (${r.unavailable})`
+    : `${r.perSecond.toLocaleString('en-US')} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`;
 
 if (parts.has('http')) {
   const http = await benchHttp();
   write('http', http);
   summary.http = http;
   const eps = http.endpoints as Record<string, EndpointFigures>;
-  lines.push(`HTTP, ${concurrency} connections, median of ${rounds} rounds of ${seconds} s (each after ${warmUpSeconds} s warm-up), servers taking turns:`);
-  for (const [name, label] of [['list', 'GET /api/cluster/tenant/list'], ['create', 'POST /api/cluster/tenant/create']]) {
+  lines.push(
+    `HTTP, ${concurrency} connections, median of ${rounds} rounds of ${seconds} s (each after ${warmUpSeconds} s warm-up), servers taking turns:`,
+  );
+  for (const [name, label] of [
+    ['list', 'GET /api/cluster/tenant/list'],
+    ['create', 'POST /api/cluster/tenant/create'],
+  ]) {
     const e = eps[name];
     lines.push(`  ${label}`);
     lines.push(`    mqsim serve     ${fmt(e.mqsim)}`);
-    lines.push(`    bare node:http  ${fmt(e.bare)}   → mqsim/bare ${e.mqsimVsBare} (goal ≥ 0.6: ${e.mqsimVsBare >= 0.6 ? 'met' : 'NOT met'})`);
-    lines.push(`    prism mock      ${fmt(e.prism)}${e.mqsimVsPrism !== null ? `   → mqsim/prism ${e.mqsimVsPrism}x (goal ≥ 5x: ${e.mqsimVsPrism >= 5 ? 'met' : 'NOT met'})` : ''}`);
+    lines.push(
+      `    bare node:http  ${fmt(e.bare)}   → mqsim/bare ${e.mqsimVsBare} (goal ≥ 0.6: ${e.mqsimVsBare >= 0.6 ? 'met' : 'NOT met'})`,
+    );
+    lines.push(
+      `    prism mock      ${fmt(e.prism)}${e.mqsimVsPrism !== null ? `   → mqsim/prism ${e.mqsimVsPrism}x (goal ≥ 5x: ${e.mqsimVsPrism >= 5 ? 'met' : 'NOT met'})` : ''}`,
+    );
   }
 }
 if (parts.has('simulator')) {
@@ -185,8 +235,12 @@ if (parts.has('simulator')) {
   const r = sim.raft as { eventsPerSec: number; speedVsRealTime: number; realMs: number };
   const s = sim.storage as { eventsPerSec: number; speedVsRealTime: number; realMs: number };
   lines.push('Simulator (one virtual hour each, with a fault every virtual minute):');
-  lines.push(`  consensus (bench-raft, 5 nodes, 4 groups)      ${r.eventsPerSec.toLocaleString('en-US')} events/s, ${r.speedVsRealTime.toLocaleString('en-US')}x real time (${(r.realMs / 1000).toFixed(1)} s)`);
-  lines.push(`  storage (bench-storage, 1,000 shards x 3)      ${s.eventsPerSec.toLocaleString('en-US')} events/s, ${s.speedVsRealTime.toLocaleString('en-US')}x real time (${(s.realMs / 1000).toFixed(1)} s)`);
+  lines.push(
+    `  consensus (bench-raft, 5 nodes, 4 groups)      ${r.eventsPerSec.toLocaleString('en-US')} events/s, ${r.speedVsRealTime.toLocaleString('en-US')}x real time (${(r.realMs / 1000).toFixed(1)} s)`,
+  );
+  lines.push(
+    `  storage (bench-storage, 1,000 shards x 3)      ${s.eventsPerSec.toLocaleString('en-US')} events/s, ${s.speedVsRealTime.toLocaleString('en-US')}x real time (${(s.realMs / 1000).toFixed(1)} s)`,
+  );
 }
 if (parts.has('conform')) {
   log('conformance suites against the in-process simulator');
@@ -194,8 +248,12 @@ if (parts.has('conform')) {
   write('conform', conform);
   summary.conform = conform;
   const c = conform['in-process'];
-  lines.push(`Conformance suites, in-process simulator: ${(c.medianMs / 1000).toFixed(2)} s for ${c.checks} checks (${c.failed} failed); budget ${c.budgetMs / 1000} s`);
+  lines.push(
+    `Conformance suites, in-process simulator: ${(c.medianMs / 1000).toFixed(2)} s for ${c.checks} checks (${c.failed} failed); budget ${c.budgetMs / 1000} s`,
+  );
 }
 summary.finishedAt = new Date().toISOString();
 write('summary', summary);
-process.stdout.write(`mqsim ${MQSIM_VERSION}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}); ${startedAt}\n${lines.join('\n')}\nJSON: reports/bench/{http,simulator,conform,summary}.json\n`);
+process.stdout.write(
+  `mqsim ${MQSIM_VERSION}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}); ${startedAt}\n${lines.join('\n')}\nJSON: reports/bench/{http,simulator,conform,summary}.json\n`,
+);

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
  * scripts/cli/job-shards.test.ts.
  */
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
-const read = (dir: string) => readdirSync(join(EXAMPLES, dir)).map((name) => ({ name, text: readFileSync(join(EXAMPLES, dir, name), 'utf8') }));
+const read = (dir: string) =>
+  readdirSync(join(EXAMPLES, dir)).map((name) => ({ name, text: readFileSync(join(EXAMPLES, dir, name), 'utf8') }));
 const DOCKERFILE = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
 
 describe('examples/k8s', () => {
@@ -48,7 +49,10 @@ describe('examples/k8s', () => {
 describe('examples/github-actions', () => {
   it('each matrix numbers its jobs 0 … n-1 for JOB_COMPLETION_INDEX, n being the --shard-count', () => {
     for (const w of read('github-actions')) {
-      const index = /index: \[([\d, ]+)\]/.exec(w.text)![1].split(',').map((s) => Number(s.trim()));
+      const index = /index: \[([\d, ]+)\]/
+        .exec(w.text)![1]
+        .split(',')
+        .map((s) => Number(s.trim()));
       const shards = Number(/--shard-count (\d+)/.exec(w.text)![1]);
       expect(index, w.name).toEqual(Array.from({ length: shards }, (_, i) => i));
       expect(w.text, w.name).toContain('JOB_COMPLETION_INDEX: ${{ matrix.index }}');

@@ -12,7 +12,6 @@ import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from
 import { InProcessSim } from '../sim/http/in-process-client.ts';
 import { argNumber } from './bench/script-args.ts';
 
-
 const runs = argNumber('runs', 100_000);
 const seed = argNumber('seed', Date.now() % 2 ** 31);
 
@@ -21,7 +20,8 @@ async function main(): Promise<number> {
   const tenants = [0, 1, 2].map((i) => `${KEEP_PREFIX}-tenant-${i}`);
   const users = [0, 1, 2].map((i) => `${KEEP_PREFIX}-user-${i}`);
   for (const t of tenants) await sim.post('/api/cluster/tenant/create', { tenant_name: t });
-  for (const u of users) await sim.post('/api/cluster/user/create', { tenant: tenants[0], username: u, password: 'pw', is_superuser: false });
+  for (const u of users)
+    await sim.post('/api/cluster/user/create', { tenant: tenants[0], username: u, password: 'pw', is_superuser: false });
   sim.advance(1000);
   const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort().join(',');
 
@@ -46,15 +46,25 @@ async function main(): Promise<number> {
   const listed = (await sim.get(`/api/cluster/user/list?tenant=${tenants[0]}&limit=100`)).json?.data?.data ?? [];
   const names = new Set(listed.map((u: { username: string }) => u.username));
   lost.push(...users.filter((u) => !names.has(u)));
-  const polluted = Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== protoBefore || ({} as Record<string, unknown>).polluted !== undefined;
+  const polluted =
+    Object.getOwnPropertyNames(Object.prototype).sort().join(',') !== protoBefore || ({} as Record<string, unknown>).polluted !== undefined;
 
-  console.log(`fuzz-http: ${sent} requests (${runs} runs asked), seed ${seed}, ${seconds.toFixed(1)} s, ${Math.round(sent / seconds)} req/s`);
-  console.log(`statuses: ${[...histogram.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  console.log(
+    `fuzz-http: ${sent} requests (${runs} runs asked), seed ${seed}, ${seconds.toFixed(1)} s, ${Math.round(sent / seconds)} req/s`,
+  );
+  console.log(
+    `statuses: ${[...histogram.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}`,
+  );
   let failed = false;
   if (result.failed) {
     failed = true;
     const shrunk = result.counterexample?.[0];
-    console.log(`FAILED after ${result.numRuns} runs (${result.numShrinks} shrinks): ${(result.errorInstance as Error)?.message ?? String(result.errorInstance)}`);
+    console.log(
+      `FAILED after ${result.numRuns} runs (${result.numShrinks} shrinks): ${(result.errorInstance as Error)?.message ?? String(result.errorInstance)}`,
+    );
     if (shrunk) console.log(`  shrunk request: ${describeRequest(shrunk)}`);
     console.log(`  replay: npx tsx scripts/fuzz-http.ts --seed ${seed} (fast-check path ${result.counterexamplePath})`);
   }

@@ -58,7 +58,8 @@ describe('determinism', () => {
       readFileSync(file, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (forbidden.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*')) offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
+          if (forbidden.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*'))
+            offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
         });
     }
     expect(offenders).toEqual([]);

@@ -40,7 +40,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     const body = o.body ? JSON.stringify(o.body(n++)) : undefined;
     const t0 = performance.now();
     try {
-      const res = await pool.request({ method: o.method, path: o.path, headers: { ...o.headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+      const res = await pool.request({
+        method: o.method,
+        path: o.path,
+        headers: { ...o.headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body,
+      });
       const text = await res.body.text();
       if (res.statusCode !== 200) {
         errors++;
@@ -73,6 +78,14 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const ms = performance.now() - t0;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const pct = (p: number): number => Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(2));
-  return { requests, perSecond: Math.round(requests / (ms / 1000)), p50Ms: pct(50), p99Ms: pct(99), errors, ...(firstError ? { firstError } : {}) };
+  const pct = (p: number): number =>
+    Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(2));
+  return {
+    requests,
+    perSecond: Math.round(requests / (ms / 1000)),
+    p50Ms: pct(50),
+    p99Ms: pct(99),
+    errors,
+    ...(firstError ? { firstError } : {}),
+  };
 }

@@ -61,7 +61,10 @@ export function freePort(): Promise<number> {
 export async function spawnPrism(document: string): Promise<SpawnedTarget> {
   if (!existsSync(PRISM_BIN)) throw new Error(`Prism is not installed (${PRISM_BIN} is missing; run npm ci)`);
   const port = await freePort();
-  const child = spawn(PRISM_BIN, ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn', document], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
+  const child = spawn(PRISM_BIN, ['mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn', document], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+  });
   let log = '';
   child.stdout!.on('data', (c) => (log += c));
   child.stderr!.on('data', (c) => (log += c));

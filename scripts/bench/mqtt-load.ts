@@ -73,14 +73,11 @@ export async function measureConnects(port: number, total: number, concurrency: 
     const more = (): void => {
       while (started < total && started - done < concurrency) {
         const i = started++;
-        LoadClient.open(port, `bench-c-${tag}-${i}`).then(
-          (c) => {
-            c.close();
-            if (++done === total) resolve();
-            else more();
-          },
-          reject,
-        );
+        LoadClient.open(port, `bench-c-${tag}-${i}`).then((c) => {
+          c.close();
+          if (++done === total) resolve();
+          else more();
+        }, reject);
       }
     };
     more();
@@ -105,7 +102,13 @@ export interface PublishFigures {
  * from the first publish to the last message received; QoS 0 messages the broker drops end the wait
  * after a quiet second.
  */
-export async function measurePublishes(port: number, qos: 0 | 1, total: number, payloadBytes: number, window: number): Promise<PublishFigures> {
+export async function measurePublishes(
+  port: number,
+  qos: 0 | 1,
+  total: number,
+  payloadBytes: number,
+  window: number,
+): Promise<PublishFigures> {
   const tag = randomBytes(3).toString('hex');
   const topic = `bench/${tag}/q${qos}`;
   const sub = await LoadClient.open(port, `bench-s-${tag}`);

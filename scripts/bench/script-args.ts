@@ -19,7 +19,9 @@ export function argNumber(name: string, fallback: number, { positive = false } =
   if (raw === undefined) return fallback;
   const v = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(v) || (positive && v <= 0)) {
-    process.stderr.write(`${basename(process.argv[1] ?? 'script')}: --${name} needs a${positive ? ' positive' : ''} number, got ${JSON.stringify(raw)}\n`);
+    process.stderr.write(
+      `${basename(process.argv[1] ?? 'script')}: --${name} needs a${positive ? ' positive' : ''} number, got ${JSON.stringify(raw)}\n`,
+    );
     process.exit(2);
   }
   return v;

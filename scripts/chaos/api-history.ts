@@ -6,7 +6,11 @@ export const FAMILIES = {
   user: { list: (t: string) => `/api/cluster/user/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'username', scoped: true },
   acl: { list: (t: string) => `/api/cluster/acl/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'name', scoped: true },
   topic: { list: (t: string) => `/api/cluster/topic/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'topic_name', scoped: true },
-  connector: { list: (t: string) => `/api/cluster/connector/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'connector_name', scoped: true },
+  connector: {
+    list: (t: string) => `/api/cluster/connector/list?tenant=${encodeURIComponent(t)}&limit=10000`,
+    field: 'connector_name',
+    scoped: true,
+  },
 } as const;
 export type Family = keyof typeof FAMILIES;
 
@@ -92,9 +96,17 @@ export class AckHistory {
       if (f !== family || t !== tenant || this.unknown.has(k)) continue;
       const where = `${family} ${tenant ? `${tenant}/` : ''}${name}`;
       if (v.present && !listed.has(name)) {
-        out.push({ name: 'api.acknowledged-create-lost', step, message: `${where} was ${v.since < 0 ? 'listed at the start' : `created (acknowledged at step ${v.since})`} and never deleted, but the list does not show it` });
+        out.push({
+          name: 'api.acknowledged-create-lost',
+          step,
+          message: `${where} was ${v.since < 0 ? 'listed at the start' : `created (acknowledged at step ${v.since})`} and never deleted, but the list does not show it`,
+        });
       } else if (!v.present && listed.has(name)) {
-        out.push({ name: 'api.deleted-resource-returned', step, message: `${where} was ${v.since < 0 ? 'absent at the start' : `deleted (acknowledged at step ${v.since})`} and not created again, but the list shows it` });
+        out.push({
+          name: 'api.deleted-resource-returned',
+          step,
+          message: `${where} was ${v.since < 0 ? 'absent at the start' : `deleted (acknowledged at step ${v.since})`} and not created again, but the list shows it`,
+        });
       }
     }
     return out;

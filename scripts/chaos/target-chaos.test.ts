@@ -12,14 +12,17 @@ async function serve(...extra: string[]): Promise<string> {
 
 afterAll(() => stopAll('SIGTERM'));
 
-const chaos = (url: string, ...extra: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-  const child = spawn(process.execPath, [BIN, 'chaos', '--target', url, '--seed', '3', '--steps', '200', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.on('close', (status) => resolve({ status, stdout, stderr }));
-});
+const chaos = (url: string, ...extra: string[]) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'chaos', '--target', url, '--seed', '3', '--steps', '200', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 
 describe('acknowledged history', () => {
   it('flags a lost create and a returned delete, and not what was never acknowledged', () => {
@@ -30,7 +33,12 @@ describe('acknowledged history', () => {
     h.acknowledged(create, 0);
     h.acknowledged(del, 1);
     expect(h.compare('tenant', '', new Set(['t-1']), 2)).toEqual([]);
-    expect(h.compare('tenant', '', new Set(['t-2']), 2).map((v) => v.name).sort()).toEqual(['api.acknowledged-create-lost', 'api.deleted-resource-returned']);
+    expect(
+      h
+        .compare('tenant', '', new Set(['t-2']), 2)
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual(['api.acknowledged-create-lost', 'api.deleted-resource-returned']);
     h.lost({ ...create, body: { tenant_name: 't-1' } }); // answer lost: t-1 unknown now
     expect(h.compare('tenant', '', new Set(), 3).map((v) => v.name)).toEqual([]);
   });
@@ -53,12 +61,17 @@ describe('mqsim chaos --target', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ passed: true, violations: [] });
     const bad = await chaos(broken);
     expect(bad.status).toBe(1);
-    expect(bad.stdout).toMatch(/VIOLATION api\.acknowledged-create-lost after step \d+: acl \S+ was created \(acknowledged at step \d+\) and never deleted, but the list does not show it/);
+    expect(bad.stdout).toMatch(
+      /VIOLATION api\.acknowledged-create-lost after step \d+: acl \S+ was created \(acknowledged at step \d+\) and never deleted, but the list does not show it/,
+    );
     expect(bad.stdout.trim().split('\n').at(-1)).toBe('FAIL');
   }, 60_000);
 
   it('is a usage error with --seeds or --bug, and a vacuous run (nothing acknowledged) fails', async () => {
-    const a = spawnSync(process.execPath, [BIN, 'chaos', '--target', 'http://127.0.0.1:9', '--seeds', '1..2'], { encoding: 'utf8', timeout: 30_000 });
+    const a = spawnSync(process.execPath, [BIN, 'chaos', '--target', 'http://127.0.0.1:9', '--seeds', '1..2'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(a.status).toBe(2);
     expect(a.stderr).toContain('--target');
     const dead = await chaos('http://127.0.0.1:9', '--steps', '5');

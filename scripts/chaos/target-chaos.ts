@@ -46,7 +46,11 @@ export async function runTargetChaos(target: Target, o: TargetChaosOptions): Pro
   let listChecks = 0;
 
   const list = async (family: Family, tenant: string): Promise<Set<string> | null> => {
-    const res = await target.request({ method: 'GET', path: FAMILIES[family].list(tenant).split('?')[0], query: FAMILIES[family].list(tenant).split('?')[1] });
+    const res = await target.request({
+      method: 'GET',
+      path: FAMILIES[family].list(tenant).split('?')[0],
+      query: FAMILIES[family].list(tenant).split('?')[1],
+    });
     const rows = rowsOf(res);
     if (!isOk(res) || !rows) return null;
     return new Set(rows.map((r) => String(r[FAMILIES[family].field])));

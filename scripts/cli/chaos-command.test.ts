@@ -30,12 +30,22 @@ function memoryIo() {
   };
 }
 
-const base: ChaosCommandOptions = { seed: '2', steps: 300, nodes: 5, faults: [...CHAOS_FAULT_KINDS], shrink: true, shrinkRuns: 60, json: true };
+const base: ChaosCommandOptions = {
+  seed: '2',
+  steps: 300,
+  nodes: 5,
+  faults: [...CHAOS_FAULT_KINDS],
+  shrink: true,
+  shrinkRuns: 60,
+  json: true,
+};
 
 describe('mqsim chaos / replay', () => {
   it('chaos --json --out prints one line, and replay --json prints the same line', async () => {
     const m = memoryIo();
-    expect(await runChaosCommand({ ...base, faults: ['crash', 'partition', 'loss', 'connector', 'flapping'], out: 'run.json' }, m.io)).toBe(0);
+    expect(await runChaosCommand({ ...base, faults: ['crash', 'partition', 'loss', 'connector', 'flapping'], out: 'run.json' }, m.io)).toBe(
+      0,
+    );
     expect(m.out).toHaveLength(1);
     const line = m.out[0];
     expect(JSON.parse(line).replay).toBe('mqsim replay run.json');
@@ -46,7 +56,12 @@ describe('mqsim chaos / replay', () => {
 
   it('on a violation exits 1, shrinks, writes the minimal replay file and prints its command; the file reproduces it', async () => {
     const m = memoryIo();
-    expect(await runChaosCommand({ ...base, seed: '1', steps: 1500, faults: ['crash', 'partition', 'loss'], bug: 'hwPastIsrMember', shrinkOut: 'min.json' }, m.io)).toBe(1);
+    expect(
+      await runChaosCommand(
+        { ...base, seed: '1', steps: 1500, faults: ['crash', 'partition', 'loss'], bug: 'hwPastIsrMember', shrinkOut: 'min.json' },
+        m.io,
+      ),
+    ).toBe(1);
     expect(JSON.parse(m.out[0]).violations.length).toBeGreaterThan(0);
     expect(m.err.join('')).toMatch(/shrunk \d+ steps to \d+ .*replay it: mqsim replay min\.json/);
     const saved = JSON.parse(m.files.get('min.json')!);
@@ -76,7 +91,11 @@ describe('mqsim chaos / replay', () => {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runReplayCommand(file, { json: true }, { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readFile: (p) => readFileSync(p, 'utf8') });
+    const code = await runReplayCommand(
+      file,
+      { json: true },
+      { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readFile: (p) => readFileSync(p, 'utf8') },
+    );
     expect(code).toBe(1);
     expect(err.join('')).toContain(`replay DIVERGED: saved trace ${saved.expect.trace_hash}`);
     const line = JSON.parse(out[0]);

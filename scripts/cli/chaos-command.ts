@@ -40,8 +40,14 @@ const defaultIo: ChaosIo = {
 function faultList(value: string): ChaosFaultKind[] {
   if (value === 'none') return [];
   const out: ChaosFaultKind[] = [];
-  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(raw)) throw new InvalidArgumentError(`--faults: unknown fault kind ${JSON.stringify(raw)}; kinds are ${CHAOS_FAULT_KINDS.join(', ')} (or none).`);
+  for (const raw of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(raw))
+      throw new InvalidArgumentError(
+        `--faults: unknown fault kind ${JSON.stringify(raw)}; kinds are ${CHAOS_FAULT_KINDS.join(', ')} (or none).`,
+      );
     if (!out.includes(raw as ChaosFaultKind)) out.push(raw as ChaosFaultKind);
   }
   return out;
@@ -80,11 +86,17 @@ export interface ChaosCommandOptions {
  * the acknowledged history; exit 1 on a violation (or when nothing was acknowledged: a vacuous run).
  */
 export async function runTargetCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
-  if (o.seeds || o.out || o.checkDeterminism || o.bug) throw new UsageError('--target runs API operations against a server: --seeds, --out, --check-determinism and --bug apply to the simulated cluster only');
+  if (o.seeds || o.out || o.checkDeterminism || o.bug)
+    throw new UsageError(
+      '--target runs API operations against a server: --seeds, --out, --check-determinism and --bug apply to the simulated cluster only',
+    );
   if ((o.username === undefined) !== (o.password === undefined)) throw new UsageError('--username and --password go together');
   let target: UrlTarget;
   try {
-    target = await UrlTarget.create({ url: o.target!, ...(o.username !== undefined ? { username: o.username, password: o.password! } : {}) });
+    target = await UrlTarget.create({
+      url: o.target!,
+      ...(o.username !== undefined ? { username: o.username, password: o.password! } : {}),
+    });
   } catch (e) {
     throw new UsageError(`--target: ${(e as Error).message}`);
   }
@@ -110,7 +122,9 @@ export async function runTargetCommand(o: ChaosCommandOptions, io: ChaosIo = def
     const vacuous = r.calls.ok === 0;
     if (o.json) io.stdout(`${JSON.stringify({ ...r, passed: r.violations.length === 0 && !vacuous })}\n`);
     else {
-      io.stdout(`target ${r.target}, seed ${r.seed}: ${r.steps} API calls (${r.calls.ok} acknowledged, ${r.calls.refused} refused, ${r.calls.transport_errors} without answer), ${r.list_checks} list comparisons\n`);
+      io.stdout(
+        `target ${r.target}, seed ${r.seed}: ${r.steps} API calls (${r.calls.ok} acknowledged, ${r.calls.refused} refused, ${r.calls.transport_errors} without answer), ${r.list_checks} list comparisons\n`,
+      );
       for (const v of r.violations) io.stdout(`VIOLATION ${v.name} after step ${v.step}: ${v.message}\n`);
       if (vacuous) io.stdout('VACUOUS: no call was acknowledged (wrong URL or credentials?)\n');
       io.stdout(`${r.violations.length === 0 && !vacuous ? 'PASS' : 'FAIL'}\n`);
@@ -154,7 +168,10 @@ export const DEFAULT_SWEEP_DIR = 'reports/chaos';
  * `mqsim chaos merge` combines; exit 1 if a seed failed.
  */
 export async function runSweepCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
-  if (o.out || o.checkDeterminism) throw new UsageError('--seeds runs a sweep: --out and --check-determinism apply to one seed (use --out-dir for the replay files of failing seeds)');
+  if (o.out || o.checkDeterminism)
+    throw new UsageError(
+      '--seeds runs a sweep: --out and --check-determinism apply to one seed (use --out-dir for the replay files of failing seeds)',
+    );
   let shard: ShardSpec | undefined;
   try {
     shard = resolveShard(o, io.env ?? process.env);
@@ -182,31 +199,68 @@ export async function runSweepCommand(o: ChaosCommandOptions, io: ChaosIo = defa
     files.set(out.seed, file);
   }
   const summary = summarize(outcomes, files);
-  const rate = { seconds: +(elapsedMs / 1000).toFixed(2), events_per_s: Math.round((summary.events / elapsedMs) * 1000), seeds_per_min: Math.round((seeds.length / elapsedMs) * 60_000), workers };
+  const rate = {
+    seconds: +(elapsedMs / 1000).toFixed(2),
+    events_per_s: Math.round((summary.events / elapsedMs) * 1000),
+    seeds_per_min: Math.round((seeds.length / elapsedMs) * 60_000),
+    workers,
+  };
   // The file names replay files relative to itself: the directory may be moved (a CI artifact, a volume).
   const relative = summarize(outcomes, new Map([...files.keys()].map((seed) => [seed, `chaos-seed-${seed}.json`])));
   const summaryFile = join(outDir, sweepFileName(shard));
-  io.writeFile(summaryFile, `${JSON.stringify(sweepFileOf({ options: template, seeds: o.seeds!, ...(shard ? { shard } : {}), summary: relative, seconds: rate.seconds, workers }), null, 2)}\n`);
-  if (o.json) io.stdout(`${JSON.stringify({ ...summary, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), ...rate, summary_file: summaryFile })}\n`);
+  io.writeFile(
+    summaryFile,
+    `${JSON.stringify(sweepFileOf({ options: template, seeds: o.seeds!, ...(shard ? { shard } : {}), summary: relative, seconds: rate.seconds, workers }), null, 2)}\n`,
+  );
+  if (o.json)
+    io.stdout(
+      `${JSON.stringify({ ...summary, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), ...rate, summary_file: summaryFile })}\n`,
+    );
   else io.stdout(sweepTable({ ...o, ...(shard ? { shard } : {}) }, summary, rate, summaryFile));
   return summary.failed.length > 0 ? 1 : 0;
 }
 
-function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: number; events_per_s: number; seeds_per_min: number; workers: number }, summaryFile: string): string {
+function sweepTable(
+  o: ChaosCommandOptions,
+  s: SweepSummary,
+  rate: { seconds: number; events_per_s: number; seeds_per_min: number; workers: number },
+  summaryFile: string,
+): string {
   const c = s.coverage;
   const rows: [string, string][] = [
-    ['options', `${o.steps} steps, ${o.nodes} nodes, faults ${o.faults.join(',') || 'none'}${o.bug ? `, bug ${o.bug}` : ''}${o.shard ? `, shard ${o.shard.index}/${o.shard.count}` : ''}`],
+    [
+      'options',
+      `${o.steps} steps, ${o.nodes} nodes, faults ${o.faults.join(',') || 'none'}${o.bug ? `, bug ${o.bug}` : ''}${o.shard ? `, shard ${o.shard.index}/${o.shard.count}` : ''}`,
+    ],
     ['seeds run', String(s.seeds_run)],
     ['passed', String(s.passed)],
-    ['failed', `${s.failed.length}${s.failed.length ? ` (${Object.entries(s.violations_by_invariant).map(([k, n]) => `${k} x${n}`).join(', ')})` : ''}`],
+    [
+      'failed',
+      `${s.failed.length}${
+        s.failed.length
+          ? ` (${Object.entries(s.violations_by_invariant)
+              .map(([k, n]) => `${k} x${n}`)
+              .join(', ')})`
+          : ''
+      }`,
+    ],
     ['time', `${rate.seconds} s on ${rate.workers} worker(s): ${rate.seeds_per_min} seeds/min, ${rate.events_per_s} events/s`],
     ['events', String(s.events)],
-    ['coverage', `leader changes ${c.leader_changes}, crashes ${c.node_crashes}, partitions ${c.partitions}, connector failures ${c.connector_failures}, bans ${c.bans} (lifted ${c.bans_lifted}), api ok ${c.api_ok} / refused ${c.api_refused}`],
-    ['faults', Object.entries(c.faults).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'],
+    [
+      'coverage',
+      `leader changes ${c.leader_changes}, crashes ${c.node_crashes}, partitions ${c.partitions}, connector failures ${c.connector_failures}, bans ${c.bans} (lifted ${c.bans_lifted}), api ok ${c.api_ok} / refused ${c.api_refused}`,
+    ],
+    [
+      'faults',
+      Object.entries(c.faults)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none',
+    ],
     ['summary', summaryFile],
   ];
   const lines = rows.map(([k, v]) => `${k.padEnd(10)} ${v}`);
-  for (const f of s.failed) lines.push(`FAILED seed ${f.seed}: ${f.first_violation}${f.replay_file ? `\n  replay: mqsim replay ${f.replay_file}` : ''}`);
+  for (const f of s.failed)
+    lines.push(`FAILED seed ${f.seed}: ${f.first_violation}${f.replay_file ? `\n  replay: mqsim replay ${f.replay_file}` : ''}`);
   lines.push(s.failed.length > 0 ? 'FAIL' : 'PASS');
   return `${lines.join('\n')}\n`;
 }
@@ -215,12 +269,17 @@ function sweepTable(o: ChaosCommandOptions, s: SweepSummary, rate: { seconds: nu
 export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defaultIo): Promise<number> {
   if (o.target) return runTargetCommand(o, io);
   if (o.seeds) return runSweepCommand(o, io);
-  if (o.shard || o.shardCount !== undefined || o.workers !== undefined || o.outDir) throw new UsageError('--shard, --shard-count, --workers and --out-dir belong to a sweep: give --seeds FROM..TO');
+  if (o.shard || o.shardCount !== undefined || o.workers !== undefined || o.outDir)
+    throw new UsageError('--shard, --shard-count, --workers and --out-dir belong to a sweep: give --seeds FROM..TO');
   if (o.username !== undefined || o.password !== undefined) throw new UsageError('--username and --password belong to --target');
   const options: ChaosOptions = { seed: o.seed, steps: o.steps, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null };
   if (o.checkDeterminism) {
     const d = await checkDeterminism(options);
-    io.stdout(o.json ? `${JSON.stringify({ seed: o.seed, deterministic: d.same, trace_hashes: d.hashes })}\n` : `${d.same ? 'deterministic' : 'NOT deterministic'}: ${d.hashes.join(' vs ')}\n`);
+    io.stdout(
+      o.json
+        ? `${JSON.stringify({ seed: o.seed, deterministic: d.same, trace_hashes: d.hashes })}\n`
+        : `${d.same ? 'deterministic' : 'NOT deterministic'}: ${d.hashes.join(' vs ')}\n`,
+    );
     return d.same ? 0 : 1;
   }
   const plan = generatePlan(options);
@@ -240,7 +299,9 @@ export async function runChaosCommand(o: ChaosCommandOptions, io: ChaosIo = defa
     const file = o.shrinkOut ?? (o.out ? o.out.replace(/(\.json)?$/, '.min.json') : `mqsim-chaos-${o.seed}.min.json`);
     const { result: min } = await runPlan(options, shrunk.plan, { replay: `mqsim replay ${file}` });
     io.writeFile(file, `${JSON.stringify(replayFileOf(options, shrunk.plan, min, plan.length))}\n`);
-    io.stderr(`shrunk ${plan.length} steps to ${shrunk.plan.length} (${shrunk.runs} runs${shrunk.minimal ? ', 1-minimal' : ', run budget reached'}) still breaking ${shrunk.violation}; replay it: mqsim replay ${file}\n`);
+    io.stderr(
+      `shrunk ${plan.length} steps to ${shrunk.plan.length} (${shrunk.runs} runs${shrunk.minimal ? ', 1-minimal' : ', run budget reached'}) still breaking ${shrunk.violation}; replay it: mqsim replay ${file}\n`,
+    );
   }
   return runFailed(result) ? 1 : 0;
 }
@@ -252,15 +313,38 @@ export function configureChaosCommand(cmd: Command): void {
   const chaos = cmd.enablePositionalOptions();
   chaos
     .addOption(new Option('--seed <seed>', 'seed of the plan and of the cluster').default('1').argParser(seedArg))
-    .addOption(new Option('--steps <k>', 'number of steps (API calls, faults, repairs)').default(1000).argParser(parseIntOption('--steps', 1, 10_000_000)))
+    .addOption(
+      new Option('--steps <k>', 'number of steps (API calls, faults, repairs)')
+        .default(1000)
+        .argParser(parseIntOption('--steps', 1, 10_000_000)),
+    )
     .addOption(new Option('--nodes <n>', 'cluster size').default(5).argParser(parseIntOption('--nodes', 1, 9)))
-    .addOption(new Option('--faults <kinds>', `comma-separated fault kinds: ${CHAOS_FAULT_KINDS.join(',')} (or none)`).default([...CHAOS_FAULT_KINDS], 'all').argParser(faultList))
+    .addOption(
+      new Option('--faults <kinds>', `comma-separated fault kinds: ${CHAOS_FAULT_KINDS.join(',')} (or none)`)
+        .default([...CHAOS_FAULT_KINDS], 'all')
+        .argParser(faultList),
+    )
     .addOption(new Option('--bug <name>', 'switch on a deliberately buggy model variant').argParser(parseChoice('--bug', CHAOS_BUGS)))
-    .addOption(new Option('--seeds <list>', 'sweep: run every seed of FROM..TO and/or a comma list (e.g. 1..1000); summary table, exit 1 if one failed').argParser(seedListArg))
-    .addOption(new Option('--workers <n>', 'sweep: worker threads (default: available cores)').argParser(parseIntOption('--workers', 1, 256)))
+    .addOption(
+      new Option(
+        '--seeds <list>',
+        'sweep: run every seed of FROM..TO and/or a comma list (e.g. 1..1000); summary table, exit 1 if one failed',
+      ).argParser(seedListArg),
+    )
+    .addOption(
+      new Option('--workers <n>', 'sweep: worker threads (default: available cores)').argParser(parseIntOption('--workers', 1, 256)),
+    )
     .addOption(new Option('--shard <i/n>', 'sweep: run only shard i of n of the seeds (round robin), for CI matrices').argParser(shardArg))
-    .addOption(new Option('--shard-count <n>', `sweep: split the seeds into n shards and run the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it)`).argParser(shardCountArg))
-    .option('--out-dir <dir>', `sweep: where the summary file (sweep.json, sweep-i-of-n.json for a shard) and failing seeds' replay files go (default ${DEFAULT_SWEEP_DIR})`)
+    .addOption(
+      new Option(
+        '--shard-count <n>',
+        `sweep: split the seeds into n shards and run the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it)`,
+      ).argParser(shardCountArg),
+    )
+    .option(
+      '--out-dir <dir>',
+      `sweep: where the summary file (sweep.json, sweep-i-of-n.json for a shard) and failing seeds' replay files go (default ${DEFAULT_SWEEP_DIR})`,
+    )
     .option('--target <url>', 'run the API operations of the plan against a server over HTTP (no faults) and check API-level invariants')
     .option('--username <user>', 'with --target: log in with these credentials (else no token is sent)')
     .option('--password <password>', 'with --target: password of --username')
@@ -269,7 +353,9 @@ export function configureChaosCommand(cmd: Command): void {
     .option('--check-determinism', 'run twice from scratch and compare the trace hashes')
     .option('--no-shrink', 'on a violation, do not shrink the failing plan')
     .option('--shrink-out <file>', 'where the shrunk replay file goes (default <out>.min.json or mqsim-chaos-<seed>.min.json)')
-    .addOption(new Option('--shrink-runs <n>', 'run budget of the shrinker').default(300).argParser(parseIntOption('--shrink-runs', 1, 100_000)))
+    .addOption(
+      new Option('--shrink-runs <n>', 'run budget of the shrinker').default(300).argParser(parseIntOption('--shrink-runs', 1, 100_000)),
+    )
     .addHelpText(
       'after',
       `

@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { mergeSweepFiles, parseSweepFile, SWEEP_FILE_PATTERN, SweepMergeError, type SweepFile, type SweepMerge, type SweepMergeInput } from '../../sim/chaos/sweep-file.ts';
+import {
+  mergeSweepFiles,
+  parseSweepFile,
+  SWEEP_FILE_PATTERN,
+  SweepMergeError,
+  type SweepFile,
+  type SweepMerge,
+  type SweepMergeInput,
+} from '../../sim/chaos/sweep-file.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ChaosMergeIo {
@@ -26,14 +34,17 @@ function sweepFilesOf(path: string): string[] {
   try {
     isDir = statSync(path).isDirectory();
   } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    throw new UsageError(
+      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+    );
   }
   if (!isDir) return [path];
   const found = readdirSync(path)
     .filter((name) => SWEEP_FILE_PATTERN.test(name))
     .sort()
     .map((name) => join(path, name));
-  if (found.length === 0) throw new UsageError(`no sweep summary (sweep.json or sweep-i-of-n.json) in ${path}: give the --out-dir of a sweep`);
+  if (found.length === 0)
+    throw new UsageError(`no sweep summary (sweep.json or sweep-i-of-n.json) in ${path}: give the --out-dir of a sweep`);
   return found;
 }
 
@@ -64,17 +75,41 @@ function mergeTable(m: SweepMerge): string {
   const o = m.options;
   const seconds = m.shards.map((x) => x.seconds);
   const rows: [string, string][] = [
-    ['options', `${o.steps} steps, ${o.nodes} nodes, faults ${o.faults.join(',') || 'none'}${o.bug ? `, bug ${o.bug}` : ''}, seeds ${m.seeds}`],
-    ['shards', `${m.shards.length} (${m.shards.map((x) => (x.shard ? `${x.shard.index}/${x.shard.count}` : 'whole')).join(', ')}): ${Math.max(...seconds).toFixed(1)} s the longest, ${seconds.reduce((a, b) => a + b, 0).toFixed(1)} s in all`],
+    [
+      'options',
+      `${o.steps} steps, ${o.nodes} nodes, faults ${o.faults.join(',') || 'none'}${o.bug ? `, bug ${o.bug}` : ''}, seeds ${m.seeds}`,
+    ],
+    [
+      'shards',
+      `${m.shards.length} (${m.shards.map((x) => (x.shard ? `${x.shard.index}/${x.shard.count}` : 'whole')).join(', ')}): ${Math.max(...seconds).toFixed(1)} s the longest, ${seconds.reduce((a, b) => a + b, 0).toFixed(1)} s in all`,
+    ],
     ['seeds run', String(s.seeds_run)],
     ['passed', String(s.passed)],
-    ['failed', `${s.failed.length}${s.failed.length ? ` (${Object.entries(s.violations_by_invariant).map(([k, n]) => `${k} x${n}`).join(', ')})` : ''}`],
+    [
+      'failed',
+      `${s.failed.length}${
+        s.failed.length
+          ? ` (${Object.entries(s.violations_by_invariant)
+              .map(([k, n]) => `${k} x${n}`)
+              .join(', ')})`
+          : ''
+      }`,
+    ],
     ['events', String(s.events)],
-    ['coverage', `leader changes ${c.leader_changes}, crashes ${c.node_crashes}, partitions ${c.partitions}, connector failures ${c.connector_failures}, bans ${c.bans} (lifted ${c.bans_lifted}), api ok ${c.api_ok} / refused ${c.api_refused}`],
-    ['faults', Object.entries(c.faults).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'],
+    [
+      'coverage',
+      `leader changes ${c.leader_changes}, crashes ${c.node_crashes}, partitions ${c.partitions}, connector failures ${c.connector_failures}, bans ${c.bans} (lifted ${c.bans_lifted}), api ok ${c.api_ok} / refused ${c.api_refused}`,
+    ],
+    [
+      'faults',
+      Object.entries(c.faults)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none',
+    ],
   ];
   const lines = rows.map(([k, v]) => `${k.padEnd(10)} ${v}`);
-  for (const f of s.failed) lines.push(`FAILED seed ${f.seed}: ${f.first_violation}${f.replay_file ? `\n  replay: mqsim replay ${f.replay_file}` : ''}`);
+  for (const f of s.failed)
+    lines.push(`FAILED seed ${f.seed}: ${f.first_violation}${f.replay_file ? `\n  replay: mqsim replay ${f.replay_file}` : ''}`);
   lines.push(s.failed.length > 0 ? 'FAIL' : 'PASS');
   return `${lines.join('\n')}\n`;
 }
@@ -105,7 +140,8 @@ export function runChaosMerge(paths: readonly string[], options: ChaosMergeOptio
     mkdirSync(dirname(options.out), { recursive: true });
     writeFileSync(options.out, `${JSON.stringify(file, null, 2)}\n`);
   }
-  if (options.json) io.stdout(`${JSON.stringify({ ...merged.summary, seeds: merged.seeds, options: merged.options, shards: merged.shards })}\n`);
+  if (options.json)
+    io.stdout(`${JSON.stringify({ ...merged.summary, seeds: merged.seeds, options: merged.options, shards: merged.shards })}\n`);
   else io.stdout(mergeTable(merged));
   return merged.summary.failed.length > 0 ? 1 : 0;
 }
@@ -114,7 +150,7 @@ export function runChaosMerge(paths: readonly string[], options: ChaosMergeOptio
 export function registerChaosMergeCommand(chaos: Command): void {
   chaos
     .command('merge')
-    .description('combine the summary files of a sweep\'s shards (their --out-dir) into the summary of the whole sweep')
+    .description("combine the summary files of a sweep's shards (their --out-dir) into the summary of the whole sweep")
     .argument('<paths...>', 'shard output directories (every sweep*.json in them) or sweep summary files')
     .option('--json', 'print the merged summary as one JSON line')
     .option('--out <file>', 'also write the merged summary as a sweep file')

@@ -15,7 +15,16 @@ function memoryIo() {
   const files = new Map<string, string>();
   const out: string[] = [];
   const err: string[] = [];
-  return { files, out, err, io: { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t), writeFile: (p: string, t: string) => void files.set(p, t) } };
+  return {
+    files,
+    out,
+    err,
+    io: {
+      stdout: (t: string) => void out.push(t),
+      stderr: (t: string) => void err.push(t),
+      writeFile: (p: string, t: string) => void files.set(p, t),
+    },
+  };
 }
 
 describe('seed lists', () => {
@@ -23,7 +32,12 @@ describe('seed lists', () => {
     expect(parseSeedList('1..4')).toEqual(['1', '2', '3', '4']);
     expect(parseSeedList('3,1..2,3,abc')).toEqual(['3', '1', '2', 'abc']);
   });
-  it.each([['5..2', 'ends before it starts'], ['1..', 'neither a seed nor a range'], ['1,,2', 'empty item'], ['0..2000000', 'at most']])('reject %s', (spec, msg) => {
+  it.each([
+    ['5..2', 'ends before it starts'],
+    ['1..', 'neither a seed nor a range'],
+    ['1,,2', 'empty item'],
+    ['0..2000000', 'at most'],
+  ])('reject %s', (spec, msg) => {
     expect(() => parseSeedList(spec)).toThrow(msg);
   });
 });
@@ -34,11 +48,23 @@ describe('seed sweeps', () => {
     const one = await runSweep(template, seeds, 1);
     const two = await runSweep(template, seeds, 2);
     expect(two.outcomes.map((o) => o.seed)).toEqual(seeds);
-    expect(two.outcomes.map((o) => [o.trace_hash, o.events, o.passed])).toEqual(one.outcomes.map((o) => [o.trace_hash, o.events, o.passed]));
+    expect(two.outcomes.map((o) => [o.trace_hash, o.events, o.passed])).toEqual(
+      one.outcomes.map((o) => [o.trace_hash, o.events, o.passed]),
+    );
   }, 60_000);
 
   it('--shard splits the seeds deterministically: the shards together are the whole sweep', async () => {
-    const opts: ChaosCommandOptions = { seed: '1', steps: 100, nodes: 3, faults: ['crash'], shrink: false, shrinkRuns: 1, json: true, seeds: parseSeedList('1..6'), workers: 1 };
+    const opts: ChaosCommandOptions = {
+      seed: '1',
+      steps: 100,
+      nodes: 3,
+      faults: ['crash'],
+      shrink: false,
+      shrinkRuns: 1,
+      json: true,
+      seeds: parseSeedList('1..6'),
+      workers: 1,
+    };
     const lines: any[] = [];
     for (const index of [1, 2]) {
       const m = memoryIo();
@@ -56,7 +82,19 @@ describe('seed sweeps', () => {
   it('exit 1 with the failing seeds, their first violation and replay files, when a buggy variant is on', async () => {
     const m = memoryIo();
     const code = await runChaosCommand(
-      { seed: '1', steps: 1500, nodes: 5, faults: ['crash', 'partition', 'loss'], bug: 'grantVoteTwice', shrink: false, shrinkRuns: 1, json: true, seeds: ['1', '2', '3'], workers: 1, outDir: 'out' },
+      {
+        seed: '1',
+        steps: 1500,
+        nodes: 5,
+        faults: ['crash', 'partition', 'loss'],
+        bug: 'grantVoteTwice',
+        shrink: false,
+        shrinkRuns: 1,
+        json: true,
+        seeds: ['1', '2', '3'],
+        workers: 1,
+        outDir: 'out',
+      },
       m.io,
     );
     const summary = JSON.parse(m.out[0]);
@@ -68,12 +106,33 @@ describe('seed sweeps', () => {
       expect(JSON.parse(m.files.get(f.replay_file)!).format).toBe('mqsim-chaos-replay/1');
     }
     expect(summary.seeds_run).toBe(3);
-    expect(Object.keys(summary)).toEqual(expect.arrayContaining(['passed', 'events', 'coverage', 'violations_by_invariant', 'events_per_s', 'seeds_per_min']));
+    expect(Object.keys(summary)).toEqual(
+      expect.arrayContaining(['passed', 'events', 'coverage', 'violations_by_invariant', 'events_per_s', 'seeds_per_min']),
+    );
   }, 120_000);
 
   it('run from `npx mqsim` on worker threads (tsx-loaded workers), printing a table and progress on stderr', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mqsim-sweep-'));
-    const r = spawnSync(process.execPath, [BIN, 'chaos', '--seeds', '1..4', '--steps', '200', '--nodes', '3', '--faults', 'crash,partition', '--workers', '2', '--out-dir', dir], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'chaos',
+        '--seeds',
+        '1..4',
+        '--steps',
+        '200',
+        '--nodes',
+        '3',
+        '--faults',
+        'crash,partition',
+        '--workers',
+        '2',
+        '--out-dir',
+        dir,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(r.stderr).toContain('chaos sweep: 4/4 seeds');
     expect(r.stdout).toMatch(/seeds run\s+4/);
     expect(r.stdout).toContain('2 worker(s)');
@@ -83,7 +142,12 @@ describe('seed sweeps', () => {
     expect(replays.length).toBe((r.stdout.match(/FAILED seed/g) ?? []).length);
     if (r.status === 1) expect(readFileSync(join(dir, replays[0]), 'utf8')).toContain('mqsim-chaos-replay/1');
     expect(r.stdout).toContain(`summary    ${join(dir, 'sweep.json')}`);
-    expect(JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'))).toMatchObject({ format: 'mqsim-chaos-sweep/1', seeds: '1..4', shard: null, summary: { seeds_run: 4 } });
+    expect(JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'))).toMatchObject({
+      format: 'mqsim-chaos-sweep/1',
+      seeds: '1..4',
+      shard: null,
+      summary: { seeds_run: 4 },
+    });
   }, 60_000);
 
   it('is a usage error (exit 2) combined with --out, or with a bad range', () => {
@@ -95,4 +159,3 @@ describe('seed sweeps', () => {
     expect(b.stderr).toContain('ends before it starts');
   });
 });
-

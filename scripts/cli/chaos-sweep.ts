@@ -20,8 +20,12 @@ export interface SweepRun {
  * thread's tsx loader, so it starts with a bootstrap that registers tsx and then imports the entry.
  */
 function workerOf(data: Record<string, unknown>): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./chaos-sweep-worker.js', import.meta.url), { workerData: data, execArgv: [] });
-  return new Worker(new URL('./tsx-worker.mjs', import.meta.url), { workerData: { ...data, entry: new URL('./chaos-sweep-worker.ts', import.meta.url).href }, execArgv: [] });
+  if (import.meta.url.endsWith('.js'))
+    return new Worker(new URL('./chaos-sweep-worker.js', import.meta.url), { workerData: data, execArgv: [] });
+  return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
+    workerData: { ...data, entry: new URL('./chaos-sweep-worker.ts', import.meta.url).href },
+    execArgv: [],
+  });
 }
 
 /**
@@ -29,7 +33,12 @@ function workerOf(data: Record<string, unknown>): Worker {
  * node:worker_threads, each taking the next seed when it finishes one (the runs are independent,
  * so the outcomes do not depend on which worker ran which seed). Wall time here is only measured.
  */
-export async function runSweep(template: Omit<ChaosOptions, 'seed'>, seeds: readonly string[], workers: number, onProgress: (p: SweepProgress) => void = () => {}): Promise<SweepRun> {
+export async function runSweep(
+  template: Omit<ChaosOptions, 'seed'>,
+  seeds: readonly string[],
+  workers: number,
+  onProgress: (p: SweepProgress) => void = () => {},
+): Promise<SweepRun> {
   const t0 = performance.now();
   const outcomes = new Array<SeedOutcome>(seeds.length);
   let done = 0;

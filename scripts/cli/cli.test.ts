@@ -32,7 +32,9 @@ describe('mqsim CLI', () => {
     }
     // `mqsim --help` must not load the simulator: main.ts imports commander and two small modules only;
     // the commands come through the dynamic imports of CLI_COMMANDS.
-    const staticImports = [...readFileSync(new URL('./main.ts', import.meta.url), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    const staticImports = [...readFileSync(new URL('./main.ts', import.meta.url), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map(
+      (m) => m[1],
+    );
     expect(staticImports.sort()).toEqual(['../../sim/version.ts', './usage-error.ts', 'commander']);
     expect(run(['help', 'replay']).stdout).toContain('Usage: mqsim replay [options] <file>');
   });
@@ -45,7 +47,9 @@ describe('mqsim CLI', () => {
   });
 
   it('serves, prints the base URL once ready, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workload', 'none', '--nodes', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workload', 'none', '--nodes', '2'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('serve did not print its URL in time')), 20_000);

@@ -21,7 +21,15 @@ const BIN = fileURLToPath(new URL('../../bin/mqsim.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'mqsim-conform-cli-'));
 const servers: Server[] = [];
 afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -59,7 +67,9 @@ describe('mqsim conform', () => {
     expect(progress).toMatch(/^tenants .* endpoints .* checks/m);
     // One line per endpoint (stderr is not a terminal here), counting up to the whole contract.
     expect(progress.match(/^endpoint +\d+ of \d+ /gm)).toHaveLength(CONTRACT.length);
-    expect(progress).toMatch(new RegExp(`^endpoint +1 of ${CONTRACT.length} +pass +\\S+ \\S+ — \\d+ checks, 0 failed, [\\d.]+ s; failures so far 0$`, 'm'));
+    expect(progress).toMatch(
+      new RegExp(`^endpoint +1 of ${CONTRACT.length} +pass +\\S+ \\S+ — \\d+ checks, 0 failed, [\\d.]+ s; failures so far 0$`, 'm'),
+    );
     expect(progress).toMatch(new RegExp(`^endpoint ${CONTRACT.length} of ${CONTRACT.length} `, 'm'));
     const summary = io.out.join('');
     expect(summary).toMatch(/^PASS — 0 findings \(MUST 0, SHOULD 0, INFO 0\), none at MUST/m);
@@ -75,7 +85,9 @@ describe('mqsim conform', () => {
     // The full run's report.json is valid against its schema.
     const ajv = new Ajv2020({ allErrors: true, strict: true });
     (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-    const validate = ajv.compile(JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/report/report.schema.json', import.meta.url)), 'utf8')));
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/report/report.schema.json', import.meta.url)), 'utf8')),
+    );
     expect(validate(readReport(join(root, 'reports', runs[0]))) ? [] : validate.errors).toEqual([]);
   });
 
@@ -101,16 +113,38 @@ describe('mqsim conform', () => {
   it('--only / --skip / --shard select the endpoints and end up in the report and its replay command', async () => {
     const io = captureIo(join(root, 'sel'));
     const dir = join(root, 'sel', 'r');
-    expect(await runConformCommand({ ...base, only: ['/api/cluster/tenant/*,users'], skip: ['POST /api/cluster/user/delete'], shard: { index: 2, count: 2 }, reportDir: dir, quiet: true }, io)).toBe(0);
+    expect(
+      await runConformCommand(
+        {
+          ...base,
+          only: ['/api/cluster/tenant/*,users'],
+          skip: ['POST /api/cluster/user/delete'],
+          shard: { index: 2, count: 2 },
+          reportDir: dir,
+          quiet: true,
+        },
+        io,
+      ),
+    ).toBe(0);
     const report = readReport(dir);
-    const selected = CONTRACT.filter((e) => (e.path.startsWith('/api/cluster/tenant/') || e.tag === 'users') && !(e.method === 'POST' && e.path === '/api/cluster/user/delete'));
+    const selected = CONTRACT.filter(
+      (e) =>
+        (e.path.startsWith('/api/cluster/tenant/') || e.tag === 'users') && !(e.method === 'POST' && e.path === '/api/cluster/user/delete'),
+    );
     // The shard's own endpoints; the others it reports carry only results of the properties dealt to it.
     const own = report.endpoints.filter((e) => e.checks.some((c) => !c.id.startsWith('property.')));
     expect(own.map((e) => e.path)).toEqual(selected.filter((_, i) => i % 2 === 1).map((e) => e.path));
     for (const e of report.endpoints.filter((x) => !own.includes(x))) expect(e).toMatchObject({ durationMs: 0 });
-    expect(report.selection).toEqual({ only: ['/api/cluster/tenant/*', 'users'], skip: ['POST /api/cluster/user/delete'], contractEndpoints: CONTRACT.length, selectedEndpoints: selected.length });
+    expect(report.selection).toEqual({
+      only: ['/api/cluster/tenant/*', 'users'],
+      skip: ['POST /api/cluster/user/delete'],
+      contractEndpoints: CONTRACT.length,
+      selectedEndpoints: selected.length,
+    });
     expect(report.shard).toEqual({ index: 2, count: 2 });
-    expect(report.replay).toBe(`mqsim conform --target sim --seed 1 --nodes 1 --only '/api/cluster/tenant/*,users' --skip 'POST /api/cluster/user/delete' --shard 2/2`);
+    expect(report.replay).toBe(
+      `mqsim conform --target sim --seed 1 --nodes 1 --only '/api/cluster/tenant/*,users' --skip 'POST /api/cluster/user/delete' --shard 2/2`,
+    );
   });
 
   it('--baseline compares findings: an unchanged finding exits 0, a new one exits 1 and is listed, a fixed one is listed', async () => {
@@ -145,7 +179,12 @@ describe('mqsim conform', () => {
 
     // Fixed: the simulator passes what the broken server failed.
     const io4 = captureIo(join(root, 'bl'));
-    expect(await runConformCommand({ ...base, only: ['/api/status', '/api/info'], reportDir: join(root, 'bl', 'fixed'), baseline: join(first, 'report.json') }, io4)).toBe(0);
+    expect(
+      await runConformCommand(
+        { ...base, only: ['/api/status', '/api/info'], reportDir: join(root, 'bl', 'fixed'), baseline: join(first, 'report.json') },
+        io4,
+      ),
+    ).toBe(0);
     const better = io4.out.join('');
     expect(better).toContain('fixed (');
     expect(better).toMatch(/  ✓ \[MUST\] \S+ on GET \/api\/status/);
@@ -197,7 +236,9 @@ describe('mqsim conform flags', () => {
       let err = '';
       const program = new Command().exitOverride().configureOutput({ writeErr: (t) => void (err += t), writeOut: () => {} });
       registerConformCommand(program, { exit: () => expect.unreachable('the run must not start') });
-      await expect(program.parseAsync(['node', 'mqsim', 'conform', '--target', 'sim', '--shard', value])).rejects.toBeInstanceOf(CommanderError);
+      await expect(program.parseAsync(['node', 'mqsim', 'conform', '--target', 'sim', '--shard', value])).rejects.toBeInstanceOf(
+        CommanderError,
+      );
       expect(err, value).toMatch(message);
     }
   });
@@ -206,7 +247,11 @@ describe('mqsim conform flags', () => {
     for (const [flag, value, message] of [
       ['--mqtt', '1883', /--mqtt must be HOST:PORT with a port from 1 to 65535 \(e\.g\. 127\.0\.0\.1:1883 or \[::1\]:1883\), got "1883"\./],
       ['--mqtt', 'broker:99999', /--mqtt must be HOST:PORT/],
-      ['--peer-address', 'my-laptop', /--peer-address must be an IP address of this host \(e\.g\. 127\.0\.0\.2 or \S+\), got "my-laptop"\./],
+      [
+        '--peer-address',
+        'my-laptop',
+        /--peer-address must be an IP address of this host \(e\.g\. 127\.0\.0\.2 or \S+\), got "my-laptop"\./,
+      ],
     ] as const) {
       let err = '';
       const program = new Command().exitOverride().configureOutput({ writeErr: (t) => void (err += t), writeOut: () => {} });
@@ -217,7 +262,9 @@ describe('mqsim conform flags', () => {
     // An IP literal this host does not have: exit 2 before anything starts.
     const io = captureIo(join(root, 'bad-peer'));
     expect(await runConformCommand({ ...base, peerAddress: '203.0.113.7' }, io)).toBe(2);
-    expect(io.err.join('')).toMatch(/^error: --peer-address 203\.0\.113\.7 cannot be used: this host cannot send from it \(EADDRNOTAVAIL\); give one of its own addresses/);
+    expect(io.err.join('')).toMatch(
+      /^error: --peer-address 203\.0\.113\.7 cannot be used: this host cannot send from it \(EADDRNOTAVAIL\); give one of its own addresses/,
+    );
     expect(existsSync(join(root, 'bad-peer'))).toBe(false);
   });
 
@@ -226,8 +273,25 @@ describe('mqsim conform flags', () => {
     const program = new Command().exitOverride().configureOutput({ writeOut: (t) => void (out += t), writeErr: () => {} });
     registerConformCommand(program);
     expect(() => program.parse(['node', 'mqsim', 'conform', '--help'])).toThrow(CommanderError);
-    for (const flag of ['--only <patterns>', '--skip <patterns>', '--shard <i/n>', '--baseline <report.json>', '--quiet', 'mqsim report merge shard-1 shard-2', '--baseline baseline/report.json']) expect(out).toContain(flag);
-    for (const flag of ['--jwt-secret <secret>', '--peer-address <ip>', '--mqtt <host:port|none>', '--jwt-secret "$MQSIM_JWT_SECRET"', '--peer-address 192.168.1.10 --mqtt 127.0.0.1:1883', 'or the login with']) expect(out).toContain(flag);
+    for (const flag of [
+      '--only <patterns>',
+      '--skip <patterns>',
+      '--shard <i/n>',
+      '--baseline <report.json>',
+      '--quiet',
+      'mqsim report merge shard-1 shard-2',
+      '--baseline baseline/report.json',
+    ])
+      expect(out).toContain(flag);
+    for (const flag of [
+      '--jwt-secret <secret>',
+      '--peer-address <ip>',
+      '--mqtt <host:port|none>',
+      '--jwt-secret "$MQSIM_JWT_SECRET"',
+      '--peer-address 192.168.1.10 --mqtt 127.0.0.1:1883',
+      'or the login with',
+    ])
+      expect(out).toContain(flag);
   });
 });
 
@@ -256,7 +320,12 @@ describe('mqsim conform: set-up errors end the run with exit status 2 and one se
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    await expectSetupError({ target: `http://127.0.0.1:${port}`, timeout: 2000 }, new RegExp(`^error: nothing answers at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\): start the server, or check --target \\(the base URL of the admin HTTP API, port 58080 by default\\)\\.\n$`));
+    await expectSetupError(
+      { target: `http://127.0.0.1:${port}`, timeout: 2000 },
+      new RegExp(
+        `^error: nothing answers at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\): start the server, or check --target \\(the base URL of the admin HTTP API, port 58080 by default\\)\\.\n$`,
+      ),
+    );
   });
 
   it('a target that is not this API (a plain static file server)', async () => {
@@ -264,14 +333,21 @@ describe('mqsim conform: set-up errors end the run with exit status 2 and one se
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     servers.push(server);
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await expectSetupError({ target: url, timeout: 2000 }, new RegExp(`^error: ${url.replace(/\./g, '\\.')} is not the broker's admin HTTP API: none of GET /health/ready, .* answered with its JSON envelope .*; check --target .*\\.\n$`));
+    await expectSetupError(
+      { target: url, timeout: 2000 },
+      new RegExp(
+        `^error: ${url.replace(/\./g, '\\.')} is not the broker's admin HTTP API: none of GET /health/ready, .* answered with its JSON envelope .*; check --target .*\\.\n$`,
+      ),
+    );
   });
 
   it('a login refused with the given credentials (the simulator served with admin credentials, a wrong password)', async () => {
     sim = await SimTarget.start({ seed: 1, nodes: 1, transport: 'loopback', workload: 'none' });
     await expectSetupError(
       { target: sim.baseUrl, username: SIM_ADMIN.username, password: 'wrong-password' },
-      new RegExp(`^error: login refused for user admin at ${sim.baseUrl.replace(/\./g, '\\.')}/api/v1/login: HTTP 401, code 401 "Invalid username or password"; check --username/--password\\.\n$`),
+      new RegExp(
+        `^error: login refused for user admin at ${sim.baseUrl.replace(/\./g, '\\.')}/api/v1/login: HTTP 401, code 401 "Invalid username or password"; check --username/--password\\.\n$`,
+      ),
     );
   });
 });
@@ -285,19 +361,39 @@ describe('mqsim conform --jwt-secret against the simulator served over HTTP', ()
     await sim?.close();
   });
 
-  const expiredSigned = (report: Report) => report.endpoints.find((e) => e.id === 'cluster.tenant.list')!.checks.find((c) => c.id === 'auth.expired-signed-token')!;
+  const expiredSigned = (report: Report) =>
+    report.endpoints.find((e) => e.id === 'cluster.tenant.list')!.checks.find((c) => c.id === 'auth.expired-signed-token')!;
 
   it('runs the correctly-signed expired token check with the secret, skips it naming --jwt-secret without, and never writes the secret', async (test) => {
     const run = async (name: string, jwtSecret?: string) => {
       const dir = join(root, 'jwt', name);
-      const code = await runConformCommand({ ...base, target: sim.baseUrl, username: SIM_ADMIN.username, password: SIM_ADMIN.password, ...(jwtSecret ? { jwtSecret } : {}), only: ['cluster.tenant.list'], properties: false, quiet: true, reportDir: dir }, captureIo(join(root, 'jwt')));
+      const code = await runConformCommand(
+        {
+          ...base,
+          target: sim.baseUrl,
+          username: SIM_ADMIN.username,
+          password: SIM_ADMIN.password,
+          ...(jwtSecret ? { jwtSecret } : {}),
+          only: ['cluster.tenant.list'],
+          properties: false,
+          quiet: true,
+          reportDir: dir,
+        },
+        captureIo(join(root, 'jwt')),
+      );
       return { code, dir, report: readReport(dir) };
     };
     const withSecret = await run('with', SIM_ADMIN.jwtSecret);
-    if (withSecret.report.notes.some((n) => n.startsWith('auth checks skipped'))) test.skip(`no non-loopback peer here: ${withSecret.report.notes.join(' / ')}`);
+    if (withSecret.report.notes.some((n) => n.startsWith('auth checks skipped')))
+      test.skip(`no non-loopback peer here: ${withSecret.report.notes.join(' / ')}`);
     expect(withSecret.code).toBe(0);
-    expect(expiredSigned(withSecret.report)).toMatchObject({ status: 'pass', message: 'a correctly signed token that expired an hour ago refused with 401' });
-    expect(withSecret.report.replay).toBe(`mqsim conform --target ${sim.baseUrl} --seed 1 --username admin --password "$MQSIM_PASSWORD" --jwt-secret "$MQSIM_JWT_SECRET" --only cluster.tenant.list`);
+    expect(expiredSigned(withSecret.report)).toMatchObject({
+      status: 'pass',
+      message: 'a correctly signed token that expired an hour ago refused with 401',
+    });
+    expect(withSecret.report.replay).toBe(
+      `mqsim conform --target ${sim.baseUrl} --seed 1 --username admin --password "$MQSIM_PASSWORD" --jwt-secret "$MQSIM_JWT_SECRET" --only cluster.tenant.list`,
+    );
     for (const file of ['report.json', 'index.html', 'junit.xml']) {
       const text = readFileSync(join(withSecret.dir, file), 'utf8');
       expect(text.includes(SIM_ADMIN.jwtSecret), `${file} holds the signing secret`).toBe(false);

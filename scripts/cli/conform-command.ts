@@ -85,7 +85,8 @@ function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
 function positiveNumber(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number above 0, got ${JSON.stringify(value)}.`);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a number above 0, got ${JSON.stringify(value)}.`);
     return n;
   };
 }
@@ -155,8 +156,16 @@ export function summaryText(report: Report, reportDir: string, quiet = false): s
   if (quiet) return `${report.verdictLine}\n`;
   const lines = [report.verdictLine];
   if (report.vacuous) lines.unshift(`WARNING: vacuous run — ${report.vacuousReason}`);
-  const findings = report.findings.map((f) => `  ✗ [${f.level}] ${f.title}\n      ${f.assertion} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`);
-  if (findings.length > 0) lines.push(`findings (${findings.length}):`, ...findings.slice(0, 15), ...(findings.length > 15 ? [`  … and ${findings.length - 15} more in the report`] : []));
+  const findings = report.findings.map(
+    (f) =>
+      `  ✗ [${f.level}] ${f.title}\n      ${f.assertion} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`,
+  );
+  if (findings.length > 0)
+    lines.push(
+      `findings (${findings.length}):`,
+      ...findings.slice(0, 15),
+      ...(findings.length > 15 ? [`  … and ${findings.length - 15} more in the report`] : []),
+    );
   if (report.coverage) lines.push(coverageLine(report.coverage));
   lines.push(`report: ${join(reportDir, 'index.html')} (also report.json, junit.xml)`);
   if (report.baseline) lines.push(...baselineLines(report.baseline));
@@ -264,27 +273,83 @@ export function configureConformCommand(command: Command, registerOptions: Regis
       process.exitCode = code;
     });
   const cmd = command
-    .requiredOption('--target <url|sim|docker:IMAGE>', 'base URL of the server to check, "sim" for the embedded simulator, or docker:IMAGE[:TAG][?port=58080&user=U&password=P] to start an image with testcontainers', targetArg)
+    .requiredOption(
+      '--target <url|sim|docker:IMAGE>',
+      'base URL of the server to check, "sim" for the embedded simulator, or docker:IMAGE[:TAG][?port=58080&user=U&password=P] to start an image with testcontainers',
+      targetArg,
+    )
     .option('--username <name>', 'administrator name: log in and send a Bearer token with every request')
     .option('--password <password>', 'administrator password (with --username)')
-    .option('--jwt-secret <secret>', 'the server\'s token signing secret (config admin.jwt_secret): the expired-but-correctly-signed token check runs too (URL and docker targets; the simulator\'s secret is known); never written to a report')
-    .addOption(new Option('--peer-address <ip>', 'local address the auth checks send from as a peer the spec does not exempt from tokens (default: 127.0.0.2, or this host\'s own address when the server listens on it)').argParser(peerAddressArg))
-    .addOption(new Option('--mqtt <host:port|none>', 'the target\'s MQTT TCP listener, instead of finding it in config get (mqtt_server.tcp_port, mqtt_runtime.server.tcp_port) and the node records (extend.mqtt.mqtt_addr); "none": it has none, probe nothing').argParser(mqttArg))
-    .option('--report-dir <dir>', 'write report.json, index.html and junit.xml exactly here (default: reports/<run-id>/, copied to reports/latest/)')
-    .addOption(new Option('--seed <n>', 'seed: names of the run\'s fixtures, and the simulator\'s seed with --target sim').argParser(integer('--seed', 0)).default(1))
+    .option(
+      '--jwt-secret <secret>',
+      "the server's token signing secret (config admin.jwt_secret): the expired-but-correctly-signed token check runs too (URL and docker targets; the simulator's secret is known); never written to a report",
+    )
+    .addOption(
+      new Option(
+        '--peer-address <ip>',
+        "local address the auth checks send from as a peer the spec does not exempt from tokens (default: 127.0.0.2, or this host's own address when the server listens on it)",
+      ).argParser(peerAddressArg),
+    )
+    .addOption(
+      new Option(
+        '--mqtt <host:port|none>',
+        'the target\'s MQTT TCP listener, instead of finding it in config get (mqtt_server.tcp_port, mqtt_runtime.server.tcp_port) and the node records (extend.mqtt.mqtt_addr); "none": it has none, probe nothing',
+      ).argParser(mqttArg),
+    )
+    .option(
+      '--report-dir <dir>',
+      'write report.json, index.html and junit.xml exactly here (default: reports/<run-id>/, copied to reports/latest/)',
+    )
+    .addOption(
+      new Option('--seed <n>', "seed: names of the run's fixtures, and the simulator's seed with --target sim")
+        .argParser(integer('--seed', 0))
+        .default(1),
+    )
     .addOption(new Option('--timeout <ms>', 'per-request timeout in ms').argParser(integer('--timeout', 1, 600_000)).default(10_000))
-    .addOption(new Option('--rate <n>', 'send at most n requests per second (default: no limit; 429 answers are waited out per Retry-After)').argParser(positiveNumber('--rate')))
+    .addOption(
+      new Option(
+        '--rate <n>',
+        'send at most n requests per second (default: no limit; 429 answers are waited out per Retry-After)',
+      ).argParser(positiveNumber('--rate')),
+    )
     .addOption(new Option('--nodes <n>', 'cluster size with --target sim').argParser(integer('--nodes', 1, 9)).default(3))
     .option('--json', 'print the report as JSON on stdout instead of the summary')
-    .addOption(new Option('--only <patterns>', 'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable').argParser(collect))
+    .addOption(
+      new Option(
+        '--only <patterns>',
+        'check only endpoints matching a path glob (/api/cluster/tenant/*), endpoint id glob (cluster.*), tag (tenants) or "METHOD /path"; comma-separated, repeatable',
+      ).argParser(collect),
+    )
     .addOption(new Option('--skip <patterns>', 'leave out endpoints matching these patterns (same forms as --only)').argParser(collect))
-    .addOption(new Option('--shard <i/n>', 'check shard i of n: the selected endpoints and, separately, the properties are dealt round robin (fixtures are set up in every shard); combine with `mqsim report merge`').argParser(shardArg))
-    .addOption(new Option('--shard-count <n>', `split the run into n shards and check the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it): shard ${JOB_INDEX_VARIABLE}+1 of n`).argParser(shardCountArg))
-    .option('--baseline <report.json>', 'an earlier report (file or its directory): exit 1 only for NEW findings (at the --fail-on level); lists new and fixed findings')
-    .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must (MUST findings), should (MUST and SHOULD), info (any finding)').choices(['must', 'should', 'info']).default('must'))
+    .addOption(
+      new Option(
+        '--shard <i/n>',
+        'check shard i of n: the selected endpoints and, separately, the properties are dealt round robin (fixtures are set up in every shard); combine with `mqsim report merge`',
+      ).argParser(shardArg),
+    )
+    .addOption(
+      new Option(
+        '--shard-count <n>',
+        `split the run into n shards and check the one ${JOB_INDEX_VARIABLE} names (0 … n-1, as a Kubernetes Indexed Job sets it): shard ${JOB_INDEX_VARIABLE}+1 of n`,
+      ).argParser(shardCountArg),
+    )
+    .option(
+      '--baseline <report.json>',
+      'an earlier report (file or its directory): exit 1 only for NEW findings (at the --fail-on level); lists new and fixed findings',
+    )
+    .addOption(
+      new Option(
+        '--fail-on <level>',
+        'the finding level that fails the run: must (MUST findings), should (MUST and SHOULD), info (any finding)',
+      )
+        .choices(['must', 'should', 'info'])
+        .default('must'),
+    )
     .option('--quiet', 'no progress; print only the final verdict line')
     .option('--no-properties', 'leave out the property-based suites (fast-check model runs and generated requests)')
-    .addOption(new Option('--property-runs <n>', 'runs per property (fast-check numRuns)').argParser(integer('--property-runs', 1, 100_000)))
+    .addOption(
+      new Option('--property-runs <n>', 'runs per property (fast-check numRuns)').argParser(integer('--property-runs', 1, 100_000)),
+    )
     .option('--property-path <path>', 'replay exactly one failing property case (printed with its failure); the other checks are left out')
     .addHelpText(
       'after',

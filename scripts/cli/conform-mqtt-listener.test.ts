@@ -37,7 +37,11 @@ describe('mqsim conform against mqsim serve --mqtt-port 0', () => {
     const { child, exit, url, mqttPort: port } = await startServe(['--workload', 'none', '--mqtt-port', '0']);
 
     const report = await runConform({ target: url, seed: 4, properties: false });
-    expect(report.capabilities?.mqttListener).toMatchObject({ available: true, address: `127.0.0.1:${port}`, source: 'config get mqtt_server.tcp_port' });
+    expect(report.capabilities?.mqttListener).toMatchObject({
+      available: true,
+      address: `127.0.0.1:${port}`,
+      source: 'config get mqtt_server.tcp_port',
+    });
     expect(report.capabilities?.mqttClient.via).toBe(`MQTT 3.1.1 over TCP at 127.0.0.1:${port} (tenant default)`);
     const checks = report.endpoints.flatMap((e) => e.checks.map((c) => ({ ...c, endpoint: `${e.method} ${e.path}` })));
     const forWantOfMqtt = checks.filter((c) => c.status === 'skipped' && /MQTT (client|listener)/i.test(c.message ?? ''));
@@ -45,7 +49,10 @@ describe('mqsim conform against mqsim serve --mqtt-port 0', () => {
     for (const id of MQTT_DEPENDENT) {
       const ran = checks.filter((c) => c.id === id);
       expect(ran.length, `check ${id} was not in the report`).toBeGreaterThan(0);
-      expect(ran.map((c) => [id, c.status]), `check ${id}: ${ran.map((c) => c.message).join(' / ')}`).toEqual(ran.map(() => [id, 'pass']));
+      expect(
+        ran.map((c) => [id, c.status]),
+        `check ${id}: ${ran.map((c) => c.message).join(' / ')}`,
+      ).toEqual(ran.map(() => [id, 'pass']));
     }
     expect(report.findings.map((f) => `${f.level} ${f.id}: ${f.title}`)).toEqual([]);
 

@@ -45,7 +45,8 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   {
     name: 'chaos',
     term: '[options]',
-    description: 'Seeded chaos run: API operations through the admin handlers interleaved with faults; every invariant checked after every event',
+    description:
+      'Seeded chaos run: API operations through the admin handlers interleaved with faults; every invariant checked after every event',
     load: async () => (await import('./chaos-command.ts')).configureChaosCommand,
   },
   {
@@ -76,7 +77,7 @@ function buildProgramWithLoaders(): { program: Command; loaders: Map<Command, Cl
   const terms = new Map(CLI_COMMANDS.map((c) => [c.name, c.term]));
   program
     .name('mqsim')
-    .description('Deterministic cluster simulator, conformance suites and chaos replay for a message broker\'s admin HTTP API')
+    .description("Deterministic cluster simulator, conformance suites and chaos replay for a message broker's admin HTTP API")
     .version(MQSIM_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     // Sub-subcommands whose options share a name with their parent's (chaos merge --json) need it.
@@ -109,7 +110,11 @@ async function configure(loaders: Map<Command, CliCommand['load']>, cmd: Command
  * `mqsim help serve` prints the command's help without dispatching to it (commander calls no hook on
  * that path), so the command named is configured before parsing.
  */
-async function configureForHelpCommand(program: Command, loaders: Map<Command, CliCommand['load']>, argv: readonly string[]): Promise<void> {
+async function configureForHelpCommand(
+  program: Command,
+  loaders: Map<Command, CliCommand['load']>,
+  argv: readonly string[],
+): Promise<void> {
   const [first, second] = argv.slice(2);
   if (first !== 'help' || second === undefined) return;
   const named = program.commands.find((c) => c.name() === second);

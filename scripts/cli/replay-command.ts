@@ -63,7 +63,11 @@ export function configureReplayCommand(cmd: Command): void {
   cmd
     .argument('<file>', 'replay file written by `mqsim chaos --out` or by shrinking')
     .option('--json', 'print the same JSON line as `mqsim chaos --json`')
-    .option('--until <event>', 'stop right after this engine event (0 = before the first)', parseIntOption('--until', 0, Number.MAX_SAFE_INTEGER))
+    .option(
+      '--until <event>',
+      'stop right after this engine event (0 = before the first)',
+      parseIntOption('--until', 0, Number.MAX_SAFE_INTEGER),
+    )
     .option('--dump', 'with --until: print nodes, group leaders and terms, and the ISR summary at that point')
     .addHelpText(
       'after',

@@ -28,10 +28,21 @@ function writeShard(name: string, report: Report): string {
 }
 
 const shard = (index: number, count: number, endpoints: Report['endpoints']) =>
-  reportOf(endpoints, { shard: { index, count }, runId: `run-${index}`, replay: `mqsim conform --target http://127.0.0.1:1 --seed 7 --shard ${index}/${count}` });
+  reportOf(endpoints, {
+    shard: { index, count },
+    runId: `run-${index}`,
+    replay: `mqsim conform --target http://127.0.0.1:1 --seed 7 --shard ${index}/${count}`,
+  });
 
 const s1 = writeShard('s1', shard(1, 2, [endpoint('GET', '/api/status', 'cluster-status', [check('happy-path', 'pass')])]));
-const s2 = writeShard('s2', shard(2, 2, [endpoint('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'fail', 'SHOULD', { response: { status: 200, body: '<script>x</script>' } })])]));
+const s2 = writeShard(
+  's2',
+  shard(2, 2, [
+    endpoint('GET', '/api/cluster/tenant/list', 'tenants', [
+      check('happy-path', 'fail', 'SHOULD', { response: { status: 200, body: '<script>x</script>' } }),
+    ]),
+  ]),
+);
 
 describe('mqsim report merge', () => {
   it('writes the merged report in all three formats and exits like conform', () => {
@@ -80,7 +91,10 @@ describe('mqsim report merge', () => {
   });
 
   it('is registered on the CLI: `mqsim report merge` runs with its exit status', () => {
-    const r = spawnSync(process.execPath, [BIN, 'report', 'merge', s1, s2, '--out', join(root, 'cli'), '--quiet'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [BIN, 'report', 'merge', s1, s2, '--out', join(root, 'cli'), '--quiet'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^PASS/);

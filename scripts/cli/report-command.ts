@@ -54,7 +54,10 @@ export interface RegisterReportOptions {
 
 /** Registers `mqsim report` (subcommand `merge`) on the CLI program. */
 export function registerReportCommand(program: Command, registerOptions: RegisterReportOptions = {}): Command {
-  return configureReportCommand(program.command('report').description('work with conformance reports written by `mqsim conform`'), registerOptions);
+  return configureReportCommand(
+    program.command('report').description('work with conformance reports written by `mqsim conform`'),
+    registerOptions,
+  );
 }
 
 /** Adds `mqsim report`'s subcommand `merge` to `report` (named and described by the CLI's command table). */
@@ -70,8 +73,16 @@ export function configureReportCommand(report: Command, registerOptions: Registe
     .description('combine report.json files (e.g. the shards of one run) into one report: report.json, index.html and junit.xml')
     .argument('<dirs...>', 'report directories (or report.json files) to merge')
     .option('--out <dir>', 'write the merged reports here (default: reports/<run-id>-merged/)')
-    .option('--baseline <report.json>', 'compare the merged report with an earlier report: exit 1 only for NEW findings (at the --fail-on level)')
-    .addOption(new Option('--fail-on <level>', 'the finding level that fails the run: must, should or info (default: as the inputs were run)').choices(['must', 'should', 'info']))
+    .option(
+      '--baseline <report.json>',
+      'compare the merged report with an earlier report: exit 1 only for NEW findings (at the --fail-on level)',
+    )
+    .addOption(
+      new Option(
+        '--fail-on <level>',
+        'the finding level that fails the run: must, should or info (default: as the inputs were run)',
+      ).choices(['must', 'should', 'info']),
+    )
     .option('--json', 'print the merged report as JSON on stdout instead of the summary')
     .option('--quiet', 'print only the final verdict line')
     .addHelpText(

@@ -16,7 +16,13 @@ export interface ScenarioIo {
 const defaultIo: ScenarioIo = {
   stdout: (t) => process.stdout.write(t),
   readFile: (p) => readFileSync(p, 'utf8'),
-  listDir: (p) => (statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.json')).sort().map((f) => join(p, f)) : null),
+  listDir: (p) =>
+    statSync(p).isDirectory()
+      ? readdirSync(p)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+          .map((f) => join(p, f))
+      : null,
 };
 
 export interface ScenarioCommandOptions {
@@ -54,7 +60,9 @@ export function loadScenarios(paths: string[], io: ScenarioIo = defaultIo): { pa
 }
 
 function report(r: ScenarioResult, path: string): string {
-  const lines = [`scenario ${r.scenario} (${path}), seed ${r.seed}${r.bug ? `, bug ${r.bug}` : ''}: ${r.events} events, trace ${r.trace_hash}`];
+  const lines = [
+    `scenario ${r.scenario} (${path}), seed ${r.seed}${r.bug ? `, bug ${r.bug}` : ''}: ${r.events} events, trace ${r.trace_hash}`,
+  ];
   for (const c of r.checks) lines.push(`  ${c.passed ? 'PASS' : 'FAIL'} ${c.name}: ${c.message}`);
   lines.push(`${r.passed ? 'PASS' : 'FAIL'} ${r.scenario}`);
   return `${lines.join('\n')}\n`;
@@ -67,7 +75,11 @@ export async function runScenarioCommand(paths: string[], o: ScenarioCommandOpti
   for (const { path, file } of scenarios) {
     const r = await runScenario(file, { ...(o.seed ? { seed: o.seed } : {}), ...(o.bug ? { bug: o.bug } : {}) });
     if (!r.passed) failed++;
-    io.stdout(o.json ? `${JSON.stringify({ scenario: r.scenario, file: path, seed: r.seed, bug: r.bug, passed: r.passed, events: r.events, trace_hash: r.trace_hash, checks: r.checks, violations: r.violations })}\n` : report(r, path));
+    io.stdout(
+      o.json
+        ? `${JSON.stringify({ scenario: r.scenario, file: path, seed: r.seed, bug: r.bug, passed: r.passed, events: r.events, trace_hash: r.trace_hash, checks: r.checks, violations: r.violations })}\n`
+        : report(r, path),
+    );
   }
   return failed > 0 ? 1 : 0;
 }
@@ -78,7 +90,11 @@ export function configureScenarioCommand(cmd: Command): void {
     .argument('<files...>', 'scenario files (format mqsim-scenario/1), or directories of them')
     .option('--json', 'one JSON line per scenario (with trace_hash)')
     .option('--seed <seed>', "override the scenario's seed")
-    .addOption(new Option('--bug <name>', 'switch on a deliberately buggy model variant (the checks must then fail)').argParser(parseChoice('--bug', CHAOS_BUGS)))
+    .addOption(
+      new Option('--bug <name>', 'switch on a deliberately buggy model variant (the checks must then fail)').argParser(
+        parseChoice('--bug', CHAOS_BUGS),
+      ),
+    )
     .addHelpText(
       'after',
       `

@@ -59,58 +59,122 @@ function checkAgainstRecorded(cmd: Command, opts: ServeOptions, recorded: ServeS
     if (!given(key)) continue;
     const mine = JSON.stringify(opts[key]);
     const theirs = JSON.stringify(read(recorded.options));
-    if (mine !== theirs) throw new UsageError(`${flag} ${mine} differs from ${theirs} recorded in the state file ${path}; a state file resumes the run it recorded: drop ${flag} or use another --state file`);
+    if (mine !== theirs)
+      throw new UsageError(
+        `${flag} ${mine} differs from ${theirs} recorded in the state file ${path}; a state file resumes the run it recorded: drop ${flag} or use another --state file`,
+      );
   }
   if (opts.epoch !== undefined && parseEpoch(opts.epoch) !== recorded.options.epochMs) {
-    throw new UsageError(`--epoch ${opts.epoch} differs from ${new Date(recorded.options.epochMs).toISOString()} recorded in the state file ${path}; drop --epoch or use another --state file`);
+    throw new UsageError(
+      `--epoch ${opts.epoch} differs from ${new Date(recorded.options.epochMs).toISOString()} recorded in the state file ${path}; drop --epoch or use another --state file`,
+    );
   }
 }
 
 /** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
 function collectDeviations(value: string, previous: string[]): string[] {
-  const ids = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const ids = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (ids.length === 0) throw new InvalidArgumentError('--deviation needs an id (see the list in --help).');
   const unknown = ids.filter((id) => !deviationById(id));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown deviation ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the known ids are listed in mqsim serve --help.`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `unknown deviation ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the known ids are listed in mqsim serve --help.`,
+    );
   return [...new Set([...previous, ...ids])];
 }
 
 /** One line per deviation: id, whether it breaks the spec or is allowed by it, where it comes from, what it does. */
-const DEVIATION_HELP = DEVIATIONS.map((d) => `  ${d.id.padEnd(40)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}${d.notes ? `, real server ${d.notes.replace(/^notes /, '')}` : ''}] ${d.description}`).join('\n');
+const DEVIATION_HELP = DEVIATIONS.map(
+  (d) =>
+    `  ${d.id.padEnd(40)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}${d.notes ? `, real server ${d.notes.replace(/^notes /, '')}` : ''}] ${d.description}`,
+).join('\n');
 
 /** `--epoch`: an ISO time or Unix milliseconds; default: the wall clock at start, whole seconds. */
 function parseEpoch(value: string | undefined): number {
   if (value === undefined) return Math.floor(Date.now() / 1000) * 1000;
   if (/^\d+$/.test(value)) return Number(value);
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new UsageError(`--epoch must be an ISO time (2026-01-01T00:00:00Z) or Unix milliseconds, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(t))
+    throw new UsageError(`--epoch must be an ISO time (2026-01-01T00:00:00Z) or Unix milliseconds, got ${JSON.stringify(value)}`);
   return t;
 }
 
 /** Adds `mqsim serve`'s options, help text and action to `cmd` (named and described by the CLI's command table). */
 export function configureServeCommand(cmd: Command): void {
   cmd
-    .option('--port <port>', 'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)', parseIntOption('--port', 0, 65535), 58080)
+    .option(
+      '--port <port>',
+      'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)',
+      parseIntOption('--port', 0, 65535),
+      58080,
+    )
     .option('--host <host>', 'address to listen on and register', '127.0.0.1')
     .option('--nodes <n>', 'number of nodes (1-9)', parseIntOption('--nodes', 1, 9), 3)
     .option('--seed <seed>', 'seed of every random choice; one seed gives one run', '1')
-    .option('--workload <name>', 'demo: a seeded living population of clients, sessions, subscriptions, connectors; none: empty cluster', parseChoice('--workload', ['demo', 'none'] as const), 'demo')
+    .option(
+      '--workload <name>',
+      'demo: a seeded living population of clients, sessions, subscriptions, connectors; none: empty cluster',
+      parseChoice('--workload', ['demo', 'none'] as const),
+      'demo',
+    )
     .option('--admin-user <name>', 'administrator name for POST /api/v1/login', 'admin')
     .option('--admin-password <password>', 'administrator password', 'admin')
     .option('--jwt-secret <secret>', 'HS256 signing secret for tokens (default: a fixed development secret)')
     .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
-    .option('--dialect <name>', 'spec: answer as the spec says; robustmq: as the real RobustMQ server at the reference notes\' snapshot does where it differs (its switches are listed below)', parseChoice('--dialect', DIALECT_NAMES), 'spec')
-    .option('--ui <dir>', 'serve a built dashboard (e.g. ./dist) from the same origin: every path the API does not route is a file of DIR, unknown ones answer index.html (404), as the real server serves ./dist')
-    .option('--envelope <form>', 'response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server); default: the dialect\'s (spec A, robustmq B)', parseChoice('--envelope', ['A', 'B'] as const))
+    .option(
+      '--dialect <name>',
+      "spec: answer as the spec says; robustmq: as the real RobustMQ server at the reference notes' snapshot does where it differs (its switches are listed below)",
+      parseChoice('--dialect', DIALECT_NAMES),
+      'spec',
+    )
+    .option(
+      '--ui <dir>',
+      'serve a built dashboard (e.g. ./dist) from the same origin: every path the API does not route is a file of DIR, unknown ones answer index.html (404), as the real server serves ./dist',
+    )
+    .option(
+      '--envelope <form>',
+      "response envelope: A {code,message,data} (spec main form) or B {code,data,error} (as the real server); default: the dialect's (spec A, robustmq B)",
+      parseChoice('--envelope', ['A', 'B'] as const),
+    )
     .option('--epoch <time>', 'virtual time at start (ISO time or Unix ms); default: now. Pin it to replay a session exactly')
-    .option('--clients <n>', 'size of the demo client population (default: the hand-made demo, about 60 clients); e.g. 10000', parseIntOption('--clients', 0, 1_000_000))
+    .option(
+      '--clients <n>',
+      'size of the demo client population (default: the hand-made demo, about 60 clients); e.g. 10000',
+      parseIntOption('--clients', 0, 1_000_000),
+    )
     .option('--control', 'serve the simulator control interface under /_sim/ on every node (loopback peers only; see below)')
-    .option('--nats <url>', 'answer the mq9 protocol subjects ($mq9.AI.MAILBOX.CREATE, $mq9.AI.AGENT.*) over this NATS server, e.g. nats://127.0.0.1:4222')
-    .option('--live-connectors', 'connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq and file deliver for real to their configured servers (not replayable); the other types stay simulated')
-    .option('--mqtt-port <port>', 'serve MQTT 3.1.1 and 5 over TCP: node K listens on port + K - 1 (0: ephemeral ports; default: no MQTT listener)', parseIntOption('--mqtt-port', 0, 65535))
-    .option('--mqtt-login <mode>', 'MQTT clients without a user name: secret-free (let in; config mqtt_runtime.secret_free_login true) or required (refused)', parseChoice('--mqtt-login', ['secret-free', 'required'] as const), 'secret-free')
-    .option('--state <file>', 'keep the cluster state in FILE: saved after every change and on SIGINT/SIGTERM; a restart with the same FILE resumes the run (created when missing; a foreign, corrupt or newer file is refused)')
-    .option('--deviation <id...>', 'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it', collectDeviations, [])
+    .option(
+      '--nats <url>',
+      'answer the mq9 protocol subjects ($mq9.AI.MAILBOX.CREATE, $mq9.AI.AGENT.*) over this NATS server, e.g. nats://127.0.0.1:4222',
+    )
+    .option(
+      '--live-connectors',
+      'connectors of types webhook, mqtt, redis, postgres, mysql, rabbitmq and file deliver for real to their configured servers (not replayable); the other types stay simulated',
+    )
+    .option(
+      '--mqtt-port <port>',
+      'serve MQTT 3.1.1 and 5 over TCP: node K listens on port + K - 1 (0: ephemeral ports; default: no MQTT listener)',
+      parseIntOption('--mqtt-port', 0, 65535),
+    )
+    .option(
+      '--mqtt-login <mode>',
+      'MQTT clients without a user name: secret-free (let in; config mqtt_runtime.secret_free_login true) or required (refused)',
+      parseChoice('--mqtt-login', ['secret-free', 'required'] as const),
+      'secret-free',
+    )
+    .option(
+      '--state <file>',
+      'keep the cluster state in FILE: saved after every change and on SIGINT/SIGTERM; a restart with the same FILE resumes the run (created when missing; a foreign, corrupt or newer file is refused)',
+    )
+    .option(
+      '--deviation <id...>',
+      'switch on a deliberately broken behaviour (repeatable or comma-separated; ids below), to see a conformance run catch it',
+      collectDeviations,
+      [],
+    )
     .addHelpText(
       'after',
       `
@@ -183,13 +247,19 @@ ${DEVIATION_HELP}`,
     )
     .action(async (opts: ServeOptions, cmd: Command) => {
       if (opts.dialect === 'robustmq' && opts.envelope === 'A') {
-        throw new UsageError('--envelope A contradicts --dialect robustmq: the real server answers in form B (its switch failure-code-100 rewrites every answer); drop --envelope');
+        throw new UsageError(
+          '--envelope A contradicts --dialect robustmq: the real server answers in form B (its switch failure-code-100 rewrites every answer); drop --envelope',
+        );
       }
       if (cmd.getOptionValueSource('mqttLogin') === 'cli' && opts.mqttPort === undefined) {
-        throw new UsageError('--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)');
+        throw new UsageError(
+          '--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)',
+        );
       }
       if (opts.state && (opts.nats || opts.liveConnectors)) {
-        throw new UsageError(`--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`);
+        throw new UsageError(
+          `--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`,
+        );
       }
       let recorded: ServeState | undefined;
       try {
@@ -217,7 +287,9 @@ ${DEVIATION_HELP}`,
       }
       // After a state file gave its options: the node count may come from it.
       if (opts.mqttPort !== undefined && opts.mqttPort > 0 && opts.mqttPort + opts.nodes - 1 > 65_535) {
-        throw new UsageError(`--mqtt-port ${opts.mqttPort} leaves no port for node ${opts.nodes} (node K listens on port + K - 1, at most 65535); pick a lower one, or 0 for ephemeral ports`);
+        throw new UsageError(
+          `--mqtt-port ${opts.mqttPort} leaves no port for node ${opts.nodes} (node K listens on port + K - 1, at most 65535); pick a lower one, or 0 for ephemeral ports`,
+        );
       }
       const epochMs = recorded ? recorded.options.epochMs : parseEpoch(opts.epoch);
       const envelope = opts.envelope ?? DIALECTS[opts.dialect].envelope;
@@ -239,7 +311,12 @@ ${DEVIATION_HELP}`,
         ...(opts.dialect !== 'spec' ? { dialect: opts.dialect } : {}),
         ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
         deviations: opts.deviation,
-        admin: { username: opts.adminUser, password: opts.adminPassword, tokenTtlHours: opts.tokenTtlHours, ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}) },
+        admin: {
+          username: opts.adminUser,
+          password: opts.adminPassword,
+          tokenTtlHours: opts.tokenTtlHours,
+          ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}),
+        },
       };
       let keeper: StateKeeper | undefined;
       let running: Awaited<ReturnType<typeof startClusterServer>> | undefined;
@@ -256,7 +333,9 @@ ${DEVIATION_HELP}`,
       // The demo simulates an hour of history before listening: at 100,000 clients that takes ~40 s,
       // so say what is happening instead of sitting silent.
       if (opts.workload === 'demo' && (opts.clients ?? 0) >= 5_000) {
-        process.stderr.write(`mqsim serve: simulating one virtual hour of the demo with ${opts.clients} clients before the listeners open (about ${Math.max(1, Math.round((opts.clients ?? 0) / 2_500))} s)...\n`);
+        process.stderr.write(
+          `mqsim serve: simulating one virtual hour of the demo with ${opts.clients} clients before the listeners open (about ${Math.max(1, Math.round((opts.clients ?? 0) / 2_500))} s)...\n`,
+        );
       }
       const replayStarted = performance.now();
       try {
@@ -292,9 +371,15 @@ ${DEVIATION_HELP}`,
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
           (opts.control ? `  control interface: ${running.baseUrl}/_sim/ (loopback only)\n` : '') +
           (ui ? `  dashboard: ${ui} at ${running.baseUrl}/\n` : '') +
-          (running.mqtt ? running.mqtt.ports.map((p, i) => `  node ${i + 1} MQTT: mqtt://${opts.host}:${p} (MQTT 3.1.1 and 5 over TCP; login ${opts.mqttLogin})\n`).join('') : '') +
+          (running.mqtt
+            ? running.mqtt.ports
+                .map((p, i) => `  node ${i + 1} MQTT: mqtt://${opts.host}:${p} (MQTT 3.1.1 and 5 over TCP; login ${opts.mqttLogin})\n`)
+                .join('')
+            : '') +
           (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
-          (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
+          (opts.liveConnectors
+            ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n'
+            : '') +
           (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : '') +
           (opts.state
             ? recorded
@@ -323,6 +408,8 @@ ${DEVIATION_HELP}`,
           process.exitCode = 1;
         }
       }
-      process.stderr.write(`mqsim serve: stopped (trace ${running.cluster.engine.trace.length} entries, hash ${running.cluster.engine.trace.hash.slice(0, 16)})\n`);
+      process.stderr.write(
+        `mqsim serve: stopped (trace ${running.cluster.engine.trace.length} entries, hash ${running.cluster.engine.trace.hash.slice(0, 16)})\n`,
+      );
     });
 }

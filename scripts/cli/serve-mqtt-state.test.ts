@@ -29,15 +29,24 @@ async function stop(s: ServedProcess): Promise<void> {
 const api = async (s: ServedProcess, path: string): Promise<any> => (await fetch(s.url + path)).json();
 const post = async (s: ServedProcess, path: string, body: unknown): Promise<any> =>
   (await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
-const client = (port: number, options: IClientOptions): Promise<MqttClient> => mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, ...options });
+const client = (port: number, options: IClientOptions): Promise<MqttClient> =>
+  mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, ...options });
 
 describe('mqsim serve --state with the MQTT listener', () => {
   it('brings back MQTT sessions, subscriptions, retained and queued messages after kill -TERM, with the connections lost at shutdown', async () => {
     const state = join(dir, 'mqtt.state');
     const first = await serve(['--workload', 'none', '--state', state, '--mqtt-port', '0']);
     expect(first.mqttPort).toBeGreaterThan(0);
-    expect((await post(first, '/api/cluster/config/set', { config_type: 'MqttOfflineMessage', config: JSON.stringify({ enable: true }) })).code).toBe(0);
-    const keeper = await client(first.mqttPort!, { clientId: 'keeper', protocolVersion: 5, clean: false, properties: { sessionExpiryInterval: 3600 }, will: { topic: 'state/will', payload: Buffer.from('keeper lost'), qos: 1, retain: true } });
+    expect(
+      (await post(first, '/api/cluster/config/set', { config_type: 'MqttOfflineMessage', config: JSON.stringify({ enable: true }) })).code,
+    ).toBe(0);
+    const keeper = await client(first.mqttPort!, {
+      clientId: 'keeper',
+      protocolVersion: 5,
+      clean: false,
+      properties: { sessionExpiryInterval: 3600 },
+      will: { topic: 'state/will', payload: Buffer.from('keeper lost'), qos: 1, retain: true },
+    });
     await keeper.subscribeAsync('state/#', { qos: 1 });
     const away = await client(first.mqttPort!, { clientId: 'away', protocolVersion: 4, clean: false });
     await away.subscribeAsync('queue/#', { qos: 1 });
@@ -59,7 +68,10 @@ describe('mqsim serve --state with the MQTT listener', () => {
     const sessions = (await api(second, '/api/mqtt/session/list')).data.data.map((s: any) => s.client_id).sort();
     expect(sessions).toEqual(['away', 'keeper']);
     const subs = (await api(second, '/api/mqtt/subscribe/list')).data.data.map((s: any) => [s.client_id, s.path]);
-    expect(subs).toEqual([['keeper', 'state/#'], ['away', 'queue/#']]);
+    expect(subs).toEqual([
+      ['keeper', 'state/#'],
+      ['away', 'queue/#'],
+    ]);
     const clients = (await api(second, '/api/mqtt/client/list')).data.data;
     expect(clients.every((c: any) => c.network_connection === null)).toBe(true);
     // The retained message, and keeper's will, published when its connection was lost at shutdown.
@@ -71,7 +83,12 @@ describe('mqsim serve --state with the MQTT listener', () => {
     expect(retained.sort()).toEqual(['state/retained=kept across restarts', 'state/will=keeper lost']);
     await late.endAsync();
     // away's queued message waited through the restart.
-    const back = mqtt.connect(`mqtt://127.0.0.1:${second.mqttPort}`, { clientId: 'away', protocolVersion: 4, clean: false, reconnectPeriod: 0 });
+    const back = mqtt.connect(`mqtt://127.0.0.1:${second.mqttPort}`, {
+      clientId: 'away',
+      protocolVersion: 4,
+      clean: false,
+      reconnectPeriod: 0,
+    });
     const queued = new Promise<string>((resolve) => back.once('message', (t, p) => resolve(`${t}=${p}`)));
     expect((await new Promise<any>((resolve) => back.once('connect', resolve))).sessionPresent).toBe(true);
     expect(await queued).toBe('queue/x=waiting for away');
@@ -90,7 +107,12 @@ describe('mqsim serve --state with the MQTT listener', () => {
   it('after a kill -9, treats the connections the journal left open as lost at the restart (wills go out)', async () => {
     const state = join(dir, 'killed.state');
     const first = await serve(['--workload', 'none', '--state', state, '--mqtt-port', '0']);
-    const c = await client(first.mqttPort!, { clientId: 'crashed', protocolVersion: 4, clean: false, will: { topic: 'crash/will', payload: Buffer.from('gone with the process'), qos: 0, retain: true } });
+    const c = await client(first.mqttPort!, {
+      clientId: 'crashed',
+      protocolVersion: 4,
+      clean: false,
+      will: { topic: 'crash/will', payload: Buffer.from('gone with the process'), qos: 0, retain: true },
+    });
     await c.subscribeAsync('crash/#', { qos: 1 });
     await new Promise((r) => setTimeout(r, 600)); // past the 200 ms debounced save
     first.child.kill('SIGKILL');

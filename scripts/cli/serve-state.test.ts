@@ -27,7 +27,12 @@ function refused(args: string[]): Promise<{ code: number | null; stderr: string 
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((r) => child.on('exit', (code) => { clearTimeout(timer); r({ code, stderr: err }); }));
+  return new Promise((r) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      r({ code, stderr: err });
+    }),
+  );
 }
 
 async function post(url: string, path: string, body: unknown): Promise<any> {
@@ -42,13 +47,56 @@ async function get(url: string, path: string): Promise<any> {
 const WRITES: [string, unknown][] = [
   ['/api/cluster/tenant/create', { tenant_name: 'acme-state', desc: 'kept' }],
   ['/api/cluster/user/create', { tenant: 'acme-state', username: 'bob', password: 'Secret-123', is_superuser: false }],
-  ['/api/cluster/acl/create', { tenant: 'acme-state', name: 'deny-bob', desc: '', resource_type: 'User', resource_name: 'bob', topic: 'secret/#', ip: '', action: 'All', permission: 'Deny' }],
-  ['/api/cluster/blacklist/create', { tenant: 'acme-state', name: 'ban-evil', blacklist_type: 'ClientId', resource_name: 'evil', end_time: 4102444800, desc: '' }],
-  ['/api/cluster/schema/create', { tenant: 'acme-state', schema_name: 'reading', schema_type: 'json', schema: '{"type":"object"}', desc: '' }],
+  [
+    '/api/cluster/acl/create',
+    {
+      tenant: 'acme-state',
+      name: 'deny-bob',
+      desc: '',
+      resource_type: 'User',
+      resource_name: 'bob',
+      topic: 'secret/#',
+      ip: '',
+      action: 'All',
+      permission: 'Deny',
+    },
+  ],
+  [
+    '/api/cluster/blacklist/create',
+    { tenant: 'acme-state', name: 'ban-evil', blacklist_type: 'ClientId', resource_name: 'evil', end_time: 4102444800, desc: '' },
+  ],
+  [
+    '/api/cluster/schema/create',
+    { tenant: 'acme-state', schema_name: 'reading', schema_type: 'json', schema: '{"type":"object"}', desc: '' },
+  ],
   ['/api/cluster/schema-bind/create', { tenant: 'acme-state', schema_name: 'reading', resource_name: 'sensors/t1' }],
-  ['/api/cluster/topic-rewrite/create', { tenant: 'acme-state', name: 'rw', action: 'All', source_topic: 'old/#', dest_topic: 'new/$1', regex: '^old/(.*)$' }],
-  ['/api/mqtt/auto-subscribe/create', { tenant: 'acme-state', name: 'auto', topic: 'inbox/${clientid}', qos: 1, no_local: false, retain_as_published: false, retained_handling: 0 }],
-  ['/api/cluster/connector/create', { tenant: 'acme-state', connector_name: 'to-file', connector_type: 'file', config: '{"local_file_path":"/tmp/mqsim-state-test.log"}', topic_name: 'sensors/#', failure_strategy: { strategy: 'discard' } }],
+  [
+    '/api/cluster/topic-rewrite/create',
+    { tenant: 'acme-state', name: 'rw', action: 'All', source_topic: 'old/#', dest_topic: 'new/$1', regex: '^old/(.*)$' },
+  ],
+  [
+    '/api/mqtt/auto-subscribe/create',
+    {
+      tenant: 'acme-state',
+      name: 'auto',
+      topic: 'inbox/${clientid}',
+      qos: 1,
+      no_local: false,
+      retain_as_published: false,
+      retained_handling: 0,
+    },
+  ],
+  [
+    '/api/cluster/connector/create',
+    {
+      tenant: 'acme-state',
+      connector_name: 'to-file',
+      connector_type: 'file',
+      config: '{"local_file_path":"/tmp/mqsim-state-test.log"}',
+      topic_name: 'sensors/#',
+      failure_strategy: { strategy: 'discard' },
+    },
+  ],
   ['/api/cluster/config/set', { config_type: 'ClusterLimit', config: JSON.stringify({ max_admin_http_uri_rate: 777 }) }],
   ['/api/cluster/topic/create', { tenant: 'acme-state', topic_name: 'sensors/t1', storage_type: 'EngineMemory' }],
   ['/api/mqtt/message/send', { tenant: 'acme-state', topic: 'sensors/t1', payload: '{"t":21.5}' }],
@@ -176,23 +224,39 @@ describe('mqsim serve --state', () => {
       ['corrupt (one byte of the body changed)', (t) => t.replace('tenant/create', 'tenant/crEate'), /is corrupt: the sha256/],
       ['truncated', (t) => t.slice(0, t.length - 20), /truncated or damaged/],
       ['header only', (t) => t.slice(0, t.indexOf('\n')), /truncated: it ends after its header/],
-      ['foreign JSON (package.json)', () => readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url))), /not an mqsim serve state file .*some other JSON/],
-      ['another program\'s binary file', () => Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), /not an mqsim serve state file/],
-      ['a newer format', (t) => t.replace(/^MQSIM-SERVE-STATE 1 /, 'MQSIM-SERVE-STATE 2 '), /newer mqsim \(state format 2; this mqsim reads format 1\)/],
-      ['a replay that answers differently (edited with a fixed checksum)', (t) => rechecksum(t.replace(/"status":200/, '"status":201')), /answered HTTP 200 .* instead of what it answered when recorded \(HTTP 201\)/],
+      [
+        'foreign JSON (package.json)',
+        () => readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url))),
+        /not an mqsim serve state file .*some other JSON/,
+      ],
+      ["another program's binary file", () => Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), /not an mqsim serve state file/],
+      [
+        'a newer format',
+        (t) => t.replace(/^MQSIM-SERVE-STATE 1 /, 'MQSIM-SERVE-STATE 2 '),
+        /newer mqsim \(state format 2; this mqsim reads format 1\)/,
+      ],
+      [
+        'a replay that answers differently (edited with a fixed checksum)',
+        (t) => rechecksum(t.replace(/"status":200/, '"status":201')),
+        /answered HTTP 200 .* instead of what it answered when recorded \(HTTP 201\)/,
+      ],
     ];
     for (const [name, make, message] of cases) {
-      it(name, async () => {
-        const file = join(dir, `bad-${name.replace(/\W+/g, '-')}.state`);
-        const content = make(good());
-        writeFileSync(file, content);
-        const before = readFileSync(file);
-        const r = await refused(['--state', file]);
-        expect(r.code, r.stderr).toBe(2);
-        expect(r.stderr).toMatch(message);
-        expect(readFileSync(file).equals(before)).toBe(true);
-        expect(existsSync(`${file}.tmp-${process.pid}`)).toBe(false);
-      }, 30_000);
+      it(
+        name,
+        async () => {
+          const file = join(dir, `bad-${name.replace(/\W+/g, '-')}.state`);
+          const content = make(good());
+          writeFileSync(file, content);
+          const before = readFileSync(file);
+          const r = await refused(['--state', file]);
+          expect(r.code, r.stderr).toBe(2);
+          expect(r.stderr).toMatch(message);
+          expect(readFileSync(file).equals(before)).toBe(true);
+          expect(existsSync(`${file}.tmp-${process.pid}`)).toBe(false);
+        },
+        30_000,
+      );
     }
   });
 });

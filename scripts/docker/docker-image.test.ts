@@ -58,7 +58,12 @@ async function mqsim(args: string[]): Promise<{ code: number; stdout: string; st
     return { code: 0, stdout, stderr, ms: Math.round(performance.now() - t0) };
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '', ms: Math.round(performance.now() - t0) };
+    return {
+      code: typeof x.code === 'number' ? x.code : -1,
+      stdout: x.stdout ?? '',
+      stderr: x.stderr ?? '',
+      ms: Math.round(performance.now() - t0),
+    };
   }
 }
 
@@ -68,7 +73,9 @@ beforeAll(async () => {
   if (SKIP) return;
   image = await ensureScratchImage();
   await pruneOldScratchImages(image.tag);
-  figures.push(`image ${image.tag}: ${(image.sizeBytes / 1e6).toFixed(0)} MB, ${image.built ? `built (npm pack ${image.ms.pack} ms, staging ${image.ms.stage} ms, import ${image.ms.build} ms)` : `reused (npm pack ${image.ms.pack} ms)`}`);
+  figures.push(
+    `image ${image.tag}: ${(image.sizeBytes / 1e6).toFixed(0)} MB, ${image.built ? `built (npm pack ${image.ms.pack} ms, staging ${image.ms.stage} ms, import ${image.ms.build} ms)` : `reused (npm pack ${image.ms.pack} ms)`}`,
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -77,72 +84,121 @@ afterAll(() => {
 });
 
 describe.skipIf(SKIP !== undefined)('the mqsim image on a Docker engine (host network, loopback only)', () => {
-  it(title('`docker run IMAGE serve --host 0.0.0.0 --port P` answers on the host network, turns healthy by the image\'s own HEALTHCHECK, and exits 0 on docker stop'), async () => {
-    const t0 = performance.now();
-    const { GenericContainer, Wait } = await loadTestcontainers();
-    const port = await freePortBlock(3);
-    // The image's own health check command; only the interval is shortened (Docker waits one interval before the first check).
-    const health = JSON.parse(await docker('image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image.tag)) as { Test: ['CMD', ...string[]] };
-    expect(health.Test).toEqual(['CMD', 'node', '/usr/local/lib/mqsim-healthcheck.mjs']);
-    expect(JSON.parse(await docker('image', 'inspect', '--format', '{{json .Config.Entrypoint}}', image.tag))).toEqual(['mqsim']);
-    const container = await new GenericContainer(image.tag)
-      .withNetworkMode('host')
-      .withCommand(['serve', '--host', '0.0.0.0', '--port', String(port)])
-      .withHealthCheck({ test: health.Test, interval: 1000, timeout: 5000, retries: 3, startPeriod: 30_000 })
-      .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(60_000)
-      .start();
-    const healthyMs = Math.round(performance.now() - t0);
-    try {
-      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      expect(ready.status).toBe(200);
-      // Every node of the cluster listens: node 3 on P+2.
-      const tenants = (await (await fetch(`http://127.0.0.1:${port + 2}/api/cluster/tenant/list`)).json()) as { code: number };
-      expect(tenants.code).toBe(0);
-      const log = JSON.parse(await docker('inspect', '--format', '{{json .State.Health}}', container.getId())) as { Status: string; Log: { ExitCode: number }[] };
-      expect(log.Status).toBe('healthy');
-      expect(log.Log.at(-1)?.ExitCode).toBe(0);
-    } finally {
-      await container.stop({ remove: false, timeout: 10_000 });
-    }
-    // mqsim handles SIGTERM as PID 1: a clean exit, not the kill after the grace period.
-    const state = JSON.parse(await docker('inspect', '--format', '{{json .State}}', container.getId())) as { ExitCode: number; OOMKilled: boolean };
-    await docker('rm', container.getId());
-    expect(state.ExitCode).toBe(0);
-    figures.push(`serve: healthy after ${healthyMs} ms (start + first health check at a 1 s interval)`);
-  }, 120_000);
+  it(
+    title(
+      "`docker run IMAGE serve --host 0.0.0.0 --port P` answers on the host network, turns healthy by the image's own HEALTHCHECK, and exits 0 on docker stop",
+    ),
+    async () => {
+      const t0 = performance.now();
+      const { GenericContainer, Wait } = await loadTestcontainers();
+      const port = await freePortBlock(3);
+      // The image's own health check command; only the interval is shortened (Docker waits one interval before the first check).
+      const health = JSON.parse(await docker('image', 'inspect', '--format', '{{json .Config.Healthcheck}}', image.tag)) as {
+        Test: ['CMD', ...string[]];
+      };
+      expect(health.Test).toEqual(['CMD', 'node', '/usr/local/lib/mqsim-healthcheck.mjs']);
+      expect(JSON.parse(await docker('image', 'inspect', '--format', '{{json .Config.Entrypoint}}', image.tag))).toEqual(['mqsim']);
+      const container = await new GenericContainer(image.tag)
+        .withNetworkMode('host')
+        .withCommand(['serve', '--host', '0.0.0.0', '--port', String(port)])
+        .withHealthCheck({ test: health.Test, interval: 1000, timeout: 5000, retries: 3, startPeriod: 30_000 })
+        .withWaitStrategy(Wait.forHealthCheck())
+        .withStartupTimeout(60_000)
+        .start();
+      const healthyMs = Math.round(performance.now() - t0);
+      try {
+        const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        expect(ready.status).toBe(200);
+        // Every node of the cluster listens: node 3 on P+2.
+        const tenants = (await (await fetch(`http://127.0.0.1:${port + 2}/api/cluster/tenant/list`)).json()) as { code: number };
+        expect(tenants.code).toBe(0);
+        const log = JSON.parse(await docker('inspect', '--format', '{{json .State.Health}}', container.getId())) as {
+          Status: string;
+          Log: { ExitCode: number }[];
+        };
+        expect(log.Status).toBe('healthy');
+        expect(log.Log.at(-1)?.ExitCode).toBe(0);
+      } finally {
+        await container.stop({ remove: false, timeout: 10_000 });
+      }
+      // mqsim handles SIGTERM as PID 1: a clean exit, not the kill after the grace period.
+      const state = JSON.parse(await docker('inspect', '--format', '{{json .State}}', container.getId())) as {
+        ExitCode: number;
+        OOMKilled: boolean;
+      };
+      await docker('rm', container.getId());
+      expect(state.ExitCode).toBe(0);
+      figures.push(`serve: healthy after ${healthyMs} ms (start + first health check at a 1 s interval)`);
+    },
+    120_000,
+  );
 
-  it(title('`mqsim conform --target docker:IMAGE?network=host…` passes: 0 MUST findings, and the container is gone afterwards'), async () => {
-    const before = await containersOf(image.tag);
-    const dir = join(root, 'clean');
-    const r = await mqsim(['conform', '--target', `docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--host+127.0.0.1`, '--report-dir', dir, '--quiet']);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
-    expect(report.vacuous).toBe(false);
-    expect(must(report).map((f) => f.title)).toEqual([]);
-    expect(report.summary.passed).toBeGreaterThan(1000);
-    expect(await containersOf(image.tag)).toEqual(before);
-    figures.push(`conform (whole contract, property suites included): exit 0 in ${r.ms} ms: ${report.summary.checks} checks, ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped, findings MUST ${must(report).length} / all ${report.findings.length}`);
-  }, 180_000);
+  it(
+    title('`mqsim conform --target docker:IMAGE?network=host…` passes: 0 MUST findings, and the container is gone afterwards'),
+    async () => {
+      const before = await containersOf(image.tag);
+      const dir = join(root, 'clean');
+      const r = await mqsim([
+        'conform',
+        '--target',
+        `docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--host+127.0.0.1`,
+        '--report-dir',
+        dir,
+        '--quiet',
+      ]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+      expect(report.vacuous).toBe(false);
+      expect(must(report).map((f) => f.title)).toEqual([]);
+      expect(report.summary.passed).toBeGreaterThan(1000);
+      expect(await containersOf(image.tag)).toEqual(before);
+      figures.push(
+        `conform (whole contract, property suites included): exit 0 in ${r.ms} ms: ${report.summary.checks} checks, ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.skipped} skipped, findings MUST ${must(report).length} / all ${report.findings.length}`,
+      );
+    },
+    180_000,
+  );
 
-  it(title(`an image started with --deviation ${DEVIATION} fails conform on that endpoint`), async () => {
-    const d = deviationById(DEVIATION)!;
-    const dir = join(root, 'deviation');
-    const r = await mqsim(['conform', '--target', `docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--host+127.0.0.1+--deviation+${DEVIATION}`, '--only', 'tenants,cluster-status', '--no-properties', '--report-dir', dir, '--quiet']);
-    expect(r.code, r.stderr + r.stdout).toBe(1);
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
-    const endpoint = report.endpoints.find((e) => e.id === d.endpoint)!;
-    const failed = endpoint.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-    expect(failed).toEqual(expect.arrayContaining([...d.checks]));
-    expect(must(report).some((f) => f.endpoints.includes(`${endpoint.method} ${endpoint.path}`))).toBe(true);
-    figures.push(`conform --only tenants,cluster-status against --deviation ${DEVIATION}: exit 1 in ${r.ms} ms, failed on ${endpoint.method} ${endpoint.path}: ${failed.join(', ')}`);
-  }, 120_000);
+  it(
+    title(`an image started with --deviation ${DEVIATION} fails conform on that endpoint`),
+    async () => {
+      const d = deviationById(DEVIATION)!;
+      const dir = join(root, 'deviation');
+      const r = await mqsim([
+        'conform',
+        '--target',
+        `docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--host+127.0.0.1+--deviation+${DEVIATION}`,
+        '--only',
+        'tenants,cluster-status',
+        '--no-properties',
+        '--report-dir',
+        dir,
+        '--quiet',
+      ]);
+      expect(r.code, r.stderr + r.stdout).toBe(1);
+      const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
+      const endpoint = report.endpoints.find((e) => e.id === d.endpoint)!;
+      const failed = endpoint.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+      expect(failed).toEqual(expect.arrayContaining([...d.checks]));
+      expect(must(report).some((f) => f.endpoints.includes(`${endpoint.method} ${endpoint.path}`))).toBe(true);
+      figures.push(
+        `conform --only tenants,cluster-status against --deviation ${DEVIATION}: exit 1 in ${r.ms} ms, failed on ${endpoint.method} ${endpoint.path}: ${failed.join(', ')}`,
+      );
+    },
+    120_000,
+  );
 
-  it(title('a container that exits before it is ready is reported at once with its output, and removed'), async () => {
-    const before = await containersOf(image.tag);
-    const t0 = performance.now();
-    await expect(DockerTarget.start(`docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--nodes+99`)).rejects.toThrow(/exited \(code 2\) before http:\/\/127\.0\.0\.1:\d+\/health\/ready answered 200; its last output:\n.*--nodes/s);
-    expect(performance.now() - t0).toBeLessThan(30_000);
-    expect(await containersOf(image.tag)).toEqual(before);
-  }, 60_000);
+  it(
+    title('a container that exits before it is ready is reported at once with its output, and removed'),
+    async () => {
+      const before = await containersOf(image.tag);
+      const t0 = performance.now();
+      await expect(DockerTarget.start(`docker:${image.tag}?network=host&port=auto&cmd=serve+--port+{port}+--nodes+99`)).rejects.toThrow(
+        /exited \(code 2\) before http:\/\/127\.0\.0\.1:\d+\/health\/ready answered 200; its last output:\n.*--nodes/s,
+      );
+      expect(performance.now() - t0).toBeLessThan(30_000);
+      expect(await containersOf(image.tag)).toEqual(before);
+    },
+    60_000,
+  );
 });

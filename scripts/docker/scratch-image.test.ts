@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const DOCKERFILE = readFileSync(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
 const HEALTHCHECK = fileURLToPath(new URL('../../docker/healthcheck.mjs', import.meta.url));
 
-describe('the Dockerfile\'s runtime block (the test image is configured with it)', () => {
+describe("the Dockerfile's runtime block (the test image is configured with it)", () => {
   it('is read as whole instructions: user, health check, entrypoint mqsim, command serve on every interface', () => {
     const block = runtimeBlockOf(DOCKERFILE);
     expect(block).toContain('USER node');
@@ -71,7 +71,10 @@ describe('docker/healthcheck.mjs', () => {
   it('exits 1 saying why: not ready (503), nothing listening, no fixed port', async () => {
     ready = false;
     try {
-      expect(await check('--port', String(port))).toEqual({ code: 1, stderr: expect.stringMatching(/^unhealthy: http:\/\/127\.0\.0\.1:\d+\/health\/ready answered 503/) });
+      expect(await check('--port', String(port))).toEqual({
+        code: 1,
+        stderr: expect.stringMatching(/^unhealthy: http:\/\/127\.0\.0\.1:\d+\/health\/ready answered 503/),
+      });
     } finally {
       ready = true;
     }

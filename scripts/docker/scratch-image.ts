@@ -28,7 +28,18 @@ const STAGING_VERSION = 2;
 export const SCRATCH_REPOSITORY = 'mqsim-scratch';
 const REPO_DIR = fileURLToPath(new URL('../..', import.meta.url));
 /** Instructions the runtime block may hold: those `docker import --change` takes; none runs anything at build time (scratch has no shell). */
-const RUNTIME_INSTRUCTIONS = new Set(['ENV', 'USER', 'WORKDIR', 'EXPOSE', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD', 'LABEL', 'STOPSIGNAL', 'VOLUME']);
+const RUNTIME_INSTRUCTIONS = new Set([
+  'ENV',
+  'USER',
+  'WORKDIR',
+  'EXPOSE',
+  'HEALTHCHECK',
+  'ENTRYPOINT',
+  'CMD',
+  'LABEL',
+  'STOPSIGNAL',
+  'VOLUME',
+]);
 const RUNTIME_MARKER = /^# --- runtime\b/;
 
 export interface ScratchImage {
@@ -58,7 +69,8 @@ export function runtimeBlockOf(dockerfile: string): string[] {
     pending += pending ? ` ${line.replace(/\\$/, '').trim()}` : line.replace(/\\$/, '').trim();
     if (line.endsWith('\\')) continue;
     const word = pending.split(/\s+/)[0].toUpperCase();
-    if (!RUNTIME_INSTRUCTIONS.has(word)) throw new Error(`the Dockerfile's runtime block holds ${word}, which a FROM scratch image cannot run: ${pending}`);
+    if (!RUNTIME_INSTRUCTIONS.has(word))
+      throw new Error(`the Dockerfile's runtime block holds ${word}, which a FROM scratch image cannot run: ${pending}`);
     out.push(pending);
     pending = '';
   }
@@ -95,7 +107,10 @@ function copyIn(root: string, file: string, as = file): void {
 
 /** `npm pack` of this checkout into `dir`: the tarball's path. */
 async function packRepo(dir: string): Promise<string> {
-  const { stdout } = await run('npm', ['pack', '--pack-destination', dir, '--json', '--silent'], { cwd: REPO_DIR, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('npm', ['pack', '--pack-destination', dir, '--json', '--silent'], {
+    cwd: REPO_DIR,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   // Lifecycle scripts may print before npm's JSON array.
   const json = JSON.parse(stdout.slice(stdout.indexOf('[')));
   return join(dir, (json as { filename: string }[])[0].filename);
@@ -137,7 +152,22 @@ async function stageRootfs(root: string, tarball: string): Promise<void> {
   copyIn(root, join(REPO_DIR, 'docker/healthcheck.mjs'), '/usr/local/lib/mqsim-healthcheck.mjs');
   // As the Dockerfile does: the packed package and its production dependencies, from npm's cache
   // when `npm ci` filled it (the registry otherwise).
-  await run('npm', ['install', '-g', '--prefix', join(root, 'usr/local'), tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--silent'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  await run(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      join(root, 'usr/local'),
+      tarball,
+      '--omit=dev',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--silent',
+    ],
+    { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+  );
 }
 
 /**
@@ -160,7 +190,11 @@ function importRootfs(rootfs: string, tag: string, changes: readonly string[]): 
     tar.on('error', reject);
     imp.on('error', reject);
     tar.on('close', (code) => (tarCode = code));
-    imp.on('close', (code) => (code === 0 && tarCode === 0 ? resolve() : reject(new Error(`docker import of ${tag} failed (tar ${tarCode}, docker ${code}): ${errors.trim()}`))));
+    imp.on('close', (code) =>
+      code === 0 && tarCode === 0
+        ? resolve()
+        : reject(new Error(`docker import of ${tag} failed (tar ${tarCode}, docker ${code}): ${errors.trim()}`)),
+    );
   });
 }
 

@@ -30,4 +30,16 @@ cluster.advance(5_000);
 const report: Report = await conform({ target: cluster, only: ['/api/cluster/tenant/*'], properties: false });
 await cluster.close();
 
-console.log(JSON.stringify({ version: VERSION, listedCode: listed.code, served: interception.served, leader, newLeader: cluster.nodes.leader(), refused, verdict: report.verdict, findings: report.findings.length, checks: report.summary.checks }));
+console.log(
+  JSON.stringify({
+    version: VERSION,
+    listedCode: listed.code,
+    served: interception.served,
+    leader,
+    newLeader: cluster.nodes.leader(),
+    refused,
+    verdict: report.verdict,
+    findings: report.findings.length,
+    checks: report.summary.checks,
+  }),
+);

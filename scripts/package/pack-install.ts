@@ -34,8 +34,14 @@ export interface PackedInstall {
 }
 
 function npm(args: string[], cwd: string): string {
-  const r = spawnSync('npm', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
-  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed in ${cwd} (status ${r.status}):\n${r.stderr}\n${r.stdout}`.slice(0, 8_000));
+  const r = spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (r.status !== 0)
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd} (status ${r.status}):\n${r.stderr}\n${r.stdout}`.slice(0, 8_000));
   return r.stdout;
 }
 
@@ -54,9 +60,21 @@ export function packAndInstall(workDir: string): PackedInstall {
   const tarball = join(workDir, filename);
   const installDir = join(workDir, 'install');
   mkdirSync(installDir, { recursive: true });
-  writeFileSync(join(installDir, 'package.json'), `${JSON.stringify({ name: 'mqsim-consumer', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(installDir, 'package.json'),
+    `${JSON.stringify({ name: 'mqsim-consumer', private: true, type: 'module' }, null, 2)}\n`,
+  );
   t0 = performance.now();
   npm(['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], installDir);
   const installMs = performance.now() - t0;
-  return { tarball, packedBytes: size, unpackedBytes: unpackedSize, files: files.map((f) => f.path), installDir, bin: join(installDir, 'node_modules', '.bin', 'mqsim'), packMs, installMs };
+  return {
+    tarball,
+    packedBytes: size,
+    unpackedBytes: unpackedSize,
+    files: files.map((f) => f.path),
+    installDir,
+    bin: join(installDir, 'node_modules', '.bin', 'mqsim'),
+    packMs,
+    installMs,
+  };
 }

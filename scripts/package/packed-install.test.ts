@@ -19,10 +19,20 @@ let work: string;
 let pkg: PackedInstall;
 
 /** npm's own warnings (e.g. about this machine's npm configuration) are not the package's output. */
-const withoutNpmWarnings = (text: string): string => text.split('\n').filter((l) => !l.startsWith('npm warn')).join('\n').trim();
+const withoutNpmWarnings = (text: string): string =>
+  text
+    .split('\n')
+    .filter((l) => !l.startsWith('npm warn'))
+    .join('\n')
+    .trim();
 
 function npx(args: string[], timeout = 60_000): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('npx', ['--no-install', 'mqsim', ...args], { cwd: pkg.installDir, encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('npx', ['--no-install', 'mqsim', ...args], {
+    cwd: pkg.installDir,
+    encoding: 'utf8',
+    timeout,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status, stdout: r.stdout, stderr: withoutNpmWarnings(r.stderr) };
 }
 
@@ -41,7 +51,9 @@ describe('the packed package, installed in an empty project', () => {
     expect(pkg.files).toContain('dist/lib/index.d.ts');
     expect(pkg.files).toContain('dist/scripts/cli/main.js');
     expect(pkg.files).toContain('dist/scripts/cli/chaos-sweep-worker.js');
-    const unexpected = pkg.files.filter((f) => !['bin/mqsim.js', 'package.json', 'README.md'].includes(f) && !/^dist\/.+\.(js|d\.ts)$/.test(f));
+    const unexpected = pkg.files.filter(
+      (f) => !['bin/mqsim.js', 'package.json', 'README.md'].includes(f) && !/^dist\/.+\.(js|d\.ts)$/.test(f),
+    );
     expect(unexpected).toEqual([]);
     expect(pkg.files.filter((f) => /\.test\.|testing\/|test-harness|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
     // No TypeScript tooling is installed with it: the CLI and the library run compiled code.
@@ -63,7 +75,10 @@ describe('the packed package, installed in an empty project', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^PASS — 0 findings/);
-    const report = JSON.parse(readFileSync(join(pkg.installDir, 'reports', 'latest', 'report.json'), 'utf8')) as { tool: { version: string }; summary: { checks: number } };
+    const report = JSON.parse(readFileSync(join(pkg.installDir, 'reports', 'latest', 'report.json'), 'utf8')) as {
+      tool: { version: string };
+      summary: { checks: number };
+    };
     expect(report.tool.version).toBe(VERSION);
     expect(report.summary.checks).toBeGreaterThan(2_000);
   }, 120_000);
@@ -71,7 +86,11 @@ describe('the packed package, installed in an empty project', () => {
   it('npx mqsim serve: serves until its job is terminated', async () => {
     // npm exec does not pass a SIGTERM on to the command it runs: end the whole process group, as a
     // shell or a CI runner ends a job.
-    const child = spawn('npx', ['--no-install', 'mqsim', 'serve', '--port', '0', '--nodes', '2', '--workload', 'none'], { cwd: pkg.installDir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npx', ['--no-install', 'mqsim', 'serve', '--port', '0', '--nodes', '2', '--workload', 'none'], {
+      cwd: pkg.installDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const url = await new Promise<string>((resolve, reject) => {

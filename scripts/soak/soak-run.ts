@@ -70,7 +70,14 @@ class Stats {
   }
 }
 
-async function call(client: Client, stats: Stats, kind: 'list' | 'create' | 'delete', method: 'GET' | 'POST', path: string, body?: unknown): Promise<void> {
+async function call(
+  client: Client,
+  stats: Stats,
+  kind: 'list' | 'create' | 'delete',
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<void> {
   const t0 = performance.now();
   try {
     const res = await client.request({
@@ -128,14 +135,21 @@ function ask(child: ChildProcess): Promise<MemoryFigures> {
 
 function startServer(nodes: number): Promise<{ child: ChildProcess; url: string }> {
   const script = fileURLToPath(new URL('./soak-server.ts', import.meta.url));
-  const child = fork(script, [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, SOAK_NODES: String(nodes) } });
+  const child = fork(script, [], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, SOAK_NODES: String(nodes) },
+  });
   return new Promise((resolve, reject) => {
-    child.once('message', (m: { type?: string; url?: string }) => (m?.type === 'ready' && m.url ? resolve({ child, url: m.url }) : reject(new Error(`unexpected message ${JSON.stringify(m)}`))));
+    child.once('message', (m: { type?: string; url?: string }) =>
+      m?.type === 'ready' && m.url ? resolve({ child, url: m.url }) : reject(new Error(`unexpected message ${JSON.stringify(m)}`)),
+    );
     child.once('exit', (code) => reject(new Error(`soak server exited early with code ${code}`)));
   });
 }
 
-const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (x: number, d = 2): number => Number(x.toFixed(d));
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
@@ -192,7 +206,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       nodes,
       seconds: options.seconds,
       warmUpSeconds: options.warmUpSeconds,
-      requests: { total: stats.total, list: stats.list, create: stats.create, delete: stats.delete, perSecond: Math.round(measuredRequests / (measuredMs / 1000)) },
+      requests: {
+        total: stats.total,
+        list: stats.list,
+        create: stats.create,
+        delete: stats.delete,
+        perSecond: Math.round(measuredRequests / (measuredMs / 1000)),
+      },
       latencyMs: { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? 0) },
       errors: { total: stats.errors, samples: stats.samples },
       memory: {

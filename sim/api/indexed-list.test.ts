@@ -24,22 +24,20 @@ const topicArb = fc.record({
 });
 
 const topicRecords = fc.uniqueArray(topicArb, { maxLength: 60, selector: (t) => `${t.tenant}\u0000${t.topic_name}` }).map((ts) =>
-  ts.map(
-    (t, i): TopicRecord => ({
-      topic_id: `id${i}`,
-      topic_name: t.topic_name,
-      tenant: t.tenant,
-      storage_type: t.storage_type as TopicRecord['storage_type'],
-      source: 'MQTT',
-      partition: t.partition,
-      replication: t.replication,
-      storage_name_list: Array.from({ length: t.partition }, (_, p) => `id${i}-${p}`),
-      config: { max_segment_size: 1024, max_record_num: null, retention_sec: 60 },
-      mark_delete: t.mark_delete,
-      createdAt: t.createdAt,
-      retained: null,
-    }),
-  ),
+  ts.map((t, i): TopicRecord => ({
+    topic_id: `id${i}`,
+    topic_name: t.topic_name,
+    tenant: t.tenant,
+    storage_type: t.storage_type as TopicRecord['storage_type'],
+    source: 'MQTT',
+    partition: t.partition,
+    replication: t.replication,
+    storage_name_list: Array.from({ length: t.partition }, (_, p) => `id${i}-${p}`),
+    config: { max_segment_size: 1024, max_record_num: null, retention_sec: 60 },
+    mark_delete: t.mark_delete,
+    createdAt: t.createdAt,
+    retained: null,
+  })),
 );
 
 const filterQueryArb = fc.record(
@@ -50,7 +48,10 @@ const filterQueryArb = fc.record(
     sort_field: fc.constantFrom('tenant', 'topic_name', 'partition', 'nope'),
     sort_by: fc.constantFrom('asc', 'desc', 'sideways', 'ASC'),
     filter_field: fc.constantFrom('tenant', 'topic_name', 'partition', 'create_time', 'storage_name_list', 'config', 'mark_delete', 'nope'),
-    filter_values: fc.array(fc.constantFrom('a', 'b', '$', '1', 'true', 'id1', 'Engine', '"retention_sec":60', 'B'), { minLength: 1, maxLength: 2 }),
+    filter_values: fc.array(fc.constantFrom('a', 'b', '$', '1', 'true', 'id1', 'Engine', '"retention_sec":60', 'B'), {
+      minLength: 1,
+      maxLength: 2,
+    }),
     exact_match: fc.constantFrom('true', 'false'),
     tenant: fc.constantFrom('a', 'b', 'c', 'B', 'ä', 'tenant-1'),
     topic_name: fc.constantFrom('a', '$', 'b/', '+'),
@@ -60,7 +61,12 @@ const filterQueryArb = fc.record(
 );
 // Paging and sorting alone (the indexed path reads by position there), as often as with filters.
 const pagingQueryArb = fc.record(
-  { limit: fc.constantFrom(0, 1, 2, 3, 7), page: fc.integer({ min: 0, max: 12 }), sort_field: fc.constantFrom('tenant', 'topic_name', 'nope'), sort_by: fc.constantFrom('asc', 'desc', 'sideways') },
+  {
+    limit: fc.constantFrom(0, 1, 2, 3, 7),
+    page: fc.integer({ min: 0, max: 12 }),
+    sort_field: fc.constantFrom('tenant', 'topic_name', 'nope'),
+    sort_by: fc.constantFrom('asc', 'desc', 'sideways'),
+  },
   { requiredKeys: [] },
 );
 const queryArb = fc.oneof(filterQueryArb, pagingQueryArb);

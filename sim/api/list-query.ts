@@ -45,7 +45,8 @@ export function applyListQuery<T extends object>(
 ): Page<T> {
   if (records instanceof IndexedList) {
     // The indexed path covers the plain query forms; the others read the list as an array.
-    if (spec.totalCount !== 'scope' && spec.sampleLimit === undefined && recordFields) return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
+    if (spec.totalCount !== 'scope' && spec.sampleLimit === undefined && recordFields)
+      return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
     records = records.toArray();
   }
   let rows = records as unknown as Row[];
@@ -68,9 +69,14 @@ export function applyListQuery<T extends object>(
   const filterValues = params.filter_values as string[] | undefined;
   if (filterField !== undefined && filterValues && filterValues.length > 0) {
     const exact = params.exact_match === 'true';
-    const known = recordFields ? recordFields.includes(filterField) : rows.length === 0 || rows.some((r) => Object.prototype.hasOwnProperty.call(r, filterField));
+    const known = recordFields
+      ? recordFields.includes(filterField)
+      : rows.length === 0 || rows.some((r) => Object.prototype.hasOwnProperty.call(r, filterField));
     if (!known) {
-      throw invalidParam('filter_field', `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`);
+      throw invalidParam(
+        'filter_field',
+        `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`,
+      );
     }
     rows = rows.filter((r) => {
       const v = fieldText(r, filterField);
@@ -175,13 +181,18 @@ function applyIndexedListQuery<R, T>(
     if (p === exactOnLeading) continue;
     const want = String(params[p.name]);
     const field = p.field ?? p.name;
-    tests.push(p.match === 'exact' ? (r) => valueText(src.field(r, field)) === want : (r) => (valueText(src.field(r, field)) ?? '').includes(want));
+    tests.push(
+      p.match === 'exact' ? (r) => valueText(src.field(r, field)) === want : (r) => (valueText(src.field(r, field)) ?? '').includes(want),
+    );
   }
   const filterField = params.filter_field as string | undefined;
   const filterValues = params.filter_values as string[] | undefined;
   if (filterField !== undefined && filterValues && filterValues.length > 0) {
     if (!recordFields.includes(filterField)) {
-      throw invalidParam('filter_field', `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`);
+      throw invalidParam(
+        'filter_field',
+        `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`,
+      );
     }
     const exact = params.exact_match === 'true';
     tests.push((r) => {

@@ -80,7 +80,8 @@ function readValue(type: FieldType, v: unknown): unknown {
       return v.map((el) => readValue(type.of, el));
     case 'enum':
       if (typeof v !== 'string') throw new SerdeError(`invalid type: ${unexpected(v)}, expected string or map`);
-      if (!type.variants.includes(v)) throw new SerdeError(`unknown variant \`${v}\`, expected one of ${type.variants.map((x) => `\`${x}\``).join(', ')}`);
+      if (!type.variants.includes(v))
+        throw new SerdeError(`unknown variant \`${v}\`, expected one of ${type.variants.map((x) => `\`${x}\``).join(', ')}`);
       return v;
     case 'struct':
       return readStruct(type.struct, v);

@@ -92,10 +92,12 @@ function checkValue(spec: ParamSpec, value: unknown, path: string): unknown {
     if (spec.minLength !== undefined && len < spec.minLength) {
       reject(path, spec.minLength === 1 ? 'must not be empty' : `length must be at least ${spec.minLength} characters (got ${len})`);
     }
-    if (spec.maxLength !== undefined && len > spec.maxLength) reject(path, `length must be at most ${spec.maxLength} characters (got ${len})`);
+    if (spec.maxLength !== undefined && len > spec.maxLength)
+      reject(path, `length must be at most ${spec.maxLength} characters (got ${len})`);
   } else if (range) {
     if (typeof value !== 'number' || !Number.isInteger(value)) reject(path, `expected ${TYPE_WORDS[type]}, got ${describe(value)}`);
-    if (value < range[0] || value > range[1]) reject(path, `must be ${TYPE_WORDS[type]} between ${range[0]} and ${range[1]} (got ${value})`);
+    if (value < range[0] || value > range[1])
+      reject(path, `must be ${TYPE_WORDS[type]} between ${range[0]} and ${range[1]} (got ${value})`);
   } else if (type === 'f32' || type === 'number') {
     if (typeof value !== 'number' || !Number.isFinite(value)) reject(path, `expected a number, got ${describe(value)}`);
   } else if (type === 'bool') {
@@ -109,7 +111,8 @@ function checkValue(spec: ParamSpec, value: unknown, path: string): unknown {
     if (spec.items) return value.map((item, i) => checkValue(spec.items!, item, `${path}[${i}]`));
     return value;
   } else if (type === 'string-array') {
-    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) reject(path, `expected an array of strings, got ${describe(value)}`);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+      reject(path, `expected an array of strings, got ${describe(value)}`);
   }
   if (typeof value === 'number') {
     if (spec.minimum !== undefined && value < spec.minimum) reject(path, `must be at least ${spec.minimum} (got ${value})`);

@@ -50,12 +50,14 @@ export class AdminAuth {
   /** Rules 1, 2, 5 and 6 of the spec's Authentication section for a path that needs a token. */
   async authorize(peer: string | undefined, authorization: string | undefined): Promise<AuthDecision> {
     if (isLoopbackPeer(peer)) return { ok: true };
-    if (!authorization) return { ok: false, message: 'Missing Authorization header: send Authorization: Bearer <token> from POST /api/v1/login' };
+    if (!authorization)
+      return { ok: false, message: 'Missing Authorization header: send Authorization: Bearer <token> from POST /api/v1/login' };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return { ok: false, message: 'Invalid Authorization header: expected "Bearer <token>"' };
     const check = await this.tokens.verify(m[1], this.cluster.engine.clock.nowSeconds());
     if (!check.ok) return { ok: false, message: `Invalid or expired token (${check.reason}); log in again at POST /api/v1/login` };
-    if (check.claims.sub !== this.cluster.options.admin.username) return { ok: false, message: 'Invalid or expired token (unknown subject); log in again at POST /api/v1/login' };
+    if (check.claims.sub !== this.cluster.options.admin.username)
+      return { ok: false, message: 'Invalid or expired token (unknown subject); log in again at POST /api/v1/login' };
     return { ok: true };
   }
 }

@@ -71,16 +71,42 @@ describe('simulator security', () => {
       HS384: await new SignJWT(payload).setProtectedHeader({ alg: 'HS384' }).sign(enc.encode(SECRET)),
       HS512: await new SignJWT(payload).setProtectedHeader({ alg: 'HS512' }).sign(enc.encode(SECRET)),
       'RS256 header, HMAC with the secret as the "public key"': handSigned({ alg: 'RS256', typ: 'JWT' }, payload, 'sha256', SECRET),
-      'RS256 header, HMAC with an RSA public key PEM': handSigned({ alg: 'RS256' }, payload, 'sha256', publicKey.export({ type: 'spki', format: 'pem' }) as string),
+      'RS256 header, HMAC with an RSA public key PEM': handSigned(
+        { alg: 'RS256' },
+        payload,
+        'sha256',
+        publicKey.export({ type: 'spki', format: 'pem' }) as string,
+      ),
       'RS256 signed by an attacker RSA key': await new SignJWT(payload).setProtectedHeader({ alg: 'RS256' }).sign(privateKey),
       'ES256 header, HMAC with the secret': handSigned({ alg: 'ES256' }, payload, 'sha256', SECRET),
-      'HS256 with kid pointing elsewhere, attacker key': handSigned({ alg: 'HS256', kid: '../../../../dev/null' }, payload, 'sha256', attacker),
+      'HS256 with kid pointing elsewhere, attacker key': handSigned(
+        { alg: 'HS256', kid: '../../../../dev/null' },
+        payload,
+        'sha256',
+        attacker,
+      ),
       'HS256 with kid of an empty key, empty HMAC key': handSigned({ alg: 'HS256', kid: '/dev/null' }, payload, 'sha256', ''),
-      'HS256 with jku pointing elsewhere, attacker key': handSigned({ alg: 'HS256', jku: 'http://evil.example/jwks.json', kid: 'evil' }, payload, 'sha256', attacker),
-      'HS256 with embedded jwk, attacker key': handSigned({ alg: 'HS256', jwk: { kty: 'oct', k: Buffer.from(attacker).toString('base64url') } }, payload, 'sha256', attacker),
-      'RS256 with embedded jwk of the attacker': await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', jwk: publicKey.export({ format: 'jwk' }) as never }).sign(privateKey),
-      'right secret, sub changed to another user': await new SignJWT({ ...payload, sub: 'root' }).setProtectedHeader({ alg: 'HS256' }).sign(enc.encode(SECRET)),
-      'right secret, no exp': await new SignJWT({ sub: 'admin', iat: claims.iat }).setProtectedHeader({ alg: 'HS256' }).sign(enc.encode(SECRET)),
+      'HS256 with jku pointing elsewhere, attacker key': handSigned(
+        { alg: 'HS256', jku: 'http://evil.example/jwks.json', kid: 'evil' },
+        payload,
+        'sha256',
+        attacker,
+      ),
+      'HS256 with embedded jwk, attacker key': handSigned(
+        { alg: 'HS256', jwk: { kty: 'oct', k: Buffer.from(attacker).toString('base64url') } },
+        payload,
+        'sha256',
+        attacker,
+      ),
+      'RS256 with embedded jwk of the attacker': await new SignJWT(payload)
+        .setProtectedHeader({ alg: 'RS256', jwk: publicKey.export({ format: 'jwk' }) as never })
+        .sign(privateKey),
+      'right secret, sub changed to another user': await new SignJWT({ ...payload, sub: 'root' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(enc.encode(SECRET)),
+      'right secret, no exp': await new SignJWT({ sub: 'admin', iat: claims.iat })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(enc.encode(SECRET)),
     };
     expect(await statusWith(sim, token)).toBe(200);
     for (const [name, bad] of Object.entries(forged)) expect(await statusWith(sim, bad), name).toBe(401);
@@ -133,7 +159,11 @@ describe('simulator security', () => {
 
   it('never writes the jwt secret or the admin password to the output of `mqsim serve`', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
-    const child = spawn(process.execPath, ['bin/mqsim.js', 'serve', '--port', '0', '--nodes', '1', '--workload', 'none', '--admin-password', PASSWORD, '--jwt-secret', SECRET], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['bin/mqsim.js', 'serve', '--port', '0', '--nodes', '1', '--workload', 'none', '--admin-password', PASSWORD, '--jwt-secret', SECRET],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));
@@ -145,7 +175,11 @@ describe('simulator security', () => {
       const base = /^(http:\/\/\S+)\n/m.exec(out)?.[1];
       expect(base, `stdout: ${out} stderr: ${err}`).toBeDefined();
       const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+        fetch(`${base}${path}`, {
+          method: 'POST',
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', ...headers },
+        });
       expect((await post('/api/v1/login', { username: 'admin', password: `${PASSWORD}-wrong` })).status).toBe(401);
       expect((await post('/api/v1/login', { username: 'nobody', password: PASSWORD })).status).toBe(401);
       const ok = (await (await post('/api/v1/login', { username: 'admin', password: PASSWORD })).json()) as { data: { token: string } };
@@ -185,7 +219,10 @@ describe('simulator security', () => {
       let text = JSON.stringify(nested);
       for (const [k, v] of Object.entries(params)) {
         if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-          text = text.replace(`"__NESTED_${k}__"`, `${JSON.stringify(v).slice(0, -1)}${Object.keys(v).length ? ',' : ''}"__proto__":${JSON.stringify(poison)},"constructor":{"prototype":${JSON.stringify(poison)}}}`);
+          text = text.replace(
+            `"__NESTED_${k}__"`,
+            `${JSON.stringify(v).slice(0, -1)}${Object.keys(v).length ? ',' : ''}"__proto__":${JSON.stringify(poison)},"constructor":{"prototype":${JSON.stringify(poison)}}}`,
+          );
         }
       }
       text = `${text.slice(0, -1)},"__proto__":${JSON.stringify(poison)},"constructor":{"prototype":${JSON.stringify(poison)}},"prototype":${JSON.stringify(poison)}}`;

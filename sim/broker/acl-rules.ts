@@ -43,9 +43,39 @@ export class AclRules {
   constructor(private readonly cluster: Cluster) {}
 
   seedDemo(): void {
-    this.create({ tenant: 'acme', name: 'gateway-publish-sensors', desc: 'gateway may publish sensor data', resource_type: 'User', resource_name: 'sensor-gateway', topic: 'sensors/#', ip: '', action: 'Publish', permission: 'Allow' });
-    this.create({ tenant: 'acme', name: 'deny-admin-topics', desc: '', resource_type: 'ClientId', resource_name: 'sensor-rogue-01', topic: 'admin/#', ip: '', action: 'All', permission: 'Deny' });
-    this.create({ tenant: 'globex', name: 'lab-network-subscribe', desc: 'lab hosts may read everything', resource_type: 'Ip', resource_name: 'lab', topic: '#', ip: '10.20.0.0/16', action: 'Subscribe', permission: 'Allow' });
+    this.create({
+      tenant: 'acme',
+      name: 'gateway-publish-sensors',
+      desc: 'gateway may publish sensor data',
+      resource_type: 'User',
+      resource_name: 'sensor-gateway',
+      topic: 'sensors/#',
+      ip: '',
+      action: 'Publish',
+      permission: 'Allow',
+    });
+    this.create({
+      tenant: 'acme',
+      name: 'deny-admin-topics',
+      desc: '',
+      resource_type: 'ClientId',
+      resource_name: 'sensor-rogue-01',
+      topic: 'admin/#',
+      ip: '',
+      action: 'All',
+      permission: 'Deny',
+    });
+    this.create({
+      tenant: 'globex',
+      name: 'lab-network-subscribe',
+      desc: 'lab hosts may read everything',
+      resource_type: 'Ip',
+      resource_name: 'lab',
+      topic: '#',
+      ip: '10.20.0.0/16',
+      action: 'Subscribe',
+      permission: 'Allow',
+    });
   }
 
   create(rule: AclRule): void {

@@ -32,7 +32,14 @@ describe('auto-subscribe rules', () => {
 
   it('applies topic rewrite rules to publishes', async () => {
     const sim = new InProcessSim();
-    await sim.post('/api/cluster/topic-rewrite/create', { tenant: 'default', name: 'r', action: 'Publish', source_topic: 'old/+', dest_topic: 'new/$1', regex: '^old/(.+)$' });
+    await sim.post('/api/cluster/topic-rewrite/create', {
+      tenant: 'default',
+      name: 'r',
+      action: 'Publish',
+      source_topic: 'old/+',
+      dest_topic: 'new/$1',
+      regex: '^old/(.+)$',
+    });
     await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: 'old/x', payload: 'p' });
     const topics = (await sim.get('/api/cluster/topic/list?tenant=default')).json.data.data.map((t: any) => t.topic_name);
     expect(topics).toContain('new/x');

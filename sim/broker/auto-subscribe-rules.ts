@@ -55,11 +55,21 @@ export class AutoSubscribeRules {
   }
 
   seedDemo(): void {
-    this.create({ tenant: 'acme', name: 'device-commands', desc: 'every device listens to its command topic', topic: 'commands/${clientid}', qos: 1, no_local: false, retain_as_published: false, retained_handling: 0 });
+    this.create({
+      tenant: 'acme',
+      name: 'device-commands',
+      desc: 'every device listens to its command topic',
+      topic: 'commands/${clientid}',
+      qos: 1,
+      no_local: false,
+      retain_as_published: false,
+      retained_handling: 0,
+    });
   }
 
   create(rule: AutoSubscribeRule): void {
-    if (this.store.has(rule.tenant, rule.name)) throw failed(`Auto subscribe rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
+    if (this.store.has(rule.tenant, rule.name))
+      throw failed(`Auto subscribe rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
     this.store.set(rule.tenant, rule.name, { ...rule });
     this.cluster.engine.record('auto-subscribe.create', { tenant: rule.tenant, name: rule.name });
   }

@@ -50,12 +50,17 @@ export function cidrContains(cidr: string, ip: string): boolean {
   const ipInt = ipv4ToInt(ip);
   if (netInt === undefined || ipInt === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) return false;
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((netInt & mask) >>> 0) === ((ipInt & mask) >>> 0);
+  return (netInt & mask) >>> 0 === (ipInt & mask) >>> 0;
 }
 
 /** `prefix*` style pattern of the *Match types: `*` matches any run of characters. */
 function wildcardMatches(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return re.test(value);
 }
 
@@ -71,8 +76,24 @@ export class Blacklist {
 
   seedDemo(): void {
     const day = 24 * 3600 * 1000;
-    this.add({ tenant: 'acme', name: 'block-rogue-sensor', blacklist_type: 'ClientId', resource_name: 'sensor-rogue-01', endTimeMs: this.cluster.now() + 30 * day, desc: 'compromised device', source: 'api' });
-    this.add({ tenant: 'default', name: 'block-scanner-net', blacklist_type: 'IPCIDR', resource_name: '203.0.113.0/24', endTimeMs: this.cluster.now() + 7 * day, desc: 'port scanner', source: 'api' });
+    this.add({
+      tenant: 'acme',
+      name: 'block-rogue-sensor',
+      blacklist_type: 'ClientId',
+      resource_name: 'sensor-rogue-01',
+      endTimeMs: this.cluster.now() + 30 * day,
+      desc: 'compromised device',
+      source: 'api',
+    });
+    this.add({
+      tenant: 'default',
+      name: 'block-scanner-net',
+      blacklist_type: 'IPCIDR',
+      resource_name: '203.0.113.0/24',
+      endTimeMs: this.cluster.now() + 7 * day,
+      desc: 'port scanner',
+      source: 'api',
+    });
   }
 
   private key(tenant: string, name: string): string {
@@ -81,7 +102,14 @@ export class Blacklist {
 
   add(entry: BlacklistEntry): void {
     this.entries.set(this.key(entry.tenant, entry.name), { ...entry });
-    this.cluster.engine.record('blacklist.add', { tenant: entry.tenant, name: entry.name, type: entry.blacklist_type, resource: entry.resource_name, end: entry.endTimeMs, source: entry.source });
+    this.cluster.engine.record('blacklist.add', {
+      tenant: entry.tenant,
+      name: entry.name,
+      type: entry.blacklist_type,
+      resource: entry.resource_name,
+      end: entry.endTimeMs,
+      source: entry.source,
+    });
     if (entry.source === 'flapping') {
       const key = this.key(entry.tenant, entry.name);
       this.cluster.engine.after(Math.max(0, entry.endTimeMs - this.cluster.now()), 'blacklist.expire', () => {
@@ -126,6 +154,13 @@ export class Blacklist {
   }
 
   view(e: BlacklistEntry): BlacklistView {
-    return { name: e.name, tenant: e.tenant, blacklist_type: e.blacklist_type, resource_name: e.resource_name, end_time: localTimeString(e.endTimeMs), desc: e.desc };
+    return {
+      name: e.name,
+      tenant: e.tenant,
+      blacklist_type: e.blacklist_type,
+      resource_name: e.resource_name,
+      end_time: localTimeString(e.endTimeMs),
+      desc: e.desc,
+    };
   }
 }

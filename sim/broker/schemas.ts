@@ -22,7 +22,8 @@ export interface SchemaBinding {
 /** A schema text must be usable by its type before it is stored. */
 function checkSchemaText(type: SchemaType, text: string): void {
   if (type === 'protobuf') {
-    if (!/\bmessage\s+[A-Za-z_]\w*\s*\{/.test(text)) throw invalidParam('schema', "invalid parameter 'schema': a protobuf schema must define at least one `message Name { ... }`");
+    if (!/\bmessage\s+[A-Za-z_]\w*\s*\{/.test(text))
+      throw invalidParam('schema', "invalid parameter 'schema': a protobuf schema must define at least one `message Name { ... }`");
     return;
   }
   let parsed: unknown;
@@ -34,7 +35,10 @@ function checkSchemaText(type: SchemaType, text: string): void {
   if (type === 'json' && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))) {
     throw invalidParam('schema', "invalid parameter 'schema': a json schema must be a JSON Schema object");
   }
-  if (type === 'avro' && !(typeof parsed === 'string' || Array.isArray(parsed) || (typeof parsed === 'object' && parsed !== null && 'type' in parsed))) {
+  if (
+    type === 'avro' &&
+    !(typeof parsed === 'string' || Array.isArray(parsed) || (typeof parsed === 'object' && parsed !== null && 'type' in parsed))
+  ) {
     throw invalidParam('schema', "invalid parameter 'schema': an avro schema must be a type name, a union array or an object with `type`");
   }
 }
@@ -51,7 +55,11 @@ export class Schemas {
       tenant: 'acme',
       name: 'temperature-reading',
       schema_type: 'json',
-      schema: JSON.stringify({ type: 'object', required: ['celsius'], properties: { celsius: { type: 'number' }, sensor: { type: 'string' } } }),
+      schema: JSON.stringify({
+        type: 'object',
+        required: ['celsius'],
+        properties: { celsius: { type: 'number' }, sensor: { type: 'string' } },
+      }),
       desc: 'one temperature sample',
     });
     this.bind('acme', 'temperature-reading', 'sensors/+/temperature');
@@ -69,7 +77,9 @@ export class Schemas {
     if (!this.schemas.has(tenant, name)) throw failed(`Schema ${name} does not exist in tenant ${tenant}`);
     const bound = this.bindings.filter((b) => b.tenant === tenant && b.schema_name === name);
     if (bound.length > 0) {
-      throw failed(`Schema ${name} is bound to ${bound.length} resource(s) (${bound.map((b) => b.resource_name).join(', ')}); delete the bindings first`);
+      throw failed(
+        `Schema ${name} is bound to ${bound.length} resource(s) (${bound.map((b) => b.resource_name).join(', ')}); delete the bindings first`,
+      );
     }
     this.schemas.delete(tenant, name);
     this.cluster.engine.record('schema.delete', { tenant, name });

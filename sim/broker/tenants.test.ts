@@ -12,7 +12,13 @@ describe('tenants', () => {
     expect(list.json.data.data[0]).toMatchObject({
       tenant_name: 't1',
       desc: 'first',
-      config: { max_connections_per_node: 10_000_000, max_create_connection_rate_per_second: 10_000, max_topics: 7, max_sessions: 50_000_000, max_publish_rate: 10_000 },
+      config: {
+        max_connections_per_node: 10_000_000,
+        max_create_connection_rate_per_second: 10_000,
+        max_topics: 7,
+        max_sessions: 50_000_000,
+        max_publish_rate: 10_000,
+      },
     });
     expect(list.json.data.data[0].create_time).toBe(Math.floor(sim.cluster.options.epochMs / 1000));
 
@@ -48,7 +54,8 @@ describe('tenants', () => {
   it('pages 100 by default and honours sort both ways', async () => {
     const sim = new InProcessSim();
     // 50 requests per second per path (max_admin_http_uri_rate): keep within it on virtual time.
-    for (let i = 0; i < 120; i++, sim.advance(20)) await sim.post('/api/cluster/tenant/create', { tenant_name: `p${String(i).padStart(3, '0')}` });
+    for (let i = 0; i < 120; i++, sim.advance(20))
+      await sim.post('/api/cluster/tenant/create', { tenant_name: `p${String(i).padStart(3, '0')}` });
     sim.advance(5_000); // leave the rate limiter's window
     const first = await sim.get('/api/cluster/tenant/list');
     expect(first.json.data.data).toHaveLength(100);

@@ -75,7 +75,8 @@ export class Tenants {
   }
 
   delete(name: string): void {
-    if (name === DEFAULT_TENANT) throw failed(`Tenant ${DEFAULT_TENANT} cannot be deleted: the broker places clients without a tenant there`);
+    if (name === DEFAULT_TENANT)
+      throw failed(`Tenant ${DEFAULT_TENANT} cannot be deleted: the broker places clients without a tenant there`);
     if (!this.byName.delete(name)) throw failed(`Tenant ${name} not found`);
     this.cluster.engine.record('tenant.delete', { name });
   }

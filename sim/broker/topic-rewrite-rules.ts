@@ -27,7 +27,15 @@ export class TopicRewriteRules {
   constructor(private readonly cluster: Cluster) {}
 
   seedDemo(): void {
-    this.create({ tenant: 'acme', name: 'legacy-sensor-path', desc: 'old firmware publishes to sensor/<id>/temp', action: 'Publish', source_topic: 'sensor/+/temp', dest_topic: 'sensors/$1/temperature', regex: '^sensor/(.+)/temp$' });
+    this.create({
+      tenant: 'acme',
+      name: 'legacy-sensor-path',
+      desc: 'old firmware publishes to sensor/<id>/temp',
+      action: 'Publish',
+      source_topic: 'sensor/+/temp',
+      dest_topic: 'sensors/$1/temperature',
+      regex: '^sensor/(.+)/temp$',
+    });
   }
 
   create(rule: Omit<TopicRewriteRule, 'createdAt'>): void {
@@ -36,7 +44,8 @@ export class TopicRewriteRules {
     } catch (e) {
       throw invalidParam('regex', `invalid parameter 'regex': not a valid regular expression (${(e as Error).message})`);
     }
-    if (this.store.has(rule.tenant, rule.name)) throw failed(`Topic rewrite rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
+    if (this.store.has(rule.tenant, rule.name))
+      throw failed(`Topic rewrite rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
     this.store.set(rule.tenant, rule.name, { ...rule, createdAt: this.cluster.now() });
     this.cluster.engine.record('rewrite.create', { tenant: rule.tenant, name: rule.name });
   }

@@ -5,7 +5,14 @@ export const CHAOS_FAULT_KINDS = ['crash', 'partition', 'loss', 'clock', 'connec
 export type ChaosFaultKind = (typeof CHAOS_FAULT_KINDS)[number];
 
 /** Deliberately buggy model variants (`--bug`), to prove the checkers bite. */
-export const CHAOS_BUGS = ['grantVoteTwice', 'skipLogUpToDateCheck', 'skipConsistencyCheck', 'commitPreviousTermByCount', 'hwPastIsrMember', 'uncleanElection'] as const;
+export const CHAOS_BUGS = [
+  'grantVoteTwice',
+  'skipLogUpToDateCheck',
+  'skipConsistencyCheck',
+  'commitPreviousTermByCount',
+  'hwPastIsrMember',
+  'uncleanElection',
+] as const;
 export type ChaosBug = (typeof CHAOS_BUGS)[number];
 
 export interface ChaosOptions {
@@ -39,9 +46,7 @@ export interface ApiCall {
   body?: Record<string, unknown>;
 }
 
-export type ChaosStep =
-  | { at: number; api: ApiCall }
-  | { at: number; fault: ChaosFault };
+export type ChaosStep = { at: number; api: ApiCall } | { at: number; fault: ChaosFault };
 
 /** Virtual ms between steps: above the 20 ms per-path rate-limit spacing, so no call is rate limited. */
 export const STEP_GAP_MS = 50;
@@ -68,9 +73,29 @@ export function generatePlan(options: ChaosOptions): ChaosStep[] {
   };
   // Setup: tenants, replicated topics the sends go to, connectors whose targets the faults take down.
   for (const t of TENANTS.slice(1)) push({ api: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: t } } });
-  for (const topic of TOPICS.slice(0, 2)) push({ api: { method: 'POST', path: '/api/cluster/topic/create', body: { tenant: 'default', topic_name: topic, storage_type: 'EngineSegment', partition: 2, replication: Math.min(options.bug === 'uncleanElection' ? 2 : 3, options.nodes) } } });
+  for (const topic of TOPICS.slice(0, 2))
+    push({
+      api: {
+        method: 'POST',
+        path: '/api/cluster/topic/create',
+        body: {
+          tenant: 'default',
+          topic_name: topic,
+          storage_type: 'EngineSegment',
+          partition: 2,
+          replication: Math.min(options.bug === 'uncleanElection' ? 2 : 3, options.nodes),
+        },
+      },
+    });
   if (options.faults.includes('connector')) for (const c of CONNECTORS) push({ api: connectorCreate(c) });
-  if (options.faults.includes('flapping')) push({ api: { method: 'POST', path: '/api/cluster/config/set', body: { config_type: 'MqttFlappingDetect', config: JSON.stringify(FLAPPING_CONFIG) } } });
+  if (options.faults.includes('flapping'))
+    push({
+      api: {
+        method: 'POST',
+        path: '/api/cluster/config/set',
+        body: { config_type: 'MqttFlappingDetect', config: JSON.stringify(FLAPPING_CONFIG) },
+      },
+    });
 
   const repairs: { dueStep: number; fault: ChaosFault }[] = [];
   let faultCount = 0;
@@ -97,10 +122,24 @@ function faultOf(kind: ChaosFaultKind, rng: SeededRandom, nodes: number): [Chaos
   const node = rng.int(1, nodes);
   switch (kind) {
     case 'crash':
-      return rng.chance(0.5) ? [{ kind: 'crash-leader' }, { kind: 'restart', node: 0 }] : [{ kind: 'crash', node }, { kind: 'restart', node }];
+      return rng.chance(0.5)
+        ? [{ kind: 'crash-leader' }, { kind: 'restart', node: 0 }]
+        : [
+            { kind: 'crash', node },
+            { kind: 'restart', node },
+          ];
     case 'partition': {
       const ids = Array.from({ length: nodes }, (_, i) => i + 1);
-      return [{ kind: 'partition', side: rng.shuffle(ids).slice(0, rng.int(1, Math.max(1, Math.floor(nodes / 2)))).sort() }, { kind: 'heal' }];
+      return [
+        {
+          kind: 'partition',
+          side: rng
+            .shuffle(ids)
+            .slice(0, rng.int(1, Math.max(1, Math.floor(nodes / 2))))
+            .sort(),
+        },
+        { kind: 'heal' },
+      ];
     }
     case 'loss':
       return [{ kind: 'loss', loss: rng.int(5, 30) / 100, duplicate: rng.int(0, 10) / 100, jitterMs: rng.int(0, 40) }, { kind: 'heal' }];
@@ -108,12 +147,21 @@ function faultOf(kind: ChaosFaultKind, rng: SeededRandom, nodes: number): [Chaos
       return [{ kind: 'clock', jumpMs: rng.int(500, 5_000) }, null];
     case 'connector': {
       const target = targetOf(rng.pick(CONNECTORS));
-      return [{ kind: 'connector', target, down: true }, { kind: 'connector', target, down: false }];
+      return [
+        { kind: 'connector', target, down: true },
+        { kind: 'connector', target, down: false },
+      ];
     }
     case 'flapping':
-      return [{ kind: 'flapping', clientId: `flappy-${rng.int(0, 2)}`, attempts: FLAPPING_CONFIG.max_client_connections + rng.int(1, 3) }, null];
+      return [
+        { kind: 'flapping', clientId: `flappy-${rng.int(0, 2)}`, attempts: FLAPPING_CONFIG.max_client_connections + rng.int(1, 3) },
+        null,
+      ];
     case 'leave':
-      return [{ kind: 'leave', node }, { kind: 'rejoin', node: 0 }];
+      return [
+        { kind: 'leave', node },
+        { kind: 'rejoin', node: 0 },
+      ];
   }
 }
 
@@ -121,7 +169,14 @@ function connectorCreate(name: string): ApiCall {
   return {
     method: 'POST',
     path: '/api/cluster/connector/create',
-    body: { tenant: 'default', connector_name: name, connector_type: 'file', config: JSON.stringify({ local_file_path: targetOf(name) }), topic_name: '#', failure_strategy: { strategy: 'discard' } },
+    body: {
+      tenant: 'default',
+      connector_name: name,
+      connector_type: 'file',
+      config: JSON.stringify({ local_file_path: targetOf(name) }),
+      topic_name: '#',
+      failure_strategy: { strategy: 'discard' },
+    },
   };
 }
 
@@ -132,23 +187,52 @@ function apiOperation(rng: SeededRandom, options: ChaosOptions): ApiCall {
   const copies = options.faults.includes('leave') ? { replication: Math.min(2, options.nodes) } : {};
   const tenant = rng.pick(TENANTS);
   const roll = rng.int(0, 99);
-  if (roll < 40) return { method: 'POST', path: '/api/mqtt/message/send', body: { tenant: 'default', topic: rng.pick(TOPICS.slice(0, 2)), payload: `m${rng.int(0, 1e6)}` } };
+  if (roll < 40)
+    return {
+      method: 'POST',
+      path: '/api/mqtt/message/send',
+      body: { tenant: 'default', topic: rng.pick(TOPICS.slice(0, 2)), payload: `m${rng.int(0, 1e6)}` },
+    };
   if (roll < 48) return { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: `t-${rng.int(0, 5)}` } };
   if (roll < 52) return { method: 'POST', path: '/api/cluster/tenant/delete', body: { tenant_name: `t-${rng.int(0, 5)}` } };
   // Few user creates: each hashes its password with scrypt, the costliest call of the API.
-  if (roll < 55) return { method: 'POST', path: '/api/cluster/user/create', body: { tenant, username: `u-${rng.int(0, 5)}`, password: 'p', is_superuser: rng.chance(0.2) } };
+  if (roll < 55)
+    return {
+      method: 'POST',
+      path: '/api/cluster/user/create',
+      body: { tenant, username: `u-${rng.int(0, 5)}`, password: 'p', is_superuser: rng.chance(0.2) },
+    };
   if (roll < 57) return { method: 'POST', path: '/api/cluster/user/delete', body: { tenant, username: `u-${rng.int(0, 5)}` } };
   if (roll < 70) {
     return {
       method: 'POST',
       path: '/api/cluster/acl/create',
-      body: { tenant, name: `acl-${rng.int(0, 5)}`, desc: '', resource_type: 'ClientId', resource_name: `c-${rng.int(0, 9)}`, topic: rng.pick(TOPICS), ip: '', action: rng.pick(['Publish', 'Subscribe', 'All']), permission: rng.pick(['Allow', 'Deny']) },
+      body: {
+        tenant,
+        name: `acl-${rng.int(0, 5)}`,
+        desc: '',
+        resource_type: 'ClientId',
+        resource_name: `c-${rng.int(0, 9)}`,
+        topic: rng.pick(TOPICS),
+        ip: '',
+        action: rng.pick(['Publish', 'Subscribe', 'All']),
+        permission: rng.pick(['Allow', 'Deny']),
+      },
     };
   }
   if (roll < 73) return { method: 'POST', path: '/api/cluster/acl/delete', body: { tenant, name: `acl-${rng.int(0, 5)}` } };
-  if (roll < 80) return { method: 'POST', path: '/api/cluster/topic/create', body: { tenant, topic_name: rng.pick(TOPICS.slice(2)), storage_type: 'EngineMemory', ...copies } };
+  if (roll < 80)
+    return {
+      method: 'POST',
+      path: '/api/cluster/topic/create',
+      body: { tenant, topic_name: rng.pick(TOPICS.slice(2)), storage_type: 'EngineMemory', ...copies },
+    };
   if (roll < 83) return { method: 'POST', path: '/api/cluster/topic/delete', body: { tenant, topic_name: rng.pick(TOPICS.slice(2)) } };
   if (roll < 86) return connectorCreate(`extra-${rng.int(0, 2)}`);
-  if (roll < 88) return { method: 'POST', path: '/api/cluster/connector/delete', body: { tenant: 'default', connector_name: `extra-${rng.int(0, 2)}` } };
-  return { method: 'GET', path: rng.pick(['/api/cluster/tenant/list', '/api/cluster/topic/list', '/api/cluster/connector/list', '/api/cluster/healthy']) };
+  if (roll < 88)
+    return { method: 'POST', path: '/api/cluster/connector/delete', body: { tenant: 'default', connector_name: `extra-${rng.int(0, 2)}` } };
+  return {
+    method: 'GET',
+    path: rng.pick(['/api/cluster/tenant/list', '/api/cluster/topic/list', '/api/cluster/connector/list', '/api/cluster/healthy']),
+  };
 }

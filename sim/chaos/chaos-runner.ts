@@ -73,7 +73,11 @@ const DISRUPTIONS = new Set(['crash', 'crash-leader', 'partition', 'loss', 'cloc
  * (the engine's `onEvent` hook, which also covers the events run inside an API call that waits for
  * its meta-group commit). Stops at the end of the step in which the first violation was seen.
  */
-export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[], extra: { untilEvent?: number; replay?: string | null } = {}): Promise<RunOutcome> {
+export async function runPlan(
+  options: ChaosOptions,
+  plan: readonly ChaosStep[],
+  extra: { untilEvent?: number; replay?: string | null } = {},
+): Promise<RunOutcome> {
   const sim = new InProcessSim({ seed: options.seed, nodes: options.nodes, workload: 'none' });
   const cluster = sim.cluster;
   const engine = cluster.engine;
@@ -81,7 +85,17 @@ export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[],
     if ((RAFT_BUG_NAMES as readonly string[]).includes(options.bug)) cluster.raft.bugs = { [options.bug]: true };
     else cluster.storage.bugs = { [options.bug]: true };
   }
-  const coverage: ChaosCoverage = { leader_changes: 0, node_crashes: 0, partitions: 0, connector_failures: 0, bans: 0, bans_lifted: 0, api_ok: 0, api_refused: 0, faults: {} };
+  const coverage: ChaosCoverage = {
+    leader_changes: 0,
+    node_crashes: 0,
+    partitions: 0,
+    connector_failures: 0,
+    bans: 0,
+    bans_lifted: 0,
+    api_ok: 0,
+    api_refused: 0,
+    faults: {},
+  };
   for (const k of options.faults) coverage.faults[k] = 0;
 
   // Coverage comes from the trace's own records, observed as they are made.
@@ -165,7 +179,8 @@ export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
       // node 0: every removed node rejoins wiped (the repair of a leave, whose node the plan cannot know).
       if (fault.node !== 0) return !applyFault(cluster, { kind: 'rejoin', node: fault.node }).startsWith('skipped');
       let any = false;
-      for (const n of cluster.nodes.all().filter((x) => x.removed)) any = !applyFault(cluster, { kind: 'rejoin', node: n.id }).startsWith('skipped') || any;
+      for (const n of cluster.nodes.all().filter((x) => x.removed))
+        any = !applyFault(cluster, { kind: 'rejoin', node: n.id }).startsWith('skipped') || any;
       return any;
     }
     case 'restart':

@@ -21,9 +21,21 @@ describe('chaos runs', () => {
     const line = resultLine(result);
     expect(line).not.toContain('\n');
     const parsed = JSON.parse(line);
-    expect(Object.keys(parsed)).toEqual(['seed', 'steps', 'events', 'trace_hash', 'invariants', 'violations', 'coverage', 'unexercised', 'replay']);
+    expect(Object.keys(parsed)).toEqual([
+      'seed',
+      'steps',
+      'events',
+      'trace_hash',
+      'invariants',
+      'violations',
+      'coverage',
+      'unexercised',
+      'replay',
+    ]);
     expect(parsed.trace_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(Object.keys(parsed.coverage)).toEqual(expect.arrayContaining(['leader_changes', 'node_crashes', 'partitions', 'connector_failures', 'bans']));
+    expect(Object.keys(parsed.coverage)).toEqual(
+      expect.arrayContaining(['leader_changes', 'node_crashes', 'partitions', 'connector_failures', 'bans']),
+    );
     // Checked after every event (and after every step): at least once per event.
     expect(parsed.invariants['raft.election-safety']).toBeGreaterThanOrEqual(parsed.events);
     expect(parsed.invariants['storage.leader-in-isr']).toBeGreaterThanOrEqual(parsed.events);
@@ -38,7 +50,14 @@ describe('chaos runs', () => {
     expect(result.unexercised).toEqual([]);
     for (const k of ALL) expect(result.coverage.faults[k], k).toBeGreaterThan(0);
     const c = result.coverage;
-    for (const [name, n] of Object.entries({ leader_changes: c.leader_changes, node_crashes: c.node_crashes, partitions: c.partitions, connector_failures: c.connector_failures, bans: c.bans, bans_lifted: c.bans_lifted })) {
+    for (const [name, n] of Object.entries({
+      leader_changes: c.leader_changes,
+      node_crashes: c.node_crashes,
+      partitions: c.partitions,
+      connector_failures: c.connector_failures,
+      bans: c.bans,
+      bans_lifted: c.bans_lifted,
+    })) {
       expect(n, name).toBeGreaterThan(0);
     }
     expect(runFailed(result)).toBe(false);

@@ -32,7 +32,15 @@ export function dumpCluster(cluster: Cluster, event: number): ClusterDump {
       if (seg.isr.length < seg.replicas.length) under++;
       if (!seg.available) unavailable++;
       minIsr = minIsr === null ? seg.isr.length : Math.min(minIsr, seg.isr.length);
-      detail.push({ shard: shard.name, seq: seg.seq, leader: seg.leaderNodeId, leader_epoch: seg.leaderEpoch, replicas: seg.replicas.map((r) => r.nodeId), isr: [...seg.isr], hw: seg.hw });
+      detail.push({
+        shard: shard.name,
+        seq: seg.seq,
+        leader: seg.leaderNodeId,
+        leader_epoch: seg.leaderEpoch,
+        replicas: seg.replicas.map((r) => r.nodeId),
+        isr: [...seg.isr],
+        hw: seg.hw,
+      });
     }
   }
   const ids = nodes.map((n) => n.id);

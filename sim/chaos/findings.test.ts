@@ -19,7 +19,13 @@ describe('chaos findings stay fixed (regressions)', () => {
 
   it('node leave of the only holder of some records succeeds (spec) and reports the loss; a holder of replicated records leaves without loss', async () => {
     const sim = new InProcessSim({ nodes: 5, seed: 3 });
-    const created = await sim.post('/api/cluster/topic/create', { tenant: 'default', topic_name: 'solo', storage_type: 'EngineSegment', partition: 1, replication: 1 });
+    const created = await sim.post('/api/cluster/topic/create', {
+      tenant: 'default',
+      topic_name: 'solo',
+      storage_type: 'EngineSegment',
+      partition: 1,
+      replication: 1,
+    });
     expect(created.json.code).toBe(0);
     expect((await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: 'solo', payload: 'only-here' })).json.code).toBe(0);
     sim.advance(500);
@@ -36,14 +42,26 @@ describe('chaos findings stay fixed (regressions)', () => {
     };
     const left = await sim.post('/api/cluster/node/leave', { node_id: holder });
     expect(left.json.code).toBe(0); // rules 1-3 are the only refusals
-    expect(events.find((e) => e.kind === 'storage.leave.data-lost')?.detail).toMatchObject({ node: holder, shard: shard.name, seq: 0, from: 0, to: 1 });
+    expect(events.find((e) => e.kind === 'storage.leave.data-lost')?.detail).toMatchObject({
+      node: holder,
+      shard: shard.name,
+      seq: 0,
+      from: 0,
+      to: 1,
+    });
     // The wiped rejoin loses the record as the operator was told; no invariant calls it a bug.
     sim.cluster.nodes.start(holder, { wiped: true });
     sim.advance(2_000);
     expect(sim.cluster.invariants.checkAll(sim.cluster.now(), 0)).toEqual([]);
 
     // Replicated records: the node leaves, another in-sync copy keeps them, nothing is reported lost.
-    await sim.post('/api/cluster/topic/create', { tenant: 'default', topic_name: 'triple', storage_type: 'EngineSegment', partition: 1, replication: 3 });
+    await sim.post('/api/cluster/topic/create', {
+      tenant: 'default',
+      topic_name: 'triple',
+      storage_type: 'EngineSegment',
+      partition: 1,
+      replication: 3,
+    });
     expect((await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: 'triple', payload: 'kept' })).json.code).toBe(0);
     sim.advance(2_000);
     const seg = sim.cluster.storage.all().find((s) => s.topicName === 'triple')!.segments[0];

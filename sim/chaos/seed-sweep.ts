@@ -54,7 +54,7 @@ export function parseSeedList(spec: string): string[] {
 export function formatSeedList(seeds: readonly string[]): string {
   const parts: string[] = [];
   const integer = (s: string) => /^(0|[1-9]\d*)$/.test(s) && Number(s) <= Number.MAX_SAFE_INTEGER;
-  for (let i = 0; i < seeds.length; ) {
+  for (let i = 0; i < seeds.length;) {
     let j = i;
     if (integer(seeds[i])) while (j + 1 < seeds.length && integer(seeds[j + 1]) && Number(seeds[j + 1]) === Number(seeds[j]) + 1) j++;
     parts.push(j > i ? `${seeds[i]}..${seeds[j]}` : seeds[i]);
@@ -92,7 +92,17 @@ export interface SweepSummary {
   violations_by_invariant: Record<string, number>;
 }
 
-const emptyCoverage = (): ChaosCoverage => ({ leader_changes: 0, node_crashes: 0, partitions: 0, connector_failures: 0, bans: 0, bans_lifted: 0, api_ok: 0, api_refused: 0, faults: {} });
+const emptyCoverage = (): ChaosCoverage => ({
+  leader_changes: 0,
+  node_crashes: 0,
+  partitions: 0,
+  connector_failures: 0,
+  bans: 0,
+  bans_lifted: 0,
+  api_ok: 0,
+  api_refused: 0,
+  faults: {},
+});
 
 /** Adds `c` into `into` (faults by kind too). */
 function addCoverage(into: ChaosCoverage, c: ChaosCoverage): void {
@@ -118,7 +128,9 @@ export function summarize(outcomes: readonly SeedOutcome[], replayFiles: Readonl
   return {
     seeds_run: outcomes.length,
     passed: outcomes.filter((o) => o.passed).length,
-    failed: outcomes.filter((o) => !o.passed).map((o) => ({ seed: o.seed, first_violation: o.first_violation ?? '', replay_file: replayFiles.get(o.seed) ?? null })),
+    failed: outcomes
+      .filter((o) => !o.passed)
+      .map((o) => ({ seed: o.seed, first_violation: o.first_violation ?? '', replay_file: replayFiles.get(o.seed) ?? null })),
     events,
     coverage,
     violations_by_invariant: byInvariant,

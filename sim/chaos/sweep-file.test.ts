@@ -2,8 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { formatSeedList, parseSeedList, summarize, type SeedOutcome } from './seed-sweep.ts';
 import { mergeSweepFiles, parseSweepFile, sweepFileName, sweepFileOf, type SweepMergeInput } from './sweep-file.ts';
 
-const coverage = (n: number) => ({ leader_changes: n, node_crashes: n, partitions: 0, connector_failures: 0, bans: 0, bans_lifted: 0, api_ok: n, api_refused: 0, faults: { crash: n } });
-const outcome = (seed: string, passed = true): SeedOutcome => ({ seed, passed, events: 10, trace_hash: 'h', first_violation: passed ? null : `raft.x: seed ${seed}`, coverage: coverage(1), replay: null });
+const coverage = (n: number) => ({
+  leader_changes: n,
+  node_crashes: n,
+  partitions: 0,
+  connector_failures: 0,
+  bans: 0,
+  bans_lifted: 0,
+  api_ok: n,
+  api_refused: 0,
+  faults: { crash: n },
+});
+const outcome = (seed: string, passed = true): SeedOutcome => ({
+  seed,
+  passed,
+  events: 10,
+  trace_hash: 'h',
+  first_violation: passed ? null : `raft.x: seed ${seed}`,
+  coverage: coverage(1),
+  replay: null,
+});
 const options = { steps: 10, nodes: 3, faults: ['crash' as const], bug: null };
 
 /** The sweep file shard `index` of `count` of `seeds` writes when `failing` fail. */
@@ -47,9 +65,13 @@ describe('sweep files', () => {
     const seeds = parseSeedList('1..7');
     const [a, b, c] = [1, 2, 3].map((i) => shardFile(seeds, i, 3));
     expect(() => mergeSweepFiles([a, b])).toThrow(/missing shard 3\/3/);
-    expect(() => mergeSweepFiles([a, b, c, { ...b, file: 'again.json' }])).toThrow(/shard 2\/3 is given twice \(s2\.json and again\.json\)/);
+    expect(() => mergeSweepFiles([a, b, c, { ...b, file: 'again.json' }])).toThrow(
+      /shard 2\/3 is given twice \(s2\.json and again\.json\)/,
+    );
     expect(() => mergeSweepFiles([a, b, shardFile(parseSeedList('1..8'), 3, 3)])).toThrow(/not shards of one sweep/);
-    expect(() => mergeSweepFiles([a, b, { ...c, sweep: { ...c.sweep, options: { ...options, steps: 11 } } }])).toThrow(/not shards of one sweep/);
+    expect(() => mergeSweepFiles([a, b, { ...c, sweep: { ...c.sweep, options: { ...options, steps: 11 } } }])).toThrow(
+      /not shards of one sweep/,
+    );
     expect(() => mergeSweepFiles([a, shardFile(seeds, 2, 4)])).toThrow(/one count/);
     const short = { ...c, sweep: { ...c.sweep, summary: summarize([outcome('3')]) } };
     expect(() => mergeSweepFiles([a, b, short])).toThrow(/s3\.json ran 1 seeds, but shard 3\/3 of 1\.\.7 has 2/);

@@ -29,7 +29,14 @@ export function sweepFileName(shard: { index: number; count: number } | null | u
 /** Does a directory entry look like a sweep summary file? */
 export const SWEEP_FILE_PATTERN = /^sweep(-\d+-of-\d+)?\.json$/;
 
-export function sweepFileOf(input: { options: Omit<ChaosOptions, 'seed'>; seeds: readonly string[]; shard?: { index: number; count: number }; summary: SweepSummary; seconds: number; workers: number }): SweepFile {
+export function sweepFileOf(input: {
+  options: Omit<ChaosOptions, 'seed'>;
+  seeds: readonly string[];
+  shard?: { index: number; count: number };
+  summary: SweepSummary;
+  seconds: number;
+  workers: number;
+}): SweepFile {
   return {
     format: FORMAT,
     options: { steps: input.options.steps, nodes: input.options.nodes, faults: [...input.options.faults], bug: input.options.bug ?? null },
@@ -50,14 +57,18 @@ export function parseSweepFile(text: string, where: string): SweepFile {
   }
   if (data?.format !== FORMAT) throw new Error(`${where} is not a sweep summary (format must be "${FORMAT}")`);
   const o = data.options;
-  if (!o || !Number.isInteger(o.steps) || !Number.isInteger(o.nodes) || !Array.isArray(o.faults)) throw new Error(`${where}: options {steps, nodes, faults} are required`);
+  if (!o || !Number.isInteger(o.steps) || !Number.isInteger(o.nodes) || !Array.isArray(o.faults))
+    throw new Error(`${where}: options {steps, nodes, faults} are required`);
   for (const f of o.faults) if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(f)) throw new Error(`${where}: unknown fault kind ${f}`);
-  if (o.bug !== null && o.bug !== undefined && !(CHAOS_BUGS as readonly string[]).includes(o.bug)) throw new Error(`${where}: unknown bug ${o.bug}`);
+  if (o.bug !== null && o.bug !== undefined && !(CHAOS_BUGS as readonly string[]).includes(o.bug))
+    throw new Error(`${where}: unknown bug ${o.bug}`);
   if (typeof data.seeds !== 'string') throw new Error(`${where}: seeds is required`);
   const sh = data.shard;
-  if (sh !== null && !(Number.isInteger(sh?.index) && Number.isInteger(sh?.count) && sh.index >= 1 && sh.index <= sh.count)) throw new Error(`${where}: shard must be null or {index, count} with 1 ≤ index ≤ count`);
+  if (sh !== null && !(Number.isInteger(sh?.index) && Number.isInteger(sh?.count) && sh.index >= 1 && sh.index <= sh.count))
+    throw new Error(`${where}: shard must be null or {index, count} with 1 ≤ index ≤ count`);
   const s = data.summary;
-  if (!s || !Number.isInteger(s.seeds_run) || !Number.isInteger(s.passed) || !Array.isArray(s.failed) || !s.coverage) throw new Error(`${where}: summary {seeds_run, passed, failed, coverage} is required`);
+  if (!s || !Number.isInteger(s.seeds_run) || !Number.isInteger(s.passed) || !Array.isArray(s.failed) || !s.coverage)
+    throw new Error(`${where}: summary {seeds_run, passed, failed, coverage} is required`);
   return data as SweepFile;
 }
 
@@ -95,24 +106,35 @@ export function mergeSweepFiles(inputs: readonly SweepMergeInput[]): SweepMerge 
   const key = (i: SweepMergeInput) => JSON.stringify([i.sweep.options, i.sweep.seeds]);
   for (const i of inputs) {
     if (key(i) !== key(first)) {
-      throw new SweepMergeError(`${i.file} and ${first.file} are not shards of one sweep: ${JSON.stringify({ options: i.sweep.options, seeds: i.sweep.seeds })} vs ${JSON.stringify({ options: first.sweep.options, seeds: first.sweep.seeds })}`);
+      throw new SweepMergeError(
+        `${i.file} and ${first.file} are not shards of one sweep: ${JSON.stringify({ options: i.sweep.options, seeds: i.sweep.seeds })} vs ${JSON.stringify({ options: first.sweep.options, seeds: first.sweep.seeds })}`,
+      );
     }
   }
   const whole = inputs.find((i) => i.sweep.shard === null);
-  if (whole && inputs.length > 1) throw new SweepMergeError(`${whole.file} is a whole sweep (no shard); with other inputs it overlaps them: merge the shards of one sweep`);
+  if (whole && inputs.length > 1)
+    throw new SweepMergeError(
+      `${whole.file} is a whole sweep (no shard); with other inputs it overlaps them: merge the shards of one sweep`,
+    );
   const count = first.sweep.shard?.count ?? 1;
   const byIndex = new Map<number, string>();
   for (const i of inputs) {
     const s = i.sweep.shard;
     if (!s) continue;
-    if (s.count !== count) throw new SweepMergeError(`${i.file} is shard ${shardName(s)} but ${first.file} is shard ${shardName(first.sweep.shard)}: the shards of one sweep have one count`);
+    if (s.count !== count)
+      throw new SweepMergeError(
+        `${i.file} is shard ${shardName(s)} but ${first.file} is shard ${shardName(first.sweep.shard)}: the shards of one sweep have one count`,
+      );
     const seen = byIndex.get(s.index);
     if (seen !== undefined) throw new SweepMergeError(`shard ${shardName(s)} is given twice (${seen} and ${i.file})`);
     byIndex.set(s.index, i.file);
   }
   if (!whole) {
     const missing = Array.from({ length: count }, (_, k) => k + 1).filter((k) => !byIndex.has(k));
-    if (missing.length > 0) throw new SweepMergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} of the sweep (merged: ${[...byIndex.values()].join(', ')})`);
+    if (missing.length > 0)
+      throw new SweepMergeError(
+        `missing shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} of the sweep (merged: ${[...byIndex.values()].join(', ')})`,
+      );
   }
   const seeds = parseSeedList(first.sweep.seeds);
   for (const i of inputs) {
@@ -120,7 +142,10 @@ export function mergeSweepFiles(inputs: readonly SweepMergeInput[]): SweepMerge 
     // Shard i of n holds the seeds at positions i-1, i-1+n, … (round robin).
     const share = s ? Math.floor((seeds.length - s.index) / s.count) + 1 : seeds.length;
     const expected = Math.max(0, share);
-    if (i.sweep.summary.seeds_run !== expected) throw new SweepMergeError(`${i.file} ran ${i.sweep.summary.seeds_run} seeds, but shard ${shardName(s)} of ${first.sweep.seeds} has ${expected}`);
+    if (i.sweep.summary.seeds_run !== expected)
+      throw new SweepMergeError(
+        `${i.file} ran ${i.sweep.summary.seeds_run} seeds, but shard ${shardName(s)} of ${first.sweep.seeds} has ${expected}`,
+      );
   }
   const order = new Map(seeds.map((seed, k) => [seed, k]));
   const ordered = [...inputs].sort((a, b) => (a.sweep.shard?.index ?? 0) - (b.sweep.shard?.index ?? 0));
@@ -131,6 +156,12 @@ export function mergeSweepFiles(inputs: readonly SweepMergeInput[]): SweepMerge 
       ordered.map((i) => i.sweep.summary),
       order,
     ),
-    shards: ordered.map((i) => ({ file: i.file, shard: i.sweep.shard, seeds_run: i.sweep.summary.seeds_run, failed: i.sweep.summary.failed.length, seconds: i.sweep.run?.seconds ?? 0 })),
+    shards: ordered.map((i) => ({
+      file: i.file,
+      shard: i.sweep.shard,
+      seeds_run: i.sweep.summary.seeds_run,
+      failed: i.sweep.summary.failed.length,
+      seconds: i.sweep.run?.seconds ?? 0,
+    })),
   };
 }

@@ -62,7 +62,9 @@ describe('cluster status', () => {
     }
     expect(views[0].meta.meta.current_term).toBeGreaterThanOrEqual(2);
     expect(views[0].broker_node_list.map((n: any) => n.node_id)).toEqual(live);
-    const placement = await Promise.all(live.map(async (nodeId) => (await sim.get('/api/mqtt/overview', { nodeId })).json.data.placement_status));
+    const placement = await Promise.all(
+      live.map(async (nodeId) => (await sim.get('/api/mqtt/overview', { nodeId })).json.data.placement_status),
+    );
     expect(placement).toEqual(live.map((id) => (id === leader ? 'Leader' : 'Follower')));
   });
 
@@ -81,14 +83,22 @@ describe('health probes', () => {
     sim.cluster.nodes.setPortsReady(2, false);
     const notReady = await sim.get('/health/ready', { nodeId: 2 });
     expect(notReady.status).toBe(503);
-    expect(notReady.json).toEqual({ code: 0, message: 'success', data: { status: 'not_ready', check_type: 'ready', message: 'one or more configured ports are not ready' } });
+    expect(notReady.json).toEqual({
+      code: 0,
+      message: 'success',
+      data: { status: 'not_ready', check_type: 'ready', message: 'one or more configured ports are not ready' },
+    });
     expect(contractProblems('health.ready', notReady.json.data)).toBe('');
     expect((await sim.get('/health/ready', { nodeId: 1 })).status).toBe(200);
   });
 
   it('/health/node says the node is alive; /health/cluster turns degraded when a node stops', async () => {
     const sim = new InProcessSim({ nodes: 3 });
-    expect((await sim.get('/health/node', { nodeId: 3 })).json.data).toEqual({ status: 'ok', check_type: 'node', message: 'node 3 is alive' });
+    expect((await sim.get('/health/node', { nodeId: 3 })).json.data).toEqual({
+      status: 'ok',
+      check_type: 'node',
+      message: 'node 3 is alive',
+    });
     const ok = (await sim.get('/health/cluster')).json.data;
     expect(ok).toEqual({ status: 'ok', check_type: 'cluster', message: '3 of 3 nodes online; every consensus group has a leader' });
     sim.cluster.nodes.stop(2);

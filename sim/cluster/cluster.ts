@@ -127,7 +127,8 @@ export class Cluster {
       },
       secretFreeLogin: options.secretFreeLogin ?? false,
     };
-    if (!(this.options.warmUpMs >= 0) || this.options.warmUpMs > this.options.epochMs) throw new Error(`warm-up must be between 0 and the epoch, got ${this.options.warmUpMs} ms`);
+    if (!(this.options.warmUpMs >= 0) || this.options.warmUpMs > this.options.epochMs)
+      throw new Error(`warm-up must be between 0 and the epoch, got ${this.options.warmUpMs} ms`);
     this.engine = new SimEngine({ seed: this.options.seed, epochMs: this.options.epochMs - this.options.warmUpMs });
     this.network = new SimNetwork(this.engine, this.engine.random.fork('net'), (id) => this.nodes.get(id)?.online ?? false);
     this.nodes = new NodeRegistry(this);
@@ -152,26 +153,28 @@ export class Cluster {
 
   /** The parts in start order: infrastructure first, then metadata, then traffic. */
   private parts(): Startable[] {
-    return ([
-      this.nodes,
-      this.raft,
-      this.config,
-      this.auth,
-      this.tenants,
-      this.users,
-      this.acl,
-      this.blacklist,
-      this.schemas,
-      this.rewriteRules,
-      this.autoSubscribe,
-      this.topics,
-      this.storage,
-      this.offsets,
-      this.connectors,
-      this.mqtt,
-      this.monitor,
-      this.mq9,
-    ] as object[]).map(asStartable);
+    return (
+      [
+        this.nodes,
+        this.raft,
+        this.config,
+        this.auth,
+        this.tenants,
+        this.users,
+        this.acl,
+        this.blacklist,
+        this.schemas,
+        this.rewriteRules,
+        this.autoSubscribe,
+        this.topics,
+        this.storage,
+        this.offsets,
+        this.connectors,
+        this.mqtt,
+        this.monitor,
+        this.mq9,
+      ] as object[]
+    ).map(asStartable);
   }
 
   /** Brings the cluster up: parts start, and with the demo workload each part seeds its population. */

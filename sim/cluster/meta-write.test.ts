@@ -3,7 +3,8 @@ import { InProcessSim } from '../http/in-process-client.ts';
 import { metaWritePolicy } from './meta-write-gate.ts';
 
 const CREATE = '/api/cluster/tenant/create';
-const tenants = async (sim: InProcessSim): Promise<string[]> => (await sim.get('/api/cluster/tenant/list')).json.data.data.map((t: any) => t.tenant_name);
+const tenants = async (sim: InProcessSim): Promise<string[]> =>
+  (await sim.get('/api/cluster/tenant/list')).json.data.data.map((t: any) => t.tenant_name);
 const metaLog = (sim: InProcessSim) => {
   const meta = sim.cluster.raft.get('meta')!;
   return meta.reference().log.entries.map((e) => e.kind);
@@ -15,7 +16,8 @@ describe('API writes through the meta consensus group', () => {
     expect(metaWritePolicy('cluster.config.set')).toBe('check-then-commit');
     expect(metaWritePolicy('storage.shard.delete')).toBe('check-then-commit');
     expect(metaWritePolicy('cluster.node.leave')).toBe('commit');
-    for (const id of ['storage.shard.list', 'storage.segment.detail', 'mqtt.message.send', 'cluster.offset.commit', 'auth.login']) expect(metaWritePolicy(id)).toBe('none');
+    for (const id of ['storage.shard.list', 'storage.segment.detail', 'mqtt.message.send', 'cluster.offset.commit', 'auth.login'])
+      expect(metaWritePolicy(id)).toBe('none');
   });
 
   it('answers a create once its meta entry is committed by a quorum, a round trip later in virtual time', async () => {
@@ -45,10 +47,16 @@ describe('API writes through the meta consensus group', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       code: 1,
-      message: 'the meta consensus group has no leader (only 1 of its 3 voters are online, fewer than the quorum of 2); the request changed nothing, retry',
+      message:
+        'the meta consensus group has no leader (only 1 of its 3 voters are online, fewer than the quorum of 2); the request changed nothing, retry',
       data: null,
     });
-    expect(sim.cluster.engine.trace.tail(10).filter((t) => t.index >= traceBefore).map((t) => t.kind)).toEqual(['api.refused']);
+    expect(
+      sim.cluster.engine.trace
+        .tail(10)
+        .filter((t) => t.index >= traceBefore)
+        .map((t) => t.kind),
+    ).toEqual(['api.refused']);
     expect(await tenants(sim)).not.toContain('acme');
     // Bad input is still reported as such, and reads and login answer.
     expect((await sim.post(CREATE, {})).status).toBe(400);

@@ -5,7 +5,9 @@ const LEAVE = '/api/cluster/node/leave';
 
 const votersOf = async (sim: InProcessSim, nodeId = 1): Promise<Record<string, number[][]>> => {
   const status = await sim.get('/api/status', { nodeId });
-  return Object.fromEntries(Object.entries(status.json.data.meta as Record<string, any>).map(([g, v]) => [g, v.membership_config.membership.configs]));
+  return Object.fromEntries(
+    Object.entries(status.json.data.meta as Record<string, any>).map(([g, v]) => [g, v.membership_config.membership.configs]),
+  );
 };
 
 describe('node leave (rules 1-5)', () => {
@@ -21,7 +23,11 @@ describe('node leave (rules 1-5)', () => {
     expect(Object.values(await votersOf(sim)).every((c) => c[0].includes(2))).toBe(true);
 
     const forced = await sim.post(LEAVE, { node_id: 2, force: true });
-    expect(forced.json).toEqual({ code: 0, message: 'success', data: 'Node 2 removed from the cluster. Wipe its data directory before rejoining as a new node.' });
+    expect(forced.json).toEqual({
+      code: 0,
+      message: 'success',
+      data: 'Node 2 removed from the cluster. Wipe its data directory before rejoining as a new node.',
+    });
     expect(Object.values(await votersOf(sim))).toEqual([[[1, 3]], [[1, 3]], [[1, 3]], [[1, 3]]]);
     const status = await sim.get('/api/status');
     expect(status.json.data.broker_node_list.map((n: any) => n.node_id)).toEqual([1, 2, 3]); // orphaned, still registered
@@ -51,7 +57,9 @@ describe('node leave (rules 1-5)', () => {
     expect(sim.cluster.raft.metaLeaderId()).toBeNull();
     const refused = await sim.post(LEAVE, { node_id: 2 });
     expect(refused.json.code).toBe(1);
-    expect(refused.json.message).toBe('[meta] refuse to remove node 2: only 2 voters, removing one would break quorum (need >= 3 voters to safely remove one)');
+    expect(refused.json.message).toBe(
+      '[meta] refuse to remove node 2: only 2 voters, removing one would break quorum (need >= 3 voters to safely remove one)',
+    );
     expect(sim.cluster.raft.groups().every((g) => g.voters.includes(2))).toBe(true);
   });
 

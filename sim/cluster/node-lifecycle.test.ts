@@ -34,7 +34,7 @@ describe('node lifecycle', () => {
     expect(seen).toHaveLength(5);
   });
 
-  it('a crash loses the node\'s Raft memory (a new leader after an election timeout); a graceful stop hands leadership over at once', () => {
+  it("a crash loses the node's Raft memory (a new leader after an election timeout); a graceful stop hands leadership over at once", () => {
     const crashed = cluster(6);
     const a = crashed.raft.metaLeaderId()!;
     const t0 = crashed.now();

@@ -188,7 +188,12 @@ export class NodeRegistry {
 
   private require(id: number): SimNode {
     const node = this.byId.get(id);
-    if (!node) throw failed(`Node ${id} does not exist; known nodes: ${this.all().map((n) => n.id).join(', ')}`);
+    if (!node)
+      throw failed(
+        `Node ${id} does not exist; known nodes: ${this.all()
+          .map((n) => n.id)
+          .join(', ')}`,
+      );
     return node;
   }
 
@@ -248,12 +253,19 @@ export class NodeRegistry {
     const wiped = options.wiped === true;
     if (node.online) throw failed(`Node ${id} is already running`);
     if (node.removed && !wiped) {
-      throw failed(`Node ${id} was removed from the cluster; wipe its data directory before it rejoins as a new node (start it with wiped=true)`);
+      throw failed(
+        `Node ${id} was removed from the cluster; wipe its data directory before it rejoins as a new node (start it with wiped=true)`,
+      );
     }
     if (wiped && !node.removed) {
-      const groups = this.cluster.raft.groups().filter((g) => g.isVoter(id)).map((g) => g.name);
+      const groups = this.cluster.raft
+        .groups()
+        .filter((g) => g.isVoter(id))
+        .map((g) => g.name);
       if (groups.length > 0) {
-        throw failed(`Node ${id} is still a voter of ${groups.join(', ')}; a wiped member would forget its votes and log. Remove it with node leave first, or start it without wiping`);
+        throw failed(
+          `Node ${id} is still a voter of ${groups.join(', ')}; a wiped member would forget its votes and log. Remove it with node leave first, or start it without wiping`,
+        );
       }
     }
     if (wiped && node.removed) this.cluster.raft.requireLeadersFor(this.cluster.raft.groups(), `adding node ${id}`);
@@ -308,7 +320,9 @@ export class NodeRegistry {
   leave(id: number, force = false): string {
     const node = this.byId.get(id);
     if (node?.online && !force) {
-      throw failed(`Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`);
+      throw failed(
+        `Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`,
+      );
     }
     const groups = this.cluster.raft.removeVoter(id);
     if (groups.length > 0) {

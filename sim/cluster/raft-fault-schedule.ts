@@ -22,10 +22,34 @@ export interface ScheduledFault {
   fault: RaftFault;
 }
 
-export const FAULT_KINDS = ['crash', 'restart', 'stop', 'isolate', 'leave', 'rejoin', 'crash-leader', 'isolate-leader', 'tail-isolate', 'partition', 'heal', 'restart-all', 'lossy'] as const;
+export const FAULT_KINDS = [
+  'crash',
+  'restart',
+  'stop',
+  'isolate',
+  'leave',
+  'rejoin',
+  'crash-leader',
+  'isolate-leader',
+  'tail-isolate',
+  'partition',
+  'heal',
+  'restart-all',
+  'lossy',
+] as const;
 
 /** The disruptive faults; each is undone by its repair (`repairOf`). */
-export const DISRUPTIVE_FAULT_KINDS = ['crash', 'stop', 'isolate', 'leave', 'crash-leader', 'isolate-leader', 'tail-isolate', 'partition', 'lossy'] as const satisfies readonly RaftFault['kind'][];
+export const DISRUPTIVE_FAULT_KINDS = [
+  'crash',
+  'stop',
+  'isolate',
+  'leave',
+  'crash-leader',
+  'isolate-leader',
+  'tail-isolate',
+  'partition',
+  'lossy',
+] as const satisfies readonly RaftFault['kind'][];
 
 /** Applies one fault now; returns what happened (for reports), or why it was skipped. */
 export function applyFault(cluster: Cluster, fault: RaftFault): string {
@@ -84,7 +108,10 @@ export function applyFault(cluster: Cluster, fault: RaftFault): string {
         return `${fault.kind} ${leader}`;
       }
       case 'partition':
-        network.partition(fault.side, ids.filter((id) => !fault.side.includes(id)));
+        network.partition(
+          fault.side,
+          ids.filter((id) => !fault.side.includes(id)),
+        );
         return `partition ${fault.side.join(',')}`;
       case 'heal':
         network.heal();
@@ -183,7 +210,11 @@ export interface FaultRunResult {
  * group's leader, not awaited), checking every registered invariant after every instant of the
  * engine. Stops at the first violation.
  */
-export function runFaultSchedule(cluster: Cluster, schedule: readonly ScheduledFault[], options: { durationMs: number; writeEveryMs?: number; rng?: SeededRandom }): FaultRunResult {
+export function runFaultSchedule(
+  cluster: Cluster,
+  schedule: readonly ScheduledFault[],
+  options: { durationMs: number; writeEveryMs?: number; rng?: SeededRandom },
+): FaultRunResult {
   const { engine, raft } = cluster;
   const rng = options.rng ?? engine.random.fork('fault-schedule');
   const start = cluster.now();
@@ -196,9 +227,11 @@ export function runFaultSchedule(cluster: Cluster, schedule: readonly ScheduledF
   let k = 0;
   for (;;) {
     const violations = cluster.invariants.checkAll(cluster.now(), engine.eventsProcessed);
-    if (violations.length > 0) return { violations, violationAtMs: cluster.now() - start, applied, events: engine.eventsProcessed - events0, writes };
+    if (violations.length > 0)
+      return { violations, violationAtMs: cluster.now() - start, applied, events: engine.eventsProcessed - events0, writes };
     if (cluster.now() >= end) break;
-    while (k < schedule.length && start + schedule[k].atMs <= cluster.now()) applied.push(`${schedule[k].atMs}: ${applyFault(cluster, schedule[k++].fault)}`);
+    while (k < schedule.length && start + schedule[k].atMs <= cluster.now())
+      applied.push(`${schedule[k].atMs}: ${applyFault(cluster, schedule[k++].fault)}`);
     if (cluster.now() >= nextWrite) {
       nextWrite += writeEvery;
       if (raft.tryWrite(rng.pick(raft.names()), 'write')) writes++;

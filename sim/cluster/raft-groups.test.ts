@@ -19,7 +19,15 @@ function errorOf(fn: () => unknown): OperationError {
 describe('consensus groups', () => {
   it('names the groups of a layout: meta, mqtt, then numbered offset and data groups', () => {
     expect(groupNames({ offset_raft_group_num: 1, data_raft_group_num: 1 })).toEqual(['meta', 'mqtt', 'offset', 'data']);
-    expect(groupNames({ offset_raft_group_num: 2, data_raft_group_num: 3 })).toEqual(['meta', 'mqtt', 'offset', 'offset_1', 'data', 'data_1', 'data_2']);
+    expect(groupNames({ offset_raft_group_num: 2, data_raft_group_num: 3 })).toEqual([
+      'meta',
+      'mqtt',
+      'offset',
+      'offset_1',
+      'data',
+      'data_1',
+      'data_2',
+    ]);
   });
 
   it('starts every group with every node as voter and a seeded leader in term 1, without advancing time', () => {
@@ -34,7 +42,11 @@ describe('consensus groups', () => {
     }
     expect(c.raft.metaLeaderId()).toBe(c.raft.get('meta')!.leaderId);
     // Same seed, same leaders.
-    expect(cluster().raft.groups().map((g) => g.leaderId)).toEqual(c.raft.groups().map((g) => g.leaderId));
+    expect(
+      cluster()
+        .raft.groups()
+        .map((g) => g.leaderId),
+    ).toEqual(c.raft.groups().map((g) => g.leaderId));
   });
 
   it('registers the Raft invariants by name; they hold on a healthy cluster', () => {
@@ -57,7 +69,11 @@ describe('consensus groups', () => {
         log_id: { leader_id: { term: 0, node_id: 0 }, index: 0 },
         membership: {
           configs: [[1, 2, 3]],
-          nodes: { '1': { node_id: 1, rpc_addr: '127.0.0.1:1228' }, '2': { node_id: 2, rpc_addr: '127.0.0.1:1229' }, '3': { node_id: 3, rpc_addr: '127.0.0.1:1230' } },
+          nodes: {
+            '1': { node_id: 1, rpc_addr: '127.0.0.1:1228' },
+            '2': { node_id: 2, rpc_addr: '127.0.0.1:1229' },
+            '3': { node_id: 3, rpc_addr: '127.0.0.1:1230' },
+          },
         },
       });
       expect(v.running_state).toEqual({ Ok: null });
@@ -143,13 +159,19 @@ describe('consensus groups', () => {
     const before = c.raft.groups().map((g) => [...g.voters]);
     const e = errorOf(() => c.raft.removeVoter(2));
     expect(e.kind).toBe('failed');
-    expect(e.message).toBe('[meta] refuse to remove node 2: only 2 voters, removing one would break quorum (need >= 3 voters to safely remove one)');
+    expect(e.message).toBe(
+      '[meta] refuse to remove node 2: only 2 voters, removing one would break quorum (need >= 3 voters to safely remove one)',
+    );
     expect(c.raft.groups().map((g) => g.voters)).toEqual(before);
   });
 
   it('removes a stopped voter from every group (committed before it returns); groups it led elected anew', () => {
     const c = cluster();
-    const ledBy = (id: number) => c.raft.groups().filter((g) => g.leaderId === id).map((g) => g.name);
+    const ledBy = (id: number) =>
+      c.raft
+        .groups()
+        .filter((g) => g.leaderId === id)
+        .map((g) => g.name);
     const victim = c.raft.get('meta')!.leaderId!;
     const led = ledBy(victim);
     c.nodes.stop(victim); // graceful: hands its leaderships over

@@ -38,7 +38,8 @@ export const SNAPSHOT_EVERY_ENTRIES = DEFAULT_RAFT_TIMING.snapshotEvery;
  * `data_1`, …. The first of each kind keeps the bare name the spec's status map uses.
  */
 export function groupNames(layout: RaftGroupLayout): string[] {
-  const numbered = (base: string, n: number): string[] => Array.from({ length: Math.max(1, n) }, (_, i) => (i === 0 ? base : `${base}_${i}`));
+  const numbered = (base: string, n: number): string[] =>
+    Array.from({ length: Math.max(1, n) }, (_, i) => (i === 0 ? base : `${base}_${i}`));
   return ['meta', 'mqtt', ...numbered('offset', layout.offset_raft_group_num), ...numbered('data', layout.data_raft_group_num)];
 }
 
@@ -185,7 +186,10 @@ export class RaftGroups {
       },
     };
     const nodes = this.cluster.nodes.all();
-    const membership: Membership = { voters: nodes.map((n) => n.id), nodes: new Map(nodes.map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)])) };
+    const membership: Membership = {
+      voters: nodes.map((n) => n.id),
+      nodes: new Map(nodes.map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)])),
+    };
     const rng = engine.random.fork('raft');
     for (const name of groupNames(this.layout)) {
       const core = new RaftGroupCore(name, env, rng.fork(name), this.timing, this.bugState, new GroupAudit(name, this.violations));
@@ -397,10 +401,16 @@ export class RaftGroups {
     const holding = this.groups().filter((g) => g.isVoter(nodeId));
     for (const g of holding) {
       const n = g.voters.length;
-      if (n <= 2) throw failed(`[${g.name}] refuse to remove node ${nodeId}: only ${n} voters, removing one would break quorum (need >= 3 voters to safely remove one)`);
+      if (n <= 2)
+        throw failed(
+          `[${g.name}] refuse to remove node ${nodeId}: only ${n} voters, removing one would break quorum (need >= 3 voters to safely remove one)`,
+        );
     }
     for (const g of holding) {
-      if (g.leaderId === null) throw unavailable(`[${g.name}] change_membership failed while removing node ${nodeId}: the group has no leader (${g.leaderlessReason(this.isOnline)})`);
+      if (g.leaderId === null)
+        throw unavailable(
+          `[${g.name}] change_membership failed while removing node ${nodeId}: the group has no leader (${g.leaderlessReason(this.isOnline)})`,
+        );
     }
     for (const g of holding) this.changeMembership(g, nodeId, 'remove');
     return holding.map((g) => g.name);
@@ -419,7 +429,10 @@ export class RaftGroups {
   /** Fails (unavailable, naming the group) when one of `groups` has no leader. */
   requireLeadersFor(groups: readonly RaftGroup[], doing: string): void {
     for (const g of groups) {
-      if (g.leaderId === null) throw unavailable(`[${g.name}] change_membership failed while ${doing}: the group has no leader (${g.leaderlessReason(this.isOnline)})`);
+      if (g.leaderId === null)
+        throw unavailable(
+          `[${g.name}] change_membership failed while ${doing}: the group has no leader (${g.leaderlessReason(this.isOnline)})`,
+        );
     }
   }
 
@@ -429,7 +442,10 @@ export class RaftGroups {
     const doing = `${op === 'add' ? 'adding' : 'removing'} node ${nodeId}`;
     for (;;) {
       const leader = this.waitForLeader(g, deadline, true);
-      if (leader === null) throw unavailable(`[${g.name}] change_membership failed while ${doing}: no leader with a settled membership within raft_write_timeout_sec`);
+      if (leader === null)
+        throw unavailable(
+          `[${g.name}] change_membership failed while ${doing}: no leader with a settled membership within raft_write_timeout_sec`,
+        );
       const current = leader.log.membership;
       const has = current.voters.includes(nodeId);
       if ((op === 'add') === has) return;
@@ -439,7 +455,10 @@ export class RaftGroups {
       const voters = op === 'add' ? [...current.voters, nodeId].sort((a, b) => a - b) : current.voters.filter((v) => v !== nodeId);
       const entry = leader.propose('membership', { voters, nodes });
       const outcome = this.waitForEntry(g, entry, deadline);
-      if (outcome === 'pending') throw unavailable(`[${g.name}] change_membership failed while ${doing}: the new membership was not committed within raft_write_timeout_sec`);
+      if (outcome === 'pending')
+        throw unavailable(
+          `[${g.name}] change_membership failed while ${doing}: the new membership was not committed within raft_write_timeout_sec`,
+        );
       if (outcome === 'committed') return;
     }
   }

@@ -11,10 +11,31 @@ describe('ClusterConfig (model)', () => {
     expect(c.MqttSlowSubscribeConfig).toEqual({ enable: false, record_time: 1000, delay_type: 'CreateTime' });
     expect(c.MqttFlappingDetect).toEqual({ enable: false, window_time: 60, max_client_connections: 5, ban_time: 300 });
     expect(c.MqttOfflineMessage).toEqual({ enable: false, expire_ms: 86_400_000, max_messages_num: 1000 });
-    expect(c.MqttSystemMonitor).toEqual({ enable: false, os_cpu_high_watermark: 0.7, os_memory_high_watermark: 0.8, system_topic_interval_ms: 60_000 });
-    expect(c.MqttSchema).toEqual({ enable: false, strategy: 'Forward', failed_operation: 'Disconnect', echo_log: false, log_level: 'info' });
-    expect(c.ClusterLimit).toEqual({ max_network_connection: 100_000_000, max_network_connection_rate: 10_000, max_admin_http_uri_rate: 50 });
-    const quota = { max_connections_per_node: 10_000_000, max_connection_rate: 10_000, max_topics: 5_000_000, max_sessions: 50_000_000, max_publish_rate: 10_000 };
+    expect(c.MqttSystemMonitor).toEqual({
+      enable: false,
+      os_cpu_high_watermark: 0.7,
+      os_memory_high_watermark: 0.8,
+      system_topic_interval_ms: 60_000,
+    });
+    expect(c.MqttSchema).toEqual({
+      enable: false,
+      strategy: 'Forward',
+      failed_operation: 'Disconnect',
+      echo_log: false,
+      log_level: 'info',
+    });
+    expect(c.ClusterLimit).toEqual({
+      max_network_connection: 100_000_000,
+      max_network_connection_rate: 10_000,
+      max_admin_http_uri_rate: 50,
+    });
+    const quota = {
+      max_connections_per_node: 10_000_000,
+      max_connection_rate: 10_000,
+      max_topics: 5_000_000,
+      max_sessions: 50_000_000,
+      max_publish_rate: 10_000,
+    };
     expect(c.MqttLimit).toEqual({ cluster: quota, tenant: quota });
   });
 
@@ -71,7 +92,12 @@ describe('ClusterConfig (model)', () => {
     });
     cluster.config.set('MqttFlappingDetect', { enable: true });
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ configType: 'MqttFlappingDetect', previous: { enable: false }, current: { enable: true, window_time: 60 }, visible: true });
+    expect(seen[0]).toMatchObject({
+      configType: 'MqttFlappingDetect',
+      previous: { enable: false },
+      current: { enable: true, window_time: 60 },
+      visible: true,
+    });
     expect(() => cluster.config.set('MqttFlappingDetect', { window_time: -1 })).toThrow();
     expect(seen).toHaveLength(1); // a refused set is no change
     off();
@@ -91,7 +117,10 @@ describe('ClusterConfig (model)', () => {
     b.config.restore(snap);
     expect(b.config.snapshot()).toEqual(a.config.snapshot());
     expect(changed).toEqual(['MqttSystemMonitor', 'MqttLimit']);
-    expect(b.engine.trace.tail(5).at(-1)).toMatchObject({ kind: 'config.restore', detail: { changed: ['MqttSystemMonitor', 'MqttLimit'] } });
+    expect(b.engine.trace.tail(5).at(-1)).toMatchObject({
+      kind: 'config.restore',
+      detail: { changed: ['MqttSystemMonitor', 'MqttLimit'] },
+    });
 
     const before = b.config.snapshot();
     const bad = structuredClone(snap);
@@ -122,9 +151,20 @@ describe('ClusterConfig (model)', () => {
     const first = run();
     const second = run();
     expect(first.hash).toBe(second.hash);
-    expect(first.tail(1000).filter((e) => e.kind === 'config.set').map((e) => e.detail)).toEqual([
-      { config_type: 'ClusterLimit', config: { max_network_connection: 12, max_network_connection_rate: 10_000, max_admin_http_uri_rate: 50 } },
-      { config_type: 'MqttSchema', config: { enable: false, strategy: 'Strict', failed_operation: 'Disconnect', echo_log: false, log_level: 'info' } },
+    expect(
+      first
+        .tail(1000)
+        .filter((e) => e.kind === 'config.set')
+        .map((e) => e.detail),
+    ).toEqual([
+      {
+        config_type: 'ClusterLimit',
+        config: { max_network_connection: 12, max_network_connection_rate: 10_000, max_admin_http_uri_rate: 50 },
+      },
+      {
+        config_type: 'MqttSchema',
+        config: { enable: false, strategy: 'Strict', failed_operation: 'Disconnect', echo_log: false, log_level: 'info' },
+      },
     ]);
   });
 });

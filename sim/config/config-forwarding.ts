@@ -22,7 +22,12 @@ function failureText(status: number, body: string): string {
  * target; otherwise the request goes to the target's registered HTTP address and that node's `data`
  * comes back. The failure texts are the real server's.
  */
-export async function configOfBroker(cluster: Cluster, local: SimNode, brokerId: number | undefined, peers: PeerTransport): Promise<unknown> {
+export async function configOfBroker(
+  cluster: Cluster,
+  local: SimNode,
+  brokerId: number | undefined,
+  peers: PeerTransport,
+): Promise<unknown> {
   if (brokerId === undefined || brokerId === local.id) return cluster.config.view(local);
   const target = cluster.nodes.get(brokerId);
   if (!target) throw failed(`Broker node ${brokerId} not found`);

@@ -28,7 +28,7 @@ describe('config get: the read view', () => {
     expect(res.json.data.llm_client).toBeNull();
   });
 
-  it('shows the answering node\'s own values and the cluster\'s meta_addrs', async () => {
+  it("shows the answering node's own values and the cluster's meta_addrs", async () => {
     const sim = new InProcessSim({ nodes: 3, clusterName: 'c9' });
     for (const node of sim.cluster.nodes.all()) {
       const data = (await get(sim, '', node.id)).json.data;
@@ -110,9 +110,13 @@ describe('config get: broker_id', () => {
     const sim = new InProcessSim({ nodes: 2 });
     const peers = { call: async () => ({ status: 500, body: '{"code":500,"message":"boom","data":null}' }) };
     const { configOfBroker } = await import('./config-forwarding.ts');
-    await expect(configOfBroker(sim.cluster, sim.cluster.nodes.get(1)!, 2, peers)).rejects.toThrow('Failed to fetch config from broker 2: HTTP 500: boom');
+    await expect(configOfBroker(sim.cluster, sim.cluster.nodes.get(1)!, 2, peers)).rejects.toThrow(
+      'Failed to fetch config from broker 2: HTTP 500: boom',
+    );
     const notJson = { call: async () => ({ status: 200, body: '<html>' }) };
-    await expect(configOfBroker(sim.cluster, sim.cluster.nodes.get(1)!, 2, notJson)).rejects.toThrow(/Failed to fetch config from broker 2: HTTP 200: unexpected body/);
+    await expect(configOfBroker(sim.cluster, sim.cluster.nodes.get(1)!, 2, notJson)).rejects.toThrow(
+      /Failed to fetch config from broker 2: HTTP 200: unexpected body/,
+    );
   });
 });
 
@@ -155,7 +159,12 @@ describe('config set → get round trips (every type, every node)', () => {
         client_pkid_persistent: true,
       },
     },
-    { type: 'MqttOfflineMessage', set: { enable: true, expire_ms: 0, max_messages_num: 0 }, key: 'mqtt_offline_message', read: { enable: true, expire_ms: 0, max_messages_num: 0 } },
+    {
+      type: 'MqttOfflineMessage',
+      set: { enable: true, expire_ms: 0, max_messages_num: 0 },
+      key: 'mqtt_offline_message',
+      read: { enable: true, expire_ms: 0, max_messages_num: 0 },
+    },
     {
       type: 'MqttSystemMonitor',
       set: { enable: true, os_cpu_high_watermark: 0.55, os_memory_high_watermark: 0.9, system_topic_interval_ms: 5000 },
@@ -168,7 +177,12 @@ describe('config set → get round trips (every type, every node)', () => {
       key: 'mqtt_schema',
       read: { enable: true, strategy: 'ALL', failed_operation: 'Ignore', echo_log: true, log_level: 'debug' },
     },
-    { type: 'MqttLimit', set: { cluster: QUOTA, tenant: { ...QUOTA, max_topics: 99 } }, key: 'mqtt_limit', read: { cluster: QUOTA, tenant: { ...QUOTA, max_topics: 99 } } },
+    {
+      type: 'MqttLimit',
+      set: { cluster: QUOTA, tenant: { ...QUOTA, max_topics: 99 } },
+      key: 'mqtt_limit',
+      read: { cluster: QUOTA, tenant: { ...QUOTA, max_topics: 99 } },
+    },
     {
       type: 'ClusterLimit',
       set: { max_network_connection: 1000, max_network_connection_rate: 100, max_admin_http_uri_rate: 40 },
@@ -226,7 +240,12 @@ describe('config set: effects', () => {
     const seen: unknown[] = [];
     sim.cluster.config.onChange((c) => seen.push([c.configType, c.current]));
     await set(sim, 'MqttFlappingDetect', { enable: true, max_client_connections: 2 });
-    expect(sim.cluster.config.current().MqttFlappingDetect).toEqual({ enable: true, window_time: 60, max_client_connections: 2, ban_time: 300 });
+    expect(sim.cluster.config.current().MqttFlappingDetect).toEqual({
+      enable: true,
+      window_time: 60,
+      max_client_connections: 2,
+      ban_time: 300,
+    });
     expect(seen).toEqual([['MqttFlappingDetect', { enable: true, window_time: 60, max_client_connections: 2, ban_time: 300 }]]);
   });
 

@@ -133,7 +133,10 @@ describe('config set: request-level checks', () => {
       expect(res.json.message).toContain("'config'");
     }
     sim.advance(25);
-    const objectNotText = await sim.post('/api/cluster/config/set', { config_type: 'ClusterLimit', config: { max_admin_http_uri_rate: 5 } });
+    const objectNotText = await sim.post('/api/cluster/config/set', {
+      config_type: 'ClusterLimit',
+      config: { max_admin_http_uri_rate: 5 },
+    });
     expect(objectNotText.status).toBe(400);
     expect(objectNotText.json.message).toContain('config');
     sim.advance(25);
@@ -165,8 +168,20 @@ describe('config set: request-level checks', () => {
     await set(sim, 'MqttLimit', { tenant: { max_topics: 7 } });
     await set(sim, 'MqttLimit', { cluster: { max_sessions: 9 } });
     expect(sim.cluster.config.current().MqttLimit).toEqual({
-      cluster: { max_connections_per_node: 10_000_000, max_connection_rate: 10_000, max_topics: 5_000_000, max_sessions: 9, max_publish_rate: 10_000 },
-      tenant: { max_connections_per_node: 10_000_000, max_connection_rate: 10_000, max_topics: 7, max_sessions: 50_000_000, max_publish_rate: 10_000 },
+      cluster: {
+        max_connections_per_node: 10_000_000,
+        max_connection_rate: 10_000,
+        max_topics: 5_000_000,
+        max_sessions: 9,
+        max_publish_rate: 10_000,
+      },
+      tenant: {
+        max_connections_per_node: 10_000_000,
+        max_connection_rate: 10_000,
+        max_topics: 7,
+        max_sessions: 50_000_000,
+        max_publish_rate: 10_000,
+      },
     });
     expect((await set(sim, 'MqttLimit', { tenant: 5 })).json.message).toContain("'config.tenant'");
   });

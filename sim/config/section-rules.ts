@@ -52,13 +52,20 @@ export function defaultDynamicConfig(): DynamicConfig {
  * its current value) instead of being filled with its default by the validator.
  */
 function patchRules(fields: readonly ConfigFieldSpec[]): ParamSpec[] {
-  return fields.map(({ default: _default, properties, ...rule }) => ({ ...rule, ...(properties ? { properties: patchRules(properties) } : {}) }));
+  return fields.map(({ default: _default, properties, ...rule }) => ({
+    ...rule,
+    ...(properties ? { properties: patchRules(properties) } : {}),
+  }));
 }
 
 const PATCH_RULES: ReadonlyMap<ConfigType, ParamSpec[]> = new Map(CONFIG_TYPES.map((t) => [t.configType, patchRules(t.fields)]));
 
 /** Read-view enum names become the set-form value they are stored as; patches of quota objects merge. */
-function applyPatch(fields: readonly ConfigFieldSpec[], current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+function applyPatch(
+  fields: readonly ConfigFieldSpec[],
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
   const next: Record<string, unknown> = { ...current };
   for (const field of fields) {
     if (!(field.name in patch)) continue;
@@ -92,7 +99,10 @@ export function parseConfigText(text: string): unknown {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw invalidParam('config', `invalid parameter 'config': not valid JSON text (${(e as Error).message}); send the section's fields as a JSON object in a string`);
+    throw invalidParam(
+      'config',
+      `invalid parameter 'config': not valid JSON text (${(e as Error).message}); send the section's fields as a JSON object in a string`,
+    );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw invalidParam('config', `invalid parameter 'config': must be the JSON text of an object, e.g. "{\\"enable\\":true}"`);

@@ -53,7 +53,11 @@ export const MQTT_RUNTIME_DEFAULTS = { default_user: 'admin', default_password: 
  * `secretFreeLogin`: whether MQTT clients without a user name are let in (`mqsim serve --mqtt-port`
  * turns it on unless `--mqtt-login required`); default off, as on the real server.
  */
-export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_num: number; data_raft_group_num: number }, secretFreeLogin = false): StaticNodeConfig {
+export function staticNodeConfig(
+  node: SimNode,
+  raftLayout: { offset_raft_group_num: number; data_raft_group_num: number },
+  secretFreeLogin = false,
+): StaticNodeConfig {
   const p = node.ports;
   const dataDir = `./data/node-${node.id}`;
   return {
@@ -71,10 +75,28 @@ export function staticNodeConfig(node: SimNode, raftLayout: { offset_raft_group_
     },
     network: { accept_thread_num: 8, handler_thread_num: 32, queue_size: 1000 },
     pprof: { enable: false, port: 6060 + node.id - 1, frequency: 100 },
-    meta_runtime: { heartbeat_timeout_ms: 30_000, heartbeat_check_time_ms: 1000, raft_write_timeout_sec: 30, offset_raft_group_num: raftLayout.offset_raft_group_num, data_raft_group_num: raftLayout.data_raft_group_num },
+    meta_runtime: {
+      heartbeat_timeout_ms: 30_000,
+      heartbeat_check_time_ms: 1000,
+      raft_write_timeout_sec: 30,
+      offset_raft_group_num: raftLayout.offset_raft_group_num,
+      data_raft_group_num: raftLayout.data_raft_group_num,
+    },
     rocksdb: { data_path: `${dataDir}/rocksdb`, max_open_files: 10_000 },
-    storage_runtime: { tcp_port: p.storageTcp, max_segment_size: MAX_SEGMENT_SIZE, io_thread_num: 8, data_path: [...node.storageFold], offset_enable_cache: true },
-    mqtt_server: { tcp_port: p.mqttTcp, tls_port: p.mqttTls, websocket_port: p.mqttWebsocket, websockets_port: p.mqttWebsockets, quic_port: p.mqttQuic },
+    storage_runtime: {
+      tcp_port: p.storageTcp,
+      max_segment_size: MAX_SEGMENT_SIZE,
+      io_thread_num: 8,
+      data_path: [...node.storageFold],
+      offset_enable_cache: true,
+    },
+    mqtt_server: {
+      tcp_port: p.mqttTcp,
+      tls_port: p.mqttTls,
+      websocket_port: p.mqttWebsocket,
+      websockets_port: p.mqttWebsockets,
+      quic_port: p.mqttQuic,
+    },
     mqtt_keep_alive: { enable: true, default_time: 180, max_time: 3600, default_timeout: 2 },
     mqtt_runtime: {
       default_user: MQTT_RUNTIME_DEFAULTS.default_user,

@@ -15,7 +15,11 @@ import { resolveConnectorType, validateConnectorConfig } from './config-validato
 
 const typeOf = (id: string): ConnectorTypeSpec => CONNECTOR_CATALOGUE.find((t) => t.id === id)!;
 
-function validate(type: ConnectorTypeSpec, overrides: Record<string, unknown>, base: Record<string, unknown> = type.example): Record<string, unknown> {
+function validate(
+  type: ConnectorTypeSpec,
+  overrides: Record<string, unknown>,
+  base: Record<string, unknown> = type.example,
+): Record<string, unknown> {
   const config: Record<string, unknown> = { ...base, ...overrides };
   for (const [k, v] of Object.entries(overrides)) if (v === undefined) delete config[k];
   return validateConnectorConfig(type, JSON.stringify(config));
@@ -31,7 +35,13 @@ function refusal(run: () => unknown): OperationError {
   throw new Error('expected a refusal, but the config was accepted');
 }
 
-function expectRefused(type: ConnectorTypeSpec, overrides: Record<string, unknown>, key: string, text?: string, base?: Record<string, unknown>): void {
+function expectRefused(
+  type: ConnectorTypeSpec,
+  overrides: Record<string, unknown>,
+  key: string,
+  text?: string,
+  base?: Record<string, unknown>,
+): void {
   const e = refusal(() => validate(type, overrides, base));
   expect(e.kind).toBe('invalid');
   expect(e.param).toBe(`config.${key}`);
@@ -52,34 +62,58 @@ function stringOfLength(key: ConfigKeySpec, length: number): string {
   return prefix + 'a'.repeat(Math.max(0, length - prefix.length));
 }
 
-const WRONG_TYPE: Record<ConfigKeySpec['type'], unknown> = { string: 42, integer: '1', bool: 'true', array: 'x', object: 'x', 'string-map': { a: 1 } };
+const WRONG_TYPE: Record<ConfigKeySpec['type'], unknown> = {
+  string: 42,
+  integer: '1',
+  bool: 'true',
+  array: 'x',
+  object: 'x',
+  'string-map': { a: 1 },
+};
 
 describe('connector catalogue data', () => {
   it('lists the 17 spec types in order with the spec kinds', () => {
     expect(CONNECTOR_CATALOGUE.map((t) => t.id)).toEqual([...CONNECTOR_TYPE_IDS]);
     expect(CONNECTOR_CATALOGUE.map((t) => t.kind)).toEqual([
-      'message queue', 'message queue', 'message queue', 'MQTT bridge', 'key-value store', 'relational database', 'relational database',
-      'document database', 'analytical database', 'wide-column database', 'search engine', 'time-series database', 'time-series database',
-      'time-series database', 'HTTP push', 'object storage', 'local file',
+      'message queue',
+      'message queue',
+      'message queue',
+      'MQTT bridge',
+      'key-value store',
+      'relational database',
+      'relational database',
+      'document database',
+      'analytical database',
+      'wide-column database',
+      'search engine',
+      'time-series database',
+      'time-series database',
+      'time-series database',
+      'HTTP push',
+      'object storage',
+      'local file',
     ]);
   });
 
-  it.each(CONNECTOR_CATALOGUE.map((t) => [t.id, t] as const))('%s: defaults obey their own rules, rule keys exist, target and batch keys exist', (_id, type) => {
-    const names = new Set(type.keys.map((k) => k.name));
-    expect(names.size).toBe(type.keys.length);
-    expect(names.has(type.targetKey)).toBe(true);
-    if (type.messageBatchKey) expect(names.has(type.messageBatchKey)).toBe(true);
-    for (const r of type.rules) {
-      const ruleKeys = 'keys' in r ? r.keys : 'groups' in r ? r.groups.flat() : [r.key];
-      for (const k of [...ruleKeys, ...('when' in r ? [r.when.key] : [])]) expect(names.has(k), `${r.id} names ${k}`).toBe(true);
-    }
-    for (const k of type.keys) {
-      if (k.default === undefined || typeof k.default !== 'number') continue;
-      if (k.minimum !== undefined) expect(k.default).toBeGreaterThanOrEqual(k.minimum);
-      if (k.maximum !== undefined) expect(k.default).toBeLessThanOrEqual(k.maximum);
-    }
-    for (const k of type.keys) if (k.enum && k.default !== undefined) expect(k.enum).toContain(k.default);
-  });
+  it.each(CONNECTOR_CATALOGUE.map((t) => [t.id, t] as const))(
+    '%s: defaults obey their own rules, rule keys exist, target and batch keys exist',
+    (_id, type) => {
+      const names = new Set(type.keys.map((k) => k.name));
+      expect(names.size).toBe(type.keys.length);
+      expect(names.has(type.targetKey)).toBe(true);
+      if (type.messageBatchKey) expect(names.has(type.messageBatchKey)).toBe(true);
+      for (const r of type.rules) {
+        const ruleKeys = 'keys' in r ? r.keys : 'groups' in r ? r.groups.flat() : [r.key];
+        for (const k of [...ruleKeys, ...('when' in r ? [r.when.key] : [])]) expect(names.has(k), `${r.id} names ${k}`).toBe(true);
+      }
+      for (const k of type.keys) {
+        if (k.default === undefined || typeof k.default !== 'number') continue;
+        if (k.minimum !== undefined) expect(k.default).toBeGreaterThanOrEqual(k.minimum);
+        if (k.maximum !== undefined) expect(k.default).toBeLessThanOrEqual(k.maximum);
+      }
+      for (const k of type.keys) if (k.enum && k.default !== undefined) expect(k.enum).toContain(k.default);
+    },
+  );
 });
 
 describe('connector_type', () => {
@@ -140,10 +174,13 @@ describe.each(CONNECTOR_CATALOGUE.map((t) => [t.id, t] as const))('%s config', (
   });
 
   const mayBeEmpty = type.keys.filter((k) => k.required && k.type === 'string' && k.minLength === undefined);
-  it.each(mayBeEmpty.map((k) => [k.name] as const))('accepts an empty required %s when the example has it empty, needs it present', (name) => {
-    if (type.example[name] === '') expect(validate(type, {})[name]).toBe('');
-    expectRefused(type, { [name]: undefined }, name, 'is required');
-  });
+  it.each(mayBeEmpty.map((k) => [k.name] as const))(
+    'accepts an empty required %s when the example has it empty, needs it present',
+    (name) => {
+      if (type.example[name] === '') expect(validate(type, {})[name]).toBe('');
+      expectRefused(type, { [name]: undefined }, name, 'is required');
+    },
+  );
 
   it.each(type.keys.map((k) => [k.name, k] as const))('refuses a wrong JSON type for %s', (name, key) => {
     expectRefused(type, { [name]: WRONG_TYPE[key.type] }, name, 'must be');
@@ -193,8 +230,10 @@ describe.each(CONNECTOR_CATALOGUE.map((t) => [t.id, t] as const))('%s config', (
 describe('patterns and formats', () => {
   it('kafka bootstrap_servers is a host:port list', () => {
     const kafka = typeOf('kafka');
-    for (const ok of ['a:1', 'kafka-1:9092,kafka-2:9092', '10.0.0.1:9092, 10.0.0.2:9093', '[::1]:9092']) expect(validate(kafka, { bootstrap_servers: ok }).bootstrap_servers).toBe(ok);
-    for (const bad of ['localhost', 'a:1,', 'a:b', 'a:1,,b:2', ':9092']) expectRefused(kafka, { bootstrap_servers: bad }, 'bootstrap_servers', 'host:port');
+    for (const ok of ['a:1', 'kafka-1:9092,kafka-2:9092', '10.0.0.1:9092, 10.0.0.2:9093', '[::1]:9092'])
+      expect(validate(kafka, { bootstrap_servers: ok }).bootstrap_servers).toBe(ok);
+    for (const bad of ['localhost', 'a:1,', 'a:b', 'a:1,,b:2', ':9092'])
+      expectRefused(kafka, { bootstrap_servers: bad }, 'bootstrap_servers', 'host:port');
   });
 
   it('redis server is a host:port list', () => {
@@ -211,7 +250,8 @@ describe('patterns and formats', () => {
 
   it('file local_file_path must be absolute', () => {
     const file = typeOf('file');
-    for (const ok of ['/var/log/x.log', 'C:\\logs\\x.log', 'd:/x.log']) expect(validate(file, { local_file_path: ok }).local_file_path).toBe(ok);
+    for (const ok of ['/var/log/x.log', 'C:\\logs\\x.log', 'd:/x.log'])
+      expect(validate(file, { local_file_path: ok }).local_file_path).toBe(ok);
     for (const bad of ['x.log', './x.log', 'logs/x.log']) expectRefused(file, { local_file_path: bad }, 'local_file_path', 'absolute path');
   });
 
@@ -318,7 +358,17 @@ describe('cross-field rules', () => {
     expectRefused(influx, { token: '' }, 'token', 'must not be empty when config.version is "v2"');
     expectRefused(influx, { bucket: '' }, 'bucket', 'must not be empty');
     expectRefused(influx, { database: 'db' }, 'database', 'must be an empty string when config.version is "v2"');
-    const v1 = { server: 'http://influx:8086', measurement: 'm', token: '', org: '', bucket: '', database: 'db', username: 'u', password: 'p', version: 'v1' };
+    const v1 = {
+      server: 'http://influx:8086',
+      measurement: 'm',
+      token: '',
+      org: '',
+      bucket: '',
+      database: 'db',
+      username: 'u',
+      password: 'p',
+      version: 'v1',
+    };
     expect(validate(influx, {}, v1).version).toBe('v1');
     expectRefused(influx, { username: '' }, 'username', 'must not be empty when config.version is "v1"', v1);
     expectRefused(influx, { org: 'acme' }, 'org', 'must be an empty string when config.version is "v1"', v1);

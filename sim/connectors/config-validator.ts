@@ -101,12 +101,14 @@ function checkKey(key: ConfigKeySpec, value: unknown): void {
     case 'string': {
       if (typeof value !== 'string') wrongType(key, value);
       const len = charLength(value);
-      if (key.minLength !== undefined && len < key.minLength) refuse(name, key.minLength === 1 ? 'must not be empty' : `must be at least ${key.minLength} characters (got ${len})`);
+      if (key.minLength !== undefined && len < key.minLength)
+        refuse(name, key.minLength === 1 ? 'must not be empty' : `must be at least ${key.minLength} characters (got ${len})`);
       if (key.maxLength !== undefined && len > key.maxLength) refuse(name, `must be at most ${key.maxLength} characters (got ${len})`);
       if (key.prefixes && !key.prefixes.some((p) => value.startsWith(p) && value.length > p.length)) {
         refuse(name, `must start with ${key.prefixes.join(' or ')} followed by an address (got ${JSON.stringify(value)})`);
       }
-      if (key.pattern && !new RegExp(key.pattern.regex).test(value)) refuse(name, `must be ${key.pattern.description} (got ${JSON.stringify(value)})`);
+      if (key.pattern && !new RegExp(key.pattern.regex).test(value))
+        refuse(name, `must be ${key.pattern.description} (got ${JSON.stringify(value)})`);
       if (key.format === 'json-object-text') checkJsonObjectText(name, value);
       break;
     }
@@ -119,7 +121,8 @@ function checkKey(key: ConfigKeySpec, value: unknown): void {
       break;
     case 'array':
       if (!Array.isArray(value)) wrongType(key, value);
-      if (key.minItems !== undefined && value.length < key.minItems) refuse(name, `must have at least ${key.minItems} element${key.minItems === 1 ? '' : 's'} (got ${value.length})`);
+      if (key.minItems !== undefined && value.length < key.minItems)
+        refuse(name, `must have at least ${key.minItems} element${key.minItems === 1 ? '' : 's'} (got ${value.length})`);
       if (key.items === 'string') {
         value.forEach((item, i) => {
           if (typeof item !== 'string' || item.length === 0) {
@@ -138,7 +141,8 @@ function checkKey(key: ConfigKeySpec, value: unknown): void {
       }
       break;
   }
-  if (key.enum && !key.enum.includes(value as string | number)) refuse(name, `must be one of ${quoteList(key.enum)} (got ${JSON.stringify(value)})`);
+  if (key.enum && !key.enum.includes(value as string | number))
+    refuse(name, `must be one of ${quoteList(key.enum)} (got ${JSON.stringify(value)})`);
 }
 
 function checkRange(key: ConfigKeySpec, value: number): void {
@@ -157,7 +161,8 @@ function checkJsonObjectText(name: string, value: string): void {
   } catch (e) {
     refuse(name, `must be JSON text of an object: ${(e as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) refuse(name, `must be JSON text of an object (got ${describe(parsed)})`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    refuse(name, `must be JSON text of an object (got ${describe(parsed)})`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +214,10 @@ function checkRule(rule: CrossFieldRule, config: NormalisedConfig): void {
       if (typeof text !== 'string') return;
       const count = text.split(rule.token).length - 1;
       if (count !== rule.count) {
-        refuse(rule.key, `must contain exactly ${rule.count} ${JSON.stringify(rule.token)} placeholders (got ${count}; ${rule.description})`);
+        refuse(
+          rule.key,
+          `must contain exactly ${rule.count} ${JSON.stringify(rule.token)} placeholders (got ${count}; ${rule.description})`,
+        );
       }
       return;
     }

@@ -74,7 +74,11 @@ export class ConnectorThread {
   /** Sends everything queued, batch by batch, unless a retry is waiting. */
   pump(): void {
     if (this.overflowDropped > 0) {
-      this.env.record('connector.overflow', { tenant: this.connector.tenant, name: this.connector.connector_name, dropped: this.overflowDropped });
+      this.env.record('connector.overflow', {
+        tenant: this.connector.tenant,
+        name: this.connector.connector_name,
+        dropped: this.overflowDropped,
+      });
       this.overflowDropped = 0;
     }
     while (!this.stopped && !this.retryPending && !this.inFlight && this.queue.length > 0) {
@@ -122,7 +126,13 @@ export class ConnectorThread {
       c.stats.lastSendTimeMs = this.env.now();
       c.stats.lastMsg = truncate(delivered[delivered.length - 1].payload, LAST_MSG_MAX_CHARS);
     }
-    this.env.record('connector.send', { tenant: c.tenant, name: c.connector_name, attempt: retryTimes, ok: delivered.length, failed: result.failed.length });
+    this.env.record('connector.send', {
+      tenant: c.tenant,
+      name: c.connector_name,
+      attempt: retryTimes,
+      ok: delivered.length,
+      failed: result.failed.length,
+    });
     if (result.failed.length === 0) return;
 
     const fs = c.failureStrategy;
@@ -150,6 +160,10 @@ export class ConnectorThread {
     }
     const topic = c.failureStrategy.topic_name ?? 'dead_letter_queue';
     const error = this.env.deadLetter(c, topic, failures, retryTimes);
-    this.env.record(error ? 'connector.dead_letter.error' : 'connector.dead_letter', { ...detail, topic, ...(error ? { writeError: error } : {}) });
+    this.env.record(error ? 'connector.dead_letter.error' : 'connector.dead_letter', {
+      ...detail,
+      topic,
+      ...(error ? { writeError: error } : {}),
+    });
   }
 }

@@ -30,7 +30,8 @@ async function listRow(sim: InProcessSim, tenant: string, name: string) {
   return res.json.data.data.find((r: any) => r.connector_name === name);
 }
 
-const detail = (sim: InProcessSim, tenant: string, name: string) => sim.get(`${DETAIL}?tenant=${encodeURIComponent(tenant)}&connector_name=${encodeURIComponent(name)}`);
+const detail = (sim: InProcessSim, tenant: string, name: string) =>
+  sim.get(`${DETAIL}?tenant=${encodeURIComponent(tenant)}&connector_name=${encodeURIComponent(name)}`);
 
 const msg = (payload: string, timestamp = 0) => ({ payload, timestamp });
 
@@ -41,7 +42,11 @@ describe('connectors over HTTP', () => {
   it('creates every catalogue type with its minimal config; the list shows the defaults; the scheduler spreads them over the nodes', async () => {
     const sim = new InProcessSim({ nodes: 3 });
     for (const type of CONNECTOR_CATALOGUE) {
-      const res = await post(sim, CREATE, fileConnector({ connector_name: `c-${type.id}`, connector_type: type.id.toUpperCase(), config: JSON.stringify(type.example) }));
+      const res = await post(
+        sim,
+        CREATE,
+        fileConnector({ connector_name: `c-${type.id}`, connector_type: type.id.toUpperCase(), config: JSON.stringify(type.example) }),
+      );
       expect(res.json, type.id).toEqual({ code: 0, message: 'success', data: 'success' });
     }
     const list = await sim.get(`${LIST}?tenant=default&limit=100`);
@@ -78,11 +83,20 @@ describe('connectors over HTTP', () => {
       [{ config: '' }, "'config'"],
       [{ connector_type: 'ftp' }, 'connector_type must be one of kafka'],
       [{ connector_type: 'x'.repeat(51) }, "'connector_type'"],
-      [{ connector_type: 'kafka', config: JSON.stringify({ bootstrap_servers: 'b:9092', topic: 't', batch_size: 0 }) }, 'config.batch_size must be between 1 and 1048576 (got 0)'],
-      [{ failure_strategy: { strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 1 } }, 'failure_strategy.retry_total_times'],
+      [
+        { connector_type: 'kafka', config: JSON.stringify({ bootstrap_servers: 'b:9092', topic: 't', batch_size: 0 }) },
+        'config.batch_size must be between 1 and 1048576 (got 0)',
+      ],
+      [
+        { failure_strategy: { strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 1 } },
+        'failure_strategy.retry_total_times',
+      ],
       [{ failure_strategy: { strategy: 'discard_after_retry', wait_time_ms: 1 } }, 'failure_strategy.retry_total_times is required'],
       [{ failure_strategy: { strategy: 'nope' } }, 'failure_strategy.strategy'],
-      [{ failure_strategy: { strategy: 'discard', retry_total_times: 2 } }, 'failure_strategy.retry_total_times is not used by strategy discard'],
+      [
+        { failure_strategy: { strategy: 'discard', retry_total_times: 2 } },
+        'failure_strategy.retry_total_times is not used by strategy discard',
+      ],
       [{ failure_strategy: { strategy: 'dead_message_queue', topic_name: 'x'.repeat(257) } }, 'failure_strategy.topic_name'],
       [{ topic_name: 'a/#/b' }, 'topic_name must be an MQTT topic filter'],
       [{ tenant: 'x'.repeat(257) }, "'tenant'"],
@@ -126,7 +140,11 @@ describe('connectors over HTTP', () => {
     expect(running).toMatchObject({ status: 'Running', broker_id: '1' });
     expect(running.update_time > idle.update_time).toBe(true);
     expect(running.create_time).toBe(idle.create_time);
-    expect((await detail(sim, 'default', 'c1')).json).toEqual({ code: 0, message: 'success', data: { last_send_time: 0, send_success_total: 0, send_fail_total: 0, last_msg: null } });
+    expect((await detail(sim, 'default', 'c1')).json).toEqual({
+      code: 0,
+      message: 'success',
+      data: { last_send_time: 0, send_success_total: 0, send_fail_total: 0, last_msg: null },
+    });
 
     expect((await post(sim, DELETE, { tenant: 'default', connector_name: 'c1' })).json.data).toBe('success');
     expect(await listRow(sim, 'default', 'c1')).toBeUndefined();
@@ -163,7 +181,10 @@ describe('connector scheduler', () => {
 
     sim.cluster.nodes.get(1)!.online = false;
     nextSecond(sim);
-    const trail = sim.cluster.engine.trace.tail(20).filter((e) => e.kind === 'connector.status').map((e) => e.detail as any);
+    const trail = sim.cluster.engine.trace
+      .tail(20)
+      .filter((e) => e.kind === 'connector.status')
+      .map((e) => e.detail as any);
     expect(trail.slice(-2)).toEqual([
       { tenant: 'default', name: 'c1', status: 'Idle', brokerId: null, reason: 'node-offline' },
       { tenant: 'default', name: 'c1', status: 'Running', brokerId: 2, reason: 'assigned' },
@@ -217,19 +238,33 @@ describe('connector delivery', () => {
     expect(connectors.queued('default', 'c1')).toBe(2);
     nextSecond(sim);
     const d = (await detail(sim, 'default', 'c1')).json.data;
-    expect(d).toEqual({ last_send_time: Math.floor(sim.cluster.now() / 1000), send_success_total: 2, send_fail_total: 0, last_msg: 'x'.repeat(256) });
+    expect(d).toEqual({
+      last_send_time: Math.floor(sim.cluster.now() / 1000),
+      send_success_total: 2,
+      send_fail_total: 0,
+      last_msg: 'x'.repeat(256),
+    });
     expect(connectors.queued('default', 'c1')).toBe(0);
   });
 
-  it('sends in batches of the type\'s message batch size (100 when the type has none)', () => {
+  it("sends in batches of the type's message batch size (100 when the type has none)", () => {
     const sim = new InProcessSim();
     const connectors = sim.cluster.connectors;
-    connectors.create({ tenant: 'default', connector_name: 'p', connector_type: 'pulsar', config: JSON.stringify({ server: 'pulsar://p:6650', topic: 't', batch_size: 2 }), topic_name: '#' });
+    connectors.create({
+      tenant: 'default',
+      connector_name: 'p',
+      connector_type: 'pulsar',
+      config: JSON.stringify({ server: 'pulsar://p:6650', topic: 't', batch_size: 2 }),
+      topic_name: '#',
+    });
     connectors.create(fileConnector({ topic_name: '#' }) as any);
     nextSecond(sim);
     for (let i = 0; i < 205; i++) connectors.onMessage('default', `t/${i}`, msg(`m${i}`));
     nextSecond(sim);
-    const sends = sim.cluster.engine.trace.tail(500).filter((e) => e.kind === 'connector.send').map((e) => e.detail as any);
+    const sends = sim.cluster.engine.trace
+      .tail(500)
+      .filter((e) => e.kind === 'connector.send')
+      .map((e) => e.detail as any);
     expect(sends.filter((s) => s.name === 'p')).toHaveLength(103);
     expect(sends.filter((s) => s.name === 'c1').map((s) => s.ok)).toEqual([100, 100, 5]);
     expect(connectors.get('default', 'p')!.stats.sendSuccessTotal).toBe(205);
@@ -277,8 +312,16 @@ describe('failure strategies', () => {
     expect(c.stats.sendFailTotal).toBe(0);
     sim.advance(300); // retry 2, then give up; the queued message goes out (and fails, a new batch)
     expect(c.stats.sendFailTotal).toBe(2);
-    const sends = sim.cluster.engine.trace.tail(20).filter((e) => e.kind === 'connector.send').map((e) => [e.at - sim.cluster.options.epochMs, (e.detail as any).attempt, (e.detail as any).failed]);
-    expect(sends).toEqual([[2000, 0, 2], [2300, 1, 2], [2600, 2, 2], [2600, 0, 1]]);
+    const sends = sim.cluster.engine.trace
+      .tail(20)
+      .filter((e) => e.kind === 'connector.send')
+      .map((e) => [e.at - sim.cluster.options.epochMs, (e.detail as any).attempt, (e.detail as any).failed]);
+    expect(sends).toEqual([
+      [2000, 0, 2],
+      [2300, 1, 2],
+      [2600, 2, 2],
+      [2600, 0, 1],
+    ]);
   });
 
   it('a retry that succeeds counts the messages as delivered', () => {
@@ -288,8 +331,11 @@ describe('failure strategies', () => {
     expect(c.stats).toMatchObject({ sendSuccessTotal: 2, sendFailTotal: 0, lastMsg: 'b' });
   });
 
-  it('dead_message_queue writes one dead-letter record per message to the tenant\'s dead-letter topic', () => {
-    const { sim, c } = running({ strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 250, topic_name: 'dlq/sensors' }, Infinity);
+  it("dead_message_queue writes one dead-letter record per message to the tenant's dead-letter topic", () => {
+    const { sim, c } = running(
+      { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 250, topic_name: 'dlq/sensors' },
+      Infinity,
+    );
     const writes: { tenant: string; topic: string; record: { key?: string; payload: string; timestamp: number } }[] = [];
     (sim.cluster.storage as any).appendToTopic = (tenant: string, topic: string, record: any) => writes.push({ tenant, topic, record });
     nextSecond(sim);
@@ -325,7 +371,13 @@ describe('failure strategies', () => {
   it('the default sink fails every send to a target marked down, and delivers again once it is up', () => {
     const sim = new InProcessSim();
     const connectors = sim.cluster.connectors;
-    connectors.create({ tenant: 'default', connector_name: 'hook', connector_type: 'webhook', config: JSON.stringify({ url: 'http://hook.local/x' }), topic_name: '#' });
+    connectors.create({
+      tenant: 'default',
+      connector_name: 'hook',
+      connector_type: 'webhook',
+      config: JSON.stringify({ url: 'http://hook.local/x' }),
+      topic_name: '#',
+    });
     nextSecond(sim);
     connectors.setTargetDown('http://hook.local/x', true);
     connectors.onMessage('default', 'a', msg('1'));
@@ -336,7 +388,7 @@ describe('failure strategies', () => {
     expect(connectors.get('default', 'hook')!.stats).toMatchObject({ sendSuccessTotal: 1, sendFailTotal: 1, lastMsg: '2' });
   });
 
-  it('a deleted connector\'s pending retries do nothing', () => {
+  it("a deleted connector's pending retries do nothing", () => {
     const { sim, c } = running({ strategy: 'discard_after_retry', retry_total_times: 5, wait_time_ms: 100 }, Infinity);
     nextSecond(sim);
     sim.cluster.connectors.delete('default', 'c1');

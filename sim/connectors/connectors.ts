@@ -95,7 +95,12 @@ export class Connectors {
         tenant: 'acme',
         connector_name: 'factory-kafka',
         connector_type: 'kafka',
-        config: JSON.stringify({ bootstrap_servers: 'kafka-1.acme.internal:9092,kafka-2.acme.internal:9092', topic: 'factory-temperature', compression_type: 'lz4', acks: 'all' }),
+        config: JSON.stringify({
+          bootstrap_servers: 'kafka-1.acme.internal:9092,kafka-2.acme.internal:9092',
+          topic: 'factory-temperature',
+          compression_type: 'lz4',
+          acks: 'all',
+        }),
         topic_name: 'factory/+/temperature',
         failure_strategy: { strategy: 'dead_message_queue' },
       },
@@ -103,7 +108,14 @@ export class Connectors {
         tenant: 'globex',
         connector_name: 'sensor-postgres',
         connector_type: 'postgres',
-        config: JSON.stringify({ host: 'db.globex.internal', database: 'telemetry', username: 'ingest', password: 'ingest-secret', table: 'sensor_readings', batch_size: 500 }),
+        config: JSON.stringify({
+          host: 'db.globex.internal',
+          database: 'telemetry',
+          username: 'ingest',
+          password: 'ingest-secret',
+          table: 'sensor_readings',
+          batch_size: 500,
+        }),
         topic_name: 'sensors/#',
         failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 5, wait_time_ms: 2000, topic_name: 'globex/dead-letters' },
       },
@@ -225,7 +237,12 @@ export class Connectors {
     for (const [key, thread] of this.threads) {
       const c = this.byKey.get(key);
       if (!c || c.tenant !== tenant || !topicMatches(c.topic_name, topicName)) continue;
-      thread.enqueue({ payload: msg.payload, ...(msg.key !== undefined ? { key: msg.key } : {}), timestamp: msg.timestamp, topic: topicName });
+      thread.enqueue({
+        payload: msg.payload,
+        ...(msg.key !== undefined ? { key: msg.key } : {}),
+        timestamp: msg.timestamp,
+        topic: topicName,
+      });
     }
   }
 

@@ -43,7 +43,13 @@ export type DeadLetterOutcome = { ok: true; written: number } | { ok: false; err
  * tenant, creating the topic when absent. Never throws: a failed write is returned, so the caller
  * can record it (a crash inside a scheduled event would stop the whole run).
  */
-export function writeDeadLetters(cluster: Cluster, connector: Connector, topicName: string, failures: readonly SinkFailure[], retryTimes: number): DeadLetterOutcome {
+export function writeDeadLetters(
+  cluster: Cluster,
+  connector: Connector,
+  topicName: string,
+  failures: readonly SinkFailure[],
+  retryTimes: number,
+): DeadLetterOutcome {
   const storage = cluster.storage as unknown as DeadLetterStore;
   if (typeof storage?.appendToTopic !== 'function') {
     return { ok: false, error: 'cluster.storage.appendToTopic is not available: the storage part does not implement it yet' };

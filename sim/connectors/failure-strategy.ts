@@ -18,7 +18,8 @@ export interface FailureStrategy {
   topic_name?: string;
 }
 
-const FIELD = (name: FailureStrategyFieldSpec['name']): FailureStrategyFieldSpec => FAILURE_STRATEGY_SPEC.fields.find((f) => f.name === name)!;
+const FIELD = (name: FailureStrategyFieldSpec['name']): FailureStrategyFieldSpec =>
+  FAILURE_STRATEGY_SPEC.fields.find((f) => f.name === name)!;
 
 function refuse(field: string, rule: string): never {
   throw invalidParam(`failure_strategy.${field}`, `failure_strategy.${field} ${rule}`);
@@ -29,8 +30,10 @@ function checkField(spec: FailureStrategyFieldSpec, value: unknown): string | nu
     if (typeof value !== 'string') refuse(spec.name, `must be a string (got ${JSON.stringify(value)})`);
     const len = charLength(value);
     if (spec.minLength !== undefined && len < spec.minLength) refuse(spec.name, 'must not be empty');
-    if (spec.maxLength !== undefined && len > spec.maxLength) refuse(spec.name, `must be at most ${spec.maxLength} characters (got ${len})`);
-    if (spec.enum && !spec.enum.includes(value)) refuse(spec.name, `must be one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')} (got ${JSON.stringify(value)})`);
+    if (spec.maxLength !== undefined && len > spec.maxLength)
+      refuse(spec.name, `must be at most ${spec.maxLength} characters (got ${len})`);
+    if (spec.enum && !spec.enum.includes(value))
+      refuse(spec.name, `must be one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')} (got ${JSON.stringify(value)})`);
     return value;
   }
   if (typeof value !== 'number' || !Number.isInteger(value)) refuse(spec.name, `must be an integer (got ${JSON.stringify(value)})`);
@@ -46,9 +49,11 @@ function checkField(spec: FailureStrategyFieldSpec, value: unknown): string | nu
  */
 export function parseFailureStrategy(raw: unknown): FailureStrategy {
   if (raw === undefined || raw === null) return { ...FAILURE_STRATEGY_SPEC.whenOmitted };
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalidParam('failure_strategy', `failure_strategy must be a JSON object (got ${JSON.stringify(raw)})`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw invalidParam('failure_strategy', `failure_strategy must be a JSON object (got ${JSON.stringify(raw)})`);
   const input = raw as Record<string, unknown>;
-  const read = (name: string): unknown => (Object.prototype.hasOwnProperty.call(input, name) && input[name] !== null ? input[name] : undefined);
+  const read = (name: string): unknown =>
+    Object.prototype.hasOwnProperty.call(input, name) && input[name] !== null ? input[name] : undefined;
 
   const strategyValue = read('strategy');
   if (strategyValue === undefined) refuse('strategy', `is required: one of ${FAILURE_STRATEGY_NAMES.join(', ')}`);

@@ -55,7 +55,8 @@ function bool(body: Body, name: string, required = false): boolean | undefined {
 
 function nodeList(body: Body, name: string): number[] {
   const v = body[name];
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isInteger(x))) throw bad(`${name} must be a non-empty array of node ids`);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isInteger(x)))
+    throw bad(`${name} must be a non-empty array of node ids`);
   return v as number[];
 }
 
@@ -96,7 +97,11 @@ function nodeAction(action: 'crash' | 'restart' | 'stop' | 'start'): Route {
 }
 
 const ROUTES: Record<string, Route> = {
-  'GET clock': (cluster) => ({ now_ms: cluster.now(), events_processed: cluster.engine.eventsProcessed, queued_events: cluster.engine.queue.size }),
+  'GET clock': (cluster) => ({
+    now_ms: cluster.now(),
+    events_processed: cluster.engine.eventsProcessed,
+    queued_events: cluster.engine.queue.size,
+  }),
   'POST clock/advance': (cluster, body) => {
     const ms = int(body, 'ms', { required: true, min: 0, max: 366 * 86_400_000 })!;
     const ran = cluster.engine.advance(ms);
@@ -115,7 +120,11 @@ const ROUTES: Record<string, Route> = {
     return 'success';
   },
   'POST network/configure': (cluster, body) => {
-    const settings = { loss: fraction(body, 'loss'), duplicate: fraction(body, 'duplicate'), jitterMs: int(body, 'jitter_ms', { min: 0, max: 60_000 }) };
+    const settings = {
+      loss: fraction(body, 'loss'),
+      duplicate: fraction(body, 'duplicate'),
+      jitterMs: int(body, 'jitter_ms', { min: 0, max: 60_000 }),
+    };
     const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
     if (Object.keys(given).length === 0) throw bad('give at least one of loss, duplicate (0..1), jitter_ms');
     const from = int(body, 'from', { min: 1 });
@@ -161,7 +170,14 @@ const ROUTES: Record<string, Route> = {
   },
   'POST clients/subscribe': (cluster, body) => {
     const qos = int(body, 'qos', { min: 0, max: 2 }) ?? 0;
-    return answerOf(cluster.mqtt.subscribe({ tenant: tenantOf(body), clientId: str(body, 'client_id', true), path: str(body, 'path', true), qos: qos as 0 | 1 | 2 }));
+    return answerOf(
+      cluster.mqtt.subscribe({
+        tenant: tenantOf(body),
+        clientId: str(body, 'client_id', true),
+        path: str(body, 'path', true),
+        qos: qos as 0 | 1 | 2,
+      }),
+    );
   },
   'POST clients/flapping-storm': (cluster, body) => {
     const attempts = int(body, 'attempts', { required: true, min: 1, max: 1_000 })!;
@@ -220,16 +236,30 @@ export const CONTROL_ROUTES = Object.keys(ROUTES).map((k) => {
  * is on. Every state-changing action is recorded in the trace (`control.<route>`), so a replay that
  * repeats the same control calls at the same virtual times gives the same hash.
  */
-export function handleControl(cluster: Cluster, method: string, pathAndQuery: string, body: unknown, envelope: EnvelopeForm = 'A'): ControlReply {
+export function handleControl(
+  cluster: Cluster,
+  method: string,
+  pathAndQuery: string,
+  body: unknown,
+  envelope: EnvelopeForm = 'A',
+): ControlReply {
   const url = new URL(pathAndQuery, 'http://control.local');
-  if (!url.pathname.startsWith(CONTROL_PREFIX)) return { status: 404, body: failureEnvelope(envelope, 404, `not a control path: ${url.pathname}`) };
+  if (!url.pathname.startsWith(CONTROL_PREFIX))
+    return { status: 404, body: failureEnvelope(envelope, 404, `not a control path: ${url.pathname}`) };
   const sub = url.pathname.slice(CONTROL_PREFIX.length).replace(/\/+$/, '');
   const m = method.toUpperCase();
   const route: Route | undefined = ROUTES[`${m} ${sub}`];
   if (!route) {
     const other: Route | undefined = ROUTES[`${m === 'GET' ? 'POST' : 'GET'} ${sub}`];
-    if (other !== undefined) return { status: 405, body: failureEnvelope(envelope, 405, `${m} is not allowed on ${url.pathname}; use ${m === 'GET' ? 'POST' : 'GET'}`) };
-    return { status: 404, body: failureEnvelope(envelope, 404, `unknown control path ${url.pathname}; known: ${CONTROL_ROUTES.join(', ')}`) };
+    if (other !== undefined)
+      return {
+        status: 405,
+        body: failureEnvelope(envelope, 405, `${m} is not allowed on ${url.pathname}; use ${m === 'GET' ? 'POST' : 'GET'}`),
+      };
+    return {
+      status: 404,
+      body: failureEnvelope(envelope, 404, `unknown control path ${url.pathname}; known: ${CONTROL_ROUTES.join(', ')}`),
+    };
   }
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
     return { status: 400, body: failureEnvelope(envelope, 400, 'the request body must be a JSON object') };
@@ -241,7 +271,11 @@ export function handleControl(cluster: Cluster, method: string, pathAndQuery: st
     return { status: 200, body: successEnvelope(envelope, data) };
   } catch (e) {
     if (e instanceof BadRequest) return { status: 400, body: failureEnvelope(envelope, 400, e.message) };
-    if (e instanceof OperationError) return { status: e.kind === 'invalid' ? 400 : 200, body: failureEnvelope(envelope, e.kind === 'invalid' ? 400 : envelope === 'A' ? 1 : 100, e.message) };
+    if (e instanceof OperationError)
+      return {
+        status: e.kind === 'invalid' ? 400 : 200,
+        body: failureEnvelope(envelope, e.kind === 'invalid' ? 400 : envelope === 'A' ? 1 : 100, e.message),
+      };
     throw e;
   }
 }

@@ -24,9 +24,15 @@ const answer = (status: number, body: unknown): ControlHttpAnswer => ({ status, 
  * `handleControl` (others get 403); any other path is not ours (undefined). `syncClock` brings
  * virtual time up to wall time first in live mode, so an advance is counted from "now".
  */
-export function controlHttpAnswer(cluster: Cluster, envelope: EnvelopeForm, syncClock: () => void, req: ControlHttpRequest): ControlHttpAnswer | undefined {
+export function controlHttpAnswer(
+  cluster: Cluster,
+  envelope: EnvelopeForm,
+  syncClock: () => void,
+  req: ControlHttpRequest,
+): ControlHttpAnswer | undefined {
   if (!req.url.startsWith(CONTROL_PREFIX)) return undefined;
-  if (!isLoopbackPeer(req.peer)) return answer(403, failureEnvelope(envelope, 403, 'the simulator control interface answers loopback peers (127.0.0.1, ::1) only'));
+  if (!isLoopbackPeer(req.peer))
+    return answer(403, failureEnvelope(envelope, 403, 'the simulator control interface answers loopback peers (127.0.0.1, ::1) only'));
   const text = req.body === undefined ? '' : req.body.toString();
   let body: unknown;
   if (text.trim() !== '') {

@@ -12,12 +12,20 @@ describe('control interface on the served listeners', () => {
     running = await startClusterServer({ seed: 1, nodes: 1, port: 0, workload: 'none', control: true });
     const clock = (await (await fetch(`${running.baseUrl}/_sim/clock`)).json()) as any;
     expect(clock).toMatchObject({ code: 0, data: { now_ms: expect.any(Number) } });
-    const adv = await fetch(`${running.baseUrl}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 3_600_000 }) });
+    const adv = await fetch(`${running.baseUrl}/_sim/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms: 3_600_000 }),
+    });
     const body = (await adv.json()) as any;
     expect(body.data.now_ms).toBeGreaterThanOrEqual(clock.data.now_ms + 3_600_000);
     // Virtual time now runs ahead of wall time: the next API call does not move it back.
     expect(running.cluster.now()).toBeGreaterThanOrEqual(clock.data.now_ms + 3_600_000);
-    const bad = await fetch(`${running.baseUrl}/_sim/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":"soon"}' });
+    const bad = await fetch(`${running.baseUrl}/_sim/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ms":"soon"}',
+    });
     expect(bad.status).toBe(400);
   });
 

@@ -30,7 +30,12 @@ describe('trace', () => {
   it('serialises like the reference canonical form (keys sorted, undefined left out)', () => {
     const value = fc.letrec((tie) => ({
       leaf: fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined)),
-      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 5 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        tie('leaf'),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 5 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, (v) => {

@@ -163,7 +163,15 @@ export class AdminApp {
       const response = await this.deviations.response(req, await this.dispatch(await this.deviations.request(req), outcome));
       if (outcome.changedModel && this.options.onModelWrite) {
         const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
-        this.options.onModelWrite({ at, nodeId: req.nodeId, method: req.method, url: req.url, ...(body !== undefined && body.length > 0 ? { body } : {}), status: response.status, answer: response.body });
+        this.options.onModelWrite({
+          at,
+          nodeId: req.nodeId,
+          method: req.method,
+          url: req.url,
+          ...(body !== undefined && body.length > 0 ? { body } : {}),
+          status: response.status,
+          answer: response.body,
+        });
       }
       return response;
     } catch (error) {
@@ -194,9 +202,12 @@ export class AdminApp {
     const extra = this.deviations.route(method, path);
     if (extra) return this.serveExtraRoute(extra, req, path, outcome);
     const route = this.router.match(method, path);
-    if (route.kind === 'unknown-path') return this.fail(404, 404, `no endpoint at ${path}; see GET /api/status or mqsim openapi for the list of endpoints`);
+    if (route.kind === 'unknown-path')
+      return this.fail(404, 404, `no endpoint at ${path}; see GET /api/status or mqsim openapi for the list of endpoints`);
     if (route.kind === 'wrong-method') {
-      return this.fail(405, 400, `method ${method} is not allowed on ${path}; use ${route.allowed.join(' or ')}`, { allow: route.allowed.join(', ') });
+      return this.fail(405, 400, `method ${method} is not allowed on ${path}; use ${route.allowed.join(' or ')}`, {
+        allow: route.allowed.join(', '),
+      });
     }
     const endpoint = route.endpoint;
 
@@ -209,10 +220,15 @@ export class AdminApp {
     if (limited) return limited;
 
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
-    if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES)) return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
+    if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES))
+      return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
     const contentType = header(req, 'content-type');
     if (body && body.length > 0 && contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
-      return this.fail(415, 400, `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`);
+      return this.fail(
+        415,
+        400,
+        `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`,
+      );
     }
     const parsed = parseJsonBody(body);
     if (!parsed.ok) return this.fail(400, 400, parsed.message);
@@ -229,7 +245,12 @@ export class AdminApp {
    * real server's /api nest when it says so, rate-limited like every /api path, and journaled as a
    * model write when a POST changed the model.
    */
-  private async serveExtraRoute(route: ExtraRoute, req: ApiRequest, path: string, outcome: { changedModel: boolean }): Promise<ApiResponse> {
+  private async serveExtraRoute(
+    route: ExtraRoute,
+    req: ApiRequest,
+    path: string,
+    outcome: { changedModel: boolean },
+  ): Promise<ApiResponse> {
     if (route.auth === 'token') {
       const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
       if (!decision.ok) return this.json(401, { code: 401, message: decision.message, data: null });
@@ -242,7 +263,8 @@ export class AdminApp {
       if (req.method.toUpperCase() === 'POST' && this.cluster.engine.trace.length > traceBefore) outcome.changedModel = true;
       return { ...res, headers: { 'x-mqsim-virtual-time': String(this.cluster.now()), ...res.headers } };
     } catch (e) {
-      if (e instanceof OperationError) return e.kind === 'invalid' ? this.fail(400, 400, e.message) : this.fail(200, FAILURE_CODE[this.envelope], e.message);
+      if (e instanceof OperationError)
+        return e.kind === 'invalid' ? this.fail(400, 400, e.message) : this.fail(200, FAILURE_CODE[this.envelope], e.message);
       throw e;
     }
   }
@@ -255,7 +277,11 @@ export class AdminApp {
   private async waitForSlot(path: string): Promise<ApiResponse | undefined> {
     const policy = this.queuedLimit!;
     if (!(policy.perPathRate(this.cluster) > 0)) {
-      return { status: policy.refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-mqsim-virtual-time': String(this.cluster.now()) }, body: policy.refusal.text };
+      return {
+        status: policy.refusal.status,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'x-mqsim-virtual-time': String(this.cluster.now()) },
+        body: policy.refusal.text,
+      };
     }
     const waitMs = this.queueLimiter!.reserve(path, this.cluster.now());
     if (waitMs <= 0) return undefined;
@@ -274,9 +300,14 @@ export class AdminApp {
     const waitMs = this.cluster.auth.rateLimiter.take(path, this.cluster.now());
     if (waitMs <= 0) return undefined;
     const rate = this.cluster.config.current().ClusterLimit.max_admin_http_uri_rate;
-    return this.fail(429, 429, `rate limit exceeded: at most ${rate} requests per second on ${path} (max_admin_http_uri_rate); retry after ${waitMs} ms`, {
-      'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
-    });
+    return this.fail(
+      429,
+      429,
+      `rate limit exceeded: at most ${rate} requests per second on ${path} (max_admin_http_uri_rate); retry after ${waitMs} ms`,
+      {
+        'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
+      },
+    );
   }
 
   private async invoke(
@@ -321,7 +352,8 @@ export class AdminApp {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
         if (!e.list) return data;
-        if (!Array.isArray(data) && !(data instanceof IndexedList)) throw new Error(`list handler ${e.id} returned ${typeof data}, not an array or an IndexedList`);
+        if (!Array.isArray(data) && !(data instanceof IndexedList))
+          throw new Error(`list handler ${e.id} returned ${typeof data}, not an array or an IndexedList`);
         return applyListQuery(data, p, e.params, e.list, recordFieldsOf(e.response.data));
       });
     } catch (e) {
@@ -350,7 +382,11 @@ export class AdminApp {
     }
 
     if (result instanceof RawBody) {
-      return { status: result.status, headers: { 'content-type': result.contentType, 'x-mqsim-virtual-time': String(this.cluster.now()) }, body: result.body };
+      return {
+        status: result.status,
+        headers: { 'content-type': result.contentType, 'x-mqsim-virtual-time': String(this.cluster.now()) },
+        body: result.body,
+      };
     }
     if (result instanceof WithStatus) return this.json(result.status, successEnvelope(this.envelope, result.data));
     // Login answers in form A whatever the configured form, as the spec shows it.

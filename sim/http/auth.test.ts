@@ -19,7 +19,8 @@ function newSim(): InProcessSim {
 describe('authentication', () => {
   it('lets exactly 127.0.0.1 and ::1 in without a token, not other loopback addresses', async () => {
     const sim = newSim();
-    for (const peer of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) expect((await sim.get('/api/cluster/tenant/list', { peer })).status).toBe(200);
+    for (const peer of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect((await sim.get('/api/cluster/tenant/list', { peer })).status).toBe(200);
     for (const peer of ['127.0.0.2', '10.0.0.5', '::2']) {
       const res = await sim.get('/api/cluster/tenant/list', { peer });
       expect(res.status).toBe(401);
@@ -43,9 +44,19 @@ describe('authentication', () => {
     const [h, p, s] = token.split('.');
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'root' })).toString('base64url')}.${s}`;
-    const wrongKey = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('admin').setIssuedAt(claims.iat).setExpirationTime(claims.exp).sign(new TextEncoder().encode('another-secret-another-secret-1234'));
+    const wrongKey = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('admin')
+      .setIssuedAt(claims.iat)
+      .setExpirationTime(claims.exp)
+      .sign(new TextEncoder().encode('another-secret-another-secret-1234'));
     const none = new UnsecuredJWT({}).setSubject('admin').setIssuedAt(claims.iat).setExpirationTime(claims.exp).encode();
-    const hs512 = await new SignJWT({}).setProtectedHeader({ alg: 'HS512' }).setSubject('admin').setIssuedAt(claims.iat).setExpirationTime(claims.exp).sign(new TextEncoder().encode(secret));
+    const hs512 = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS512' })
+      .setSubject('admin')
+      .setIssuedAt(claims.iat)
+      .setExpirationTime(claims.exp)
+      .sign(new TextEncoder().encode(secret));
     for (const bad of [tampered, wrongKey, none, hs512, 'garbage', `${h}.${p}`]) {
       const res = await sim.get('/api/cluster/tenant/list', { peer: REMOTE, headers: { authorization: `Bearer ${bad}` } });
       expect(res.status, bad).toBe(401);

@@ -38,7 +38,10 @@ describe('bad input', () => {
       if (text) expect(res.json.message, `${method} ${url}`).toMatch(text);
       sim.advance(100);
     }
-    const wrongType = await sim.call('POST', '/api/cluster/tenant/create', undefined, { rawBody: '{"tenant_name":"x"}', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await sim.call('POST', '/api/cluster/tenant/create', undefined, {
+      rawBody: '{"tenant_name":"x"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectClearError(wrongType, 415);
 
     expect((await sim.get('/api/cluster/tenant/list')).json.data).toEqual(before);
@@ -67,7 +70,12 @@ describe('bad input', () => {
   it('accepts filter_values in repeated, bracket and JSON forms', async () => {
     const sim = new InProcessSim();
     for (const n of ['zqa', 'zqb', 'zqc']) await sim.post('/api/cluster/tenant/create', { tenant_name: n });
-    for (const q of ['filter_values=zqa&filter_values=zqb', 'filter_values[]=zqa&filter_values[]=zqb', 'filter_values=["zqa","zqb"]', 'filter_values[0]=zqa&filter_values[1]=zqb']) {
+    for (const q of [
+      'filter_values=zqa&filter_values=zqb',
+      'filter_values[]=zqa&filter_values[]=zqb',
+      'filter_values=["zqa","zqb"]',
+      'filter_values[0]=zqa&filter_values[1]=zqb',
+    ]) {
       const res = await sim.get(`/api/cluster/tenant/list?filter_field=tenant_name&exact_match=true&${q}`);
       expect(res.json.data.data.map((t: any) => t.tenant_name).sort(), q).toEqual(['zqa', 'zqb']);
     }

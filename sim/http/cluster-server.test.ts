@@ -39,7 +39,10 @@ describe('cluster server over real sockets', () => {
       body: JSON.stringify({ username: 'admin', password: 'sock-pw' }),
     });
     const token = ((await login.body.json()) as any).data.token;
-    const ok = await request(`${running.baseUrl}/api/cluster/tenant/list`, { dispatcher: remote, headers: { authorization: `Bearer ${token}` } });
+    const ok = await request(`${running.baseUrl}/api/cluster/tenant/list`, {
+      dispatcher: remote,
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(ok.statusCode).toBe(200);
     await ok.body.text();
     const fromLoopback = await request(`${running.baseUrl}/api/cluster/tenant/list`, { dispatcher: local });

@@ -209,7 +209,17 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         const answer = controlHttpAnswer(cluster, envelope, () => {}, req);
         if (answer && journal && req.method.toUpperCase() === 'POST' && answer.status === 200) {
           const body = req.body === undefined ? undefined : req.body.toString();
-          journal(journaled('control', { at, nodeId: 1, method: 'POST', url: req.url, ...(body ? { body } : {}), status: answer.status, answer: answer.body }));
+          journal(
+            journaled('control', {
+              at,
+              nodeId: 1,
+              method: 'POST',
+              url: req.url,
+              ...(body ? { body } : {}),
+              status: answer.status,
+              answer: answer.body,
+            }),
+          );
         }
         return answer;
       }
@@ -232,7 +242,12 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         host,
         port: options.mqttPort,
         syncClock: () => app.syncClock(),
-        ...(journal ? { journal: (e: WireJournalEntry) => journal(journaledMqtt(e.at, e.nodeId, e.op.op, encodeWireOp(e.op), wireAnswerText(e.answer))) } : {}),
+        ...(journal
+          ? {
+              journal: (e: WireJournalEntry) =>
+                journal(journaledMqtt(e.at, e.nodeId, e.op.op, encodeWireOp(e.op), wireAnswerText(e.answer))),
+            }
+          : {}),
         onInternalError: (e) => options.onInternalError?.(e),
         ...(options.mqttMaxSockets !== undefined ? { maxSockets: options.mqttMaxSockets } : {}),
         ...(options.mqttConnectTimeoutMs !== undefined ? { connectTimeoutMs: options.mqttConnectTimeoutMs } : {}),
@@ -246,7 +261,11 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   let nats: NatsBridge | undefined;
   if (options.nats) {
     try {
-      nats = await startNatsBridge(cluster, { url: options.nats, beforeRequest: () => app.syncClock(), onError: (e) => options.onInternalError?.(e) });
+      nats = await startNatsBridge(cluster, {
+        url: options.nats,
+        beforeRequest: () => app.syncClock(),
+        onError: (e) => options.onInternalError?.(e),
+      });
     } catch (e) {
       await mqtt?.close();
       await listeners.close();
@@ -341,7 +360,10 @@ export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: No
       // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by
       // default), so a slow client could hold a connection far past them: check a few times per timeout.
       const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
-      const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => void serve(app, node.id, req, res, control, ui));
+      const server = createServer(
+        { connectionsCheckingInterval: checkEvery },
+        (req, res) => void serve(app, node.id, req, res, control, ui),
+      );
       server.headersTimeout = headersTimeout;
       server.requestTimeout = requestTimeout;
       server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
@@ -360,7 +382,8 @@ export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: No
   } catch (e) {
     await close();
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
+    if (err.code === 'EADDRINUSE')
+      throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
     throw e;
   }
   return { nodeUrls, close };
@@ -387,10 +410,20 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (pending) {
     if (pending.headersSent) socket.destroy();
-    else pending.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).end(body);
+    else
+      pending
+        .writeHead(status, {
+          ...CORS_HEADERS,
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+          connection: 'close',
+        })
+        .end(body);
     return;
   }
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\naccess-control-allow-origin: *\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\naccess-control-allow-origin: *\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function serve(
@@ -422,17 +455,26 @@ async function serve(
       }
     }
     // The control interface (when on) owns /_sim/ and is answered before the spec's API.
-    const controlAnswer = control && !tooLarge ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' }) : undefined;
-    const answer = controlAnswer ?? await app.handle({
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      headers: req.headers,
-      body,
-      bodyTooLarge: tooLarge,
-      peer: req.socket.remoteAddress ?? '',
-      nodeId,
-    });
-    const headers: Record<string, string> = { ...CORS_HEADERS, ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) };
+    const controlAnswer =
+      control && !tooLarge
+        ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' })
+        : undefined;
+    const answer =
+      controlAnswer ??
+      (await app.handle({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        bodyTooLarge: tooLarge,
+        peer: req.socket.remoteAddress ?? '',
+        nodeId,
+      }));
+    const headers: Record<string, string> = {
+      ...CORS_HEADERS,
+      ...answer.headers,
+      'content-length': String(Buffer.byteLength(answer.body)),
+    };
     if (tooLarge) headers.connection = 'close';
     res.writeHead(answer.status, headers);
     res.end(req.method === 'HEAD' ? undefined : answer.body);

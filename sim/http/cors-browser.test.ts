@@ -15,7 +15,16 @@ import { startClusterServer, type RunningCluster } from './cluster-server.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`cors-browser.test.ts skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** What the page does, as a dashboard would: log in, then list, create, list, delete, list with the token. */
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>dashboard</title></head><body><script>
@@ -48,7 +57,9 @@ async function call(method, path, body, token) {
 </script></body></html>`;
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 describe.skipIf(!hasChromium)('a dashboard page on another origin, in headless Chromium', () => {
@@ -62,7 +73,9 @@ describe.skipIf(!hasChromium)('a dashboard page on another origin, in headless C
     running = await startClusterServer({ seed: 11, nodes: 2, port: 0, workload: 'none', admin: { password: 'browser-pw' } });
     pageServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
     pageOrigin = await listen(pageServer);
-    noCors = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"message":"success","data":{"token":"t"}}'));
+    noCors = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"message":"success","data":{"token":"t"}}'),
+    );
     noCorsUrl = await listen(noCors);
   });
   afterAll(async () => {

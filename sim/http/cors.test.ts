@@ -15,7 +15,11 @@ describe('CORS preflight recognition', () => {
   });
 
   it('allows the requested headers by name, always authorization and content-type, and drops what is no header name', () => {
-    const a = preflightAnswer({ origin: 'http://a', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'X-Trace, Authorization, bad header\r\n' });
+    const a = preflightAnswer({
+      origin: 'http://a',
+      'access-control-request-method': 'DELETE',
+      'access-control-request-headers': 'X-Trace, Authorization, bad header\r\n',
+    });
     expect(a.status).toBe(200);
     expect(a.headers['access-control-allow-headers']).toBe('authorization, content-type, x-trace');
     expect(a.headers['access-control-allow-methods']).toBe('GET, POST, HEAD, OPTIONS, DELETE');
@@ -38,7 +42,11 @@ describe('CORS on every node listener', () => {
       const res = await request(`${url}/api/cluster/tenant/list`, {
         method: 'OPTIONS',
         dispatcher: remote,
-        headers: { origin: 'http://dashboard.example:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        headers: {
+          origin: 'http://dashboard.example:5173',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
       });
       expect(res.statusCode).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -70,7 +78,10 @@ describe('CORS on every node listener', () => {
     });
     const token = ((await login.body.json()) as { data: { token: string } }).data.token;
     expect(login.headers['access-control-allow-origin']).toBe('*');
-    const list = await request(`${running.baseUrl}/api/cluster/tenant/list`, { dispatcher: remote, headers: { ...origin, authorization: `Bearer ${token}` } });
+    const list = await request(`${running.baseUrl}/api/cluster/tenant/list`, {
+      dispatcher: remote,
+      headers: { ...origin, authorization: `Bearer ${token}` },
+    });
     expect(list.statusCode).toBe(200);
     expect(((await list.body.json()) as { code: number }).code).toBe(0);
     expect(list.headers['access-control-allow-origin']).toBe('*');

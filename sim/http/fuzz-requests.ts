@@ -17,10 +17,54 @@ export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 export const KEEP_PREFIX = 'keepfz';
 
 const hostileStrings = [
-  '', ' ', 'abc', '-1', '0', '1', '1.5', '1e309', '-0', 'NaN', 'Infinity', 'null', 'true', 'false', '[]', '{}', '[1,2', '{"a":',
-  '%', '%Z', '%ZZ', '%FF', '%C0%AF', '%ED%A0%80', '%00', '\u0000', '\uFFFF', '\uD800', '\uDFFF', 'é', '日本語', '🦀', '\u202E',
-  '../../etc/passwd', '<script>', "'; DROP TABLE x; --", '${x}', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  '99999999999999999999999999', '-99999999999999999999', '0x10', '1_000', ' 5 ', '+5',
+  '',
+  ' ',
+  'abc',
+  '-1',
+  '0',
+  '1',
+  '1.5',
+  '1e309',
+  '-0',
+  'NaN',
+  'Infinity',
+  'null',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '[1,2',
+  '{"a":',
+  '%',
+  '%Z',
+  '%ZZ',
+  '%FF',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%00',
+  '\u0000',
+  '\uFFFF',
+  '\uD800',
+  '\uDFFF',
+  'é',
+  '日本語',
+  '🦀',
+  '\u202E',
+  '../../etc/passwd',
+  '<script>',
+  "'; DROP TABLE x; --",
+  '${x}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '99999999999999999999999999',
+  '-99999999999999999999',
+  '0x10',
+  '1_000',
+  ' 5 ',
+  '+5',
 ];
 
 /** A string meant to break a parser or a validator. */
@@ -57,7 +101,9 @@ function plausible(p: ParamSpec): fc.Arbitrary<unknown> {
     case 'bool':
       return fc.boolean();
     case 'string':
-      return fc.string({ minLength: p.minLength ?? 0, maxLength: Math.min(p.maxLength ?? 16, 16) }).filter((s) => !s.startsWith(KEEP_PREFIX));
+      return fc
+        .string({ minLength: p.minLength ?? 0, maxLength: Math.min(p.maxLength ?? 16, 16) })
+        .filter((s) => !s.startsWith(KEEP_PREFIX));
     case 'array':
     case 'string-array':
       return fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 });
@@ -91,14 +137,33 @@ export function objectText(entries: Array<[string, unknown]>): string {
 const brokenJson = (text: string): fc.Arbitrary<string | Buffer> =>
   fc.oneof(
     fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n)),
-    fc.tuple(fc.integer({ min: 0, max: text.length }), fc.constantFrom('"', '{', '}', ',', ':', '\\', '\u0000', ']')).map(([i, c]) => text.slice(0, i) + c + text.slice(i)),
+    fc
+      .tuple(fc.integer({ min: 0, max: text.length }), fc.constantFrom('"', '{', '}', ',', ':', '\\', '\u0000', ']'))
+      .map(([i, c]) => text.slice(0, i) + c + text.slice(i)),
     fc.integer({ min: 60, max: 3000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
     fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.concat([Buffer.from(text.slice(0, -1)), Buffer.from(b)])),
-    fc.constantFrom('null', '[]', '"x"', '1', 'true', '{"a":1}{', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'),
-    // Invalid UTF-8 inside a string value: lone continuation bytes, overlong forms, surrogates.
-    fc.constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]).map((bad) =>
-      Buffer.concat([Buffer.from('{"tenant_name":"a'), Buffer.from(bad), Buffer.from('b","username":"'), Buffer.from(bad), Buffer.from('"}')]),
+    fc.constantFrom(
+      'null',
+      '[]',
+      '"x"',
+      '1',
+      'true',
+      '{"a":1}{',
+      '{"__proto__":{"polluted":1}}',
+      '{"constructor":{"prototype":{"polluted":1}}}',
     ),
+    // Invalid UTF-8 inside a string value: lone continuation bytes, overlong forms, surrogates.
+    fc
+      .constantFrom([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80])
+      .map((bad) =>
+        Buffer.concat([
+          Buffer.from('{"tenant_name":"a'),
+          Buffer.from(bad),
+          Buffer.from('b","username":"'),
+          Buffer.from(bad),
+          Buffer.from('"}'),
+        ]),
+      ),
   );
 
 /** Percent-encodes a string; lone surrogates (which encodeURIComponent refuses) go byte by byte. */
@@ -115,7 +180,18 @@ function queryOf(e: EndpointContract): fc.Arbitrary<string> {
   const names = declared(e).map((p) => p.name);
   const key = fc.oneof(
     { weight: 4, arbitrary: names.length ? fc.constantFrom(...names) : fc.constant('limit') },
-    { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS, '__proto__[polluted]', 'constructor[prototype][polluted]', 'a[__proto__]', 'x[]', 'limit[0]', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        ...PROTO_KEYS,
+        '__proto__[polluted]',
+        'constructor[prototype][polluted]',
+        'a[__proto__]',
+        'x[]',
+        'limit[0]',
+        '',
+      ),
+    },
   );
   const value = fc.oneof(
     { weight: 2, arbitrary: hostileString.map(encode) },
@@ -133,9 +209,33 @@ function pathOf(e: EndpointContract): fc.Arbitrary<string> {
     {
       weight: 3,
       arbitrary: fc.constantFrom(
-        `/${p}`, `${p}/`, `${p}//`, `/api/..${p}`, p.replace('/api/', '/api/../api/'), p.replace('/api/', '/api/./'), p.toUpperCase(),
-        `${p}%00`, `${p}\u0000`, `${p}%ZZ`, `${p}%FF`, `${p}%2F`, `${p}/%2e%2e/`, `${p};x=1`, `${p}#frag`, `${p}/日本`, `${p}🦀`,
-        '', '*', '//', '/api', '/api/', '?', '/%', `http://evil.example${p}`, `${p}?${'a'.repeat(9000)}`, `/${'a/'.repeat(4000)}`,
+        `/${p}`,
+        `${p}/`,
+        `${p}//`,
+        `/api/..${p}`,
+        p.replace('/api/', '/api/../api/'),
+        p.replace('/api/', '/api/./'),
+        p.toUpperCase(),
+        `${p}%00`,
+        `${p}\u0000`,
+        `${p}%ZZ`,
+        `${p}%FF`,
+        `${p}%2F`,
+        `${p}/%2e%2e/`,
+        `${p};x=1`,
+        `${p}#frag`,
+        `${p}/日本`,
+        `${p}🦀`,
+        '',
+        '*',
+        '//',
+        '/api',
+        '/api/',
+        '?',
+        '/%',
+        `http://evil.example${p}`,
+        `${p}?${'a'.repeat(9000)}`,
+        `/${'a/'.repeat(4000)}`,
       ),
     },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }).map((s) => `/api/${s}`) },
@@ -143,17 +243,47 @@ function pathOf(e: EndpointContract): fc.Arbitrary<string> {
 }
 
 const method = (e: EndpointContract): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 12, arbitrary: fc.constant(e.method) }, { weight: 2, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'get', 'post', 'BREW', '') });
+  fc.oneof(
+    { weight: 12, arbitrary: fc.constant(e.method) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'get', 'post', 'BREW', ''),
+    },
+  );
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', '', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'application/vnd.api+json', 'multipart/form-data; boundary=x', ';;;', 'application/jsonp', 'APPLICATION/JSON') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'text/plain',
+      '',
+      'application/json; charset=latin1',
+      'application/x-www-form-urlencoded',
+      'application/vnd.api+json',
+      'multipart/form-data; boundary=x',
+      ';;;',
+      'application/jsonp',
+      'APPLICATION/JSON',
+    ),
+  },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
 
 const authorization = fc.oneof(
   { weight: 8, arbitrary: fc.constant(undefined) },
-  { weight: 1, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.', 'Basic YWRtaW46YWRtaW4=', 'bearer  x  y', '\u0000') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      'Bearer a.b.c',
+      'Bearer eyJhbGciOiJub25lIn0.e30.',
+      'Basic YWRtaW46YWRtaW4=',
+      'bearer  x  y',
+      '\u0000',
+    ),
+  },
   { weight: 1, arbitrary: hostileString.map((s) => `Bearer ${s}`) },
 );
 
@@ -161,7 +291,11 @@ const authorization = fc.oneof(
 export function requestFor(e: EndpointContract): fc.Arbitrary<ApiRequest> {
   const body: fc.Arbitrary<string | Buffer | undefined> = fields(e).chain((entries) => {
     const text = objectText(entries);
-    return fc.oneof({ weight: 4, arbitrary: fc.constant<string | Buffer | undefined>(text) }, { weight: 3, arbitrary: brokenJson(text) }, { weight: 1, arbitrary: fc.constant(undefined) });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constant<string | Buffer | undefined>(text) },
+      { weight: 3, arbitrary: brokenJson(text) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    );
   });
   return fc
     .record({
@@ -172,7 +306,10 @@ export function requestFor(e: EndpointContract): fc.Arbitrary<ApiRequest> {
       contentType,
       authorization,
       // Mostly loopback (no token needed), so most requests reach validation and the handlers.
-      peer: fc.oneof({ weight: 10, arbitrary: fc.constantFrom('127.0.0.1', '::1', '::ffff:127.0.0.1') }, { weight: 1, arbitrary: fc.constantFrom('10.1.2.3', '', '127.0.0.2', 'garbage') }),
+      peer: fc.oneof(
+        { weight: 10, arbitrary: fc.constantFrom('127.0.0.1', '::1', '::ffff:127.0.0.1') },
+        { weight: 1, arbitrary: fc.constantFrom('10.1.2.3', '', '127.0.0.2', 'garbage') },
+      ),
       nodeId: fc.constantFrom(1, 1, 1, 2, 3),
     })
     .map((r) => {
@@ -229,6 +366,11 @@ export function answerProblem(req: ApiRequest, res: ApiResponse): string | undef
 
 /** Readable form of a request, for failure messages (bodies cut short). */
 export function describeRequest(req: ApiRequest): string {
-  const body = req.body === undefined ? '' : Buffer.isBuffer(req.body) ? `<${req.body.length} bytes> ${JSON.stringify(req.body.toString('latin1').slice(0, 300))}` : JSON.stringify(req.body.slice(0, 300));
+  const body =
+    req.body === undefined
+      ? ''
+      : Buffer.isBuffer(req.body)
+        ? `<${req.body.length} bytes> ${JSON.stringify(req.body.toString('latin1').slice(0, 300))}`
+        : JSON.stringify(req.body.slice(0, 300));
   return `${req.method} ${JSON.stringify(req.url.slice(0, 300))} peer=${req.peer} node=${req.nodeId} headers=${JSON.stringify(req.headers)} body=${body}`;
 }

@@ -21,7 +21,11 @@ const KEEP_TENANTS = [0, 1, 2].map((i) => `${KEEP_PREFIX}-tenant-${i}`);
 const KEEP_USERS = [0, 1, 2].map((i) => `${KEEP_PREFIX}-user-${i}`);
 
 function prototypeSnapshot(): string {
-  return JSON.stringify([Object.getOwnPropertyNames(Object.prototype).sort(), Object.getOwnPropertyNames(Array.prototype).sort(), Object.getOwnPropertyNames(Function.prototype).sort()]);
+  return JSON.stringify([
+    Object.getOwnPropertyNames(Object.prototype).sort(),
+    Object.getOwnPropertyNames(Array.prototype).sort(),
+    Object.getOwnPropertyNames(Function.prototype).sort(),
+  ]);
 }
 
 function expectClean(): void {
@@ -33,7 +37,11 @@ describe('fuzzing the admin HTTP layer in-process', () => {
   it(`${RUNS} malformed requests: no 5xx, always an envelope, nothing lost, prototypes untouched`, async () => {
     const sim = new InProcessSim({ workload: 'none', nodes: 3, seed: 1 });
     for (const t of KEEP_TENANTS) expect((await sim.post('/api/cluster/tenant/create', { tenant_name: t })).json.code).toBe(0);
-    for (const u of KEEP_USERS) expect((await sim.post('/api/cluster/user/create', { tenant: KEEP_TENANTS[0], username: u, password: 'pw', is_superuser: false })).json.code).toBe(0);
+    for (const u of KEEP_USERS)
+      expect(
+        (await sim.post('/api/cluster/user/create', { tenant: KEEP_TENANTS[0], username: u, password: 'pw', is_superuser: false })).json
+          .code,
+      ).toBe(0);
     sim.advance(1000);
     const before = prototypeSnapshot();
 
@@ -82,9 +90,22 @@ describe('fuzzing the admin HTTP layer over real sockets', () => {
   let server: RunningCluster;
   let port: number;
   beforeAll(async () => {
-    server = await startClusterServer({ seed: 1, nodes: 1, port: 0, workload: 'none', onInternalError: (e) => { throw e; } });
+    server = await startClusterServer({
+      seed: 1,
+      nodes: 1,
+      port: 0,
+      workload: 'none',
+      onInternalError: (e) => {
+        throw e;
+      },
+    });
     port = Number(new URL(server.baseUrl).port);
-    for (const t of KEEP_TENANTS) await fetch(`${server.baseUrl}/api/cluster/tenant/create`, { method: 'POST', body: JSON.stringify({ tenant_name: t }), headers: { 'content-type': 'application/json' } });
+    for (const t of KEEP_TENANTS)
+      await fetch(`${server.baseUrl}/api/cluster/tenant/create`, {
+        method: 'POST',
+        body: JSON.stringify({ tenant_name: t }),
+        headers: { 'content-type': 'application/json' },
+      });
   });
   afterAll(async () => server?.close());
 
@@ -95,7 +116,12 @@ describe('fuzzing the admin HTTP layer over real sockets', () => {
         const body = req.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
         // Raw bytes of the target: CR/LF and NUL in the path would split the request line; the parser must still answer.
         const target = req.url.startsWith('/') ? req.url : `/${req.url}`;
-        const head = [`${req.method || 'GET'} ${Buffer.from(target, 'utf8').toString('latin1')} HTTP/1.1`, 'host: 127.0.0.1', 'connection: close', `content-length: ${body.length}`];
+        const head = [
+          `${req.method || 'GET'} ${Buffer.from(target, 'utf8').toString('latin1')} HTTP/1.1`,
+          'host: 127.0.0.1',
+          'connection: close',
+          `content-length: ${body.length}`,
+        ];
         for (const [k, v] of Object.entries(req.headers ?? {})) if (typeof v === 'string') head.push(`${k}: ${v}`);
         const raw = Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
         const { status, body: answer } = parseRaw(await rawExchange(port, raw));
@@ -107,7 +133,9 @@ describe('fuzzing the admin HTTP layer over real sockets', () => {
       { seed: SEED, numRuns: 150 },
     );
     expect(prototypeSnapshot()).toBe(before);
-    const list = (await (await fetch(`${server.baseUrl}/api/cluster/tenant/list?limit=100`)).json()) as { data: { data: Array<{ tenant_name: string }> } };
+    const list = (await (await fetch(`${server.baseUrl}/api/cluster/tenant/list?limit=100`)).json()) as {
+      data: { data: Array<{ tenant_name: string }> };
+    };
     for (const t of KEEP_TENANTS) expect(list.data.data.map((x: { tenant_name: string }) => x.tenant_name)).toContain(t);
   }, 60_000);
 
@@ -117,11 +145,24 @@ describe('fuzzing the admin HTTP layer over real sockets', () => {
       ['NUL in path', 'GET /api/status\u0000x HTTP/1.1\r\nhost: x\r\n\r\n'],
       ['space in path', 'GET /api/ status HTTP/1.1\r\nhost: x\r\n\r\n'],
       ['huge header value', `GET /api/status HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(100_000)}\r\n\r\n`],
-      ['many headers', `GET /api/status HTTP/1.1\r\nhost: x\r\n${Array.from({ length: 3000 }, (_, i) => `x-h${i}: v`).join('\r\n')}\r\n\r\n`],
+      [
+        'many headers',
+        `GET /api/status HTTP/1.1\r\nhost: x\r\n${Array.from({ length: 3000 }, (_, i) => `x-h${i}: v`).join('\r\n')}\r\n\r\n`,
+      ],
       ['bad content-length', 'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: x\r\ncontent-length: abc\r\n\r\n{}'],
       ['two content-lengths', 'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\ncontent-length: 5\r\n\r\n{}'],
-      ['bad chunked body', 'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
-      ['invalid UTF-8 in header', Buffer.concat([Buffer.from('GET /api/status HTTP/1.1\r\nhost: x\r\nx-a: '), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('\r\n\r\n')])],
+      [
+        'bad chunked body',
+        'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      ],
+      [
+        'invalid UTF-8 in header',
+        Buffer.concat([
+          Buffer.from('GET /api/status HTTP/1.1\r\nhost: x\r\nx-a: '),
+          Buffer.from([0xff, 0xfe, 0xc0]),
+          Buffer.from('\r\n\r\n'),
+        ]),
+      ],
       ['HTTP/0.9 style', 'GET /\r\n\r\n'],
       ['unknown version', 'GET /api/status HTTP/9.9\r\nhost: x\r\n\r\n'],
     ];
@@ -137,7 +178,12 @@ describe('fuzzing the admin HTTP layer over real sockets', () => {
     }
     // The listener still serves normal requests afterwards.
     const ok = await new Promise<number>((resolve, reject) => {
-      request(`${server.baseUrl}/api/status`, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
+      request(`${server.baseUrl}/api/status`, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
     });
     expect(ok).toBe(200);
   }, 30_000);

@@ -151,7 +151,12 @@ export class InProcessDispatcher extends Dispatcher {
       try {
         const body = await bodyOf(options.body);
         const method = String(options.method ?? 'GET').toUpperCase();
-        const answer = await serve({ method, url: options.path, headers: headersOf(options.headers), ...(body && body.length > 0 ? { body } : {}) });
+        const answer = await serve({
+          method,
+          url: options.path,
+          headers: headersOf(options.headers),
+          ...(body && body.length > 0 ? { body } : {}),
+        });
         const noBody = NULL_BODY.has(answer.status) || method === 'HEAD';
         deliver(h, answer.status, answer.headers, noBody ? undefined : Buffer.from(answer.body));
       } catch (e) {

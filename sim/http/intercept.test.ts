@@ -41,19 +41,31 @@ function nodeHttp(url: string, body?: unknown): Promise<{ status: number; json: 
 const CLIENTS: Record<string, Client> = {
   'http.get / http.request': nodeHttp,
   'global fetch': async (url, body) => {
-    const res = await fetch(url, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(
+      url,
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     return { status: res.status, json: await res.json() };
   },
   'undici.request': async (url, body) => {
-    const res = await undiciRequest(url, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await undiciRequest(
+      url,
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     return { status: res.statusCode, json: await res.body.json() };
   },
   'undici.fetch': async (url, body) => {
-    const res = await undiciFetch(url, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await undiciFetch(
+      url,
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     return { status: res.status, json: await res.json() };
   },
   axios: async (url, body) => {
-    const res = body === undefined ? await axios.get(url, { validateStatus: () => true }) : await axios.post(url, body, { validateStatus: () => true });
+    const res =
+      body === undefined
+        ? await axios.get(url, { validateStatus: () => true })
+        : await axios.post(url, body, { validateStatus: () => true });
     return { status: res.status, json: res.data };
   },
 };
@@ -117,7 +129,11 @@ describe('interceptOrigin', () => {
     interception = interceptOrigin(app, ORIGIN);
     const refused = await fetch(`${ORIGIN}/api/cluster/tenant/list`);
     expect(refused.status).toBe(401);
-    const login = await fetch(`${ORIGIN}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) });
+    const login = await fetch(`${ORIGIN}/api/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'admin' }),
+    });
     const token = ((await login.json()) as { data: { token: string } }).data.token;
     const listed = await fetch(`${ORIGIN}/api/cluster/tenant/list`, { headers: { authorization: `Bearer ${token}` } });
     expect(listed.status).toBe(200);
@@ -147,7 +163,8 @@ describe('interceptOrigin', () => {
     const a = interceptOrigin(app, ORIGIN, { peer: '127.0.0.1' });
     const b = interceptOrigin(second, 'https://other.invalid', { peer: '127.0.0.1' });
     expect(() => interceptOrigin(second, `${ORIGIN}/some/path`)).toThrow(/already intercepted/);
-    const nodesOf = async (origin: string) => ((await (await fetch(`${origin}/api/status`)).json()) as { data: { broker_node_list: unknown[] } }).data.broker_node_list.length;
+    const nodesOf = async (origin: string) =>
+      ((await (await fetch(`${origin}/api/status`)).json()) as { data: { broker_node_list: unknown[] } }).data.broker_node_list.length;
     expect(await nodesOf(ORIGIN)).toBe(3);
     expect(await nodesOf('https://other.invalid')).toBe(1);
     a.dispose();

@@ -56,7 +56,10 @@ let patches: { interceptor: { dispose(): void }; dispatcher: InProcessDispatcher
 const route = (origin: string): Answer | undefined => active.get(origin);
 
 function applyPatches(): void {
-  const interceptor = new BatchInterceptor({ name: 'mqsim-intercept', interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()] });
+  const interceptor = new BatchInterceptor({
+    name: 'mqsim-intercept',
+    interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
+  });
   interceptor.on('request', async ({ request, controller }) => {
     const url = new URL(request.url);
     const answer = route(url.origin);
@@ -66,7 +69,12 @@ function applyPatches(): void {
     request.headers.forEach((value, key) => {
       headers[key] = value;
     });
-    const res = await answer({ method: request.method, url: `${url.pathname}${url.search}`, headers, ...(body && body.length > 0 ? { body } : {}) });
+    const res = await answer({
+      method: request.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      ...(body && body.length > 0 ? { body } : {}),
+    });
     const noBody = NULL_BODY.has(res.status) || request.method === 'HEAD';
     controller.respondWith(new Response(noBody ? null : res.body, { status: res.status, headers: res.headers }));
   });

@@ -46,13 +46,21 @@ describe('lenient list parameters (decisions unknown-sort-field-ignored, unknown
 
   it('reads filter_values in the encodings axios sends (bracketed, percent-encoded brackets)', async () => {
     const sim = await seeded();
-    const bracketed = url('/api/cluster/tenant/list', { filter_field: 'tenant_name', filter_values: ['alpha', 'delta'], exact_match: 'true' });
+    const bracketed = url('/api/cluster/tenant/list', {
+      filter_field: 'tenant_name',
+      filter_values: ['alpha', 'delta'],
+      exact_match: 'true',
+    });
     // axios 1.21 percent-encodes the brackets; the 1.10-1.12 releases sent them literally.
     expect(bracketed).toContain('filter_values%5B%5D=alpha');
     expect(names(await sim.get(bracketed)).sort()).toEqual(['alpha', 'delta']);
     const literal = bracketed.replace(/%5B%5D/g, '[]');
     expect(names(await sim.get(literal)).sort()).toEqual(['alpha', 'delta']);
-    const indexed = axios.getUri({ url: '/api/cluster/tenant/list', params: { filter_field: 'tenant_name', filter_values: ['bravo'] }, paramsSerializer: { indexes: true } });
+    const indexed = axios.getUri({
+      url: '/api/cluster/tenant/list',
+      params: { filter_field: 'tenant_name', filter_values: ['bravo'] },
+      paramsSerializer: { indexes: true },
+    });
     expect(indexed).toContain('filter_values%5B0%5D=bravo');
     expect(names(await sim.get(indexed))).toEqual(['bravo']);
   });
@@ -63,12 +71,14 @@ describe('lenient list parameters (decisions unknown-sort-field-ignored, unknown
     const tenants = await sim.get(url('/api/cluster/tenant/list', { pagination: { offset: 0, limit: 20 } }));
     expect(tenants.status).toBe(200);
     expect(tenants.json.data).toEqual(plain.json.data);
-    const clients = await sim.get(url('/api/mqtt/client/list', { limit: 100, page: 1, filers: [{ field: 'client_id', valueList: ['c1'] }] }));
+    const clients = await sim.get(
+      url('/api/mqtt/client/list', { limit: 100, page: 1, filers: [{ field: 'client_id', valueList: ['c1'] }] }),
+    );
     expect(clients.status).toBe(200);
     expect(clients.json.code).toBe(0);
   });
 
-  it('answers the dashboard list pages\' sorts: client list by connection_id desc, session list and connector list by create_time desc', async () => {
+  it("answers the dashboard list pages' sorts: client list by connection_id desc, session list and connector list by create_time desc", async () => {
     const sim = new InProcessSim({ workload: 'demo' });
     sim.advance(60_000);
     const clients = await sim.get(url('/api/mqtt/client/list', { sort_field: 'connection_id', sort_by: 'desc', limit: 20, page: 1 }));
@@ -81,7 +91,9 @@ describe('lenient list parameters (decisions unknown-sort-field-ignored, unknown
     expect(times.length).toBeGreaterThan(1);
     expect(times).toEqual([...times].sort((a: number, b: number) => b - a));
     // create_time is no sort field of the connector list (spec: connector_name, tenant): ignored.
-    const connectors = await sim.get(url('/api/cluster/connector/list', { sort_field: 'create_time', sort_by: 'desc', limit: 20, page: 1 }));
+    const connectors = await sim.get(
+      url('/api/cluster/connector/list', { sort_field: 'create_time', sort_by: 'desc', limit: 20, page: 1 }),
+    );
     expect(connectors.status).toBe(200);
     expect(connectors.json.data).toEqual((await sim.get('/api/cluster/connector/list?limit=20&page=1')).json.data);
   });

@@ -32,7 +32,16 @@ const CASES: LimitCase[] = [
     max: [64, 64, 128][i],
     body: { tenant: 't', username: 'u', password: 'p', is_superuser: false },
   })),
-  ...([['tenant', 1, 64], ['name', 1, 128], ['desc', 0, 256], ['resource_name', 1, 256], ['topic', 0, 256], ['ip', 0, 128]] as const).map(([field, min, max]) => ({
+  ...(
+    [
+      ['tenant', 1, 64],
+      ['name', 1, 128],
+      ['desc', 0, 256],
+      ['resource_name', 1, 256],
+      ['topic', 0, 256],
+      ['ip', 0, 128],
+    ] as const
+  ).map(([field, min, max]) => ({
     path: '/api/cluster/acl/create',
     field,
     min,
@@ -40,7 +49,14 @@ const CASES: LimitCase[] = [
     body: { tenant: 't', name: 'n', resource_type: 'ClientId', resource_name: 'c', action: 'All', permission: 'Allow' },
   })),
   { path: '/api/cluster/topic/delete', field: 'topic_name', min: 1, max: 256, body: { tenant: 'default' } },
-  ...([['tenant', 128], ['source_topic', 256], ['dest_topic', 256], ['regex', 500]] as const).map(([field, max]) => ({
+  ...(
+    [
+      ['tenant', 128],
+      ['source_topic', 256],
+      ['dest_topic', 256],
+      ['regex', 500],
+    ] as const
+  ).map(([field, max]) => ({
     path: '/api/cluster/topic-rewrite/create',
     field,
     min: 1,
@@ -54,12 +70,27 @@ const CASES: LimitCase[] = [
     max: 256,
     body: { name: 'a', tenant: 't', topic: 'x', qos: 0, no_local: false, retain_as_published: false, retained_handling: 0 },
   })),
-  ...([['tenant', 256], ['connector_name', 128], ['connector_type', 50], ['config', 4096], ['topic_name', 256]] as const).map(([field, max]) => ({
+  ...(
+    [
+      ['tenant', 256],
+      ['connector_name', 128],
+      ['connector_type', 50],
+      ['config', 4096],
+      ['topic_name', 256],
+    ] as const
+  ).map(([field, max]) => ({
     path: '/api/cluster/connector/create',
     field,
     min: 1,
     max,
-    body: { tenant: 't', connector_name: 'c', connector_type: 'file', config: '{"local_file_path":"/tmp/l.log"}', topic_name: 'x/#', failure_strategy: { strategy: 'discard' } },
+    body: {
+      tenant: 't',
+      connector_name: 'c',
+      connector_type: 'file',
+      config: '{"local_file_path":"/tmp/l.log"}',
+      topic_name: 'x/#',
+      failure_strategy: { strategy: 'discard' },
+    },
     ...(field === 'config' ? { make: file } : {}),
   })),
   {
@@ -80,7 +111,12 @@ function bodyWith(c: LimitCase, len: number): Record<string, unknown> {
 
 /** True when the answer refuses the field for its length. */
 function refusedForLength(res: { status: number; json: any }, field: string): boolean {
-  return res.status === 400 && typeof res.json?.message === 'string' && res.json.message.includes(field) && /length|empty|characters/.test(res.json.message);
+  return (
+    res.status === 400 &&
+    typeof res.json?.message === 'string' &&
+    res.json.message.includes(field) &&
+    /length|empty|characters/.test(res.json.message)
+  );
 }
 
 describe('the Limits table, at lengths 0, 1, max and max+1', () => {

@@ -5,7 +5,11 @@ import { InProcessSim } from './in-process-client.ts';
 
 const LISTS = CONTRACT.filter((e) => e.list && !e.params.some((p) => p.required));
 
-async function page(sim: InProcessSim, e: EndpointContract, params: Record<string, string | number>): Promise<{ data: any[]; total_count: number }> {
+async function page(
+  sim: InProcessSim,
+  e: EndpointContract,
+  params: Record<string, string | number>,
+): Promise<{ data: any[]; total_count: number }> {
   sim.advance(30);
   const res =
     e.method === 'GET'

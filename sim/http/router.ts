@@ -1,9 +1,7 @@
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 
 export type RouteMatch =
-  | { kind: 'found'; endpoint: EndpointContract }
-  | { kind: 'wrong-method'; allowed: string[] }
-  | { kind: 'unknown-path' };
+  { kind: 'found'; endpoint: EndpointContract } | { kind: 'wrong-method'; allowed: string[] } | { kind: 'unknown-path' };
 
 /** Exact-path routing over the contract: the API has no path parameters. */
 export class Router {

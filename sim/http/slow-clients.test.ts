@@ -16,7 +16,14 @@ let port: number;
 const opened = new Set<Socket>();
 
 beforeAll(async () => {
-  server = await startClusterServer({ seed: 1, nodes: 1, port: 0, workload: 'none', headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  server = await startClusterServer({
+    seed: 1,
+    nodes: 1,
+    port: 0,
+    workload: 'none',
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  });
   port = Number(new URL(server.baseUrl).port);
 });
 afterAll(async () => {
@@ -33,7 +40,12 @@ function open(): Promise<{ socket: Socket; received: () => string; closedAfter: 
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', () => {});
-    const closedAfter = new Promise<number>((r) => socket.on('close', () => { opened.delete(socket); r(performance.now() - started); }));
+    const closedAfter = new Promise<number>((r) =>
+      socket.on('close', () => {
+        opened.delete(socket);
+        r(performance.now() - started);
+      }),
+    );
     socket.once('connect', () => resolve({ socket, received: () => Buffer.concat(chunks).toString('latin1'), closedAfter }));
     socket.once('error', reject);
   });
@@ -82,7 +94,9 @@ describe('slow and half-open connections', () => {
 
   it('a client sending a small body very slowly is cut off by the request timeout', async () => {
     const c = await open();
-    c.socket.write('POST /api/cluster/tenant/create HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"tenant_name":"');
+    c.socket.write(
+      'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"tenant_name":"',
+    );
     const timer = setInterval(() => c.socket.writable && c.socket.write('a'), 100);
     expect(await normalRequestMs()).toBeLessThan(500);
     const ms = await c.closedAfter;
@@ -93,7 +107,9 @@ describe('slow and half-open connections', () => {
 
   it(`a body over ${MAX_BODY_BYTES} bytes streamed slowly gets 413 as soon as it crosses the limit`, async () => {
     const c = await open();
-    c.socket.write(`POST /api/cluster/tenant/create HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
+    c.socket.write(
+      `POST /api/cluster/tenant/create HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(256 * 1024, 0x20);
     const started = performance.now();
     let sent = 0;

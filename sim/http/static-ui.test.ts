@@ -34,12 +34,26 @@ describe('StaticUi', () => {
   });
 
   it('leaves the paths the server routes to the server', () => {
-    for (const p of ['/api/cluster/tenant/list', '/api/v1/login', '/health/ready', '/metrics', '/mcp', '/.well-known/oauth-protected-resource', '/register', '/debug/pprof/flamegraph', '/_sim/clock']) expect(isServerPath(p), p).toBe(true);
+    for (const p of [
+      '/api/cluster/tenant/list',
+      '/api/v1/login',
+      '/health/ready',
+      '/metrics',
+      '/mcp',
+      '/.well-known/oauth-protected-resource',
+      '/register',
+      '/debug/pprof/flamegraph',
+      '/_sim/clock',
+    ])
+      expect(isServerPath(p), p).toBe(true);
     for (const p of ['/', '/index.html', '/assets/app.js', '/mqtt/overview', '/apis', '/healthz']) expect(isServerPath(p), p).toBe(false);
   });
 
-  it('points the dashboard\'s config.js at the node that serves it', () => {
-    const out = withApiPort(Buffer.from('window.__APP_CONFIG__ = { "port": 4000, "api": { "port": null, "baseUrl": "http://elsewhere" } };\n'), 58081).toString();
+  it("points the dashboard's config.js at the node that serves it", () => {
+    const out = withApiPort(
+      Buffer.from('window.__APP_CONFIG__ = { "port": 4000, "api": { "port": null, "baseUrl": "http://elsewhere" } };\n'),
+      58081,
+    ).toString();
     expect(out).toBe('window.__APP_CONFIG__ = {"port":4000,"api":{"port":58081,"baseUrl":null}};\n');
     expect(withApiPort(Buffer.from('export default 1'), 1).toString()).toBe('export default 1');
   });
@@ -85,7 +99,9 @@ describe('mqsim serve --ui DIR', () => {
     expect([post.status, post.headers.allow, post.text]).toEqual([405, 'GET,HEAD', '']);
     const head = await get(running.baseUrl, '/assets/app.js', { method: 'HEAD' });
     expect([head.status, head.headers['content-length'], head.text]).toEqual([200, String('console.log("dashboard")'.length), '']);
-    const cached = await get(running.baseUrl, '/assets/app.js', { headers: { 'if-modified-since': String(head.headers['last-modified']) } });
+    const cached = await get(running.baseUrl, '/assets/app.js', {
+      headers: { 'if-modified-since': String(head.headers['last-modified']) },
+    });
     expect([cached.status, cached.text]).toEqual([304, '']);
   });
 

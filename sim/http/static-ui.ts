@@ -94,7 +94,12 @@ export class StaticUi {
    * The answer for a request, or undefined when the server routes the path itself. `port` is the
    * port the request arrived on (for config.js).
    */
-  async answer(method: string, rawPath: string, headers: Record<string, string | string[] | undefined>, port: number): Promise<UiAnswer | undefined> {
+  async answer(
+    method: string,
+    rawPath: string,
+    headers: Record<string, string | string[] | undefined>,
+    port: number,
+  ): Promise<UiAnswer | undefined> {
     let path: string;
     try {
       path = decodeURIComponent(rawPath);
@@ -132,15 +137,24 @@ export class StaticUi {
     }
   }
 
-  private async serveFile(file: string, status: number, headers: Record<string, string | string[] | undefined>, port: number): Promise<UiAnswer> {
+  private async serveFile(
+    file: string,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    port: number,
+  ): Promise<UiAnswer> {
     const info = await stat(file);
     const modified = new Date(Math.floor(info.mtimeMs / 1000) * 1000);
     const since = headers['if-modified-since'];
     const sinceMs = typeof since === 'string' ? Date.parse(since) : NaN;
     let body: Buffer = await readFile(file);
     if (file.endsWith(`${sep}config.js`)) body = withApiPort(body, port);
-    const out: Record<string, string> = { 'content-type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream', 'last-modified': modified.toUTCString() };
-    if (status === 200 && !Number.isNaN(sinceMs) && modified.getTime() <= sinceMs) return { status: 304, headers: out, body: Buffer.alloc(0) };
+    const out: Record<string, string> = {
+      'content-type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'last-modified': modified.toUTCString(),
+    };
+    if (status === 200 && !Number.isNaN(sinceMs) && modified.getTime() <= sinceMs)
+      return { status: 304, headers: out, body: Buffer.alloc(0) };
     return { status, headers: out, body };
   }
 }

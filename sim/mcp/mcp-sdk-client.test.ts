@@ -45,7 +45,9 @@ describe('an MCP SDK client drives the simulated mq9 through /mcp', () => {
   it('lists the nine tools (listTools(), as an agent does; the raw list also carries the real input_schema)', async () => {
     const { tools } = await client.listTools();
     expect(tools.every((t) => t.inputSchema.type === 'object')).toBe(true);
-    const listed = (await client.request({ method: 'tools/list' }, ResultSchema)) as { tools: { name: string; input_schema: { type: string } }[] };
+    const listed = (await client.request({ method: 'tools/list' }, ResultSchema)) as {
+      tools: { name: string; input_schema: { type: string } }[];
+    };
     expect(tools.map((t) => t.name)).toEqual(listed.tools.map((t) => t.name));
     expect(listed.tools.map((t) => t.name)).toEqual([
       'mq9_create_mailbox',
@@ -68,35 +70,65 @@ describe('an MCP SDK client drives the simulated mq9 through /mcp', () => {
     // What an agent reads: the same object as the text of MCP content.
     expect(JSON.parse(created.content[0].text)).toMatchObject({ mail_address: 'sdk.inbox', created: true });
     const mails = await adminGet('/api/mq9/mail/list?mail_address=sdk.inbox');
-    expect(mails.data.data).toEqual([{ tenant: 'default', mail_address: 'sdk.inbox', desc: 'made by an MCP client', ttl: 600, create_time: expect.any(Number) }]);
+    expect(mails.data.data).toEqual([
+      { tenant: 'default', mail_address: 'sdk.inbox', desc: 'made by an MCP client', ttl: 600, create_time: expect.any(Number) },
+    ]);
 
-    expect(await call('mq9_send_message', { mail_address: 'sdk.inbox', payload: 'first' })).toMatchObject({ msg_id: 0, mail_address: 'sdk.inbox' });
-    expect(await call('mq9_send_message', { mail_address: 'sdk.inbox', payload: 'urgent one', priority: 'urgent' })).toMatchObject({ msg_id: 1 });
-    const fetched = await call('mq9_fetch_messages', { mail_address: 'sdk.inbox', group_name: 'agent-a', reset_to: 'earliest', max_messages: 10 });
+    expect(await call('mq9_send_message', { mail_address: 'sdk.inbox', payload: 'first' })).toMatchObject({
+      msg_id: 0,
+      mail_address: 'sdk.inbox',
+    });
+    expect(await call('mq9_send_message', { mail_address: 'sdk.inbox', payload: 'urgent one', priority: 'urgent' })).toMatchObject({
+      msg_id: 1,
+    });
+    const fetched = await call('mq9_fetch_messages', {
+      mail_address: 'sdk.inbox',
+      group_name: 'agent-a',
+      reset_to: 'earliest',
+      max_messages: 10,
+    });
     expect(fetched.messages.map((m: any) => [m.msg_id, m.payload, m.priority])).toEqual([
       [1, 'urgent one', 'urgent'],
       [0, 'first', 'normal'],
     ]);
-    expect(await call('mq9_ack_message', { mail_address: 'sdk.inbox', group_name: 'agent-a', msg_id: 1 })).toMatchObject({ msg_id: 1, acked: true });
+    expect(await call('mq9_ack_message', { mail_address: 'sdk.inbox', group_name: 'agent-a', msg_id: 1 })).toMatchObject({
+      msg_id: 1,
+      acked: true,
+    });
     expect((await call('mq9_fetch_messages', { mail_address: 'sdk.inbox', group_name: 'agent-a' })).messages).toEqual([]);
-    expect((await call('mq9_query_mailbox', { mail_address: 'sdk.inbox' })).messages.map((m: any) => m.payload)).toEqual(['first', 'urgent one']);
+    expect((await call('mq9_query_mailbox', { mail_address: 'sdk.inbox' })).messages.map((m: any) => m.payload)).toEqual([
+      'first',
+      'urgent one',
+    ]);
     expect(await call('mq9_delete_message', { mail_address: 'sdk.inbox', msg_id: 0 })).toMatchObject({ msg_id: 0, deleted: true });
     expect((await call('mq9_query_mailbox', { mail_address: 'sdk.inbox' })).messages.map((m: any) => m.msg_id)).toEqual([1]);
   });
 
   it('registers, discovers and unregisters an agent; the admin agent list follows', async () => {
-    expect(await client.callTool({ name: 'mq9_register_agent', arguments: { name: 'sdk-agent', payload: 'summarizes documents' } })).toMatchObject({ name: 'sdk-agent', registered: true });
-    expect((await adminGet('/api/mq9/agent/list?name=sdk-agent')).data.data.map((a: any) => a.agent_info)).toEqual(['summarizes documents']);
+    expect(
+      await client.callTool({ name: 'mq9_register_agent', arguments: { name: 'sdk-agent', payload: 'summarizes documents' } }),
+    ).toMatchObject({ name: 'sdk-agent', registered: true });
+    expect((await adminGet('/api/mq9/agent/list?name=sdk-agent')).data.data.map((a: any) => a.agent_info)).toEqual([
+      'summarizes documents',
+    ]);
     const found = (await client.callTool({ name: 'mq9_discover_agents', arguments: { query: 'summaries' } })) as any;
     expect(found.agents).toEqual([{ name: 'sdk-agent', agent_info: 'summarizes documents' }]);
-    expect(await client.callTool({ name: 'mq9_unregister_agent', arguments: { name: 'sdk-agent' } })).toMatchObject({ name: 'sdk-agent', unregistered: true });
+    expect(await client.callTool({ name: 'mq9_unregister_agent', arguments: { name: 'sdk-agent' } })).toMatchObject({
+      name: 'sdk-agent',
+      unregistered: true,
+    });
     expect((await adminGet('/api/mq9/agent/list')).data.total_count).toBe(0);
   });
 
   it('surfaces the real errors as JSON-RPC errors', async () => {
-    const failure = await client.callTool({ name: 'mq9_send_message', arguments: { mail_address: 'no.such.box', payload: 'x' } }).catch((e: unknown) => e);
+    const failure = await client
+      .callTool({ name: 'mq9_send_message', arguments: { mail_address: 'no.such.box', payload: 'x' } })
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(McpError);
-    expect([(failure as McpError).code, (failure as McpError).message]).toEqual([-32603, 'MCP error -32603: mailbox no.such.box does not exist']);
+    expect([(failure as McpError).code, (failure as McpError).message]).toEqual([
+      -32603,
+      'MCP error -32603: mailbox no.such.box does not exist',
+    ]);
     const unknown = await client.callTool({ name: 'mq9_nope', arguments: {} }).catch((e: unknown) => e);
     expect((unknown as McpError).code).toBe(-32602);
     server.cluster.mq9.setRunning(false);
@@ -106,7 +138,11 @@ describe('an MCP SDK client drives the simulated mq9 through /mcp', () => {
   });
 
   it('refuses a body over the limit as axum does, over the real listener', async () => {
-    const res = await request(`${server.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"jsonrpc":"2.0","method":"ping","params":"${'x'.repeat(2_200_000)}"}` });
+    const res = await request(`${server.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"jsonrpc":"2.0","method":"ping","params":"${'x'.repeat(2_200_000)}"}`,
+    });
     expect([res.statusCode, await res.body.text()]).toEqual([413, 'Failed to buffer the request body: length limit exceeded']);
   });
 });

@@ -29,8 +29,7 @@ export interface McpRequest {
 }
 
 export type McpResponse =
-  | { jsonrpc: '2.0'; id: unknown; result: unknown }
-  | { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } };
+  { jsonrpc: '2.0'; id: unknown; result: unknown } | { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } };
 
 export const MCP_PROTOCOL_VERSION = '2024-11-05';
 export const MCP_SERVER_NAME = 'robustmq-mq9-mcp';
@@ -57,12 +56,17 @@ function dispatch(cluster: Cluster, req: McpRequest, id: unknown): McpResponse {
       return ok(id, {});
     case 'initialize':
       // The real server answers with its crate version; the simulator's version stands in for it.
-      return ok(id, { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: MCP_SERVER_NAME, version: MQSIM_VERSION } });
+      return ok(id, {
+        protocolVersion: MCP_PROTOCOL_VERSION,
+        capabilities: { tools: {} },
+        serverInfo: { name: MCP_SERVER_NAME, version: MQSIM_VERSION },
+      });
     case 'tools/list':
       return ok(id, { tools: toolDescriptions() });
     case 'tools/call': {
       const params = req.params;
-      const object = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
+      const object =
+        params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
       const name = object?.name;
       if (typeof name !== 'string') throw new InternalError("missing 'name' in tools/call params");
       const args = object && 'arguments' in object ? object.arguments : {};

@@ -52,14 +52,21 @@ function messagesOf(reply: Obj): Obj[] {
  * The real `parse_reset_to`: omitted resumes (latest, no forced reset); `earliest`, `latest`,
  * `time:<unix seconds>` and `id:<msg_id>` force a reset there; anything else forces latest.
  */
-function resetTo(value: string | undefined): { deliver: string; from_time: number | null; from_id: number | null; force_deliver: boolean | null } {
+function resetTo(value: string | undefined): {
+  deliver: string;
+  from_time: number | null;
+  from_id: number | null;
+  force_deliver: boolean | null;
+} {
   const plain = (deliver: string, force: boolean | null) => ({ deliver, from_time: null, from_id: null, force_deliver: force });
   if (value === undefined) return plain('latest', null);
   if (value === 'earliest' || value === 'latest') return plain(value, true);
   const time = /^time:(\d+)$/.exec(value);
-  if (time && Number.isSafeInteger(Number(time[1]))) return { deliver: 'from_time', from_time: Number(time[1]), from_id: null, force_deliver: true };
+  if (time && Number.isSafeInteger(Number(time[1])))
+    return { deliver: 'from_time', from_time: Number(time[1]), from_id: null, force_deliver: true };
   const id = /^id:(\d+)$/.exec(value);
-  if (id && Number.isSafeInteger(Number(id[1]))) return { deliver: 'from_id', from_time: null, from_id: Number(id[1]), force_deliver: true };
+  if (id && Number.isSafeInteger(Number(id[1])))
+    return { deliver: 'from_id', from_time: null, from_id: Number(id[1]), force_deliver: true };
   return plain('latest', true);
 }
 
@@ -77,7 +84,14 @@ const TOOLS: readonly Tool[] = [
       },
       required: [],
     },
-    args: { name: 'CreateMailboxArgs', fields: [{ name: 'name', type: STRING, optional: true }, { name: 'ttl', type: U64, optional: true }, { name: 'desc', type: STRING, optional: true }] },
+    args: {
+      name: 'CreateMailboxArgs',
+      fields: [
+        { name: 'name', type: STRING, optional: true },
+        { name: 'ttl', type: U64, optional: true },
+        { name: 'desc', type: STRING, optional: true },
+      ],
+    },
     run: (cluster, a) => {
       const reply = ask(cluster, MQ9_SUBJECTS.mailboxCreate, { name: a.name ?? null, ttl: a.ttl ?? null, desc: a.desc ?? null });
       return { mail_address: reply.mail_address, created: true };
@@ -91,14 +105,30 @@ const TOOLS: readonly Tool[] = [
       properties: {
         mail_address: str('Destination mailbox address.'),
         payload: str('Message body (UTF-8 string). Can be plain text or JSON.'),
-        priority: { type: 'string', enum: ['normal', 'urgent', 'critical'], description: "Message priority. Default is 'normal'. Use 'urgent' or 'critical' for time-sensitive messages." },
+        priority: {
+          type: 'string',
+          enum: ['normal', 'urgent', 'critical'],
+          description: "Message priority. Default is 'normal'. Use 'urgent' or 'critical' for time-sensitive messages.",
+        },
       },
       required: ['mail_address', 'payload'],
     },
-    args: { name: 'SendMessageArgs', fields: [{ name: 'mail_address', type: STRING }, { name: 'payload', type: STRING }, { name: 'priority', type: STRING, optional: true }] },
+    args: {
+      name: 'SendMessageArgs',
+      fields: [
+        { name: 'mail_address', type: STRING },
+        { name: 'payload', type: STRING },
+        { name: 'priority', type: STRING, optional: true },
+      ],
+    },
     run: (cluster, a) => {
       // The priority travels as the mq9-priority header, the body is the payload as it is.
-      const reply = ask(cluster, msgSubject('send', a.mail_address as string), a.payload as string, a.priority === undefined ? {} : { 'mq9-priority': a.priority as string });
+      const reply = ask(
+        cluster,
+        msgSubject('send', a.mail_address as string),
+        a.payload as string,
+        a.priority === undefined ? {} : { 'mq9-priority': a.priority as string },
+      );
       return { msg_id: reply.msg_id, mail_address: a.mail_address };
     },
   },
@@ -129,7 +159,11 @@ const TOOLS: readonly Tool[] = [
       ],
     },
     run: (cluster, a) => {
-      const req = { group_name: a.group_name ?? null, ...resetTo(a.reset_to as string | undefined), config: { num_msgs: a.max_messages ?? null, max_wait_ms: null } };
+      const req = {
+        group_name: a.group_name ?? null,
+        ...resetTo(a.reset_to as string | undefined),
+        config: { num_msgs: a.max_messages ?? null, max_wait_ms: null },
+      };
       return { messages: messagesOf(ask(cluster, msgSubject('fetch', a.mail_address as string), req)) };
     },
   },
@@ -145,9 +179,20 @@ const TOOLS: readonly Tool[] = [
       },
       required: ['mail_address', 'group_name', 'msg_id'],
     },
-    args: { name: 'AckMessageArgs', fields: [{ name: 'mail_address', type: STRING }, { name: 'group_name', type: STRING }, { name: 'msg_id', type: U64 }] },
+    args: {
+      name: 'AckMessageArgs',
+      fields: [
+        { name: 'mail_address', type: STRING },
+        { name: 'group_name', type: STRING },
+        { name: 'msg_id', type: U64 },
+      ],
+    },
     run: (cluster, a) => {
-      ask(cluster, msgSubject('ack', a.mail_address as string), { group_name: a.group_name, mail_address: a.mail_address, msg_id: a.msg_id });
+      ask(cluster, msgSubject('ack', a.mail_address as string), {
+        group_name: a.group_name,
+        mail_address: a.mail_address,
+        msg_id: a.msg_id,
+      });
       return { msg_id: a.msg_id, acked: true };
     },
   },
@@ -160,7 +205,11 @@ const TOOLS: readonly Tool[] = [
       properties: {
         mail_address: str('Mailbox address.'),
         key: str('Filter by message key (exact match).'),
-        tags: { type: 'array', items: { type: 'string' }, description: 'Filter by tags. Only messages carrying all specified tags are returned.' },
+        tags: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Filter by tags. Only messages carrying all specified tags are returned.',
+        },
         since: int('Only return messages created after this Unix timestamp (seconds).'),
         limit: int('Maximum number of messages to return. Default 20.'),
       },
@@ -193,7 +242,13 @@ const TOOLS: readonly Tool[] = [
       },
       required: ['name', 'payload'],
     },
-    args: { name: 'RegisterAgentArgs', fields: [{ name: 'name', type: STRING }, { name: 'payload', type: STRING }] },
+    args: {
+      name: 'RegisterAgentArgs',
+      fields: [
+        { name: 'name', type: STRING },
+        { name: 'payload', type: STRING },
+      ],
+    },
     run: (cluster, a) => {
       ask(cluster, MQ9_SUBJECTS.agentRegister, { name: a.name, payload: a.payload });
       return { name: a.name, registered: true };
@@ -201,7 +256,8 @@ const TOOLS: readonly Tool[] = [
   },
   {
     name: 'mq9_discover_agents',
-    description: 'Find agents registered in the mq9 registry. Use this to locate agents with specific capabilities before sending them a message.',
+    description:
+      'Find agents registered in the mq9 registry. Use this to locate agents with specific capabilities before sending them a message.',
     input_schema: {
       type: 'object',
       properties: {
@@ -210,7 +266,13 @@ const TOOLS: readonly Tool[] = [
       },
       required: [],
     },
-    args: { name: 'DiscoverAgentsArgs', fields: [{ name: 'query', type: STRING, optional: true }, { name: 'limit', type: U32, optional: true }] },
+    args: {
+      name: 'DiscoverAgentsArgs',
+      fields: [
+        { name: 'query', type: STRING, optional: true },
+        { name: 'limit', type: U32, optional: true },
+      ],
+    },
     run: (cluster, a) => {
       // As the real tool: `query` is sent under that name, which AGENT.DISCOVER does not read
       // (it reads `text` and `semantic`), so every agent of the tenant comes back.
@@ -231,7 +293,13 @@ const TOOLS: readonly Tool[] = [
       },
       required: ['mail_address', 'msg_id'],
     },
-    args: { name: 'DeleteMessageArgs', fields: [{ name: 'mail_address', type: STRING }, { name: 'msg_id', type: U64 }] },
+    args: {
+      name: 'DeleteMessageArgs',
+      fields: [
+        { name: 'mail_address', type: STRING },
+        { name: 'msg_id', type: U64 },
+      ],
+    },
     run: (cluster, a) => {
       ask(cluster, msgSubject('delete', a.mail_address as string, a.msg_id as number), '');
       return { msg_id: a.msg_id, deleted: true };
@@ -258,7 +326,9 @@ export function toolDescriptions(): ToolDescription[] {
   return TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, inputSchema: t.input_schema }));
 }
 
-export function toolNamed(name: string): { args: StructDef; run: (cluster: Cluster, args: unknown) => Record<string, unknown> } | undefined {
+export function toolNamed(
+  name: string,
+): { args: StructDef; run: (cluster: Cluster, args: unknown) => Record<string, unknown> } | undefined {
   const tool = TOOLS.find((t) => t.name === name);
   // The arguments are read as serde_json::from_value reads them: a SerdeError names what is wrong.
   return tool && { args: tool.args, run: (cluster, args) => tool.run(cluster, readStruct(tool.args, args)) };

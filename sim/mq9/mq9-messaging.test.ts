@@ -81,7 +81,10 @@ describe('mq9 MSG commands', () => {
     expect(query({ tags: ['orders', 'vip'] })).toEqual([1]);
     expect(query({ since: Math.floor(sim.cluster.options.epochMs / 1000) + 1 })).toEqual([1, 2]);
     expect(query({ limit: 1 })).toEqual([1]);
-    expect(ask(msgSubject('query', 'task.queue'), '{"limit":-1}')).toEqual({ error: 'invalid query request: invalid value: integer `-1`, expected u64', messages: [] });
+    expect(ask(msgSubject('query', 'task.queue'), '{"limit":-1}')).toEqual({
+      error: 'invalid query request: invalid value: integer `-1`, expected u64',
+      messages: [],
+    });
     expect(ids(fetch({ group_name: 'g', deliver: 'earliest' }))).toEqual([1, 2]);
   });
 
@@ -106,9 +109,15 @@ describe('mq9 MSG commands', () => {
     expect(ask(msgSubject('fetch', 'no.box'), '{}')).toEqual({ error: 'mailbox no.box does not exist', messages: [] });
     expect(ask(msgSubject('query', 'no.box'), '')).toEqual({ error: 'mailbox no.box does not exist', messages: [] });
     expect(ask(msgSubject('delete', 'no.box', 0))).toEqual({ error: 'mailbox no.box does not exist', deleted: false });
-    expect(ask(msgSubject('ack', 'task.queue'), { group_name: 'g', mail_address: 'no.box', msg_id: 0 })).toEqual({ error: 'mailbox not found: no.box' });
-    expect(ask(msgSubject('ack', 'task.queue'), { group_name: 'g', mail_address: 'task.queue' })).toEqual({ error: 'missing field `msg_id`' });
-    expect(fetch({ deliver: 'newest' }).error).toBe('unknown variant `newest`, expected one of `earliest`, `latest`, `from_time`, `from_id`');
+    expect(ask(msgSubject('ack', 'task.queue'), { group_name: 'g', mail_address: 'no.box', msg_id: 0 })).toEqual({
+      error: 'mailbox not found: no.box',
+    });
+    expect(ask(msgSubject('ack', 'task.queue'), { group_name: 'g', mail_address: 'task.queue' })).toEqual({
+      error: 'missing field `msg_id`',
+    });
+    expect(fetch({ deliver: 'newest' }).error).toBe(
+      'unknown variant `newest`, expected one of `earliest`, `latest`, `from_time`, `from_id`',
+    );
     expect(fetch('').error).toBe('EOF while parsing a value at line 1 column 0');
     expect(fetch({ config: { num_msgs: 'all' } }).error).toBe('invalid type: string "all", expected u32');
   });
@@ -119,13 +128,19 @@ describe('mq9 MSG commands', () => {
     expect(ask(MQ9_SUBJECTS.agentReport, { name: 'planner', report_info: 'busy' })).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentReport, { name: '' })).toEqual({ error: 'agent name must not be empty' });
     expect(ask(MQ9_SUBJECTS.agentReport, '{"report_info":"x"}')).toEqual({ error: 'invalid AGENT.REPORT payload: missing field `name`' });
-    expect(sim.cluster.mq9.agentReports()).toEqual([{ tenant: 'default', name: 'planner', report_info: 'busy', report_time: Math.floor(sim.cluster.options.epochMs / 1000) + 2 }]);
+    expect(sim.cluster.mq9.agentReports()).toEqual([
+      { tenant: 'default', name: 'planner', report_info: 'busy', report_time: Math.floor(sim.cluster.options.epochMs / 1000) + 2 },
+    ]);
   });
 
   it('records every change in the trace and nothing for reads; an expired mailbox takes its messages along', () => {
     const { sim, ask, send, fetch } = setUp();
     send('m');
-    const kinds = () => sim.cluster.engine.trace.tail(1000).filter((e) => e.kind.startsWith('mq9.msg')).map((e) => e.kind);
+    const kinds = () =>
+      sim.cluster.engine.trace
+        .tail(1000)
+        .filter((e) => e.kind.startsWith('mq9.msg'))
+        .map((e) => e.kind);
     expect(kinds()).toEqual(['mq9.msg.send']);
     const length = sim.cluster.engine.trace.length;
     fetch({ deliver: 'earliest' });

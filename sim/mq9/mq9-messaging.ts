@@ -109,7 +109,13 @@ export class Mq9Messaging {
         expiresAt: input.ttlSec === undefined ? null : now + input.ttlSec * 1000,
         header: input.header ?? null,
       });
-      this.cluster.engine.record('mq9.msg.send', { tenant, address, msgId: message.msgId, priority, ...(replaced.length ? { replaced } : {}) });
+      this.cluster.engine.record('mq9.msg.send', {
+        tenant,
+        address,
+        msgId: message.msgId,
+        priority,
+        ...(replaced.length ? { replaced } : {}),
+      });
       return message;
     };
     if (input.delaySec === undefined || input.delaySec <= 0) return store().msgId;
@@ -183,10 +189,15 @@ export class Mq9Messaging {
     const messages = this.messagesOf(tenant, input.mailAddress, `mailbox ${input.mailAddress} does not exist`);
     const limit = Math.min(input.limit ?? QUERY_MAX_MESSAGES, QUERY_MAX_MESSAGES);
     const live = messages.live(this.cluster.now());
-    if (input.key !== undefined) return live.filter((m) => m.key === input.key).slice(-1).slice(0, limit);
+    if (input.key !== undefined)
+      return live
+        .filter((m) => m.key === input.key)
+        .slice(-1)
+        .slice(0, limit);
     if (input.tags !== undefined && input.tags.length > 0) {
       const out: Mq9Message[] = [];
-      for (const tag of input.tags) for (const m of live.filter((x) => x.tags.includes(tag)).slice(0, limit)) if (!out.includes(m)) out.push(m);
+      for (const tag of input.tags)
+        for (const m of live.filter((x) => x.tags.includes(tag)).slice(0, limit)) if (!out.includes(m)) out.push(m);
       return out;
     }
     const since = (input.since ?? 0) * 1000;

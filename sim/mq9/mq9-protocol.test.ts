@@ -27,7 +27,9 @@ describe('mq9 protocol requests', () => {
     expect(ask(MQ9_SUBJECTS.agentRegister, '')).toEqual({ error: 'payload must not be empty' });
     expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'planner', description: 'plans' }))).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'raw', payload: 'info text' }))).toEqual({ error: '' });
-    expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'empty', payload: '' }))).toEqual({ error: 'agent_info must not be empty' });
+    expect(ask(MQ9_SUBJECTS.agentRegister, JSON.stringify({ name: 'empty', payload: '' }))).toEqual({
+      error: 'agent_info must not be empty',
+    });
     expect(ask(MQ9_SUBJECTS.agentRegister, '{"x":1}').error).toMatch(/^invalid AGENT.REGISTER payload/);
     expect(ask(MQ9_SUBJECTS.agentDiscover, '')).toEqual({
       error: '',
@@ -42,11 +44,16 @@ describe('mq9 protocol requests', () => {
     // Paging applies to a search; the plain list is the whole registry, as the real one.
     expect(names('{"text":"a","limit":1,"page":2}')).toEqual(['raw']);
     expect(names('{"limit":1,"page":2}')).toEqual(['planner', 'raw']);
-    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"limit":"x"}')).toEqual({ error: 'invalid AGENT.DISCOVER payload: invalid type: string "x", expected u32', agents: [] });
+    expect(ask(MQ9_SUBJECTS.agentDiscover, '{"limit":"x"}')).toEqual({
+      error: 'invalid AGENT.DISCOVER payload: invalid type: string "x", expected u32',
+      agents: [],
+    });
     expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":"raw"}')).toEqual({ error: '' });
     expect(ask(MQ9_SUBJECTS.agentUnregister, '{"name":""}')).toEqual({ error: 'agent name must not be empty' });
-    expect(ask(MQ9_SUBJECTS.agentUnregister, '').error).toBe('invalid AGENT.UNREGISTER payload: EOF while parsing a value at line 1 column 0');
+    expect(ask(MQ9_SUBJECTS.agentUnregister, '').error).toBe(
+      'invalid AGENT.UNREGISTER payload: EOF while parsing a value at line 1 column 0',
+    );
     expect(sim.cluster.mq9.listAgents().map((a) => a.name)).toEqual(['planner']);
     expect(answerMq9Request(sim.cluster, '$mq9.AI.NOPE', '{}')).toBeUndefined();
     // A subject with no mailbox (NATS itself refuses one ending in a dot) names the empty address.

@@ -25,7 +25,10 @@ export const MQ9_MSG_PREFIXES = {
 } as const;
 
 /** What a NATS bridge subscribes to: the exact subjects, and every subject under each MSG prefix. */
-export const MQ9_SUBSCRIPTIONS: readonly string[] = [...Object.values(MQ9_SUBJECTS), ...Object.values(MQ9_MSG_PREFIXES).map((p) => `${p}>`)];
+export const MQ9_SUBSCRIPTIONS: readonly string[] = [
+  ...Object.values(MQ9_SUBJECTS),
+  ...Object.values(MQ9_MSG_PREFIXES).map((p) => `${p}>`),
+];
 
 /** The subject of a MSG command for a mailbox (and a message, for DELETE). */
 export function msgSubject(command: keyof typeof MQ9_MSG_PREFIXES, mailAddress: string, msgId?: number | string): string {
@@ -40,10 +43,29 @@ const TENANT = 'default';
 
 // ---- request structs (mq9-core protocol.rs) -----------------------------------------------------
 
-const MAILBOX_CREATE_REQ: StructDef = { name: 'MailboxCreateReq', fields: [{ name: 'name', type: STRING, optional: true }, { name: 'ttl', type: U64, optional: true }, { name: 'desc', type: STRING, optional: true }] };
-const AGENT_REGISTER_REQ: StructDef = { name: 'AgentRegisterReq', fields: [{ name: 'name', type: STRING }, { name: 'payload', type: STRING }] };
+const MAILBOX_CREATE_REQ: StructDef = {
+  name: 'MailboxCreateReq',
+  fields: [
+    { name: 'name', type: STRING, optional: true },
+    { name: 'ttl', type: U64, optional: true },
+    { name: 'desc', type: STRING, optional: true },
+  ],
+};
+const AGENT_REGISTER_REQ: StructDef = {
+  name: 'AgentRegisterReq',
+  fields: [
+    { name: 'name', type: STRING },
+    { name: 'payload', type: STRING },
+  ],
+};
 const AGENT_UNREGISTER_REQ: StructDef = { name: 'AgentUnregisterReq', fields: [{ name: 'name', type: STRING }] };
-const AGENT_REPORT_REQ: StructDef = { name: 'AgentReportReq', fields: [{ name: 'name', type: STRING }, { name: 'report_info', type: STRING, optional: true }] };
+const AGENT_REPORT_REQ: StructDef = {
+  name: 'AgentReportReq',
+  fields: [
+    { name: 'name', type: STRING },
+    { name: 'report_info', type: STRING, optional: true },
+  ],
+};
 const AGENT_DISCOVER_REQ: StructDef = {
   name: 'AgentDiscoverReq',
   fields: [
@@ -53,7 +75,13 @@ const AGENT_DISCOVER_REQ: StructDef = {
     { name: 'page', type: U32, optional: true },
   ],
 };
-const MSG_FETCH_CONFIG: StructDef = { name: 'MsgFetchConfig', fields: [{ name: 'num_msgs', type: U32, optional: true }, { name: 'max_wait_ms', type: U64, optional: true }] };
+const MSG_FETCH_CONFIG: StructDef = {
+  name: 'MsgFetchConfig',
+  fields: [
+    { name: 'num_msgs', type: U32, optional: true },
+    { name: 'max_wait_ms', type: U64, optional: true },
+  ],
+};
 const MSG_FETCH_REQ: StructDef = {
   name: 'MsgFetchReq',
   fields: [
@@ -66,7 +94,14 @@ const MSG_FETCH_REQ: StructDef = {
     { name: 'config', type: { kind: 'struct', struct: MSG_FETCH_CONFIG }, optional: true },
   ],
 };
-const MSG_ACK_REQ: StructDef = { name: 'MsgAckReq', fields: [{ name: 'group_name', type: STRING }, { name: 'mail_address', type: STRING }, { name: 'msg_id', type: U64 }] };
+const MSG_ACK_REQ: StructDef = {
+  name: 'MsgAckReq',
+  fields: [
+    { name: 'group_name', type: STRING },
+    { name: 'mail_address', type: STRING },
+    { name: 'msg_id', type: U64 },
+  ],
+};
 const MSG_QUERY_REQ: StructDef = {
   name: 'MsgQueryReq',
   fields: [
@@ -151,7 +186,10 @@ function commands(cluster: Cluster): [string, Command][] {
           if (o && typeof o === 'object' && !Array.isArray(o) && typeof o.name === 'string' && typeof o.payload !== 'string') {
             mq9.registerAgent({ tenant: TENANT, name: o.name, agent_info: JSON.stringify(o) });
           } else {
-            const req = payloadStruct(AGENT_REGISTER_REQ, payload, 'invalid AGENT.REGISTER payload: ', false) as { name: string; payload: string };
+            const req = payloadStruct(AGENT_REGISTER_REQ, payload, 'invalid AGENT.REGISTER payload: ', false) as {
+              name: string;
+              payload: string;
+            };
             mq9.registerAgent({ tenant: TENANT, name: req.name, agent_info: req.payload });
           }
           return {};
@@ -174,7 +212,10 @@ function commands(cluster: Cluster): [string, Command][] {
       {
         empty: {},
         run: (_rest, payload) => {
-          const req = payloadStruct(AGENT_REPORT_REQ, payload, 'invalid AGENT.REPORT payload: ', false) as { name: string; report_info?: string };
+          const req = payloadStruct(AGENT_REPORT_REQ, payload, 'invalid AGENT.REPORT payload: ', false) as {
+            name: string;
+            report_info?: string;
+          };
           mq9.reportAgent({ tenant: TENANT, name: req.name, ...(req.report_info !== undefined ? { reportInfo: req.report_info } : {}) });
           return {};
         },
@@ -185,9 +226,21 @@ function commands(cluster: Cluster): [string, Command][] {
       {
         empty: { agents: [] },
         run: (_rest, payload) => {
-          const req = payloadStruct(AGENT_DISCOVER_REQ, payload, 'invalid AGENT.DISCOVER payload: ', true) as { text?: string; semantic?: string; limit?: number; page?: number };
+          const req = payloadStruct(AGENT_DISCOVER_REQ, payload, 'invalid AGENT.DISCOVER payload: ', true) as {
+            text?: string;
+            semantic?: string;
+            limit?: number;
+            page?: number;
+          };
           const query = req.semantic || req.text || undefined;
-          return { agents: mq9.discoverAgents({ tenant: TENANT, ...(query ? { query } : {}), ...(req.limit !== undefined ? { limit: req.limit } : {}), ...(req.page !== undefined ? { page: req.page } : {}) }) };
+          return {
+            agents: mq9.discoverAgents({
+              tenant: TENANT,
+              ...(query ? { query } : {}),
+              ...(req.limit !== undefined ? { limit: req.limit } : {}),
+              ...(req.page !== undefined ? { page: req.page } : {}),
+            }),
+          };
         },
       },
     ],
@@ -196,7 +249,10 @@ function commands(cluster: Cluster): [string, Command][] {
       {
         empty: { msg_id: 0 },
         run: (address, payload, headers) => {
-          const tags = headers['mq9-tags']?.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+          const tags = headers['mq9-tags']
+            ?.split(',')
+            .map((t) => t.trim())
+            .filter((t) => t.length > 0);
           const ttl = secondsHeader(headers, 'mq9-ttl');
           const delay = secondsHeader(headers, 'mq9-delay');
           const header = headerBytes(headers);
@@ -260,7 +316,12 @@ function commands(cluster: Cluster): [string, Command][] {
       {
         empty: { messages: [] },
         run: (address, payload) => {
-          const req = payloadStruct(MSG_QUERY_REQ, payload, 'invalid query request: ', true) as { key?: string; tags?: string[]; since?: number; limit?: number };
+          const req = payloadStruct(MSG_QUERY_REQ, payload, 'invalid query request: ', true) as {
+            key?: string;
+            tags?: string[];
+            since?: number;
+            limit?: number;
+          };
           return { messages: msgs.query({ tenant: TENANT, mailAddress: address, ...req }).map(item) };
         },
       },
@@ -288,7 +349,12 @@ function commands(cluster: Cluster): [string, Command][] {
  * the model; the NATS bridge (live I/O), the MCP server and tests call it. Undefined for a subject it
  * does not serve.
  */
-export function answerMq9Request(cluster: Cluster, subject: string, payload: string, headers: Mq9Headers = {}): Record<string, unknown> | undefined {
+export function answerMq9Request(
+  cluster: Cluster,
+  subject: string,
+  payload: string,
+  headers: Mq9Headers = {},
+): Record<string, unknown> | undefined {
   for (const [s, command] of commands(cluster)) {
     const exact = !s.endsWith('.');
     if (exact ? subject !== s : !subject.startsWith(s)) continue;
@@ -303,6 +369,11 @@ export function answerMq9Request(cluster: Cluster, subject: string, payload: str
 }
 
 /** The same for a request given as JSON values (the MCP tools build theirs as the real ones do). */
-export function mq9Request(cluster: Cluster, subject: string, body: unknown, headers: Mq9Headers = {}): Record<string, unknown> | undefined {
+export function mq9Request(
+  cluster: Cluster,
+  subject: string,
+  body: unknown,
+  headers: Mq9Headers = {},
+): Record<string, unknown> | undefined {
   return answerMq9Request(cluster, subject, typeof body === 'string' ? body : JSON.stringify(body), headers);
 }

@@ -9,7 +9,13 @@ describe('mq9', () => {
     const page = await sim.get('/api/mq9/mail/list');
     expect(page.json.data.data).toHaveLength(20);
     expect(page.json.data.total_count).toBe(26);
-    expect(page.json.data.data[0]).toEqual({ tenant: 'default', mail_address: 'box.0', desc: '', ttl: 60, create_time: sim.cluster.options.epochMs });
+    expect(page.json.data.data[0]).toEqual({
+      tenant: 'default',
+      mail_address: 'box.0',
+      desc: '',
+      ttl: 60,
+      create_time: sim.cluster.options.epochMs,
+    });
     sim.advance(59_999);
     expect((await sim.get('/api/mq9/mail/list?mail_address=box.1')).json.data.total_count).toBe(11);
     sim.advance(1);

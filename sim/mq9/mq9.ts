@@ -38,7 +38,7 @@ export const DISCOVER_DEFAULT_LIMIT = 20;
 /** Reports kept (the oldest go first), as a bounded inner topic would keep them. */
 const MAX_AGENT_REPORTS = 1_000;
 
-const NOT_RUNNING = 'mq9 component is not running: the broker\'s lightweight agent-messaging (mq9) component is not running';
+const NOT_RUNNING = "mq9 component is not running: the broker's lightweight agent-messaging (mq9) component is not running";
 
 /**
  * mq9 mailboxes and agents. They are created by protocol commands (MAILBOX.CREATE, AGENT.REGISTER),
@@ -55,7 +55,11 @@ export class Mq9 {
   readonly messages: Mq9Messaging;
 
   constructor(private readonly cluster: Cluster) {
-    this.messages = new Mq9Messaging(cluster, (tenant, address) => this.mailboxes.get(tenant, address), () => this.requireRunning());
+    this.messages = new Mq9Messaging(
+      cluster,
+      (tenant, address) => this.mailboxes.get(tenant, address),
+      () => this.requireRunning(),
+    );
   }
 
   start(): void {
@@ -66,8 +70,14 @@ export class Mq9 {
     this.createMailbox({ name: 'support.inbox', ttl: 0, desc: 'support agent inbox' });
     this.createMailbox({ name: 'planner.tasks', ttl: 3600, desc: 'task queue of the planner agent' });
     this.createMailbox({ ttl: 600, desc: 'scratch mailbox' });
-    this.registerAgent({ name: 'planner', agent_info: JSON.stringify({ name: 'planner', description: 'plans multi-step jobs', skills: [{ id: 'plan', name: 'Plan' }] }) });
-    this.registerAgent({ name: 'translator', agent_info: JSON.stringify({ name: 'translator', description: 'translates text', skills: [{ id: 'translate', name: 'Translate' }] }) });
+    this.registerAgent({
+      name: 'planner',
+      agent_info: JSON.stringify({ name: 'planner', description: 'plans multi-step jobs', skills: [{ id: 'plan', name: 'Plan' }] }),
+    });
+    this.registerAgent({
+      name: 'translator',
+      agent_info: JSON.stringify({ name: 'translator', description: 'translates text', skills: [{ id: 'translate', name: 'Translate' }] }),
+    });
   }
 
   get isRunning(): boolean {
@@ -134,7 +144,12 @@ export class Mq9 {
   reportAgent(input: { tenant?: string; name: string; reportInfo?: string }): AgentReport {
     this.requireRunning();
     if (input.name.length === 0) throw failed('agent name must not be empty');
-    const report: AgentReport = { tenant: input.tenant ?? 'default', name: input.name, report_info: input.reportInfo ?? '', report_time: Math.floor(this.cluster.now() / 1000) };
+    const report: AgentReport = {
+      tenant: input.tenant ?? 'default',
+      name: input.name,
+      report_info: input.reportInfo ?? '',
+      report_time: Math.floor(this.cluster.now() / 1000),
+    };
     this.reports.push(report);
     if (this.reports.length > MAX_AGENT_REPORTS) this.reports.shift();
     this.cluster.engine.record('mq9.agent.report', { tenant: report.tenant, name: report.name });

@@ -31,7 +31,10 @@ describe.skipIf(!natsUp)('mq9 over a real NATS server', () => {
   const request = async (cmd: string, payload: unknown, hdrs: Record<string, string> = {}): Promise<any> => {
     const h = natsHeaders();
     for (const [k, v] of Object.entries(hdrs)) h.set(k, v);
-    const msg = await nc.request(`${prefix}.${cmd}`, sc.encode(typeof payload === 'string' ? payload : JSON.stringify(payload)), { timeout: 3_000, ...(Object.keys(hdrs).length ? { headers: h } : {}) });
+    const msg = await nc.request(`${prefix}.${cmd}`, sc.encode(typeof payload === 'string' ? payload : JSON.stringify(payload)), {
+      timeout: 3_000,
+      ...(Object.keys(hdrs).length ? { headers: h } : {}),
+    });
     return JSON.parse(sc.decode(msg.data));
   };
 
@@ -46,11 +49,19 @@ describe.skipIf(!natsUp)('mq9 over a real NATS server', () => {
   });
 
   it('creates a mailbox that the admin API lists, and expires it on virtual time', async () => {
-    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox', ttl: 120, desc: 'over nats' })).toEqual({ error: '', mail_address: 'nats.inbox' });
-    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox' })).toEqual({ error: 'mailbox nats.inbox already exists', mail_address: '' });
+    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox', ttl: 120, desc: 'over nats' })).toEqual({
+      error: '',
+      mail_address: 'nats.inbox',
+    });
+    expect(await request('MAILBOX.CREATE', { name: 'nats.inbox' })).toEqual({
+      error: 'mailbox nats.inbox already exists',
+      mail_address: '',
+    });
     expect((await request('MAILBOX.CREATE', { name: 'Bad' })).error).toBe('name may only contain lowercase letters, digits, and dots');
     const list = await sim.get('/api/mq9/mail/list?mail_address=nats.inbox');
-    expect(list.json.data.data).toEqual([{ tenant: 'default', mail_address: 'nats.inbox', desc: 'over nats', ttl: 120, create_time: sim.cluster.now() }]);
+    expect(list.json.data.data).toEqual([
+      { tenant: 'default', mail_address: 'nats.inbox', desc: 'over nats', ttl: 120, create_time: sim.cluster.now() },
+    ]);
     sim.advance(120_000);
     expect((await sim.get('/api/mq9/mail/list')).json.data.total_count).toBe(0);
   });

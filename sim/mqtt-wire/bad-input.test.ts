@@ -54,7 +54,11 @@ const parse = (bytes: Buffer, protocolVersion: 4 | 5): any[] => {
   return out;
 };
 
-const connectBytes = (clientId: string, version: 4 | 5 = 4) => mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: version, clientId, clean: true, keepalive: 30 }, { protocolVersion: version });
+const connectBytes = (clientId: string, version: 4 | 5 = 4) =>
+  mqttPacket.generate(
+    { cmd: 'connect', protocolId: 'MQTT', protocolVersion: version, clientId, clean: true, keepalive: 30 },
+    { protocolVersion: version },
+  );
 
 describe('MQTT listener: bad input', () => {
   it('closes a connection whose first packet is not CONNECT, and one that sends no CONNECT in time', async () => {
@@ -87,7 +91,9 @@ describe('MQTT listener: bad input', () => {
   });
 
   it('closes on a malformed remaining length, a second CONNECT (MQTT 5: 0x82), a wildcard topic name (0x90) and bad header flags', async () => {
-    expect((await exchange(Buffer.concat([connectBytes('bad-len'), Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x7f])]))).closedByBroker).toBe(true);
+    expect(
+      (await exchange(Buffer.concat([connectBytes('bad-len'), Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x7f])]))).closedByBroker,
+    ).toBe(true);
     const twice = await RawClient.open(broker.port(), 5);
     await twice.connect({ clientId: 'twice' });
     twice.send({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 5, clientId: 'twice', clean: true, keepalive: 30 });
@@ -99,14 +105,20 @@ describe('MQTT listener: bad input', () => {
     expect((await wildcard.next('disconnect')).reasonCode).toBe(RC.topicNameInvalid);
     await wildcard.closed;
     // SUBSCRIBE must have header flags 0010 (MQTT-3.8.1-1); 0x80 has 0000.
-    expect((await exchange(Buffer.concat([connectBytes('flags'), Buffer.from([0x80, 0x06, 0x00, 0x01, 0x00, 0x01, 0x61, 0x00])]))).closedByBroker).toBe(true);
+    expect(
+      (await exchange(Buffer.concat([connectBytes('flags'), Buffer.from([0x80, 0x06, 0x00, 0x01, 0x00, 0x01, 0x61, 0x00])])))
+        .closedByBroker,
+    ).toBe(true);
   });
 
   it('treats a half-closed socket (FIN after CONNECT) as a lost connection', async () => {
     const answer = await exchange(connectBytes('half-open'), 2_000, true);
     expect(answer.closedByBroker).toBe(true);
     expect(parse(answer.reply, 4)[0]).toMatchObject({ cmd: 'connack', returnCode: 0 });
-    await eventually(() => broker.api('/api/mqtt/client/list?client_id=half-open'), (r) => r.data.total_count === 0);
+    await eventually(
+      () => broker.api('/api/mqtt/client/list?client_id=half-open'),
+      (r) => r.data.total_count === 0,
+    );
   });
 
   it('survives fuzzed bytes (random, and after a valid CONNECT) while a subscriber keeps getting messages', async () => {
@@ -115,28 +127,66 @@ describe('MQTT listener: bad input', () => {
     const healthy = await connectClient(broker.port(3), { clientId: 'fuzz-pub', protocolVersion: 4 });
     const garbage = fc.uint8Array({ minLength: 1, maxLength: 300 });
     // Packets with a valid header byte of every type and random bodies hit deeper parser paths than pure noise.
-    const framed = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 120 })).map(([first, body]) => Uint8Array.from([first, body.length, ...body]));
+    const framed = fc
+      .tuple(fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 120 }))
+      .map(([first, body]) => Uint8Array.from([first, body.length, ...body]));
     // Well-formed packets with hostile fields (wildcards, empty topics, unknown ids, odd options) reach the handlers.
-    const topic = fc.oneof(fc.constantFrom('', '#', '+', 'a/#/b', '$share/g/x', '$SYS/x', 'fuzz/ok', 'a\u0000b'), fc.string({ maxLength: 20 }));
+    const topic = fc.oneof(
+      fc.constantFrom('', '#', '+', 'a/#/b', '$share/g/x', '$SYS/x', 'fuzz/ok', 'a\u0000b'),
+      fc.string({ maxLength: 20 }),
+    );
     const id = fc.integer({ min: 1, max: 65_535 });
     const qos = fc.constantFrom(0 as const, 1 as const, 2 as const);
     const packetOf = (v: 4 | 5) =>
-      fc.oneof(
-        fc.record({ topic, payload: fc.uint8Array({ maxLength: 40 }), qos, id, retain: fc.boolean(), dup: fc.boolean() }).map((r) => ({ cmd: 'publish' as const, topic: r.topic, payload: Buffer.from(r.payload), qos: r.qos, retain: r.retain, dup: r.dup, ...(r.qos > 0 ? { messageId: r.id } : {}) })),
-        fc.record({ id, filters: fc.array(fc.record({ topic, qos, nl: fc.boolean(), rap: fc.boolean(), rh: fc.constantFrom(0, 1, 2) }), { minLength: 1, maxLength: 3 }) }).map((r) => ({ cmd: 'subscribe' as const, messageId: r.id, subscriptions: r.filters.map((f) => (v === 5 ? f : { topic: f.topic, qos: f.qos })) })),
-        fc.record({ id, topics: fc.array(topic, { minLength: 1, maxLength: 3 }) }).map((r) => ({ cmd: 'unsubscribe' as const, messageId: r.id, unsubscriptions: r.topics })),
-        fc.record({ cmd: fc.constantFrom('puback' as const, 'pubrec' as const, 'pubrel' as const, 'pubcomp' as const), messageId: id }),
-        fc.constantFrom({ cmd: 'pingreq' as const }, { cmd: 'disconnect' as const }),
-      ).map((p) => {
-        try {
-          return mqttPacket.generate(p as never, { protocolVersion: v });
-        } catch {
-          return Buffer.from([0xc0, 0x00]); // a field mqtt-packet refuses to encode: send a PINGREQ instead
-        }
-      });
-    const session = fc.constantFrom(4 as const, 5 as const).chain((v) =>
-      fc.array(fc.oneof({ weight: 3, arbitrary: packetOf(v) }, { weight: 1, arbitrary: framed }, { weight: 1, arbitrary: garbage }), { minLength: 1, maxLength: 6 }).map((parts) => Buffer.concat([connectBytes(`fz-${v}`, v), ...parts])),
-    );
+      fc
+        .oneof(
+          fc
+            .record({ topic, payload: fc.uint8Array({ maxLength: 40 }), qos, id, retain: fc.boolean(), dup: fc.boolean() })
+            .map((r) => ({
+              cmd: 'publish' as const,
+              topic: r.topic,
+              payload: Buffer.from(r.payload),
+              qos: r.qos,
+              retain: r.retain,
+              dup: r.dup,
+              ...(r.qos > 0 ? { messageId: r.id } : {}),
+            })),
+          fc
+            .record({
+              id,
+              filters: fc.array(fc.record({ topic, qos, nl: fc.boolean(), rap: fc.boolean(), rh: fc.constantFrom(0, 1, 2) }), {
+                minLength: 1,
+                maxLength: 3,
+              }),
+            })
+            .map((r) => ({
+              cmd: 'subscribe' as const,
+              messageId: r.id,
+              subscriptions: r.filters.map((f) => (v === 5 ? f : { topic: f.topic, qos: f.qos })),
+            })),
+          fc
+            .record({ id, topics: fc.array(topic, { minLength: 1, maxLength: 3 }) })
+            .map((r) => ({ cmd: 'unsubscribe' as const, messageId: r.id, unsubscriptions: r.topics })),
+          fc.record({ cmd: fc.constantFrom('puback' as const, 'pubrec' as const, 'pubrel' as const, 'pubcomp' as const), messageId: id }),
+          fc.constantFrom({ cmd: 'pingreq' as const }, { cmd: 'disconnect' as const }),
+        )
+        .map((p) => {
+          try {
+            return mqttPacket.generate(p as never, { protocolVersion: v });
+          } catch {
+            return Buffer.from([0xc0, 0x00]); // a field mqtt-packet refuses to encode: send a PINGREQ instead
+          }
+        });
+    const session = fc
+      .constantFrom(4 as const, 5 as const)
+      .chain((v) =>
+        fc
+          .array(fc.oneof({ weight: 3, arbitrary: packetOf(v) }, { weight: 1, arbitrary: framed }, { weight: 1, arbitrary: garbage }), {
+            minLength: 1,
+            maxLength: 6,
+          })
+          .map((parts) => Buffer.concat([connectBytes(`fz-${v}`, v), ...parts])),
+      );
     const input = fc.oneof(garbage, framed, session);
     let round = 0;
     await fc.assert(

@@ -16,16 +16,30 @@ describe('Login', () => {
   it('takes the tenant from the user property, else from tenant@user when it names a tenant, else default', () => {
     const login = new Login(cluster(false));
     expect(login.check({ username: 'acme@bob', password: pw('pw') })).toEqual({ ok: true, tenant: 'acme', username: 'bob' });
-    expect(login.check({ username: 'bob', password: pw('pw'), tenantProperty: 'acme' })).toEqual({ ok: true, tenant: 'acme', username: 'bob' });
-    expect(login.check({ username: 'acme@bob', password: pw('pw'), tenantProperty: 'acme' })).toEqual({ ok: true, tenant: 'acme', username: 'bob' });
+    expect(login.check({ username: 'bob', password: pw('pw'), tenantProperty: 'acme' })).toEqual({
+      ok: true,
+      tenant: 'acme',
+      username: 'bob',
+    });
+    expect(login.check({ username: 'acme@bob', password: pw('pw'), tenantProperty: 'acme' })).toEqual({
+      ok: true,
+      tenant: 'acme',
+      username: 'bob',
+    });
     // "a" is no tenant: the whole name is the user of the default tenant.
     expect(login.check({ username: 'a@b', password: pw('mail') })).toEqual({ ok: true, tenant: 'default', username: 'a@b' });
-    expect(login.check({ username: 'bob', password: pw('pw'), tenantProperty: 'nope' })).toMatchObject({ ok: false, codes: LOGIN_REFUSAL_CODES.notAuthorized });
+    expect(login.check({ username: 'bob', password: pw('pw'), tenantProperty: 'nope' })).toMatchObject({
+      ok: false,
+      codes: LOGIN_REFUSAL_CODES.notAuthorized,
+    });
   });
 
   it('refuses wrong or missing passwords, and admits the built-in default user in any tenant', () => {
     const login = new Login(cluster(true));
-    expect(login.check({ username: 'acme@bob', password: pw('nope') })).toMatchObject({ ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials });
+    expect(login.check({ username: 'acme@bob', password: pw('nope') })).toMatchObject({
+      ok: false,
+      codes: LOGIN_REFUSAL_CODES.badCredentials,
+    });
     expect(login.check({ username: 'acme@bob' })).toMatchObject({ ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials });
     expect(login.check({ username: 'ghost', password: pw('x') })).toMatchObject({ ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials });
     expect(login.check({ username: 'admin', password: pw('robustmq') })).toEqual({ ok: true, tenant: 'default', username: 'admin' });

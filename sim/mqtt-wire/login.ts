@@ -42,7 +42,12 @@ export class Login {
     let tenant = 'default';
     let username = req.username;
     if (req.tenantProperty !== undefined) {
-      if (!tenants.has(req.tenantProperty)) return { ok: false, codes: LOGIN_REFUSAL_CODES.notAuthorized, reason: `tenant ${JSON.stringify(req.tenantProperty)} (user property) does not exist` };
+      if (!tenants.has(req.tenantProperty))
+        return {
+          ok: false,
+          codes: LOGIN_REFUSAL_CODES.notAuthorized,
+          reason: `tenant ${JSON.stringify(req.tenantProperty)} (user property) does not exist`,
+        };
       tenant = req.tenantProperty;
       if (username?.startsWith(`${tenant}@`)) username = username.slice(tenant.length + 1);
     } else if (username !== undefined) {
@@ -54,18 +59,29 @@ export class Login {
     }
     if (username === undefined || username === '') {
       if (this.cluster.options.secretFreeLogin) return { ok: true, tenant, username: '' };
-      return { ok: false, codes: LOGIN_REFUSAL_CODES.notAuthorized, reason: 'a user name is required (mqtt_runtime.secret_free_login is off)' };
+      return {
+        ok: false,
+        codes: LOGIN_REFUSAL_CODES.notAuthorized,
+        reason: 'a user name is required (mqtt_runtime.secret_free_login is off)',
+      };
     }
-    if (req.password === undefined) return { ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials, reason: `no password for user ${username}` };
+    if (req.password === undefined)
+      return { ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials, reason: `no password for user ${username}` };
     const password = req.password.toString('utf8');
     if (this.passwordHolds(tenant, username, password)) return { ok: true, tenant, username };
-    return { ok: false, codes: LOGIN_REFUSAL_CODES.badCredentials, reason: `bad user name or password for user ${username} of tenant ${tenant}` };
+    return {
+      ok: false,
+      codes: LOGIN_REFUSAL_CODES.badCredentials,
+      reason: `bad user name or password for user ${username} of tenant ${tenant}`,
+    };
   }
 
   private passwordHolds(tenant: string, username: string, password: string): boolean {
     const user = this.cluster.users.get(tenant, username);
     if (!user) return username === MQTT_RUNTIME_DEFAULTS.default_user && password === MQTT_RUNTIME_DEFAULTS.default_password;
-    const key = createHash('sha256').update(`${tenant}\u0000${username}\u0000${password}\u0000${user.password.salt}\u0000${user.password.hash}`).digest('base64');
+    const key = createHash('sha256')
+      .update(`${tenant}\u0000${username}\u0000${password}\u0000${user.password.salt}\u0000${user.password.hash}`)
+      .digest('base64');
     if (this.verified.has(key)) return true;
     if (!this.cluster.users.authenticate(tenant, username, password)) return false;
     if (this.verified.size >= CACHE_LIMIT) this.verified.clear();

@@ -12,7 +12,8 @@ import { connectClient, startTestBroker } from './testing/test-broker.ts';
  * Measured on the 2-core machine: 10,000 CONNECT/CONNACK in 1.4-2.9 s, server RSS ≈250 MB.
  */
 
-const overview = async (url: string): Promise<{ connection_num: number }> => ((await (await fetch(`${url}/api/mqtt/overview`)).json()) as { data: { connection_num: number } }).data;
+const overview = async (url: string): Promise<{ connection_num: number }> =>
+  ((await (await fetch(`${url}/api/mqtt/overview`)).json()) as { data: { connection_num: number } }).data;
 
 const N = 10_000;
 const limit = openFileLimit() ?? 0;
@@ -30,7 +31,18 @@ async function connectMany(port: number, n: number, window = 500): Promise<Socke
         const s = connect({ host: '127.0.0.1', port });
         sockets.push(s);
         s.once('error', reject);
-        s.once('connect', () => s.write(mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: `many-${i}`, clean: true, keepalive: 600 })));
+        s.once('connect', () =>
+          s.write(
+            mqttPacket.generate({
+              cmd: 'connect',
+              protocolId: 'MQTT',
+              protocolVersion: 4,
+              clientId: `many-${i}`,
+              clean: true,
+              keepalive: 600,
+            }),
+          ),
+        );
         s.once('data', (b: Buffer) => {
           if (b[0] !== 0x20 || b[3] !== 0) reject(new Error(`client ${i} got ${b.toString('hex')} instead of a CONNACK accepting it`));
           if (++acked === n) resolve();
@@ -44,34 +56,43 @@ async function connectMany(port: number, n: number, window = 500): Promise<Socke
 }
 
 describe('MQTT listener: many connections', () => {
-  it.skipIf(limit < N + 1_000)(`serves ${N} concurrent connections and lets them go (needs ulimit -n ≥ ${N + 1_000}; this process has ${limit})`, async () => {
-    const { child, exit, url, mqttPort } = await startServe(['--workload', 'none', '--mqtt-port', '0', '--nodes', '1']);
-    const port = mqttPort!;
-    const started = performance.now();
-    const sockets = await connectMany(port, N);
-    const seconds = (performance.now() - started) / 1000;
-    expect((await overview(url)).connection_num).toBe(N);
-    // They are served, not just accepted: a sample pings and gets answered.
-    const sample = sockets.filter((_, i) => i % 1000 === 0);
-    await Promise.all(sample.map((s) => new Promise<void>((resolve) => {
-      s.once('data', (b: Buffer) => {
-        expect(b[0]).toBe(0xd0); // PINGRESP
-        resolve();
-      });
-      s.write(Buffer.from([0xc0, 0x00]));
-    })));
-    for (const s of sockets) s.destroy();
-    const deadline = Date.now() + 10_000;
-    let left = N;
-    while (left > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      left = (await overview(url)).connection_num;
-    }
-    expect(left).toBe(0);
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
-    console.log(`${N} connections in ${seconds.toFixed(1)} s (${Math.round(N / seconds)}/s)`);
-  }, 60_000);
+  it.skipIf(limit < N + 1_000)(
+    `serves ${N} concurrent connections and lets them go (needs ulimit -n ≥ ${N + 1_000}; this process has ${limit})`,
+    async () => {
+      const { child, exit, url, mqttPort } = await startServe(['--workload', 'none', '--mqtt-port', '0', '--nodes', '1']);
+      const port = mqttPort!;
+      const started = performance.now();
+      const sockets = await connectMany(port, N);
+      const seconds = (performance.now() - started) / 1000;
+      expect((await overview(url)).connection_num).toBe(N);
+      // They are served, not just accepted: a sample pings and gets answered.
+      const sample = sockets.filter((_, i) => i % 1000 === 0);
+      await Promise.all(
+        sample.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.once('data', (b: Buffer) => {
+                expect(b[0]).toBe(0xd0); // PINGRESP
+                resolve();
+              });
+              s.write(Buffer.from([0xc0, 0x00]));
+            }),
+        ),
+      );
+      for (const s of sockets) s.destroy();
+      const deadline = Date.now() + 10_000;
+      let left = N;
+      while (left > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        left = (await overview(url)).connection_num;
+      }
+      expect(left).toBe(0);
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      console.log(`${N} connections in ${seconds.toFixed(1)} s (${Math.round(N / seconds)}/s)`);
+    },
+    60_000,
+  );
 
   it('closes sockets past the listener cap at once and keeps serving the others', async () => {
     const broker = await startTestBroker({ mqttMaxSockets: 20 });
@@ -82,7 +103,11 @@ describe('MQTT listener: many connections', () => {
         s.on('data', () => resolve('answered'));
         s.on('error', () => resolve('closed'));
         s.on('close', () => resolve('closed'));
-        s.on('connect', () => s.write(mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: 'over', clean: true, keepalive: 60 })));
+        s.on('connect', () =>
+          s.write(
+            mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: 'over', clean: true, keepalive: 60 }),
+          ),
+        );
       });
       expect(extra).toBe('closed');
       expect(broker.running.mqtt!.refusedSockets).toBe(1);

@@ -17,10 +17,11 @@ afterAll(async () => {
   await broker?.close();
 });
 
-const sessionOf = async (clientId: string) => (await broker.api(`/api/mqtt/session/list?client_id=${clientId}`)).data.data.find((s: any) => s.client_id === clientId);
+const sessionOf = async (clientId: string) =>
+  (await broker.api(`/api/mqtt/session/list?client_id=${clientId}`)).data.data.find((s: any) => s.client_id === clientId);
 
 describe('MQTT listener: persistent sessions', () => {
-  it('keeps an MQTT 3.1.1 persistent session\'s subscriptions; QoS 1/2 messages wait for it only with MqttOfflineMessage enabled (mqtt.js)', async () => {
+  it("keeps an MQTT 3.1.1 persistent session's subscriptions; QoS 1/2 messages wait for it only with MqttOfflineMessage enabled (mqtt.js)", async () => {
     const first = await connectClient(broker.port(), { clientId: 'persist', clean: false });
     await first.subscribeAsync('persist/#', { qos: 2 });
     await first.endAsync();
@@ -32,7 +33,12 @@ describe('MQTT listener: persistent sessions', () => {
       await pub.publishAsync('persist/c', 'queued 2', { qos: 2 });
       await pub.publishAsync('persist/d', 'qos 0 is not kept', { qos: 0 });
       // The handler must be in place before the CONNACK: queued messages follow it at once.
-      const again = mqtt.connect(`mqtt://127.0.0.1:${broker.port(3)}`, { clientId: 'persist', clean: false, reconnectPeriod: 0, protocolVersion: 4 });
+      const again = mqtt.connect(`mqtt://127.0.0.1:${broker.port(3)}`, {
+        clientId: 'persist',
+        clean: false,
+        reconnectPeriod: 0,
+        protocolVersion: 4,
+      });
       const got = nextMessages(again, 2);
       const connack = await new Promise<any>((resolve) => again.once('connect', resolve));
       expect(connack.sessionPresent).toBe(true);
@@ -65,7 +71,14 @@ describe('MQTT listener: persistent sessions', () => {
       expect(await back.connect({ clientId: 'queue-1', clean: false })).toMatchObject({ sessionPresent: true });
       const a = await back.next('publish');
       const b = await back.next('publish');
-      expect([a.topic, a.payload.toString(), a.qos, b.topic, b.payload.toString(), b.qos]).toEqual(['queue/a', 'one', 1, 'queue/b', 'two', 2]);
+      expect([a.topic, a.payload.toString(), a.qos, b.topic, b.payload.toString(), b.qos]).toEqual([
+        'queue/a',
+        'one',
+        1,
+        'queue/b',
+        'two',
+        2,
+      ]);
       back.send({ cmd: 'puback', messageId: a.messageId });
       back.send({ cmd: 'pubrec', messageId: b.messageId });
       expect((await back.next('pubrel')).messageId).toBe(b.messageId);
@@ -82,7 +95,7 @@ describe('MQTT listener: persistent sessions', () => {
     }
   });
 
-  it('resends unacknowledged QoS 1 and 2 messages with DUP and their packet ids when a persistent session reconnects (PUBREL for a PUBREC\'d one)', async () => {
+  it("resends unacknowledged QoS 1 and 2 messages with DUP and their packet ids when a persistent session reconnects (PUBREL for a PUBREC'd one)", async () => {
     const raw = await RawClient.open(broker.port(), 5);
     await raw.connect({ clientId: 'dup-1', clean: false, properties: { sessionExpiryInterval: 600 } });
     raw.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: 'dup/#', qos: 2 }] });
@@ -95,13 +108,21 @@ describe('MQTT listener: persistent sessions', () => {
     raw.send({ cmd: 'pubrec', messageId: q2.messageId });
     await raw.next('pubrel');
     // Both still in flight towards the client, as its record counts them.
-    await eventually(() => broker.api('/api/mqtt/client/list?client_id=dup-1'), (r) => r.data.data[0]?.mqtt_connection.sender_qos_message === 2);
+    await eventually(
+      () => broker.api('/api/mqtt/client/list?client_id=dup-1'),
+      (r) => r.data.data[0]?.mqtt_connection.sender_qos_message === 2,
+    );
     raw.destroy(); // lost: no PUBACK for q1, no PUBCOMP for q2
     await raw.closed;
-    await eventually(() => broker.api('/api/mqtt/client/list?client_id=dup-1'), (r) => r.data.data[0]?.network_connection === null);
+    await eventually(
+      () => broker.api('/api/mqtt/client/list?client_id=dup-1'),
+      (r) => r.data.data[0]?.network_connection === null,
+    );
 
     const back = await RawClient.open(broker.port(), 5);
-    expect(await back.connect({ clientId: 'dup-1', clean: false, properties: { sessionExpiryInterval: 600 } })).toMatchObject({ sessionPresent: true });
+    expect(await back.connect({ clientId: 'dup-1', clean: false, properties: { sessionExpiryInterval: 600 } })).toMatchObject({
+      sessionPresent: true,
+    });
     const again = await back.next('publish');
     expect([again.topic, again.payload.toString(), again.dup, again.messageId]).toEqual(['dup/q1', 'unacked', true, q1.messageId]);
     expect((await back.next('pubrel')).messageId).toBe(q2.messageId);
@@ -129,7 +150,10 @@ describe('MQTT listener: persistent sessions', () => {
     expect((await back.next('pubrec')).messageId).toBe(7);
     back.send({ cmd: 'pubrel', messageId: 7 });
     expect((await back.next('pubcomp')).messageId).toBe(7);
-    await eventually(() => count, (n) => n === 1);
+    await eventually(
+      () => count,
+      (n) => n === 1,
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect(count).toBe(1);
     back.send({ cmd: 'disconnect' });
@@ -142,7 +166,9 @@ describe('MQTT listener: persistent sessions', () => {
     const second = await connectClient(broker.port(2), { clientId: 'twin', protocolVersion: 5 });
     expect(await told).toBe(RC.sessionTakenOver);
     const list = (await broker.api('/api/mqtt/client/list?client_id=twin')).data.data;
-    expect(list.map((c: any) => [c.client_id, c.session.broker_id, c.network_connection.addr.endsWith(`:${(second.stream as any).localPort}`)])).toEqual([['twin', 2, true]]);
+    expect(
+      list.map((c: any) => [c.client_id, c.session.broker_id, c.network_connection.addr.endsWith(`:${(second.stream as any).localPort}`)]),
+    ).toEqual([['twin', 2, true]]);
     first.end(true);
     await second.endAsync();
   });
@@ -154,11 +180,20 @@ describe('MQTT listener: wills and keep-alive', () => {
     await watcher.subscribeAsync('wills/#', { qos: 1 });
     const got: string[] = [];
     watcher.on('message', (_t, p) => got.push(p.toString()));
-    const polite = await connectClient(broker.port(2), { clientId: 'will-polite', will: { topic: 'wills/polite', payload: Buffer.from('polite gone'), qos: 1, retain: false } });
+    const polite = await connectClient(broker.port(2), {
+      clientId: 'will-polite',
+      will: { topic: 'wills/polite', payload: Buffer.from('polite gone'), qos: 1, retain: false },
+    });
     await polite.endAsync();
-    const rude = await connectClient(broker.port(3), { clientId: 'will-rude', will: { topic: 'wills/rude', payload: Buffer.from('rude gone'), qos: 1, retain: false } });
+    const rude = await connectClient(broker.port(3), {
+      clientId: 'will-rude',
+      will: { topic: 'wills/rude', payload: Buffer.from('rude gone'), qos: 1, retain: false },
+    });
     rude.stream.destroy();
-    await eventually(() => got, (g) => g.includes('rude gone'));
+    await eventually(
+      () => got,
+      (g) => g.includes('rude gone'),
+    );
     expect(got).toEqual(['rude gone']);
     rude.end(true);
     await watcher.endAsync();
@@ -169,14 +204,39 @@ describe('MQTT listener: wills and keep-alive', () => {
     await watcher.subscribeAsync('delayed/#', { qos: 1 });
     const got: { payload: string; at: number }[] = [];
     watcher.on('message', (_t, p) => got.push({ payload: p.toString(), at: Date.now() }));
-    const will = (name: string) => ({ topic: `delayed/${name}`, payload: Buffer.from(`${name} gone`), qos: 1 as const, retain: false, properties: { willDelayInterval: 1 } });
-    const late = await connectClient(broker.port(), { clientId: 'delay-late', protocolVersion: 5, properties: { sessionExpiryInterval: 60 }, will: will('late') });
-    const cancelled = await connectClient(broker.port(), { clientId: 'delay-back', protocolVersion: 5, properties: { sessionExpiryInterval: 60 }, will: will('back') });
+    const will = (name: string) => ({
+      topic: `delayed/${name}`,
+      payload: Buffer.from(`${name} gone`),
+      qos: 1 as const,
+      retain: false,
+      properties: { willDelayInterval: 1 },
+    });
+    const late = await connectClient(broker.port(), {
+      clientId: 'delay-late',
+      protocolVersion: 5,
+      properties: { sessionExpiryInterval: 60 },
+      will: will('late'),
+    });
+    const cancelled = await connectClient(broker.port(), {
+      clientId: 'delay-back',
+      protocolVersion: 5,
+      properties: { sessionExpiryInterval: 60 },
+      will: will('back'),
+    });
     const lostAt = Date.now();
     late.stream.destroy();
     cancelled.stream.destroy();
-    const back = await connectClient(broker.port(), { clientId: 'delay-back', protocolVersion: 5, clean: false, properties: { sessionExpiryInterval: 60 } });
-    await eventually(() => got.length, (n) => n >= 1, 4_000);
+    const back = await connectClient(broker.port(), {
+      clientId: 'delay-back',
+      protocolVersion: 5,
+      clean: false,
+      properties: { sessionExpiryInterval: 60 },
+    });
+    await eventually(
+      () => got.length,
+      (n) => n >= 1,
+      4_000,
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(got.map((g) => g.payload)).toEqual(['late gone']);
     expect(got[0].at - lostAt).toBeGreaterThanOrEqual(900);
@@ -191,7 +251,11 @@ describe('MQTT listener: wills and keep-alive', () => {
     const got = nextMessages(watcher, 1, 4_000);
     const raw = await RawClient.open(broker.port(), 5);
     const started = Date.now();
-    await raw.connect({ clientId: 'ka-silent', keepalive: 1, will: { topic: 'ka/silent', payload: Buffer.from('timed out'), qos: 1, retain: false } });
+    await raw.connect({
+      clientId: 'ka-silent',
+      keepalive: 1,
+      will: { topic: 'ka/silent', payload: Buffer.from('timed out'), qos: 1, retain: false },
+    });
     const disconnect = await raw.next('disconnect', 4_000);
     expect(disconnect.reasonCode).toBe(RC.keepAliveTimeout);
     await raw.closed;
@@ -205,7 +269,11 @@ describe('MQTT listener: wills and keep-alive', () => {
     await c.subscribeAsync('short/#', { qos: 1 });
     await c.endAsync();
     expect(await sessionOf('short-lived')).toMatchObject({ session_expiry: 1 });
-    await eventually(() => sessionOf('short-lived'), (s) => s === undefined, 3_000);
+    await eventually(
+      () => sessionOf('short-lived'),
+      (s) => s === undefined,
+      3_000,
+    );
     expect((await broker.api('/api/mqtt/subscribe/list?client_id=short-lived')).data.total_count).toBe(0);
   });
 });

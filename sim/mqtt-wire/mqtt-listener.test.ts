@@ -18,15 +18,31 @@ afterAll(async () => {
 describe('MQTT listener: clients in the admin API', () => {
   it('lists MQTT 3.1.1 and 5 clients on the node whose port they used, with their socket address, keep alive and login', async () => {
     const v4 = await connectClient(broker.port(2), { clientId: 'list-v4', keepalive: 45, protocolVersion: 4 });
-    const v5 = await connectClient(broker.port(3), { clientId: 'list-v5', keepalive: 20, protocolVersion: 5, username: 'admin', password: 'robustmq', properties: { receiveMaximum: 7 } });
+    const v5 = await connectClient(broker.port(3), {
+      clientId: 'list-v5',
+      keepalive: 20,
+      protocolVersion: 5,
+      username: 'admin',
+      password: 'robustmq',
+      properties: { receiveMaximum: 7 },
+    });
     const v31 = await connectClient(broker.port(1), { clientId: 'list-v31', protocolVersion: 3, protocolId: 'MQIsdp' });
     await v4.subscribeAsync('list/+', { qos: 1 });
     await v5.subscribeAsync('$share/g1/list/#', { qos: 2 });
     const clients = (await broker.api('/api/mqtt/client/list?client_id=list-v')).data.data;
     const byId = Object.fromEntries(clients.map((c: any) => [c.client_id, c]));
     const localPort = (c: typeof v4) => (c.stream as unknown as { localPort: number }).localPort;
-    expect(byId['list-v4'].network_connection).toMatchObject({ connection_type: 'Tcp', protocol: 'MQTT4', addr: `127.0.0.1:${localPort(v4)}` });
-    expect(byId['list-v4'].mqtt_connection).toMatchObject({ keep_alive: 45, source_ip_addr: `127.0.0.1:${localPort(v4)}`, login_user: '', is_login: true });
+    expect(byId['list-v4'].network_connection).toMatchObject({
+      connection_type: 'Tcp',
+      protocol: 'MQTT4',
+      addr: `127.0.0.1:${localPort(v4)}`,
+    });
+    expect(byId['list-v4'].mqtt_connection).toMatchObject({
+      keep_alive: 45,
+      source_ip_addr: `127.0.0.1:${localPort(v4)}`,
+      login_user: '',
+      is_login: true,
+    });
     expect(byId['list-v4'].session.broker_id).toBe(2);
     expect(byId['list-v5'].network_connection).toMatchObject({ protocol: 'MQTT5', addr: `127.0.0.1:${localPort(v5)}` });
     expect(byId['list-v5'].mqtt_connection).toMatchObject({ keep_alive: 20, login_user: 'admin', client_max_receive_maximum: 7 });
@@ -47,7 +63,10 @@ describe('MQTT listener: clients in the admin API', () => {
     await v4.endAsync();
     await v5.endAsync();
     // Clean sessions end with their connections.
-    await eventually(() => broker.api('/api/mqtt/overview'), (r) => r.data.connection_num === 0 && r.data.session_num === 0);
+    await eventually(
+      () => broker.api('/api/mqtt/overview'),
+      (r) => r.data.connection_num === 0 && r.data.session_num === 0,
+    );
   });
 
   it('shows the real listener ports in config get and the node records', async () => {
@@ -90,10 +109,24 @@ describe('MQTT listener: messages', () => {
     const pub = await connectClient(broker.port(1), { clientId: 'props-pub', protocolVersion: 5 });
     const bytes = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x7f, 0xc3]);
     const got = nextMessages(sub, 1);
-    await pub.publishAsync('props/bin', bytes, { qos: 1, properties: { userProperties: { a: '1', b: ['x', 'y'] }, contentType: 'application/octet-stream', correlationData: Buffer.from('corr'), responseTopic: 'reply/here', messageExpiryInterval: 300 } });
+    await pub.publishAsync('props/bin', bytes, {
+      qos: 1,
+      properties: {
+        userProperties: { a: '1', b: ['x', 'y'] },
+        contentType: 'application/octet-stream',
+        correlationData: Buffer.from('corr'),
+        responseTopic: 'reply/here',
+        messageExpiryInterval: 300,
+      },
+    });
     const [m] = await got;
     expect(Buffer.compare(m.payload, bytes)).toBe(0);
-    expect(m.packet.properties).toMatchObject({ userProperties: { a: '1', b: ['x', 'y'] }, contentType: 'application/octet-stream', responseTopic: 'reply/here', subscriptionIdentifier: 42 });
+    expect(m.packet.properties).toMatchObject({
+      userProperties: { a: '1', b: ['x', 'y'] },
+      contentType: 'application/octet-stream',
+      responseTopic: 'reply/here',
+      subscriptionIdentifier: 42,
+    });
     expect(m.packet.properties.correlationData.toString()).toBe('corr');
     expect(m.packet.properties.messageExpiryInterval).toBeGreaterThan(295);
     await Promise.all([sub.endAsync(), pub.endAsync()]);
@@ -128,8 +161,10 @@ describe('MQTT listener: messages', () => {
     await Promise.all([pub.endAsync(), sub.endAsync(), other.endAsync(), late.endAsync()]);
   });
 
-  it('round-robins a shared subscription over its members, and no_local keeps a client\'s own messages from it', async () => {
-    const members = await Promise.all(['sh-1', 'sh-2', 'sh-3'].map((clientId, i) => connectClient(broker.port(i + 1), { clientId, protocolVersion: 5 })));
+  it("round-robins a shared subscription over its members, and no_local keeps a client's own messages from it", async () => {
+    const members = await Promise.all(
+      ['sh-1', 'sh-2', 'sh-3'].map((clientId, i) => connectClient(broker.port(i + 1), { clientId, protocolVersion: 5 })),
+    );
     for (const m of members) await m.subscribeAsync('$share/workers/jobs/+', { qos: 1 });
     const counts = [0, 0, 0];
     members.forEach((m, i) => m.on('message', () => counts[i]++));
@@ -138,7 +173,10 @@ describe('MQTT listener: messages', () => {
     let own = 0;
     pub.on('message', () => own++);
     for (let i = 0; i < 9; i++) await pub.publishAsync(`jobs/${i}`, `job ${i}`, { qos: 1 });
-    await eventually(() => counts.reduce((a, b) => a + b), (n) => n === 9);
+    await eventually(
+      () => counts.reduce((a, b) => a + b),
+      (n) => n === 9,
+    );
     expect(counts).toEqual([3, 3, 3]);
     expect(own).toBe(0);
     await Promise.all([...members, pub].map((c) => c.endAsync()));
@@ -160,17 +198,32 @@ describe('MQTT listener: messages', () => {
     await Promise.all([sub.endAsync(), pub.endAsync()]);
   });
 
-  it('drops a message larger than an MQTT 5 client\'s Maximum Packet Size for that client, and lowers a keep alive above mqtt_keep_alive.max_time', async () => {
-    const small = mqtt.connect(`mqtt://127.0.0.1:${broker.port()}`, { clientId: 'small-max', protocolVersion: 5, reconnectPeriod: 0, keepalive: 5_000, properties: { maximumPacketSize: 200 } });
+  it("drops a message larger than an MQTT 5 client's Maximum Packet Size for that client, and lowers a keep alive above mqtt_keep_alive.max_time", async () => {
+    const small = mqtt.connect(`mqtt://127.0.0.1:${broker.port()}`, {
+      clientId: 'small-max',
+      protocolVersion: 5,
+      reconnectPeriod: 0,
+      keepalive: 5_000,
+      properties: { maximumPacketSize: 200 },
+    });
     const connack = await new Promise<any>((resolve) => small.once('connect', resolve));
-    expect(connack.properties).toMatchObject({ serverKeepAlive: 3_600, maximumPacketSize: 10_485_760, topicAliasMaximum: 65_535, retainAvailable: true, sharedSubscriptionAvailable: true });
+    expect(connack.properties).toMatchObject({
+      serverKeepAlive: 3_600,
+      maximumPacketSize: 10_485_760,
+      topicAliasMaximum: 65_535,
+      retainAvailable: true,
+      sharedSubscriptionAvailable: true,
+    });
     await small.subscribeAsync('size/#', { qos: 1 });
     const got: number[] = [];
     small.on('message', (_t, p) => got.push(p.length));
     const pub = await connectClient(broker.port(2), { clientId: 'size-pub', protocolVersion: 4 });
     await pub.publishAsync('size/big', Buffer.alloc(500, 7), { qos: 1 });
     await pub.publishAsync('size/small', Buffer.alloc(50, 7), { qos: 1 });
-    await eventually(() => got, (g) => g.length >= 1);
+    await eventually(
+      () => got,
+      (g) => g.length >= 1,
+    );
     await new Promise((r) => setTimeout(r, 100));
     expect(got).toEqual([50]);
     await Promise.all([small.endAsync(), pub.endAsync()]);
@@ -182,9 +235,20 @@ describe('MQTT listener: messages', () => {
       const line = text.split('\n').find((l) => l.startsWith(`${name}{tenant="default"}`));
       return line ? Number(line.split(' ').pop()) : 0;
     };
-    const created = await broker.post('/api/cluster/connector/create', { tenant: 'default', connector_name: 'wire-file', connector_type: 'file', config: JSON.stringify({ local_file_path: '/tmp/mqsim-wire-connector.log' }), topic_name: 'conn/#', failure_strategy: { strategy: 'discard' } });
+    const created = await broker.post('/api/cluster/connector/create', {
+      tenant: 'default',
+      connector_name: 'wire-file',
+      connector_type: 'file',
+      config: JSON.stringify({ local_file_path: '/tmp/mqsim-wire-connector.log' }),
+      topic_name: 'conn/#',
+      failure_strategy: { strategy: 'discard' },
+    });
     expect(created.code).toBe(0);
-    await eventually(() => broker.api('/api/cluster/connector/list?connector_name=wire-file'), (r) => r.data.data[0]?.status === 'Running', 5_000);
+    await eventually(
+      () => broker.api('/api/cluster/connector/list?connector_name=wire-file'),
+      (r) => r.data.data[0]?.status === 'Running',
+      5_000,
+    );
     const receivedBefore = await metric('mqtt_messages_received_total');
     const pub = await connectClient(broker.port(1), { clientId: 'conn-pub', protocolVersion: 4 });
     for (let i = 0; i < 5; i++) await pub.publishAsync('conn/x', `m${i}`, { qos: 1 });
@@ -192,7 +256,11 @@ describe('MQTT listener: messages', () => {
     expect(await metric('mqtt_messages_received_total')).toBe(receivedBefore + 5);
     const read = await broker.post('/api/mqtt/message/read', { tenant: 'default', topic: 'conn/x', offset: 0 });
     expect(read.data.messages.map((m: any) => m.content)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
-    const detail = await eventually(() => broker.api('/api/cluster/connector/detail?tenant=default&connector_name=wire-file'), (r) => JSON.stringify(r.data).includes('"send_success_total":5'), 5_000);
+    const detail = await eventually(
+      () => broker.api('/api/cluster/connector/detail?tenant=default&connector_name=wire-file'),
+      (r) => JSON.stringify(r.data).includes('"send_success_total":5'),
+      5_000,
+    );
     expect(detail.code).toBe(0);
   });
 });

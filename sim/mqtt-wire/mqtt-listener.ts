@@ -65,7 +65,7 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
   /** QoS 2 packet ids received and not released, per client: they outlive a connection (MQTT §4.3.3). */
   const inboundQos2 = new Map<string, Set<number>>();
   const internalError = (e: unknown): void => options.onInternalError?.(e);
-  const limit = options.maxSockets ?? Math.max(64, (openFileLimit() ?? (10_000 + RESERVED_FILES)) - RESERVED_FILES);
+  const limit = options.maxSockets ?? Math.max(64, (openFileLimit() ?? 10_000 + RESERVED_FILES) - RESERVED_FILES);
   let sockets = 0;
   let refused = 0;
   let assigned = 0;
@@ -146,7 +146,10 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
   } catch (e) {
     await closeAll();
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw new Error(`MQTT port ${err.message.split(':').pop()} is already in use; pick another with --mqtt-port (node K uses port + K - 1, 0 picks free ports)`);
+    if (err.code === 'EADDRINUSE')
+      throw new Error(
+        `MQTT port ${err.message.split(':').pop()} is already in use; pick another with --mqtt-port (node K uses port + K - 1, 0 picks free ports)`,
+      );
     throw e;
   }
 

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage, PendingMessage } from '../mqtt/delivery.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
 
-const msg = (payload: string, qos: 0 | 1 | 2): OutgoingMessage => ({ topic: 't', payload, qos, retain: false, subscriptionIdentifier: null, expiresAt: null });
-const described = (sends: Send[]): string[] => sends.map((s) => (s.kind === 'pubrel' ? `pubrel#${s.packetId}` : `${s.message.payload}#${s.packetId ?? '-'}${s.dup ? 'd' : ''}`));
+const msg = (payload: string, qos: 0 | 1 | 2): OutgoingMessage => ({
+  topic: 't',
+  payload,
+  qos,
+  retain: false,
+  subscriptionIdentifier: null,
+  expiresAt: null,
+});
+const described = (sends: Send[]): string[] =>
+  sends.map((s) => (s.kind === 'pubrel' ? `pubrel#${s.packetId}` : `${s.message.payload}#${s.packetId ?? '-'}${s.dup ? 'd' : ''}`));
 
 describe('OutboundFlow', () => {
   it('numbers QoS 1/2 messages, keeps at most the window in flight, and releases waiting ones in order as acks come', () => {
@@ -39,7 +47,11 @@ describe('OutboundFlow', () => {
     flow.offer(msg('zero', 0));
     flow.ack('pubrec', 2);
     const kept = flow.unfinished(500);
-    expect(kept.map((m) => [m.payload, m.packetId, m.phase])).toEqual([['a', 1, 'publish'], ['b', 2, 'pubrel'], ['c', undefined, undefined]]);
+    expect(kept.map((m) => [m.payload, m.packetId, m.phase])).toEqual([
+      ['a', 1, 'publish'],
+      ['b', 2, 'pubrel'],
+      ['c', undefined, undefined],
+    ]);
     const next = new OutboundFlow(5);
     // c was never sent: it gets the next free id (1 and 2 are taken by the resent ones), without DUP.
     expect(described(kept.flatMap((m: PendingMessage) => next.offer(m)))).toEqual(['a#1d', 'pubrel#2', 'c#3']);

@@ -10,9 +10,7 @@ import type { OutgoingMessage, PendingMessage } from '../mqtt/delivery.ts';
  */
 
 /** Something to put on the wire. */
-export type Send =
-  | { kind: 'publish'; message: OutgoingMessage; packetId?: number; dup: boolean }
-  | { kind: 'pubrel'; packetId: number };
+export type Send = { kind: 'publish'; message: OutgoingMessage; packetId?: number; dup: boolean } | { kind: 'pubrel'; packetId: number };
 
 interface InFlight {
   message: OutgoingMessage;
@@ -86,7 +84,13 @@ export class OutboundFlow {
   unfinished(queuedAt: number): PendingMessage[] {
     const out: PendingMessage[] = [];
     for (const [packetId, f] of this.inFlight) out.push({ ...stripPending(f.message), packetId, phase: f.phase, queuedAt });
-    for (const m of this.waiting.slice(this.head)) if (m.qos > 0) out.push({ ...stripPending(m), ...('packetId' in m && m.packetId !== undefined ? { packetId: m.packetId, phase: m.phase ?? 'publish' } : {}), queuedAt: 'queuedAt' in m ? m.queuedAt : queuedAt });
+    for (const m of this.waiting.slice(this.head))
+      if (m.qos > 0)
+        out.push({
+          ...stripPending(m),
+          ...('packetId' in m && m.packetId !== undefined ? { packetId: m.packetId, phase: m.phase ?? 'publish' } : {}),
+          queuedAt: 'queuedAt' in m ? m.queuedAt : queuedAt,
+        });
     return out;
   }
 

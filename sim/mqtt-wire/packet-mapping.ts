@@ -53,7 +53,9 @@ export function userPropertyList(props: UserProperties | undefined): { key: stri
   return Object.entries(props).flatMap(([key, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ key, value: String(value) })));
 }
 
-function forwardedOf(p: NonNullable<IPublishPacket['properties']> | NonNullable<NonNullable<IConnectPacket['will']>['properties']>): ForwardedProperties | undefined {
+function forwardedOf(
+  p: NonNullable<IPublishPacket['properties']> | NonNullable<NonNullable<IConnectPacket['will']>['properties']>,
+): ForwardedProperties | undefined {
   const out: ForwardedProperties = {};
   if (p.payloadFormatIndicator !== undefined) out.payloadFormatIndicator = p.payloadFormatIndicator;
   if (p.messageExpiryInterval !== undefined) out.messageExpiryInterval = p.messageExpiryInterval;
@@ -79,10 +81,12 @@ export function readConnect(packet: IConnectPacket, defaultSessionExpiry: number
   const clean = packet.clean ?? true;
   const clientId = packet.clientId ?? '';
   // MQTT 3.1.1 §3.1.3.1: an empty client id only with a clean session; MQTT 3.1 has no empty ids.
-  if (clientId === '' && version !== 5 && (!clean || version === 3)) return refuse(LOGIN_REFUSAL_CODES.identifierRejected, 'an empty client id needs a clean session (MQTT 3.1.1 §3.1.3.1)');
+  if (clientId === '' && version !== 5 && (!clean || version === 3))
+    return refuse(LOGIN_REFUSAL_CODES.identifierRejected, 'an empty client id needs a clean session (MQTT 3.1.1 §3.1.3.1)');
   const props = packet.properties ?? {};
   if (props.receiveMaximum === 0) return refuse(LOGIN_REFUSAL_CODES.protocolError, 'Receive Maximum must not be 0 (MQTT 5 §3.1.2.11.3)');
-  if (props.maximumPacketSize === 0) return refuse(LOGIN_REFUSAL_CODES.protocolError, 'Maximum Packet Size must not be 0 (MQTT 5 §3.1.2.11.4)');
+  if (props.maximumPacketSize === 0)
+    return refuse(LOGIN_REFUSAL_CODES.protocolError, 'Maximum Packet Size must not be 0 (MQTT 5 §3.1.2.11.4)');
   let lastWill: LastWill | null = null;
   if (packet.will) {
     const w = packet.will;
@@ -113,7 +117,14 @@ export function readConnect(packet: IConnectPacket, defaultSessionExpiry: number
     };
   }
   const tenantProperty = props.userProperties?.tenant;
-  const sessionExpiry = version === 5 ? (props.sessionExpiryInterval === NEVER ? Number.MAX_SAFE_INTEGER : (props.sessionExpiryInterval ?? 0)) : clean ? 0 : defaultSessionExpiry;
+  const sessionExpiry =
+    version === 5
+      ? props.sessionExpiryInterval === NEVER
+        ? Number.MAX_SAFE_INTEGER
+        : (props.sessionExpiryInterval ?? 0)
+      : clean
+        ? 0
+        : defaultSessionExpiry;
   return {
     ok: true,
     request: {
@@ -152,7 +163,13 @@ export function payloadFormatBroken(packet: IPublishPacket): boolean {
  * The PUBLISH a delivered message becomes. MQTT 5 properties are forwarded, with the message expiry
  * lowered by the time the message waited; undefined when it has expired (it must not be sent then).
  */
-export function publishPacketOf(message: OutgoingMessage, version: ProtocolVersion, nowMs: number, packetId: number | undefined, dup: boolean): IPublishPacket | undefined {
+export function publishPacketOf(
+  message: OutgoingMessage,
+  version: ProtocolVersion,
+  nowMs: number,
+  packetId: number | undefined,
+  dup: boolean,
+): IPublishPacket | undefined {
   const payload = message.extras?.bytes ? Buffer.from(message.extras.bytes) : Buffer.from(message.payload, 'utf8');
   const packet: IPublishPacket = { cmd: 'publish', topic: message.topic, payload, qos: message.qos, retain: message.retain, dup };
   if (packetId !== undefined) packet.messageId = packetId;

@@ -19,7 +19,12 @@ export class InboundTopicAliases {
       if (topic === '') return { ok: false, code: RC.protocolError, reason: 'a PUBLISH without a topic alias needs a topic name' };
       return { ok: true, topic };
     }
-    if (alias === 0 || alias > this.max) return { ok: false, code: RC.topicAliasInvalid, reason: `topic alias ${alias} is outside 1..${this.max} (the Topic Alias Maximum sent in CONNACK)` };
+    if (alias === 0 || alias > this.max)
+      return {
+        ok: false,
+        code: RC.topicAliasInvalid,
+        reason: `topic alias ${alias} is outside 1..${this.max} (the Topic Alias Maximum sent in CONNACK)`,
+      };
     if (topic !== '') {
       this.topics.set(alias, topic);
       return { ok: true, topic };

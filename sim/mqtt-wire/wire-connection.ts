@@ -1,5 +1,12 @@
 import type { Socket } from 'node:net';
-import mqttPacket, { type IConnectPacket, type IDisconnectPacket, type IPublishPacket, type ISubscribePacket, type IUnsubscribePacket, type Packet } from 'mqtt-packet';
+import mqttPacket, {
+  type IConnectPacket,
+  type IDisconnectPacket,
+  type IPublishPacket,
+  type ISubscribePacket,
+  type IUnsubscribePacket,
+  type Packet,
+} from 'mqtt-packet';
 import type { Cluster } from '../cluster/cluster.ts';
 import { staticNodeConfig } from '../config/static-node-config.ts';
 import type { ConnectionCloseReason, DeliverySink, OutgoingMessage, PendingMessage } from '../mqtt/delivery.ts';
@@ -135,7 +142,8 @@ export class WireConnection {
     // The packet being read announced its length: refuse it now rather than buffer it (MQTT 5 §3.1.2.11.4).
     const reading = (this.parser as unknown as { packet?: { length?: number } }).packet?.length ?? -1;
     const state = this.state as State; // parse() may have closed the connection
-    if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize) this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+    if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize)
+      this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);
   }
 
   private onParseError(e: Error): void {
@@ -196,8 +204,13 @@ export class WireConnection {
     this.version = (packet.protocolVersion ?? 4) as ProtocolVersion;
     if (!reading.ok) return this.refuseConnect(reading.codes, reading.reason);
     const req = reading.request;
-    if (req.authenticationMethod !== undefined) return this.refuseConnect({ v3: V3_CONNACK.notAuthorized, v5: RC.badAuthenticationMethod }, 'enhanced authentication is not offered');
-    const login = this.host.login.check({ ...(req.username !== undefined ? { username: req.username } : {}), ...(req.password ? { password: req.password } : {}), ...(req.tenantProperty !== undefined ? { tenantProperty: req.tenantProperty } : {}) });
+    if (req.authenticationMethod !== undefined)
+      return this.refuseConnect({ v3: V3_CONNACK.notAuthorized, v5: RC.badAuthenticationMethod }, 'enhanced authentication is not offered');
+    const login = this.host.login.check({
+      ...(req.username !== undefined ? { username: req.username } : {}),
+      ...(req.password ? { password: req.password } : {}),
+      ...(req.tenantProperty !== undefined ? { tenantProperty: req.tenantProperty } : {}),
+    });
     if (!login.ok) return this.refuseConnect(login.codes, login.reason);
     const assigned = req.clientId === '' ? this.host.assignClientId() : undefined;
     const clientId = assigned ?? req.clientId;
@@ -222,7 +235,13 @@ export class WireConnection {
           sessionExpiry,
           keepAlive,
           lastWill: req.lastWill,
-          ...(this.version === 5 ? { receiveMaximum: req.receiveMaximum, topicAliasMax: req.topicAliasMaximum, ...(req.maximumPacketSize !== undefined ? { maxPacketSize: req.maximumPacketSize } : {}) } : {}),
+          ...(this.version === 5
+            ? {
+                receiveMaximum: req.receiveMaximum,
+                topicAliasMax: req.topicAliasMaximum,
+                ...(req.maximumPacketSize !== undefined ? { maxPacketSize: req.maximumPacketSize } : {}),
+              }
+            : {}),
         },
         this.sink,
       ),
@@ -232,7 +251,14 @@ export class WireConnection {
       return this.refuseConnect(CONNECT_REFUSAL_CODES[answer.refusal], answer.reason);
     }
     this.state = 'connected';
-    this.me = { tenant: login.tenant, clientId, connectionId: answer.connectionId, version: this.version, clientMaxPacket: req.maximumPacketSize ?? Infinity, keepAliveMs: keepAlive * 1000 };
+    this.me = {
+      tenant: login.tenant,
+      clientId,
+      connectionId: answer.connectionId,
+      version: this.version,
+      clientMaxPacket: req.maximumPacketSize ?? Infinity,
+      keepAliveMs: keepAlive * 1000,
+    };
     // MQTT 3 clients announce no window: the broker's own receive maximum bounds what it sends in flight.
     this.flow = new OutboundFlow(Math.min(req.receiveMaximum, protocolCfg.receive_max || MAX_RECEIVE));
     this.aliases = new InboundTopicAliases(this.version === 5 ? Math.min(protocolCfg.topic_alias_max, 65_535) : 0);
@@ -265,7 +291,9 @@ export class WireConnection {
   private refuseConnect(codes: ConnackRefusal, reason: string): void {
     const v5 = this.version === 5;
     this.write(
-      v5 ? { cmd: 'connack', reasonCode: codes.v5, sessionPresent: false, properties: { reasonString: reason.slice(0, 200) } } : { cmd: 'connack', returnCode: codes.v3, sessionPresent: false },
+      v5
+        ? { cmd: 'connack', reasonCode: codes.v5, sessionPresent: false, properties: { reasonString: reason.slice(0, 200) } }
+        : { cmd: 'connack', returnCode: codes.v3, sessionPresent: false },
     );
     this.drop(reason);
   }
@@ -287,7 +315,10 @@ export class WireConnection {
       this.write({ cmd: 'pubrec', messageId: id });
       return;
     }
-    if (qos === 2 && this.awaitingRelease!.size >= Math.min(this.host.cluster.config.current().MqttProtocol.receive_max || MAX_RECEIVE, MAX_RECEIVE)) {
+    if (
+      qos === 2 &&
+      this.awaitingRelease!.size >= Math.min(this.host.cluster.config.current().MqttProtocol.receive_max || MAX_RECEIVE, MAX_RECEIVE)
+    ) {
       return this.fail(RC.receiveMaximumExceeded, 'more QoS 2 messages in flight than the Receive Maximum announced');
     }
     let code: number = RC.success;
@@ -295,7 +326,17 @@ export class WireConnection {
       code = RC.payloadFormatInvalid;
     } else {
       const { payload, extras } = readPublish(p, this.version);
-      const answer = this.host.apply({ op: 'publish', tenant: me.tenant, clientId: me.clientId, connectionId: me.connectionId, topic, payload, qos, retain: p.retain, ...(extras ? { extras } : {}) });
+      const answer = this.host.apply({
+        op: 'publish',
+        tenant: me.tenant,
+        clientId: me.clientId,
+        connectionId: me.connectionId,
+        topic,
+        payload,
+        qos,
+        retain: p.retain,
+        ...(extras ? { extras } : {}),
+      });
       if (this.state !== 'connected') return; // the broker closed this connection (schema failure with Disconnect)
       code = answer.ok ? (answer.delivered > 0 ? RC.success : RC.noMatchingSubscribers) : PUBLISH_REFUSAL_CODES[answer.refusal];
     }
@@ -333,7 +374,15 @@ export class WireConnection {
       retainHandling: (s.rh ?? 0) as RetainHandling,
     }));
     const results = this.holding(() =>
-      this.host.apply({ op: 'subscribe', tenant: me.tenant, clientId: me.clientId, connectionId: me.connectionId, subscriptions, subscriptionIdentifier: subscriptionIdentifier ?? null, userProperties: userPropertyList(p.properties?.userProperties) }),
+      this.host.apply({
+        op: 'subscribe',
+        tenant: me.tenant,
+        clientId: me.clientId,
+        connectionId: me.connectionId,
+        subscriptions,
+        subscriptionIdentifier: subscriptionIdentifier ?? null,
+        userProperties: userPropertyList(p.properties?.userProperties),
+      }),
     );
     const granted = results.map((r, i) => (r.ok ? subscriptions[i].qos : subackRefusalCode(this.version, r.refusal)));
     this.write({ cmd: 'suback', messageId: p.messageId ?? 0, granted });
@@ -342,9 +391,19 @@ export class WireConnection {
 
   private onUnsubscribe(p: IUnsubscribePacket): void {
     const me = this.me!;
-    const answer = this.host.apply({ op: 'unsubscribe', tenant: me.tenant, clientId: me.clientId, connectionId: me.connectionId, paths: p.unsubscriptions });
+    const answer = this.host.apply({
+      op: 'unsubscribe',
+      tenant: me.tenant,
+      clientId: me.clientId,
+      connectionId: me.connectionId,
+      paths: p.unsubscriptions,
+    });
     const removed = answer.ok ? answer.removed : p.unsubscriptions.map(() => false);
-    this.write(this.version === 5 ? { cmd: 'unsuback', messageId: p.messageId ?? 0, granted: removed.map((r) => (r ? RC.success : RC.noSubscriptionExisted)) } : { cmd: 'unsuback', messageId: p.messageId ?? 0, granted: [] });
+    this.write(
+      this.version === 5
+        ? { cmd: 'unsuback', messageId: p.messageId ?? 0, granted: removed.map((r) => (r ? RC.success : RC.noSubscriptionExisted)) }
+        : { cmd: 'unsuback', messageId: p.messageId ?? 0, granted: [] },
+    );
   }
 
   private onDisconnect(p: IDisconnectPacket): void {
@@ -352,7 +411,8 @@ export class WireConnection {
     const expiry = p.properties?.sessionExpiryInterval;
     const session = this.host.cluster.mqtt.client(me.tenant, me.clientId)?.session;
     // MQTT 5 §3.14.2.2.2: a session that was to end at disconnect cannot be given an expiry now.
-    if (expiry !== undefined && expiry > 0 && session && session.sessionExpiry === 0) return this.fail(RC.protocolError, 'DISCONNECT sets a Session Expiry Interval on a session that had 0');
+    if (expiry !== undefined && expiry > 0 && session && session.sessionExpiry === 0)
+      return this.fail(RC.protocolError, 'DISCONNECT sets a Session Expiry Interval on a session that had 0');
     const clean = this.version !== 5 || p.reasonCode !== RC.disconnectWithWill;
     this.endInModel(clean, 'DISCONNECT', expiry);
     this.close();
@@ -415,9 +475,18 @@ export class WireConnection {
     const unfinished = this.flow?.unfinished(this.host.cluster.now()) ?? [];
     if (me && unfinished.length > 0) {
       // Not from inside the broker's own call: the session may be mid-takeover. Right after it.
-      queueMicrotask(() => this.guard(() => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished })));
+      queueMicrotask(() =>
+        this.guard(() => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished })),
+      );
     }
-    const code = why === 'takeover' ? RC.sessionTakenOver : why === 'node-offline' ? RC.serverShuttingDown : why === 'connection-lost' ? RC.payloadFormatInvalid : RC.administrativeAction;
+    const code =
+      why === 'takeover'
+        ? RC.sessionTakenOver
+        : why === 'node-offline'
+          ? RC.serverShuttingDown
+          : why === 'connection-lost'
+            ? RC.payloadFormatInvalid
+            : RC.administrativeAction;
     if (this.version === 5 && this.state === 'connected') this.write({ cmd: 'disconnect', reasonCode: code });
     this.close();
   }
@@ -435,7 +504,8 @@ export class WireConnection {
   /** A protocol violation: MQTT 5 clients get a DISCONNECT with the reason, then the connection is lost. */
   private fail(code: number, reason: string): void {
     if (this.state === 'closing' || this.state === 'closed') return;
-    if (this.version === 5 && this.state === 'connected') this.write({ cmd: 'disconnect', reasonCode: code, properties: { reasonString: reason.slice(0, 200) } });
+    if (this.version === 5 && this.state === 'connected')
+      this.write({ cmd: 'disconnect', reasonCode: code, properties: { reasonString: reason.slice(0, 200) } });
     this.endInModel(false, reason);
     this.close();
   }
@@ -453,7 +523,16 @@ export class WireConnection {
     this.modelDone = true;
     const me = this.me;
     const keep = this.flow?.unfinished(this.host.cluster.now()) ?? [];
-    this.host.apply({ op: 'disconnect', tenant: me.tenant, clientId: me.clientId, connectionId: me.connectionId, clean, keep, why, ...(sessionExpiry !== undefined ? { sessionExpiry } : {}) });
+    this.host.apply({
+      op: 'disconnect',
+      tenant: me.tenant,
+      clientId: me.clientId,
+      connectionId: me.connectionId,
+      clean,
+      keep,
+      why,
+      ...(sessionExpiry !== undefined ? { sessionExpiry } : {}),
+    });
   }
 
   private close(): void {
@@ -471,7 +550,8 @@ export class WireConnection {
     this.disarm();
     // Nothing awaiting release and no other connection of the client: its QoS 2 state can go.
     const me = this.me;
-    if (me && this.awaitingRelease?.size === 0 && !this.host.cluster.mqtt.isConnected(me.tenant, me.clientId)) this.host.forgetInboundQos2(clientKey(me.tenant, me.clientId));
+    if (me && this.awaitingRelease?.size === 0 && !this.host.cluster.mqtt.isConnected(me.tenant, me.clientId))
+      this.host.forgetInboundQos2(clientKey(me.tenant, me.clientId));
     this.host.released(this);
   }
 
@@ -500,7 +580,8 @@ export class WireConnection {
     const limit = ms * 1.5;
     const check = (): void => {
       const idle = Date.now() - this.lastInboundAt;
-      if (idle >= limit) this.guard(() => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`));
+      if (idle >= limit)
+        this.guard(() => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`));
       else this.arm(limit - idle, check);
     };
     this.arm(limit, check);

@@ -171,11 +171,24 @@ export function applyWireOp(cluster: Cluster, op: WireOp, sink?: DeliverySink): 
     case 'publish': {
       const stale = notThisConnection(cluster, op);
       if (stale) return { ok: false, reason: stale, refusal: 'not-connected' };
-      return mqtt.publish({ tenant: op.tenant, clientId: op.clientId, topic: op.topic, payload: op.payload, qos: op.qos, retain: op.retain, ...(op.extras ? { extras: op.extras } : {}) });
+      return mqtt.publish({
+        tenant: op.tenant,
+        clientId: op.clientId,
+        topic: op.topic,
+        payload: op.payload,
+        qos: op.qos,
+        retain: op.retain,
+        ...(op.extras ? { extras: op.extras } : {}),
+      });
     }
     case 'disconnect':
       return {
-        ok: mqtt.disconnect(op.clientId, op.tenant, { clean: op.clean, connectionId: op.connectionId, keep: op.keep, ...(op.sessionExpiry !== undefined ? { sessionExpiry: op.sessionExpiry } : {}) }),
+        ok: mqtt.disconnect(op.clientId, op.tenant, {
+          clean: op.clean,
+          connectionId: op.connectionId,
+          keep: op.keep,
+          ...(op.sessionExpiry !== undefined ? { sessionExpiry: op.sessionExpiry } : {}),
+        }),
       };
     case 'requeue':
       return { taken: mqtt.requeue(op.tenant, op.clientId, op.messages) };
@@ -191,7 +204,15 @@ export function dropNetworkConnections(cluster: Cluster): { op: DisconnectOp; an
   const done: { op: DisconnectOp; answer: DisconnectAnswer }[] = [];
   for (const client of [...cluster.mqtt.allClients()]) {
     if (!client.networkClient || !client.connection) continue;
-    const op: DisconnectOp = { op: 'disconnect', tenant: client.tenant, clientId: client.clientId, connectionId: client.connection.connectionId, clean: false, keep: [], why: 'restart' };
+    const op: DisconnectOp = {
+      op: 'disconnect',
+      tenant: client.tenant,
+      clientId: client.clientId,
+      connectionId: client.connection.connectionId,
+      clean: false,
+      keep: [],
+      why: 'restart',
+    };
     done.push({ op, answer: applyWireOp(cluster, op) });
   }
   return done;
@@ -205,7 +226,9 @@ export function encodeWireOp(op: WireOp): string {
   // The holder's own value, not `value`: a Buffer has already been through its toJSON by then.
   return JSON.stringify(op, function (this: Record<string, unknown>, key: string, value: unknown) {
     const original = this[key];
-    return original instanceof Uint8Array ? { [BYTES]: Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64') } : value;
+    return original instanceof Uint8Array
+      ? { [BYTES]: Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64') }
+      : value;
   });
 }
 
@@ -219,7 +242,11 @@ export function decodeWireOp(text: string): WireOp {
     }
     return value;
   }) as WireOp;
-  if (!op || typeof op !== 'object' || !['connect', 'subscribe', 'unsubscribe', 'publish', 'disconnect', 'requeue'].includes((op as { op?: string }).op ?? '')) {
+  if (
+    !op ||
+    typeof op !== 'object' ||
+    !['connect', 'subscribe', 'unsubscribe', 'publish', 'disconnect', 'requeue'].includes((op as { op?: string }).op ?? '')
+  ) {
     throw new Error(`not an MQTT listener operation: ${text.slice(0, 80)}`);
   }
   return op;

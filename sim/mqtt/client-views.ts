@@ -31,7 +31,9 @@ function lastWillView(c: ClientState, will: LastWill) {
   return {
     client_id: c.clientId,
     last_will: { topic: will.topic, message: will.message, qos: qosLabel(will.qos), retain: will.retain },
-    last_will_properties: will.properties ? { ...will.properties, user_properties: will.properties.user_properties.map((p) => ({ ...p })) } : null,
+    last_will_properties: will.properties
+      ? { ...will.properties, user_properties: will.properties.user_properties.map((p) => ({ ...p })) }
+      : null,
   };
 }
 
@@ -80,14 +82,19 @@ export function clientRecord(c: ClientState) {
         }
       : null,
     session: c.session ? sessionFields(c, c.session) : null,
-    heartbeat: conn ? { protocol: heartbeatProtocolLabel(last.protocol), keep_live: last.keepAlive, heartbeat: unixSeconds(conn.lastHeartbeatAt) } : null,
+    heartbeat: conn
+      ? { protocol: heartbeatProtocolLabel(last.protocol), keep_live: last.keepAlive, heartbeat: unixSeconds(conn.lastHeartbeatAt) }
+      : null,
   };
 }
 
 /** MQTT 5 subscription properties as the list's JSON string; `"null"` when there are none. */
 function propertiesJson(sub: Subscription): string {
   if (sub.subscriptionIdentifier === null && sub.userProperties.length === 0) return 'null';
-  return JSON.stringify({ subscription_identifier: sub.subscriptionIdentifier, user_properties: sub.userProperties.map((p) => [p.key, p.value]) });
+  return JSON.stringify({
+    subscription_identifier: sub.subscriptionIdentifier,
+    user_properties: sub.userProperties.map((p) => [p.key, p.value]),
+  });
 }
 
 export type SubscriptionRecordView = ReturnType<typeof subscriptionRecord>;
@@ -147,7 +154,9 @@ export function subscriptionDetail(cluster: Cluster, broker: MqttBroker, sub: Su
   }
   return {
     share_sub: sub.group !== null,
-    group_leader_info: leader ? { broker_id: leader.id, broker_addr: `${leader.ip}:${leader.ports.grpc}`, extend_info: JSON.stringify({ group_name: sub.group }) } : null,
+    group_leader_info: leader
+      ? { broker_id: leader.id, broker_addr: `${leader.ip}:${leader.ports.grpc}`, extend_info: JSON.stringify({ group_name: sub.group }) }
+      : null,
     sub_data: {
       tenant: sub.tenant,
       client_id: sub.clientId,

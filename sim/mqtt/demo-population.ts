@@ -81,7 +81,10 @@ export class DemoPopulation {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--clients must be a whole number >= 0, got ${n}`);
     this.targetSize = n;
     const scale = Math.sqrt(Math.max(n, 1) / 60);
-    this.publishesPerTick = [Math.max(1, Math.round(PUBLISHES_PER_TICK[0] * scale)), Math.max(1, Math.round(PUBLISHES_PER_TICK[1] * scale))];
+    this.publishesPerTick = [
+      Math.max(1, Math.round(PUBLISHES_PER_TICK[0] * scale)),
+      Math.max(1, Math.round(PUBLISHES_PER_TICK[1] * scale)),
+    ];
   }
 
   seed(): void {
@@ -109,9 +112,17 @@ export class DemoPopulation {
     this.cluster.engine.every(TICK_MS, 'mqtt.demo.tick', () => this.tick());
     const sysTopics = (): void => {
       this.publishSystemTopics();
-      this.cluster.engine.after(Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms), 'mqtt.demo.sys', sysTopics);
+      this.cluster.engine.after(
+        Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms),
+        'mqtt.demo.sys',
+        sysTopics,
+      );
     };
-    this.cluster.engine.after(Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms), 'mqtt.demo.sys', sysTopics);
+    this.cluster.engine.after(
+      Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms),
+      'mqtt.demo.sys',
+      sysTopics,
+    );
   }
 
   private ip(tenantIndex: number): string {
@@ -164,7 +175,12 @@ export class DemoPopulation {
     // acme: factory lines publish temperatures; dashboards watch them; workers share a job queue.
     for (let line = 1; line <= 4; line++) {
       add({
-        tenant: 'acme', clientId: `acme-line${line}-plc`, username: 'acme-plc', ip: this.ip(1), protocol: 4, keepAlive: 30,
+        tenant: 'acme',
+        clientId: `acme-line${line}-plc`,
+        username: 'acme-plc',
+        ip: this.ip(1),
+        protocol: 4,
+        keepAlive: 30,
         lastWill: this.will(`acme-line${line}-plc`, 4, 0),
         subscriptions: [{ path: `factory/line${line}/setpoint`, qos: 1 }],
         publishes: [{ topic: `factory/line${line}/temperature`, kind: 'temperature' }],
@@ -172,7 +188,12 @@ export class DemoPopulation {
     }
     for (let n = 1; n <= 3; n++) {
       add({
-        tenant: 'acme', clientId: `acme-dashboard-${n}`, username: 'acme-ui', ip: this.ip(1), connectionType: 'Websockets', startsOffline: n === 3,
+        tenant: 'acme',
+        clientId: `acme-dashboard-${n}`,
+        username: 'acme-ui',
+        ip: this.ip(1),
+        connectionType: 'Websockets',
+        startsOffline: n === 3,
         subscriptions: [
           { path: 'factory/+/temperature', qos: 0, subscriptionIdentifier: n },
           { path: 'alerts/#', qos: 1, retainHandling: 1 },
@@ -182,21 +203,59 @@ export class DemoPopulation {
     }
     for (let n = 1; n <= 6; n++) {
       add({
-        tenant: 'acme', clientId: `acme-worker-${n}`, username: 'acme-worker', ip: this.ip(1), keepAlive: 20, startsOffline: offline(),
-        subscriptions: [{ path: '$share/workers/jobs/#', qos: 1 }, { path: `jobs/results/${n}`, qos: 1, noLocal: true }],
+        tenant: 'acme',
+        clientId: `acme-worker-${n}`,
+        username: 'acme-worker',
+        ip: this.ip(1),
+        keepAlive: 20,
+        startsOffline: offline(),
+        subscriptions: [
+          { path: '$share/workers/jobs/#', qos: 1 },
+          { path: `jobs/results/${n}`, qos: 1, noLocal: true },
+        ],
       });
     }
-    add({ tenant: 'acme', clientId: 'acme-scheduler', username: 'acme-ops', ip: this.ip(1), publishes: [{ topic: 'jobs/1', kind: 'job' }, { topic: 'jobs/2', kind: 'job' }, { topic: 'jobs/3', kind: 'job' }] });
-    add({ tenant: 'acme', clientId: 'acme-monitor', username: 'acme-ops', ip: this.ip(1), connectionType: 'Tls', publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })) });
+    add({
+      tenant: 'acme',
+      clientId: 'acme-scheduler',
+      username: 'acme-ops',
+      ip: this.ip(1),
+      publishes: [
+        { topic: 'jobs/1', kind: 'job' },
+        { topic: 'jobs/2', kind: 'job' },
+        { topic: 'jobs/3', kind: 'job' },
+      ],
+    });
+    add({
+      tenant: 'acme',
+      clientId: 'acme-monitor',
+      username: 'acme-ops',
+      ip: this.ip(1),
+      connectionType: 'Tls',
+      publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })),
+    });
     // Blacklisted by the demo blacklist (ClientId entry of tenant acme): never gets in.
-    add({ tenant: 'acme', clientId: 'sensor-rogue-01', username: 'acme-plc', ip: this.ip(1), publishes: [{ topic: 'factory/line9/temperature', kind: 'temperature' }] });
+    add({
+      tenant: 'acme',
+      clientId: 'sensor-rogue-01',
+      username: 'acme-plc',
+      ip: this.ip(1),
+      publishes: [{ topic: 'factory/line9/temperature', kind: 'temperature' }],
+    });
 
     // globex: battery sensors over QUIC and TLS, collectors consuming them, partly through a share group.
     for (let i = 1; i <= 14; i++) {
       const id = `s${String(i).padStart(2, '0')}`;
       add({
-        tenant: 'globex', clientId: `globex-sensor-${id}`, username: 'globex-sensor', ip: this.ip(2), connectionType: i % 3 === 0 ? 'Tls' : 'Quic',
-        protocol: i % 4 === 0 ? 4 : 5, keepAlive: 120, sessionExpiry: 86_400, startsOffline: offline(),
+        tenant: 'globex',
+        clientId: `globex-sensor-${id}`,
+        username: 'globex-sensor',
+        ip: this.ip(2),
+        connectionType: i % 3 === 0 ? 'Tls' : 'Quic',
+        protocol: i % 4 === 0 ? 4 : 5,
+        keepAlive: 120,
+        sessionExpiry: 86_400,
+        startsOffline: offline(),
         lastWill: i % 2 === 0 ? this.will(`globex-sensor-${id}`, i % 4 === 0 ? 4 : 5, 10) : null,
         subscriptions: [{ path: `sensors/${id}/config`, qos: 1 }],
         publishes: [{ topic: `sensors/${id}/temperature`, kind: 'temperature' }],
@@ -204,38 +263,98 @@ export class DemoPopulation {
     }
     for (let n = 1; n <= 4; n++) {
       add({
-        tenant: 'globex', clientId: `globex-collector-${n}`, username: 'globex-backend', ip: this.ip(2),
-        subscriptions: [{ path: '$share/collectors/sensors/+/temperature', qos: 1 }, { path: 'sensors/+/config', qos: 0 }, { path: 'status/#', qos: 0, retainHandling: 2 }],
+        tenant: 'globex',
+        clientId: `globex-collector-${n}`,
+        username: 'globex-backend',
+        ip: this.ip(2),
+        subscriptions: [
+          { path: '$share/collectors/sensors/+/temperature', qos: 1 },
+          { path: 'sensors/+/config', qos: 0 },
+          { path: 'status/#', qos: 0, retainHandling: 2 },
+        ],
       });
     }
-    add({ tenant: 'globex', clientId: 'globex-archiver', username: 'globex-backend', ip: this.ip(2), cleanStart: true, subscriptions: [{ path: 'sensors/#', qos: 2, preserveRetain: true }] });
+    add({
+      tenant: 'globex',
+      clientId: 'globex-archiver',
+      username: 'globex-backend',
+      ip: this.ip(2),
+      cleanStart: true,
+      subscriptions: [{ path: 'sensors/#', qos: 2, preserveRetain: true }],
+    });
 
     // initech: a staging app on plain websockets and MQTT 3.1, jobs and alerts.
     for (let n = 1; n <= 6; n++) {
       add({
-        tenant: 'initech', clientId: `initech-app-${n}`, username: 'initech', ip: this.ip(3), connectionType: 'Websocket', protocol: 3, keepAlive: 45,
-        cleanStart: n % 3 === 0, startsOffline: n % 3 !== 0 && offline(),
-        subscriptions: [{ path: `jobs/${n}`, qos: 1 }, { path: 'alerts/critical', qos: 1 }, { path: 'jobs/#', qos: 0 }],
+        tenant: 'initech',
+        clientId: `initech-app-${n}`,
+        username: 'initech',
+        ip: this.ip(3),
+        connectionType: 'Websocket',
+        protocol: 3,
+        keepAlive: 45,
+        cleanStart: n % 3 === 0,
+        startsOffline: n % 3 !== 0 && offline(),
+        subscriptions: [
+          { path: `jobs/${n}`, qos: 1 },
+          { path: 'alerts/critical', qos: 1 },
+          { path: 'jobs/#', qos: 0 },
+        ],
         publishes: [{ topic: `jobs/${n + 3}`, kind: 'job' }],
       });
     }
-    add({ tenant: 'initech', clientId: 'initech-pager', username: 'initech', ip: this.ip(3), connectionType: 'Tls', publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })), subscriptions: [{ path: 'alerts/+', qos: 2 }] });
+    add({
+      tenant: 'initech',
+      clientId: 'initech-pager',
+      username: 'initech',
+      ip: this.ip(3),
+      connectionType: 'Tls',
+      publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })),
+      subscriptions: [{ path: 'alerts/+', qos: 2 }],
+    });
 
     // default: mixed devices, a $SYS watcher, flappy clients and a client from the blocked scanner net.
     const types: ConnectionType[] = ['Tcp', 'Tls', 'Websocket', 'Websockets', 'Quic'];
     for (let n = 1; n <= 10; n++) {
       const protocol = rng.pick([3, 4, 5] as const);
       add({
-        tenant: 'default', clientId: `device-${String(n).padStart(3, '0')}`, username: 'device', ip: this.ip(0), connectionType: types[n % types.length], protocol,
-        keepAlive: rng.pick([30, 60, 90]), cleanStart: n % 4 === 0, startsOffline: n % 4 !== 0 && offline(),
+        tenant: 'default',
+        clientId: `device-${String(n).padStart(3, '0')}`,
+        username: 'device',
+        ip: this.ip(0),
+        connectionType: types[n % types.length],
+        protocol,
+        keepAlive: rng.pick([30, 60, 90]),
+        cleanStart: n % 4 === 0,
+        startsOffline: n % 4 !== 0 && offline(),
         lastWill: n % 3 === 0 ? this.will(`device-${String(n).padStart(3, '0')}`, protocol, 5) : null,
-        subscriptions: [{ path: `devices/${n}/commands`, qos: 1 }, { path: 'devices/broadcast', qos: 0 }],
+        subscriptions: [
+          { path: `devices/${n}/commands`, qos: 1 },
+          { path: 'devices/broadcast', qos: 0 },
+        ],
         publishes: [{ topic: `devices/${n}/status`, kind: 'status' }],
       });
     }
     add({ tenant: 'default', clientId: 'sys-watcher', username: 'admin', ip: '127.0.0.1', subscriptions: [{ path: '$SYS/#', qos: 0 }] });
-    for (const id of ['flappy-01', 'flappy-02']) add({ tenant: 'default', clientId: id, username: 'device', ip: this.ip(0), protocol: 4, keepAlive: 15, flappy: true, subscriptions: [{ path: `devices/${id}/commands`, qos: 1 }] });
-    add({ tenant: 'acme', clientId: 'acme-flappy-gw', username: 'acme-plc', ip: this.ip(1), flappy: true, subscriptions: [{ path: 'factory/line1/setpoint', qos: 0 }] });
+    for (const id of ['flappy-01', 'flappy-02'])
+      add({
+        tenant: 'default',
+        clientId: id,
+        username: 'device',
+        ip: this.ip(0),
+        protocol: 4,
+        keepAlive: 15,
+        flappy: true,
+        subscriptions: [{ path: `devices/${id}/commands`, qos: 1 }],
+      });
+    add({
+      tenant: 'acme',
+      clientId: 'acme-flappy-gw',
+      username: 'acme-plc',
+      ip: this.ip(1),
+      flappy: true,
+      subscriptions: [{ path: 'factory/line1/setpoint', qos: 0 }],
+    });
     add({ tenant: 'default', clientId: 'scanner-01', username: 'guest', ip: '203.0.113.7' });
     return specs;
   }
@@ -261,12 +380,17 @@ export class DemoPopulation {
       const protocol = rng.pick([3, 4, 5, 5] as const);
       const group = `g${i % 50}`;
       const subscriptions: DemoSubscription[] = [{ path: `fleet/${group}/${i}/commands`, qos: 1 }];
-      if (rng.chance(0.5)) subscriptions.push(rng.chance(0.3) ? { path: `$share/fleet-${group}/fleet/${group}/telemetry/+`, qos: 1 } : { path: `fleet/${group}/broadcast`, qos: 0 });
+      if (rng.chance(0.5))
+        subscriptions.push(
+          rng.chance(0.3)
+            ? { path: `$share/fleet-${group}/fleet/${group}/telemetry/+`, qos: 1 }
+            : { path: `fleet/${group}/broadcast`, qos: 0 },
+        );
       out.push({
         tenant,
         clientId,
         username: `${tenant}-fleet`,
-        ip: `10.${100 + t}.${(i >> 8) & 255}.${(i & 255) || 1}`,
+        ip: `10.${100 + t}.${(i >> 8) & 255}.${i & 255 || 1}`,
         connectionType: types[i % types.length],
         protocol,
         cleanStart: i % 5 === 0,
@@ -349,7 +473,14 @@ export class DemoPopulation {
 
   private publishFrom(spec: DemoClientSpec, topic: string, kind: DemoClientSpec['publishes'][number]['kind']): void {
     if (!this.online(spec)) return;
-    this.broker.publish({ tenant: spec.tenant, topic, payload: this.payload(kind, spec.clientId), qos: kind === 'temperature' ? 0 : 1, retain: kind === 'status', clientId: spec.clientId });
+    this.broker.publish({
+      tenant: spec.tenant,
+      topic,
+      payload: this.payload(kind, spec.clientId),
+      qos: kind === 'temperature' ? 0 : 1,
+      retain: kind === 'status',
+      clientId: spec.clientId,
+    });
   }
 
   private tick(): void {
@@ -429,7 +560,13 @@ export class DemoPopulation {
       const base = `$SYS/brokers/${node.id}`;
       const uptime = String(Math.floor((now - node.startTime) / 1000));
       this.broker.publish({ tenant: 'default', topic: `${base}/uptime`, payload: uptime, qos: 0, retain: true });
-      this.broker.publish({ tenant: 'default', topic: `${base}/clients/connected`, payload: String(this.broker.connectionCount), qos: 0, retain: true });
+      this.broker.publish({
+        tenant: 'default',
+        topic: `${base}/clients/connected`,
+        payload: String(this.broker.connectionCount),
+        qos: 0,
+        retain: true,
+      });
     }
   }
 }

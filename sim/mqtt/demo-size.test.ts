@@ -25,7 +25,16 @@ describe('demo population size (--clients)', () => {
   });
 
   it('keeps the first N hand-made clients when N is smaller, and is deterministic per seed', () => {
-    expect(demo(10).mqtt.demo.clients().map((s) => s.clientId)).toEqual(demo().mqtt.demo.clients().slice(0, 10).map((s) => s.clientId));
+    expect(
+      demo(10)
+        .mqtt.demo.clients()
+        .map((s) => s.clientId),
+    ).toEqual(
+      demo()
+        .mqtt.demo.clients()
+        .slice(0, 10)
+        .map((s) => s.clientId),
+    );
     const a = demo(2_100);
     const b = demo(2_100);
     a.engine.advance(2 * 60_000);

@@ -20,7 +20,14 @@ describe('determinism of the MQTT demo workload', () => {
     for (let i = 0; i < 10; i++) {
       quiet.advance(60_000);
       busy.advance(60_000);
-      for (const path of ['/api/mqtt/overview', '/api/mqtt/client/list', '/api/mqtt/session/list', '/api/mqtt/subscribe/list', '/metrics', '/api/mqtt/monitor/data?data_type=connection_num']) {
+      for (const path of [
+        '/api/mqtt/overview',
+        '/api/mqtt/client/list',
+        '/api/mqtt/session/list',
+        '/api/mqtt/subscribe/list',
+        '/metrics',
+        '/api/mqtt/monitor/data?data_type=connection_num',
+      ]) {
         await busy.get(path);
       }
     }

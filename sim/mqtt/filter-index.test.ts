@@ -5,7 +5,10 @@ import { topicMatches } from './topic-filter.ts';
 
 // Small alphabets so that random filters and topics often meet (empty levels and `$` included).
 const level = fc.constantFrom('a', 'b', 'c', '', '$SYS', '$x');
-const topic = fc.array(level, { minLength: 1, maxLength: 5 }).map((ls) => ls.join('/')).filter((t) => t.length > 0);
+const topic = fc
+  .array(level, { minLength: 1, maxLength: 5 })
+  .map((ls) => ls.join('/'))
+  .filter((t) => t.length > 0);
 const filter = fc
   .tuple(fc.array(fc.oneof(level, fc.constant('+')), { minLength: 0, maxLength: 4 }), fc.boolean())
   .map(([ls, hash]) => (hash ? [...ls, '#'] : ls).join('/'))
@@ -23,18 +26,23 @@ const indexed = <V>(index: FilterIndex<V>, t: string): V[] => {
 describe('FilterIndex', () => {
   it('finds exactly the filters topicMatches accepts, through adds and removes', () => {
     fc.assert(
-      fc.property(fc.array(filter, { minLength: 1, maxLength: 30 }), fc.array(fc.nat(), { maxLength: 15 }), fc.array(topic, { minLength: 1, maxLength: 20 }), (filters, removals, topics) => {
-        const index = new FilterIndex<number>();
-        const live: (string | null)[] = filters.slice();
-        filters.forEach((f, i) => index.add(f, i));
-        for (const r of removals) {
-          const i = r % filters.length;
-          expect(index.remove(filters[i], i)).toBe(live[i] !== null);
-          live[i] = null;
-        }
-        expect(index.size).toBe(live.filter((f) => f !== null).length);
-        for (const t of topics) expect(indexed(index, t).sort((a, b) => a - b)).toEqual(naive(live, t));
-      }),
+      fc.property(
+        fc.array(filter, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 15 }),
+        fc.array(topic, { minLength: 1, maxLength: 20 }),
+        (filters, removals, topics) => {
+          const index = new FilterIndex<number>();
+          const live: (string | null)[] = filters.slice();
+          filters.forEach((f, i) => index.add(f, i));
+          for (const r of removals) {
+            const i = r % filters.length;
+            expect(index.remove(filters[i], i)).toBe(live[i] !== null);
+            live[i] = null;
+          }
+          expect(index.size).toBe(live.filter((f) => f !== null).length);
+          for (const t of topics) expect(indexed(index, t).sort((a, b) => a - b)).toEqual(naive(live, t));
+        },
+      ),
       { numRuns: 500 },
     );
   });

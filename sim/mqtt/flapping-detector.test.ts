@@ -21,13 +21,26 @@ describe('connection flapping detection', () => {
     expect(sim.cluster.mqtt.isConnected('default', 'jumpy')).toBe(false);
 
     const entry = sim.cluster.blacklist.all().find((e) => e.name === 'flapping-ban-default-jumpy');
-    expect(entry).toMatchObject({ blacklist_type: 'ClientId', resource_name: 'jumpy', desc: 'Ban due to connection jitter', source: 'flapping', endTimeMs: sim.cluster.now() + 300_000 });
+    expect(entry).toMatchObject({
+      blacklist_type: 'ClientId',
+      resource_name: 'jumpy',
+      desc: 'Ban due to connection jitter',
+      source: 'flapping',
+      endTimeMs: sim.cluster.now() + 300_000,
+    });
 
     const flapping = (await sim.get('/api/mqtt/flapping_detect/list?tenant=default')).json.data;
-    expect(flapping.data).toEqual([{ tenant: 'default', client_id: 'jumpy', before_last_window_connections: 6, first_request_time: Math.floor(start / 1000) }]);
+    expect(flapping.data).toEqual([
+      { tenant: 'default', client_id: 'jumpy', before_last_window_connections: 6, first_request_time: Math.floor(start / 1000) },
+    ]);
     const banLog = (await sim.get('/api/mqtt/ban-log/list?tenant=default')).json.data;
     expect(banLog.data).toHaveLength(1);
-    expect(banLog.data[0]).toMatchObject({ tenant: 'default', ban_type: 'client_id', resource_name: 'jumpy', ban_source: 'flapping_detect' });
+    expect(banLog.data[0]).toMatchObject({
+      tenant: 'default',
+      ban_type: 'client_id',
+      resource_name: 'jumpy',
+      ban_source: 'flapping_detect',
+    });
     expect(banLog.data[0].end_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect((await sim.get('/api/mqtt/ban-log/list?tenant=acme')).json.data.total_count).toBe(0);
 

@@ -73,9 +73,21 @@ export class FlappingDetector {
     this.bans++;
     const untilMs = now + cfg.ban_time * 1000;
     this.bannedUntil.set(key, untilMs);
-    const record: FlappingRecord = { tenant, client_id: clientId, before_last_window_connections: attempts.length, first_request_time: unixSeconds(attempts[0]) };
+    const record: FlappingRecord = {
+      tenant,
+      client_id: clientId,
+      before_last_window_connections: attempts.length,
+      first_request_time: unixSeconds(attempts[0]),
+    };
     this.records.set(key, record);
-    this.banLog.push({ tenant, ban_type: 'client_id', resource_name: clientId, ban_source: 'flapping_detect', end_time: localTimeString(untilMs), create_time: localTimeString(now) });
+    this.banLog.push({
+      tenant,
+      ban_type: 'client_id',
+      resource_name: clientId,
+      ban_source: 'flapping_detect',
+      end_time: localTimeString(untilMs),
+      create_time: localTimeString(now),
+    });
     if (this.banLog.length > MAX_BAN_LOG) this.banLog.splice(0, this.banLog.length - MAX_BAN_LOG);
     this.cluster.blacklist.add({
       tenant,

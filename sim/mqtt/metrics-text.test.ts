@@ -9,9 +9,16 @@ describe('Prometheus text exposition', () => {
       .family('b', 'gauge', 'a gauge')
       .sample('b', 0.5)
       .toString();
-    expect(text).toBe('# HELP a_total a counter\\nwith two lines\n# TYPE a_total counter\na_total{tenant="we\\"ird\\\\one",node="2"} 3\n# HELP b a gauge\n# TYPE b gauge\nb 0.5\n');
+    expect(text).toBe(
+      '# HELP a_total a counter\\nwith two lines\n# TYPE a_total counter\na_total{tenant="we\\"ird\\\\one",node="2"} 3\n# HELP b a gauge\n# TYPE b gauge\nb 0.5\n',
+    );
     const parsed = parsePrometheusText(text);
-    expect(parsed.types).toEqual(new Map([['a_total', 'counter'], ['b', 'gauge']]));
+    expect(parsed.types).toEqual(
+      new Map([
+        ['a_total', 'counter'],
+        ['b', 'gauge'],
+      ]),
+    );
     expect(parsed.samples).toEqual([
       { name: 'a_total', labels: { tenant: 'we"ird\\one', node: '2' }, value: 3 },
       { name: 'b', labels: {}, value: 0.5 },

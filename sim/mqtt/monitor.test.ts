@@ -12,7 +12,7 @@ const series = async (sim: InProcessSim, query: string): Promise<{ date: number;
 const last = <T>(xs: T[]): T => xs[xs.length - 1];
 
 describe('monitor series', () => {
-  it('serves every data type of the spec\'s table', async () => {
+  it("serves every data type of the spec's table", async () => {
     const sim = new InProcessSim({ workload: 'demo', seed: 2 });
     sim.advance(180_000);
     for (const type of MONITOR_DATA_TYPES) {
@@ -26,7 +26,13 @@ describe('monitor series', () => {
   it('answers [] for a missing dimension and 400 naming data_type for an unknown type', async () => {
     const sim = new InProcessSim({ workload: 'demo', seed: 2 });
     sim.advance(180_000);
-    for (const type of ['topic_in_num', 'subscribe_send_success_num', 'subscribe_topic_send_failure_num', 'session_out_num', 'connector_send_success']) {
+    for (const type of [
+      'topic_in_num',
+      'subscribe_send_success_num',
+      'subscribe_topic_send_failure_num',
+      'session_out_num',
+      'connector_send_success',
+    ]) {
       expect(await series(sim, `data_type=${type}`)).toEqual([]);
     }
     expect(await series(sim, 'data_type=subscribe_send_success_num&client_id=acme-dashboard-1')).toEqual([]); // path missing
@@ -58,9 +64,18 @@ describe('monitor series', () => {
     expect((await series(sim, 'data_type=topic_in_num&topic_name=m/t')).map((p) => p.value)).toEqual([7, 2]);
     expect((await series(sim, 'data_type=session_in_num&client_id=c1')).map((p) => p.value)).toEqual([7, 2]);
     expect((await series(sim, 'data_type=session_out_num&client_id=c0')).map((p) => p.value)).toEqual([7, 2]);
-    expect((await series(sim, `data_type=subscribe_send_success_num&client_id=c0&path=${encodeURIComponent('m/#')}`)).map((p) => p.value)).toEqual([7, 2]);
-    expect((await series(sim, `data_type=subscribe_topic_send_success_num&client_id=c0&path=${encodeURIComponent('m/#')}&topic_name=m/t`)).map((p) => p.value)).toEqual([7, 2]);
-    expect((await series(sim, 'data_type=topic_num')).map((p) => p.value)).toEqual([sim.cluster.topics.all().length, sim.cluster.topics.all().length]);
+    expect(
+      (await series(sim, `data_type=subscribe_send_success_num&client_id=c0&path=${encodeURIComponent('m/#')}`)).map((p) => p.value),
+    ).toEqual([7, 2]);
+    expect(
+      (await series(sim, `data_type=subscribe_topic_send_success_num&client_id=c0&path=${encodeURIComponent('m/#')}&topic_name=m/t`)).map(
+        (p) => p.value,
+      ),
+    ).toEqual([7, 2]);
+    expect((await series(sim, 'data_type=topic_num')).map((p) => p.value)).toEqual([
+      sim.cluster.topics.all().length,
+      sim.cluster.topics.all().length,
+    ]);
 
     const overview = (await sim.get('/api/mqtt/overview')).json.data;
     expect(overview.message_in_rate).toBeCloseTo(2 / 60, 2);

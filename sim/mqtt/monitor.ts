@@ -4,7 +4,6 @@ import { connectorList } from './peer-parts.ts';
 import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
 import { SeriesStore } from './series-store.ts';
 
-
 /** The spec's monitor point. */
 export interface MonitorPoint {
   /** Unix seconds. */
@@ -103,7 +102,13 @@ export class Monitor {
   private readonly scalars = new SeriesStore(1, MAX_POINTS);
   private readonly scalarRow = new Map<ScalarType, number>();
   private readonly pairs = new SeriesStore(2, MAX_POINTS);
-  private readonly rowsOf: Record<PairKind, KeyTree> = { topic: new Map(), subscribe: new Map(), subscribeTopic: new Map(), session: new Map(), connector: new Map() };
+  private readonly rowsOf: Record<PairKind, KeyTree> = {
+    topic: new Map(),
+    subscribe: new Map(),
+    subscribeTopic: new Map(),
+    session: new Map(),
+    connector: new Map(),
+  };
   /** Kind and dimension keys of each pair row, to forget it when it expires. */
   private readonly rowOwner: ({ kind: PairKind; keys: string[] } | undefined)[] = [];
   /** Samples taken so far: the sample number that tells a counter seen last sample from one seen before. */
@@ -139,7 +144,10 @@ export class Monitor {
       return row === undefined ? [] : this.scalars.read(row, 0);
     }
     const [kind, s] = PAIR_OF[type as keyof typeof PAIR_OF];
-    const row = lookup(this.rowsOf[kind], required.map((d) => dims[d]!));
+    const row = lookup(
+      this.rowsOf[kind],
+      required.map((d) => dims[d]!),
+    );
     return row === undefined ? [] : this.pairs.read(row, s);
   }
 
@@ -218,7 +226,10 @@ export class Monitor {
     for (const s of broker.subscriptions.all()) {
       add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
       // Most subscriptions have pushed nothing: skip building an iterator for them.
-      if (s.push.size > 0) s.push.forEach((p, topic) => add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure));
+      if (s.push.size > 0)
+        s.push.forEach((p, topic) =>
+          add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure),
+        );
     }
     for (const c of broker.allClients()) add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut);
     for (const row of touched) pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
@@ -245,7 +256,12 @@ export class Monitor {
     this.expire(now);
     const topics = this.cluster.topics;
     broker.counters.retainTopics((name) => topics.hasName(name));
-    this.cluster.engine.record('monitor.sample', { series: this.seriesCount, connections: broker.connectionCount, in: inDelta, out: outDelta });
+    this.cluster.engine.record('monitor.sample', {
+      series: this.seriesCount,
+      connections: broker.connectionCount,
+      in: inDelta,
+      out: outDelta,
+    });
   }
 
   /** Drops points older than the retention, and series left empty. */

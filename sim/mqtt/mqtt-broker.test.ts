@@ -12,14 +12,32 @@ const will = (topic: string, delay: number | null): LastWill => ({
   properties:
     delay === null
       ? null
-      : { delay_interval: delay, payload_format_indicator: 0, message_expiry_interval: 0, content_type: '', response_topic: '', correlation_data: '', user_properties: [] },
+      : {
+          delay_interval: delay,
+          payload_format_indicator: 0,
+          message_expiry_interval: 0,
+          content_type: '',
+          response_topic: '',
+          correlation_data: '',
+          user_properties: [],
+        },
 });
 
 describe('MQTT broker: connections and sessions', () => {
   it('keeps a persistent session across a disconnect and drops it at expiry', async () => {
     const sim = newSim();
     const mqtt = sim.cluster.mqtt;
-    const res = mqtt.connect({ tenant: 'default', clientId: 'c1', username: 'u', ip: '10.0.0.5', port: 40000, connectionType: 'Tls', protocol: 5, sessionExpiry: 120, keepAlive: 30 });
+    const res = mqtt.connect({
+      tenant: 'default',
+      clientId: 'c1',
+      username: 'u',
+      ip: '10.0.0.5',
+      port: 40000,
+      connectionType: 'Tls',
+      protocol: 5,
+      sessionExpiry: 120,
+      keepAlive: 30,
+    });
     expect(res).toMatchObject({ ok: true, sessionPresent: false });
     expect(mqtt.subscribe({ tenant: 'default', clientId: 'c1', path: 'a/#', qos: 1 })).toMatchObject({ ok: true, created: true });
 
@@ -35,7 +53,11 @@ describe('MQTT broker: connections and sessions', () => {
     expect(offline.network_connection).toBeNull();
     expect(offline.heartbeat).toBeNull();
     expect(offline.mqtt_connection.is_login).toBe(false);
-    expect(offline.session).toMatchObject({ session_expiry: 120, connection_id: null, distinct_time: Math.floor(sim.cluster.now() / 1000) });
+    expect(offline.session).toMatchObject({
+      session_expiry: 120,
+      connection_id: null,
+      distinct_time: Math.floor(sim.cluster.now() / 1000),
+    });
     expect((await sim.get('/api/mqtt/subscribe/list?client_id=c1')).json.data.total_count).toBe(1);
 
     // Reconnect within the expiry resumes the session and its subscriptions.
@@ -86,9 +108,33 @@ describe('MQTT broker: connections and sessions', () => {
     const sim = newSim();
     const mqtt = sim.cluster.mqtt;
     const far = sim.cluster.now() + 3_600_000;
-    sim.cluster.blacklist.add({ tenant: 'default', name: 'b1', blacklist_type: 'ClientId', resource_name: 'bad', endTimeMs: far, desc: '', source: 'api' });
-    sim.cluster.blacklist.add({ tenant: 'default', name: 'b2', blacklist_type: 'Ip', resource_name: '10.9.9.9', endTimeMs: far, desc: '', source: 'api' });
-    sim.cluster.blacklist.add({ tenant: 'default', name: 'b3', blacklist_type: 'User', resource_name: 'mallory', endTimeMs: far, desc: '', source: 'api' });
+    sim.cluster.blacklist.add({
+      tenant: 'default',
+      name: 'b1',
+      blacklist_type: 'ClientId',
+      resource_name: 'bad',
+      endTimeMs: far,
+      desc: '',
+      source: 'api',
+    });
+    sim.cluster.blacklist.add({
+      tenant: 'default',
+      name: 'b2',
+      blacklist_type: 'Ip',
+      resource_name: '10.9.9.9',
+      endTimeMs: far,
+      desc: '',
+      source: 'api',
+    });
+    sim.cluster.blacklist.add({
+      tenant: 'default',
+      name: 'b3',
+      blacklist_type: 'User',
+      resource_name: 'mallory',
+      endTimeMs: far,
+      desc: '',
+      source: 'api',
+    });
     const r1 = mqtt.connect({ tenant: 'default', clientId: 'bad' });
     const r2 = mqtt.connect({ tenant: 'default', clientId: 'ok-id', ip: '10.9.9.9' });
     const r3 = mqtt.connect({ tenant: 'default', clientId: 'ok-id2', username: 'mallory' });
@@ -174,10 +220,20 @@ describe('MQTT broker: routing', () => {
     for (const w of ['w1', 'w2', 'w3']) mqtt.subscribe({ tenant: 'default', clientId: w, path: '$share/workers/jobs/#', qos: 1 });
     mqtt.subscribe({ tenant: 'default', clientId: 'pub', path: 'jobs/#', noLocal: true });
     mqtt.subscribe({ tenant: 'acme', clientId: 's1', path: 'jobs/#' }); // another tenant: refused, not connected there
-    expect(mqtt.subscribersOf('default', 'jobs/1').map((s) => s.client_id).sort()).toEqual(['pub', 's1', 's2', 'w1', 'w2', 'w3']);
+    expect(
+      mqtt
+        .subscribersOf('default', 'jobs/1')
+        .map((s) => s.client_id)
+        .sort(),
+    ).toEqual(['pub', 's1', 's2', 'w1', 'w2', 'w3']);
     expect(mqtt.subscribersOf('default', 'other')).toEqual([]);
 
-    for (let i = 0; i < 6; i++) expect(mqtt.publish({ tenant: 'default', topic: `jobs/${i}`, payload: 'p', qos: 1, retain: false, clientId: 'pub' })).toMatchObject({ ok: true, delivered: 3, dropped: 0 });
+    for (let i = 0; i < 6; i++)
+      expect(mqtt.publish({ tenant: 'default', topic: `jobs/${i}`, payload: 'p', qos: 1, retain: false, clientId: 'pub' })).toMatchObject({
+        ok: true,
+        delivered: 3,
+        dropped: 0,
+      });
     expect(['w1', 'w2', 'w3'].map((w) => mqtt.client('default', w)!.messagesOut)).toEqual([2, 2, 2]);
     expect(mqtt.client('default', 'pub')!.messagesOut).toBe(0);
     expect(mqtt.client('default', 'pub')!.messagesIn).toBe(6);
@@ -186,9 +242,17 @@ describe('MQTT broker: routing', () => {
     mqtt.disconnect('s1', 'default', { clean: true });
     mqtt.disconnect('w1', 'default', { clean: true });
     mqtt.disconnect('w2', 'default', { clean: true });
-    expect(mqtt.publish({ tenant: 'default', topic: 'jobs/x', payload: 'p', qos: 0, retain: false })).toMatchObject({ ok: true, delivered: 3, dropped: 1 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'jobs/x', payload: 'p', qos: 0, retain: false })).toMatchObject({
+      ok: true,
+      delivered: 3,
+      dropped: 1,
+    });
     expect(mqtt.client('default', 'w3')!.messagesOut).toBe(3);
-    expect(mqtt.publish({ tenant: 'default', topic: 'nobody/here', payload: 'p', qos: 0, retain: false })).toMatchObject({ ok: true, delivered: 0, dropped: 1 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'nobody/here', payload: 'p', qos: 0, retain: false })).toMatchObject({
+      ok: true,
+      delivered: 0,
+      dropped: 1,
+    });
     expect(mqtt.counters.totals).toEqual({ in: 8, out: 21, dropped: 2 });
 
     const detail = (await sim.get(`/api/mqtt/subscribe/detail?tenant=default&client_id=s1&path=${encodeURIComponent('jobs/+')}`)).json.data;
@@ -196,10 +260,16 @@ describe('MQTT broker: routing', () => {
     expect(detail.group_leader_info).toBeNull();
     expect(detail.sub_data.push_thread['jobs/x']).toMatchObject({ push_success_record_num: 0, push_error_record_num: 1 });
     expect(detail.sub_data.push_thread['jobs/0']).toMatchObject({ push_success_record_num: 1, push_error_record_num: 0 });
-    const shared = (await sim.get(`/api/mqtt/subscribe/detail?tenant=default&client_id=w3&path=${encodeURIComponent('$share/workers/jobs/#')}`)).json.data;
+    const shared = (
+      await sim.get(`/api/mqtt/subscribe/detail?tenant=default&client_id=w3&path=${encodeURIComponent('$share/workers/jobs/#')}`)
+    ).json.data;
     expect(shared.share_sub).toBe(true);
     expect(shared.sub_data.leader_id).toBe(shared.group_leader_info.broker_id);
-    expect(shared.sub_data.push_subscribe['jobs/x']).toMatchObject({ group_name: 'workers', sub_path: '$share/workers/jobs/#', topic_name: 'jobs/x' });
+    expect(shared.sub_data.push_subscribe['jobs/x']).toMatchObject({
+      group_name: 'workers',
+      sub_path: '$share/workers/jobs/#',
+      topic_name: 'jobs/x',
+    });
   });
 
   it('stores, retains and forwards every publish through topics, storage and connectors', () => {
@@ -243,8 +313,14 @@ describe('MQTT broker: routing', () => {
     mqtt.connect({ tenant: 'default', clientId: 'c' });
     mqtt.subscribe({ tenant: 'default', clientId: 'c', path: 'del/me' });
     mqtt.subscribe({ tenant: 'default', clientId: 'c', path: 'del/+' });
-    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'a', qos: 0, retain: false })).toMatchObject({ ok: true, offset: 0 });
-    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'b', qos: 0, retain: false })).toMatchObject({ ok: true, offset: 1 });
+    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'a', qos: 0, retain: false })).toMatchObject({
+      ok: true,
+      offset: 0,
+    });
+    expect(mqtt.publish({ tenant: 'default', topic: 'del/me', payload: 'b', qos: 0, retain: false })).toMatchObject({
+      ok: true,
+      offset: 1,
+    });
     const res = await sim.post('/api/cluster/topic/delete', { tenant: 'default', topic_name: 'del/me' });
     expect(res.json.code).toBe(0);
     expect(mqtt.subscriptionsList().map((s) => s.path)).toEqual(['del/+']);

@@ -54,7 +54,8 @@ export interface ConnectInput {
 /** Why a connect was refused, for the CONNACK reason code a network client gets. */
 export type ConnectRefusal = 'invalid-client-id' | 'invalid' | 'unavailable' | 'banned' | 'rate' | 'quota';
 
-export type ConnectResult = { ok: true; connectionId: number; nodeId: number; sessionPresent: boolean } | { ok: false; reason: string; refusal: ConnectRefusal };
+export type ConnectResult =
+  { ok: true; connectionId: number; nodeId: number; sessionPresent: boolean } | { ok: false; reason: string; refusal: ConnectRefusal };
 
 export interface SubscribeInput {
   tenant: string;
@@ -92,7 +93,8 @@ export interface PublishInput {
 export type PublishRefusal = 'invalid-topic' | 'invalid' | 'not-connected' | 'not-authorized' | 'payload-format' | 'quota' | 'rejected';
 
 /** `offset`: where storage appended the message (null if the storage part returned none). */
-export type PublishResult = { ok: true; delivered: number; dropped: number; offset: number | null } | { ok: false; reason: string; refusal: PublishRefusal };
+export type PublishResult =
+  { ok: true; delivered: number; dropped: number; offset: number | null } | { ok: false; reason: string; refusal: PublishRefusal };
 
 /** A message as routed: what each subscriber's copy is made from. */
 interface RoutedMessage {
@@ -296,7 +298,8 @@ export class MqttBroker {
     else if (client.session.survivesCleanStart) client.session.survivesCleanStart = false;
     client.connection = { connectionId, nodeId, lastHeartbeatAt: now, ...(input.sink ? { sink: input.sink } : {}) };
     // A network client's heartbeats are its own packets (see touch); only simulated clients get simulated ones.
-    if (req.keepAlive > 0 && !input.networkClient) this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
+    if (req.keepAlive > 0 && !input.networkClient)
+      this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     this.countLive(nodeId, tenant, +1);
     this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
     // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged
@@ -332,13 +335,19 @@ export class MqttBroker {
     const protocol = input.protocol ?? 5;
     if (protocol !== 3 && protocol !== 4 && protocol !== 5) return invalid(`unknown MQTT protocol level ${JSON.stringify(protocol)}`);
     const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
-    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535) return invalid(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
+    if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535)
+      return invalid(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
     const protocolCfg = this.cluster.config.current().MqttProtocol;
-    const sessionExpiry = Math.min(input.sessionExpiry ?? protocolCfg.default_session_expiry_interval, protocolCfg.max_session_expiry_interval);
-    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0) return invalid(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
+    const sessionExpiry = Math.min(
+      input.sessionExpiry ?? protocolCfg.default_session_expiry_interval,
+      protocolCfg.max_session_expiry_interval,
+    );
+    if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0)
+      return invalid(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
     const online = this.cluster.nodes.online();
     if (online.length === 0) return { refusal: 'unavailable', reason: 'no broker node is online' };
-    if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId)) return { refusal: 'unavailable', reason: `node ${input.nodeId} is not online` };
+    if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId))
+      return { refusal: 'unavailable', reason: `node ${input.nodeId} is not online` };
     const nodeId = input.nodeId ?? this.rng.pick(online).id;
     return {
       tenant,
@@ -368,25 +377,41 @@ export class MqttBroker {
     if (blocking) return banned(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
     if (this.flapping.isBanned(tenant, clientId)) return banned(`client ${clientId} is banned for connection flapping`);
     const verdict = this.flapping.onConnectAttempt(tenant, clientId);
-    if (verdict.banned) return banned(`client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`);
+    if (verdict.banned)
+      return banned(
+        `client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`,
+      );
 
     const quota = this.cluster.tenants.quota(tenant);
     const limits = this.cluster.config.current();
     this.rollRateSecond();
     if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
-      return { refusal: 'rate', reason: `tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})` };
+      return {
+        refusal: 'rate',
+        reason: `tenant ${tenant} reached max_create_connection_rate_per_second (${quota.max_create_connection_rate_per_second})`,
+      };
     }
-    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate) return { refusal: 'rate', reason: `cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})` };
+    if (this.connectsThisSecondTotal >= limits.ClusterLimit.max_network_connection_rate)
+      return {
+        refusal: 'rate',
+        reason: `cluster reached max_network_connection_rate (${limits.ClusterLimit.max_network_connection_rate})`,
+      };
     // A takeover frees the old connection's slot, so the limits count without it.
     const sameSlot = existing?.connection ? 1 : 0;
     const sameSlotOnNode = existing?.connection?.nodeId === nodeId ? 1 : 0;
     const tenantOnNode = (this.liveByNodeTenant.get(`${nodeId}\u0000${tenant}`) ?? 0) - sameSlotOnNode;
-    if (tenantOnNode >= quota.max_connections_per_node) return quotaReached(`tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`);
+    if (tenantOnNode >= quota.max_connections_per_node)
+      return quotaReached(`tenant ${tenant} reached max_connections_per_node (${quota.max_connections_per_node}) on node ${nodeId}`);
     const onNode = (this.liveByNode.get(nodeId) ?? 0) - sameSlotOnNode;
-    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node) return quotaReached(`node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`);
-    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection) return quotaReached(`cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`);
+    if (onNode >= limits.MqttLimit.cluster.max_connections_per_node)
+      return quotaReached(
+        `node ${nodeId} reached the cluster's max_connections_per_node (${limits.MqttLimit.cluster.max_connections_per_node})`,
+      );
+    if (this.liveTotal - sameSlot >= limits.ClusterLimit.max_network_connection)
+      return quotaReached(`cluster reached max_network_connection (${limits.ClusterLimit.max_network_connection})`);
     // A clean start replaces an existing session one for one; only a client without one adds a session.
-    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions) return quotaReached(`tenant ${tenant} reached max_sessions (${quota.max_sessions})`);
+    if (!existing?.session && (this.sessionsByTenant.get(tenant) ?? 0) >= quota.max_sessions)
+      return quotaReached(`tenant ${tenant} reached max_sessions (${quota.max_sessions})`);
     return undefined;
   }
 
@@ -402,12 +427,19 @@ export class MqttBroker {
    * Network clients also give: the session expiry their MQTT 5 DISCONNECT sets, and the QoS 1/2
    * messages still unacknowledged (`keep`), which a surviving session keeps for the next connection.
    */
-  disconnect(clientId: string, tenant: string, options: { clean: boolean; connectionId?: number; sessionExpiry?: number; keep?: readonly PendingMessage[] } = { clean: true }): boolean {
+  disconnect(
+    clientId: string,
+    tenant: string,
+    options: { clean: boolean; connectionId?: number; sessionExpiry?: number; keep?: readonly PendingMessage[] } = { clean: true },
+  ): boolean {
     const client = this.clients.get(clientKey(tenant, clientId));
     if (!client?.connection) return false;
     if (options.connectionId !== undefined && client.connection.connectionId !== options.connectionId) return false;
     if (options.sessionExpiry !== undefined && client.session) {
-      client.session.sessionExpiry = Math.min(options.sessionExpiry, this.cluster.config.current().MqttProtocol.max_session_expiry_interval);
+      client.session.sessionExpiry = Math.min(
+        options.sessionExpiry,
+        this.cluster.config.current().MqttProtocol.max_session_expiry_interval,
+      );
     }
     this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost', options.keep);
     return true;
@@ -419,7 +451,12 @@ export class MqttBroker {
     client.connection = null;
     client.generation++;
     this.countLive(conn.nodeId, client.tenant, -1);
-    this.cluster.engine.record('mqtt.disconnect', { tenant: client.tenant, clientId: client.clientId, connectionId: conn.connectionId, why });
+    this.cluster.engine.record('mqtt.disconnect', {
+      tenant: client.tenant,
+      clientId: client.clientId,
+      connectionId: conn.connectionId,
+      why,
+    });
     conn.sink?.closed(why);
     if (why === 'takeover') return; // the new connection takes the session over at once
     const session = client.session!;
@@ -435,7 +472,8 @@ export class MqttBroker {
     if (keep) keepUnacknowledged(session, keep);
     const generation = client.generation;
     this.cluster.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
-      if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client) return;
+      if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client)
+        return;
       this.endSession(client, 'expired');
       this.forgetIfIdle(client);
     });
@@ -448,7 +486,14 @@ export class MqttBroker {
       // A reconnect within the delay cancels the will (MQTT 5 §3.1.3.2.2).
       if (delayS > 0 && (client.generation !== generation || client.connection)) return;
       this.cluster.engine.record('mqtt.will', { tenant: client.tenant, clientId: client.clientId, topic: will.topic });
-      this.publish({ tenant: client.tenant, topic: will.topic, payload: will.message, qos: will.qos, retain: will.retain, ...(will.extras ? { extras: will.extras } : {}) });
+      this.publish({
+        tenant: client.tenant,
+        topic: will.topic,
+        payload: will.message,
+        qos: will.qos,
+        retain: will.retain,
+        ...(will.extras ? { extras: will.extras } : {}),
+      });
     };
     if (delayS === 0) fire();
     else this.cluster.engine.after(delayS * 1000, 'mqtt.will', fire);
@@ -521,7 +566,8 @@ export class MqttBroker {
 
   subscribe(input: SubscribeInput): SubscribeResult {
     const client = this.clients.get(clientKey(input.tenant, input.clientId));
-    if (!client?.connection || !client.session) return { ok: false, reason: `client ${input.clientId} of tenant ${input.tenant} is not connected`, refusal: 'not-connected' };
+    if (!client?.connection || !client.session)
+      return { ok: false, reason: `client ${input.clientId} of tenant ${input.tenant} is not connected`, refusal: 'not-connected' };
     let parsed: SubscriptionPath;
     let rewritePath: string | null = null;
     try {
@@ -540,12 +586,18 @@ export class MqttBroker {
     }
     const v5 = client.last.protocol === 5;
     const noLocal = v5 ? (input.noLocal ?? false) : false;
-    if (parsed.shared && noLocal) return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)', refusal: 'invalid' };
+    if (parsed.shared && noLocal)
+      return { ok: false, reason: 'no_local must not be set on a shared subscription (MQTT 5 §3.8.3.1)', refusal: 'invalid' };
     const qos = input.qos ?? 0;
     if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}`, refusal: 'invalid' };
     const aclDenial = this.aclDenial(client, parsed.filter, 'Subscribe');
     if (aclDenial) {
-      this.cluster.engine.record('mqtt.subscribe.refused', { tenant: input.tenant, clientId: input.clientId, path: input.path, reason: 'acl' });
+      this.cluster.engine.record('mqtt.subscribe.refused', {
+        tenant: input.tenant,
+        clientId: input.clientId,
+        path: input.path,
+        reason: 'acl',
+      });
       return { ok: false, reason: aclDenial, refusal: 'not-authorized' };
     }
     const pkId = client.nextPkId;
@@ -573,7 +625,14 @@ export class MqttBroker {
     };
     const { created, subscription } = this.subscriptions.put(sub);
     const retained = this.sendRetained(subscription, created);
-    this.cluster.engine.record('mqtt.subscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path, qos, created, retained });
+    this.cluster.engine.record('mqtt.subscribe', {
+      tenant: input.tenant,
+      clientId: input.clientId,
+      path: input.path,
+      qos,
+      created,
+      retained,
+    });
     return { ok: true, created, pkId };
   }
 
@@ -591,7 +650,14 @@ export class MqttBroker {
       const r = t.retained;
       if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
       if (!topicMatches(sub.filter, t.topic_name)) continue;
-      const message: RoutedMessage = { topic: t.topic_name, payload: r.payload, qos: asQoS(r.qos), retain: true, extras: r.extras, expiresAt: r.expiresAt ?? null };
+      const message: RoutedMessage = {
+        topic: t.topic_name,
+        payload: r.payload,
+        qos: asQoS(r.qos),
+        retain: true,
+        extras: r.extras,
+        expiresAt: r.expiresAt ?? null,
+      };
       if (this.deliver(sub, message, true)) sent++;
     }
     return sent;
@@ -665,16 +731,28 @@ export class MqttBroker {
     if (schemaRefusal) return refused(schemaRefusal, 'payload-format');
     this.rollRateSecond();
     const rate = this.cluster.tenants.quota(tenant).max_publish_rate;
-    if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate) return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
+    if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate)
+      return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
     const topics = topicsOf(this.cluster);
     const storage = storageOf(this.cluster);
     const connectors = connectorSinkOf(this.cluster);
     const now = this.cluster.now();
-    const message: RoutedMessage = { topic, payload, qos: input.qos, retain: input.retain, extras: input.extras, expiresAt: this.expiryOf(input.extras, now) };
+    const message: RoutedMessage = {
+      topic,
+      payload,
+      qos: input.qos,
+      retain: input.retain,
+      extras: input.extras,
+      expiresAt: this.expiryOf(input.extras, now),
+    };
     let offset: number | null = null;
     try {
       topics.ensure(tenant, topic);
-      const appended = storage.appendToTopic(tenant, topic, { ...(input.key !== undefined ? { key: input.key } : {}), payload, timestamp: now });
+      const appended = storage.appendToTopic(tenant, topic, {
+        ...(input.key !== undefined ? { key: input.key } : {}),
+        payload,
+        timestamp: now,
+      });
       if (typeof appended === 'number') offset = appended;
       if (input.retain) {
         const kept = input.extras ? { extras: input.extras, expiresAt: message.expiresAt } : {};
@@ -735,7 +813,14 @@ export class MqttBroker {
   private aclDenial(client: ClientState, topic: string, action: 'Publish' | 'Subscribe'): string | undefined {
     const username = client.last.username;
     if (username && this.cluster.users.get(client.tenant, username)?.is_superuser) return undefined;
-    const decision = this.cluster.acl.decide({ tenant: client.tenant, clientId: client.clientId, ...(username ? { username } : {}), ip: client.last.ip, topic, action });
+    const decision = this.cluster.acl.decide({
+      tenant: client.tenant,
+      clientId: client.clientId,
+      ...(username ? { username } : {}),
+      ip: client.last.ip,
+      topic,
+      action,
+    });
     if (decision !== 'Deny') return undefined;
     return `${action.toLowerCase()} to ${topic} denied by ACL (decision Deny for client ${client.clientId} of tenant ${client.tenant})`;
   }
@@ -752,7 +837,13 @@ export class MqttBroker {
     const verdict = this.schemaValidation.validate(tenant, topic, payload, cfg.strategy);
     if (verdict.ok) return undefined;
     const clientId = publisher?.clientId;
-    this.cluster.engine.record('mqtt.schema.invalid', { tenant, topic, clientId: clientId ?? null, action: cfg.failed_operation, problems: verdict.problems.length });
+    this.cluster.engine.record('mqtt.schema.invalid', {
+      tenant,
+      topic,
+      clientId: clientId ?? null,
+      action: cfg.failed_operation,
+      problems: verdict.problems.length,
+    });
     if (cfg.failed_operation === 'Ignore') return undefined;
     this.counters.countDropped(tenant, 1);
     if (publisher?.connection) this.closeConnection(publisher, 'connection-lost');
@@ -779,7 +870,11 @@ export class MqttBroker {
     const client = this.clients.get(clientKey(sub.tenant, sub.clientId));
     if (!client?.connection) {
       // A network client's session keeps QoS 1/2 messages for it (MqttOfflineMessage); a simulated one's never does.
-      if (client?.networkClient && client.session && keepWhileOffline(client.session, copyFor(sub, message, false), this.cluster.config.current().MqttOfflineMessage, now)) {
+      if (
+        client?.networkClient &&
+        client.session &&
+        keepWhileOffline(client.session, copyFor(sub, message, false), this.cluster.config.current().MqttOfflineMessage, now)
+      ) {
         this.countPush(sub, client, topic, now);
         return true;
       }
@@ -790,7 +885,15 @@ export class MqttBroker {
     // Most pushes take a few ms; a few queue behind a busy client or a slow link.
     const internalMs = this.latencyRng.chance(0.02) ? this.latencyRng.int(300, 3_000) : this.latencyRng.int(0, 15);
     const sendMs = this.latencyRng.chance(0.01) ? this.latencyRng.int(500, 4_000) : this.latencyRng.int(1, 40);
-    this.slowSubscriptions.observe({ tenant: sub.tenant, clientId: sub.clientId, topic, path: sub.path, nodeId: client.connection.nodeId, internalMs, sendMs });
+    this.slowSubscriptions.observe({
+      tenant: sub.tenant,
+      clientId: sub.clientId,
+      topic,
+      path: sub.path,
+      nodeId: client.connection.nodeId,
+      internalMs,
+      sendMs,
+    });
     client.connection.sink?.deliver(copyFor(sub, message, retainedOnSubscribe));
     return true;
   }

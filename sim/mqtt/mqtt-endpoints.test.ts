@@ -38,7 +38,15 @@ describe('MQTT endpoints on the demo workload', () => {
   });
 
   it('answers every endpoint with spec-shaped data', async () => {
-    const lists = ['mqtt.client.list', 'mqtt.session.list', 'mqtt.subscribe.list', 'mqtt.slow-subscribe.list', 'mqtt.flapping-detect.list', 'mqtt.system-alarm.list', 'mqtt.ban-log.list'];
+    const lists = [
+      'mqtt.client.list',
+      'mqtt.session.list',
+      'mqtt.subscribe.list',
+      'mqtt.slow-subscribe.list',
+      'mqtt.flapping-detect.list',
+      'mqtt.system-alarm.list',
+      'mqtt.ban-log.list',
+    ];
     for (const id of lists) {
       const data = await getData(sim, endpointById(id).path);
       expect(data.data.length, `${id} has records`).toBeGreaterThan(0);
@@ -52,14 +60,19 @@ describe('MQTT endpoints on the demo workload', () => {
     const subs = (await getData(sim, '/api/mqtt/subscribe/list')).data as any[];
     for (const shared of [true, false]) {
       const s = subs.find((x) => x.is_share_sub === shared)!;
-      const detail = await getData(sim, `/api/mqtt/subscribe/detail?tenant=${s.tenant}&client_id=${s.client_id}&path=${encodeURIComponent(s.path)}`);
+      const detail = await getData(
+        sim,
+        `/api/mqtt/subscribe/detail?tenant=${s.tenant}&client_id=${s.client_id}&path=${encodeURIComponent(s.path)}`,
+      );
       expectSpecShaped('mqtt.subscribe.detail', detail);
       expect(detail.share_sub).toBe(shared);
       expect(detail.group_leader_info === null).toBe(!shared);
     }
     const clients = (await getData(sim, '/api/mqtt/client/list')).data as any[];
     expect(clients.some((c) => c.network_connection === null && c.session !== null)).toBe(true);
-    expect(new Set(clients.filter((c) => c.network_connection).map((c) => c.network_connection.protocol))).toEqual(new Set(['MQTT3', 'MQTT4', 'MQTT5']));
+    expect(new Set(clients.filter((c) => c.network_connection).map((c) => c.network_connection.protocol))).toEqual(
+      new Set(['MQTT3', 'MQTT4', 'MQTT5']),
+    );
     const sessions = (await getData(sim, '/api/mqtt/session/list')).data as any[];
     expect(sessions.some((s) => s.last_will !== null)).toBe(true);
   });
@@ -94,7 +107,9 @@ describe('MQTT endpoints on the demo workload', () => {
     expect(o.connector_num).toBe(sim.cluster.connectors.all().length);
     expect(o.node_list).toHaveLength(3);
     expect(o.message_in_rate).toBeGreaterThan(0);
-    const statuses = await Promise.all([1, 2, 3].map(async (nodeId) => (await sim.get('/api/mqtt/overview', { nodeId })).json.data.placement_status));
+    const statuses = await Promise.all(
+      [1, 2, 3].map(async (nodeId) => (await sim.get('/api/mqtt/overview', { nodeId })).json.data.placement_status),
+    );
     expect(statuses.filter((s) => s === 'Leader')).toHaveLength(1);
 
     const metrics = await sim.get('/metrics', { peer: '198.51.100.4' }); // open: no token needed
@@ -126,7 +141,8 @@ describe('MQTT endpoints on the demo workload', () => {
 describe('client and session list sampling', () => {
   it('returns at most 100 records while total_count is the tenant or cluster total', async () => {
     const sim = new InProcessSim({ workload: 'none', seed: 1 });
-    for (let i = 0; i < 150; i++) expect(sim.cluster.mqtt.connect({ tenant: 'default', clientId: `c${String(i).padStart(3, '0')}` }).ok).toBe(true);
+    for (let i = 0; i < 150; i++)
+      expect(sim.cluster.mqtt.connect({ tenant: 'default', clientId: `c${String(i).padStart(3, '0')}` }).ok).toBe(true);
     for (let i = 0; i < 10; i++) sim.cluster.mqtt.connect({ tenant: 'acme', clientId: `a${i}` });
 
     const all = await getData(sim, '/api/mqtt/client/list');
@@ -136,7 +152,18 @@ describe('client and session list sampling', () => {
     expect(tenant.data).toHaveLength(100);
     expect(tenant.total_count).toBe(150);
     const fuzzy = await getData(sim, '/api/mqtt/client/list?tenant=default&client_id=c14');
-    expect(fuzzy.data.map((c: any) => c.client_id)).toEqual(['c140', 'c141', 'c142', 'c143', 'c144', 'c145', 'c146', 'c147', 'c148', 'c149']);
+    expect(fuzzy.data.map((c: any) => c.client_id)).toEqual([
+      'c140',
+      'c141',
+      'c142',
+      'c143',
+      'c144',
+      'c145',
+      'c146',
+      'c147',
+      'c148',
+      'c149',
+    ]);
     expect(fuzzy.total_count).toBe(150);
     const paged = await getData(sim, '/api/mqtt/client/list?sort_field=connection_id&sort_by=desc&limit=5&page=2');
     expect(paged.data).toHaveLength(5);

@@ -19,7 +19,8 @@ export interface MqttStats {
   connectors: ConnectorLike[];
 }
 
-const zeroByType = (): Record<ConnectionType, number> => Object.fromEntries(CONNECTION_TYPES.map((t) => [t, 0])) as Record<ConnectionType, number>;
+const zeroByType = (): Record<ConnectionType, number> =>
+  Object.fromEntries(CONNECTION_TYPES.map((t) => [t, 0])) as Record<ConnectionType, number>;
 
 /**
  * Topic records of every tenant. While the topics part has no `all()` yet, the topic names the broker
@@ -87,7 +88,15 @@ export function collectMqttStats(cluster: Cluster): MqttStats {
     connections: { total: connections, byType, byTenantType },
     sessions: { total: sessions, byTenant: sessionsByTenant },
     topics: { total: topics.length, byTenant: topicsByTenant },
-    subscriptions: { total: exclusive + shared, exclusive, exclusiveThreads, shared, shareGroups: groupNames.size, sharedThreads, byTenant: subsByTenant },
+    subscriptions: {
+      total: exclusive + shared,
+      exclusive,
+      exclusiveThreads,
+      shared,
+      shareGroups: groupNames.size,
+      sharedThreads,
+      byTenant: subsByTenant,
+    },
     connectors: connectorList(cluster),
   };
 }

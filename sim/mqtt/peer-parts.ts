@@ -63,7 +63,13 @@ function requireMethods<T>(part: unknown, partName: string, owner: string, metho
 
 /** Topics; throws when the part lacks an agreed method (publishing cannot work without it). */
 export function topicsOf(cluster: Cluster): TopicsPart {
-  return requireMethods<TopicsPart>(cluster.topics, 'topics', 'helper D, sim/storage/topics.ts', ['ensure', 'get', 'all', 'retainedTopics', 'setRetained']);
+  return requireMethods<TopicsPart>(cluster.topics, 'topics', 'helper D, sim/storage/topics.ts', [
+    'ensure',
+    'get',
+    'all',
+    'retainedTopics',
+    'setRetained',
+  ]);
 }
 
 /** Storage; throws when `appendToTopic` is missing. */

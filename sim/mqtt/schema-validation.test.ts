@@ -3,7 +3,14 @@ import { InProcessSim } from '../http/in-process-client.ts';
 import { setConfig } from './test-config.ts';
 
 const JSON_SCHEMA = JSON.stringify({ type: 'object', required: ['celsius'], properties: { celsius: { type: 'number' } } });
-const AVRO_SCHEMA = JSON.stringify({ type: 'record', name: 'Reading', fields: [{ name: 'celsius', type: 'double' }, { name: 'sensor', type: ['null', 'string'] }] });
+const AVRO_SCHEMA = JSON.stringify({
+  type: 'record',
+  name: 'Reading',
+  fields: [
+    { name: 'celsius', type: 'double' },
+    { name: 'sensor', type: ['null', 'string'] },
+  ],
+});
 
 async function setup(schemaConfig: Record<string, unknown>): Promise<InProcessSim> {
   const sim = new InProcessSim({ workload: 'none', nodes: 1, seed: 21 });
@@ -12,9 +19,27 @@ async function setup(schemaConfig: Record<string, unknown>): Promise<InProcessSi
     expect(res.json, `${path} ${JSON.stringify(res.json)}`).toMatchObject({ code: 0 });
     sim.advance(20);
   };
-  await ok('/api/cluster/schema/create', { tenant: 'default', schema_name: 'reading-json', schema_type: 'json', schema: JSON_SCHEMA, desc: '' });
-  await ok('/api/cluster/schema/create', { tenant: 'default', schema_name: 'reading-avro', schema_type: 'avro', schema: AVRO_SCHEMA, desc: '' });
-  await ok('/api/cluster/schema/create', { tenant: 'default', schema_name: 'reading-proto', schema_type: 'protobuf', schema: 'syntax = "proto3"; message R { double celsius = 1; }', desc: '' });
+  await ok('/api/cluster/schema/create', {
+    tenant: 'default',
+    schema_name: 'reading-json',
+    schema_type: 'json',
+    schema: JSON_SCHEMA,
+    desc: '',
+  });
+  await ok('/api/cluster/schema/create', {
+    tenant: 'default',
+    schema_name: 'reading-avro',
+    schema_type: 'avro',
+    schema: AVRO_SCHEMA,
+    desc: '',
+  });
+  await ok('/api/cluster/schema/create', {
+    tenant: 'default',
+    schema_name: 'reading-proto',
+    schema_type: 'protobuf',
+    schema: 'syntax = "proto3"; message R { double celsius = 1; }',
+    desc: '',
+  });
   await ok('/api/cluster/schema-bind/create', { tenant: 'default', schema_name: 'reading-json', resource_name: 'sensors/+/temp' });
   await ok('/api/cluster/schema-bind/create', { tenant: 'default', schema_name: 'reading-avro', resource_name: 'sensors/s1/temp' });
   await ok('/api/cluster/schema-bind/create', { tenant: 'default', schema_name: 'reading-proto', resource_name: 'proto/topic' });
@@ -22,7 +47,8 @@ async function setup(schemaConfig: Record<string, unknown>): Promise<InProcessSi
   return sim;
 }
 
-const send = (sim: InProcessSim, topic: string, payload: string) => sim.post('/api/mqtt/message/send', { tenant: 'default', topic, payload });
+const send = (sim: InProcessSim, topic: string, payload: string) =>
+  sim.post('/api/mqtt/message/send', { tenant: 'default', topic, payload });
 
 describe('schema validation of published messages', () => {
   it('is off unless MqttSchema.enable', async () => {
@@ -64,8 +90,12 @@ describe('schema validation of published messages', () => {
     expect(mqtt.connect({ tenant: 'default', clientId: 'sub' }).ok).toBe(true);
     mqtt.subscribe({ tenant: 'default', clientId: 'sub', path: 'sensors/#' });
     expect(mqtt.connect({ tenant: 'default', clientId: 'pub' }).ok).toBe(true);
-    expect(mqtt.publish({ tenant: 'default', clientId: 'pub', topic: 'sensors/s3/temp', payload: 'oops', qos: 1, retain: false })).toMatchObject({ ok: true, delivered: 1 });
+    expect(
+      mqtt.publish({ tenant: 'default', clientId: 'pub', topic: 'sensors/s3/temp', payload: 'oops', qos: 1, retain: false }),
+    ).toMatchObject({ ok: true, delivered: 1 });
     expect(mqtt.isConnected('default', 'pub')).toBe(true);
-    expect(sim.cluster.engine.trace.tail(20).some((e) => e.kind === 'mqtt.schema.invalid' && (e.detail as any).action === 'Ignore')).toBe(true);
+    expect(sim.cluster.engine.trace.tail(20).some((e) => e.kind === 'mqtt.schema.invalid' && (e.detail as any).action === 'Ignore')).toBe(
+      true,
+    );
   });
 });

@@ -130,7 +130,8 @@ export class SchemaValidation {
       const parsed = parseJson(payload);
       if ('error' in parsed) return parsed.error;
       const t = schema as { type?: unknown };
-      if (t && typeof t === 'object' && !Array.isArray(t) && t.type === 'record') return avroRecordProblem(t as { fields?: unknown }, parsed.value);
+      if (t && typeof t === 'object' && !Array.isArray(t) && t.type === 'record')
+        return avroRecordProblem(t as { fields?: unknown }, parsed.value);
       return avroFits(schema, parsed.value) ? undefined : `value does not match the avro type ${JSON.stringify(schema)}`;
     };
   }

@@ -96,7 +96,19 @@ export class SubscriptionStore {
       const gk = groupKey(sub.tenant, sub.group, sub.filter);
       let g = this.groups.get(gk);
       if (!g) {
-        this.groups.set(gk, (g = { key: gk, tenant: sub.tenant, group: sub.group, filter: sub.filter, members: [], cursor: 0, uuid: this.newGroupId(), createdAt: sub.createdAt }));
+        this.groups.set(
+          gk,
+          (g = {
+            key: gk,
+            tenant: sub.tenant,
+            group: sub.group,
+            filter: sub.filter,
+            members: [],
+            cursor: 0,
+            uuid: this.newGroupId(),
+            createdAt: sub.createdAt,
+          }),
+        );
         this.created.set(g, this.nextSeq++);
         this.tenantFilters(sub.tenant).groups.add(sub.filter, g);
       }

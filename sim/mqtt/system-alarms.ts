@@ -82,7 +82,11 @@ export class SystemAlarms {
   }
 
   private raise(nodeId: number, name: AlarmName, usage: number, watermark: number): void {
-    const alarm: SystemAlarmRecord = { name, message: `${name} is ${pct(usage)}%, but config is ${pct(watermark)}%`, create_time: unixSeconds(this.cluster.now()) };
+    const alarm: SystemAlarmRecord = {
+      name,
+      message: `${name} is ${pct(usage)}%, but config is ${pct(watermark)}%`,
+      create_time: unixSeconds(this.cluster.now()),
+    };
     let list = this.alarms.get(nodeId);
     if (!list) this.alarms.set(nodeId, (list = []));
     list.push(alarm);

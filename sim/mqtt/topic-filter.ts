@@ -4,8 +4,7 @@
 
 /** A subscription path split into its share group (if any) and its topic filter. */
 export type SubscriptionPath =
-  | { readonly shared: false; readonly filter: string }
-  | { readonly shared: true; readonly group: string; readonly filter: string };
+  { readonly shared: false; readonly filter: string } | { readonly shared: true; readonly group: string; readonly filter: string };
 
 const SHARE_PREFIX = '$share/';
 
@@ -16,7 +15,8 @@ export function topicFilterProblem(filter: string): string | undefined {
   const levels = filter.split('/');
   for (let i = 0; i < levels.length; i++) {
     const level = levels[i];
-    if (level.includes('#') && (level !== '#' || i !== levels.length - 1)) return `'#' must be the whole last level of a topic filter (in ${JSON.stringify(filter)})`;
+    if (level.includes('#') && (level !== '#' || i !== levels.length - 1))
+      return `'#' must be the whole last level of a topic filter (in ${JSON.stringify(filter)})`;
     if (level.includes('+') && level !== '+') return `'+' must be a whole level of a topic filter (in ${JSON.stringify(filter)})`;
   }
   return undefined;
@@ -25,7 +25,8 @@ export function topicFilterProblem(filter: string): string | undefined {
 /** Why a topic name (the target of a publish) is invalid, or undefined when it is valid. */
 export function topicNameProblem(topic: string): string | undefined {
   if (topic.length === 0) return 'a topic name must not be empty';
-  if (topic.includes('+') || topic.includes('#')) return `a topic name must not contain the wildcards '+' or '#' (got ${JSON.stringify(topic)})`;
+  if (topic.includes('+') || topic.includes('#'))
+    return `a topic name must not contain the wildcards '+' or '#' (got ${JSON.stringify(topic)})`;
   if (topic.includes('\u0000')) return 'a topic name must not contain the null character';
   return undefined;
 }
@@ -37,7 +38,8 @@ export function parseSubscriptionPath(path: string): SubscriptionPath {
     const slash = rest.indexOf('/');
     const group = slash < 0 ? rest : rest.slice(0, slash);
     const filter = slash < 0 ? '' : rest.slice(slash + 1);
-    if (group.length === 0 || group.includes('+') || group.includes('#')) throw new Error(`invalid shared subscription ${JSON.stringify(path)}: the share name must be non-empty and free of wildcards`);
+    if (group.length === 0 || group.includes('+') || group.includes('#'))
+      throw new Error(`invalid shared subscription ${JSON.stringify(path)}: the share name must be non-empty and free of wildcards`);
     const problem = topicFilterProblem(filter);
     if (problem) throw new Error(`invalid shared subscription ${JSON.stringify(path)}: ${problem}`);
     return { shared: true, group, filter };

@@ -83,7 +83,10 @@ export class SimNetwork {
 
   /** Isolates one node from all others, both ways. */
   isolate(node: number, others: readonly number[]): void {
-    this.partition([node], others.filter((n) => n !== node));
+    this.partition(
+      [node],
+      others.filter((n) => n !== node),
+    );
   }
 
   /** Removes every partition, and optionally resets loss, duplication and jitter. */

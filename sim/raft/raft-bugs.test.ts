@@ -73,7 +73,8 @@ describe('buggy Raft variants are caught by the invariant checkers', () => {
       let caught: { seed: number; name: string; message: string; atMs: number } | null = null;
       for (let seed = 1; seed <= MAX_SEEDS && caught === null; seed++) {
         const result = run(seed, scenario, true);
-        if (result.violations.length > 0) caught = { seed, name: result.violations[0].name, message: result.violations[0].message, atMs: result.violationAtMs! };
+        if (result.violations.length > 0)
+          caught = { seed, name: result.violations[0].name, message: result.violations[0].message, atMs: result.violationAtMs! };
       }
       expect(caught, `not caught within ${MAX_SEEDS} seeds of ${DURATION_MS / 1000} virtual s`).not.toBeNull();
       expect(scenario.caughtBy, `seed ${caught!.seed}: ${caught!.message}`).toContain(caught!.name);

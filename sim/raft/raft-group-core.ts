@@ -74,7 +74,10 @@ export class RaftGroupCore {
     }
     const leader = this.nodes.get(leaderId)!;
     this.audit.onLeader(leader, 1);
-    leader.bootstrapAsLeader(voters.filter((v) => v !== leaderId), 1);
+    leader.bootstrapAsLeader(
+      voters.filter((v) => v !== leaderId),
+      1,
+    );
     this.audit.onLeaderCommit(leader, 0, 1);
     for (const node of this.nodes.values()) node.commitTo(1);
     this.env.record('raft.leader', { group: this.name, term: 1, leader: leaderId, index: 1 });

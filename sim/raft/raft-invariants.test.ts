@@ -15,7 +15,15 @@ function nodeWith(id: number, uids: number[], base = { index: 0, uid: 0 }): Audi
   };
 }
 
-const entry = (index: number, term: number, uid: number, predUid: number): LogEntry => ({ index, term, leader: 1, uid, predUid, kind: 'w', membership: null });
+const entry = (index: number, term: number, uid: number, predUid: number): LogEntry => ({
+  index,
+  term,
+  leader: 1,
+  uid,
+  predUid,
+  kind: 'w',
+  membership: null,
+});
 
 function setup() {
   const seen: string[] = [];
@@ -79,7 +87,9 @@ describe('Raft invariant checks (incremental)', () => {
     audit.onApply(nodeWith(2, []), 1, 10);
     expect(violations.any()).toBe(false);
     audit.onApply(nodeWith(3, []), 1, 77);
-    expect(violations.get('raft.state-machine-safety')).toBe('[meta] node 3 applied a different entry at index 1 than was committed there before');
+    expect(violations.get('raft.state-machine-safety')).toBe(
+      '[meta] node 3 applied a different entry at index 1 than was committed there before',
+    );
   });
 
   it('monotonic commit index: a node whose commit index goes back', () => {
@@ -99,7 +109,9 @@ describe('Raft invariant checks (incremental)', () => {
     audit.onLeader(nodeWith(2, [10, 11, 12]), 2);
     expect(violations.any()).toBe(false);
     audit.onLeader(nodeWith(3, [10, 66]), 3);
-    expect(violations.get('raft.no-acknowledged-write-lost')).toBe('[meta] node 3, leader of term 3, lacks the acknowledged write at index 2');
+    expect(violations.get('raft.no-acknowledged-write-lost')).toBe(
+      '[meta] node 3, leader of term 3, lacks the acknowledged write at index 2',
+    );
     const dropped = setup();
     dropped.audit.onLeaderCommit(leader, 0, 2);
     dropped.audit.acknowledge(entry(2, 1, 11, 10));

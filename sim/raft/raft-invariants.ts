@@ -102,20 +102,30 @@ export class GroupAudit {
   /** Election safety, leader completeness and acknowledged writes, when `node` wins `term`. */
   onLeader(node: AuditedNode, term: number): void {
     const other = this.leaderOfTerm.get(term);
-    if (other !== undefined && other !== node.id) this.report('raft.election-safety', `nodes ${other} and ${node.id} both became leader in term ${term}`);
+    if (other !== undefined && other !== node.id)
+      this.report('raft.election-safety', `nodes ${other} and ${node.id} both became leader in term ${term}`);
     else this.leaderOfTerm.set(term, node.id);
     const log = node.log;
     const upTo = this.maxCommitted;
     if (log.lastIndex < upTo) {
-      this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} with log up to ${log.lastIndex}, but entries up to ${upTo} are committed`);
+      this.report(
+        'raft.leader-completeness',
+        `node ${node.id} became leader of term ${term} with log up to ${log.lastIndex}, but entries up to ${upTo} are committed`,
+      );
     } else {
       const baseUid = this.committedUid(log.baseIndex);
       if (log.baseIndex <= upTo && log.baseIndex > 0 && baseUid !== undefined && baseUid !== log.baseUid) {
-        this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} with a snapshot at ${log.baseIndex} that is not the committed entry`);
+        this.report(
+          'raft.leader-completeness',
+          `node ${node.id} became leader of term ${term} with a snapshot at ${log.baseIndex} that is not the committed entry`,
+        );
       }
       for (let i = Math.max(log.baseIndex + 1, this.committedBase); i <= upTo; i++) {
         if (log.uidAt(i) !== this.committedUid(i)) {
-          this.report('raft.leader-completeness', `node ${node.id} became leader of term ${term} without the entry committed at index ${i}`);
+          this.report(
+            'raft.leader-completeness',
+            `node ${node.id} became leader of term ${term} without the entry committed at index ${i}`,
+          );
           break;
         }
       }
@@ -150,14 +160,18 @@ export class GroupAudit {
   onCreate(entry: LogEntry): void {
     const key = pairKey(entry.index, entry.term);
     const seen = this.entryAt.get(key);
-    if (seen !== undefined && seen !== entry.uid) this.report('raft.log-matching', `two different entries were created at index ${entry.index} in term ${entry.term}`);
+    if (seen !== undefined && seen !== entry.uid)
+      this.report('raft.log-matching', `two different entries were created at index ${entry.index} in term ${entry.term}`);
     else this.entryAt.set(key, entry.uid);
   }
 
   /** `node` appended `entry` after `predUid`: the entry must follow the same predecessor as where it was created. */
   onAppend(node: AuditedNode, entry: LogEntry, predUid: number): void {
     if (predUid !== entry.predUid) {
-      this.report('raft.log-matching', `node ${node.id} holds entry ${entry.index} of term ${entry.term} after a different entry ${entry.index - 1} than the leader that created it`);
+      this.report(
+        'raft.log-matching',
+        `node ${node.id} holds entry ${entry.index} of term ${entry.term} after a different entry ${entry.index - 1} than the leader that created it`,
+      );
     }
   }
 
@@ -168,7 +182,8 @@ export class GroupAudit {
     for (const e of removed) {
       if (this.committedUid(e.index) === e.uid) {
         this.report('raft.leader-completeness', `node ${node.id} removed the committed entry at index ${e.index}: a leader lacked it`);
-        if (this.isAcked(e.index, e.uid)) this.report('raft.no-acknowledged-write-lost', `node ${node.id} removed the acknowledged write at index ${e.index}`);
+        if (this.isAcked(e.index, e.uid))
+          this.report('raft.no-acknowledged-write-lost', `node ${node.id} removed the acknowledged write at index ${e.index}`);
         return;
       }
     }
@@ -217,7 +232,10 @@ export class GroupAudit {
   /** A client was told the entry is committed: it must stay in the log of every future leader. */
   acknowledge(entry: LogEntry): void {
     if (entry.index >= this.committedBase && this.committedUid(entry.index) !== entry.uid) {
-      this.report('raft.no-acknowledged-write-lost', `the write at index ${entry.index} was acknowledged, but another entry is committed there`);
+      this.report(
+        'raft.no-acknowledged-write-lost',
+        `the write at index ${entry.index} was acknowledged, but another entry is committed there`,
+      );
     }
     const a = { index: entry.index, uid: entry.uid };
     const k = this.firstAckedAbove(entry.index);

@@ -264,7 +264,15 @@ export class RaftNode {
 
   private appendNew(kind: string, membership: Membership | null): LogEntry {
     const log = this.log;
-    const e: LogEntry = { index: log.lastIndex + 1, term: this.term, leader: this.id, uid: this.core.nextUid(), predUid: log.lastUid(), kind, membership };
+    const e: LogEntry = {
+      index: log.lastIndex + 1,
+      term: this.term,
+      leader: this.id,
+      uid: this.core.nextUid(),
+      predUid: log.lastUid(),
+      kind,
+      membership,
+    };
     this.core.audit.onCreate(e);
     log.append(e);
     if (membership !== null) {
@@ -319,7 +327,8 @@ export class RaftNode {
     if (m.term === this.term) {
       const log = this.log;
       const bugs = this.core.bugs;
-      const upToDate = bugs.skipLogUpToDateCheck === true || m.lastTerm > log.lastTerm || (m.lastTerm === log.lastTerm && m.lastIndex >= log.lastIndex);
+      const upToDate =
+        bugs.skipLogUpToDateCheck === true || m.lastTerm > log.lastTerm || (m.lastTerm === log.lastTerm && m.lastIndex >= log.lastIndex);
       const free = this.store.votedFor === null || this.store.votedFor === m.candidate || bugs.grantVoteTwice === true;
       // Only a voter of the configuration it knows votes. A node back on a wiped data directory (node
       // leave, rule 4) knows none until the leader's log reaches it: with its empty log it would
@@ -469,7 +478,16 @@ export class RaftNode {
       entries = log.entries.slice(from, to2);
       p.next = log.baseIndex + 1 + to2;
     }
-    const msg: AppendEntries = { t: 'append', term: this.term, leader: this.id, prevIndex, prevTerm: log.termAt(prevIndex), entries, leaderCommit: this.commitIndex, sentAt: now };
+    const msg: AppendEntries = {
+      t: 'append',
+      term: this.term,
+      leader: this.id,
+      prevIndex,
+      prevTerm: log.termAt(prevIndex),
+      entries,
+      leaderCommit: this.commitIndex,
+      sentAt: now,
+    };
     this.send(to, msg);
   }
 

@@ -16,7 +16,10 @@ const faultArb = (nodes: number, groups: number): fc.Arbitrary<RaftFault> => {
   const node = fc.integer({ min: 1, max: nodes });
   const group = fc.integer({ min: 0, max: groups - 1 });
   return fc.oneof(
-    fc.record({ kind: fc.constantFrom('crash' as const, 'restart' as const, 'stop' as const, 'isolate' as const, 'leave' as const, 'rejoin' as const), node }),
+    fc.record({
+      kind: fc.constantFrom('crash' as const, 'restart' as const, 'stop' as const, 'isolate' as const, 'leave' as const, 'rejoin' as const),
+      node,
+    }),
     fc.record({ kind: fc.constantFrom('crash-leader' as const, 'isolate-leader' as const, 'tail-isolate' as const), group }),
     fc.record({ kind: fc.constant('partition' as const), side: fc.uniqueArray(node, { minLength: 1, maxLength: Math.floor(nodes / 2) }) }),
     fc.record({ kind: fc.constantFrom('heal' as const, 'restart-all' as const) }),
@@ -37,7 +40,10 @@ const scenarioArb = fc.constantFrom(3, 5).chain((nodes) =>
     seed: fc.integer({ min: 1, max: 1_000_000 }),
     nodes: fc.constant(nodes),
     writeEveryMs: fc.integer({ min: 20, max: 1_000 }),
-    steps: fc.array(fc.record({ gapMs: fc.integer({ min: 50, max: 8_000 }), fault: faultArb(nodes, GROUPS) }), { minLength: 1, maxLength: 50 }),
+    steps: fc.array(fc.record({ gapMs: fc.integer({ min: 50, max: 8_000 }), fault: faultArb(nodes, GROUPS) }), {
+      minLength: 1,
+      maxLength: 50,
+    }),
   }),
 );
 

@@ -38,7 +38,14 @@ export class RaftHarness {
         this.net.send(from, to, m, deliver);
       },
     };
-    this.core = new RaftGroupCore('g', env, this.engine.random.fork('raft'), { ...DEFAULT_RAFT_TIMING, ...timing }, this.bugs, new GroupAudit('g', this.violations));
+    this.core = new RaftGroupCore(
+      'g',
+      env,
+      this.engine.random.fork('raft'),
+      { ...DEFAULT_RAFT_TIMING, ...timing },
+      this.bugs,
+      new GroupAudit('g', this.violations),
+    );
     this.core.bootstrap(membershipOf(ids));
   }
 

@@ -24,7 +24,10 @@ export interface Membership {
 }
 
 /** The empty membership of a node that has joined no group yet (a wiped node). */
-export const NO_MEMBERSHIP: Membership = Object.freeze({ voters: Object.freeze([]) as readonly number[], nodes: new Map<number, string>() });
+export const NO_MEMBERSHIP: Membership = Object.freeze({
+  voters: Object.freeze([]) as readonly number[],
+  nodes: new Map<number, string>(),
+});
 
 /**
  * One log entry. Entries are immutable and shared by reference between the logs of a group's nodes

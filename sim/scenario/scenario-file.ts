@@ -58,12 +58,26 @@ export type ScenarioCheck =
   | { check: 'node-count'; equals: number }
   | { check: 'topic-acked'; tenant: string; topic: string; min_acked?: number }
   | { check: 'isr-size'; tenant: string; topic: string; min: number }
-  | { check: 'connector'; tenant: string; connector: string; status?: string; dead_letters_min?: number; dead_letters_max?: number; fail_min?: number; sent_min?: number }
+  | {
+      check: 'connector';
+      tenant: string;
+      connector: string;
+      status?: string;
+      dead_letters_min?: number;
+      dead_letters_max?: number;
+      fail_min?: number;
+      sent_min?: number;
+    }
   | { check: 'client-banned-then-admitted'; tenant?: string; client: string }
   | { check: 'record-timestamps-skewed'; tenant: string; topic: string; offsetMs: number }
   | { check: 'api'; method: 'GET' | 'POST'; path: string; body?: Record<string, unknown>; code?: number; data_length_min?: number };
 
-const nodeRef = { oneOf: [{ type: 'integer', minimum: 1, maximum: 9 }, { type: 'string', pattern: '^(topic-leader|topic-followers):[^/]+/.+$|^group-leader:[a-z]+$' }] };
+const nodeRef = {
+  oneOf: [
+    { type: 'integer', minimum: 1, maximum: 9 },
+    { type: 'string', pattern: '^(topic-leader|topic-followers):[^/]+/.+$|^group-leader:[a-z]+$' },
+  ],
+};
 const apiCall = {
   type: 'object',
   required: ['method', 'path'],
@@ -73,15 +87,72 @@ const apiCall = {
 const fault = {
   type: 'object',
   required: ['kind'],
-  properties: { kind: { enum: ['crash', 'stop', 'restart', 'leave', 'rejoin', 'isolate', 'restart-all', 'heal', 'partition', 'loss', 'clock', 'skew', 'connector', 'flapping'] } },
+  properties: {
+    kind: {
+      enum: [
+        'crash',
+        'stop',
+        'restart',
+        'leave',
+        'rejoin',
+        'isolate',
+        'restart-all',
+        'heal',
+        'partition',
+        'loss',
+        'clock',
+        'skew',
+        'connector',
+        'flapping',
+      ],
+    },
+  },
   allOf: [
-    { if: { properties: { kind: { enum: ['crash', 'stop', 'restart', 'leave', 'rejoin', 'isolate'] } } }, then: { required: ['node'], properties: { node: nodeRef } } },
-    { if: { properties: { kind: { const: 'partition' } } }, then: { required: ['side'], properties: { side: { type: 'array', minItems: 1, items: nodeRef } } } },
-    { if: { properties: { kind: { const: 'loss' } } }, then: { required: ['loss'], properties: { loss: { type: 'number', minimum: 0, maximum: 1 }, duplicate: { type: 'number', minimum: 0, maximum: 1 }, jitterMs: { type: 'integer', minimum: 0 } } } },
-    { if: { properties: { kind: { const: 'clock' } } }, then: { required: ['jumpMs'], properties: { jumpMs: { type: 'integer', minimum: 1 } } } },
-    { if: { properties: { kind: { const: 'skew' } } }, then: { required: ['node', 'offsetMs'], properties: { node: nodeRef, offsetMs: { type: 'integer', minimum: -86_400_000, maximum: 86_400_000 } } } },
-    { if: { properties: { kind: { const: 'connector' } } }, then: { required: ['target', 'down'], properties: { target: { type: 'string', minLength: 1 }, down: { type: 'boolean' } } } },
-    { if: { properties: { kind: { const: 'flapping' } } }, then: { required: ['clientId', 'attempts'], properties: { clientId: { type: 'string', minLength: 1 }, attempts: { type: 'integer', minimum: 1, maximum: 1000 }, tenant: { type: 'string' } } } },
+    {
+      if: { properties: { kind: { enum: ['crash', 'stop', 'restart', 'leave', 'rejoin', 'isolate'] } } },
+      then: { required: ['node'], properties: { node: nodeRef } },
+    },
+    {
+      if: { properties: { kind: { const: 'partition' } } },
+      then: { required: ['side'], properties: { side: { type: 'array', minItems: 1, items: nodeRef } } },
+    },
+    {
+      if: { properties: { kind: { const: 'loss' } } },
+      then: {
+        required: ['loss'],
+        properties: {
+          loss: { type: 'number', minimum: 0, maximum: 1 },
+          duplicate: { type: 'number', minimum: 0, maximum: 1 },
+          jitterMs: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+    {
+      if: { properties: { kind: { const: 'clock' } } },
+      then: { required: ['jumpMs'], properties: { jumpMs: { type: 'integer', minimum: 1 } } },
+    },
+    {
+      if: { properties: { kind: { const: 'skew' } } },
+      then: {
+        required: ['node', 'offsetMs'],
+        properties: { node: nodeRef, offsetMs: { type: 'integer', minimum: -86_400_000, maximum: 86_400_000 } },
+      },
+    },
+    {
+      if: { properties: { kind: { const: 'connector' } } },
+      then: { required: ['target', 'down'], properties: { target: { type: 'string', minLength: 1 }, down: { type: 'boolean' } } },
+    },
+    {
+      if: { properties: { kind: { const: 'flapping' } } },
+      then: {
+        required: ['clientId', 'attempts'],
+        properties: {
+          clientId: { type: 'string', minLength: 1 },
+          attempts: { type: 'integer', minimum: 1, maximum: 1000 },
+          tenant: { type: 'string' },
+        },
+      },
+    },
   ],
 };
 /** A step is a wait, an API call or a fault, told apart by which key it has (so errors name the right field). */
@@ -109,21 +180,69 @@ const topicRef = { tenant: { type: 'string', minLength: 1 }, topic: { type: 'str
 const check = {
   type: 'object',
   required: ['check'],
-  properties: { check: { enum: ['leader-per-group', 'node-count', 'topic-acked', 'isr-size', 'connector', 'client-banned-then-admitted', 'record-timestamps-skewed', 'api'] } },
+  properties: {
+    check: {
+      enum: [
+        'leader-per-group',
+        'node-count',
+        'topic-acked',
+        'isr-size',
+        'connector',
+        'client-banned-then-admitted',
+        'record-timestamps-skewed',
+        'api',
+      ],
+    },
+  },
   allOf: [
-    { if: { properties: { check: { const: 'node-count' } } }, then: { required: ['equals'], properties: { equals: { type: 'integer', minimum: 0 } } } },
-    { if: { properties: { check: { const: 'topic-acked' } } }, then: { required: ['tenant', 'topic'], properties: { ...topicRef, min_acked: { type: 'integer', minimum: 0 } } } },
-    { if: { properties: { check: { const: 'isr-size' } } }, then: { required: ['tenant', 'topic', 'min'], properties: { ...topicRef, min: { type: 'integer', minimum: 1 } } } },
+    {
+      if: { properties: { check: { const: 'node-count' } } },
+      then: { required: ['equals'], properties: { equals: { type: 'integer', minimum: 0 } } },
+    },
+    {
+      if: { properties: { check: { const: 'topic-acked' } } },
+      then: { required: ['tenant', 'topic'], properties: { ...topicRef, min_acked: { type: 'integer', minimum: 0 } } },
+    },
+    {
+      if: { properties: { check: { const: 'isr-size' } } },
+      then: { required: ['tenant', 'topic', 'min'], properties: { ...topicRef, min: { type: 'integer', minimum: 1 } } },
+    },
     {
       if: { properties: { check: { const: 'connector' } } },
       then: {
         required: ['tenant', 'connector'],
-        properties: { tenant: { type: 'string' }, connector: { type: 'string' }, status: { enum: ['Idle', 'Running', 'Stopped'] }, dead_letters_min: { type: 'integer', minimum: 0 }, dead_letters_max: { type: 'integer', minimum: 0 }, fail_min: { type: 'integer', minimum: 0 }, sent_min: { type: 'integer', minimum: 0 } },
+        properties: {
+          tenant: { type: 'string' },
+          connector: { type: 'string' },
+          status: { enum: ['Idle', 'Running', 'Stopped'] },
+          dead_letters_min: { type: 'integer', minimum: 0 },
+          dead_letters_max: { type: 'integer', minimum: 0 },
+          fail_min: { type: 'integer', minimum: 0 },
+          sent_min: { type: 'integer', minimum: 0 },
+        },
       },
     },
-    { if: { properties: { check: { const: 'client-banned-then-admitted' } } }, then: { required: ['client'], properties: { client: { type: 'string', minLength: 1 }, tenant: { type: 'string' } } } },
-    { if: { properties: { check: { const: 'record-timestamps-skewed' } } }, then: { required: ['tenant', 'topic', 'offsetMs'], properties: { ...topicRef, offsetMs: { type: 'integer', minimum: 1 } } } },
-    { if: { properties: { check: { const: 'api' } } }, then: { required: ['method', 'path'], properties: { method: { enum: ['GET', 'POST'] }, path: { type: 'string', pattern: '^/' }, body: { type: 'object' }, code: { type: 'integer' }, data_length_min: { type: 'integer', minimum: 0 } } } },
+    {
+      if: { properties: { check: { const: 'client-banned-then-admitted' } } },
+      then: { required: ['client'], properties: { client: { type: 'string', minLength: 1 }, tenant: { type: 'string' } } },
+    },
+    {
+      if: { properties: { check: { const: 'record-timestamps-skewed' } } },
+      then: { required: ['tenant', 'topic', 'offsetMs'], properties: { ...topicRef, offsetMs: { type: 'integer', minimum: 1 } } },
+    },
+    {
+      if: { properties: { check: { const: 'api' } } },
+      then: {
+        required: ['method', 'path'],
+        properties: {
+          method: { enum: ['GET', 'POST'] },
+          path: { type: 'string', pattern: '^/' },
+          body: { type: 'object' },
+          code: { type: 'integer' },
+          data_length_min: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
   ],
 };
 const phase = { type: 'array', items: step };
@@ -149,7 +268,11 @@ export const SCENARIO_SCHEMA = {
       type: 'object',
       required: ['within_ms', 'checks'],
       additionalProperties: false,
-      properties: { within_ms: { type: 'integer', minimum: 1, maximum: 86_400_000 }, poll_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 }, checks: { type: 'array', minItems: 1, items: check } },
+      properties: {
+        within_ms: { type: 'integer', minimum: 1, maximum: 86_400_000 },
+        poll_ms: { type: 'integer', minimum: 1, maximum: 3_600_000 },
+        checks: { type: 'array', minItems: 1, items: check },
+      },
     },
   },
 } as const;
@@ -161,7 +284,12 @@ function describe(errors: ErrorObject[]): string {
   // oneOf/if failures come with the detailed cause first; report the most specific one.
   const e = errors[0];
   const field = e.instancePath || '(top level)';
-  const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
+      : e.keyword === 'enum'
+        ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+        : '';
   return `${field} ${e.message}${extra}`;
 }
 

@@ -112,7 +112,9 @@ function applyScenarioFault(cluster: Cluster, fault: ScenarioFault): string {
     case 'leave':
     case 'rejoin':
     case 'isolate':
-      return resolveNodes(cluster, fault.node).map((node) => applyFault(cluster, { kind: fault.kind, node })).join('; ');
+      return resolveNodes(cluster, fault.node)
+        .map((node) => applyFault(cluster, { kind: fault.kind, node }))
+        .join('; ');
     case 'restart-all':
     case 'heal':
       return applyFault(cluster, { kind: fault.kind });
@@ -224,12 +226,28 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
       const body = step.api.body === undefined ? undefined : (withIndex(step.api.body, i) as Record<string, unknown>);
       const res = await sim.call(step.api.method, step.api.path, body, { nodeId: liveNode(cluster) });
       const ok = res.status === 200 && res.json?.code === 0;
-      if (ok && step.api.path === '/api/mqtt/message/send' && body) acks.onSend(String(body.tenant), String(body.topic), String(body.payload));
+      if (ok && step.api.path === '/api/mqtt/message/send' && body)
+        acks.onSend(String(body.tenant), String(body.topic), String(body.payload));
       const message = String(res.json?.message ?? res.text).slice(0, 300);
-      if (step.expect === 'ok' && !ok) checks.push({ name: `${name}#${i}`, passed: false, at_ms: null, message: `${step.api.method} ${step.api.path} expected code 0, got HTTP ${res.status} code ${res.json?.code}: ${message}` });
+      if (step.expect === 'ok' && !ok)
+        checks.push({
+          name: `${name}#${i}`,
+          passed: false,
+          at_ms: null,
+          message: `${step.api.method} ${step.api.path} expected code 0, got HTTP ${res.status} code ${res.json?.code}: ${message}`,
+        });
       if (step.expect === 'refused') {
         const good = !ok && (step.message_contains === undefined || message.includes(step.message_contains));
-        checks.push({ name: `${name}#${i}`, passed: good, at_ms: null, message: good ? `refused as expected: ${message}` : ok ? `${step.api.path} expected a refusal, got code 0` : `refusal text lacks ${JSON.stringify(step.message_contains)}: ${message}` });
+        checks.push({
+          name: `${name}#${i}`,
+          passed: good,
+          at_ms: null,
+          message: good
+            ? `refused as expected: ${message}`
+            : ok
+              ? `${step.api.path} expected a refusal, got code 0`
+              : `refusal text lacks ${JSON.stringify(step.message_contains)}: ${message}`,
+        });
       }
       acks.observe();
       check();
@@ -268,8 +286,25 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
       message: heldAt[i] !== null ? `held ${heldAt[i]} ms after heal` : `not within ${file.eventually.within_ms} ms: ${last[i]}`,
     });
   });
-  checks.push({ name: 'invariants', passed: violations.length === 0, at_ms: null, message: violations.length === 0 ? `${Object.keys(cluster.invariants.checkCounts()).length} invariants held after each of ${events} events` : violations.map((v) => `${v.name} at event ${v.event}: ${v.message}`).join('; ') });
-  return { scenario: file.name, seed, bug, passed: checks.every((c) => c.passed), checks, violations, events, trace_hash: engine.trace.hash };
+  checks.push({
+    name: 'invariants',
+    passed: violations.length === 0,
+    at_ms: null,
+    message:
+      violations.length === 0
+        ? `${Object.keys(cluster.invariants.checkCounts()).length} invariants held after each of ${events} events`
+        : violations.map((v) => `${v.name} at event ${v.event}: ${v.message}`).join('; '),
+  });
+  return {
+    scenario: file.name,
+    seed,
+    bug,
+    passed: checks.every((c) => c.passed),
+    checks,
+    violations,
+    events,
+    trace_hash: engine.trace.hash,
+  };
 }
 
 interface EvalContext {
@@ -287,7 +322,9 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
       const res = await sim.get('/api/status', { nodeId: liveNode(cluster) });
       const meta = res.json?.data?.meta as Record<string, { current_leader?: number | null }> | undefined;
       if (!meta) return `GET /api/status gave no meta section (HTTP ${res.status})`;
-      const leaderless = Object.entries(meta).filter(([, g]) => g.current_leader === null || g.current_leader === undefined || g.current_leader === 0).map(([n]) => n);
+      const leaderless = Object.entries(meta)
+        .filter(([, g]) => g.current_leader === null || g.current_leader === undefined || g.current_leader === 0)
+        .map(([n]) => n);
       return leaderless.length === 0 ? null : `no leader in ${leaderless.join(', ')}`;
     }
     case 'node-count': {
@@ -298,10 +335,13 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
     }
     case 'topic-acked': {
       const acked = ctx.acks.acked.get(`${c.tenant}/${c.topic}`) ?? new Set<string>();
-      if (acked.size < (c.min_acked ?? 1)) return `only ${acked.size} acknowledged records, expected at least ${c.min_acked ?? 1} (the check would prove nothing)`;
+      if (acked.size < (c.min_acked ?? 1))
+        return `only ${acked.size} acknowledged records, expected at least ${c.min_acked ?? 1} (the check would prove nothing)`;
       const now = committedPayloads(cluster, c.tenant, c.topic);
       const missing = [...acked].filter((p) => !now.has(p));
-      return missing.length === 0 ? null : `${missing.length} of ${acked.size} acknowledged records are not readable, e.g. ${missing.slice(0, 3).join(', ')}`;
+      return missing.length === 0
+        ? null
+        : `${missing.length} of ${acked.size} acknowledged records are not readable, e.g. ${missing.slice(0, 3).join(', ')}`;
     }
     case 'isr-size': {
       const rec = cluster.topics.get(c.tenant, c.topic);
@@ -320,13 +360,20 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
       if (!row) return `connector ${c.connector} is not listed`;
       if (c.status && row.status !== c.status) return `status ${row.status}, expected ${c.status}`;
       const dead = committedPayloads(cluster, c.tenant, 'dead_letter_queue').size;
-      if (c.dead_letters_min !== undefined && dead < c.dead_letters_min) return `${dead} dead letters, expected at least ${c.dead_letters_min}`;
-      if (c.dead_letters_max !== undefined && dead > c.dead_letters_max) return `${dead} dead letters, expected at most ${c.dead_letters_max}`;
+      if (c.dead_letters_min !== undefined && dead < c.dead_letters_min)
+        return `${dead} dead letters, expected at least ${c.dead_letters_min}`;
+      if (c.dead_letters_max !== undefined && dead > c.dead_letters_max)
+        return `${dead} dead letters, expected at most ${c.dead_letters_max}`;
       if (c.fail_min !== undefined || c.sent_min !== undefined) {
-        const d = await sim.get(`/api/cluster/connector/detail?tenant=${encodeURIComponent(c.tenant)}&connector_name=${encodeURIComponent(c.connector)}`, { nodeId: liveNode(cluster) });
+        const d = await sim.get(
+          `/api/cluster/connector/detail?tenant=${encodeURIComponent(c.tenant)}&connector_name=${encodeURIComponent(c.connector)}`,
+          { nodeId: liveNode(cluster) },
+        );
         if (d.json?.code !== 0) return `connector detail refused: ${d.json?.message}`;
-        if (c.fail_min !== undefined && d.json.data.send_fail_total < c.fail_min) return `send_fail_total ${d.json.data.send_fail_total}, expected at least ${c.fail_min}`;
-        if (c.sent_min !== undefined && d.json.data.send_success_total < c.sent_min) return `send_success_total ${d.json.data.send_success_total}, expected at least ${c.sent_min}`;
+        if (c.fail_min !== undefined && d.json.data.send_fail_total < c.fail_min)
+          return `send_fail_total ${d.json.data.send_fail_total}, expected at least ${c.fail_min}`;
+        if (c.sent_min !== undefined && d.json.data.send_success_total < c.sent_min)
+          return `send_success_total ${d.json.data.send_success_total}, expected at least ${c.sent_min}`;
       }
       return null;
     }
@@ -349,7 +396,8 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
     }
     case 'api': {
       const res = await sim.call(c.method, c.path, c.body, { nodeId: liveNode(cluster) });
-      if (c.code !== undefined && res.json?.code !== c.code) return `${c.path}: code ${res.json?.code}, expected ${c.code}: ${res.json?.message ?? res.text.slice(0, 200)}`;
+      if (c.code !== undefined && res.json?.code !== c.code)
+        return `${c.path}: code ${res.json?.code}, expected ${c.code}: ${res.json?.message ?? res.text.slice(0, 200)}`;
       if (c.data_length_min !== undefined) {
         const data = res.json?.data;
         const n = Array.isArray(data) ? data.length : Array.isArray(data?.data) ? data.data.length : -1;
@@ -373,4 +421,3 @@ function* timestamps(cluster: Cluster, tenant: string, topic: string): Generator
     }
   }
 }
-

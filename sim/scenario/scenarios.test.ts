@@ -5,12 +5,25 @@ import { parseScenarioFile, type ScenarioFile } from './scenario-file.ts';
 import { runScenario } from './scenario-runner.ts';
 
 const DIR = join(import.meta.dirname, '../../fixtures/scenarios');
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const load = (name: string): ScenarioFile => parseScenarioFile(readFileSync(join(DIR, name), 'utf8'), name);
 
 describe('scenario files in fixtures/scenarios', () => {
   it('cover the required situations', () => {
-    for (const name of ['leader-crash-during-writes', 'minority-partition', 'isr-shrinks-to-one-then-leader-lost', 'node-leave-three-voters', 'node-leave-two-voters', 'connector-sink-outage-discard', 'connector-sink-outage-discard-after-retry', 'connector-sink-outage-dead-message-queue', 'flapping-storm', 'clock-skew']) {
+    for (const name of [
+      'leader-crash-during-writes',
+      'minority-partition',
+      'isr-shrinks-to-one-then-leader-lost',
+      'node-leave-three-voters',
+      'node-leave-two-voters',
+      'connector-sink-outage-discard',
+      'connector-sink-outage-discard-after-retry',
+      'connector-sink-outage-dead-message-queue',
+      'flapping-storm',
+      'clock-skew',
+    ]) {
       expect(FILES).toContain(`${name}.json`);
     }
   });
@@ -47,12 +60,23 @@ describe('scenario runs', () => {
     const file = load('node-leave-three-voters.json');
     const r = await runScenario({ ...file, eventually: { within_ms: 2_000, checks: [{ check: 'node-count', equals: 3 }] } });
     expect(r.passed).toBe(false);
-    expect(r.checks.find((c) => c.name === 'eventually[0] node-count')!.message).toBe('not within 2000 ms: broker_node_list has 2 nodes, expected 3');
+    expect(r.checks.find((c) => c.name === 'eventually[0] node-count')!.message).toBe(
+      'not within 2000 ms: broker_node_list has 2 nodes, expected 3',
+    );
   });
 
   it('fail a step whose expectation is not met', async () => {
     const file = load('node-leave-two-voters.json');
-    const r = await runScenario({ ...file, faults: [{ api: { method: 'POST', path: '/api/cluster/node/leave', body: { node_id: 2 } }, expect: 'refused', message_contains: 'only 2 voters' }] });
+    const r = await runScenario({
+      ...file,
+      faults: [
+        {
+          api: { method: 'POST', path: '/api/cluster/node/leave', body: { node_id: 2 } },
+          expect: 'refused',
+          message_contains: 'only 2 voters',
+        },
+      ],
+    });
     // Node 2 still runs, so the refusal is rule 1's, not rule 2's: the expected text is missing.
     expect(r.checks.find((c) => c.name === 'faults[0]#0')).toMatchObject({ passed: false });
     expect(r.passed).toBe(false);
@@ -73,12 +97,24 @@ describe('scenario file validation', () => {
     ['not JSON', () => '{', 'x.json is not JSON'],
     ['a wrong format', () => bad((d) => (d.format = 'other')), 'x.json: invalid scenario: /format must be equal to constant'],
     ['a missing name', () => bad((d) => delete d.name), "(top level) must have required property 'name'"],
-    ['an unknown fault kind', () => bad((d) => (d.faults[0].fault.kind = 'explode')), '/faults/0/fault/kind must be equal to one of the allowed values'],
+    [
+      'an unknown fault kind',
+      () => bad((d) => (d.faults[0].fault.kind = 'explode')),
+      '/faults/0/fault/kind must be equal to one of the allowed values',
+    ],
     ['a fault without its node', () => bad((d) => delete d.faults[0].fault.node), "/faults/0/fault must have required property 'node'"],
     ['a negative wait', () => bad((d) => (d.setup[1].wait_ms = -5)), '/setup/1/wait_ms must be >= 1'],
     ['an unknown step key', () => bad((d) => (d.workload[0].times = 3)), '/workload/0 must NOT have additional properties (times)'],
-    ['an unknown check', () => bad((d) => (d.eventually.checks[0].check = 'magic')), '/eventually/checks/0/check must be equal to one of the allowed values'],
-    ['a check without its field', () => bad((d) => delete d.eventually.checks[1].equals), "/eventually/checks/1 must have required property 'equals'"],
+    [
+      'an unknown check',
+      () => bad((d) => (d.eventually.checks[0].check = 'magic')),
+      '/eventually/checks/0/check must be equal to one of the allowed values',
+    ],
+    [
+      'a check without its field',
+      () => bad((d) => delete d.eventually.checks[1].equals),
+      "/eventually/checks/1 must have required property 'equals'",
+    ],
     ['an unknown bug', () => bad((d) => (d.bug = 'nope')), '/bug'],
   ])('rejects %s with a message naming the field', (_what, text, message) => {
     expect(() => parseScenarioFile(text(), 'x.json')).toThrow(message);

@@ -52,7 +52,13 @@ export class ConsumerOffsets {
     const entry = this.groups.get(key) ?? { tenant, group, byShard: new Map<string, StoredOffset>() };
     const now = this.cluster.now();
     for (const o of offsets) {
-      entry.byShard.set(o.shard_name, { shard_name: o.shard_name, topic_name: o.topic_name, partition: o.partition, offset: o.offset, committedAt: now });
+      entry.byShard.set(o.shard_name, {
+        shard_name: o.shard_name,
+        topic_name: o.topic_name,
+        partition: o.partition,
+        offset: o.offset,
+        committedAt: now,
+      });
     }
     this.groups.set(key, entry);
     this.cluster.engine.record('offset.commit', { tenant, group, offsets: offsets.map((o) => [o.shard_name, o.offset]) });

@@ -22,7 +22,9 @@ describe('messages', () => {
       { offset: 1, content: 'hello 1', timestamp: t0 + 1 },
       { offset: 2, content: 'hello 2', timestamp: t0 + 2 },
     ]);
-    expect((await sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'chat/room1', offset: 99 })).json.data.messages).toEqual([]);
+    expect((await sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'chat/room1', offset: 99 })).json.data.messages).toEqual(
+      [],
+    );
   });
 
   it('reads at most 100 messages and starts at the log start when the offset was trimmed', async () => {
@@ -35,7 +37,11 @@ describe('messages', () => {
 
   it('fails cleanly for an unknown topic and bad bodies', async () => {
     const sim = new InProcessSim({ nodes: 1 });
-    expect((await sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'nope', offset: 0 })).json).toEqual({ code: 1, message: 'Topic nope does not exist', data: null });
+    expect((await sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'nope', offset: 0 })).json).toEqual({
+      code: 1,
+      message: 'Topic nope does not exist',
+      data: null,
+    });
     expect((await sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'nope', offset: -1 })).status).toBe(400);
     expect((await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: '', payload: 'x' })).status).toBe(400);
     const big = await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: 't', payload: 'x'.repeat(1_048_577) });
@@ -63,7 +69,8 @@ describe('offsets', () => {
     sim.cluster.storage.appendToTopic('default', 'ts', { payload: 'a' });
     sim.advance(1_000);
     sim.cluster.storage.appendToTopic('default', 'ts', { payload: 'b' });
-    const at = async (timestamp: number, strategy: string) => (await sim.post('/api/cluster/offset/timestamp', { shard_name: shard, timestamp, strategy })).json;
+    const at = async (timestamp: number, strategy: string) =>
+      (await sim.post('/api/cluster/offset/timestamp', { shard_name: shard, timestamp, strategy })).json;
     expect(await at(tA, 'earliest')).toEqual({ code: 0, message: 'success', data: { offset: 0 } });
     expect((await at(tA + 1, 'earliest')).data.offset).toBe(1);
     expect((await at(tA + 1000, 'EARLIEST')).data.offset).toBe(0);
@@ -72,17 +79,25 @@ describe('offsets', () => {
     expect(bad.status).toBe(400);
     expect(bad.json.message).toBe("Invalid strategy 'middle', must be 'earliest' or 'latest'");
     expect((await at(tA, 'earliest')).code).toBe(0);
-    expect((await sim.post('/api/cluster/offset/timestamp', { shard_name: 'ghost', timestamp: tA, strategy: 'latest' })).json.message).toBe('Shard ghost does not exist');
+    expect((await sim.post('/api/cluster/offset/timestamp', { shard_name: 'ghost', timestamp: tA, strategy: 'latest' })).json.message).toBe(
+      'Shard ghost does not exist',
+    );
   });
 
-  it('commits (overwriting) and reads a group\'s offsets; an unknown group has none', async () => {
+  it("commits (overwriting) and reads a group's offsets; an unknown group has none", async () => {
     const sim = new InProcessSim({ nodes: 3 });
     const group = (name: string) => sim.post('/api/cluster/offset/group', { tenant: 'default', group_name: name });
     expect((await group('g1')).json.data).toEqual({ offsets: [] });
     const commit = (offset: number) =>
-      sim.post('/api/cluster/offset/commit', { tenant: 'default', group_name: 'g1', offsets: [{ shard_name: 'shard-x', topic_name: 'topic1', partition: 0, offset }] });
+      sim.post('/api/cluster/offset/commit', {
+        tenant: 'default',
+        group_name: 'g1',
+        offsets: [{ shard_name: 'shard-x', topic_name: 'topic1', partition: 0, offset }],
+      });
     expect((await commit(10)).json).toEqual({ code: 0, message: 'success', data: 'success' });
-    expect((await group('g1')).json.data.offsets).toEqual([{ group: 'g1', shard_name: 'shard-x', segment_no: 0, topic_name: 'topic1', partition: 0, offset: 10 }]);
+    expect((await group('g1')).json.data.offsets).toEqual([
+      { group: 'g1', shard_name: 'shard-x', segment_no: 0, topic_name: 'topic1', partition: 0, offset: 10 },
+    ]);
     await commit(20);
     const after = (await group('g1')).json.data;
     expect(after.offsets.map((o: any) => o.offset)).toEqual([20]);
@@ -92,12 +107,25 @@ describe('offsets', () => {
     expect(empty.status).toBe(400);
     expect(empty.json.message).toBe('offsets cannot be empty');
     expect((await sim.post('/api/cluster/offset/commit', { tenant: 'default', group_name: '', offsets: [] })).status).toBe(400);
-    expect((await sim.post('/api/cluster/offset/commit', { tenant: 'default', group_name: 'g', offsets: [{ shard_name: 's' }] })).json.message).toContain('offsets[0].topic_name');
+    expect(
+      (await sim.post('/api/cluster/offset/commit', { tenant: 'default', group_name: 'g', offsets: [{ shard_name: 's' }] })).json.message,
+    ).toContain('offsets[0].topic_name');
   });
 
   it('names the live segment holding a committed offset', async () => {
     const sim = new InProcessSim({ nodes: 1 });
-    sim.cluster.storage.createShard({ shard_name: 's', config: { replica_num: 1, storage_type: 'EngineSegment', max_segment_size: 10, max_record_num: null, retention_sec: 3600, min_in_sync_replicas: 1, is_inner_topic: false } });
+    sim.cluster.storage.createShard({
+      shard_name: 's',
+      config: {
+        replica_num: 1,
+        storage_type: 'EngineSegment',
+        max_segment_size: 10,
+        max_record_num: null,
+        retention_sec: 3600,
+        min_in_sync_replicas: 1,
+        is_inner_topic: false,
+      },
+    });
     for (let i = 0; i < 5; i++) sim.cluster.storage.appendToShard('s', { payload: 'x'.repeat(10) }); // one record per segment
     sim.cluster.offsets.commit('default', 'g', [{ shard_name: 's', topic_name: '', partition: 0, offset: 3 }]);
     expect(sim.cluster.offsets.groupOffsets('default', 'g')[0].segment_no).toBe(3);
@@ -107,9 +135,18 @@ describe('offsets', () => {
 describe('determinism', () => {
   async function run(seed: number): Promise<string> {
     const sim = new InProcessSim({ nodes: 3, seed, workload: 'demo' });
-    await sim.post('/api/cluster/topic/create', { tenant: 'default', topic_name: 'det', storage_type: 'EngineSegment', partition: 2, replication: 2 });
+    await sim.post('/api/cluster/topic/create', {
+      tenant: 'default',
+      topic_name: 'det',
+      storage_type: 'EngineSegment',
+      partition: 2,
+      replication: 2,
+    });
     await sim.post('/api/mqtt/message/send', { tenant: 'default', topic: 'det', payload: 'p', key: 'k' });
-    await sim.post('/api/storage-engine/shard/create', { shard_name: 'd', config: JSON.stringify({ replica_num: 3, storage_type: 'EngineSegment', retention_sec: 60, max_segment_size: 20 }) });
+    await sim.post('/api/storage-engine/shard/create', {
+      shard_name: 'd',
+      config: JSON.stringify({ replica_num: 3, storage_type: 'EngineSegment', retention_sec: 60, max_segment_size: 20 }),
+    });
     for (let i = 0; i < 5; i++) sim.cluster.storage.appendToShard('d', { payload: 'x'.repeat(8) });
     sim.cluster.nodes.stop(2);
     await sim.post('/api/storage-engine/segment/detail', { shard_name: 'd', segment_seq: 1 });

@@ -94,7 +94,14 @@ export class RecordLog {
 
   /** Appends a new record at the log end (the leader's write). */
   append(record: Omit<StoredRecord, 'offset' | 'leaderEpoch'> & { leaderEpoch?: number }): StoredRecord {
-    const stored: StoredRecord = { offset: this.next, key: record.key, payload: record.payload, timestampMs: record.timestampMs, bytes: record.bytes, leaderEpoch: record.leaderEpoch ?? 0 };
+    const stored: StoredRecord = {
+      offset: this.next,
+      key: record.key,
+      payload: record.payload,
+      timestampMs: record.timestampMs,
+      bytes: record.bytes,
+      leaderEpoch: record.leaderEpoch ?? 0,
+    };
     this.push(stored);
     return stored;
   }
@@ -106,7 +113,8 @@ export class RecordLog {
   }
 
   private push(record: StoredRecord): void {
-    if (this.epochs.length === 0 || record.leaderEpoch > this.epochs[this.epochs.length - 1].epoch) this.epochs.push({ epoch: record.leaderEpoch, start: record.offset });
+    if (this.epochs.length === 0 || record.leaderEpoch > this.epochs[this.epochs.length - 1].epoch)
+      this.epochs.push({ epoch: record.leaderEpoch, start: record.offset });
     this.items.push(record);
     this.next = record.offset + 1;
   }

@@ -202,7 +202,8 @@ export class ReplicaFetchers {
       const f = r.fetcher;
       if (!f) continue;
       // A follower that was at the LEO stops being caught up now: fix the time it last was.
-      if (r.progressEpoch === seg.leaderEpoch && r.progressLeo >= leoBefore && f.lastServedMs > r.lastCaughtUpMs) r.lastCaughtUpMs = f.lastServedMs;
+      if (r.progressEpoch === seg.leaderEpoch && r.progressLeo >= leoBefore && f.lastServedMs > r.lastCaughtUpMs)
+        r.lastCaughtUpMs = f.lastServedMs;
       f.dirty.add(seg);
     }
     this.advanceHighWatermark(seg);
@@ -323,7 +324,8 @@ export class ReplicaFetchers {
       f.dirty.delete(seg);
       f.dirty.add(seg);
     }
-    if (entries.length > 0) this.host.cluster.network.send<FetchResponse>(f.leader, f.follower, { fetcher: f, entries }, this.deliverResponse);
+    if (entries.length > 0)
+      this.host.cluster.network.send<FetchResponse>(f.leader, f.follower, { fetcher: f, entries }, this.deliverResponse);
   }
 
   /** Follower side: reconcile or append what the leader sent, if it still leads in that epoch. */
@@ -365,13 +367,23 @@ export class ReplicaFetchers {
   private maybeExpandIsr(seg: Segment, r: Replica): void {
     if (seg.isr.includes(r.nodeId) || !seg.available) return;
     if (this.host.isFenced(r.nodeId) || !this.host.canAlterIsr(seg.leaderNodeId)) return;
-    this.setIsr(seg, seg.replicas.filter((x) => x.nodeId === r.nodeId || seg.isr.includes(x.nodeId)).map((x) => x.nodeId), 'storage.isr.expand', r.nodeId);
+    this.setIsr(
+      seg,
+      seg.replicas.filter((x) => x.nodeId === r.nodeId || seg.isr.includes(x.nodeId)).map((x) => x.nodeId),
+      'storage.isr.expand',
+      r.nodeId,
+    );
   }
 
   /** Removes `nodeId` from the ISR of `seg` (a lagging follower, or a node the controller fenced). */
   shrinkIsr(seg: Segment, nodeId: number): void {
     if (!seg.isr.includes(nodeId) || nodeId === seg.leaderNodeId) return;
-    this.setIsr(seg, seg.isr.filter((n) => n !== nodeId), 'storage.isr.shrink', nodeId);
+    this.setIsr(
+      seg,
+      seg.isr.filter((n) => n !== nodeId),
+      'storage.isr.shrink',
+      nodeId,
+    );
     // Its fetches are looked at again until it is back in.
     replicaOn(seg, nodeId)!.fetcher?.dirty.add(seg);
     this.advanceHighWatermark(seg);

@@ -111,7 +111,12 @@ describe('ISR', () => {
     expect(seg.isr).toContain(slow.nodeId);
     expect(slow.log.nextOffset).toBe(4);
     expect(seg.segmentEpoch).toBeGreaterThan(epochAfterShrink);
-    expect(c.engine.trace.tail(200).filter((e) => e.kind.startsWith('storage.isr.')).map((e) => e.kind)).toEqual(['storage.isr.shrink', 'storage.isr.expand']);
+    expect(
+      c.engine.trace
+        .tail(200)
+        .filter((e) => e.kind.startsWith('storage.isr.'))
+        .map((e) => e.kind),
+    ).toEqual(['storage.isr.shrink', 'storage.isr.expand']);
   });
 
   it('an idle caught-up follower stays in the ISR', () => {

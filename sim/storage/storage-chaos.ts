@@ -48,7 +48,10 @@ export function runStorageChaos(o: StorageChaosOptions): StorageChaosResult {
   const warm = runChecked(cluster, 2_000);
   const names = Array.from({ length: o.shards }, (_, i) => `chaos-${i}`);
   for (const name of names) {
-    cluster.storage.createShard({ shard_name: name, config: { ...defaultShardConfig(o.replicas, 'EngineSegment'), max_segment_size: o.maxSegmentSize ?? 2_000 } });
+    cluster.storage.createShard({
+      shard_name: name,
+      config: { ...defaultShardConfig(o.replicas, 'EngineSegment'), max_segment_size: o.maxSegmentSize ?? 2_000 },
+    });
   }
   const rng = new SeededRandom(`${o.seed}/chaos-load`);
   const engine = cluster.engine;
@@ -88,7 +91,10 @@ function applyFault(cluster: Cluster, f: StorageFault): void {
       if (node && !node.online) restartNode(cluster, f.node);
       return;
     case 'isolate':
-      cluster.network.isolate(f.node, cluster.nodes.all().map((n) => n.id));
+      cluster.network.isolate(
+        f.node,
+        cluster.nodes.all().map((n) => n.id),
+      );
       return;
     case 'heal':
       cluster.network.heal();
@@ -104,7 +110,13 @@ function applyFault(cluster: Cluster, f: StorageFault): void {
  * A seeded fault schedule: every `everyMs`, one of: crash a running node (at most `maxDown` down at
  * once), restart a crashed one, isolate a node, heal the network, or change the message loss.
  */
-export function seededFaults(seed: string | number, nodes: number, durationMs: number, everyMs: number, maxDown = Math.max(1, Math.floor((nodes - 1) / 2))): StorageFault[] {
+export function seededFaults(
+  seed: string | number,
+  nodes: number,
+  durationMs: number,
+  everyMs: number,
+  maxDown = Math.max(1, Math.floor((nodes - 1) / 2)),
+): StorageFault[] {
   const rng = new SeededRandom(`${seed}/faults`);
   const down = new Set<number>();
   const out: StorageFault[] = [];

@@ -163,7 +163,14 @@ export class StorageController {
     }
     const from = seg.leaderNodeId;
     this.host.replication.installLeader(seg, leader, isr, this.brokerEpoch(leader));
-    this.host.cluster.engine.record('storage.leader.change', { shard: seg.shard.name, seq: seg.seq, from, to: leader, epoch: seg.leaderEpoch, isr });
+    this.host.cluster.engine.record('storage.leader.change', {
+      shard: seg.shard.name,
+      seq: seg.seq,
+      from,
+      to: leader,
+      epoch: seg.leaderEpoch,
+      isr,
+    });
     this.host.onLeadershipChanged(seg);
   }
 }

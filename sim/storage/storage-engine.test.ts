@@ -5,7 +5,8 @@ import { RETENTION_SWEEP_MS } from './storage-engine.ts';
 import { contractProblems } from './test-support.ts';
 
 const SE = '/api/storage-engine';
-const shardConfig = (extra: Record<string, unknown> = {}) => JSON.stringify({ replica_num: 3, storage_type: 'EngineSegment', retention_sec: 86_400, ...extra });
+const shardConfig = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ replica_num: 3, storage_type: 'EngineSegment', retention_sec: 86_400, ...extra });
 
 async function createShard(sim: InProcessSim, name: string, extra: Record<string, unknown> = {}) {
   const res = await sim.post(`${SE}/shard/create`, { shard_name: name, config: shardConfig(extra) });
@@ -23,7 +24,15 @@ describe('storage engine: shards', () => {
     expect(row.shard_info).toMatchObject({
       shard_name: 'orders',
       topic_name: '',
-      config: { replica_num: 3, storage_type: 'EngineSegment', max_segment_size: 1_073_741_824, max_record_num: null, retention_sec: 86_400, min_in_sync_replicas: 1, is_inner_topic: false },
+      config: {
+        replica_num: 3,
+        storage_type: 'EngineSegment',
+        max_segment_size: 1_073_741_824,
+        max_record_num: null,
+        retention_sec: 86_400,
+        min_in_sync_replicas: 1,
+        is_inner_topic: false,
+      },
       shard: { shard_name: 'orders', start_segment_seq: 0, active_segment_seq: 0, last_segment_seq: 0, status: 'Run' },
       offset: { start_offset: 0, end_offset: 0, high_watermark: 0 },
     });
@@ -38,21 +47,34 @@ describe('storage engine: shards', () => {
     expect(segment.replicas.map((r: any) => r.replica_seq)).toEqual([0, 1, 2]);
     expect(segment.leader).toBe(segment.replicas[0].node_id);
     expect(segment.isr.slice().sort()).toEqual([1, 2, 3]);
-    expect(segment_meta).toEqual({ shard_name: 'orders', segment_seq: 0, start_offset: 0, end_offset: 0, start_timestamp: -1, end_timestamp: -1 });
+    expect(segment_meta).toEqual({
+      shard_name: 'orders',
+      segment_seq: 0,
+      start_offset: 0,
+      end_offset: 0,
+      start_timestamp: -1,
+      end_timestamp: -1,
+    });
 
     expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json.data).toBe('success');
     // Deletion goes through PrepareDelete/PreDelete, then Deleting, then the shard is gone.
     const deleting = (await sim.post(`${SE}/shard/list`, { shard_name: 'orders' })).json.data.data[0].shard_info.shard.status;
     expect(deleting).toBe('PrepareDelete');
     expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data.segment_list[0].segment.status).toBe('PreDelete');
-    expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({ code: 1, message: 'Shard orders is already being deleted' });
+    expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({
+      code: 1,
+      message: 'Shard orders is already being deleted',
+    });
     expect(() => sim.cluster.storage.appendToShard('orders', { payload: 'late' })).toThrow('is being deleted');
     sim.advance(sim.cluster.storage.settings.delete_step_ms);
     expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data.segment_list[0].segment.status).toBe('Deleting');
     sim.advance(sim.cluster.storage.settings.delete_step_ms);
     expect((await sim.post(`${SE}/shard/list`, { shard_name: 'orders' })).json.data.total_count).toBe(0);
     expect((await sim.post(`${SE}/segment/list`, { shard_name: 'orders' })).json.data).toEqual({ segment_list: [] });
-    expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({ code: 1, message: 'Shard orders does not exist' });
+    expect((await sim.post(`${SE}/shard/delete`, { shard_name: 'orders' })).json).toMatchObject({
+      code: 1,
+      message: 'Shard orders does not exist',
+    });
   });
 
   it('refuses bad configs with a 400 naming the field, duplicates and too many replicas with code 1', async () => {
@@ -74,7 +96,9 @@ describe('storage engine: shards', () => {
     expect(tooMany.json.code).toBe(1);
     expect(tooMany.json.message).toContain('only 2 are online');
     await createShard(sim, 's', { replica_num: 2 });
-    expect((await sim.post(`${SE}/shard/create`, { shard_name: 's', config: shardConfig({ replica_num: 1 }) })).json.message).toBe('Shard s already exists');
+    expect((await sim.post(`${SE}/shard/create`, { shard_name: 's', config: shardConfig({ replica_num: 1 }) })).json.message).toBe(
+      'Shard s already exists',
+    );
   });
 
   it('filters, sorts and pages the shard list from the JSON body', async () => {
@@ -90,9 +114,10 @@ describe('storage engine: shards', () => {
     expect(filtered.json.data.data.map((r: any) => r.shard_name)).toEqual(['a-shard']);
   });
 
-  it('refuses to delete a topic\'s shard on its own', async () => {
+  it("refuses to delete a topic's shard on its own", async () => {
     const sim = new InProcessSim({ nodes: 1 });
-    const topic = (await sim.post('/api/cluster/topic/create', { tenant: 'default', topic_name: 't', storage_type: 'EngineMemory' })).json.data;
+    const topic = (await sim.post('/api/cluster/topic/create', { tenant: 'default', topic_name: 't', storage_type: 'EngineMemory' })).json
+      .data;
     const res = await sim.post(`${SE}/shard/delete`, { shard_name: topic.storage_name_list[0] });
     expect(res.json.code).toBe(1);
     expect(res.json.message).toContain('delete the topic instead');
@@ -123,12 +148,17 @@ describe('storage engine: records, segments and replicas', () => {
         );
       } else {
         expect(r).toMatchObject({ role: 'Follower', is_leader: false, follower_progress: [] });
-        expect(r.fetch).toMatchObject({ leader_node_id: segment.leader, current_leader_epoch: 0, max_bytes: 1_048_576, thread_running: true });
+        expect(r.fetch).toMatchObject({
+          leader_node_id: segment.leader,
+          current_leader_epoch: 0,
+          max_bytes: 1_048_576,
+          thread_running: true,
+        });
       }
     }
   });
 
-  it('returns an offline node\'s replica with available false and the error, and the rest as usual', async () => {
+  it("returns an offline node's replica with available false and the error, and the rest as usual", async () => {
     const sim = new InProcessSim({ nodes: 3 });
     await createShard(sim, 'events');
     sim.cluster.storage.appendToShard('events', { payload: 'x' });
@@ -150,7 +180,9 @@ describe('storage engine: records, segments and replicas', () => {
     await createShard(sim, 'cut');
     const seg = sim.cluster.storage.segment('cut', 0)!;
     const ctrl = sim.cluster.storage.controller.controllerId();
-    const follower = seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId && r.nodeId !== ctrl) ?? seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId)!;
+    const follower =
+      seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId && r.nodeId !== ctrl) ??
+      seg.replicas.find((r) => r.nodeId !== seg.leaderNodeId)!;
     sim.cluster.network.partition([follower.nodeId], [seg.leaderNodeId], true); // its fetches no longer arrive
     for (let i = 0; i < 4; i++) sim.cluster.storage.appendToShard('cut', { payload: `p${i}` });
     sim.advance(sim.cluster.storage.settings.replica_lag_time_max_ms + 2_000);
@@ -166,7 +198,10 @@ describe('storage engine: records, segments and replicas', () => {
     // Cut both ways: the answering node cannot ask the follower at all.
     sim.cluster.network.partition([follower.nodeId], [seg.leaderNodeId]);
     const cut = (await sim.post(`${SE}/segment/detail`, { shard_name: 'cut', segment_seq: 0 }, { nodeId: seg.leaderNodeId })).json.data;
-    expect(cut.replicas.find((r: any) => r.node_id === follower.nodeId)).toMatchObject({ available: false, error: `node ${follower.nodeId} is unreachable from node ${seg.leaderNodeId}: the network between them is partitioned` });
+    expect(cut.replicas.find((r: any) => r.node_id === follower.nodeId)).toMatchObject({
+      available: false,
+      error: `node ${follower.nodeId} is unreachable from node ${seg.leaderNodeId}: the network between them is partitioned`,
+    });
     expect(contractProblems('storage.segment.detail', cut)).toBe('');
   });
 
@@ -212,7 +247,18 @@ describe('storage engine: records, segments and replicas', () => {
   it('keeps bounded memory: old records are trimmed, log_start_offset moves and emptied segments go', () => {
     const sim = new InProcessSim({ nodes: 1 });
     const storage = sim.cluster.storage;
-    storage.createShard({ shard_name: 'firehose', config: { replica_num: 1, storage_type: 'EngineMemory', max_segment_size: 10_000, max_record_num: null, retention_sec: 3600, min_in_sync_replicas: 1, is_inner_topic: false } });
+    storage.createShard({
+      shard_name: 'firehose',
+      config: {
+        replica_num: 1,
+        storage_type: 'EngineMemory',
+        max_segment_size: 10_000,
+        max_record_num: null,
+        retention_sec: 3600,
+        min_in_sync_replicas: 1,
+        is_inner_topic: false,
+      },
+    });
     const total = MAX_RECORDS_PER_SHARD * 3;
     for (let i = 0; i < total; i++) storage.appendToShard('firehose', { payload: 'y'.repeat(10) });
     const shard = storage.get('firehose')!;
@@ -222,14 +268,29 @@ describe('storage engine: records, segments and replicas', () => {
     expect(shard.segments.map((s) => s.seq)).toEqual([10, 11, 12, 13, 14, 15]);
     expect(shard.segments[0].startOffset).toBeLessThanOrEqual(shard.logStartOffset);
     expect(segmentEnd(shard.segments[0])).toBeGreaterThan(shard.logStartOffset);
-    expect(storage.read('firehose', 0, 3).map((r) => r.offset)).toEqual([total - MAX_RECORDS_PER_SHARD, total - MAX_RECORDS_PER_SHARD + 1, total - MAX_RECORDS_PER_SHARD + 2]);
+    expect(storage.read('firehose', 0, 3).map((r) => r.offset)).toEqual([
+      total - MAX_RECORDS_PER_SHARD,
+      total - MAX_RECORDS_PER_SHARD + 1,
+      total - MAX_RECORDS_PER_SHARD + 2,
+    ]);
     expect(storage.replicaState('firehose', shard.segments[0].seq, 1).log_start_offset).toBe(total - MAX_RECORDS_PER_SHARD);
   });
 
   it('removes records older than retention_sec in the periodic sweep', () => {
     const sim = new InProcessSim({ nodes: 1 });
     const storage = sim.cluster.storage;
-    storage.createShard({ shard_name: 'short', config: { replica_num: 1, storage_type: 'EngineMemory', max_segment_size: null, max_record_num: null, retention_sec: 60, min_in_sync_replicas: 1, is_inner_topic: false } });
+    storage.createShard({
+      shard_name: 'short',
+      config: {
+        replica_num: 1,
+        storage_type: 'EngineMemory',
+        max_segment_size: null,
+        max_record_num: null,
+        retention_sec: 60,
+        min_in_sync_replicas: 1,
+        is_inner_topic: false,
+      },
+    });
     storage.appendToShard('short', { payload: 'old' });
     sim.advance(90_000);
     storage.appendToShard('short', { payload: 'new' });

@@ -131,8 +131,13 @@ export class StorageEngine {
 
   seedDemo(): void {
     const replicas = Math.min(3, this.placeableNodes().length);
-    const shard = this.createShard({ shard_name: 'audit-log', desc: 'standalone shard of the demo workload', config: { ...defaultShardConfig(replicas, 'EngineSegment'), max_segment_size: 1024 } });
-    for (let i = 0; i < 40; i++) this.appendToShard(shard.name, { key: `audit-${i % 5}`, payload: JSON.stringify({ event: 'login', seq: i }) });
+    const shard = this.createShard({
+      shard_name: 'audit-log',
+      desc: 'standalone shard of the demo workload',
+      config: { ...defaultShardConfig(replicas, 'EngineSegment'), max_segment_size: 1024 },
+    });
+    for (let i = 0; i < 40; i++)
+      this.appendToShard(shard.name, { key: `audit-${i % 5}`, payload: JSON.stringify({ event: 'login', seq: i }) });
   }
 
   // ---- shards -------------------------------------------------------------------------------
@@ -164,7 +169,9 @@ export class StorageEngine {
   checkPlacement(replicaNum: number, what: string): void {
     const nodes = this.placeableNodes();
     if (replicaNum > nodes.length) {
-      throw failed(`${what}: ${replicaNum} replicas need ${replicaNum} online storage nodes, but only ${nodes.length} are online (${nodes.join(', ') || 'none'})`);
+      throw failed(
+        `${what}: ${replicaNum} replicas need ${replicaNum} online storage nodes, but only ${nodes.length} are online (${nodes.join(', ') || 'none'})`,
+      );
     }
   }
 
@@ -172,7 +179,9 @@ export class StorageEngine {
     if (this.shards.has(input.shard_name)) throw failed(`Shard ${input.shard_name} already exists`);
     const config = input.config;
     if (config.min_in_sync_replicas > config.replica_num) {
-      throw failed(`Shard ${input.shard_name}: min_in_sync_replicas ${config.min_in_sync_replicas} exceeds replica_num ${config.replica_num}`);
+      throw failed(
+        `Shard ${input.shard_name}: min_in_sync_replicas ${config.min_in_sync_replicas} exceeds replica_num ${config.replica_num}`,
+      );
     }
     this.checkPlacement(config.replica_num, `Shard ${input.shard_name}`);
     this.cluster.raft.write(this.cluster.raft.dataGroupFor(input.shard_name), 'shard.create');
@@ -191,7 +200,11 @@ export class StorageEngine {
     };
     const seg = this.newSegment(shard, 0, 0);
     this.shards.set(shard.name, shard);
-    this.cluster.engine.record('storage.shard.create', { name: shard.name, topic: shard.topicName, replicas: seg.replicas.map((r) => r.nodeId) });
+    this.cluster.engine.record('storage.shard.create', {
+      name: shard.name,
+      topic: shard.topicName,
+      replicas: seg.replicas.map((r) => r.nodeId),
+    });
     return shard;
   }
 
@@ -205,7 +218,9 @@ export class StorageEngine {
     const shard = this.require(name);
     if (shard.status !== 'Run') throw failed(`Shard ${name} is already being deleted`);
     if (shard.topic && !options.byTopic) {
-      throw failed(`Shard ${name} stores partition ${shard.topic.partition} of topic ${shard.topic.topicName} (tenant ${shard.topic.tenant}); delete the topic instead`);
+      throw failed(
+        `Shard ${name} stores partition ${shard.topic.partition} of topic ${shard.topic.topicName} (tenant ${shard.topic.tenant}); delete the topic instead`,
+      );
     }
     this.cluster.raft.write(this.cluster.raft.dataGroupFor(name), 'shard.delete');
     shard.status = 'PrepareDelete';
@@ -236,7 +251,17 @@ export class StorageEngine {
       const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';
       // Every replica of a new segment starts empty in epoch 0: nothing to reconcile.
-      return { replicaSeq: i, nodeId, fold, log: new RecordLog(startOffset), syncedEpoch: 0, progressLeo: startOffset, progressEpoch: 0, lastCaughtUpMs: this.cluster.nodes.localNow(nodes[0]), fetcher: null };
+      return {
+        replicaSeq: i,
+        nodeId,
+        fold,
+        log: new RecordLog(startOffset),
+        syncedEpoch: 0,
+        progressLeo: startOffset,
+        progressEpoch: 0,
+        lastCaughtUpMs: this.cluster.nodes.localNow(nodes[0]),
+        fetcher: null,
+      };
     });
     const seg: Segment = {
       shard,
@@ -331,7 +356,14 @@ export class StorageEngine {
   private onNodeLeft(nodeId: number): void {
     for (const seg of this.soleCopiesOn(nodeId)) {
       const to = Math.max(seg.hw, seg.startOffset);
-      this.cluster.engine.record('storage.leave.data-lost', { node: nodeId, shard: seg.shard.name, seq: seg.seq, from: seg.startOffset, to, isr: seg.isr });
+      this.cluster.engine.record('storage.leave.data-lost', {
+        node: nodeId,
+        shard: seg.shard.name,
+        seq: seg.seq,
+        from: seg.startOffset,
+        to,
+        isr: seg.isr,
+      });
       this.invariants.relinquish(seg.shard, seg.startOffset, to);
       this.lostByLeave++;
     }
@@ -365,13 +397,19 @@ export class StorageEngine {
     if (shard.status !== 'Run') throw failed(`Shard ${name} is being deleted; it takes no more writes`);
     const seg = activeSegment(shard);
     if (!seg.available) {
-      throw unavailable(`Shard ${name} is unavailable: no in-sync replica of segment ${seg.seq} is alive (ISR ${JSON.stringify(seg.isr)}); the write was refused, retry when one of them is back`);
+      throw unavailable(
+        `Shard ${name} is unavailable: no in-sync replica of segment ${seg.seq} is alive (ISR ${JSON.stringify(seg.isr)}); the write was refused, retry when one of them is back`,
+      );
     }
     if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
-      throw unavailable(`Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the write was refused, retry shortly`);
+      throw unavailable(
+        `Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the write was refused, retry shortly`,
+      );
     }
     if (seg.isr.length < shard.config.min_in_sync_replicas) {
-      throw unavailable(`Shard ${name}: the ISR ${JSON.stringify(seg.isr)} of segment ${seg.seq} has fewer than min_in_sync_replicas ${shard.config.min_in_sync_replicas} members; the write was refused`);
+      throw unavailable(
+        `Shard ${name}: the ISR ${JSON.stringify(seg.isr)} of segment ${seg.seq} has fewer than min_in_sync_replicas ${shard.config.min_in_sync_replicas} members; the write was refused`,
+      );
     }
     // The leader stamps the record with its own clock (log-append time): a skewed leader's records
     // carry its offset; a producer's timestamp was taken on the true clock.
@@ -426,7 +464,13 @@ export class StorageEngine {
     this.setPhase(old, 'PreSealUp');
     const next = this.newSegment(shard, old.seq + 1, segmentEnd(old));
     this.cluster.raft.tryWrite(this.cluster.raft.dataGroupFor(shard.name), 'segment.create');
-    this.cluster.engine.record('storage.segment.roll', { shard: shard.name, sealed: old.seq, active: next.seq, startOffset: next.startOffset, replicas: next.replicas.map((r) => r.nodeId) });
+    this.cluster.engine.record('storage.segment.roll', {
+      shard: shard.name,
+      sealed: old.seq,
+      active: next.seq,
+      startOffset: next.startOffset,
+      replicas: next.replicas.map((r) => r.nodeId),
+    });
     this.maybeSeal(old);
   }
 
@@ -549,7 +593,9 @@ export class StorageEngine {
     if (shard.config.storage_type === 'EngineSegment') throw failed(`${operation} operation is not supported`);
     const seg = activeSegment(shard);
     if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
-      throw unavailable(`Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the delete was refused, retry shortly`);
+      throw unavailable(
+        `Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the delete was refused, retry shortly`,
+      );
     }
     return shard;
   }
@@ -673,7 +719,12 @@ export class StorageEngine {
       follower_progress: isLeader
         ? seg.replicas
             .filter((r) => r.nodeId !== nodeId)
-            .map((r) => ({ node_id: r.nodeId, leo: r.progressLeo, last_caught_up_ts: unixSeconds(this.replication.lastCaughtUpMs(seg, r)), lag: leaderLeo - r.progressLeo }))
+            .map((r) => ({
+              node_id: r.nodeId,
+              leo: r.progressLeo,
+              last_caught_up_ts: unixSeconds(this.replication.lastCaughtUpMs(seg, r)),
+              lag: leaderLeo - r.progressLeo,
+            }))
         : [],
       fetch: isLeader
         ? null

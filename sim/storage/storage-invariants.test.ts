@@ -91,7 +91,10 @@ describe('storage invariants', () => {
     seg.leaderNodeId = follower.nodeId;
     c.engine.advance(0);
     (c.storage as unknown as { journal: { touch(s: typeof seg): void } }).journal.touch(seg);
-    const seen = c.invariants.checkAll(c.now(), 1).map((v) => v.name).filter((n) => n.startsWith('storage.'));
+    const seen = c.invariants
+      .checkAll(c.now(), 1)
+      .map((v) => v.name)
+      .filter((n) => n.startsWith('storage.'));
     expect(seen).toEqual(expect.arrayContaining(['storage.committed-data-identical', 'storage.monotonic-leader-epoch']));
   });
 });

@@ -158,26 +158,46 @@ export class StorageInvariants {
     const st = this.seen.get(seg);
     if (st) {
       if (seg.leaderEpoch < st.leaderEpoch) {
-        this.report('storage.monotonic-leader-epoch', `segment ${segName(seg)}: leader_epoch went back from ${st.leaderEpoch} to ${seg.leaderEpoch}`);
+        this.report(
+          'storage.monotonic-leader-epoch',
+          `segment ${segName(seg)}: leader_epoch went back from ${st.leaderEpoch} to ${seg.leaderEpoch}`,
+        );
       } else if (seg.leaderEpoch === st.leaderEpoch && seg.leaderNodeId !== st.leader) {
-        this.report('storage.monotonic-leader-epoch', `segment ${segName(seg)}: the leader moved from node ${st.leader} to node ${seg.leaderNodeId} without a new leader_epoch (still ${seg.leaderEpoch})`);
+        this.report(
+          'storage.monotonic-leader-epoch',
+          `segment ${segName(seg)}: the leader moved from node ${st.leader} to node ${seg.leaderNodeId} without a new leader_epoch (still ${seg.leaderEpoch})`,
+        );
       }
-      if (seg.hw < st.hw) this.report('storage.monotonic-high-watermark', `segment ${segName(seg)}: high watermark went back from ${st.hw} to ${seg.hw}`);
+      if (seg.hw < st.hw)
+        this.report('storage.monotonic-high-watermark', `segment ${segName(seg)}: high watermark went back from ${st.hw} to ${seg.hw}`);
     }
     if (seg.available && !seg.isr.includes(seg.leaderNodeId)) {
-      this.report('storage.leader-in-isr', `segment ${segName(seg)}: leader node ${seg.leaderNodeId} is not in the ISR ${JSON.stringify(seg.isr)}`);
+      this.report(
+        'storage.leader-in-isr',
+        `segment ${segName(seg)}: leader node ${seg.leaderNodeId} is not in the ISR ${JSON.stringify(seg.isr)}`,
+      );
     }
     for (const id of seg.isr) {
       const leo = replicaOn(seg, id)?.log.nextOffset ?? -1;
       if (leo < seg.hw) {
-        this.report('storage.hw-at-most-isr-leo', `segment ${segName(seg)}: high watermark ${seg.hw} is above the LEO ${leo} of in-sync replica node ${id} (ISR ${JSON.stringify(seg.isr)})`);
+        this.report(
+          'storage.hw-at-most-isr-leo',
+          `segment ${segName(seg)}: high watermark ${seg.hw} is above the LEO ${leo} of in-sync replica node ${id} (ISR ${JSON.stringify(seg.isr)})`,
+        );
       }
     }
     const isrSig = isrSignature(seg);
     const from = st && st.isrSig === isrSig ? st.checkedTo : seg.startOffset;
     this.compareIsr(seg, from, seg.hw);
     const leaderSig = leaderSignature(seg);
-    this.seen.set(seg, { hw: Math.max(seg.hw, st?.hw ?? 0), leader: seg.leaderNodeId, leaderEpoch: Math.max(seg.leaderEpoch, st?.leaderEpoch ?? 0), leaderSig, isrSig, checkedTo: Math.max(from, seg.hw) });
+    this.seen.set(seg, {
+      hw: Math.max(seg.hw, st?.hw ?? 0),
+      leader: seg.leaderNodeId,
+      leaderEpoch: Math.max(seg.leaderEpoch, st?.leaderEpoch ?? 0),
+      leaderSig,
+      isrSig,
+      checkedTo: Math.max(from, seg.hw),
+    });
     return st !== undefined && st.leaderSig !== leaderSig;
   }
 
@@ -201,7 +221,10 @@ export class StorageInvariants {
       const hi = Math.min(to, r.log.nextOffset, leader.log.nextOffset);
       for (let o = lo; o < hi; o++) {
         if (r.log.get(o) !== leader.log.get(o)) {
-          this.report('storage.committed-data-identical', `segment ${segName(seg)}: at offset ${o}, below the high watermark ${seg.hw}, in-sync node ${id} holds a different record than leader node ${seg.leaderNodeId}`);
+          this.report(
+            'storage.committed-data-identical',
+            `segment ${segName(seg)}: at offset ${o}, below the high watermark ${seg.hw}, in-sync node ${id} holds a different record than leader node ${seg.leaderNodeId}`,
+          );
           break;
         }
       }
@@ -216,7 +239,8 @@ export class StorageInvariants {
   private checkShard(shard: Shard, leaderMoved: Segment[]): void {
     const hw = highWatermark(shard);
     const before = this.shardHw.get(shard);
-    if (before !== undefined && hw < before) this.report('storage.monotonic-high-watermark', `shard ${shard.name}: high watermark went back from ${before} to ${hw}`);
+    if (before !== undefined && hw < before)
+      this.report('storage.monotonic-high-watermark', `shard ${shard.name}: high watermark went back from ${before} to ${hw}`);
     this.shardHw.set(shard, Math.max(hw, before ?? 0));
 
     let ledger = this.ledgers.get(shard);
@@ -275,7 +299,9 @@ export class StorageInvariants {
           if (r === leader) continue;
           for (let o = Math.max(seg.startOffset, shard.logStartOffset); o < hi; o++) {
             if (r.log.get(o) !== leader.log.get(o)) {
-              problems.push(`segment ${segName(seg)}: node ${r.nodeId} ${r.log.get(o) ? 'holds a different record' : 'lacks the record'} at committed offset ${o} (leader node ${seg.leaderNodeId}, high watermark ${hw})`);
+              problems.push(
+                `segment ${segName(seg)}: node ${r.nodeId} ${r.log.get(o) ? 'holds a different record' : 'lacks the record'} at committed offset ${o} (leader node ${seg.leaderNodeId}, high watermark ${hw})`,
+              );
               break;
             }
           }

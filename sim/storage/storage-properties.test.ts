@@ -29,29 +29,35 @@ const faultSchedule = fc
 describe('storage under random fault schedules (fast-check)', () => {
   it('never breaks a storage invariant, and every replica converges once the faults are healed', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(2, 3), fc.boolean(), faultSchedule, (seed, replicas, smallSegments, faults) => {
-        const run = runStorageChaos({
-          seed,
-          nodes: NODES,
-          shards: 4,
-          replicas,
-          durationMs: DURATION_MS,
-          faults,
-          writesPerSecond: 25,
-          lagTimeMs: 2_000,
-          maxSegmentSize: smallSegments ? 300 : 1_000_000,
-        });
-        expect(run.violations).toEqual([]);
-        expect(run.convergence).toEqual([]);
-        // Healed and settled: every segment has a leader and all its replicas in sync again.
-        for (const shard of run.cluster.storage.all()) {
-          for (const seg of shard.segments) {
-            expect(seg.available).toBe(true);
-            expect(seg.isr).toHaveLength(seg.replicas.length);
-            expect(seg.phase).not.toBe('PreSealUp');
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom(2, 3),
+        fc.boolean(),
+        faultSchedule,
+        (seed, replicas, smallSegments, faults) => {
+          const run = runStorageChaos({
+            seed,
+            nodes: NODES,
+            shards: 4,
+            replicas,
+            durationMs: DURATION_MS,
+            faults,
+            writesPerSecond: 25,
+            lagTimeMs: 2_000,
+            maxSegmentSize: smallSegments ? 300 : 1_000_000,
+          });
+          expect(run.violations).toEqual([]);
+          expect(run.convergence).toEqual([]);
+          // Healed and settled: every segment has a leader and all its replicas in sync again.
+          for (const shard of run.cluster.storage.all()) {
+            for (const seg of shard.segments) {
+              expect(seg.available).toBe(true);
+              expect(seg.isr).toHaveLength(seg.replicas.length);
+              expect(seg.phase).not.toBe('PreSealUp');
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 25, seed: 4242 },
     );
   });

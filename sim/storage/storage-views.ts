@@ -1,5 +1,17 @@
 import { unixSeconds } from '../api/time-format.ts';
-import { activeSegment, highWatermark, logEndOffset, maxSegmentBytes, segmentEnd, statusOf, type EngineShardConfig, type Segment, type SegmentStatus, type Shard, type ShardStatus } from './shard-model.ts';
+import {
+  activeSegment,
+  highWatermark,
+  logEndOffset,
+  maxSegmentBytes,
+  segmentEnd,
+  statusOf,
+  type EngineShardConfig,
+  type Segment,
+  type SegmentStatus,
+  type Shard,
+  type ShardStatus,
+} from './shard-model.ts';
 
 /**
  * The API shapes of shards, segments and replicas. The spec leaves most of them "not shown"; these

@@ -9,7 +9,13 @@ const T = '/api/cluster/topic';
 describe('topics', () => {
   it('creates a topic with its shards, lists, reads the detail and deletes it with its data', async () => {
     const sim = new InProcessSim({ nodes: 3 });
-    const created = await sim.post(`${T}/create`, { tenant: 'default', topic_name: 'plant/a/temp', storage_type: 'EngineSegment', partition: 2, replication: 3 });
+    const created = await sim.post(`${T}/create`, {
+      tenant: 'default',
+      topic_name: 'plant/a/temp',
+      storage_type: 'EngineSegment',
+      partition: 2,
+      replication: 3,
+    });
     expect(created.json.code).toBe(0);
     const topic = created.json.data;
     expect(contractProblems('cluster.topic.create', topic)).toBe('');
@@ -35,10 +41,16 @@ describe('topics', () => {
     expect(contractProblems('cluster.topic.detail', detail.json.data)).toBe('');
     expect(detail.json.data).toMatchObject({ topic_info: topic, retain_message: null, retain_message_at: null, sub_list: [] });
     expect(Object.keys(detail.json.data.storage_list)).toEqual(['0', '1']);
-    expect(detail.json.data.storage_list['1']).toMatchObject({ shard_name: `${topic.topic_id}-1`, topic_name: 'plant/a/temp', config: { replica_num: 3, storage_type: 'EngineSegment' } });
+    expect(detail.json.data.storage_list['1']).toMatchObject({
+      shard_name: `${topic.topic_id}-1`,
+      topic_name: 'plant/a/temp',
+      config: { replica_num: 3, storage_type: 'EngineSegment' },
+    });
 
     sim.cluster.storage.appendToTopic('default', 'plant/a/temp', { payload: 'x' });
-    sim.cluster.offsets.commit('default', 'g', [{ shard_name: topic.storage_name_list[0], topic_name: 'plant/a/temp', partition: 0, offset: 1 }]);
+    sim.cluster.offsets.commit('default', 'g', [
+      { shard_name: topic.storage_name_list[0], topic_name: 'plant/a/temp', partition: 0, offset: 1 },
+    ]);
     expect((await sim.post(`${T}/delete`, { tenant: 'default', topic_name: 'plant/a/temp' })).json.data).toBe('success');
     expect((await sim.get(`${T}/list?tenant=default&topic_name=plant`)).json.data.total_count).toBe(0);
     expect(sim.cluster.storage.get(topic.storage_name_list[0])?.status).toBe('PrepareDelete');
@@ -64,19 +76,32 @@ describe('topics', () => {
     const name = fc.constantFrom('a', 'b/c', '$SYS/x', 'z$', 'm', '$q', 'b');
     const op = fc.record({ del: fc.boolean(), tenant: fc.constantFrom('default', 't2'), name });
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 25 }), fc.constantFrom('system', 'normal'), fc.constantFrom('', '&sort_field=topic_name&sort_by=desc', '&tenant=t2'), fc.integer({ min: 1, max: 3 }), async (ops, type, extra, page) => {
-        const sim = new InProcessSim({ nodes: 1, workload: 'none' });
-        await sim.post('/api/cluster/tenant/create', { tenant_name: 't2' });
-        for (const o of ops) {
-          if (o.del) await sim.post(`${T}/delete`, { tenant: o.tenant, topic_name: o.name });
-          else await sim.post(`${T}/create`, { tenant: o.tenant, topic_name: o.name, storage_type: 'EngineMemory', partition: 1, replication: 1 });
-        }
-        const all = (await sim.get(`${T}/list?topic_type=all&limit=1000${extra}`)).json.data;
-        const want = all.data.filter((t: { topic_name: string }) => (type === 'system') === isSystemTopic(t.topic_name));
-        const got = (await sim.get(`${T}/list?topic_type=${type}&limit=2&page=${page}${extra}`)).json.data;
-        expect(got.total_count).toBe(want.length);
-        expect(got.data).toEqual(want.slice((page - 1) * 2, page * 2));
-      }),
+      fc.asyncProperty(
+        fc.array(op, { maxLength: 25 }),
+        fc.constantFrom('system', 'normal'),
+        fc.constantFrom('', '&sort_field=topic_name&sort_by=desc', '&tenant=t2'),
+        fc.integer({ min: 1, max: 3 }),
+        async (ops, type, extra, page) => {
+          const sim = new InProcessSim({ nodes: 1, workload: 'none' });
+          await sim.post('/api/cluster/tenant/create', { tenant_name: 't2' });
+          for (const o of ops) {
+            if (o.del) await sim.post(`${T}/delete`, { tenant: o.tenant, topic_name: o.name });
+            else
+              await sim.post(`${T}/create`, {
+                tenant: o.tenant,
+                topic_name: o.name,
+                storage_type: 'EngineMemory',
+                partition: 1,
+                replication: 1,
+              });
+          }
+          const all = (await sim.get(`${T}/list?topic_type=all&limit=1000${extra}`)).json.data;
+          const want = all.data.filter((t: { topic_name: string }) => (type === 'system') === isSystemTopic(t.topic_name));
+          const got = (await sim.get(`${T}/list?topic_type=${type}&limit=2&page=${page}${extra}`)).json.data;
+          expect(got.total_count).toBe(want.length);
+          expect(got.data).toEqual(want.slice((page - 1) * 2, page * 2));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -86,10 +111,18 @@ describe('topics', () => {
     sim.cluster.topics.setRetained('default', 'lamp/state', { payload: 'on', qos: 1, retainedAt: sim.cluster.now() });
     const mqtt = sim.cluster.mqtt as any;
     const original = mqtt.subscribersOf;
-    mqtt.subscribersOf = (tenant: string, topic: string) => (tenant === 'default' && topic === 'lamp/state' ? [{ client_id: 'c1', path: 'lamp/+' }] : []);
+    mqtt.subscribersOf = (tenant: string, topic: string) =>
+      tenant === 'default' && topic === 'lamp/state' ? [{ client_id: 'c1', path: 'lamp/+' }] : [];
     try {
       const detail = (await sim.get(`${T}/detail?tenant=default&topic_name=lamp/state`)).json.data;
-      expect(detail.retain_message).toEqual({ tenant: 'default', topic_name: 'lamp/state', payload: [111, 110], qos: 1, expired_at: 0, create_time: Math.floor(sim.cluster.now() / 1000) });
+      expect(detail.retain_message).toEqual({
+        tenant: 'default',
+        topic_name: 'lamp/state',
+        payload: [111, 110],
+        qos: 1,
+        expired_at: 0,
+        create_time: Math.floor(sim.cluster.now() / 1000),
+      });
       expect(detail.retain_message_at).toBe(Math.floor(sim.cluster.now() / 1000));
       expect(detail.sub_list).toEqual([{ client_id: 'c1', path: 'lamp/+' }]);
     } finally {
@@ -99,10 +132,11 @@ describe('topics', () => {
     expect((await sim.get(`${T}/detail?tenant=default&topic_name=lamp/state`)).json.data.retain_message).toBeNull();
   });
 
-  it('refuses duplicates, enforces the tenant\'s max_topics, and checks replication against online nodes', async () => {
+  it("refuses duplicates, enforces the tenant's max_topics, and checks replication against online nodes", async () => {
     const sim = new InProcessSim({ nodes: 2 });
     await sim.post('/api/cluster/tenant/create', { tenant_name: 'tiny', config: { max_topics: 2 } });
-    const create = (topic_name: string, extra: Record<string, unknown> = {}) => sim.post(`${T}/create`, { tenant: 'tiny', topic_name, storage_type: 'EngineMemory', ...extra });
+    const create = (topic_name: string, extra: Record<string, unknown> = {}) =>
+      sim.post(`${T}/create`, { tenant: 'tiny', topic_name, storage_type: 'EngineMemory', ...extra });
     expect((await create('one')).json.code).toBe(0);
     expect((await create('one')).json.message).toBe('Topic one already exists in tenant tiny');
     expect(sim.cluster.topics.ensure('tiny', 'two').topic_name).toBe('two');

@@ -135,9 +135,18 @@ export class Topics {
 
   seedDemo(): void {
     const now = this.cluster.now();
-    this.create({ tenant: 'default', topic_name: 'sensors/temperature', partition: 2, replication: Math.min(2, this.cluster.nodes.online().length) });
+    this.create({
+      tenant: 'default',
+      topic_name: 'sensors/temperature',
+      partition: 2,
+      replication: Math.min(2, this.cluster.nodes.online().length),
+    });
     for (let i = 0; i < 12; i++) {
-      this.cluster.storage.appendToTopic('default', 'sensors/temperature', { key: `sensor-${i % 4}`, payload: JSON.stringify({ c: 20 + (i % 7) }), timestamp: now });
+      this.cluster.storage.appendToTopic('default', 'sensors/temperature', {
+        key: `sensor-${i % 4}`,
+        payload: JSON.stringify({ c: 20 + (i % 7) }),
+        timestamp: now,
+      });
     }
     this.ensure('default', '$SYS/brokers/uptime');
     const tenant = this.cluster.tenants.has('acme') ? 'acme' : 'default';
@@ -196,11 +205,15 @@ export class Topics {
     if (this.byKey.has(keyOf(tenant, topic_name))) throw failed(`Topic ${topic_name} already exists in tenant ${tenant}`);
     const maxTopics = this.cluster.tenants.quota(tenant).max_topics;
     if (this.countOf(tenant) >= maxTopics) {
-      throw failed(`Tenant ${tenant} has reached its topic quota (max_topics ${maxTopics}); delete topics or raise the quota with /api/cluster/tenant/update`);
+      throw failed(
+        `Tenant ${tenant} has reached its topic quota (max_topics ${maxTopics}); delete topics or raise the quota with /api/cluster/tenant/update`,
+      );
     }
     const clusterMax = this.cluster.config.current().MqttLimit?.cluster?.max_topics;
     if (clusterMax !== undefined && this.byKey.size >= clusterMax) {
-      throw failed(`The cluster has reached its topic quota (MqttLimit cluster max_topics ${clusterMax}); delete topics or raise the quota with /api/cluster/config/set`);
+      throw failed(
+        `The cluster has reached its topic quota (MqttLimit cluster max_topics ${clusterMax}); delete topics or raise the quota with /api/cluster/config/set`,
+      );
     }
     const partition = input.partition ?? 1;
     const replication = input.replication ?? 1;
@@ -285,16 +298,31 @@ export class Topics {
    * Sets (or with null clears) the retained message of a topic, creating the topic when absent as a
    * publish would. `expiresAt` (virtual ms) is optional; without it the message never expires.
    */
-  setRetained(tenant: string, topicName: string, message: { payload: string; qos: number; retainedAt: number; expiresAt?: number | null; extras?: MessageExtras } | null): void {
+  setRetained(
+    tenant: string,
+    topicName: string,
+    message: { payload: string; qos: number; retainedAt: number; expiresAt?: number | null; extras?: MessageExtras } | null,
+  ): void {
     const topic = message === null ? this.get(tenant, topicName) : this.ensure(tenant, topicName);
     if (!topic) return;
     topic.retained =
       message === null
         ? null
-        : { payload: message.payload, qos: message.qos, retainedAt: message.retainedAt, expiresAt: message.expiresAt ?? null, ...(message.extras ? { extras: message.extras } : {}) };
+        : {
+            payload: message.payload,
+            qos: message.qos,
+            retainedAt: message.retainedAt,
+            expiresAt: message.expiresAt ?? null,
+            ...(message.extras ? { extras: message.extras } : {}),
+          };
     this.indexRetained(topic, topic.retained !== null);
     this.cluster.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
-    this.cluster.engine.record('topic.retain', { tenant, name: topicName, set: message !== null, bytes: message === null ? 0 : Buffer.byteLength(message.payload, 'utf8') });
+    this.cluster.engine.record('topic.retain', {
+      tenant,
+      name: topicName,
+      set: message !== null,
+      bytes: message === null ? 0 : Buffer.byteLength(message.payload, 'utf8'),
+    });
   }
 
   /** The retained message if it has not expired. */

@@ -83,9 +83,19 @@ export function cite(e: Pick<EndpointContract, 'id'>, rule: CoverRule, param?: s
  * the spec gives only by method and path ("Payload shapes … not shown"), its shape comes from the
  * reference notes, so the same rule is cited from there (INFO).
  */
-export function pagedAssertion(e: Pick<EndpointContract, 'id' | 'specTable'>, rule: 'data' | 'total' | 'page' | 'limit' | 'filter-values' | 'exact-match'): string {
+export function pagedAssertion(
+  e: Pick<EndpointContract, 'id' | 'specTable'>,
+  rule: 'data' | 'total' | 'page' | 'limit' | 'filter-values' | 'exact-match',
+): string {
   if (e.specTable === 'path-only') return citeRuleOrDecision(e.id, 'response').id;
-  const byRule = { data: A.pagedData, total: A.pagedTotal, page: A.listPage, limit: A.listLimit, 'filter-values': A.listFilterValues, 'exact-match': A.listExactMatch };
+  const byRule = {
+    data: A.pagedData,
+    total: A.pagedTotal,
+    page: A.listPage,
+    limit: A.listLimit,
+    'filter-values': A.listFilterValues,
+    'exact-match': A.listExactMatch,
+  };
   return byRule[rule];
 }
 

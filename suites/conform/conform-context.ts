@@ -27,10 +27,18 @@ export interface Verdict {
  * record where a sort needs two, a value every record shares): it is recorded as inconclusive, never
  * as a pass.
  */
-export const pass = (message: string, exchange?: Exchange, inconclusive = false): Verdict => ({ status: inconclusive ? 'inconclusive' : 'pass', message, ...(exchange ? { exchange } : {}) });
+export const pass = (message: string, exchange?: Exchange, inconclusive = false): Verdict => ({
+  status: inconclusive ? 'inconclusive' : 'pass',
+  message,
+  ...(exchange ? { exchange } : {}),
+});
 export const fail = (message: string, exchange?: Exchange): Verdict => ({ status: 'fail', message, ...(exchange ? { exchange } : {}) });
 export const skip = (message: string): Verdict => ({ status: 'skipped', message });
-export const inconclusive = (message: string, exchange?: Exchange): Verdict => ({ status: 'inconclusive', message, ...(exchange ? { exchange } : {}) });
+export const inconclusive = (message: string, exchange?: Exchange): Verdict => ({
+  status: 'inconclusive',
+  message,
+  ...(exchange ? { exchange } : {}),
+});
 
 /**
  * Why a failure's answer explains it beyond its own rule: a 5xx (other than a status the endpoint
@@ -43,7 +51,13 @@ export function failureCause(e: EndpointContract | undefined, ex: Exchange | und
   const status = ex.response.status;
   // The route is not there: 404 for any method on the endpoint's path, or 405 for its own method.
   // (An envelope with a 404 is the route answering "no such resource", not a missing route.)
-  if (e && ex.sent.path === e.path && (status === 404 || (status === 405 && ex.sent.method === e.method)) && !readEnvelope(ex.response.json, ex.response.text).ok) return 'not-found';
+  if (
+    e &&
+    ex.sent.path === e.path &&
+    (status === 404 || (status === 405 && ex.sent.method === e.method)) &&
+    !readEnvelope(ex.response.json, ex.response.text).ok
+  )
+    return 'not-found';
   if (status >= 500 && !(e?.response.otherStatuses ?? []).includes(status)) return 'server-error';
   if (e?.response.kind === 'envelope' && status >= 200 && status < 300 && ex.response.json === undefined) return 'non-json';
   return undefined;
@@ -148,7 +162,12 @@ export class ConformContext {
   }
 
   /** Sends a request to a contract endpoint with the given parameters (query for GET, body for POST). */
-  call(e: EndpointContract, params: Record<string, unknown>, purpose: Purpose = 'check', extra: Partial<TargetRequest> = {}): Promise<Exchange> {
+  call(
+    e: EndpointContract,
+    params: Record<string, unknown>,
+    purpose: Purpose = 'check',
+    extra: Partial<TargetRequest> = {},
+  ): Promise<Exchange> {
     return this.log.send({ method: e.method, path: e.path, ...requestParts(e, params), ...extra }, purpose, e.id);
   }
 
@@ -172,9 +191,17 @@ export class ConformContext {
       verdict = skip(`not decided: the harness failed (${where})`);
     }
     const precise = verdict.assertion ? assertionById(verdict.assertion) : cited;
-    if (precise.level !== cited.level) throw new Error(`check ${id}: assertion ${precise.id} (${precise.level}) is not of the level of ${cited.id} (${cited.level})`);
+    if (precise.level !== cited.level)
+      throw new Error(`check ${id}: assertion ${precise.id} (${precise.level}) is not of the level of ${cited.id} (${cited.level})`);
     const also = (verdict.also ?? []).filter((a) => a !== precise.id && assertionById(a).level === precise.level);
-    const record: CheckRecord = { id, assertion: precise.id, level: precise.level, status: verdict.status, message: verdict.message, ...(also.length ? { also } : {}) };
+    const record: CheckRecord = {
+      id,
+      assertion: precise.id,
+      level: precise.level,
+      status: verdict.status,
+      message: verdict.message,
+      ...(also.length ? { also } : {}),
+    };
     if (verdict.exchange && verdict.status === 'fail') {
       const answered = this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path);
       const cause = failureCause(answered ?? e, verdict.exchange);
@@ -217,7 +244,8 @@ export function describeAnswer(ex: Exchange): string {
   const env = envelopeOf(ex);
   const location = ex.response.status >= 300 && ex.response.status < 400 ? ex.response.headers.location : undefined;
   // The harness never follows redirects (a loop must not hang the run): say where it pointed.
-  if (location !== undefined) return `HTTP ${ex.response.status} redirect to ${JSON.stringify(location.slice(0, 200))} (not followed; the spec defines no redirects)`;
+  if (location !== undefined)
+    return `HTTP ${ex.response.status} redirect to ${JSON.stringify(location.slice(0, 200))} (not followed; the spec defines no redirects)`;
   if (!env) {
     const t = ex.response.text;
     return `HTTP ${ex.response.status}, body ${JSON.stringify(t.length > 100 ? `${t.slice(0, 100)}…` : t)}`;

@@ -14,7 +14,9 @@ const dir = mkdtempSync(join(tmpdir(), 'mqsim-conform-sim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function mustFailures(report: Report): string[] {
-  return report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `${e.method} ${e.path} ${c.id}: ${c.message}`));
+  return report.endpoints.flatMap((e) =>
+    e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST').map((c) => `${e.method} ${e.path} ${c.id}: ${c.message}`),
+  );
 }
 
 describe('mqsim conform --target sim', () => {
@@ -43,7 +45,9 @@ describe('mqsim conform --target sim', () => {
     // One rule, one level: every check citing an assertion has the assertion's level.
     const levels = new Map<string, Set<string>>();
     for (const { c } of checks) levels.set(c.assertion, (levels.get(c.assertion) ?? new Set()).add(c.level));
-    expect([...levels].filter(([id, l]) => l.size !== 1 || !l.has(assertionById(id).level)).map(([id, l]) => `${id}: ${[...l].join('/')}`)).toEqual([]);
+    expect(
+      [...levels].filter(([id, l]) => l.size !== 1 || !l.has(assertionById(id).level)).map(([id, l]) => `${id}: ${[...l].join('/')}`),
+    ).toEqual([]);
     expect(report.findings.map((f) => `${f.level} ${f.id}: ${f.title}`)).toEqual([]);
     expect(report.notes.filter((n) => /harness error/.test(n))).toEqual([]);
     // Spec coverage: tested + untested = testable, each untested one with its reason.
@@ -53,7 +57,9 @@ describe('mqsim conform --target sim', () => {
     expect(c.untested.every((u) => u.reason.length > 0)).toBe(true);
     // A full run leaves nothing untested without saying why: a check cites it, or its `gap` says why none does yet.
     expect(c.untested.filter((u) => u.reason === 'no check of this run cites it').map((u) => u.id)).toEqual([]);
-    console.log(`spec coverage of the simulator run: ${c.tested} of ${c.testable} testable assertions tested (${Math.round((100 * c.tested) / c.testable)}%)`);
+    console.log(
+      `spec coverage of the simulator run: ${c.tested} of ${c.testable} testable assertions tested (${Math.round((100 * c.tested) / c.testable)}%)`,
+    );
   });
 
   it('passes with envelope form B too (the spec allows both)', async () => {

@@ -29,7 +29,9 @@ export function specCoverage(assertions: readonly SpecAssertion[], endpoints: re
     assertions: assertions.length,
     testable: testable.length,
     tested: testable.filter((a) => decided.has(a.id)).length,
-    untested: testable.filter((a) => !decided.has(a.id)).map((a) => ({ id: a.id, level: a.level, reason: why.get(a.id) ?? uncitedReason(a, run) })),
+    untested: testable
+      .filter((a) => !decided.has(a.id))
+      .map((a) => ({ id: a.id, level: a.level, reason: why.get(a.id) ?? uncitedReason(a, run) })),
     untestable: assertions.filter((a) => a.untestable).map((a) => ({ id: a.id, reason: a.untestable! })),
   };
 }
@@ -37,7 +39,8 @@ export function specCoverage(assertions: readonly SpecAssertion[], endpoints: re
 /** Why no check of the run cites `a`: its endpoints were left out of the run, or no check of mqsim tests it yet. */
 function uncitedReason(a: SpecAssertion, run: ReadonlySet<string>): string {
   const own = [...new Set((a.covers ?? []).flatMap((c) => c.endpoints))];
-  if (own.length > 0 && !own.some((id) => run.has(id))) return `its endpoints (${own.slice(0, 3).join(', ')}${own.length > 3 ? ', …' : ''}) were not checked in this run`;
+  if (own.length > 0 && !own.some((id) => run.has(id)))
+    return `its endpoints (${own.slice(0, 3).join(', ')}${own.length > 3 ? ', …' : ''}) were not checked in this run`;
   if (a.gap) return `no check yet: ${a.gap}`;
   return 'no check of this run cites it';
 }

@@ -42,7 +42,8 @@ describe('time forms', () => {
   });
 
   it('names the likely mix-up: milliseconds for seconds, seconds for milliseconds, an impossible date', () => {
-    const t = (form: 'unix-seconds' | 'unix-millis' | 'local-time', value: unknown) => timeProblem({ path: '.t', form, value, decision: false, minusOneAllowed: false });
+    const t = (form: 'unix-seconds' | 'unix-millis' | 'local-time', value: unknown) =>
+      timeProblem({ path: '.t', form, value, decision: false, minusOneAllowed: false });
     expect(t('unix-seconds', 1_767_225_600_000)).toMatch(/milliseconds where seconds are due/);
     expect(t('unix-millis', 1_767_225_600)).toMatch(/seconds where milliseconds are due/);
     expect(t('local-time', '2026-02-30 10:00:00')).toMatch(/not a valid date/);

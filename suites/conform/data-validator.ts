@@ -43,7 +43,12 @@ export class DataValidator {
     if (fn(value)) return { ok: true };
     const errors = (fn.errors ?? []).slice(0, 8).map((err) => {
       const where = err.instancePath || '(data)';
-      const extra = err.keyword === 'additionalProperties' ? ` ${JSON.stringify(err.params)}` : err.keyword === 'enum' ? ` ${JSON.stringify((err.params as { allowedValues?: unknown }).allowedValues)}` : '';
+      const extra =
+        err.keyword === 'additionalProperties'
+          ? ` ${JSON.stringify(err.params)}`
+          : err.keyword === 'enum'
+            ? ` ${JSON.stringify((err.params as { allowedValues?: unknown }).allowedValues)}`
+            : '';
       return `${where} ${err.message ?? err.keyword}${extra}`;
     });
     return { ok: false, errors };
@@ -73,8 +78,19 @@ export interface TimeValue {
 type Schema = Record<string, unknown>;
 
 function branchFor(schemas: Schema[], value: unknown): Schema | undefined {
-  const t = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
-  return schemas.find((s) => s.type === t || (t === 'integer' && s.type === 'number')) ?? schemas.find((s) => s.type === undefined && s.anyOf);
+  const t =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'number'
+          ? Number.isInteger(value)
+            ? 'integer'
+            : 'number'
+          : typeof value;
+  return (
+    schemas.find((s) => s.type === t || (t === 'integer' && s.type === 'number')) ?? schemas.find((s) => s.type === undefined && s.anyOf)
+  );
 }
 
 /** Does the schema (or a part of it) describe any time field? */
@@ -98,14 +114,22 @@ export function collectTimeValues(schema: unknown, value: unknown, path = '', ou
   const form = s['x-time-form'] as TimeValue['form'] | undefined;
   if (form) out.push({ path: path || '(data)', form, value, decision: false, minusOneAllowed: /-1/.test(description) });
   else if ((s.type === 'integer' || s.type === 'number') && /^Unix (seconds|milliseconds)/.test(description)) {
-    out.push({ path: path || '(data)', form: /^Unix milliseconds/.test(description) ? 'unix-millis' : 'unix-seconds', value, decision: /decision/.test(description), minusOneAllowed: /-1/.test(description) });
+    out.push({
+      path: path || '(data)',
+      form: /^Unix milliseconds/.test(description) ? 'unix-millis' : 'unix-seconds',
+      value,
+      decision: /decision/.test(description),
+      minusOneAllowed: /-1/.test(description),
+    });
   }
-  if (Array.isArray(value) && s.items) value.slice(0, 100).forEach((v, i) => collectTimeValues(s.items, v, `${path}[${i}]`, out, depth + 1));
+  if (Array.isArray(value) && s.items)
+    value.slice(0, 100).forEach((v, i) => collectTimeValues(s.items, v, `${path}[${i}]`, out, depth + 1));
   else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const props = (s.properties ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (k in props) collectTimeValues(props[k], v, `${path}.${k}`, out, depth + 1);
-      else if (s.additionalProperties && typeof s.additionalProperties === 'object') collectTimeValues(s.additionalProperties, v, `${path}.${k}`, out, depth + 1);
+      else if (s.additionalProperties && typeof s.additionalProperties === 'object')
+        collectTimeValues(s.additionalProperties, v, `${path}.${k}`, out, depth + 1);
     }
   }
   return out;
@@ -121,13 +145,20 @@ export function timeProblem(t: TimeValue): string | undefined {
     if (!m) return `${t.path} ${JSON.stringify(v)} is not of the form YYYY-MM-DD HH:MM:SS`;
     const [y, mo, d, h, mi, se] = m.slice(1).map(Number);
     const date = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
-    if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return `${t.path} ${JSON.stringify(v)} is not a valid date and time`;
+    if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || se > 59)
+      return `${t.path} ${JSON.stringify(v)} is not a valid date and time`;
     return undefined;
   }
-  if (typeof v !== 'number' || !Number.isInteger(v)) return `${t.path} ${JSON.stringify(v)} is not a whole number of ${t.form === 'unix-millis' ? 'milliseconds' : 'seconds'}`;
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    return `${t.path} ${JSON.stringify(v)} is not a whole number of ${t.form === 'unix-millis' ? 'milliseconds' : 'seconds'}`;
   if (v === -1 && t.minusOneAllowed) return undefined;
   if (!plausibleTime(t.form, v)) {
-    const hint = t.form === 'unix-seconds' && v >= 1e11 ? ' (milliseconds where seconds are due?)' : t.form === 'unix-millis' && v < 1e11 ? ' (seconds where milliseconds are due?)' : '';
+    const hint =
+      t.form === 'unix-seconds' && v >= 1e11
+        ? ' (milliseconds where seconds are due?)'
+        : t.form === 'unix-millis' && v < 1e11
+          ? ' (seconds where milliseconds are due?)'
+          : '';
     return `${t.path} ${v} is not plausible as ${t.form}${hint}`;
   }
   return undefined;

@@ -3,15 +3,24 @@ import { envelopeProblems, namesParam, readEnvelope } from './envelope.ts';
 
 describe('readEnvelope', () => {
   it('reads both forms', () => {
-    expect(readEnvelope({ code: 0, message: 'success', data: 1 }, '')).toEqual({ ok: true, envelope: { form: 'A', code: 0, text: 'success', data: 1 } });
-    expect(readEnvelope({ code: 100, data: '', error: 'boom' }, '')).toEqual({ ok: true, envelope: { form: 'B', code: 100, text: 'boom', data: '' } });
+    expect(readEnvelope({ code: 0, message: 'success', data: 1 }, '')).toEqual({
+      ok: true,
+      envelope: { form: 'A', code: 0, text: 'success', data: 1 },
+    });
+    expect(readEnvelope({ code: 100, data: '', error: 'boom' }, '')).toEqual({
+      ok: true,
+      envelope: { form: 'B', code: 100, text: 'boom', data: '' },
+    });
   });
 
   it('says what is wrong with a body that is no envelope', () => {
     expect(readEnvelope(undefined, '')).toMatchObject({ ok: false, problem: expect.stringContaining('empty body') });
     expect(readEnvelope(undefined, '<html>')).toMatchObject({ ok: false, problem: expect.stringContaining('not JSON') });
     expect(readEnvelope([1], '[1]')).toMatchObject({ ok: false, problem: expect.stringContaining('not an object') });
-    expect(readEnvelope({ code: '0', data: 1, message: 'x' }, '')).toMatchObject({ ok: false, problem: expect.stringContaining('integer "code"') });
+    expect(readEnvelope({ code: '0', data: 1, message: 'x' }, '')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('integer "code"'),
+    });
     expect(readEnvelope({ code: 0, message: 'success' }, '')).toMatchObject({ ok: false, problem: expect.stringContaining('"data"') });
     expect(readEnvelope({ code: 0, data: 1 }, '')).toMatchObject({ ok: false, problem: expect.stringContaining('neither') });
   });

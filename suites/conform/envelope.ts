@@ -20,11 +20,16 @@ export type EnvelopeRead = { ok: true; envelope: Envelope } | { ok: false; probl
 export function readEnvelope(json: unknown, rawText: string): EnvelopeRead {
   if (json === undefined) {
     const excerpt = rawText.length > 80 ? `${rawText.slice(0, 80)}…` : rawText;
-    return { ok: false, problem: rawText.length === 0 ? 'empty body, expected a JSON envelope' : `body is not JSON: ${JSON.stringify(excerpt)}` };
+    return {
+      ok: false,
+      problem: rawText.length === 0 ? 'empty body, expected a JSON envelope' : `body is not JSON: ${JSON.stringify(excerpt)}`,
+    };
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { ok: false, problem: `body is JSON but not an object: ${JSON.stringify(json).slice(0, 80)}` };
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return { ok: false, problem: `body is JSON but not an object: ${JSON.stringify(json).slice(0, 80)}` };
   const body = json as Record<string, unknown>;
-  if (typeof body.code !== 'number' || !Number.isInteger(body.code)) return { ok: false, problem: `envelope has no integer "code" (got ${JSON.stringify(body.code)})` };
+  if (typeof body.code !== 'number' || !Number.isInteger(body.code))
+    return { ok: false, problem: `envelope has no integer "code" (got ${JSON.stringify(body.code)})` };
   if (!('data' in body)) return { ok: false, problem: 'envelope has no "data" field' };
   const hasMessage = 'message' in body;
   const hasError = 'error' in body;
@@ -47,14 +52,18 @@ export function envelopeProblems(json: unknown, rawText: string = JSON.stringify
   const problems: string[] = [];
   if ('message' in body && 'error' in body) {
     // Both present: acceptable only when they agree with one form (e.g. message "success" and error null).
-    if (env.code === 0 && !(body.message === 'success' || body.error === null)) problems.push('success envelope carries both "message" and "error" and neither marks success');
+    if (env.code === 0 && !(body.message === 'success' || body.error === null))
+      problems.push('success envelope carries both "message" and "error" and neither marks success');
   }
   if (env.code === 0) {
-    if (env.form === 'A' && body.message !== 'success') problems.push(`form A success must have message "success" (got ${JSON.stringify(body.message)})`);
+    if (env.form === 'A' && body.message !== 'success')
+      problems.push(`form A success must have message "success" (got ${JSON.stringify(body.message)})`);
     if (env.form === 'B' && body.error !== null) problems.push(`form B success must have error null (got ${JSON.stringify(body.error)})`);
   } else {
-    if (!(env.text && env.text.trim().length > 0)) problems.push(`failure (code ${env.code}) carries no text in ${env.form === 'A' ? '"message"' : '"error"'}`);
-    if (!(env.data === null || env.data === '')) problems.push(`failure (code ${env.code}) must have data null or "" (got ${JSON.stringify(env.data).slice(0, 60)})`);
+    if (!(env.text && env.text.trim().length > 0))
+      problems.push(`failure (code ${env.code}) carries no text in ${env.form === 'A' ? '"message"' : '"error"'}`);
+    if (!(env.data === null || env.data === ''))
+      problems.push(`failure (code ${env.code}) must have data null or "" (got ${JSON.stringify(env.data).slice(0, 60)})`);
   }
   return problems;
 }

@@ -62,7 +62,13 @@ export class ExchangeLog {
   async send(req: TargetRequest, purpose: Purpose, endpointId?: string, redactAuthorization = false): Promise<Exchange> {
     const customAuth = req.headers?.authorization ?? req.headers?.Authorization;
     const authorization =
-      customAuth !== undefined ? (redactAuthorization ? 'Bearer <token from the login above>' : customAuth) : (req.auth ?? 'token') === 'token' && this.target.token ? 'token' : 'none';
+      customAuth !== undefined
+        ? redactAuthorization
+          ? 'Bearer <token from the login above>'
+          : customAuth
+        : (req.auth ?? 'token') === 'token' && this.target.token
+          ? 'token'
+          : 'none';
     const record: RequestRecord = {
       method: req.method,
       path: pathWithQuery(req.path, req.query),

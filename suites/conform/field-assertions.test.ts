@@ -4,10 +4,18 @@ import { DataValidator } from './data-validator.ts';
 import { fieldEvidence, schemaAt, valuesAt } from './field-assertions.ts';
 
 // A cut-down overview contract: node_list of node records whose extend is a byte array.
-const node = { type: 'object', required: ['node_id', 'extend'], properties: { node_id: { type: 'integer' }, extend: { type: 'array', items: { type: 'integer' } } } };
+const node = {
+  type: 'object',
+  required: ['node_id', 'extend'],
+  properties: { node_id: { type: 'integer' }, extend: { type: 'array', items: { type: 'integer' } } },
+};
 const overview = {
   id: 'mqtt.overview',
-  response: { kind: 'envelope', source: 'spec', data: { type: 'object', properties: { node_list: { type: 'array', items: node }, connection_num: { type: 'integer' } } } },
+  response: {
+    kind: 'envelope',
+    source: 'spec',
+    data: { type: 'object', properties: { node_list: { type: 'array', items: node }, connection_num: { type: 'integer' } } },
+  },
 } as unknown as EndpointContract;
 
 const evidence = (data: unknown) => fieldEvidence(overview, [data], new DataValidator(), 'MUST');
@@ -25,7 +33,9 @@ describe('field rows', () => {
   it('names the rows an answer shows when it matches', () => {
     const ev = evidence({ node_list: [{ node_id: 1, extend: [1, 2] }], connection_num: 3 });
     expect(ev.broken).toEqual([]);
-    expect(ev.shown).toEqual(expect.arrayContaining(['resources.overview.node_list', 'resources.node.record', 'resources.overview.connection_num']));
+    expect(ev.shown).toEqual(
+      expect.arrayContaining(['resources.overview.node_list', 'resources.node.record', 'resources.overview.connection_num']),
+    );
   });
 
   it('cites the deepest broken row: a wrong field of a node record is not also a broken node_list', () => {

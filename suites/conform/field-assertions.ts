@@ -16,7 +16,11 @@ export interface FieldAssertion {
   paths: readonly string[];
 }
 
-const f = (assertion: string, endpoints: string | readonly string[], ...paths: string[]): FieldAssertion => ({ assertion, endpoints: typeof endpoints === 'string' ? [endpoints] : endpoints, paths });
+const f = (assertion: string, endpoints: string | readonly string[], ...paths: string[]): FieldAssertion => ({
+  assertion,
+  endpoints: typeof endpoints === 'string' ? [endpoints] : endpoints,
+  paths,
+});
 
 const STATUS = ['cluster.status', 'cluster.info'];
 const REPLICA = ['storage.segment.detail'];
@@ -92,7 +96,14 @@ export const FIELD_ASSERTIONS: readonly FieldAssertion[] = [
   f('resources.overview.message-rates', 'mqtt.overview', 'message_in_rate', 'message_out_rate'),
   f('resources.overview.connection_num', 'mqtt.overview', 'connection_num'),
   f('resources.overview.totals', 'mqtt.overview', 'session_num', 'topic_num', 'subscribe_num'),
-  f('resources.overview.per-type', 'mqtt.overview', 'tcp_connection_num', 'tls_connection_num', 'websocket_connection_num', 'quic_connection_num'),
+  f(
+    'resources.overview.per-type',
+    'mqtt.overview',
+    'tcp_connection_num',
+    'tls_connection_num',
+    'websocket_connection_num',
+    'quic_connection_num',
+  ),
   f('resources.overview.exclusive', 'mqtt.overview', 'exclusive_subscribe_num', 'exclusive_subscribe_thread_num'),
   f('resources.overview.share', 'mqtt.overview', 'share_subscribe_group_num', 'share_subscribe_num', 'share_subscribe_thread_num'),
   f('resources.overview.connectors', 'mqtt.overview', 'connector_num', 'connector_thread_num'),
@@ -160,7 +171,10 @@ export function schemaAt(schema: JsonSchema | undefined, path: string): JsonSche
     const branches = [s, ...(((s.anyOf ?? s.oneOf ?? []) as JsonSchema[]) ?? [])];
     let found: JsonSchema | undefined;
     for (const b of branches) {
-      if (part === '*') found = (b.items as JsonSchema | undefined) ?? (typeof b.additionalProperties === 'object' ? (b.additionalProperties as JsonSchema) : undefined);
+      if (part === '*')
+        found =
+          (b.items as JsonSchema | undefined) ??
+          (typeof b.additionalProperties === 'object' ? (b.additionalProperties as JsonSchema) : undefined);
       else found = (b.properties as Record<string, JsonSchema> | undefined)?.[part];
       if (found) break;
     }
@@ -196,7 +210,8 @@ export function fieldEvidence(e: EndpointContract, records: readonly Json[], val
       const parentPath = cut === -1 ? '' : path.slice(0, cut);
       const key = path.slice(cut + 1);
       const parentSchema = schemaAt(rowSchema, parentPath);
-      const required = key !== '*' && key !== '' && Array.isArray(parentSchema?.required) && (parentSchema.required as string[]).includes(key);
+      const required =
+        key !== '*' && key !== '' && Array.isArray(parentSchema?.required) && (parentSchema.required as string[]).includes(key);
       for (const record of records) {
         if (required && !problem) {
           for (const parent of valuesAt(record, parentPath)) {
@@ -216,7 +231,8 @@ export function fieldEvidence(e: EndpointContract, records: readonly Json[], val
   }
   // A row broken only because a field inside it is wrong (node_list, when node_list.*'s extend is
   // wrong) is the same cause as that deeper row: keep the deepest, the sentence that was broken.
-  const deeper = (outer: readonly string[], inner: readonly string[]) => outer.some((o) => inner.some((i) => i.startsWith(`${o}.`) || (o === '' && i !== '')));
+  const deeper = (outer: readonly string[], inner: readonly string[]) =>
+    outer.some((o) => inner.some((i) => i.startsWith(`${o}.`) || (o === '' && i !== '')));
   const deepest = broken.filter((b) => !broken.some((other) => other !== b && deeper(b.paths, other.paths)));
   return { shown, broken: deepest.map(({ assertion, problem }) => ({ assertion, problem })) };
 }

@@ -8,10 +8,34 @@ const findingsOf = (...eps: ReturnType<typeof endpoint>[]) => reportOf(eps).find
 describe('findings: failed checks grouped by cause', () => {
   it('one broken assertion across endpoints is one finding, MUST first, with its citation and an example', () => {
     const f = findingsOf(
-      endpoint('GET', '/api/cluster/user/list', 'users', [check('list.total-count', 'fail', 'MUST', { assertion: 'envelope.paged.total-count', request: { method: 'GET', path: '/api/cluster/user/list?limit=2' }, curl: 'curl x' })], 'cluster.user.list'),
-      endpoint('GET', '/api/cluster/acl/list', 'acl', [check('list.total-count', 'fail', 'MUST', { assertion: 'envelope.paged.total-count' }), check('wrong-method', 'fail', 'INFO', { assertion: 'decision.wrong-method-405' })], 'cluster.acl.list'),
+      endpoint(
+        'GET',
+        '/api/cluster/user/list',
+        'users',
+        [
+          check('list.total-count', 'fail', 'MUST', {
+            assertion: 'envelope.paged.total-count',
+            request: { method: 'GET', path: '/api/cluster/user/list?limit=2' },
+            curl: 'curl x',
+          }),
+        ],
+        'cluster.user.list',
+      ),
+      endpoint(
+        'GET',
+        '/api/cluster/acl/list',
+        'acl',
+        [
+          check('list.total-count', 'fail', 'MUST', { assertion: 'envelope.paged.total-count' }),
+          check('wrong-method', 'fail', 'INFO', { assertion: 'decision.wrong-method-405' }),
+        ],
+        'cluster.acl.list',
+      ),
     );
-    expect(f.map((x) => `${x.level} ${x.id} ${x.endpoints.join(',')}`)).toEqual(['MUST envelope.paged.total-count GET /api/cluster/user/list,GET /api/cluster/acl/list', 'INFO decision.wrong-method-405 GET /api/cluster/acl/list']);
+    expect(f.map((x) => `${x.level} ${x.id} ${x.endpoints.join(',')}`)).toEqual([
+      'MUST envelope.paged.total-count GET /api/cluster/user/list,GET /api/cluster/acl/list',
+      'INFO decision.wrong-method-405 GET /api/cluster/acl/list',
+    ]);
     expect(f[0].citation?.quote).toBe('| total_count | number | total number of matching records |');
     expect(f[0].example).toMatchObject({ check: 'list.total-count', request: { path: '/api/cluster/user/list?limit=2' }, curl: 'curl x' });
   });
@@ -19,17 +43,49 @@ describe('findings: failed checks grouped by cause', () => {
   it('everything an endpoint failed because it answered 5xx is one finding of that endpoint, whatever the checks cite', () => {
     const five = { cause: 'server-error' as const, causeEndpoint: 'cluster.schema.list' };
     const f = findingsOf(
-      endpoint('GET', '/api/cluster/schema/list', 'schemas', [check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.schema-lists', ...five }), check('required.tenant', 'fail', 'INFO', { assertion: 'notes.path-only.request', ...five })], 'cluster.schema.list'),
-      endpoint('POST', '/api/cluster/schema/delete', 'schemas', [check('delete.gone-from-list', 'fail', 'MUST', { assertion: 'service.manage', ...five })], 'cluster.schema.delete'),
+      endpoint(
+        'GET',
+        '/api/cluster/schema/list',
+        'schemas',
+        [
+          check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.schema-lists', ...five }),
+          check('required.tenant', 'fail', 'INFO', { assertion: 'notes.path-only.request', ...five }),
+        ],
+        'cluster.schema.list',
+      ),
+      endpoint(
+        'POST',
+        '/api/cluster/schema/delete',
+        'schemas',
+        [check('delete.gone-from-list', 'fail', 'MUST', { assertion: 'service.manage', ...five })],
+        'cluster.schema.delete',
+      ),
     );
-    expect(f.map((x) => `${x.level} ${x.id} ${x.assertion} ${x.checks.length}`)).toEqual(['MUST server-error@cluster.schema.list endpoints.path-only.schema-lists 3']);
+    expect(f.map((x) => `${x.level} ${x.id} ${x.assertion} ${x.checks.length}`)).toEqual([
+      'MUST server-error@cluster.schema.list endpoints.path-only.schema-lists 3',
+    ]);
   });
 
   it('a route the server does not serve is one finding per row of the spec that lists it', () => {
     const gone = (id: string) => ({ cause: 'not-found' as const, causeEndpoint: id });
     const f = findingsOf(
-      endpoint('POST', '/api/mqtt/message/send', 'offsets-messages', [check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.messages', ...gone('mqtt.message.send') }), check('auth.no-token', 'fail', 'MUST', { assertion: 'auth.rule-5-401', ...gone('mqtt.message.send') })], 'mqtt.message.send'),
-      endpoint('POST', '/api/mqtt/message/read', 'offsets-messages', [check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.messages', ...gone('mqtt.message.read') })], 'mqtt.message.read'),
+      endpoint(
+        'POST',
+        '/api/mqtt/message/send',
+        'offsets-messages',
+        [
+          check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.messages', ...gone('mqtt.message.send') }),
+          check('auth.no-token', 'fail', 'MUST', { assertion: 'auth.rule-5-401', ...gone('mqtt.message.send') }),
+        ],
+        'mqtt.message.send',
+      ),
+      endpoint(
+        'POST',
+        '/api/mqtt/message/read',
+        'offsets-messages',
+        [check('exists', 'fail', 'MUST', { assertion: 'endpoints.path-only.messages', ...gone('mqtt.message.read') })],
+        'mqtt.message.read',
+      ),
     );
     expect(f.map((x) => `${x.id} ${x.endpoints.length} ${x.checks.length}`)).toEqual(['endpoints.path-only.messages 2 3']);
     expect(f[0].title).toMatch(/is not served/);
@@ -37,9 +93,20 @@ describe('findings: failed checks grouped by cause', () => {
 
   it('folds the same kind of check under a weaker assertion into the stronger finding (a sort the spec lists and one it does not)', () => {
     const f = findingsOf(
-      endpoint('GET', '/api/cluster/acl/list', 'acl', [check('list.sort.name', 'fail', 'MUST', { assertion: 'endpoints.acl.list.query' }), check('list.sort.tenant', 'fail', 'INFO', { assertion: 'decision.list.extra-sort-fields' })], 'cluster.acl.list'),
+      endpoint(
+        'GET',
+        '/api/cluster/acl/list',
+        'acl',
+        [
+          check('list.sort.name', 'fail', 'MUST', { assertion: 'endpoints.acl.list.query' }),
+          check('list.sort.tenant', 'fail', 'INFO', { assertion: 'decision.list.extra-sort-fields' }),
+        ],
+        'cluster.acl.list',
+      ),
     );
-    expect(f.map((x) => `${x.id} ${x.checks.length} ${(x.folded ?? []).join(',')}`)).toEqual(['endpoints.acl.list.query 2 decision.list.extra-sort-fields']);
+    expect(f.map((x) => `${x.id} ${x.checks.length} ${(x.folded ?? []).join(',')}`)).toEqual([
+      'endpoints.acl.list.query 2 decision.list.extra-sort-fields',
+    ]);
     expect(kindOf('list.sort.name')).toBe(kindOf('list.sort.tenant'));
     expect(kindOf('data-schema')).not.toBe(kindOf('data-schema.field'));
   });
@@ -47,11 +114,21 @@ describe('findings: failed checks grouped by cause', () => {
   it('folds a property failure under a finding of its family, and keeps one that stands alone', () => {
     const prop = (a: string) => check('property.model.users', 'fail', 'MUST', { assertion: a });
     const folded = findingsOf(
-      endpoint('GET', '/api/cluster/user/list', 'users', [check('list.shows-created', 'fail', 'MUST', { assertion: 'service.manage' })], 'cluster.user.list'),
+      endpoint(
+        'GET',
+        '/api/cluster/user/list',
+        'users',
+        [check('list.shows-created', 'fail', 'MUST', { assertion: 'service.manage' })],
+        'cluster.user.list',
+      ),
       endpoint('POST', '/api/cluster/user/create', 'users', [prop('endpoints.index.user-manage')], 'cluster.user.create'),
     );
-    expect(folded.map((x) => `${x.id} ${x.endpoints.length} ${(x.folded ?? []).join(',')}`)).toEqual(['service.manage 2 endpoints.index.user-manage']);
-    const alone = findingsOf(endpoint('POST', '/api/cluster/user/create', 'users', [prop('endpoints.index.user-manage')], 'cluster.user.create'));
+    expect(folded.map((x) => `${x.id} ${x.endpoints.length} ${(x.folded ?? []).join(',')}`)).toEqual([
+      'service.manage 2 endpoints.index.user-manage',
+    ]);
+    const alone = findingsOf(
+      endpoint('POST', '/api/cluster/user/create', 'users', [prop('endpoints.index.user-manage')], 'cluster.user.create'),
+    );
     expect(alone.map((x) => x.id)).toEqual(['endpoints.index.user-manage']);
   });
 

@@ -1,5 +1,14 @@
 import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
-import { endpointKey, LEVELS, type CheckRecord, type Citation, type EndpointReport, type Finding, type FindingCheck, type Level } from './report-model.ts';
+import {
+  endpointKey,
+  LEVELS,
+  type CheckRecord,
+  type Citation,
+  type EndpointReport,
+  type Finding,
+  type FindingCheck,
+  type Level,
+} from './report-model.ts';
 
 /**
  * Failed checks grouped into findings by cause, so a team reads one line per broken rule instead of
@@ -61,7 +70,21 @@ export function kindOf(checkId: string): string {
 }
 
 /** Checks generated once per field, parameter or value: one law each, however many ids. */
-const PARAMETRISED = ['list.sort', 'list.filter_values', 'list.filter', 'limit', 'range', 'enum', 'required', 'failure-strategy', 'connector.config', 'connector.type', 'auth', 'monitor.missing-dimension', 'dead-letter'];
+const PARAMETRISED = [
+  'list.sort',
+  'list.filter_values',
+  'list.filter',
+  'limit',
+  'range',
+  'enum',
+  'required',
+  'failure-strategy',
+  'connector.config',
+  'connector.type',
+  'auth',
+  'monitor.missing-dimension',
+  'dead-letter',
+];
 
 function cut(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
@@ -76,14 +99,21 @@ function titleOf(g: Group, citation: Citation | undefined): string {
     return `${at ? endpointKey(at) : id} ${CAUSE_TITLE[g.cause]}`;
   }
   const first = g.failures.find((f) => !isProperty(f.c)) ?? g.failures[0];
-  const more = g.failures.length > 1 ? ` (${g.failures.length} failed checks on ${where.length} endpoint${where.length === 1 ? '' : 's'})` : '';
+  const more =
+    g.failures.length > 1 ? ` (${g.failures.length} failed checks on ${where.length} endpoint${where.length === 1 ? '' : 's'})` : '';
   const rule = citation ? ` — ${cut(citation.quote, 90)}` : '';
   return `${cut(first.c.message, 160)}${more}${rule}`;
 }
 
 function toFinding(g: Group, citations: Readonly<Record<string, Citation>>): Finding {
   const citation = citations[g.assertion];
-  const checks: FindingCheck[] = g.failures.map(({ e, c }) => ({ endpoint: e.id, key: endpointKey(e), id: c.id, level: c.level, message: c.message }));
+  const checks: FindingCheck[] = g.failures.map(({ e, c }) => ({
+    endpoint: e.id,
+    key: endpointKey(e),
+    id: c.id,
+    level: c.level,
+    message: c.message,
+  }));
   const shown = g.failures.find((f) => f.c.response || f.c.request) ?? g.failures[0];
   return {
     id: g.key,
@@ -111,7 +141,14 @@ export function buildFindings(endpoints: readonly EndpointReport[], citations: R
       const { key, assertion } = groupKey(e, c);
       let g = groups.get(key);
       if (!g) {
-        g = { key, assertion, level: c.cause === 'not-found' ? 'MUST' : c.level, ...(c.cause ? { cause: c.cause } : {}), endpoints: new Map(), failures: [] };
+        g = {
+          key,
+          assertion,
+          level: c.cause === 'not-found' ? 'MUST' : c.level,
+          ...(c.cause ? { cause: c.cause } : {}),
+          endpoints: new Map(),
+          failures: [],
+        };
         groups.set(key, g);
       }
       // A server-error group takes the assertion of its strongest check (the valid request refused, say).

@@ -19,7 +19,9 @@ export async function setUpFixtures(ctx: ConformContext, resources: CreatedResou
   const problems: string[] = [];
   for (const family of RESOURCE_FAMILIES) {
     if (!resources.createEndpoint(family)) continue;
-    const missing = (family.dependsOn ?? []).filter((d) => !resources.fixtures.has(d) && RESOURCE_FAMILIES.some((f) => f.key === d && resources.createEndpoint(f)));
+    const missing = (family.dependsOn ?? []).filter(
+      (d) => !resources.fixtures.has(d) && RESOURCE_FAMILIES.some((f) => f.key === d && resources.createEndpoint(f)),
+    );
     if (missing.length > 0) {
       problems.push(`fixture ${family.key} not created: it needs ${missing.join(', ')}, which could not be created`);
       continue;
@@ -81,7 +83,11 @@ async function discover(ctx: ConformContext, resources: CreatedResources): Promi
  */
 export const POPULATION = 21;
 
-export async function populateLists(ctx: ConformContext, resources: CreatedResources, checked: readonly EndpointContract[]): Promise<string[]> {
+export async function populateLists(
+  ctx: ConformContext,
+  resources: CreatedResources,
+  checked: readonly EndpointContract[],
+): Promise<string[]> {
   const problems: string[] = [];
   const listed = new Set(checked.filter((e) => e.list).map((e) => e.path));
   for (const family of RESOURCE_FAMILIES) {
@@ -89,7 +95,9 @@ export async function populateLists(ctx: ConformContext, resources: CreatedResou
     for (let i = 0; i < POPULATION; i++) {
       const ex = await resources.create(family, family.fields(ctx, `-p${i}`), 'fixture');
       if (ex && !succeeded(ex)) {
-        problems.push(`list population of ${family.key}: instance ${i + 1} of ${POPULATION} not created (${describeAnswer(ex)}); its list laws may be inconclusive`);
+        problems.push(
+          `list population of ${family.key}: instance ${i + 1} of ${POPULATION} not created (${describeAnswer(ex)}); its list laws may be inconclusive`,
+        );
         break;
       }
     }

@@ -25,7 +25,15 @@ const tcpServers: TcpServer[] = [];
 const sockets = new Set<Socket>();
 afterAll(async () => {
   for (const s of sockets) s.destroy();
-  await Promise.all(httpServers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    httpServers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   await Promise.all(tcpServers.map((s) => new Promise((r) => s.close(r))));
   rmSync(dir, { recursive: true, force: true });
 });
@@ -40,7 +48,10 @@ async function httpTarget(handler: (req: IncomingMessage, res: ServerResponse) =
     req.resume();
     req.on('end', () => hostile(req, res));
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   httpServers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -78,7 +89,13 @@ function expectReasonPerEndpoint(report: Report, reason: RegExp): void {
   for (const e of report.endpoints) {
     const failed: CheckRecord[] = e.checks.filter((c) => c.status === 'fail' && c.level === 'MUST');
     expect(failed.length, `${e.method} ${e.path} has failed checks`).toBeGreaterThan(0);
-    expect(failed.some((c) => reason.test(c.message ?? '')), `${e.method} ${e.path}: ${failed.map((c) => c.message).join(' / ').slice(0, 400)}`).toBe(true);
+    expect(
+      failed.some((c) => reason.test(c.message ?? '')),
+      `${e.method} ${e.path}: ${failed
+        .map((c) => c.message)
+        .join(' / ')
+        .slice(0, 400)}`,
+    ).toBe(true);
   }
 }
 

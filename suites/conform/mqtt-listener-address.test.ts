@@ -6,7 +6,14 @@ import { PacketReader } from '../targets/mqtt-wire-client.ts';
 import { UrlTarget } from '../targets/url-target.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
 import { ConformContext } from './conform-context.ts';
-import { extendObject, mqttAddrsFromNodes, mqttListenerCandidates, mqttPortsFromConfig, parseHostPort, parseMqttFlag } from './mqtt-listener-address.ts';
+import {
+  extendObject,
+  mqttAddrsFromNodes,
+  mqttListenerCandidates,
+  mqttPortsFromConfig,
+  parseHostPort,
+  parseMqttFlag,
+} from './mqtt-listener-address.ts';
 
 const bytes = (value: unknown) => [...Buffer.from(JSON.stringify(value), 'utf8')];
 
@@ -15,33 +22,53 @@ describe('the MQTT listener address in every form the spec and the notes show', 
     expect(parseHostPort('127.0.0.1:1883')).toEqual({ host: '127.0.0.1', port: 1883 });
     expect(parseHostPort('broker.local:8883')).toEqual({ host: 'broker.local', port: 8883 });
     expect(parseHostPort('[::1]:1883')).toEqual({ host: '::1', port: 1883 });
-    for (const bad of ['1883', 'host:', 'host:0', 'host:65536', '::1:1883', '[nothost]:1883', 'a b:1']) expect(parseHostPort(bad), bad).toBeUndefined();
+    for (const bad of ['1883', 'host:', 'host:0', 'host:65536', '::1:1883', '[nothost]:1883', 'a b:1'])
+      expect(parseHostPort(bad), bad).toBeUndefined();
     expect(parseMqttFlag(' 10.0.0.5:1883 ')).toEqual({ host: '10.0.0.5', port: 1883 });
-    expect(() => parseMqttFlag('1883')).toThrow('--mqtt must be HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:1883 or [::1]:1883), got "1883".');
+    expect(() => parseMqttFlag('1883')).toThrow(
+      '--mqtt must be HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:1883 or [::1]:1883), got "1883".',
+    );
   });
 
-  it('config get: the spec\'s mqtt_server.tcp_port and the real server\'s mqtt_runtime.server.tcp_port', () => {
-    expect(mqttPortsFromConfig({ mqtt_server: { tcp_port: 1883, tls_port: 1885 } })).toEqual([{ port: 1883, source: 'config get mqtt_server.tcp_port' }]);
-    expect(mqttPortsFromConfig({ mqtt_runtime: { server: { tcp_port: 11883 }, keep_alive: {} } })).toEqual([{ port: 11883, source: 'config get mqtt_runtime.server.tcp_port' }]);
-    expect(mqttPortsFromConfig({ mqtt_server: { tcp_port: '1883' }, mqtt_runtime: { server: { tcp_port: 1884 } } }).map((p) => p.port)).toEqual([1883, 1884]);
+  it("config get: the spec's mqtt_server.tcp_port and the real server's mqtt_runtime.server.tcp_port", () => {
+    expect(mqttPortsFromConfig({ mqtt_server: { tcp_port: 1883, tls_port: 1885 } })).toEqual([
+      { port: 1883, source: 'config get mqtt_server.tcp_port' },
+    ]);
+    expect(mqttPortsFromConfig({ mqtt_runtime: { server: { tcp_port: 11883 }, keep_alive: {} } })).toEqual([
+      { port: 11883, source: 'config get mqtt_runtime.server.tcp_port' },
+    ]);
+    expect(
+      mqttPortsFromConfig({ mqtt_server: { tcp_port: '1883' }, mqtt_runtime: { server: { tcp_port: 1884 } } }).map((p) => p.port),
+    ).toEqual([1883, 1884]);
     // mqtt_runtime in the spec's form has no server section; ports out of range say nothing.
     expect(mqttPortsFromConfig({ mqtt_runtime: { default_user: 'admin' }, mqtt_server: { tcp_port: 0 } })).toEqual([]);
     expect(mqttPortsFromConfig('')).toEqual([]);
   });
 
   it('node records: extend as an object (real server), JSON bytes (spec) or JSON text, in broker_node_list or node_list', () => {
-    const ext = { mqtt: { grpc_addr: '10.0.0.1:1228', mqtt_addr: '10.0.0.1:1883', mqtts_addr: '10.0.0.1:1885' }, nats: { tcp_addr: '10.0.0.1:4222' } };
+    const ext = {
+      mqtt: { grpc_addr: '10.0.0.1:1228', mqtt_addr: '10.0.0.1:1883', mqtts_addr: '10.0.0.1:1885' },
+      nats: { tcp_addr: '10.0.0.1:4222' },
+    };
     expect(extendObject(ext)).toBe(ext);
     expect(extendObject(bytes(ext))).toEqual(ext);
     expect(extendObject(JSON.stringify(ext))).toEqual(ext);
     expect(extendObject([256, 1])).toBeUndefined();
     expect(extendObject([])).toBeUndefined();
-    const info = { broker_node_list: [{ node_id: 1, extend: ext }, { node_id: 2, extend: bytes({ mqtt: { mqtt_addr: '0.0.0.0:1893' } }) }, { node_id: 3, extend: [] }] };
+    const info = {
+      broker_node_list: [
+        { node_id: 1, extend: ext },
+        { node_id: 2, extend: bytes({ mqtt: { mqtt_addr: '0.0.0.0:1893' } }) },
+        { node_id: 3, extend: [] },
+      ],
+    };
     expect(mqttAddrsFromNodes(info, 'GET /api/info')).toEqual([
       { host: '10.0.0.1', port: 1883, source: 'node 1 extend.mqtt.mqtt_addr in GET /api/info' },
       { host: '0.0.0.0', port: 1893, source: 'node 2 extend.mqtt.mqtt_addr in GET /api/info' },
     ]);
-    expect(mqttAddrsFromNodes({ node_list: [{ node_id: 7, extend: JSON.stringify({ mqtt_addr: 'h:1' }) }] }, 'GET /api/mqtt/overview')).toEqual([{ host: 'h', port: 1, source: 'node 7 extend.mqtt.mqtt_addr in GET /api/mqtt/overview' }]);
+    expect(
+      mqttAddrsFromNodes({ node_list: [{ node_id: 7, extend: JSON.stringify({ mqtt_addr: 'h:1' }) }] }, 'GET /api/mqtt/overview'),
+    ).toEqual([{ host: 'h', port: 1, source: 'node 7 extend.mqtt.mqtt_addr in GET /api/mqtt/overview' }]);
   });
 });
 
@@ -93,7 +120,8 @@ async function adminApi(clients: Set<string>, answers: { config?: unknown; info?
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     if (path === '/api/cluster/config/get') return res.end(ok(answers.config ?? {}));
     if (path === '/api/info') return res.end(ok(answers.info ?? { broker_node_list: [] }));
-    if (path === '/api/mqtt/client/list') return res.end(ok({ data: [...clients].map((client_id) => ({ client_id })), total_count: clients.size }));
+    if (path === '/api/mqtt/client/list')
+      return res.end(ok({ data: [...clients].map((client_id) => ({ client_id })), total_count: clients.size }));
     res.end(ok({ data: [], total_count: 0 }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -122,7 +150,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('MQTT listener detection against a server', () => {
-  it('finds the listener under the real server\'s mqtt_runtime.server.tcp_port and records the source', async () => {
+  it("finds the listener under the real server's mqtt_runtime.server.tcp_port and records the source", async () => {
     const clients = new Set<string>();
     const port = await broker(clients);
     const { listener, notes } = await detect(await adminApi(clients, { config: { mqtt_runtime: { server: { tcp_port: port } } } }));
@@ -130,7 +158,7 @@ describe('MQTT listener detection against a server', () => {
     expect(notes).toContain(`capability MQTT listener: available at 127.0.0.1:${port} (from config get mqtt_runtime.server.tcp_port)`);
   });
 
-  it('falls back to a node record\'s extend.mqtt.mqtt_addr when the config port is closed', async () => {
+  it("falls back to a node record's extend.mqtt.mqtt_addr when the config port is closed", async () => {
     const clients = new Set<string>();
     const port = await broker(clients);
     const closed = await closedPort();
@@ -143,7 +171,11 @@ describe('MQTT listener detection against a server', () => {
     const clients = new Set<string>();
     const port = await broker(clients);
     const url = await adminApi(clients, {});
-    expect((await detect(url, { host: '127.0.0.1', port })).listener).toEqual({ available: true, address: `127.0.0.1:${port}`, source: '--mqtt' });
+    expect((await detect(url, { host: '127.0.0.1', port })).listener).toEqual({
+      available: true,
+      address: `127.0.0.1:${port}`,
+      source: '--mqtt',
+    });
     const none = (await detect(url)).listener;
     expect(none.available).toBe(false);
     expect(none.reason).toBe(

@@ -40,7 +40,10 @@ export function parseHostPort(text: string): HostPort | undefined {
 /** `--mqtt HOST:PORT`; throws a message fit for a usage error. */
 export function parseMqttFlag(value: string): HostPort {
   const hp = parseHostPort(value);
-  if (!hp) throw new Error(`--mqtt must be HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:1883 or [::1]:1883), got ${JSON.stringify(value)}.`);
+  if (!hp)
+    throw new Error(
+      `--mqtt must be HOST:PORT with a port from 1 to 65535 (e.g. 127.0.0.1:1883 or [::1]:1883), got ${JSON.stringify(value)}.`,
+    );
   return hp;
 }
 
@@ -60,7 +63,8 @@ export function extendObject(extend: unknown): Obj | undefined {
   if (isObj(extend)) return extend;
   let text: string | undefined;
   if (typeof extend === 'string') text = extend;
-  else if (Array.isArray(extend) && extend.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) text = Buffer.from(extend as number[]).toString('utf8');
+  else if (Array.isArray(extend) && extend.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+    text = Buffer.from(extend as number[]).toString('utf8');
   if (text === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -93,7 +97,11 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
  * only when the earlier candidates did not work out). `--mqtt` replaces detection. `notes` collects
  * why a source gave nothing, for the capability's reason.
  */
-export async function* mqttListenerCandidates(ctx: ConformContext, targetHost: string, notes: string[]): AsyncGenerator<MqttAddressCandidate> {
+export async function* mqttListenerCandidates(
+  ctx: ConformContext,
+  targetHost: string,
+  notes: string[],
+): AsyncGenerator<MqttAddressCandidate> {
   if (ctx.mqttAddress) {
     yield { ...ctx.mqttAddress, source: '--mqtt' };
     return;
@@ -112,7 +120,8 @@ export async function* mqttListenerCandidates(ctx: ConformContext, targetHost: s
   else {
     const ex = await ctx.call(config, {}, 'fixture');
     const ports = succeeded(ex) ? mqttPortsFromConfig(envelopeOf(ex)?.data) : [];
-    if (ports.length === 0) notes.push(`config get shows neither mqtt_server.tcp_port nor mqtt_runtime.server.tcp_port (${describeAnswer(ex)})`);
+    if (ports.length === 0)
+      notes.push(`config get shows neither mqtt_server.tcp_port nor mqtt_runtime.server.tcp_port (${describeAnswer(ex)})`);
     for (const p of ports) {
       const c = fresh({ host: targetHost, ...p });
       if (c) yield c;

@@ -17,7 +17,16 @@ const endpoint: EndpointContract = {
     { name: 'qos', type: 'u8', required: true, enum: [2, 1], description: 'q' },
     { name: 'limit', type: 'u64', required: true, minimum: 1, description: 'l' },
     { name: 'flag', type: 'bool', required: true, description: 'f' },
-    { name: 'strategy', type: 'object', required: true, description: 's', properties: [{ name: 'kind', type: 'string', required: true, enum: ['a'], description: 'k' }, { name: 'opt', type: 'u8', description: 'o' }] },
+    {
+      name: 'strategy',
+      type: 'object',
+      required: true,
+      description: 's',
+      properties: [
+        { name: 'kind', type: 'string', required: true, enum: ['a'], description: 'k' },
+        { name: 'opt', type: 'u8', description: 'o' },
+      ],
+    },
     { name: 'desc', type: 'string', description: 'optional' },
     { name: 'mode', type: 'string', default: 'fast', description: 'defaulted' },
   ],

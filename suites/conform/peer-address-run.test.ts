@@ -12,7 +12,14 @@ import { runConform } from './runner.ts';
 
 let sim: SimTarget;
 let proxy: RunningProxy;
-const AUTH = ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.expired-signed-token', 'auth.tampered-token'];
+const AUTH = [
+  'auth.no-token',
+  'auth.invalid-token',
+  'auth.alg-none-token',
+  'auth.expired-token',
+  'auth.expired-signed-token',
+  'auth.tampered-token',
+];
 
 beforeAll(async () => {
   sim = await SimTarget.start({ seed: 3, nodes: 1, transport: 'loopback', workload: 'none' });
@@ -41,17 +48,22 @@ const authChecks = (report: Report) => report.endpoints[0].checks.filter((c) => 
 describe('--peer-address', () => {
   it('without it, a target exempting 127.0.0.2 gets its auth checks skipped with that reason, naming the flag', async (test) => {
     const report = await run();
-    if (report.notes.some((n) => n.startsWith('auth checks skipped'))) test.skip(`no second loopback address here: ${report.notes.join(' / ')}`);
-    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
+    if (report.notes.some((n) => n.startsWith('auth checks skipped')))
+      test.skip(`no second loopback address here: ${report.notes.join(' / ')}`);
+    const reason =
+      'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
     expect(authChecks(report).map((c) => [c.id, c.status, c.message])).toEqual(AUTH.map((id) => [id, 'skipped', reason]));
     expect(report.notes).toContain(`capability non-loopback peer (auth checks): unavailable — ${reason}`);
   });
 
   it('with --peer-address 127.0.0.3 the auth checks run from there, and the replay command keeps the flag', async (test) => {
     const report = await run('127.0.0.3');
-    if (report.notes.some((n) => n.startsWith('auth checks skipped'))) test.skip(`127.0.0.3 cannot be bound here: ${report.notes.join(' / ')}`);
+    if (report.notes.some((n) => n.startsWith('auth checks skipped')))
+      test.skip(`127.0.0.3 cannot be bound here: ${report.notes.join(' / ')}`);
     expect(authChecks(report).map((c) => [c.id, c.status])).toEqual(AUTH.map((id) => [id, 'pass']));
     expect(report.capabilities?.authChecks).toEqual({ available: true });
-    expect(report.replay).toBe(`mqsim conform --target ${proxy.url} --seed 3 --username admin --password "$MQSIM_PASSWORD" --jwt-secret "$MQSIM_JWT_SECRET" --peer-address 127.0.0.3 --only cluster.tenant.list`);
+    expect(report.replay).toBe(
+      `mqsim conform --target ${proxy.url} --seed 3 --username admin --password "$MQSIM_PASSWORD" --jwt-secret "$MQSIM_JWT_SECRET" --peer-address 127.0.0.3 --only cluster.tenant.list`,
+    );
   });
 });

@@ -25,7 +25,15 @@ writeFileSync(join(docroot, 'index.html'), '<!DOCTYPE html><html><body><h1>Direc
 afterAll(async () => {
   await Promise.all(targets.map((t) => t.close()));
   for (const s of sockets) s.destroy();
-  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   await Promise.all(tcpServers.map((s) => new Promise((r) => s.close(r))));
   rmSync(docroot, { recursive: true, force: true });
 });
@@ -88,7 +96,11 @@ describe('preflight: the run cannot start', () => {
     const port = await closedPort();
     const err = await setupError(await urlTarget({ url: `http://127.0.0.1:${port}`, timeoutMs: 2000 }));
     expect(err.problem).toBe('down');
-    expect(err.message).toMatch(new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port} \\(GET /health/ready: ECONNREFUSED.*\\): start the server, or check --target \\(the base URL of the admin HTTP API, port 58080 by default\\)\\.$`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^nothing answers at http://127\\.0\\.0\\.1:${port} \\(GET /health/ready: ECONNREFUSED.*\\): start the server, or check --target \\(the base URL of the admin HTTP API, port 58080 by default\\)\\.$`,
+      ),
+    );
   });
 
   it('a server that accepts connections and never answers: "down" after one timeout, not one per probe', async () => {
@@ -128,7 +140,9 @@ describe('preflight: the run cannot start', () => {
     targets.push(sim);
     const err = await setupError(await urlTarget({ url: sim.baseUrl, username: SIM_ADMIN.username, password: 'not-the-password' }));
     expect(err.problem).toBe('login-refused');
-    expect(err.message).toBe(`login refused for user admin at ${sim.baseUrl}/api/v1/login: HTTP 401, code 401 "Invalid username or password"; check --username/--password.`);
+    expect(err.message).toBe(
+      `login refused for user admin at ${sim.baseUrl}/api/v1/login: HTTP 401, code 401 "Invalid username or password"; check --username/--password.`,
+    );
   });
 });
 
@@ -145,22 +159,32 @@ describe('preflight: a server that is this API, however imperfect, is not refuse
     [
       // The real server without ./dist: no /health route answered here, envelopes B as text/plain, failures code 100.
       'envelope B as text/plain, code 100, /health missing',
-      (req, res) => (req.url?.startsWith('/api/') ? text(res, 200, { code: 100, data: '', error: 'Tenant list failed' }) : text(res, 404, '')),
+      (req, res) =>
+        req.url?.startsWith('/api/') ? text(res, 200, { code: 100, data: '', error: 'Tenant list failed' }) : text(res, 404, ''),
     ],
     [
       // A remote server seen without credentials: every /api route a 401 body, the rest the dashboard.
       'only 401 bodies under /api, HTML elsewhere',
-      (req, res) => (req.url?.startsWith('/api/') ? text(res, 401, { code: 401, data: null, message: 'Missing Authorization header' }, 'application/json') : text(res, 200, '<html>dashboard</html>', 'text/html')),
+      (req, res) =>
+        req.url?.startsWith('/api/')
+          ? text(res, 401, { code: 401, data: null, message: 'Missing Authorization header' }, 'application/json')
+          : text(res, 200, '<html>dashboard</html>', 'text/html'),
     ],
     [
       // The SPA fallback answers every GET with index.html; only the login shows the API.
       'index.html for every GET, an envelope only from the login',
-      (req, res) => (req.method === 'POST' && req.url === '/api/v1/login' ? text(res, 401, { code: 401, data: null, message: 'Invalid username or password' }, 'application/json') : text(res, 200, '<html>dashboard</html>', 'text/html')),
+      (req, res) =>
+        req.method === 'POST' && req.url === '/api/v1/login'
+          ? text(res, 401, { code: 401, data: null, message: 'Invalid username or password' }, 'application/json')
+          : text(res, 200, '<html>dashboard</html>', 'text/html'),
     ],
     [
       // One route left, an older envelope with code 1 and data null, everything else 404.
       'one route, code 1, other routes 404',
-      (req, res) => (req.url?.startsWith('/api/cluster/tenant/list') ? text(res, 200, { code: 1, message: 'failed', data: null }, 'application/json') : text(res, 404, 'Not Found')),
+      (req, res) =>
+        req.url?.startsWith('/api/cluster/tenant/list')
+          ? text(res, 200, { code: 1, message: 'failed', data: null }, 'application/json')
+          : text(res, 404, 'Not Found'),
     ],
   ];
   for (const [name, handler] of imperfect) {
@@ -172,11 +196,15 @@ describe('preflight: a server that is this API, however imperfect, is not refuse
 
   it('a login that fails on the server side (HTTP 500) is a note, not a refusal: the login checks report it', async () => {
     const url = await serve((req, res) =>
-      req.url === '/api/v1/login' ? text(res, 500, { code: 500, data: null, message: 'Failed to generate token: boom' }, 'application/json') : text(res, 200, { code: 0, data: { status: 'ok' }, error: null }),
+      req.url === '/api/v1/login'
+        ? text(res, 500, { code: 500, data: null, message: 'Failed to generate token: boom' }, 'application/json')
+        : text(res, 200, { code: 0, data: { status: 'ok' }, error: null }),
     );
     const t = await urlTarget({ url, username: 'admin', password: 'pw' });
     const result = await preflight(t);
-    expect(result.notes).toEqual(['login with the given credentials failed: HTTP 500, code 500 "Failed to generate token: boom"; requests carry no token']);
+    expect(result.notes).toEqual([
+      'login with the given credentials failed: HTTP 500, code 500 "Failed to generate token: boom"; requests carry no token',
+    ]);
     expect(t.token).toBeUndefined();
   });
 });

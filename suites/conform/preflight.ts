@@ -63,7 +63,13 @@ export function showsEnvelope(res: TargetResponse): boolean {
       return false;
     }
   }
-  return body !== null && typeof body === 'object' && !Array.isArray(body) && typeof (body as Record<string, unknown>).code === 'number' && 'data' in body;
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    typeof (body as Record<string, unknown>).code === 'number' &&
+    'data' in body
+  );
 }
 
 async function probe(target: Target, req: TargetRequest): Promise<Probe> {
@@ -84,13 +90,21 @@ export function describeResponse(res: TargetResponse): string {
   const excerpt = (body.length > 60 ? `${body.slice(0, 60)}…` : body).replace(/"/g, "'");
   const json = res.json as Record<string, unknown> | undefined;
   const code = json && typeof json === 'object' && typeof json.code === 'number' ? `, code ${json.code}` : '';
-  const text = json && typeof json === 'object' ? (typeof json.message === 'string' ? json.message : typeof json.error === 'string' ? json.error : undefined) : undefined;
+  const text =
+    json && typeof json === 'object'
+      ? typeof json.message === 'string'
+        ? json.message
+        : typeof json.error === 'string'
+          ? json.error
+          : undefined
+      : undefined;
   if (code) return `HTTP ${res.status}${code}${text ? ` "${text.slice(0, 120)}"` : ''}`;
   return `HTTP ${res.status}${type ? ` ${type}` : ''}${excerpt ? ` "${excerpt}"` : ' (empty body)'}`;
 }
 
 /** Connection refused, unknown host, no route, timeouts: nothing is there to answer. */
-const NOTHING_THERE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|no answer within|not sent:/;
+const NOTHING_THERE =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|no answer within|not sent:/;
 
 const TARGET_HINT = 'check --target (the base URL of the admin HTTP API, port 58080 by default)';
 
@@ -157,7 +171,10 @@ export async function preflight(target: Target): Promise<PreflightResult> {
   probes.push({ label: `POST ${LOGIN_PATH}`, response: res });
   if (!shown && !showsEnvelope(res)) throw notTheApi(target, probes);
   if (refused(res)) {
-    throw new SetupError(`login refused for user ${creds.username} at ${target.baseUrl}${LOGIN_PATH}: ${describeResponse(res)}; check --username/--password.`, 'login-refused');
+    throw new SetupError(
+      `login refused for user ${creds.username} at ${target.baseUrl}${LOGIN_PATH}: ${describeResponse(res)}; check --username/--password.`,
+      'login-refused',
+    );
   }
   if (!target.token) notes.push(`login with the given credentials failed: ${describeResponse(res)}; requests carry no token`);
   return { notes, shownBy: (shown ?? probes[probes.length - 1]).label };

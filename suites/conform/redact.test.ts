@@ -3,9 +3,12 @@ import { REDACTED, redactReport, redactSecretKeys, secretValuesIn } from './reda
 
 describe('secrets never leave through a report', () => {
   it('finds and replaces the values of secret keys in JSON text, even cut short', () => {
-    const body = '{"code":0,"data":{"admin":{"username":"admin","password":"p4ss-w0rd!","jwt_secret":"robustmq-change-me-in-production"},"token":"eyJ';
+    const body =
+      '{"code":0,"data":{"admin":{"username":"admin","password":"p4ss-w0rd!","jwt_secret":"robustmq-change-me-in-production"},"token":"eyJ';
     expect(secretValuesIn(body)).toEqual(['p4ss-w0rd!', 'robustmq-change-me-in-production']);
-    expect(redactSecretKeys(body)).toBe(`{"code":0,"data":{"admin":{"username":"admin","password":"${REDACTED}","jwt_secret":"${REDACTED}"},"token":"eyJ`);
+    expect(redactSecretKeys(body)).toBe(
+      `{"code":0,"data":{"admin":{"username":"admin","password":"${REDACTED}","jwt_secret":"${REDACTED}"},"token":"eyJ`,
+    );
   });
 
   it('replaces a secret seen in an answer wherever it is quoted, and the known ones, but not ids or a short common word', () => {
@@ -14,8 +17,18 @@ describe('secrets never leave through a report', () => {
         {
           id: 'cluster.config.get',
           checks: [
-            { id: 'config.secrets-not-shown', assertion: 'decision.secrets-hidden', message: 'shows robustmq-change-me-in-production', response: { body: '{"data":{"admin":{"jwt_secret":"robustmq-change-me-in-production","password":"admin"}}}' } },
-            { id: 'login', assertion: 'auth.rule-4-login', message: 'logged in as admin with the given S3cret-Pass', curl: 'curl -d {"password":"S3cret-Pass"}' },
+            {
+              id: 'config.secrets-not-shown',
+              assertion: 'decision.secrets-hidden',
+              message: 'shows robustmq-change-me-in-production',
+              response: { body: '{"data":{"admin":{"jwt_secret":"robustmq-change-me-in-production","password":"admin"}}}' },
+            },
+            {
+              id: 'login',
+              assertion: 'auth.rule-4-login',
+              message: 'logged in as admin with the given S3cret-Pass',
+              curl: 'curl -d {"password":"S3cret-Pass"}',
+            },
           ],
         },
       ],

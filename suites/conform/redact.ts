@@ -6,7 +6,20 @@
  */
 
 /** JSON keys whose string values are secrets wherever they appear in an answer. */
-export const SECRET_KEYS = ['password', 'passwd', 'jwt_secret', 'secret', 'secret_access_key', 'api_key', 'bearer_token', 'token', 'session_token', 'basic_password', 'default_password', 'tls_key'] as const;
+export const SECRET_KEYS = [
+  'password',
+  'passwd',
+  'jwt_secret',
+  'secret',
+  'secret_access_key',
+  'api_key',
+  'bearer_token',
+  'token',
+  'session_token',
+  'basic_password',
+  'default_password',
+  'tls_key',
+] as const;
 
 export const REDACTED = '******';
 

@@ -286,7 +286,8 @@ export const VACUOUS_UNAUTHORIZED_SHARE = 0.9;
 
 /** A run is vacuous when ≥90% (or all) of its answers were 401, or no request got an answer at all. */
 export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?: string } {
-  if (requests.answered === 0) return { vacuous: true, reason: `none of the ${requests.counted} requests got an HTTP answer: is the target up at that address?` };
+  if (requests.answered === 0)
+    return { vacuous: true, reason: `none of the ${requests.counted} requests got an HTTP answer: is the target up at that address?` };
   const share = requests.unauthorized / requests.answered;
   if (share >= VACUOUS_UNAUTHORIZED_SHARE) {
     return {
@@ -299,7 +300,11 @@ export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?:
 
 export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
 
-export function summarize(endpoints: readonly EndpointReport[], vacuous: boolean, findings: readonly Pick<Finding, 'level'>[] = []): ReportSummary {
+export function summarize(
+  endpoints: readonly EndpointReport[],
+  vacuous: boolean,
+  findings: readonly Pick<Finding, 'level'>[] = [],
+): ReportSummary {
   const checks = endpoints.flatMap((e) => e.checks);
   const failedByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, INFO: 0 };
   for (const c of checks) if (c.status === 'fail') failedByLevel[c.level]++;

@@ -183,7 +183,13 @@ export const RESOURCE_FAMILIES: readonly ResourceFamily[] = [
     deletePath: '/api/cluster/schema/delete',
     listPath: '/api/cluster/schema/list',
     dependsOn: ['tenant'],
-    fields: (ctx, s) => ({ tenant: ctx.names.tenant, schema_name: `conform-schema${s}`, schema_type: 'json', schema: '{"type":"object"}', desc: DESC }),
+    fields: (ctx, s) => ({
+      tenant: ctx.names.tenant,
+      schema_name: `conform-schema${s}`,
+      schema_type: 'json',
+      schema: '{"type":"object"}',
+      desc: DESC,
+    }),
     identity: (f) => ({ tenant: f.tenant, name: f.schema_name }),
     // The schema text must be of the schema's language.
     valueFields: (param, value) => {
@@ -304,7 +310,12 @@ export class CreatedResources {
   }
 
   /** Sends a create; tracks the instance when it succeeded. */
-  async create(f: ResourceFamily, fields: Record<string, unknown>, purpose: 'check' | 'fixture' = 'check', extraBody: Record<string, unknown> = {}): Promise<Exchange | undefined> {
+  async create(
+    f: ResourceFamily,
+    fields: Record<string, unknown>,
+    purpose: 'check' | 'fixture' = 'check',
+    extraBody: Record<string, unknown> = {},
+  ): Promise<Exchange | undefined> {
     const e = this.createEndpoint(f);
     if (!e) return undefined;
     const params = { ...buildParams(e, fields), ...extraBody };
@@ -320,7 +331,11 @@ export class CreatedResources {
   }
 
   /** Sends a delete; forgets the instance when it succeeded. */
-  async delete(f: ResourceFamily, fields: Record<string, unknown>, purpose: 'check' | 'cleanup' = 'cleanup'): Promise<Exchange | undefined> {
+  async delete(
+    f: ResourceFamily,
+    fields: Record<string, unknown>,
+    purpose: 'check' | 'cleanup' = 'cleanup',
+  ): Promise<Exchange | undefined> {
     const e = this.deleteEndpoint(f);
     if (!e) return undefined;
     const params = buildParams(e, fields);
@@ -344,7 +359,10 @@ export class CreatedResources {
     const problems: string[] = [];
     for (const c of [...this.created].reverse()) {
       const ex = await this.delete(c.family, c.fields, 'cleanup');
-      if (ex && !succeeded(ex)) problems.push(`could not delete ${c.family.key} ${JSON.stringify(this.deleteParams(c.family, c.fields))}: HTTP ${ex.response?.status ?? 'none'} ${ex.response?.text.slice(0, 120) ?? ex.error ?? ''}`);
+      if (ex && !succeeded(ex))
+        problems.push(
+          `could not delete ${c.family.key} ${JSON.stringify(this.deleteParams(c.family, c.fields))}: HTTP ${ex.response?.status ?? 'none'} ${ex.response?.text.slice(0, 120) ?? ex.error ?? ''}`,
+        );
     }
     return problems;
   }

@@ -18,7 +18,15 @@ import { apiOnceThen } from './testing/passes-preflight.ts';
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-conform-fake-'));
 const servers: Server[] = [];
 afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +89,10 @@ describe('runConform against misbehaving servers', () => {
   });
 
   it('a server answering 401 to everything makes a vacuous run that never passes', async () => {
-    const report = await run(await fakeServer(answer(401, JSON.stringify({ code: 401, message: 'Missing Authorization header', data: null }))), 'all-401');
+    const report = await run(
+      await fakeServer(answer(401, JSON.stringify({ code: 401, message: 'Missing Authorization header', data: null }))),
+      'all-401',
+    );
     expect(report.vacuous).toBe(true);
     expect(report.summary.vacuous).toBe(true);
     expect(report.verdict).toBe('fail');
@@ -117,7 +128,9 @@ describe('runConform against misbehaving servers', () => {
     const err = await runConform({ target: `http://127.0.0.1:${port}`, seed: 3, reportDir, timeoutMs: 2000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SetupError);
     expect((err as SetupError).problem).toBe('down');
-    expect((err as Error).message).toMatch(new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\): start the server, or check --target`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^nothing answers at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\): start the server, or check --target`),
+    );
     expect(existsSync(reportDir)).toBe(false);
   });
 });

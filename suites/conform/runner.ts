@@ -23,7 +23,19 @@ import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from './coverage.ts';
 import { buildFindings } from './findings.ts';
 import { redactReport } from './redact.ts';
-import { applyVerdict, endpointStatusOf, summarize, vacuousRun, type CheckRecord, type Citation, type EndpointReport, type FailOn, type Report, type RequestStats, type ShardSpec } from './report-model.ts';
+import {
+  applyVerdict,
+  endpointStatusOf,
+  summarize,
+  vacuousRun,
+  type CheckRecord,
+  type Citation,
+  type EndpointReport,
+  type FailOn,
+  type Report,
+  type RequestStats,
+  type ShardSpec,
+} from './report-model.ts';
 import { CreatedResources, familyByCreatePath, familyByDeletePath, RESOURCE_FAMILIES } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
 import type { PropertyRunRecord } from './report-model.ts';
@@ -90,8 +102,17 @@ export interface ConformOptions {
 
 /** `2026-11-22T01-02-03Z-sim-seed1`: sortable, readable, safe as a directory name. */
 export function runIdOf(startedAt: Date, targetName: string, seed: number): string {
-  const stamp = startedAt.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
-  const slug = targetName === 'sim' ? 'sim' : targetName.replace(/^https?:\/\//, '').replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '');
+  const stamp = startedAt
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
+  const slug =
+    targetName === 'sim'
+      ? 'sim'
+      : targetName
+          .replace(/^https?:\/\//, '')
+          .replace(/[^A-Za-z0-9.-]+/g, '-')
+          .replace(/^-+|-+$/g, '');
   return `${stamp}-${slug}-seed${seed}`;
 }
 
@@ -115,7 +136,16 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
   if (options.target === 'sim') {
     // Loaded lazily: the sim adapter is the one door from suites/ into sim/.
     const { SimTarget } = await import('../targets/sim-target.ts');
-    return { target: await SimTarget.start({ seed: options.seed, ...(options.nodes ? { nodes: options.nodes } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.rate ? { rate: options.rate } : {}), ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}) }), owned: true };
+    return {
+      target: await SimTarget.start({
+        seed: options.seed,
+        ...(options.nodes ? { nodes: options.nodes } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.rate ? { rate: options.rate } : {}),
+        ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}),
+      }),
+      owned: true,
+    };
   }
   const target = await UrlTarget.create({
     url: options.target,
@@ -200,7 +230,12 @@ function baseParams(e: EndpointContract): Record<string, unknown> {
  * family's scenarios (suites/scenarios/<family>.ts), then the generic rules — list laws and filters,
  * required parameters, unknown fields, length limits, numeric ranges and enums, the wrong method, auth.
  */
-async function checkEndpoint(ctx: ConformContext, e: EndpointContract, resources: CreatedResources, tokens: BadTokens | undefined): Promise<void> {
+async function checkEndpoint(
+  ctx: ConformContext,
+  e: EndpointContract,
+  resources: CreatedResources,
+  tokens: BadTokens | undefined,
+): Promise<void> {
   let happy: Exchange | undefined;
   let params: Record<string, unknown> = baseParams(e);
   // config set and node leave send their valid requests inside their family scenarios.
@@ -211,7 +246,8 @@ async function checkEndpoint(ctx: ConformContext, e: EndpointContract, resources
   await runFamilyScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
 
   const deleted = e.method === 'POST' ? familyByDeletePath(e.path) : undefined;
-  if (deleted && happy && succeeded(happy)) await runGoneAfterDelete(ctx, e, deleted, deleted.fields(ctx, '-hp'), ctx.state.listedBeforeDelete.get(e.id));
+  if (deleted && happy && succeeded(happy))
+    await runGoneAfterDelete(ctx, e, deleted, deleted.fields(ctx, '-hp'), ctx.state.listedBeforeDelete.get(e.id));
   if (e.list && happy) {
     await runListLaws(ctx, e, happy, params);
     await runListFilters(ctx, e, happy, params);
@@ -317,7 +353,9 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   if (mqttAddress) ctx.mqttAddress = mqttAddress;
   if (noMqtt) ctx.mqttListenerNone = true;
   // Not login: the spec shows its answer in form A whatever form the other endpoints use.
-  ctx.formBNoteAt = selection.selected.find((e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`))?.id;
+  ctx.formBNoteAt = selection.selected.find(
+    (e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`),
+  )?.id;
   let propertyRun: PropertyRunRecord | undefined;
   let listedClients: Awaited<ReturnType<typeof connectListedClients>> | undefined;
   try {
@@ -332,12 +370,15 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     listedClients = await connectListedClients(ctx);
     problems.push(...listedClients.notes);
     ctx.notes.push(...problems);
-    progress(`${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`);
+    progress(
+      `${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`,
+    );
 
     // A property replay (--property-path) runs that one property case and nothing else.
     const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
     const done = { endpoints: 0, failures: 0, mustFailures: 0 };
-    if (options.shard && checked.length === 0) progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
+    if (options.shard && checked.length === 0)
+      progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
     for (const tag of tags) {
       const tagStart = performance.now();
       const endpoints = checked.filter((e) => e.tag === tag);
@@ -347,10 +388,20 @@ export async function runConform(options: ConformOptions): Promise<Report> {
           await checkEndpoint(ctx, e, resources, tokens);
         } catch (err) {
           // A harness bug outside a check: record it on the endpoint and go on with the next one.
-          ctx.notes.push(`the checks of ${e.method} ${e.path} stopped on a harness error (a bug of mqsim, not a finding about the target): ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`);
+          ctx.notes.push(
+            `the checks of ${e.method} ${e.path} stopped on a harness error (a bug of mqsim, not a finding about the target): ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`,
+          );
         }
         durations.set(e.id, performance.now() - endpointStart);
-        reportEndpointDone(e, ctx.results.get(e.id) ?? [], durations.get(e.id)!, ++done.endpoints, checked.length, done, options.onEndpoint);
+        reportEndpointDone(
+          e,
+          ctx.results.get(e.id) ?? [],
+          durations.get(e.id)!,
+          ++done.endpoints,
+          checked.length,
+          done,
+          options.onEndpoint,
+        );
       }
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     }
@@ -359,7 +410,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     listedClients = undefined;
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
-    if (options.properties !== false || options.propertyPath) propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
+    if (options.properties !== false || options.propertyPath)
+      propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
     for (const e of checked) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
@@ -375,7 +427,16 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     const checks = ctx.results.get(e.id) ?? [];
     // No time of this shard went to the endpoint's own checks.
     const ms = durations.get(e.id) ?? (checked.includes(e) ? undefined : 0);
-    return { id: e.id, method: e.method, path: e.path, tag: e.tag, summary: e.summary, status: endpointStatusOf(checks), checks, ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}) };
+    return {
+      id: e.id,
+      method: e.method,
+      path: e.path,
+      tag: e.tag,
+      summary: e.summary,
+      status: endpointStatusOf(checks),
+      checks,
+      ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}),
+    };
   });
   const requests = requestStats(ctx.log.exchanges);
   const vac = vacuousRun(requests);
@@ -406,14 +467,24 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     endpoints,
     ...(options.shard ? { shard: options.shard } : {}),
     ...(selection.only.length || selection.skip.length || options.shard
-      ? { selection: { only: selection.only, skip: selection.skip, contractEndpoints: contract.length, selectedEndpoints: selection.selected.length } }
+      ? {
+          selection: {
+            only: selection.only,
+            skip: selection.skip,
+            contractEndpoints: contract.length,
+            selectedEndpoints: selection.selected.length,
+          },
+        }
       : {}),
     ...(ctx.capabilities ? { capabilities: ctx.capabilities } : {}),
     ...(propertyRun ? { properties: propertyRun } : {}),
     notes: ctx.notes,
   };
   // Every artifact is written from this copy: no secret the target showed (or the run was given) leaves.
-  const report = redactReport(built, { known: [options.password, target.signingSecret, target.token], keep: [options.username, target.credentials?.username] });
+  const report = redactReport(built, {
+    known: [options.password, target.signingSecret, target.token],
+    keep: [options.username, target.credentials?.username],
+  });
   if (options.baseline) report.baseline = compareWithBaseline(report, options.baseline.report, options.baseline.file);
   applyVerdict(report);
   if (options.reportDir) writeReports(report, options.reportDir);

@@ -30,11 +30,15 @@ export function findKey(value: unknown, key: string, depth = 0): unknown {
 
 function topicFields(ctx: ConformContext, key = 'topic_name'): Record<string, unknown> | { skip: string } {
   const t = ctx.state.topic;
-  return t ? { tenant: t.tenant, [key]: t.topic_name } : { skip: 'no topic to read: the fixture topic could not be created and the topic list is empty' };
+  return t
+    ? { tenant: t.tenant, [key]: t.topic_name }
+    : { skip: 'no topic to read: the fixture topic could not be created and the topic list is empty' };
 }
 
 function shardFields(ctx: ConformContext): Record<string, unknown> | { skip: string } {
-  return ctx.state.shardName ? { shard_name: ctx.state.shardName, segment_seq: ctx.state.segmentSeq ?? 0 } : { skip: 'no shard to read: none could be created or found' };
+  return ctx.state.shardName
+    ? { shard_name: ctx.state.shardName, segment_seq: ctx.state.segmentSeq ?? 0 }
+    : { skip: 'no shard to read: none could be created or found' };
 }
 
 /** mq9 endpoints may answer that the messaging component is not running (spec: mq9). */
@@ -65,7 +69,8 @@ export const SCENARIOS: Record<string, Scenario> = {
       // Spec: detail exists only while the connector runs; otherwise this exact text.
       const env = envelopeOf(ex);
       const want = `Connector thread conform-conn-${ctx.seed} does not exist.`;
-      if (env && env.code !== 0 && env.text?.includes(want)) return pass(`the connector is not running yet; "${want}" is the spec's answer for that`, ex, true);
+      if (env && env.code !== 0 && env.text?.includes(want))
+        return pass(`the connector is not running yet; "${want}" is the spec's answer for that`, ex, true);
       return undefined;
     },
   },
@@ -86,14 +91,19 @@ export const SCENARIOS: Record<string, Scenario> = {
   'POST /api/storage-engine/segment/replica-state': { fields: shardFields },
   'POST /api/storage-engine/segment/list': { fields: shardFields },
   'POST /api/cluster/offset/timestamp': {
-    fields: (ctx) => (ctx.state.shardName ? { shard_name: ctx.state.shardName, timestamp: 0, strategy: 'earliest' } : { skip: 'no shard to query' }),
+    fields: (ctx) =>
+      ctx.state.shardName ? { shard_name: ctx.state.shardName, timestamp: 0, strategy: 'earliest' } : { skip: 'no shard to query' },
   },
   'POST /api/cluster/offset/group': { fields: (ctx) => ({ tenant: ctx.names.tenant, group_name: ctx.names.group }) },
   'POST /api/cluster/offset/commit': {
     fields: (ctx) => {
       const t = ctx.state.topic;
       if (!ctx.state.shardName || !t) return { skip: 'no shard and topic to commit an offset for' };
-      return { tenant: ctx.names.tenant, group_name: ctx.names.group, offsets: [{ shard_name: ctx.state.shardName, topic_name: t.topic_name, partition: 0, offset: 0 }] };
+      return {
+        tenant: ctx.names.tenant,
+        group_name: ctx.names.group,
+        offsets: [{ shard_name: ctx.state.shardName, topic_name: t.topic_name, partition: 0, offset: 0 }],
+      };
     },
   },
   'POST /api/mqtt/message/send': { fields: (ctx) => messageFields(ctx, 'send') },
@@ -120,7 +130,12 @@ export async function messageTopic(ctx: ConformContext): Promise<{ tenant: strin
       ctx.state.messageTopic = { tenant: String(fields.tenant), topic_name: String(fields.topic_name) };
       // One record from the start, so a read has something to return whichever endpoint runs first (and in any shard).
       const send = ctx.endpoint('POST', '/api/mqtt/message/send') ?? ctx.endpoint('POST', '/api/cluster/message/send');
-      if (send) await ctx.call(send, { tenant: fields.tenant, topic: fields.topic_name, payload: 'mqsim conform first record', key: 'conform' }, 'fixture');
+      if (send)
+        await ctx.call(
+          send,
+          { tenant: fields.tenant, topic: fields.topic_name, payload: 'mqsim conform first record', key: 'conform' },
+          'fixture',
+        );
     }
   }
   return ctx.state.messageTopic ?? ctx.state.topic;

@@ -43,7 +43,13 @@ export async function conformThroughProxy(options: ConformThroughProxyOptions): 
     const proxy = await startPrismProxy({ document: options.document, upstream: sim.nodeUrls[0] });
     try {
       const name = 'sim via prism proxy';
-      const inner = await UrlTarget.create({ url: proxy.url, name, username: SIM_ADMIN.username, password: SIM_ADMIN.password, signingSecret: SIM_ADMIN.jwtSecret });
+      const inner = await UrlTarget.create({
+        url: proxy.url,
+        name,
+        username: SIM_ADMIN.username,
+        password: SIM_ADMIN.password,
+        signingSecret: SIM_ADMIN.jwtSecret,
+      });
       const target = new ViolationRecordingTarget({ inner, name, control: sim.control, signingSecret: SIM_ADMIN.jwtSecret });
       try {
         const ready = performance.now();

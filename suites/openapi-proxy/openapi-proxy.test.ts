@@ -41,7 +41,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let formA: ProxiedRun;
 
 function describeRun(label: string, run: ProxiedRun, summary: ViolationSummary): string {
-  const lines = [`openapi proxy, ${label}: ${violationLine(summary)}; start ${(run.startMs / 1000).toFixed(1)} s, suites ${(run.suitesMs / 1000).toFixed(1)} s`];
+  const lines = [
+    `openapi proxy, ${label}: ${violationLine(summary)}; start ${(run.startMs / 1000).toFixed(1)} s, suites ${(run.suitesMs / 1000).toFixed(1)} s`,
+  ];
   lines.push(...summary.endpoints.map((e) => `  ${e.endpoint}: ${e.answers}`), ...summary.samples.map((s) => `  ${s}`));
   return lines.join('\n');
 }
@@ -73,7 +75,11 @@ function withOnlySuccessAt200(document: Record<string, any>): Record<string, any
     for (const op of Object.values(item)) {
       const json = op.responses?.['200']?.content?.['application/json'];
       const alternatives = json?.schema?.oneOf as unknown[] | undefined;
-      if (alternatives?.length === 2 && JSON.stringify(alternatives[1]) === JSON.stringify({ $ref: '#/components/schemas/FailureEnvelope' })) json.schema = alternatives[0];
+      if (
+        alternatives?.length === 2 &&
+        JSON.stringify(alternatives[1]) === JSON.stringify({ $ref: '#/components/schemas/FailureEnvelope' })
+      )
+        json.schema = alternatives[0];
     }
   }
   return strict;
@@ -96,7 +102,9 @@ describe('mqsim openapi against mqsim serve, through prism proxy', () => {
     const started = performance.now();
     const violations = await replayThroughProxy(formA.exchanges, (upstream) => startPrismProxy({ document, upstream }));
     const strict = summarizeViolations(formA.exchanges, violations);
-    console.log(`openapi proxy, the same answers against a document whose 200 allows only code 0: ${violationLine(strict)}; replay ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `openapi proxy, the same answers against a document whose 200 allows only code 0: ${violationLine(strict)}; replay ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     // Exactly the business failures break it, and nothing else: the replay gave the same answers.
     const broken = violations.flatMap((v, i) => (v.response.length > 0 ? [i] : []));
     expect(broken).toEqual(failuresAt200(formA.exchanges));
@@ -111,9 +119,24 @@ describe('mqsim openapi against mqsim serve, through prism proxy', () => {
         req: { method: e.method, path: e.path, ...(e.method === 'POST' ? { body: {} } : {}), asRemotePeer: true, auth: 'none' as const },
         status: 401,
       })),
-      { req: { method: 'GET', path: '/api/cluster/tenant/list', asRemotePeer: true, auth: 'none', headers: { authorization: 'Bearer not.a.token' } }, status: 401 },
-      { req: { method: 'POST', path: '/api/cluster/tenant/create', rawBody: 'tenant_name=t1', headers: { 'content-type': 'text/plain' } }, status: 415 },
-      { req: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 't1', desc: 'x'.repeat(3 * 1024 * 1024) } }, status: 413 },
+      {
+        req: {
+          method: 'GET',
+          path: '/api/cluster/tenant/list',
+          asRemotePeer: true,
+          auth: 'none',
+          headers: { authorization: 'Bearer not.a.token' },
+        },
+        status: 401,
+      },
+      {
+        req: { method: 'POST', path: '/api/cluster/tenant/create', rawBody: 'tenant_name=t1', headers: { 'content-type': 'text/plain' } },
+        status: 415,
+      },
+      {
+        req: { method: 'POST', path: '/api/cluster/tenant/create', body: { tenant_name: 't1', desc: 'x'.repeat(3 * 1024 * 1024) } },
+        status: 413,
+      },
     ];
     // Answered by the in-process simulator (it is told the peer address), then replayed byte for byte through Prism.
     const sim = await SimTarget.start({ seed: 3, warmUpMs: WARM_UP_MS });
@@ -129,7 +152,9 @@ describe('mqsim openapi against mqsim serve, through prism proxy', () => {
     const planted: ProxiedExchange = { ...first, answer: { ...first.answer, body: first.answer.body.replace('"code":401', '"code":1') } };
     expect(planted.answer.body).toContain('"code":1,');
     const exchanges = [...recorder.exchanges, planted];
-    const violations = await replayThroughProxy(exchanges, (upstream) => startPrismProxy({ document: join(dir, 'openapi.json'), upstream }));
+    const violations = await replayThroughProxy(exchanges, (upstream) =>
+      startPrismProxy({ document: join(dir, 'openapi.json'), upstream }),
+    );
     const summary = summarizeViolations(recorder.exchanges, violations.slice(0, -1));
     console.log(`openapi proxy, refusals fed through Prism: ${violationLine(summary)}`);
     expect(summary.withResponseViolations, summary.samples.join('\n')).toBe(0);
@@ -139,7 +164,13 @@ describe('mqsim openapi against mqsim serve, through prism proxy', () => {
   it('no answer breaks the document in envelope form B either (per-endpoint checks and scenarios)', async () => {
     // The property suites are left out here to keep the test short: they send the same kinds of
     // requests as in form A, where they ran; form B changes only the envelope, which every check covers.
-    const run = await conformThroughProxy({ document: join(dir, 'openapi.json'), seed: 2, envelope: 'B', properties: false, warmUpMs: WARM_UP_MS });
+    const run = await conformThroughProxy({
+      document: join(dir, 'openapi.json'),
+      seed: 2,
+      envelope: 'B',
+      properties: false,
+      warmUpMs: WARM_UP_MS,
+    });
     const summary = summarizeViolations(run.exchanges);
     console.log(describeRun('envelope B', run, summary));
     expect(run.report.vacuous).toBe(false);

@@ -64,7 +64,22 @@ function accepts(port: number): Promise<boolean> {
 export async function startPrismProxy(options: PrismProxyOptions): Promise<PrismProxy> {
   if (!existsSync(PRISM_BIN)) throw new Error(`Prism is not installed (${PRISM_BIN} is missing): run npm ci`);
   const port = await freePort();
-  const args = ['proxy', options.document, options.upstream, '-h', '127.0.0.1', '-p', String(port), '--errors', 'false', '--validate-request', 'true', '--no-multiprocess', '-v', 'warn'];
+  const args = [
+    'proxy',
+    options.document,
+    options.upstream,
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '--errors',
+    'false',
+    '--validate-request',
+    'true',
+    '--no-multiprocess',
+    '-v',
+    'warn',
+  ];
   const child = spawn(PRISM_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
   let log = '';
   child.stdout!.on('data', (c) => (log = (log + c).slice(-20_000)));

@@ -58,7 +58,9 @@ async function startReplayUpstream(exchanges: readonly ProxiedExchange[]): Promi
     const answer = Number.isInteger(index) ? exchanges[index]?.answer : undefined;
     if (!answer) {
       // Not one of the replayed requests (Prism probing the upstream, a bug): say so loudly.
-      res.writeHead(599, { 'content-type': 'text/plain' }).end(`no recorded answer for ${REPLAY_HEADER}: ${String(req.headers[REPLAY_HEADER])}`);
+      res
+        .writeHead(599, { 'content-type': 'text/plain' })
+        .end(`no recorded answer for ${REPLAY_HEADER}: ${String(req.headers[REPLAY_HEADER])}`);
       return;
     }
     res.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {}).end(answer.body);

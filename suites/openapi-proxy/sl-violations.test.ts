@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseSlViolations } from './sl-violations.ts';
 
-const requestViolation = { location: ['request', 'query', 'limit'], severity: 'Error', code: 'type', message: 'Request query parameter limit must be integer' };
-const responseViolation = { location: ['response', 'body', 'code'], severity: 'Error', code: 'const', message: 'Response body property code must be equal to constant' };
+const requestViolation = {
+  location: ['request', 'query', 'limit'],
+  severity: 'Error',
+  code: 'type',
+  message: 'Request query parameter limit must be integer',
+};
+const responseViolation = {
+  location: ['response', 'body', 'code'],
+  severity: 'Error',
+  code: 'const',
+  message: 'Response body property code must be equal to constant',
+};
 
 describe('parseSlViolations', () => {
   it('reads no header as no violation', () => {

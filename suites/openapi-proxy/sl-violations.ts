@@ -28,7 +28,12 @@ const TRUNCATED_PREFIX = 'Too many violations! ';
 const NONE: ParsedViolations = { request: [], response: [], truncated: false };
 
 function isViolation(v: unknown): v is PrismViolation {
-  return typeof v === 'object' && v !== null && Array.isArray((v as PrismViolation).location) && typeof (v as PrismViolation).message === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray((v as PrismViolation).location) &&
+    typeof (v as PrismViolation).message === 'string'
+  );
 }
 
 function split(list: readonly PrismViolation[], truncated: boolean): ParsedViolations {
@@ -52,7 +57,8 @@ function readTruncated(text: string): PrismViolation[] {
   // The last object may be cut in the middle: still count its side, so a cut header never reads as clean.
   const sides = new Set([...text.matchAll(/"location":\["(request|response)"/g)].map((m) => m[1]));
   for (const side of sides) {
-    if (!found.some((v) => v.location[0] === side)) found.push({ location: [side], severity: 'Error', code: 'truncated', message: 'cut from the sl-violations header by Prism' });
+    if (!found.some((v) => v.location[0] === side))
+      found.push({ location: [side], severity: 'Error', code: 'truncated', message: 'cut from the sl-violations header by Prism' });
   }
   return found;
 }
@@ -71,6 +77,11 @@ export function parseSlViolations(header: string | undefined): ParsedViolations 
     parsed = undefined;
   }
   if (Array.isArray(parsed) && parsed.every(isViolation)) return split(parsed, false);
-  const unreadable: PrismViolation = { location: ['response'], severity: 'Error', code: 'unreadable', message: `sl-violations header is not a list of violations: ${header.slice(0, 200)}` };
+  const unreadable: PrismViolation = {
+    location: ['response'],
+    severity: 'Error',
+    code: 'unreadable',
+    message: `sl-violations header is not a list of violations: ${header.slice(0, 200)}`,
+  };
   return { request: [], response: [unreadable], truncated: false };
 }

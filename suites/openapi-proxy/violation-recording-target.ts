@@ -1,4 +1,11 @@
-import { pathWithQuery, type Target, type TargetCapabilities, type TargetControl, type TargetRequest, type TargetResponse } from '../targets/target.ts';
+import {
+  pathWithQuery,
+  type Target,
+  type TargetCapabilities,
+  type TargetControl,
+  type TargetRequest,
+  type TargetResponse,
+} from '../targets/target.ts';
 import { parseSlViolations, type ParsedViolations } from './sl-violations.ts';
 
 /** A request as it went on the wire (enough to send it again). */
@@ -44,7 +51,13 @@ function onTheWire(req: TargetRequest, token: string | undefined): WireRequest {
   if (body !== undefined) headers['content-type'] = 'application/json';
   if ((req.auth ?? 'token') === 'token' && token) headers.authorization = `Bearer ${token}`;
   Object.assign(headers, req.headers ?? {});
-  return { method: req.method.toUpperCase(), path: req.path, url: pathWithQuery(req.path, req.query), headers, ...(body !== undefined ? { body } : {}) };
+  return {
+    method: req.method.toUpperCase(),
+    path: req.path,
+    url: pathWithQuery(req.path, req.query),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
 }
 
 /**

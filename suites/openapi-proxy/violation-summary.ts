@@ -25,7 +25,10 @@ function describeViolation(v: PrismViolation): string {
  * Counts the response violations of a run. `violations[i]` belongs to `exchanges[i]`; by default
  * the ones Prism reported during the run, or those of a replay against another document.
  */
-export function summarizeViolations(exchanges: readonly ProxiedExchange[], violations: readonly ParsedViolations[] = exchanges.map((x) => x.violations)): ViolationSummary {
+export function summarizeViolations(
+  exchanges: readonly ProxiedExchange[],
+  violations: readonly ParsedViolations[] = exchanges.map((x) => x.violations),
+): ViolationSummary {
   const perEndpoint = new Map<string, number>();
   const samples: string[] = [];
   let withRequest = 0;
@@ -39,10 +42,14 @@ export function summarizeViolations(exchanges: readonly ProxiedExchange[], viola
     perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
     if (samples.length < SAMPLES) {
       const shown = v.response.slice(0, 3).map(describeViolation).join('; ');
-      samples.push(`${x.request.method} ${x.request.url} → HTTP ${x.answer.status} ${x.answer.body.slice(0, 160)}\n      ${shown}${v.truncated ? ' (header cut by Prism)' : ''}`);
+      samples.push(
+        `${x.request.method} ${x.request.url} → HTTP ${x.answer.status} ${x.answer.body.slice(0, 160)}\n      ${shown}${v.truncated ? ' (header cut by Prism)' : ''}`,
+      );
     }
   });
-  const endpoints = [...perEndpoint].map(([endpoint, answers]) => ({ endpoint, answers })).sort((a, b) => b.answers - a.answers || a.endpoint.localeCompare(b.endpoint));
+  const endpoints = [...perEndpoint]
+    .map(([endpoint, answers]) => ({ endpoint, answers }))
+    .sort((a, b) => b.answers - a.answers || a.endpoint.localeCompare(b.endpoint));
   return { answers: exchanges.length, withRequestViolations: withRequest, withResponseViolations: withResponse, endpoints, samples };
 }
 

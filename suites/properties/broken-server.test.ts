@@ -61,7 +61,10 @@ function expectReplayable(f: PropertyResult, seed: number): void {
 describe('properties against a broken server', () => {
   it('a server that accepts a too-long tenant name fails the tenant properties on tenant create, shrunk and replayable', async () => {
     const fault: Fault = async (req) =>
-      req.method === 'POST' && req.path === '/api/cluster/tenant/create' && typeof (req.body as { tenant_name?: unknown }).tenant_name === 'string' && [...(req.body as { tenant_name: string }).tenant_name].length > 128
+      req.method === 'POST' &&
+      req.path === '/api/cluster/tenant/create' &&
+      typeof (req.body as { tenant_name?: unknown }).tenant_name === 'string' &&
+      [...(req.body as { tenant_name: string }).tenant_name].length > 128
         ? { status: 200, body: SUCCESS }
         : undefined;
     await withFault(fault, async (target) => {
@@ -77,7 +80,9 @@ describe('properties against a broken server', () => {
       expect(model.counterexample!.length).toBeLessThanOrEqual(2);
       expect(model.counterexample![0]).toMatch(/^create .*tenant_name.*\(129 chars\).*breaks tenant_name \(too-long\)/);
       // Nothing else is blamed (the request property may find the same deviation).
-      expect(fails.every((r) => r.endpointId === 'cluster.tenant.create' && ['create.refuses-too-long', 'invalid.too-long'].includes(r.rule!))).toBe(true);
+      expect(
+        fails.every((r) => r.endpointId === 'cluster.tenant.create' && ['create.refuses-too-long', 'invalid.too-long'].includes(r.rule!)),
+      ).toBe(true);
       await expectReplay(target, model);
     });
   });
@@ -87,13 +92,19 @@ describe('properties against a broken server', () => {
       if (req.method !== 'GET' || req.path !== '/api/cluster/user/list') return undefined;
       const up = await forward();
       // Drops the user with the greatest name of a run's scope.
-      return { status: up.status, body: editList(up.body, (rows) => {
-        const scoped = rows.filter((r) => String(r.tenant).startsWith('pt'));
-        if (scoped.length === 0) return { rows, total: rows.length };
-        const last = scoped.map((r) => String(r.username)).sort().at(-1);
-        const kept = rows.filter((r) => r.username !== last);
-        return { rows: kept, total: kept.length };
-      }) };
+      return {
+        status: up.status,
+        body: editList(up.body, (rows) => {
+          const scoped = rows.filter((r) => String(r.tenant).startsWith('pt'));
+          if (scoped.length === 0) return { rows, total: rows.length };
+          const last = scoped
+            .map((r) => String(r.username))
+            .sort()
+            .at(-1);
+          const kept = rows.filter((r) => r.username !== last);
+          return { rows: kept, total: kept.length };
+        }),
+      };
     };
     await withFault(fault, async (target) => {
       const fails = failuresOf(await runPropertySuites(target, { ratePerPath: 0, seed: 3, families: ['users'] }));
@@ -110,7 +121,8 @@ describe('properties against a broken server', () => {
   });
 
   it('a server whose delete does nothing fails the connectors property after the delete (the list shows it, or a new create finds it)', async () => {
-    const fault: Fault = async (req) => (req.method === 'POST' && req.path === '/api/cluster/connector/delete' ? { status: 200, body: SUCCESS } : undefined);
+    const fault: Fault = async (req) =>
+      req.method === 'POST' && req.path === '/api/cluster/connector/delete' ? { status: 200, body: SUCCESS } : undefined;
     await withFault(fault, async (target) => {
       const fails = failuresOf(await runPropertySuites(target, { ratePerPath: 0, seed: 5, families: ['connectors'], numRuns: 20 }));
       const f = fails.find((r) => r.property === 'model.connectors')!;
@@ -151,7 +163,9 @@ describe('properties against a broken server', () => {
       return { status: up.status, body: editList(up.body, (rows, total) => ({ rows, total: total + 1 })) };
     };
     await withFault(fault, async (target) => {
-      const results = (await runPropertySuites(target, { ratePerPath: 0, seed: 2, families: ['blacklist'] })).filter((r) => r.property.startsWith('model.'));
+      const results = (await runPropertySuites(target, { ratePerPath: 0, seed: 2, families: ['blacklist'] })).filter((r) =>
+        r.property.startsWith('model.'),
+      );
       const f = results.find((r) => r.status === 'fail')!;
       expect(f.endpointId).toBe('cluster.blacklist.list');
       expect(f.level).toBe('INFO');

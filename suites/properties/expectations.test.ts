@@ -36,14 +36,31 @@ describe('an answer against an expectation', () => {
 
   it('a successful write must answer data "success"', () => {
     expect(violations(answer(200, { code: 0, message: 'success', data: 'success' }), { ...base, successData: 'success' })).toEqual([]);
-    expect(violations(answer(200, { code: 0, message: 'success', data: 'done' }), { ...base, successData: 'success' }).map((v) => v.rule)).toEqual(['r.data']);
+    expect(
+      violations(answer(200, { code: 0, message: 'success', data: 'done' }), { ...base, successData: 'success' }).map((v) => v.rule),
+    ).toEqual(['r.data']);
   });
 
   it('a refusal as invalid should name the parameter (SHOULD), a fixed code and text are checked', () => {
-    const exp: Expectation = { allowed: ['invalid'], assertion: 'endpoints.tenant.update', rule: 'x', says: 's', namesParam: { param: 'config.max_topics', assertion: 'errors.case.rejected-body' } };
+    const exp: Expectation = {
+      allowed: ['invalid'],
+      assertion: 'endpoints.tenant.update',
+      rule: 'x',
+      says: 's',
+      namesParam: { param: 'config.max_topics', assertion: 'errors.case.rejected-body' },
+    };
     expect(violations(answer(400, { code: 400, message: "invalid parameter 'config.max_topics'", data: null }), exp)).toEqual([]);
-    expect(violations(answer(400, { code: 400, message: 'bad request', data: null }), exp).map((v) => [v.rule, v.level])).toEqual([['x.names-param', 'SHOULD']]);
-    const unknown: Expectation = { allowed: ['failure'], assertion: 'errors.case.tenant-update-unknown', rule: 'u', says: 's', codes: [1, 100], textIncludes: { text: 'not found', assertion: 'errors.case.tenant-update-unknown' } };
+    expect(violations(answer(400, { code: 400, message: 'bad request', data: null }), exp).map((v) => [v.rule, v.level])).toEqual([
+      ['x.names-param', 'SHOULD'],
+    ]);
+    const unknown: Expectation = {
+      allowed: ['failure'],
+      assertion: 'errors.case.tenant-update-unknown',
+      rule: 'u',
+      says: 's',
+      codes: [1, 100],
+      textIncludes: { text: 'not found', assertion: 'errors.case.tenant-update-unknown' },
+    };
     expect(violations(answer(200, { code: 100, data: '', error: 'Tenant t Not Found' }), unknown)).toEqual([]);
     expect(violations(answer(404, { code: 404, message: 'gone', data: null }), unknown).map((v) => v.rule)).toEqual(['u.code', 'u.text']);
   });

@@ -26,20 +26,54 @@ export function checkAnswer(answer: Answer, exp: Expectation, verdict: StepVerdi
   const id = answer.endpoint.id;
   const ex = answer.exchange;
   if (!exp.allowed.includes(answer.outcome)) {
-    verdict.add(new PropertyViolation(exp.assertion, id, exp.rule, `${exp.says}, but got ${answer.outcome} (${describeAnswer(answer)})`, ex));
+    verdict.add(
+      new PropertyViolation(exp.assertion, id, exp.rule, `${exp.says}, but got ${answer.outcome} (${describeAnswer(answer)})`, ex),
+    );
     return;
   }
   if (answer.outcome === 'ok' && exp.successData !== undefined && answer.envelope?.data !== exp.successData) {
-    verdict.add(new PropertyViolation(exp.assertion, id, `${exp.rule}.data`, `a successful write answers data = ${JSON.stringify(exp.successData)}, got ${JSON.stringify(answer.envelope?.data).slice(0, 120)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        exp.assertion,
+        id,
+        `${exp.rule}.data`,
+        `a successful write answers data = ${JSON.stringify(exp.successData)}, got ${JSON.stringify(answer.envelope?.data).slice(0, 120)}`,
+        ex,
+      ),
+    );
   }
   if (answer.outcome === 'invalid' && exp.namesParam && !namesParam(answer.text, exp.namesParam.param)) {
-    verdict.add(new PropertyViolation(exp.namesParam.assertion, id, `${exp.rule}.names-param`, `the refusal should name the parameter ${exp.namesParam.param}: ${describeAnswer(answer)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        exp.namesParam.assertion,
+        id,
+        `${exp.rule}.names-param`,
+        `the refusal should name the parameter ${exp.namesParam.param}: ${describeAnswer(answer)}`,
+        ex,
+      ),
+    );
   }
   if (answer.outcome !== 'ok' && exp.codes && !(answer.envelope && exp.codes.includes(answer.envelope.code))) {
-    verdict.add(new PropertyViolation(exp.assertion, id, `${exp.rule}.code`, `${exp.says} with code ${exp.codes.join(' or ')}, but got ${describeAnswer(answer)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        exp.assertion,
+        id,
+        `${exp.rule}.code`,
+        `${exp.says} with code ${exp.codes.join(' or ')}, but got ${describeAnswer(answer)}`,
+        ex,
+      ),
+    );
   }
   if (answer.outcome !== 'ok' && exp.textIncludes && !answer.text.toLowerCase().includes(exp.textIncludes.text.toLowerCase())) {
-    verdict.add(new PropertyViolation(exp.textIncludes.assertion, id, `${exp.rule}.text`, `${exp.says} with a text containing "${exp.textIncludes.text}", but got ${describeAnswer(answer)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        exp.textIncludes.assertion,
+        id,
+        `${exp.rule}.text`,
+        `${exp.says} with a text containing "${exp.textIncludes.text}", but got ${describeAnswer(answer)}`,
+        ex,
+      ),
+    );
   }
 }
 

@@ -80,7 +80,9 @@ function selected(filter: readonly string[] | undefined, key: string): boolean {
 
 /** Every endpoint a model property covers carries its family's key as tag (checked by a test). */
 export function familyTagsAgree(): boolean {
-  return FAMILY_KEYS.every((k) => [FAMILIES[k].createId, FAMILIES[k].deleteId, FAMILIES[k].listId].every((id) => endpointById(id).tag === k));
+  return FAMILY_KEYS.every((k) =>
+    [FAMILIES[k].createId, FAMILIES[k].deleteId, FAMILIES[k].listId].every((id) => endpointById(id).tag === k),
+  );
 }
 
 async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -112,13 +114,22 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     const f = FAMILIES[k];
     return ids.has(f.createId) && ids.has(f.deleteId) && ids.has(f.listId);
   }).map((k) => familyProperty(k, { client, seed, numRuns: options.numRuns ?? DEFAULT_MODEL_RUNS, maxCommands, runTag }));
-  const requests = requestProperties(contract, { client, seed, numRuns: options.numRuns ?? DEFAULT_REQUEST_RUNS, tenant: requestTenant, runTag });
+  const requests = requestProperties(contract, {
+    client,
+    seed,
+    numRuns: options.numRuns ?? DEFAULT_REQUEST_RUNS,
+    tenant: requestTenant,
+    runTag,
+  });
 
   let defs: PropertyDef[];
   if (replay) {
     const baseId = replay.propertyId.endsWith(MUST_ONLY) ? replay.propertyId.slice(0, -MUST_ONLY.length) : replay.propertyId;
     const def = [...model, ...requests].find((d) => d.id === baseId);
-    if (!def) throw new Error(`--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...model, ...requests].map((d) => d.id).join(', ')})`);
+    if (!def)
+      throw new Error(
+        `--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...model, ...requests].map((d) => d.id).join(', ')})`,
+      );
     defs = [def];
   } else {
     // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
@@ -146,8 +157,12 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   let requestTenantProblem: string | undefined;
   if (needsRequestTenant) {
     try {
-      const made = await client.call(endpointById('cluster.tenant.create'), { tenant_name: requestTenant, desc: 'mqsim property suites; safe to delete' });
-      if (made.outcome !== 'ok' && made.outcome !== 'failure') requestTenantProblem = `the tenant ${requestTenant} could not be created (${made.outcome})`;
+      const made = await client.call(endpointById('cluster.tenant.create'), {
+        tenant_name: requestTenant,
+        desc: 'mqsim property suites; safe to delete',
+      });
+      if (made.outcome !== 'ok' && made.outcome !== 'failure')
+        requestTenantProblem = `the tenant ${requestTenant} could not be created (${made.outcome})`;
     } catch (e) {
       requestTenantProblem = (e as Error).message;
     }
@@ -158,7 +173,8 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     const started = performance.now();
     const results: PropertyResult[] = [];
     try {
-      if (requestTenantProblem && def.id.startsWith('requests.') && def.endpoints[0].method === 'POST') throw new PropertyAbort(requestTenantProblem);
+      if (requestTenantProblem && def.id.startsWith('requests.') && def.endpoints[0].method === 'POST')
+        throw new PropertyAbort(requestTenantProblem);
       await def.setup?.();
       const minLevel = replay?.propertyId.endsWith(MUST_ONLY) ? 'MUST' : 'INFO';
       const first = await runProperty(def, minLevel, settings);
@@ -174,18 +190,37 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
       if (replay && !(e instanceof PropertyAbort)) throw e;
       const abort = e instanceof PropertyAbort;
       // A harness error is a bug of mqsim, not a finding about the target: the property is undecided.
-      const message = abort ? `not observable on this target: ${e.message}` : `not decided: harness error in property ${def.id} (a bug of mqsim, not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
-      for (const ep of def.endpoints) results.push({ endpointId: ep.id, method: ep.method, path: ep.path, id: def.checkId, assertion: def.assertion, level: levelOf(def.assertion), status: 'skipped', message, property: def.id, seed, numRuns: 0, durationMs: 0 });
+      const message = abort
+        ? `not observable on this target: ${e.message}`
+        : `not decided: harness error in property ${def.id} (a bug of mqsim, not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
+      for (const ep of def.endpoints)
+        results.push({
+          endpointId: ep.id,
+          method: ep.method,
+          path: ep.path,
+          id: def.checkId,
+          assertion: def.assertion,
+          level: levelOf(def.assertion),
+          status: 'skipped',
+          message,
+          property: def.id,
+          seed,
+          numRuns: 0,
+          durationMs: 0,
+        });
     } finally {
       await def.teardown?.().catch(() => undefined);
     }
     for (const r of results) if (r.status === 'fail') options.onFailure?.(r);
     const failed = results.filter((r) => r.status === 'fail');
-    options.onProgress?.(`${def.id.padEnd(44)} ${failed.length ? `FAIL (${failed.map((r) => `${r.level} ${r.endpointId}`).join(', ')})` : results.every((r) => r.status === 'skipped') ? 'skipped' : 'pass'}  ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    options.onProgress?.(
+      `${def.id.padEnd(44)} ${failed.length ? `FAIL (${failed.map((r) => `${r.level} ${r.endpointId}`).join(', ')})` : results.every((r) => r.status === 'skipped') ? 'skipped' : 'pass'}  ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     byDef.set(def, results);
   });
 
-  if (needsRequestTenant && !requestTenantProblem) await client.call(endpointById('cluster.tenant.delete'), { tenant_name: requestTenant }).catch(() => undefined);
+  if (needsRequestTenant && !requestTenantProblem)
+    await client.call(endpointById('cluster.tenant.delete'), { tenant_name: requestTenant }).catch(() => undefined);
   options.onStats?.({ ...client.stats, outcomes: { ...client.outcomes } });
   return defs.flatMap((d) => byDef.get(d) ?? []);
 }

@@ -39,20 +39,41 @@ describe('property suites against the simulator', () => {
     const models = new Set(results.filter((r) => r.id.startsWith('property.model.')).map((r) => r.property));
     expect([...models].sort()).toEqual(FAMILY_KEYS.map((k) => `model.${k}`).sort());
     const endpoints = new Set(results.filter((r) => r.id === 'property.model.tenants').map((r) => r.endpointId));
-    expect([...endpoints].sort()).toEqual(['cluster.tenant.create', 'cluster.tenant.delete', 'cluster.tenant.list', 'cluster.tenant.update']);
+    expect([...endpoints].sort()).toEqual([
+      'cluster.tenant.create',
+      'cluster.tenant.delete',
+      'cluster.tenant.list',
+      'cluster.tenant.update',
+    ]);
     expect(results.some((r) => r.property === 'model.schemas' && r.endpointId === 'cluster.schema-bind.list')).toBe(true);
   });
 
   it('generates requests for every list endpoint and the creates of the families', () => {
     const req = new Set(results.filter((r) => r.id === 'property.requests').map((r) => r.endpointId));
-    for (const id of ['cluster.tenant.list', 'mqtt.client.list', 'cluster.topic.detail', 'mqtt.monitor.data', 'cluster.user.create', 'cluster.connector.create', 'cluster.schema-bind.create']) expect(req.has(id)).toBe(true);
+    for (const id of [
+      'cluster.tenant.list',
+      'mqtt.client.list',
+      'cluster.topic.detail',
+      'mqtt.monitor.data',
+      'cluster.user.create',
+      'cluster.connector.create',
+      'cluster.schema-bind.create',
+    ])
+      expect(req.has(id)).toBe(true);
     // Never the endpoints that change the cluster beyond the run's tenant.
-    for (const id of ['cluster.node.leave', 'cluster.config.set', 'cluster.topic.delete', 'storage.shard.delete']) expect(req.has(id)).toBe(false);
+    for (const id of ['cluster.node.leave', 'cluster.config.set', 'cluster.topic.delete', 'storage.shard.delete'])
+      expect(req.has(id)).toBe(false);
   });
 
   it('maps to report check records', () => {
     const r = results.find((x) => x.property === 'model.users')!;
-    expect(toCheckRecord(r)).toEqual({ id: 'property.model.users', assertion: 'service.manage', level: 'MUST', status: 'pass', message: r.message });
+    expect(toCheckRecord(r)).toEqual({
+      id: 'property.model.users',
+      assertion: 'service.manage',
+      level: 'MUST',
+      status: 'pass',
+      message: r.message,
+    });
     expect(r.message).toMatch(/30 runs agreed with the reference model \(seed 1; \d+ requests/);
   });
 });
@@ -61,7 +82,9 @@ describe('options', () => {
   it('families selects model properties and the request properties of those families (by tag)', async () => {
     expect(familyTagsAgree()).toBe(true);
     const results = await runPropertySuites(sim, { seed: 2, families: ['users'], numRuns: 3 });
-    expect(new Set(results.map((r) => r.property))).toEqual(new Set(['model.users', 'requests.cluster.user.list', 'requests.cluster.user.create']));
+    expect(new Set(results.map((r) => r.property))).toEqual(
+      new Set(['model.users', 'requests.cluster.user.list', 'requests.cluster.user.create']),
+    );
     expect(results.every((r) => r.status === 'pass' && r.numRuns === 3)).toBe(true);
   });
 
@@ -79,6 +102,8 @@ describe('options', () => {
 
 describe('replay errors', () => {
   it('a path that does not fit the property is a usage error naming it', async () => {
-    await expect(runPropertySuites(sim, { seed: 2, path: 'model.acl~0:9:9:9:9' })).rejects.toThrow(/does not fit property model.acl with seed 2/);
+    await expect(runPropertySuites(sim, { seed: 2, path: 'model.acl~0:9:9:9:9' })).rejects.toThrow(
+      /does not fit property model.acl with seed 2/,
+    );
   });
 });

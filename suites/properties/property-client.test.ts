@@ -10,7 +10,14 @@ const ex = (status: number, body: unknown): Exchange => ({
   sent: { method: 'GET', path: '/x' },
   record: { method: 'GET', path: '/x' },
   durationMs: 1,
-  response: { status, headers: {}, text: typeof body === 'string' ? body : JSON.stringify(body), json: typeof body === 'string' ? undefined : body, durationMs: 1, retries: 0 },
+  response: {
+    status,
+    headers: {},
+    text: typeof body === 'string' ? body : JSON.stringify(body),
+    json: typeof body === 'string' ? undefined : body,
+    durationMs: 1,
+    retries: 0,
+  },
 });
 
 describe('answers as outcomes', () => {
@@ -32,10 +39,15 @@ describe('pacing per path', () => {
   it('lets a burst through, then spaces requests at the rate, per path', async () => {
     let now = 0;
     const slept: number[] = [];
-    const pacer = new PathPacer(10, 2, () => now, async (ms) => {
-      slept.push(ms);
-      now += ms;
-    });
+    const pacer = new PathPacer(
+      10,
+      2,
+      () => now,
+      async (ms) => {
+        slept.push(ms);
+        now += ms;
+      },
+    );
     await pacer.take('/a');
     await pacer.take('/a');
     await pacer.take('/b');

@@ -161,19 +161,32 @@ export class PropertyClient {
     this.count(c.outcome, ex.response !== undefined);
     const answer: Answer = { endpoint: e, exchange: ex, ...c };
     if (c.outcome === 'unauthorized') {
-      throw new PropertyAbort(`the target answered 401 to ${req.method} ${req.path}: the properties need API access (run from 127.0.0.1 or pass --username/--password)`);
+      throw new PropertyAbort(
+        `the target answered 401 to ${req.method} ${req.path}: the properties need API access (run from 127.0.0.1 or pass --username/--password)`,
+      );
     }
-    if (c.outcome === 'rate-limited') throw new PropertyAbort(`the target kept answering 429 to ${req.method} ${req.path} for more than 15 s of waiting; lower --rate`);
+    if (c.outcome === 'rate-limited')
+      throw new PropertyAbort(`the target kept answering 429 to ${req.method} ${req.path} for more than 15 s of waiting; lower --rate`);
     if (verdict && ex.response && ex.response.status !== 429) {
       const envelopeKind = e.response.kind === 'envelope';
-      const relevant = envelopeKind ? ex.response.json !== undefined || (ex.response.status >= 200 && ex.response.status < 300) : ex.response.status >= 400 && ex.response.json !== undefined;
+      const relevant = envelopeKind
+        ? ex.response.json !== undefined || (ex.response.status >= 200 && ex.response.status < 300)
+        : ex.response.status >= 400 && ex.response.json !== undefined;
       if (relevant) {
         const problems = envelopeProblems(ex.response.json, ex.response.text);
         if (problems.length > 0) {
           // A failure answer breaks the failure shape; anything else (no code, no data, not JSON) the envelope forms.
           const code = (ex.response.json as { code?: unknown } | undefined)?.code;
           const failure = typeof code === 'number' && code !== 0;
-          verdict.add(new PropertyViolation(failure ? A.envelopeFailure : A.envelopeForms, e.id, 'envelope', `envelope rule broken: ${problems.join('; ')}`, ex));
+          verdict.add(
+            new PropertyViolation(
+              failure ? A.envelopeFailure : A.envelopeForms,
+              e.id,
+              'envelope',
+              `envelope rule broken: ${problems.join('; ')}`,
+              ex,
+            ),
+          );
         }
       }
     }

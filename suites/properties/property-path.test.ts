@@ -3,19 +3,29 @@ import { fcSeedOf, formatPropertyPath, parsePropertyPath, replayCommand } from '
 
 describe('--property-path', () => {
   it('round-trips property, fast-check path and replayPath (which may hold + and /)', () => {
-    for (const p of [{ propertyId: 'model.users', fcPath: '3:1:0', replayPath: 'CC+/J:F' }, { propertyId: 'requests.cluster.user.list', fcPath: '12' }]) {
+    for (const p of [
+      { propertyId: 'model.users', fcPath: '3:1:0', replayPath: 'CC+/J:F' },
+      { propertyId: 'requests.cluster.user.list', fcPath: '12' },
+    ]) {
       expect(parsePropertyPath(formatPropertyPath(p))).toEqual(p);
     }
-    expect(formatPropertyPath({ propertyId: 'model.acl.must-only', fcPath: '0:2', replayPath: 'AB:C' })).toBe('model.acl.must-only~0:2~AB:C');
+    expect(formatPropertyPath({ propertyId: 'model.acl.must-only', fcPath: '0:2', replayPath: 'AB:C' })).toBe(
+      'model.acl.must-only~0:2~AB:C',
+    );
   });
 
   it('refuses text that is not a property path, with the expected form', () => {
-    for (const bad of ['', 'model.users', 'model.users~x', '~1:2', 'a~1~b~c']) expect(() => parsePropertyPath(bad)).toThrow(/<property>~<path>/);
+    for (const bad of ['', 'model.users', 'model.users~x', '~1:2', 'a~1~b~c'])
+      expect(() => parsePropertyPath(bad)).toThrow(/<property>~<path>/);
   });
 
   it('prints a replay command with the path quoted for the shell', () => {
-    expect(replayCommand('sim', 7, "model.users~1:0~AB:C")).toBe("mqsim conform --target sim --seed 7 --property-path 'model.users~1:0~AB:C'");
-    expect(replayCommand('http://h:1', 7, 'p~1', 'admin')).toBe("mqsim conform --target http://h:1 --seed 7 --property-path 'p~1' --username 'admin' --password '…'");
+    expect(replayCommand('sim', 7, 'model.users~1:0~AB:C')).toBe(
+      "mqsim conform --target sim --seed 7 --property-path 'model.users~1:0~AB:C'",
+    );
+    expect(replayCommand('http://h:1', 7, 'p~1', 'admin')).toBe(
+      "mqsim conform --target http://h:1 --seed 7 --property-path 'p~1' --username 'admin' --password '…'",
+    );
   });
 
   it('maps any seed to a 32-bit fast-check seed, the same every time', () => {

@@ -20,7 +20,9 @@ export function formatPropertyPath(p: PropertyPath): string {
 export function parsePropertyPath(text: string): PropertyPath {
   const parts = text.trim().split(SEP);
   if (parts.length < 2 || parts.length > 3 || !parts[0] || !/^\d+(:\d+)*$/.test(parts[1])) {
-    throw new Error(`--property-path must look like <property>~<path>[~<replayPath>] (as printed with a failure), got ${JSON.stringify(text)}`);
+    throw new Error(
+      `--property-path must look like <property>~<path>[~<replayPath>] (as printed with a failure), got ${JSON.stringify(text)}`,
+    );
   }
   return { propertyId: parts[0], fcPath: parts[1], ...(parts[2] ? { replayPath: parts[2] } : {}) };
 }

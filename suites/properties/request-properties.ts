@@ -55,7 +55,9 @@ function queryParams(e: EndpointContract): ParamSpec[] {
 
 /** GET endpoints with parameters, answered with an envelope. */
 export function readEndpoints(contract: readonly EndpointContract[]): EndpointContract[] {
-  return contract.filter((e) => e.method === 'GET' && e.response.kind === 'envelope' && e.path.startsWith('/api/') && queryParams(e).length > 0);
+  return contract.filter(
+    (e) => e.method === 'GET' && e.response.kind === 'envelope' && e.path.startsWith('/api/') && queryParams(e).length > 0,
+  );
 }
 
 /** The checks of one answer to a request valid by the contract. */
@@ -67,18 +69,53 @@ export function checkValidAnswer(answer: Answer, params: Record<string, unknown>
     // The weakest statement the refusal could be about: the rules of the parameters it names (a
     // length the spec states only for another request is a decision), names outside ASCII (no
     // character set is given), else the endpoint's own request.
-    const candidates = named.map((p) => citeRuleOrDecision(e.id, p.type === 'string' && (p.minLength !== undefined || p.maxLength !== undefined) ? 'length' : p.enum ? 'enum' : p.minimum !== undefined || p.maximum !== undefined ? 'range' : 'required', p.name).id);
+    const candidates = named.map(
+      (p) =>
+        citeRuleOrDecision(
+          e.id,
+          p.type === 'string' && (p.minLength !== undefined || p.maxLength !== undefined)
+            ? 'length'
+            : p.enum
+              ? 'enum'
+              : p.minimum !== undefined || p.maximum !== undefined
+                ? 'range'
+                : 'required',
+          p.name,
+        ).id,
+    );
     if (hasNonAscii(params)) candidates.push(A.decisionNonAscii);
     if (candidates.length === 0) candidates.push(requestAssertion(e));
     const rank = { INFO: 0, SHOULD: 1, MUST: 2 } as const;
     const assertion = candidates.sort((a, b) => rank[levelOf(a)] - rank[levelOf(b)])[0];
     verdict.add(
-      new PropertyViolation(assertion, id, 'valid.not-refused', `a request valid by the contract was refused as a parameter error${named.length ? ` naming ${named.map((p) => p.name).join(', ')}` : ''}: ${describeAnswer(answer)}`, ex),
+      new PropertyViolation(
+        assertion,
+        id,
+        'valid.not-refused',
+        `a request valid by the contract was refused as a parameter error${named.length ? ` naming ${named.map((p) => p.name).join(', ')}` : ''}: ${describeAnswer(answer)}`,
+        ex,
+      ),
     );
   } else if (answer.outcome === 'server-error') {
-    verdict.add(new PropertyViolation(servesAssertion(e), id, 'valid.no-server-error', `a request valid by the contract got a server error: ${describeAnswer(answer)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        servesAssertion(e),
+        id,
+        'valid.no-server-error',
+        `a request valid by the contract got a server error: ${describeAnswer(answer)}`,
+        ex,
+      ),
+    );
   } else if (answer.outcome === 'no-answer') {
-    verdict.add(new PropertyViolation(servesAssertion(e), id, 'valid.answered', `a request valid by the contract got no answer: ${describeAnswer(answer)}`, ex));
+    verdict.add(
+      new PropertyViolation(
+        servesAssertion(e),
+        id,
+        'valid.answered',
+        `a request valid by the contract got no answer: ${describeAnswer(answer)}`,
+        ex,
+      ),
+    );
   }
 }
 
@@ -89,7 +126,8 @@ export function checkValidAnswer(answer: Answer, params: Record<string, unknown>
  * checks, so such a refusal is accepted too.
  */
 function invalidExpectation(m: Mutation, e: EndpointContract): Expectation {
-  const otherReason = e.method === 'GET' && (m.rule === 'too-long' || m.rule === 'too-short' || e.errors.some((x) => x.id === 'component-not-running'));
+  const otherReason =
+    e.method === 'GET' && (m.rule === 'too-long' || m.rule === 'too-short' || e.errors.some((x) => x.id === 'component-not-running'));
   return {
     allowed: otherReason ? ['invalid', 'failure'] : ['invalid'],
     assertion: m.assertion,
@@ -107,11 +145,22 @@ function readProperty(e: EndpointContract, options: RequestPropertyOptions): Pro
   const o = { ...options, client: options.client.child() };
   const specs = queryParams(e);
   const valid = objectValue(specs, queryOverrides());
-  const ms = mutationsOf(specs, 'query', { cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'query'), namingAssertion: A.errorsNamesParam }) });
+  const ms = mutationsOf(specs, 'query', {
+    cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'query'), namingAssertion: A.errorsNamesParam }),
+  });
   // Invalid cases twice as often: each breaks one of many rules, a valid case only needs a few samples.
   const arb: fc.Arbitrary<GeneratedRequest> = fc.oneof(
     { arbitrary: valid.map((params) => ({ params })), weight: 1 },
-    ...(ms.length > 0 ? [{ arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })), weight: 2 }] : []),
+    ...(ms.length > 0
+      ? [
+          {
+            arbitrary: fc
+              .tuple(valid, fc.constantFrom(...ms))
+              .map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })),
+            weight: 2,
+          },
+        ]
+      : []),
   );
   return requestPropertyDef(e, o, arb, async (r, verdict) => {
     const answer = await o.client.call(e, r.params, verdict);
@@ -162,7 +211,11 @@ function createProperty(key: FamilyKey | 'schema-bind', options: RequestProperty
   const e = family ? familyEndpoints(family).create : bindingEndpoints().create;
   const undo = family ? familyEndpoints(family).delete : bindingEndpoints().delete;
   const arb = family ? requestArb(family.key, e, 2, 1) : bindingRequestArb(e, 2);
-  const identity = family ? (family.scopeParam ? [family.scopeParam, family.nameParam] : [family.nameParam]) : ['tenant', 'schema_name', 'resource_name'];
+  const identity = family
+    ? family.scopeParam
+      ? [family.scopeParam, family.nameParam]
+      : [family.nameParam]
+    : ['tenant', 'schema_name', 'resource_name'];
   let runs = 0;
   return requestPropertyDef(e, o, arb, async (r, verdict) => {
     const n = ++runs;

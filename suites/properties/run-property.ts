@@ -46,9 +46,26 @@ export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSetti
   try {
     details = await fc.check(prop, params);
   } catch (e) {
-    if (s.replay) throw new Error(`--property-path ${formatPropertyPath(s.replay)} does not fit property ${def.id} with seed ${s.seed}: ${(e as Error).message}`);
+    if (s.replay)
+      throw new Error(
+        `--property-path ${formatPropertyPath(s.replay)} does not fit property ${def.id} with seed ${s.seed}: ${(e as Error).message}`,
+      );
     // fast-check itself refused: a harness problem.
-    details = { failed: true, interrupted: false, numRuns: 0, numSkips: 0, numShrinks: 0, seed: params.seed!, counterexample: null, counterexamplePath: null, errorInstance: e, failures: [], executionSummary: [], verbose: 0, runConfiguration: params } as unknown as fc.RunDetails<[unknown]>;
+    details = {
+      failed: true,
+      interrupted: false,
+      numRuns: 0,
+      numSkips: 0,
+      numShrinks: 0,
+      seed: params.seed!,
+      counterexample: null,
+      counterexamplePath: null,
+      errorInstance: e,
+      failures: [],
+      executionSummary: [],
+      verbose: 0,
+      runConfiguration: params,
+    } as unknown as fc.RunDetails<[unknown]>;
   }
   return { propertyId, checkId, details, durationMs: performance.now() - started };
 }
@@ -63,22 +80,40 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
   const d = o.details;
   const base = (endpointId: string) => {
     const e = def.endpoints.find((x) => x.id === endpointId) ?? endpointById(endpointId);
-    return { endpointId: e.id, method: e.method, path: e.path, id: o.checkId, property: o.propertyId, seed: s.seed, numRuns: d.numRuns, durationMs: Math.round(o.durationMs) };
+    return {
+      endpointId: e.id,
+      method: e.method,
+      path: e.path,
+      id: o.checkId,
+      property: o.propertyId,
+      seed: s.seed,
+      numRuns: d.numRuns,
+      durationMs: Math.round(o.durationMs),
+    };
   };
-  const all = (status: PropertyResult['status'], assertion: string, message: string) => def.endpoints.map((e) => ({ ...base(e.id), status, assertion, level: levelOf(assertion), message }));
+  const all = (status: PropertyResult['status'], assertion: string, message: string) =>
+    def.endpoints.map((e) => ({ ...base(e.id), status, assertion, level: levelOf(assertion), message }));
 
   if (!d.failed) {
     const runs = s.replay ? 'the replayed case' : `${d.numRuns} runs${d.interrupted ? ' (interrupted by the time limit)' : ''}`;
     const seen = def.client.outcomes;
     const vacuous = !seen.ok && !(def.commands ? false : seen.invalid);
     // A run in which nothing was accepted (nor refused, for request properties) reached no behaviour: inconclusive, never a pass.
-    return all(vacuous ? 'inconclusive' : 'pass', def.assertion, `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; inconclusive: no request was accepted' : ''}`);
+    return all(
+      vacuous ? 'inconclusive' : 'pass',
+      def.assertion,
+      `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; inconclusive: no request was accepted' : ''}`,
+    );
   }
   const err = d.errorInstance;
   if (err instanceof PropertyAbort) return all('skipped', def.assertion, `not observable on this target: ${err.message}`);
   if (!(err instanceof PropertyViolation)) {
     const text = err instanceof Error ? (err.stack ?? err.message).split('\n').slice(0, 3).join(' | ') : String(err);
-    return all('skipped', def.assertion, `not decided: harness error in property ${o.propertyId} (a bug of mqsim, not a finding about the target): ${text}`);
+    return all(
+      'skipped',
+      def.assertion,
+      `not decided: harness error in property ${o.propertyId} (a bug of mqsim, not a finding about the target): ${text}`,
+    );
   }
   const cex = d.counterexample?.[0];
   const fcPath = d.counterexamplePath ?? s.replay?.fcPath ?? '';
@@ -105,10 +140,18 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
     counterexample: lines,
     numShrinks: d.numShrinks,
     replay,
-    ...(err.exchange ? { request: err.exchange.record, response: responseRecord(err.exchange), curl: curlOf(s.baseUrl, err.exchange) } : {}),
+    ...(err.exchange
+      ? { request: err.exchange.record, response: responseRecord(err.exchange), curl: curlOf(s.baseUrl, err.exchange) }
+      : {}),
   };
   const others = def.endpoints
     .filter((e) => e.id !== err.endpointId)
-    .map((e) => ({ ...base(e.id), status: 'skipped' as const, assertion: def.assertion, level: levelOf(def.assertion), message: `property ${o.propertyId} stopped at a failure of ${err.endpointId} (see that check); path ${path}` }));
+    .map((e) => ({
+      ...base(e.id),
+      status: 'skipped' as const,
+      assertion: def.assertion,
+      level: levelOf(def.assertion),
+      message: `property ${o.propertyId} stopped at a failure of ${err.endpointId} (see that check); path ${path}`,
+    }));
   return [failing, ...others];
 }

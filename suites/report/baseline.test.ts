@@ -27,7 +27,10 @@ describe('baseline comparison by findings', () => {
       'envelope.forms MUST GET /api/a,GET /api/new', // no such finding before
       'envelope.paged.data MUST POST /api/b', // known, but now also on /api/b
     ]);
-    expect(b.fixed.map((f) => `${f.id} ${f.endpoints.join(',')}`)).toEqual(['auth.rule-5-401 GET /api/a', 'decision.wrong-method-405 GET /api/a']);
+    expect(b.fixed.map((f) => `${f.id} ${f.endpoints.join(',')}`)).toEqual([
+      'auth.rule-5-401 GET /api/a',
+      'decision.wrong-method-405 GET /api/a',
+    ]);
     expect(b.stillFailing).toBe(0);
     expect(b.baselineRunId).toBe('run-1');
     // A finding of the baseline on an endpoint this run did not check is neither fixed nor new.
@@ -41,7 +44,9 @@ describe('baseline comparison by findings', () => {
     expect(same.summary.findingsByLevel).toEqual({ MUST: 2, SHOULD: 0, INFO: 1 });
     expect(same.baseline.newFindings).toEqual([]);
     expect(exitCodeOf(same)).toBe(0);
-    expect(same.verdictLine).toMatch(/^PASS — no new MUST finding against baseline base\.json: 0 new findings \(0 MUST\), 0 fixed, 3 still present/);
+    expect(same.verdictLine).toMatch(
+      /^PASS — no new MUST finding against baseline base\.json: 0 new findings \(0 MUST\), 0 fixed, 3 still present/,
+    );
 
     const infoOnly = reportOf([endpoint('GET', '/api/z', 'a', [check('x', 'fail', 'INFO', { assertion: 'decision.secrets-hidden' })])]);
     infoOnly.baseline = compareWithBaseline(infoOnly, baseline, 'base.json');

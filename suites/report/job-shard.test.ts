@@ -13,9 +13,17 @@ describe('the shard of a scheduled process', () => {
 
   it('refuses what the flags and the environment cannot mean, naming the fix', () => {
     const cases: [Parameters<typeof resolveShard>[0], NodeJS.ProcessEnv, RegExp][] = [
-      [{ shardCount: 4 }, {}, /--shard-count 4 takes this process's shard from JOB_COMPLETION_INDEX \(0 … 3; .*not set: set it, or give --shard i\/n/],
+      [
+        { shardCount: 4 },
+        {},
+        /--shard-count 4 takes this process's shard from JOB_COMPLETION_INDEX \(0 … 3; .*not set: set it, or give --shard i\/n/,
+      ],
       [{ shardCount: 4 }, { JOB_COMPLETION_INDEX: ' ' }, /not set/],
-      [{ shardCount: 4 }, { JOB_COMPLETION_INDEX: '4' }, /JOB_COMPLETION_INDEX=4 is out of range for --shard-count 4 \(0 … 3\): the Job's completions must equal the shard count/],
+      [
+        { shardCount: 4 },
+        { JOB_COMPLETION_INDEX: '4' },
+        /JOB_COMPLETION_INDEX=4 is out of range for --shard-count 4 \(0 … 3\): the Job's completions must equal the shard count/,
+      ],
       [{ shardCount: 4 }, { JOB_COMPLETION_INDEX: '-1' }, /must be a whole number from 0 to 3, got "-1"/],
       [{ shardCount: 4 }, { JOB_COMPLETION_INDEX: 'pod-2' }, /must be a whole number from 0 to 3/],
       [{ shardCount: 4, shard: { index: 1, count: 4 } }, { JOB_COMPLETION_INDEX: '0' }, /either --shard i\/n or --shard-count n/],

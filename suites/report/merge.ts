@@ -44,7 +44,14 @@ function sumRequests(all: readonly RequestStats[]): RequestStats {
   const byStatus: Record<string, number> = {};
   for (const r of all) for (const [k, v] of Object.entries(r.byStatus ?? {})) byStatus[k] = (byStatus[k] ?? 0) + v;
   const sum = (f: (r: RequestStats) => number) => all.reduce((n, r) => n + (f(r) ?? 0), 0);
-  return { total: sum((r) => r.total), unauthorized: sum((r) => r.unauthorized), counted: sum((r) => r.counted), answered: sum((r) => r.answered), byStatus, transportErrors: sum((r) => r.transportErrors) };
+  return {
+    total: sum((r) => r.total),
+    unauthorized: sum((r) => r.unauthorized),
+    counted: sum((r) => r.counted),
+    answered: sum((r) => r.answered),
+    byStatus,
+    transportErrors: sum((r) => r.transportErrors),
+  };
 }
 
 const selectionKey = (s: SelectionRecord | undefined) => JSON.stringify([s?.only ?? [], s?.skip ?? []]);
@@ -56,14 +63,18 @@ function checkShardsComplete(inputs: readonly MergeInput[]): void {
     if (!report.shard) continue;
     const key = shardGroupOf(report);
     const g = groups.get(key) ?? { count: report.shard.count, seen: new Set<number>(), files: [] };
-    if (g.seen.has(report.shard.index)) throw new MergeError(`shard ${report.shard.index}/${report.shard.count} is given twice (${g.files.join(', ')} and ${file})`);
+    if (g.seen.has(report.shard.index))
+      throw new MergeError(`shard ${report.shard.index}/${report.shard.count} is given twice (${g.files.join(', ')} and ${file})`);
     g.seen.add(report.shard.index);
     g.files.push(file);
     groups.set(key, g);
   }
   for (const g of groups.values()) {
     const missing = Array.from({ length: g.count }, (_, i) => i + 1).filter((i) => !g.seen.has(i));
-    if (missing.length) throw new MergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${g.count}`).join(', ')} (merged: ${g.files.join(', ')})`);
+    if (missing.length)
+      throw new MergeError(
+        `missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${g.count}`).join(', ')} (merged: ${g.files.join(', ')})`,
+      );
   }
 }
 
@@ -131,7 +142,9 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
       const held = endpoints[first.at].e;
       const twice = held.checks.find((c) => e.checks.some((d) => d.id === c.id));
       if (!shards || shards !== first.shards || twice) {
-        throw new MergeError(`${key} is in both ${first.file} and ${file}${twice ? ` (check ${twice.id} in each)` : ''}: merge the shards of one run, not overlapping runs`);
+        throw new MergeError(
+          `${key} is in both ${first.file} and ${file}${twice ? ` (check ${twice.id} in each)` : ''}: merge the shards of one run, not overlapping runs`,
+        );
       }
       endpoints[first.at].e = combineEndpoint(held, e);
     }
@@ -139,11 +152,14 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   endpoints.sort((a, b) => a.order - b.order);
   const merged = endpoints.map((x) => x.e);
 
-  const requests = sumRequests(inputs.map((i) => i.report.requests ?? { total: 0, unauthorized: 0, counted: 0, answered: 0, byStatus: {}, transportErrors: 0 }));
+  const requests = sumRequests(
+    inputs.map((i) => i.report.requests ?? { total: 0, unauthorized: 0, counted: 0, answered: 0, byStatus: {}, transportErrors: 0 }),
+  );
   const vacuousInputs = inputs.filter((i) => i.report.vacuous);
   const whole = vacuousRun(requests);
   const vacuous = vacuousInputs.length > 0 || whole.vacuous;
-  const vacuousReason = vacuousInputs.length > 0 ? `${vacuousInputs.map((i) => `${i.file}: ${i.report.vacuousReason ?? 'vacuous'}`).join('; ')}` : whole.reason;
+  const vacuousReason =
+    vacuousInputs.length > 0 ? `${vacuousInputs.map((i) => `${i.file}: ${i.report.vacuousReason ?? 'vacuous'}`).join('; ')}` : whole.reason;
 
   const first = inputs[0].report;
   const started = inputs.map((i) => Date.parse(i.report.startedAt)).filter(Number.isFinite);
@@ -157,8 +173,11 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
   for (const i of inputs) for (const [id, c] of Object.entries(i.report.citations ?? {})) citations[id] ??= c;
   const findings = buildFindings(merged, citations);
-  const baseline = options.baseline ? compareWithBaseline({ findings, endpoints: merged }, options.baseline.report, options.baseline.file) : combinedBaseline(inputs);
-  if (!baseline && inputs.some((i) => i.report.baseline)) notes.push('the inputs were compared with different baselines (or only some were): pass --baseline to compare the merged report');
+  const baseline = options.baseline
+    ? compareWithBaseline({ findings, endpoints: merged }, options.baseline.report, options.baseline.file)
+    : combinedBaseline(inputs);
+  if (!baseline && inputs.some((i) => i.report.baseline))
+    notes.push('the inputs were compared with different baselines (or only some were): pass --baseline to compare the merged report');
 
   const report: Report = {
     tool: first.tool,
@@ -183,7 +202,14 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
     ...(shared && (shared.only.length || shared.skip.length) ? { selection: { ...shared, selectedEndpoints: merged.length } } : {}),
     ...(baseline ? { baseline } : {}),
     merged: {
-      inputs: inputs.map(({ file, report: r }) => ({ file, runId: r.runId, target: r.target, seed: r.seed, ...(r.shard ? { shard: r.shard } : {}), endpoints: r.endpoints.length })),
+      inputs: inputs.map(({ file, report: r }) => ({
+        file,
+        runId: r.runId,
+        target: r.target,
+        seed: r.seed,
+        ...(r.shard ? { shard: r.shard } : {}),
+        endpoints: r.endpoints.length,
+      })),
     },
     notes,
   };

@@ -15,7 +15,9 @@ const p = (index: number, failures = 0): EndpointProgress => ({
 
 describe('progress lines', () => {
   it('says where the run is and how many failures it found so far', () => {
-    expect(endpointProgressLine(p(7))).toBe('endpoint  7 of 68  pass     GET /api/cluster/tenant/list — 19 checks, 0 failed, 0.1 s; failures so far 0');
+    expect(endpointProgressLine(p(7))).toBe(
+      'endpoint  7 of 68  pass     GET /api/cluster/tenant/list — 19 checks, 0 failed, 0.1 s; failures so far 0',
+    );
     expect(endpointProgressLine(p(12, 2))).toContain('failures so far 2 (MUST 1)');
     expect(compactProgressLine(p(12, 2), 200)).toBe('endpoint 12 of 68, failures so far 2 (MUST 1) · GET /api/cluster/tenant/list');
     const narrow = compactProgressLine(p(12, 2), 40);
@@ -36,6 +38,11 @@ describe('progress lines', () => {
     term.endpoint(p(2));
     term.line('tenants 4 endpoints');
     term.clear();
-    expect(tty).toEqual([`\r\x1b[K${compactProgressLine(p(1), 120)}`, `\r\x1b[K${compactProgressLine(p(2), 120)}`, '\r\x1b[K', 'tenants 4 endpoints\n']);
+    expect(tty).toEqual([
+      `\r\x1b[K${compactProgressLine(p(1), 120)}`,
+      `\r\x1b[K${compactProgressLine(p(2), 120)}`,
+      '\r\x1b[K',
+      'tenants 4 endpoints\n',
+    ]);
   });
 });

@@ -31,7 +31,13 @@ describe('reading report.json', () => {
       [write('bad.json', '{'), /is not JSON/],
       [write('arr.json', []), /not a mqsim conform report: not a JSON object/],
       [write('noeps.json', { target: 'sim', seed: 1 }), /no "endpoints" array/],
-      [write('level.json', { ...ok, endpoints: [{ ...ok.endpoints[0], checks: [{ ...ok.endpoints[0].checks[0], level: '"><script>' }] }] }), /checks\[0\] has level "\\"><script>"/],
+      [
+        write('level.json', {
+          ...ok,
+          endpoints: [{ ...ok.endpoints[0], checks: [{ ...ok.endpoints[0].checks[0], level: '"><script>' }] }],
+        }),
+        /checks\[0\] has level "\\"><script>"/,
+      ],
       [write('status.json', { ...ok, endpoints: [{ ...ok.endpoints[0], status: 'great' }] }), /endpoints\[0\]\.status is "great"/],
     ];
     for (const [file, message] of cases) {

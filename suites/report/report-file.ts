@@ -32,15 +32,19 @@ function shapeProblem(value: unknown): string | undefined {
   if (typeof r.seed !== 'number') return 'no "seed"';
   if (!Array.isArray(r.endpoints)) return 'no "endpoints" array';
   // Baselines compare findings (since mqsim 0.2): a report without them cannot serve as one.
-  if (!Array.isArray(r.findings)) return 'no "findings" (written by mqsim before 0.2, which compared checks, not findings): make the baseline again with this version';
+  if (!Array.isArray(r.findings))
+    return 'no "findings" (written by mqsim before 0.2, which compared checks, not findings): make the baseline again with this version';
   for (const [i, e] of (r.endpoints as unknown[]).entries()) {
     const ep = e as Record<string, unknown> | null;
-    if (!ep || typeof ep.method !== 'string' || typeof ep.path !== 'string' || !Array.isArray(ep.checks)) return `endpoints[${i}] lacks method, path or checks`;
+    if (!ep || typeof ep.method !== 'string' || typeof ep.path !== 'string' || !Array.isArray(ep.checks))
+      return `endpoints[${i}] lacks method, path or checks`;
     if (!ENDPOINT_STATUSES.includes(ep.status as string)) return `endpoints[${i}].status is ${JSON.stringify(ep.status)}`;
     for (const [j, c] of (ep.checks as unknown[]).entries()) {
       const ch = c as Record<string, unknown> | null;
-      if (!ch || typeof ch.id !== 'string' || typeof ch.message !== 'string' || typeof ch.assertion !== 'string') return `endpoints[${i}].checks[${j}] lacks id, assertion or message`;
-      if (!LEVELS.includes(ch.level as string) || !CHECK_STATUSES.includes(ch.status as string)) return `endpoints[${i}].checks[${j}] has level ${JSON.stringify(ch.level)}, status ${JSON.stringify(ch.status)}`;
+      if (!ch || typeof ch.id !== 'string' || typeof ch.message !== 'string' || typeof ch.assertion !== 'string')
+        return `endpoints[${i}].checks[${j}] lacks id, assertion or message`;
+      if (!LEVELS.includes(ch.level as string) || !CHECK_STATUSES.includes(ch.status as string))
+        return `endpoints[${i}].checks[${j}] has level ${JSON.stringify(ch.level)}, status ${JSON.stringify(ch.status)}`;
     }
   }
   return undefined;
@@ -56,7 +60,9 @@ export function readReportFile(fileOrDir: string): { file: string; report: Repor
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ReportFileError(`cannot read report ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new ReportFileError(
+      `cannot read report ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   let json: unknown;
   try {

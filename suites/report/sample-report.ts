@@ -1,14 +1,27 @@
 import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from '../conform/coverage.ts';
 import { buildFindings } from '../conform/findings.ts';
-import { applyVerdict, endpointStatusOf, summarize, type CheckRecord, type Citation, type EndpointReport, type Report } from '../conform/report-model.ts';
+import {
+  applyVerdict,
+  endpointStatusOf,
+  summarize,
+  type CheckRecord,
+  type Citation,
+  type EndpointReport,
+  type Report,
+} from '../conform/report-model.ts';
 
 /** Small hand-made reports for the tests of baseline, merge and the writers (not used by the tool). */
 
 const CITATIONS: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
 
 /** A check citing `assertion` (by default one of the level asked for, so findings group by it). */
-export const check = (id: string, status: CheckRecord['status'], level: CheckRecord['level'] = 'MUST', extra: Partial<CheckRecord> = {}): CheckRecord => ({
+export const check = (
+  id: string,
+  status: CheckRecord['status'],
+  level: CheckRecord['level'] = 'MUST',
+  extra: Partial<CheckRecord> = {},
+): CheckRecord => ({
   id,
   assertion: extra.assertion ?? ASSERTIONS.find((a) => a.level === level)!.id,
   level,
@@ -17,7 +30,13 @@ export const check = (id: string, status: CheckRecord['status'], level: CheckRec
   ...extra,
 });
 
-export function endpoint(method: string, path: string, tag: string, checks: CheckRecord[], id = `${tag}.${method.toLowerCase()}${path.replace(/\//g, '.')}`): EndpointReport {
+export function endpoint(
+  method: string,
+  path: string,
+  tag: string,
+  checks: CheckRecord[],
+  id = `${tag}.${method.toLowerCase()}${path.replace(/\//g, '.')}`,
+): EndpointReport {
   return { id, method, path, tag, status: endpointStatusOf(checks), checks };
 }
 

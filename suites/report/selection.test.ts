@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
-import { globToRegExp, matchesPattern, parseShard, selectEndpoints, SelectionError, selectionFlags, shardOf, splitPatterns } from './selection.ts';
+import {
+  globToRegExp,
+  matchesPattern,
+  parseShard,
+  selectEndpoints,
+  SelectionError,
+  selectionFlags,
+  shardOf,
+  splitPatterns,
+} from './selection.ts';
 
 const keys = (list: readonly { method: string; path: string }[]) => list.map((e) => `${e.method} ${e.path}`);
 
@@ -16,20 +25,40 @@ describe('endpoint selection', () => {
 
   it('matches a pattern against path, endpoint id, tag or METHOD path', () => {
     const list = CONTRACT.find((e) => e.method === 'GET' && e.path === '/api/cluster/tenant/list')!;
-    for (const p of ['/api/cluster/tenant/*', '/api/**/list', list.id, 'cluster.tenant.*', list.tag, 'GET /api/cluster/tenant/*', 'get /api/cluster/tenant/list']) expect(matchesPattern(list, p), p).toBe(true);
+    for (const p of [
+      '/api/cluster/tenant/*',
+      '/api/**/list',
+      list.id,
+      'cluster.tenant.*',
+      list.tag,
+      'GET /api/cluster/tenant/*',
+      'get /api/cluster/tenant/list',
+    ])
+      expect(matchesPattern(list, p), p).toBe(true);
     for (const p of ['/api/cluster/*', 'POST /api/cluster/tenant/*', 'users', 'cluster']) expect(matchesPattern(list, p), p).toBe(false);
   });
 
   it('applies --only, then --skip; patterns are comma-separated and repeatable', () => {
     expect(splitPatterns(['a, b', '', 'c,'])).toEqual(['a', 'b', 'c']);
-    const { selected, inShard } = selectEndpoints(CONTRACT, { only: ['/api/cluster/tenant/*', 'users'], skip: ['POST /api/cluster/tenant/delete'] });
+    const { selected, inShard } = selectEndpoints(CONTRACT, {
+      only: ['/api/cluster/tenant/*', 'users'],
+      skip: ['POST /api/cluster/tenant/delete'],
+    });
     expect(keys(selected).sort()).toEqual(
-      keys(CONTRACT.filter((e) => (e.path.startsWith('/api/cluster/tenant/') || e.tag === 'users') && !(e.method === 'POST' && e.path === '/api/cluster/tenant/delete'))).sort(),
+      keys(
+        CONTRACT.filter(
+          (e) =>
+            (e.path.startsWith('/api/cluster/tenant/') || e.tag === 'users') &&
+            !(e.method === 'POST' && e.path === '/api/cluster/tenant/delete'),
+        ),
+      ).sort(),
     );
     expect(inShard).toEqual(selected);
     // Contract order is kept.
     expect(selected.map((e) => CONTRACT.indexOf(e))).toEqual([...selected.map((e) => CONTRACT.indexOf(e))].sort((a, b) => a - b));
-    expect(selectEndpoints(CONTRACT, { skip: ['mqtt'] }).selected).toHaveLength(CONTRACT.length - CONTRACT.filter((e) => e.tag === 'mqtt').length);
+    expect(selectEndpoints(CONTRACT, { skip: ['mqtt'] }).selected).toHaveLength(
+      CONTRACT.length - CONTRACT.filter((e) => e.tag === 'mqtt').length,
+    );
   });
 
   it('refuses a pattern that matches nothing, and a selection that leaves nothing', () => {
@@ -42,7 +71,8 @@ describe('endpoint selection', () => {
   it('parses i/n and refuses anything else', () => {
     expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
     expect(parseShard(' 1 / 1 ')).toEqual({ index: 1, count: 1 });
-    for (const bad of ['0/2', '3/2', '1/0', '2', 'a/b', '1/2/3', '-1/2', '1/1001']) expect(() => parseShard(bad), bad).toThrow(SelectionError);
+    for (const bad of ['0/2', '3/2', '1/0', '2', 'a/b', '1/2/3', '-1/2', '1/1001'])
+      expect(() => parseShard(bad), bad).toThrow(SelectionError);
   });
 
   it('shards partition the selection: disjoint, balanced, union = the selection, for every count', () => {
@@ -59,13 +89,17 @@ describe('endpoint selection', () => {
       expect(shardOf(selected, { index: 1, count })).toEqual(shards[0]);
     }
     expect(selectEndpoints(CONTRACT, { only: ['tenants'], shard: { index: 2, count: 2 } }).inShard.map((e) => e.path)).toEqual(
-      CONTRACT.filter((e) => e.tag === 'tenants').filter((_, i) => i % 2 === 1).map((e) => e.path),
+      CONTRACT.filter((e) => e.tag === 'tenants')
+        .filter((_, i) => i % 2 === 1)
+        .map((e) => e.path),
     );
   });
 
   it('writes the flags back for the replay command, quoting globs for the shell', () => {
     expect(selectionFlags({})).toBe('');
-    expect(selectionFlags({ only: ['/api/cluster/tenant/*', 'users'], skip: ["it's"], shard: { index: 1, count: 3 } })).toBe(` --only '/api/cluster/tenant/*,users' --skip 'it'\\''s' --shard 1/3`);
+    expect(selectionFlags({ only: ['/api/cluster/tenant/*', 'users'], skip: ["it's"], shard: { index: 1, count: 3 } })).toBe(
+      ` --only '/api/cluster/tenant/*,users' --skip 'it'\\''s' --shard 1/3`,
+    );
     expect(selectionFlags({ only: ['tenants'] })).toBe(' --only tenants');
   });
 });

@@ -45,7 +45,10 @@ export function globToRegExp(glob: string): RegExp {
 
 /** Flag values as patterns: comma-separated, repeatable, blanks dropped. */
 export function splitPatterns(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((p) => p.trim()).filter((p) => p.length > 0);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
 }
 
 const METHOD_AND_PATH = /^([A-Za-z]+)\s+(\/\S*)$/;
@@ -99,15 +102,23 @@ function tagList(all: readonly Selectable[]): string {
 export function selectEndpoints<T extends Selectable>(all: readonly T[], spec: SelectionSpec): SelectionResult<T> {
   const only = splitPatterns(spec.only);
   const skip = splitPatterns(spec.skip);
-  for (const [flag, patterns] of [['--only', only], ['--skip', skip]] as const) {
+  for (const [flag, patterns] of [
+    ['--only', only],
+    ['--skip', skip],
+  ] as const) {
     for (const p of patterns) {
       if (!all.some((e) => matchesPattern(e, p))) {
-        throw new SelectionError(`${flag} ${JSON.stringify(p)} matches no endpoint: use a path glob (/api/cluster/tenant/*), an endpoint id glob (cluster.*) or a tag (${tagList(all)}).`);
+        throw new SelectionError(
+          `${flag} ${JSON.stringify(p)} matches no endpoint: use a path glob (/api/cluster/tenant/*), an endpoint id glob (cluster.*) or a tag (${tagList(all)}).`,
+        );
       }
     }
   }
-  const selected = all.filter((e) => (only.length === 0 || only.some((p) => matchesPattern(e, p))) && !skip.some((p) => matchesPattern(e, p)));
-  if (selected.length === 0) throw new SelectionError(`--only ${only.join(',')}${skip.length ? ` with --skip ${skip.join(',')}` : ''} leaves no endpoint to check.`);
+  const selected = all.filter(
+    (e) => (only.length === 0 || only.some((p) => matchesPattern(e, p))) && !skip.some((p) => matchesPattern(e, p)),
+  );
+  if (selected.length === 0)
+    throw new SelectionError(`--only ${only.join(',')}${skip.length ? ` with --skip ${skip.join(',')}` : ''} leaves no endpoint to check.`);
   return { selected, inShard: shardOf(selected, spec.shard), only, skip };
 }
 

@@ -21,7 +21,14 @@ export const acl: FamilySuite = {
       checks: ['acl.optional-fields-listed'],
       assertion: 'service.manage',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...ACL.fields(ctx, '-of'), desc: 'optional fields', topic: 'conform/acl/optional/+', ip: '192.0.2.0/24', action: 'Subscribe', permission: 'Allow' };
+        const fields: Record<string, unknown> = {
+          ...ACL.fields(ctx, '-of'),
+          desc: 'optional fields',
+          topic: 'conform/acl/optional/+',
+          ip: '192.0.2.0/24',
+          action: 'Subscribe',
+          permission: 'Allow',
+        };
         const ex = (await env.resources.create(ACL, fields, 'check'))!;
         await ctx.check(e, 'acl.optional-fields-listed', 'service.manage', async () => {
           if (!succeeded(ex)) return fail(`a rule with desc, topic and ip was refused: ${describeAnswer(ex)}`, ex);
@@ -30,7 +37,9 @@ export const acl: FamilySuite = {
           const row = got.rows.find((r) => r.name === fields.name && r.tenant === fields.tenant);
           if (!row) return fail(`the rule ${fields.name} is not listed`, got.ex);
           const wrong = (['desc', 'topic', 'ip', 'action', 'permission'] as const).filter((k) => row[k] !== fields[k]);
-          return wrong.length > 0 ? fail(`listed ${wrong.map((k) => `${k} ${JSON.stringify(row[k])} (sent ${JSON.stringify(fields[k])})`).join(', ')}`, got.ex) : pass('desc, topic, ip, action and permission listed as created');
+          return wrong.length > 0
+            ? fail(`listed ${wrong.map((k) => `${k} ${JSON.stringify(row[k])} (sent ${JSON.stringify(fields[k])})`).join(', ')}`, got.ex)
+            : pass('desc, topic, ip, action and permission listed as created');
         });
         if (succeeded(ex)) await env.resources.delete(ACL, fields, 'cleanup');
       },

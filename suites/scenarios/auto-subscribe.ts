@@ -24,7 +24,13 @@ export const autoSubscribe: FamilySuite = {
       checks: ['auto-subscribe.list-labels', 'auto-subscribe.label-names'],
       assertion: 'resources.auto-subscribe.qos',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-lb'), qos: 2, retained_handling: 1, no_local: true, retain_as_published: true };
+        const fields: Record<string, unknown> = {
+          ...RULE.fields(ctx, '-lb'),
+          qos: 2,
+          retained_handling: 1,
+          no_local: true,
+          retain_as_published: true,
+        };
         const ex = (await env.resources.create(RULE, fields, 'check'))!;
         const got = succeeded(ex) ? await readList(ctx, e.path, { tenant: fields.tenant, name: fields.name }) : undefined;
         const row = got?.rows.find((r) => r.name === fields.name && r.tenant === fields.tenant);
@@ -32,14 +38,27 @@ export const autoSubscribe: FamilySuite = {
           if (!succeeded(ex)) return skip(`the rule could not be created (${describeAnswer(ex)})`);
           if (!row) return fail(`the rule ${String(fields.name)} is not listed`, got?.ex);
           // Spec: qos and retained_handling are numbers on create and text labels in the list.
-          if (typeof row.qos !== 'string' || typeof row.retained_handling !== 'string') return fail(`qos and retained_handling must be text labels in the list, got ${JSON.stringify({ qos: row.qos, retained_handling: row.retained_handling })}`, got?.ex);
-          if (row.no_local !== true || row.retain_as_published !== true) return fail(`no_local and retain_as_published were created true, listed ${JSON.stringify({ no_local: row.no_local, retain_as_published: row.retain_as_published })}`, got?.ex);
+          if (typeof row.qos !== 'string' || typeof row.retained_handling !== 'string')
+            return fail(
+              `qos and retained_handling must be text labels in the list, got ${JSON.stringify({ qos: row.qos, retained_handling: row.retained_handling })}`,
+              got?.ex,
+            );
+          if (row.no_local !== true || row.retain_as_published !== true)
+            return fail(
+              `no_local and retain_as_published were created true, listed ${JSON.stringify({ no_local: row.no_local, retain_as_published: row.retain_as_published })}`,
+              got?.ex,
+            );
           return pass(`qos 2 listed as ${JSON.stringify(row.qos)}, retained_handling 1 as ${JSON.stringify(row.retained_handling)}`);
         });
         await ctx.check(e, 'auto-subscribe.label-names', 'decision.auto-subscribe.sort-fields', () => {
           if (!row) return skip('no listed rule to look at');
           const want = { qos: QOS[2], retained_handling: RETAIN[1] };
-          return row.qos === want.qos && row.retained_handling === want.retained_handling ? pass(`the labels are ${want.qos} and ${want.retained_handling}`) : fail(`expected the labels ${JSON.stringify(want)} (the project's names for 2 and 1), got ${JSON.stringify({ qos: row.qos, retained_handling: row.retained_handling })}`, got?.ex);
+          return row.qos === want.qos && row.retained_handling === want.retained_handling
+            ? pass(`the labels are ${want.qos} and ${want.retained_handling}`)
+            : fail(
+                `expected the labels ${JSON.stringify(want)} (the project's names for 2 and 1), got ${JSON.stringify({ qos: row.qos, retained_handling: row.retained_handling })}`,
+                got?.ex,
+              );
         });
         if (succeeded(ex)) await env.resources.delete(RULE, fields, 'cleanup');
       },
@@ -52,7 +71,8 @@ export const autoSubscribe: FamilySuite = {
       async run(ctx, e, env) {
         const mqtt = ctx.mqtt!;
         await ctx.check(e, 'auto-subscribe.applies-on-connect', 'service.manage', async () => {
-          if (mqtt.tenant === undefined) return skip(`the MQTT client (${mqtt.via}) does not connect in a known tenant, so the rule's tenant cannot be chosen`);
+          if (mqtt.tenant === undefined)
+            return skip(`the MQTT client (${mqtt.via}) does not connect in a known tenant, so the rule's tenant cannot be chosen`);
           const topic = `conform/${ctx.seed}/auto/#`;
           const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-ap'), tenant: mqtt.tenant, topic };
           const created = (await env.resources.create(RULE, fields, 'check'))!;
@@ -65,7 +85,9 @@ export const autoSubscribe: FamilySuite = {
               const got = await readList(ctx, '/api/mqtt/subscribe/list', { tenant: mqtt.tenant, client_id: clientId });
               return got?.rows.find((r) => r.client_id === clientId && r.path === topic);
             });
-            return found ? pass(`a client connecting in ${mqtt.tenant} is subscribed to ${topic} by the rule`) : fail(`client ${clientId} connected in tenant ${mqtt.tenant} but has no subscription to the rule's topic ${topic}`);
+            return found
+              ? pass(`a client connecting in ${mqtt.tenant} is subscribed to ${topic} by the rule`)
+              : fail(`client ${clientId} connected in tenant ${mqtt.tenant} but has no subscription to the rule's topic ${topic}`);
           } finally {
             if (!('ok' in session)) await session.close();
             await env.resources.delete(RULE, fields, 'cleanup');

@@ -33,8 +33,13 @@ export const blacklist: FamilySuite = {
           if (!row) return skip(`the entry ${String(fixture.name)} is not listed (see blacklist.end-time-local)`);
           const end = Number(fixture.end_time);
           const shown = row.end_time;
-          const asSeconds = typeof shown === 'number' ? shown === end || shown === end * 1000 : datesAround(end).some((d) => String(shown).startsWith(d));
-          if (!asSeconds) return fail(`end_time was sent as ${end} (Unix seconds, ${new Date(end * 1000).toISOString()}), but the list shows ${JSON.stringify(shown)}: the input was not read as seconds`, got?.ex);
+          const asSeconds =
+            typeof shown === 'number' ? shown === end || shown === end * 1000 : datesAround(end).some((d) => String(shown).startsWith(d));
+          if (!asSeconds)
+            return fail(
+              `end_time was sent as ${end} (Unix seconds, ${new Date(end * 1000).toISOString()}), but the list shows ${JSON.stringify(shown)}: the input was not read as seconds`,
+              got?.ex,
+            );
           return pass(`end_time ${end} sent in Unix seconds is listed as that time (${JSON.stringify(shown)})`);
         });
         await ctx.check(e, 'blacklist.end-time-local', 'notes.shape.blacklist-entry', async () => {
@@ -42,7 +47,11 @@ export const blacklist: FamilySuite = {
           if (!row) return fail(`the entry ${String(fixture.name)} is not listed`, got?.ex);
           const end = Number(fixture.end_time);
           const shown = String(row.end_time);
-          if (!datesAround(end).some((d) => shown.startsWith(d))) return fail(`end_time was sent as ${end} (Unix seconds, ${new Date(end * 1000).toISOString()}), the list shows ${JSON.stringify(row.end_time)}`, got?.ex);
+          if (!datesAround(end).some((d) => shown.startsWith(d)))
+            return fail(
+              `end_time was sent as ${end} (Unix seconds, ${new Date(end * 1000).toISOString()}), the list shows ${JSON.stringify(row.end_time)}`,
+              got?.ex,
+            );
           return pass(`end_time ${end} (Unix seconds in) is listed as ${JSON.stringify(row.end_time)} (local time out)`);
         });
       },

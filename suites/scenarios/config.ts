@@ -97,7 +97,11 @@ function readAt(section: Row | undefined, key: string): unknown {
 }
 
 /** Does the read value show the set value, in any form the spec allows? Returns the form, or a problem. */
-function readShows(p: Plan[number], setValue: unknown, read: unknown): { ok: true; form: FieldForm; decisionForm: boolean } | { ok: false; problem: string } {
+function readShows(
+  p: Plan[number],
+  setValue: unknown,
+  read: unknown,
+): { ok: true; form: FieldForm; decisionForm: boolean } | { ok: false; problem: string } {
   const f = p.field;
   const say = `${p.key}: set ${JSON.stringify(setValue)}, read back ${JSON.stringify(read)}`;
   if (f.readForm === 'enum') {
@@ -127,10 +131,21 @@ export function invalidCases(t: ConfigTypeSpec): { what: string; config: Row; fi
   for (const f of setFields(t)) {
     if (cases.length >= 2) break;
     if (f.readForm === 'percent') cases.push({ what: `${f.name} 1.5 is outside 0 to 1`, config: { [f.name]: 1.5 }, field: f.name });
-    else if (f.readForm === 'enum') cases.push({ what: `${f.name} "Bogus" is none of ${f.setValues?.join(', ')}`, config: { [f.name]: 'Bogus' }, field: f.name });
-    else if (f.type === 'u16' || f.type === 'u8' || f.type === 'u32') cases.push({ what: `${f.name} ${UINT_MAX[f.type] + 1} is outside ${f.type}`, config: { [f.name]: UINT_MAX[f.type] + 1 }, field: f.name });
+    else if (f.readForm === 'enum')
+      cases.push({ what: `${f.name} "Bogus" is none of ${f.setValues?.join(', ')}`, config: { [f.name]: 'Bogus' }, field: f.name });
+    else if (f.type === 'u16' || f.type === 'u8' || f.type === 'u32')
+      cases.push({
+        what: `${f.name} ${UINT_MAX[f.type] + 1} is outside ${f.type}`,
+        config: { [f.name]: UINT_MAX[f.type] + 1 },
+        field: f.name,
+      });
     else if (f.type === 'u64') cases.push({ what: `${f.name} -1 is not a u64`, config: { [f.name]: -1 }, field: f.name });
-    else if (f.properties) cases.push({ what: `${f.name}.${f.properties[0].name} -1 is not a ${f.properties[0].type}`, config: { [f.name]: { [f.properties[0].name]: -1 } }, field: f.name });
+    else if (f.properties)
+      cases.push({
+        what: `${f.name}.${f.properties[0].name} -1 is not a ${f.properties[0].type}`,
+        config: { [f.name]: { [f.properties[0].name]: -1 } },
+        field: f.name,
+      });
   }
   return cases;
 }
@@ -157,7 +172,13 @@ interface Outcome {
   exchange?: Exchange;
 }
 
-async function roundTrip(ctx: ConformContext, set: EndpointContract, get: EndpointContract, t: ConfigTypeSpec, first: { done: boolean }): Promise<Outcome> {
+async function roundTrip(
+  ctx: ConformContext,
+  set: EndpointContract,
+  get: EndpointContract,
+  t: ConfigTypeSpec,
+  first: { done: boolean },
+): Promise<Outcome> {
   const out: Outcome = { type: t.configType, problems: [], decisionMisses: [], percent: [], restoreProblems: [] };
   const before = await ctx.call(get, {}, 'fixture');
   const section = sectionOf(dataOf(before), t.readViewKey);
@@ -186,7 +207,8 @@ async function roundTrip(ctx: ConformContext, set: EndpointContract, get: Endpoi
     else {
       forms.set(p.key, r.form);
       if (!r.decisionForm) out.decisionMisses.push(`${p.key} shown as ${JSON.stringify(readAt(shown, p.key))}`);
-      if (p.field.readForm === 'percent') out.percent.push({ key: p.key, set: p.changed, shown: readAt(shown, p.key), asPercent: r.form.scale === 100 });
+      if (p.field.readForm === 'percent')
+        out.percent.push({ key: p.key, set: p.changed, shown: readAt(shown, p.key), asPercent: r.form.scale === 100 });
     }
   }
   if (out.problems.length > 0) out.exchange = after;
@@ -196,7 +218,8 @@ async function roundTrip(ctx: ConformContext, set: EndpointContract, get: Endpoi
     const again = sectionOf(dataOf(await ctx.call(get, {})), t.readViewKey);
     for (const p of plan) {
       const now = readAt(again, p.key);
-      if (JSON.stringify(now) !== JSON.stringify(p.original)) out.restoreProblems.push(`${p.key} is ${JSON.stringify(now)}, was ${JSON.stringify(p.original)}`);
+      if (JSON.stringify(now) !== JSON.stringify(p.original))
+        out.restoreProblems.push(`${p.key} is ${JSON.stringify(now)}, was ${JSON.stringify(p.original)}`);
     }
   }
   return out;
@@ -219,10 +242,13 @@ function defaultProblems(config: Row): string[] {
     }
   }
   const meta = config.meta_runtime as Row | undefined;
-  for (const k of ['offset_raft_group_num', 'data_raft_group_num']) if (meta?.[k] !== 1) problems.push(`meta_runtime.${k} ${JSON.stringify(meta?.[k])} (default 1)`);
+  for (const k of ['offset_raft_group_num', 'data_raft_group_num'])
+    if (meta?.[k] !== 1) problems.push(`meta_runtime.${k} ${JSON.stringify(meta?.[k])} (default 1)`);
   const admin = config.admin as Row | undefined;
-  if (admin?.username !== undefined && admin.username !== 'admin') problems.push(`admin.username ${JSON.stringify(admin.username)} (default "admin")`);
-  if (admin?.token_ttl_hours !== undefined && admin.token_ttl_hours !== 8) problems.push(`admin.token_ttl_hours ${JSON.stringify(admin.token_ttl_hours)} (default 8)`);
+  if (admin?.username !== undefined && admin.username !== 'admin')
+    problems.push(`admin.username ${JSON.stringify(admin.username)} (default "admin")`);
+  if (admin?.token_ttl_hours !== undefined && admin.token_ttl_hours !== 8)
+    problems.push(`admin.token_ttl_hours ${JSON.stringify(admin.token_ttl_hours)} (default 8)`);
   return problems;
 }
 
@@ -247,7 +273,9 @@ export const config: FamilySuite = {
         await ctx.check(e, 'config.secrets-not-shown', 'decision.secrets-hidden', () => {
           const data = env.happy && succeeded(env.happy) ? dataOf(env.happy) : undefined;
           if (!data) return skip('no configuration to look at');
-          const known = [ctx.target.credentials?.password, ctx.target.signingSecret].filter((x): x is string => typeof x === 'string' && x.length > 0);
+          const known = [ctx.target.credentials?.password, ctx.target.signingSecret].filter(
+            (x): x is string => typeof x === 'string' && x.length > 0,
+          );
           if (known.length === 0) return skip('no secret of the target is known to the run (pass --username/--password)');
           const shown = [
             ['admin.password', (data.admin as Row | undefined)?.password],
@@ -258,9 +286,14 @@ export const config: FamilySuite = {
           // The spec lists the admin section in the read view but says nothing of hiding it: a project decision.
           if (clear.length > 0) return fail(`config get shows secrets in clear text: ${clear.map(([k]) => k).join(', ')}`, env.happy);
           // Hidden = absent, null, empty or masked; any other text may be a secret the run does not know.
-          const masked = (v: unknown) => v === undefined || v === null || v === '' || (typeof v === 'string' && /^(\*+|<redacted>|redacted|hidden)$/i.test(v));
+          const masked = (v: unknown) =>
+            v === undefined || v === null || v === '' || (typeof v === 'string' && /^(\*+|<redacted>|redacted|hidden)$/i.test(v));
           const unknown = shown.filter(([, v]) => !masked(v)).map(([k]) => k);
-          return pass(`the administrator password and signing secret are not shown${unknown.length ? ` (but ${unknown.join(', ')} hold text that may be a secret the run does not know)` : ''}`, undefined, unknown.length > 0);
+          return pass(
+            `the administrator password and signing secret are not shown${unknown.length ? ` (but ${unknown.join(', ')} hold text that may be a secret the run does not know)` : ''}`,
+            undefined,
+            unknown.length > 0,
+          );
         });
       },
     },
@@ -279,8 +312,15 @@ export const config: FamilySuite = {
           // Each meta node by id, valued ip:grpc_port (its grpc_addr); nothing else.
           const want = Object.fromEntries(meta.map((n) => [String(n.node_id), String(n.grpc_addr ?? `${String(n.node_ip)}:?`)]));
           const got = Object.fromEntries(Object.entries(addrs).map(([k, v]) => [k, String(v)]));
-          const same = JSON.stringify(Object.keys(got).sort()) === JSON.stringify(Object.keys(want).sort()) && Object.keys(want).every((k) => got[k] === want[k]);
-          return same ? pass(`meta_addrs ${JSON.stringify(got)} lists the ${meta.length} meta nodes by id with ip:grpc_port`) : fail(`meta_addrs ${JSON.stringify(got)}, but the meta nodes of the broker node list are ${JSON.stringify(want)} (id → ip:grpc_port)`, env.happy);
+          const same =
+            JSON.stringify(Object.keys(got).sort()) === JSON.stringify(Object.keys(want).sort()) &&
+            Object.keys(want).every((k) => got[k] === want[k]);
+          return same
+            ? pass(`meta_addrs ${JSON.stringify(got)} lists the ${meta.length} meta nodes by id with ip:grpc_port`)
+            : fail(
+                `meta_addrs ${JSON.stringify(got)}, but the meta nodes of the broker node list are ${JSON.stringify(want)} (id → ip:grpc_port)`,
+                env.happy,
+              );
         });
       },
     },
@@ -294,7 +334,10 @@ export const config: FamilySuite = {
           if (!data) return skip('no configuration to look at');
           const differ = defaultProblems(data);
           // A configured value is not a deviation: the defaults only show on an unconfigured target.
-          if (differ.length > 0) return skip(`${differ.length} values differ from the spec's defaults, so the target is configured and its defaults cannot be observed: ${differ.slice(0, 6).join(', ')}${differ.length > 6 ? ', …' : ''}`);
+          if (differ.length > 0)
+            return skip(
+              `${differ.length} values differ from the spec's defaults, so the target is configured and its defaults cannot be observed: ${differ.slice(0, 6).join(', ')}${differ.length > 6 ? ', …' : ''}`,
+            );
           return pass('every field with a default in the spec shows it');
         });
       },
@@ -306,7 +349,9 @@ export const config: FamilySuite = {
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
         if (!get) {
-          await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () => skip('the contract has no config get to read the result with'));
+          await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () =>
+            skip('the contract has no config get to read the result with'),
+          );
           return;
         }
         const first = { done: false };
@@ -318,7 +363,10 @@ export const config: FamilySuite = {
         const rows = ['service.config', ...outcomes.map((o) => TYPE_ROW[o.type]).filter((x): x is string => x !== undefined)];
         await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () => ({
           ...(bad.length > 0
-            ? fail(`set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`, bad[0].exchange)
+            ? fail(
+                `set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`,
+                bad[0].exchange,
+              )
             : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`)),
           also: rows,
         }));
@@ -326,21 +374,31 @@ export const config: FamilySuite = {
         await ctx.check(set, 'config.read-percent', 'config.set.read-percent', () => {
           if (watermarks.length === 0) return skip('no watermark was read back after a set');
           const fractions = watermarks.filter((w) => !w.asPercent);
-          if (fractions.length > 0) return fail(`the read view shows watermarks as the fraction set, not as percentages: ${fractions.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`);
-          return pass(`the read view shows the watermarks as percentages: ${watermarks.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`);
+          if (fractions.length > 0)
+            return fail(
+              `the read view shows watermarks as the fraction set, not as percentages: ${fractions.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`,
+            );
+          return pass(
+            `the read view shows the watermarks as percentages: ${watermarks.map((w) => `${w.key} set ${JSON.stringify(w.set)}, shown ${JSON.stringify(w.shown)}`).join(', ')}`,
+          );
         });
         const misses = outcomes.flatMap((o) => o.decisionMisses);
         // The same read-backs show the flapping times in the seconds set (decision.config.flapping-read-seconds).
         await ctx.check(set, 'config.read-view-form', 'decision.config.enum-names', () => ({
           ...(misses.length > 0
-            ? fail(`the read view uses another of the spec's forms than the project's decision (read-view enum names, watermarks in percent, flapping times in seconds): ${misses.slice(0, 6).join(', ')}`)
+            ? fail(
+                `the read view uses another of the spec's forms than the project's decision (read-view enum names, watermarks in percent, flapping times in seconds): ${misses.slice(0, 6).join(', ')}`,
+              )
             : pass('the read view shows enum names, percentages and seconds as the project decided')),
           also: ['decision.config.flapping-read-seconds'],
         }));
         const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
         ctx.state.configSetApplies = bad.length === 0;
         await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () => {
-          if (unrestored.length > 0) return fail(`the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`);
+          if (unrestored.length > 0)
+            return fail(
+              `the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`,
+            );
           // Values that never changed are "back" on any server: only after a round trip that showed the changes is this evidence.
           return pass(`the original values of all ${outcomes.length} sections are back`, undefined, bad.length > 0);
         });
@@ -359,14 +417,21 @@ export const config: FamilySuite = {
             const ex = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(c.config) });
             answers.push(ex);
             // The spec gives the ranges and values but not the answer to a violation: SHOULD, code 400, 1 or 100.
-            await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'decision.config.field-checks', () => expectRefused(ex, c.what, [400, 1, 100]));
+            await ctx.check(set, `config.invalid.${t.configType}.${c.field}`, 'decision.config.field-checks', () =>
+              expectRefused(ex, c.what, [400, 1, 100]),
+            );
           }
         }
         // MqttSchema.log_level: a string of 1-64 characters (decision.config.log-level).
-        for (const [what, value] of [['empty', ''], ['65-characters', 'l'.repeat(65)]] as const) {
+        for (const [what, value] of [
+          ['empty', ''],
+          ['65-characters', 'l'.repeat(65)],
+        ] as const) {
           const ex = await ctx.call(set, { config_type: 'MqttSchema', config: JSON.stringify({ log_level: value }) });
           answers.push(ex);
-          await ctx.check(set, `config.invalid.MqttSchema.log_level-${what}`, 'decision.config.log-level', () => expectRefused(ex, `log_level of ${value.length} characters is outside 1-64`, [400, 1, 100]));
+          await ctx.check(set, `config.invalid.MqttSchema.log_level-${what}`, 'decision.config.log-level', () =>
+            expectRefused(ex, `log_level of ${value.length} characters is outside 1-64`, [400, 1, 100]),
+          );
         }
         await ctx.check(set, 'config.refusal-form', 'decision.config.refusal-form', () => {
           const refusals = answers.filter((ex) => envelopeOf(ex) !== undefined && envelopeOf(ex)!.code !== 0);
@@ -374,8 +439,13 @@ export const config: FamilySuite = {
           for (const ex of refusals) {
             const env = envelopeOf(ex)!;
             if (env.code === 1 || env.code === 100) continue;
-            if (env.code !== 400) return fail(`a refused config set answered code ${env.code}; the contract gives 400 (or 1 or 100): ${describeAnswer(ex)}`, ex);
-            if (!['config_type', 'config'].some((p) => namesParam(env.text, p))) return fail(`a refused config set (code 400) does not name config_type, config or config.<field>: ${describeAnswer(ex)}`, ex);
+            if (env.code !== 400)
+              return fail(
+                `a refused config set answered code ${env.code}; the contract gives 400 (or 1 or 100): ${describeAnswer(ex)}`,
+                ex,
+              );
+            if (!['config_type', 'config'].some((p) => namesParam(env.text, p)))
+              return fail(`a refused config set (code 400) does not name config_type, config or config.<field>: ${describeAnswer(ex)}`, ex);
           }
           return pass(`${refusals.length} refused sets answer code 400 naming the config (or code 1 or 100)`);
         });
@@ -400,7 +470,9 @@ export const config: FamilySuite = {
           if (!section) return skip('config get shows no mqtt_flapping_detect section');
           // The same enable value: accepted without changing anything.
           const ex = await ctx.call(set, { config_type: 'FlappingDetect', config: JSON.stringify({ enable: section.enable === true }) });
-          return succeeded(ex) ? pass('FlappingDetect (the name one sample of the spec uses) is accepted') : fail(`config_type FlappingDetect was refused: ${describeAnswer(ex)}`, ex);
+          return succeeded(ex)
+            ? pass('FlappingDetect (the name one sample of the spec uses) is accepted')
+            : fail(`config_type FlappingDetect was refused: ${describeAnswer(ex)}`, ex);
         });
       },
     },
@@ -413,31 +485,53 @@ export const config: FamilySuite = {
         if (!get) return;
         const proto = sectionOf(dataOf(await ctx.call(get, {}, 'fixture')), 'mqtt_protocol');
         if (!proto) {
-          for (const [id, a] of [['config.partial-set', 'decision.config.partial'], ['config.set-on-every-node', 'decision.config.cluster-wide'], ['config.max-qos-flight-message', 'decision.config.max-qos-flight-message']]) await ctx.check(set, id, a, () => skip('config get shows no mqtt_protocol section'));
+          for (const [id, a] of [
+            ['config.partial-set', 'decision.config.partial'],
+            ['config.set-on-every-node', 'decision.config.cluster-wide'],
+            ['config.max-qos-flight-message', 'decision.config.max-qos-flight-message'],
+          ])
+            await ctx.check(set, id, a, () => skip('config get shows no mqtt_protocol section'));
           return;
         }
         // One field changed, one null, one unknown: the others keep their values (decision.config.partial).
         const receive = Number(proto.receive_max);
         const next = receive < 65_535 ? receive + 1 : receive - 1;
-        const partial = await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ receive_max: next, topic_alias_max: null, conform_unknown_field: 1 }) });
+        const partial = await ctx.call(set, {
+          config_type: 'MqttProtocol',
+          config: JSON.stringify({ receive_max: next, topic_alias_max: null, conform_unknown_field: 1 }),
+        });
         const after = succeeded(partial) ? await ctx.call(get, {}) : undefined;
         const other = (ctx.state.onlineNodeIds ?? []).find((id) => id !== Number(dataOf(after ?? partial)?.broker_id));
         const elsewhere = after && other !== undefined ? await ctx.call(get, { broker_id: other }) : undefined;
-        if (succeeded(partial)) await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ receive_max: receive }) }, 'cleanup');
+        if (succeeded(partial))
+          await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ receive_max: receive }) }, 'cleanup');
         await ctx.check(set, 'config.partial-set', 'decision.config.partial', () => {
-          if (!succeeded(partial)) return fail(`a set of receive_max alone (with topic_alias_max null and an unknown field) was refused: ${describeAnswer(partial)}`, partial);
+          if (!succeeded(partial))
+            return fail(
+              `a set of receive_max alone (with topic_alias_max null and an unknown field) was refused: ${describeAnswer(partial)}`,
+              partial,
+            );
           const now = sectionOf(dataOf(after!), 'mqtt_protocol');
-          if (now?.receive_max !== next) return fail(`receive_max was set to ${next}, config get shows ${JSON.stringify(now?.receive_max)}`, after);
+          if (now?.receive_max !== next)
+            return fail(`receive_max was set to ${next}, config get shows ${JSON.stringify(now?.receive_max)}`, after);
           const moved = Object.keys(proto).filter((k) => k !== 'receive_max' && JSON.stringify(now[k]) !== JSON.stringify(proto[k]));
-          if (moved.length > 0) return fail(`fields the set omitted or gave as null changed: ${moved.map((k) => `${k} ${JSON.stringify(proto[k])} → ${JSON.stringify(now[k])}`).join(', ')}`, after);
-          return pass(`receive_max ${receive} → ${next}; topic_alias_max (null), the omitted fields and the unknown one left the rest as it was`);
+          if (moved.length > 0)
+            return fail(
+              `fields the set omitted or gave as null changed: ${moved.map((k) => `${k} ${JSON.stringify(proto[k])} → ${JSON.stringify(now[k])}`).join(', ')}`,
+              after,
+            );
+          return pass(
+            `receive_max ${receive} → ${next}; topic_alias_max (null), the omitted fields and the unknown one left the rest as it was`,
+          );
         });
         await ctx.check(set, 'config.set-on-every-node', 'decision.config.cluster-wide', () => {
           if (!succeeded(partial)) return skip('the set was refused');
           if (!elsewhere) return skip('the target reports no other online node to read the configuration of');
           if (!succeeded(elsewhere)) return fail(`config get of node ${other} failed: ${describeAnswer(elsewhere)}`, elsewhere);
           const shown = sectionOf(dataOf(elsewhere), 'mqtt_protocol')?.receive_max;
-          return shown === next ? pass(`node ${other} shows the receive_max ${next} set through another node`) : fail(`receive_max was set to ${next} through one node, node ${other} shows ${JSON.stringify(shown)}`, elsewhere);
+          return shown === next
+            ? pass(`node ${other} shows the receive_max ${next} set through another node`)
+            : fail(`receive_max was set to ${next} through one node, node ${other} shows ${JSON.stringify(shown)}`, elsewhere);
         });
         await ctx.check(set, 'config.max-qos-flight-message', 'decision.config.max-qos-flight-message', async () => {
           if (typeof proto.max_qos_flight_message !== 'number') return skip('the read view shows no max_qos_flight_message');
@@ -448,7 +542,9 @@ export const config: FamilySuite = {
           try {
             const read = await ctx.call(get, {});
             const shown = sectionOf(dataOf(read), 'mqtt_protocol')?.max_qos_flight_message;
-            return shown === want ? pass(`max_qos_flight_message ${was} → ${want} through MqttProtocol`) : fail(`max_qos_flight_message was set to ${want}, the read view shows ${JSON.stringify(shown)}`, read);
+            return shown === want
+              ? pass(`max_qos_flight_message ${was} → ${want} through MqttProtocol`)
+              : fail(`max_qos_flight_message was set to ${want}, the read view shows ${JSON.stringify(shown)}`, read);
           } finally {
             await ctx.call(set, { config_type: 'MqttProtocol', config: JSON.stringify({ max_qos_flight_message: was }) }, 'cleanup');
           }

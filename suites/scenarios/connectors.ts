@@ -1,4 +1,10 @@
-import { CONNECTOR_CATALOGUE, FAILURE_STRATEGY_SPEC, type ConfigKeySpec, type ConnectorTypeSpec, type CrossFieldRule } from '../../fixtures/contract/connector-catalogue.ts';
+import {
+  CONNECTOR_CATALOGUE,
+  FAILURE_STRATEGY_SPEC,
+  type ConfigKeySpec,
+  type ConnectorTypeSpec,
+  type CrossFieldRule,
+} from '../../fixtures/contract/connector-catalogue.ts';
 import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
 import { runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
@@ -31,7 +37,8 @@ interface ConfigCase {
 }
 
 /** A catalogue rule cites its type's bullet; a key rule the project added (a range the spec leaves open) its decision. */
-const keyAssertion = (t: { id: string }, source: Source | undefined): string => (source === undefined || source === 'spec' ? `catalogue.${t.id}` : 'decision.connector.unstated-ranges');
+const keyAssertion = (t: { id: string }, source: Source | undefined): string =>
+  source === undefined || source === 'spec' ? `catalogue.${t.id}` : 'decision.connector.unstated-ranges';
 
 /** A few broken configs of one type: the first case of each kind the type's keys and rules allow. */
 export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
@@ -41,26 +48,72 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
   const req = first((k) => k.required === true);
   if (req) {
     const { [req.name]: _gone, ...rest } = base;
-    cases.push({ id: `missing-${req.name}`, what: `the required key ${req.name} is missing`, config: rest, source: req.source ?? 'spec', keys: [req.name] });
+    cases.push({
+      id: `missing-${req.name}`,
+      what: `the required key ${req.name} is missing`,
+      config: rest,
+      source: req.source ?? 'spec',
+      keys: [req.name],
+    });
   }
   const low = first((k) => k.type === 'integer' && k.minimum !== undefined);
-  if (low) cases.push({ id: `${low.name}-below-${low.minimum}`, what: `${low.name} ${low.minimum! - 1} is below ${low.minimum}`, config: { ...base, [low.name]: low.minimum! - 1 }, source: low.source ?? 'spec', keys: [low.name] });
+  if (low)
+    cases.push({
+      id: `${low.name}-below-${low.minimum}`,
+      what: `${low.name} ${low.minimum! - 1} is below ${low.minimum}`,
+      config: { ...base, [low.name]: low.minimum! - 1 },
+      source: low.source ?? 'spec',
+      keys: [low.name],
+    });
   const high = first((k) => k.type === 'integer' && k.maximum !== undefined);
-  if (high) cases.push({ id: `${high.name}-above-${high.maximum}`, what: `${high.name} ${high.maximum! + 1} is above ${high.maximum}`, config: { ...base, [high.name]: high.maximum! + 1 }, source: high.source ?? 'spec', keys: [high.name] });
+  if (high)
+    cases.push({
+      id: `${high.name}-above-${high.maximum}`,
+      what: `${high.name} ${high.maximum! + 1} is above ${high.maximum}`,
+      config: { ...base, [high.name]: high.maximum! + 1 },
+      source: high.source ?? 'spec',
+      keys: [high.name],
+    });
   const en = first((k) => k.enum !== undefined);
   if (en) {
     const bad = en.enum!.every((v) => typeof v === 'number') ? 7 : 'bogus';
-    cases.push({ id: `${en.name}-not-in-enum`, what: `${en.name} ${JSON.stringify(bad)} is none of ${en.enum!.join(', ')}`, config: { ...base, [en.name]: bad }, source: en.source ?? 'spec', keys: [en.name] });
+    cases.push({
+      id: `${en.name}-not-in-enum`,
+      what: `${en.name} ${JSON.stringify(bad)} is none of ${en.enum!.join(', ')}`,
+      config: { ...base, [en.name]: bad },
+      source: en.source ?? 'spec',
+      keys: [en.name],
+    });
   }
   const scheme = first((k) => k.prefixes !== undefined);
-  if (scheme) cases.push({ id: `${scheme.name}-bad-scheme`, what: `${scheme.name} must start with ${scheme.prefixes!.join(' or ')}`, config: { ...base, [scheme.name]: 'ftp://localhost:21/x' }, source: scheme.source ?? 'spec', keys: [scheme.name] });
+  if (scheme)
+    cases.push({
+      id: `${scheme.name}-bad-scheme`,
+      what: `${scheme.name} must start with ${scheme.prefixes!.join(' or ')}`,
+      config: { ...base, [scheme.name]: 'ftp://localhost:21/x' },
+      source: scheme.source ?? 'spec',
+      keys: [scheme.name],
+    });
   const long = first((k) => k.type === 'string' && k.maxLength !== undefined && k.maxLength < 3000);
-  if (long) cases.push({ id: `${long.name}-too-long`, what: `${long.name} of ${long.maxLength! + 1} characters is over ${long.maxLength}`, config: { ...base, [long.name]: 'x'.repeat(long.maxLength! + 1) }, source: long.source ?? 'spec', keys: [long.name] });
+  if (long)
+    cases.push({
+      id: `${long.name}-too-long`,
+      what: `${long.name} of ${long.maxLength! + 1} characters is over ${long.maxLength}`,
+      config: { ...base, [long.name]: 'x'.repeat(long.maxLength! + 1) },
+      source: long.source ?? 'spec',
+      keys: [long.name],
+    });
   // Types with few rules on their keys (greptime): a second required key missing.
   const second = t.keys.filter((k) => k.required === true)[1];
   if (cases.length < 2 && second) {
     const { [second.name]: _gone, ...rest } = base;
-    cases.push({ id: `missing-${second.name}`, what: `the required key ${second.name} is missing`, config: rest, source: second.source ?? 'spec', keys: [second.name] });
+    cases.push({
+      id: `missing-${second.name}`,
+      what: `the required key ${second.name} is missing`,
+      config: rest,
+      source: second.source ?? 'spec',
+      keys: [second.name],
+    });
   }
   for (const rule of t.rules) {
     const c = ruleCase(t, rule, base);
@@ -77,27 +130,73 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
       const config = { ...base, [rule.when.key]: rule.when.equals };
       for (const k of rule.keys) delete config[k];
       // Only this rule is broken: what the same condition wants empty is emptied.
-      for (const other of t.rules) if (other.kind === 'empty-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals) for (const k of other.keys) config[k] = '';
-      return { id, what: `${rule.when.key} ${JSON.stringify(rule.when.equals)} needs ${rule.keys.join(', ')}`, config, source: rule.source, keys: [...rule.keys] };
+      for (const other of t.rules)
+        if (other.kind === 'empty-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals)
+          for (const k of other.keys) config[k] = '';
+      return {
+        id,
+        what: `${rule.when.key} ${JSON.stringify(rule.when.equals)} needs ${rule.keys.join(', ')}`,
+        config,
+        source: rule.source,
+        keys: [...rule.keys],
+      };
     }
     case 'empty-when': {
       const config = { ...base, [rule.when.key]: rule.when.equals };
       // Keep the rule's other requirements met: fill whatever the same condition requires.
-      for (const other of t.rules) if (other.kind === 'required-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals) for (const k of other.keys) config[k] = `conform-${k}`;
+      for (const other of t.rules)
+        if (other.kind === 'required-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals)
+          for (const k of other.keys) config[k] = `conform-${k}`;
       for (const k of rule.keys) config[k] = '';
       config[rule.keys[0]] = 'not-empty';
-      return { id, what: `with ${rule.when.key} ${JSON.stringify(rule.when.equals)}, ${rule.keys[0]} must be empty`, config, source: rule.source, keys: [rule.keys[0]] };
+      return {
+        id,
+        what: `with ${rule.when.key} ${JSON.stringify(rule.when.equals)}, ${rule.keys[0]} must be empty`,
+        config,
+        source: rule.source,
+        keys: [rule.keys[0]],
+      };
     }
     case 'one-of-groups': {
       if (rule.groups.length < 2) return undefined;
       const config = { ...base };
-      for (const g of rule.groups.slice(0, 2)) for (const k of g) config[k] = k === 'oauth' ? '{"issuer_url":"https://auth.example"}' : `conform-${k}`;
-      return { id, what: `authentication is one of ${rule.groups.map((g) => g.join('+')).join(', ')}; two were given`, config, source: rule.source, keys: rule.groups.slice(0, 2).flat() };
+      for (const g of rule.groups.slice(0, 2))
+        for (const k of g) config[k] = k === 'oauth' ? '{"issuer_url":"https://auth.example"}' : `conform-${k}`;
+      return {
+        id,
+        what: `authentication is one of ${rule.groups.map((g) => g.join('+')).join(', ')}; two were given`,
+        config,
+        source: rule.source,
+        keys: rule.groups.slice(0, 2).flat(),
+      };
     }
     case 'placeholder-count':
-      return { id, what: `${rule.key} needs exactly ${rule.count} ${rule.token} placeholders`, config: { ...base, [rule.key]: `INSERT INTO t VALUES (${Array(rule.count - 1).fill(rule.token).join(', ')})` }, source: rule.source, keys: [rule.key] };
+      return {
+        id,
+        what: `${rule.key} needs exactly ${rule.count} ${rule.token} placeholders`,
+        config: {
+          ...base,
+          [rule.key]: `INSERT INTO t VALUES (${Array(rule.count - 1)
+            .fill(rule.token)
+            .join(', ')})`,
+        },
+        source: rule.source,
+        keys: [rule.key],
+      };
     case 'placeholder-set':
-      return { id, what: `${rule.key} needs the placeholders ${rule.numbers.map((n) => `${rule.prefix}${n}`).join(', ')}`, config: { ...base, [rule.key]: `INSERT INTO t VALUES (${rule.numbers.slice(0, -1).map((n) => `${rule.prefix}${n}`).join(', ')})` }, source: rule.source, keys: [rule.key] };
+      return {
+        id,
+        what: `${rule.key} needs the placeholders ${rule.numbers.map((n) => `${rule.prefix}${n}`).join(', ')}`,
+        config: {
+          ...base,
+          [rule.key]: `INSERT INTO t VALUES (${rule.numbers
+            .slice(0, -1)
+            .map((n) => `${rule.prefix}${n}`)
+            .join(', ')})`,
+        },
+        source: rule.source,
+        keys: [rule.key],
+      };
     default:
       return undefined;
   }
@@ -111,7 +210,8 @@ export function listedConfig(config: unknown): Row | undefined {
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
     const keys = Object.keys(parsed);
     // The real server serialises its config enum: {"LocalFile": {...}}.
-    if (keys.length === 1 && typeof (parsed as Row)[keys[0]] === 'object' && !Array.isArray((parsed as Row)[keys[0]])) return (parsed as Row)[keys[0]] as Row;
+    if (keys.length === 1 && typeof (parsed as Row)[keys[0]] === 'object' && !Array.isArray((parsed as Row)[keys[0]]))
+      return (parsed as Row)[keys[0]] as Row;
     return parsed as Row;
   } catch {
     return undefined;
@@ -127,18 +227,35 @@ export function missingDefaults(t: ConnectorTypeSpec, listed: Row): string[] {
 }
 
 /** Creates a connector of the run; deletes it again at once when `keep` is false. */
-async function attempt(ctx: ConformContext, resources: CreatedResources, suffix: string, overrides: Row, keep = false): Promise<{ ex: Exchange; fields: Row }> {
+async function attempt(
+  ctx: ConformContext,
+  resources: CreatedResources,
+  suffix: string,
+  overrides: Row,
+  keep = false,
+): Promise<{ ex: Exchange; fields: Row }> {
   const fields: Record<string, unknown> = { ...CONNECTOR.fields(ctx, suffix), ...overrides };
   const ex = (await resources.create(CONNECTOR, fields, 'check'))!;
   if (succeeded(ex) && !keep) await resources.delete(CONNECTOR, fields, 'cleanup');
   return { ex, fields };
 }
 
-async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string, assertion: string, ex: Exchange, what: string, params: readonly string[], also: readonly string[] = []): Promise<void> {
+async function refusedCheck(
+  ctx: ConformContext,
+  e: EndpointContract,
+  id: string,
+  assertion: string,
+  ex: Exchange,
+  what: string,
+  params: readonly string[],
+  also: readonly string[] = [],
+): Promise<void> {
   await ctx.check(e, id, assertion, () => ({ ...expectRefused(ex, what), ...(also.length ? { also } : {}) }));
   if (refused(ex)) {
     await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
-      params.some((p) => refusalNames(ex, p)) ? pass(`the message names ${params.join(' or ')}`) : fail(`the refusal does not name ${params.join(' or ')}: ${describeAnswer(ex)}`, ex),
+      params.some((p) => refusalNames(ex, p))
+        ? pass(`the message names ${params.join(' or ')}`)
+        : fail(`the refusal does not name ${params.join(' or ')}: ${describeAnswer(ex)}`, ex),
     );
   }
 }
@@ -146,15 +263,55 @@ async function refusedCheck(ctx: ConformContext, e: EndpointContract, id: string
 /** The spec's failure-strategy cases: [id, what, strategy object, accepted?]. */
 const STRATEGY_CASES: [string, string, Row, boolean][] = [
   ['failure-strategy.discard', 'strategy discard alone', { strategy: 'discard' }, true],
-  ['failure-strategy.discard_after_retry', 'discard_after_retry with 3 retries 1000 ms apart', { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 1000 }, true],
+  [
+    'failure-strategy.discard_after_retry',
+    'discard_after_retry with 3 retries 1000 ms apart',
+    { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 1000 },
+    true,
+  ],
   ['failure-strategy.dead_message_queue', 'dead_message_queue with its defaults', { strategy: 'dead_message_queue' }, true],
-  ['failure-strategy.retry-zero.discard_after_retry', 'retry_total_times 0 with discard_after_retry (must be above 0)', { strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 1000 }, false],
-  ['failure-strategy.retry-zero.dead_message_queue', 'retry_total_times 0 with dead_message_queue (must be above 0)', { strategy: 'dead_message_queue', retry_total_times: 0 }, false],
-  ['failure-strategy.wait-zero.discard_after_retry', 'wait_time_ms 0 (must be above 0)', { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 0 }, false],
-  ['failure-strategy.wait-zero.dead_message_queue', 'wait_time_ms 0 (must be above 0)', { strategy: 'dead_message_queue', wait_time_ms: 0 }, false],
-  ['failure-strategy.topic-empty', 'an empty dead-letter topic_name (not empty when given)', { strategy: 'dead_message_queue', topic_name: '' }, false],
-  ['failure-strategy.topic-257', 'a dead-letter topic_name of 257 characters (at most 256)', { strategy: 'dead_message_queue', topic_name: 'd'.repeat(257) }, false],
-  ['failure-strategy.topic-256', 'a dead-letter topic_name of 256 characters', { strategy: 'dead_message_queue', topic_name: 'd'.repeat(256) }, true],
+  [
+    'failure-strategy.retry-zero.discard_after_retry',
+    'retry_total_times 0 with discard_after_retry (must be above 0)',
+    { strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 1000 },
+    false,
+  ],
+  [
+    'failure-strategy.retry-zero.dead_message_queue',
+    'retry_total_times 0 with dead_message_queue (must be above 0)',
+    { strategy: 'dead_message_queue', retry_total_times: 0 },
+    false,
+  ],
+  [
+    'failure-strategy.wait-zero.discard_after_retry',
+    'wait_time_ms 0 (must be above 0)',
+    { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 0 },
+    false,
+  ],
+  [
+    'failure-strategy.wait-zero.dead_message_queue',
+    'wait_time_ms 0 (must be above 0)',
+    { strategy: 'dead_message_queue', wait_time_ms: 0 },
+    false,
+  ],
+  [
+    'failure-strategy.topic-empty',
+    'an empty dead-letter topic_name (not empty when given)',
+    { strategy: 'dead_message_queue', topic_name: '' },
+    false,
+  ],
+  [
+    'failure-strategy.topic-257',
+    'a dead-letter topic_name of 257 characters (at most 256)',
+    { strategy: 'dead_message_queue', topic_name: 'd'.repeat(257) },
+    false,
+  ],
+  [
+    'failure-strategy.topic-256',
+    'a dead-letter topic_name of 256 characters',
+    { strategy: 'dead_message_queue', topic_name: 'd'.repeat(256) },
+    true,
+  ],
   ['failure-strategy.unknown', 'strategy "bogus" (one of discard, discard_after_retry, dead_message_queue)', { strategy: 'bogus' }, false],
 ];
 
@@ -184,19 +341,35 @@ async function untilRunning(ctx: ConformContext, fields: Row, maxMs: number): Pr
  * resumed, after which its counters start from zero again.
  */
 async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
-  const ids = ['connector.runtime-assigned', 'connector.detail-before-first-send', 'connector.delivery', 'connector.counters-reset'] as const;
-  const assertions = ['decision.connector.runtime', 'decision.connector.last-send-time-zero', 'decision.connector.delivery', 'states.connector.counters-reset'];
+  const ids = [
+    'connector.runtime-assigned',
+    'connector.detail-before-first-send',
+    'connector.delivery',
+    'connector.counters-reset',
+  ] as const;
+  const assertions = [
+    'decision.connector.runtime',
+    'decision.connector.last-send-time-zero',
+    'decision.connector.delivery',
+    'states.connector.counters-reset',
+  ];
   const skipAll = async (from: number, why: string) => {
     for (let i = from; i < ids.length; i++) await ctx.check(e, ids[i], assertions[i], () => skip(why));
   };
   const status = ctx.endpoint('GET', '/api/status');
   const nodes = status ? ((dataOf(await ctx.call(status, {}, 'fixture'))?.broker_node_list ?? []) as Row[]) : [];
-  const brokers = nodes.filter((n) => !Array.isArray(n.roles) || n.roles.includes('broker')).map((n) => Number(n.node_id)).sort((a, b) => a - b);
+  const brokers = nodes
+    .filter((n) => !Array.isArray(n.roles) || n.roles.includes('broker'))
+    .map((n) => Number(n.node_id))
+    .sort((a, b) => a - b);
   const before = (await readList(ctx, '/api/cluster/connector/list', {}, 'fixture'))?.rows ?? [];
   const load = new Map<number, number>(brokers.map((id) => [id, 0]));
-  for (const r of before) if (r.broker_id !== null && r.broker_id !== undefined && load.has(Number(r.broker_id))) load.set(Number(r.broker_id), load.get(Number(r.broker_id))! + 1);
+  for (const r of before)
+    if (r.broker_id !== null && r.broker_id !== undefined && load.has(Number(r.broker_id)))
+      load.set(Number(r.broker_id), load.get(Number(r.broker_id))! + 1);
   const othersWaiting = before.some((r) => r.status === 'Idle');
-  const expected = brokers.length > 0 && !othersWaiting ? brokers.reduce((best, id) => (load.get(id)! < load.get(best)! ? id : best)) : undefined;
+  const expected =
+    brokers.length > 0 && !othersWaiting ? brokers.reduce((best, id) => (load.get(id)! < load.get(best)! ? id : best)) : undefined;
   const topic = `conform/${ctx.seed}/runtime`;
   // In the tenant the run's MQTT client publishes in, when it is known (a listener's clients may all
   // land in one tenant, e.g. `default`), so the delivery check below can feed the connector.
@@ -206,13 +379,22 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
   try {
     const first = await untilRunning(ctx, fields, 3000);
     await ctx.check(e, ids[0], assertions[0], () => {
-      if (first.row?.status !== 'Running') return fail(`the new connector is still ${JSON.stringify(first.row?.status)} ${first.waited} ms after its create; an Idle connector is assigned every second`);
+      if (first.row?.status !== 'Running')
+        return fail(
+          `the new connector is still ${JSON.stringify(first.row?.status)} ${first.waited} ms after its create; an Idle connector is assigned every second`,
+        );
       // Only the simulator's virtual clock times the assignment exactly; over HTTP, polling and load add
       // wall time, so there Running within the wait is the evidence.
-      if (ctx.target.control && first.waited > 1250) return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
+      if (ctx.target.control && first.waited > 1250)
+        return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
       const node = Number(first.row.broker_id);
-      if (expected !== undefined && node !== expected) return fail(`the new connector runs on node ${node}, but node ${expected} ran the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})`);
-      return pass(`Running on node ${node} after ${first.waited} ms${expected !== undefined ? `, the node with the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})` : ' (other connectors were waiting too, so which node is not judged)'}`);
+      if (expected !== undefined && node !== expected)
+        return fail(
+          `the new connector runs on node ${node}, but node ${expected} ran the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})`,
+        );
+      return pass(
+        `Running on node ${node} after ${first.waited} ms${expected !== undefined ? `, the node with the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})` : ' (other connectors were waiting too, so which node is not judged)'}`,
+      );
     });
     if (first.row?.status !== 'Running') return skipAll(1, 'the connector never ran');
     const detailOf = () => ctx.call(e, { tenant: fields.tenant, connector_name: fields.connector_name });
@@ -220,13 +402,19 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
     await ctx.check(e, ids[1], assertions[1], () => {
       const d = dataOf(fresh);
       if (!succeeded(fresh) || !d) return fail(`the running connector's detail was refused: ${describeAnswer(fresh)}`, fresh);
-      return d.last_send_time === 0 && d.last_msg === null ? pass('last_send_time 0 and last_msg null before the first send') : fail(`before any message reached it: last_send_time ${JSON.stringify(d.last_send_time)}, last_msg ${JSON.stringify(d.last_msg)} (0 and null)`, fresh);
+      return d.last_send_time === 0 && d.last_msg === null
+        ? pass('last_send_time 0 and last_msg null before the first send')
+        : fail(
+            `before any message reached it: last_send_time ${JSON.stringify(d.last_send_time)}, last_msg ${JSON.stringify(d.last_msg)} (0 and null)`,
+            fresh,
+          );
     });
     const driver = ctx.mqtt;
     let delivered = false;
     await ctx.check(e, ids[2], assertions[2], async () => {
-      if (!driver) return skip('needs an MQTT client to publish to the connector\'s topic');
-      if (driver.tenant !== undefined && driver.tenant !== fields.tenant) return skip(`the MQTT client publishes in tenant ${driver.tenant}, the connector is in ${String(fields.tenant)}`);
+      if (!driver) return skip("needs an MQTT client to publish to the connector's topic");
+      if (driver.tenant !== undefined && driver.tenant !== fields.tenant)
+        return skip(`the MQTT client publishes in tenant ${driver.tenant}, the connector is in ${String(fields.tenant)}`);
       const session = await driver.connect(`conform-${ctx.seed}-feeder`);
       if ('ok' in session) return skip(`the MQTT client could not connect: ${session.reason}`);
       try {
@@ -246,15 +434,24 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
         if (Number(d?.send_success_total) >= 3) break;
         await letTimePass(ctx, 250);
       }
-      if (Number(d?.send_success_total) !== 3) return fail(`3 messages were published on ${topic}/…, the connector's detail shows send_success_total ${JSON.stringify(d?.send_success_total)} after ${waited} ms`, last);
-      if (waited > 1250) return fail(`the 3 messages were forwarded only after ${waited} ms; a Running connector forwards every second`, last);
-      if (d!.last_msg !== 'conform message 3' || !(Number(d!.last_send_time) > 0)) return fail(`after the sends: last_msg ${JSON.stringify(d!.last_msg)}, last_send_time ${JSON.stringify(d!.last_send_time)} (the last message and its time)`, last);
+      if (Number(d?.send_success_total) !== 3)
+        return fail(
+          `3 messages were published on ${topic}/…, the connector's detail shows send_success_total ${JSON.stringify(d?.send_success_total)} after ${waited} ms`,
+          last,
+        );
+      if (waited > 1250)
+        return fail(`the 3 messages were forwarded only after ${waited} ms; a Running connector forwards every second`, last);
+      if (d!.last_msg !== 'conform message 3' || !(Number(d!.last_send_time) > 0))
+        return fail(
+          `after the sends: last_msg ${JSON.stringify(d!.last_msg)}, last_send_time ${JSON.stringify(d!.last_send_time)} (the last message and its time)`,
+          last,
+        );
       delivered = true;
       return pass(`the 3 messages were forwarded within ${waited} ms: send_success_total 3, last_msg the last one`);
     });
     await ctx.check(e, ids[3], assertions[3], async () => {
       const control = ctx.target.control;
-      if (!control) return skip('a restart of a connector happens outside the API; only the simulator\'s control can stop and resume one');
+      if (!control) return skip("a restart of a connector happens outside the API; only the simulator's control can stop and resume one");
       if (!delivered) return skip('the connector had no counts to reset');
       control.stopConnector(String(fields.tenant), String(fields.connector_name));
       control.resumeConnector(String(fields.tenant), String(fields.connector_name));
@@ -263,7 +460,12 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
       const ex = await detailOf();
       const d = dataOf(ex);
       if (!succeeded(ex) || !d) return fail(`the restarted connector's detail was refused: ${describeAnswer(ex)}`, ex);
-      return d.send_success_total === 0 && d.send_fail_total === 0 ? pass('after a stop and a restart send_success_total and send_fail_total are 0 again (were 3 and 0)') : fail(`the connector restarted, but its counters were kept: send_success_total ${JSON.stringify(d.send_success_total)}, send_fail_total ${JSON.stringify(d.send_fail_total)}`, ex);
+      return d.send_success_total === 0 && d.send_fail_total === 0
+        ? pass('after a stop and a restart send_success_total and send_fail_total are 0 again (were 3 and 0)')
+        : fail(
+            `the connector restarted, but its counters were kept: send_success_total ${JSON.stringify(d.send_success_total)}, send_fail_total ${JSON.stringify(d.send_fail_total)}`,
+            ex,
+          );
     });
   } finally {
     await env.resources.delete(CONNECTOR, fields, 'cleanup');
@@ -299,10 +501,17 @@ export const connectors: FamilySuite = {
           } catch {
             listed = undefined;
           }
-          if (!listed || typeof listed !== 'object' || Array.isArray(listed)) return fail(`the listed config is not the JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
+          if (!listed || typeof listed !== 'object' || Array.isArray(listed))
+            return fail(`the listed config is not the JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
           const sent = JSON.parse(String(fields.config)) as Row;
           const missing = Object.keys(sent).filter((k) => !(k in (listed as Row)));
-          if (missing.length > 0) return fail(`the listed config does not hold the type's keys that were sent (${missing.join(', ')}); it has ${Object.keys(listed as Row).slice(0, 6).join(', ')}`, got?.ex);
+          if (missing.length > 0)
+            return fail(
+              `the listed config does not hold the type's keys that were sent (${missing.join(', ')}); it has ${Object.keys(listed as Row)
+                .slice(0, 6)
+                .join(', ')}`,
+              got?.ex,
+            );
           return pass(`the listed config holds the ${Object.keys(sent).length} keys sent (${Object.keys(sent).join(', ')})`);
         });
       },
@@ -321,24 +530,32 @@ export const connectors: FamilySuite = {
         const control = ctx.target.control;
         const create = ctx.endpoint('POST', CONNECTOR.createPath);
         // "Connector detail is available only while the connector is running": the refusal for a connector not running shows it.
-        await ctx.check(e, 'error.connector-not-running', 'errors.case.connector-not-running', withAlso(['states.connector.detail-while-running'], async () => {
-          if (!create) return skip('the contract has no connector create');
-          const { ex: made, fields } = await attempt(ctx, env.resources, '-nr', {}, true);
-          if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
-          const name = String(fields.connector_name);
-          try {
-            // With the simulator's control the connector is stopped for sure; elsewhere it is read at once, while Idle.
-            if (control) control.stopConnector(String(fields.tenant), name);
-            const ex = await ctx.call(e, { tenant: fields.tenant, connector_name: name });
-            const want = `Connector thread ${name} does not exist.`;
-            const env2 = envelopeOf(ex);
-            if (succeeded(ex)) return control ? fail(`connector ${name} is Stopped, but its detail was answered: ${describeAnswer(ex)}`, ex) : skip(`connector ${name} was already running when read, so the not-running answer could not be observed`);
-            if (!env2 || ![1, 100].includes(env2.code)) return fail(`expected code 1 and "${want}", got ${describeAnswer(ex)}`, ex);
-            return env2.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex);
-          } finally {
-            await env.resources.delete(CONNECTOR, fields, 'cleanup');
-          }
-        }));
+        await ctx.check(
+          e,
+          'error.connector-not-running',
+          'errors.case.connector-not-running',
+          withAlso(['states.connector.detail-while-running'], async () => {
+            if (!create) return skip('the contract has no connector create');
+            const { ex: made, fields } = await attempt(ctx, env.resources, '-nr', {}, true);
+            if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
+            const name = String(fields.connector_name);
+            try {
+              // With the simulator's control the connector is stopped for sure; elsewhere it is read at once, while Idle.
+              if (control) control.stopConnector(String(fields.tenant), name);
+              const ex = await ctx.call(e, { tenant: fields.tenant, connector_name: name });
+              const want = `Connector thread ${name} does not exist.`;
+              const env2 = envelopeOf(ex);
+              if (succeeded(ex))
+                return control
+                  ? fail(`connector ${name} is Stopped, but its detail was answered: ${describeAnswer(ex)}`, ex)
+                  : skip(`connector ${name} was already running when read, so the not-running answer could not be observed`);
+              if (!env2 || ![1, 100].includes(env2.code)) return fail(`expected code 1 and "${want}", got ${describeAnswer(ex)}`, ex);
+              return env2.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex);
+            } finally {
+              await env.resources.delete(CONNECTOR, fields, 'cleanup');
+            }
+          }),
+        );
       },
     },
     {
@@ -350,7 +567,7 @@ export const connectors: FamilySuite = {
         // real server skips this; on the simulator it shows the Stopped value in a list record.
         const control = ctx.target.control;
         await ctx.check(e, 'connector.stopped-listed', 'states.connector.values', async () => {
-          if (!control) return skip('the API cannot stop a connector; only the simulator\'s control (--target sim) can');
+          if (!control) return skip("the API cannot stop a connector; only the simulator's control (--target sim) can");
           const { ex: made, fields } = await attempt(ctx, env.resources, '-st', {}, true);
           if (!succeeded(made)) return skip(`a connector could not be created (${describeAnswer(made)})`);
           try {
@@ -358,7 +575,11 @@ export const connectors: FamilySuite = {
             const got = await readList(ctx, e.path, { tenant: fields.tenant, connector_name: fields.connector_name });
             const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
             if (!row) return fail(`the stopped connector ${String(fields.connector_name)} is not listed`, got?.ex);
-            if (row.status !== 'Stopped') return fail(`a stopped connector is listed with status ${JSON.stringify(row.status)}; the spec's values are Idle, Running, Stopped`, got?.ex);
+            if (row.status !== 'Stopped')
+              return fail(
+                `a stopped connector is listed with status ${JSON.stringify(row.status)}; the spec's values are Idle, Running, Stopped`,
+                got?.ex,
+              );
             return pass('the stopped connector is listed as Stopped');
           } finally {
             await env.resources.delete(CONNECTOR, fields, 'cleanup');
@@ -374,10 +595,18 @@ export const connectors: FamilySuite = {
         const list = ctx.endpoint('GET', '/api/cluster/connector/list');
         const created: { type: string; row: Row; ex: Exchange }[] = [];
         for (const t of CONNECTOR_CATALOGUE) {
-          const { ex, fields } = await attempt(ctx, env.resources, `-ty-${t.id}`, { connector_type: t.id, config: JSON.stringify(t.example) }, true);
+          const { ex, fields } = await attempt(
+            ctx,
+            env.resources,
+            `-ty-${t.id}`,
+            { connector_type: t.id, config: JSON.stringify(t.example) },
+            true,
+          );
           // The type identifier is one of the catalogue's (catalogue.type-ids) as much as the config is the type's.
           await ctx.check(e, `connector.type.${t.id}.accepted`, `catalogue.${t.id}`, () => ({
-            ...(succeeded(ex) ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`) : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)),
+            ...(succeeded(ex)
+              ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`)
+              : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)),
             also: ['catalogue.type-ids'],
           }));
           if (!succeeded(ex) || !list) continue;
@@ -387,9 +616,14 @@ export const connectors: FamilySuite = {
             if (!row) return fail(`the ${t.id} connector is not listed`, got?.ex);
             created.push({ type: t.id, row, ex: got!.ex });
             const config = listedConfig(row.config);
-            if (!config) return fail(`the listed config is not JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
+            if (!config)
+              return fail(`the listed config is not JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
             const missing = missingDefaults(t, config);
-            return missing.length > 0 ? fail(`the listed config lacks the catalogue's defaults: ${missing.slice(0, 5).join(', ')}`, got?.ex) : pass(`the listed config shows the ${t.keys.filter((k) => k.default !== undefined && !(k.name in t.example)).length} defaults of the omitted keys`);
+            return missing.length > 0
+              ? fail(`the listed config lacks the catalogue's defaults: ${missing.slice(0, 5).join(', ')}`, got?.ex)
+              : pass(
+                  `the listed config shows the ${t.keys.filter((k) => k.default !== undefined && !(k.name in t.example)).length} defaults of the omitted keys`,
+                );
           });
           await env.resources.delete(CONNECTOR, fields, 'cleanup');
         }
@@ -399,12 +633,21 @@ export const connectors: FamilySuite = {
           if (created.length === 0) return skip('no created connector was read back from the list');
           for (const { type, row, ex } of created) {
             const unassigned = row.broker_id === null || row.broker_id === undefined;
-            if (row.status === 'Idle' && !unassigned) return fail(`the new ${type} connector is Idle but has broker_id ${JSON.stringify(row.broker_id)} (null until a node runs it)`, ex);
+            if (row.status === 'Idle' && !unassigned)
+              return fail(
+                `the new ${type} connector is Idle but has broker_id ${JSON.stringify(row.broker_id)} (null until a node runs it)`,
+                ex,
+              );
             if (row.status === 'Running' && unassigned) return fail(`the new ${type} connector is Running without a broker_id`, ex);
-            if (row.status !== 'Idle' && row.status !== 'Running') return fail(`a connector just created is listed with status ${JSON.stringify(row.status)}; a valid create gives Idle`, ex);
+            if (row.status !== 'Idle' && row.status !== 'Running')
+              return fail(`a connector just created is listed with status ${JSON.stringify(row.status)}; a valid create gives Idle`, ex);
           }
           const idle = created.filter((c) => c.row.status === 'Idle').length;
-          return pass(`${idle} of ${created.length} connectors read right after their create are Idle with broker_id null${idle < created.length ? ', the others already run on a node' : ''}`, undefined, idle === 0);
+          return pass(
+            `${idle} of ${created.length} connectors read right after their create are Idle with broker_id null${idle < created.length ? ', the others already run on a node' : ''}`,
+            undefined,
+            idle === 0,
+          );
         });
       },
     },
@@ -417,7 +660,9 @@ export const connectors: FamilySuite = {
           for (const c of invalidConfigs(t)) {
             const { ex } = await attempt(ctx, env.resources, `-cf-${t.id}`, { connector_type: t.id, config: JSON.stringify(c.config) });
             // A req key missing, a value outside its range or values: the key conventions of the catalogue as much as the type's bullet.
-            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys, ['catalogue.key-conventions']);
+            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys, [
+              'catalogue.key-conventions',
+            ]);
           }
         }
       },
@@ -428,11 +673,35 @@ export const connectors: FamilySuite = {
       assertion: 'endpoints.connector.create.connector_type',
       async run(ctx, e, env) {
         const unknown = await attempt(ctx, env.resources, '-ut', { connector_type: 'carrier-pigeon' });
-        await refusedCheck(ctx, e, 'connector.unknown-type', 'endpoints.connector.create.connector_type', unknown.ex, 'connector_type "carrier-pigeon" is no catalogue identifier', ['connector_type'], ['catalogue.type-ids']);
+        await refusedCheck(
+          ctx,
+          e,
+          'connector.unknown-type',
+          'endpoints.connector.create.connector_type',
+          unknown.ex,
+          'connector_type "carrier-pigeon" is no catalogue identifier',
+          ['connector_type'],
+          ['catalogue.type-ids'],
+        );
         const notJson = await attempt(ctx, env.resources, '-nj', { config: 'local_file_path=/tmp/x' });
-        await refusedCheck(ctx, e, 'connector.config-not-json', 'endpoints.connector.create.config', notJson.ex, 'config that is not JSON text', ['config']);
+        await refusedCheck(
+          ctx,
+          e,
+          'connector.config-not-json',
+          'endpoints.connector.create.config',
+          notJson.ex,
+          'config that is not JSON text',
+          ['config'],
+        );
         const upper = await attempt(ctx, env.resources, '-uc', { connector_type: 'FILE' });
-        await ctx.check(e, 'connector.type-case-insensitive', 'decision.connector.type-case', () => (succeeded(upper.ex) ? pass('connector_type FILE accepted as file') : fail(`connector_type FILE was refused (the reference server matches type ids case-insensitively): ${describeAnswer(upper.ex)}`, upper.ex)));
+        await ctx.check(e, 'connector.type-case-insensitive', 'decision.connector.type-case', () =>
+          succeeded(upper.ex)
+            ? pass('connector_type FILE accepted as file')
+            : fail(
+                `connector_type FILE was refused (the reference server matches type ids case-insensitively): ${describeAnswer(upper.ex)}`,
+                upper.ex,
+              ),
+        );
       },
     },
     {
@@ -444,21 +713,39 @@ export const connectors: FamilySuite = {
         for (const [id, what, strategy, ok] of STRATEGY_CASES) {
           const { ex } = await attempt(ctx, env.resources, `-fs${n++}`, { failure_strategy: strategy });
           // An accepted object is the failure_strategy field of the create body; discard alone is "the other fields … absent".
-          const also = ['endpoints.connector.create.failure_strategy', ...(strategy.strategy === 'discard' && Object.keys(strategy).length === 1 ? ['failure.discard-fields'] : [])];
-          if (ok) await ctx.check(e, id, strategyAssertion(strategy), (): Verdict => ({ ...(succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)), also }));
+          const also = [
+            'endpoints.connector.create.failure_strategy',
+            ...(strategy.strategy === 'discard' && Object.keys(strategy).length === 1 ? ['failure.discard-fields'] : []),
+          ];
+          if (ok)
+            await ctx.check(e, id, strategyAssertion(strategy), (): Verdict => ({
+              ...(succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what} is valid but was refused: ${describeAnswer(ex)}`, ex)),
+              also,
+            }));
           else await refusedCheck(ctx, e, id, strategyAssertion(strategy), ex, what, ['failure_strategy', ...Object.keys(strategy)]);
         }
         await ctx.check(e, 'failure-strategy.dead-letter-defaults', 'failure.retry_total_times', async () => {
           const { ex, fields } = await attempt(ctx, env.resources, '-dd', { failure_strategy: { strategy: 'dead_message_queue' } }, true);
           if (!succeeded(ex)) return skip(`the connector could not be created (${describeAnswer(ex)})`);
           try {
-            const got = await readList(ctx, '/api/cluster/connector/list', { tenant: fields.tenant, connector_name: fields.connector_name });
+            const got = await readList(ctx, '/api/cluster/connector/list', {
+              tenant: fields.tenant,
+              connector_name: fields.connector_name,
+            });
             const row = got?.rows.find((r) => r.connector_name === fields.connector_name);
             const shown = row?.failure_strategy as Row | undefined;
-            if (!shown || typeof shown !== 'object') return skip('the connector list shows no failure_strategy (the spec\'s Connector record has none), so its defaults cannot be observed');
+            if (!shown || typeof shown !== 'object')
+              return skip(
+                "the connector list shows no failure_strategy (the spec's Connector record has none), so its defaults cannot be observed",
+              );
             const want = FAILURE_STRATEGY_SPEC.strategies.dead_message_queue.defaults;
             const wrong = Object.entries(want).filter(([k, v]) => shown[k] !== v);
-            return wrong.length > 0 ? fail(`dead_message_queue defaults: ${wrong.map(([k, v]) => `${k} ${JSON.stringify(shown[k])} (default ${JSON.stringify(v)})`).join(', ')}`, got?.ex) : pass('retry_total_times 3, wait_time_ms 1000, topic_name dead_letter_queue');
+            return wrong.length > 0
+              ? fail(
+                  `dead_message_queue defaults: ${wrong.map(([k, v]) => `${k} ${JSON.stringify(shown[k])} (default ${JSON.stringify(v)})`).join(', ')}`,
+                  got?.ex,
+                )
+              : pass('retry_total_times 3, wait_time_ms 1000, topic_name dead_letter_queue');
           } finally {
             await env.resources.delete(CONNECTOR, fields, 'cleanup');
           }
@@ -477,42 +764,82 @@ export const connectors: FamilySuite = {
           const ex = await ctx.call(e, fixture);
           const env2 = envelopeOf(ex);
           const name = String(fixture.connector_name);
-          if (succeeded(ex)) return fail(`connector ${name} exists in tenant ${String(fixture.tenant)}, but a second create of it was accepted`, ex);
-          if (!env2 || ![1, 100].includes(env2.code)) return fail(`a create of an existing connector must fail with code 1, got ${describeAnswer(ex)}`, ex);
-          return env2.text?.includes(name) && /already exist/i.test(env2.text) ? pass(`refused: "${env2.text}"`) : fail(`expected a text saying connector ${name} already exists, got ${describeAnswer(ex)}`, ex);
+          if (succeeded(ex))
+            return fail(`connector ${name} exists in tenant ${String(fixture.tenant)}, but a second create of it was accepted`, ex);
+          if (!env2 || ![1, 100].includes(env2.code))
+            return fail(`a create of an existing connector must fail with code 1, got ${describeAnswer(ex)}`, ex);
+          return env2.text?.includes(name) && /already exist/i.test(env2.text)
+            ? pass(`refused: "${env2.text}"`)
+            : fail(`expected a text saying connector ${name} already exists, got ${describeAnswer(ex)}`, ex);
         });
         const badFilter = await attempt(ctx, env.resources, '-tf', { topic_name: `conform/${ctx.seed}/#/x` });
         await ctx.check(e, 'connector.topic-filter', 'decision.connector.topic-filter', () => {
           const v = expectRefused(badFilter.ex, 'topic_name "…/#/x" is no MQTT topic filter (# only at the end)');
           if (v.status !== 'pass') return v;
-          return refusalNames(badFilter.ex, 'topic_name') ? v : fail(`the refusal does not name topic_name: ${describeAnswer(badFilter.ex)}`, badFilter.ex);
+          return refusalNames(badFilter.ex, 'topic_name')
+            ? v
+            : fail(`the refusal does not name topic_name: ${describeAnswer(badFilter.ex)}`, badFilter.ex);
         });
         const file = CONNECTOR_CATALOGUE.find((t) => t.id === 'file')!;
         const rotationDefault = file.keys.find((k) => k.name === 'rotation_strategy')?.default;
-        const loose = await attempt(ctx, env.resources, '-ck', { connector_type: 'file', config: JSON.stringify({ local_file_path: `/tmp/conform-${ctx.seed}.log`, conform_unknown_key: 'x', rotation_strategy: null }) }, true);
+        const loose = await attempt(
+          ctx,
+          env.resources,
+          '-ck',
+          {
+            connector_type: 'file',
+            config: JSON.stringify({ local_file_path: `/tmp/conform-${ctx.seed}.log`, conform_unknown_key: 'x', rotation_strategy: null }),
+          },
+          true,
+        );
         await ctx.check(e, 'connector.config.unknown-and-null-keys', 'decision.connector.config-keys', async () => {
-          if (!succeeded(loose.ex)) return fail(`a file config with an unknown key and rotation_strategy null was refused: ${describeAnswer(loose.ex)}`, loose.ex);
+          if (!succeeded(loose.ex))
+            return fail(`a file config with an unknown key and rotation_strategy null was refused: ${describeAnswer(loose.ex)}`, loose.ex);
           try {
-            const got = await readList(ctx, '/api/cluster/connector/list', { tenant: loose.fields.tenant, connector_name: loose.fields.connector_name });
+            const got = await readList(ctx, '/api/cluster/connector/list', {
+              tenant: loose.fields.tenant,
+              connector_name: loose.fields.connector_name,
+            });
             const row = got?.rows.find((r) => r.connector_name === loose.fields.connector_name);
             const config = row ? listedConfig(row.config) : undefined;
-            if (!config) return skip(`the connector's config could not be read back from the list (${got ? describeAnswer(got.ex) : 'no list'})`);
-            return config.rotation_strategy === rotationDefault ? pass(`accepted; rotation_strategy null took its default ${JSON.stringify(rotationDefault)}`) : fail(`rotation_strategy was null, so its default ${JSON.stringify(rotationDefault)} applies, but the list shows ${JSON.stringify(config.rotation_strategy)}`, got?.ex);
+            if (!config)
+              return skip(`the connector's config could not be read back from the list (${got ? describeAnswer(got.ex) : 'no list'})`);
+            return config.rotation_strategy === rotationDefault
+              ? pass(`accepted; rotation_strategy null took its default ${JSON.stringify(rotationDefault)}`)
+              : fail(
+                  `rotation_strategy was null, so its default ${JSON.stringify(rotationDefault)} applies, but the list shows ${JSON.stringify(config.rotation_strategy)}`,
+                  got?.ex,
+                );
           } finally {
             await env.resources.delete(CONNECTOR, loose.fields, 'cleanup');
           }
         });
         const greptime = CONNECTOR_CATALOGUE.find((t) => t.id === 'greptime')!;
-        const emptyAllowed = await attempt(ctx, env.resources, '-er', { connector_type: 'greptime', config: JSON.stringify({ ...greptime.example, user: '', password: '' }) });
+        const emptyAllowed = await attempt(ctx, env.resources, '-er', {
+          connector_type: 'greptime',
+          config: JSON.stringify({ ...greptime.example, user: '', password: '' }),
+        });
         const kafka = CONNECTOR_CATALOGUE.find((t) => t.id === 'kafka')!;
-        const emptyRefused = await attempt(ctx, env.resources, '-ek', { connector_type: 'kafka', config: JSON.stringify({ ...kafka.example, topic: '' }) });
+        const emptyRefused = await attempt(ctx, env.resources, '-ek', {
+          connector_type: 'kafka',
+          config: JSON.stringify({ ...kafka.example, topic: '' }),
+        });
         await ctx.check(e, 'connector.config.empty-required-strings', 'decision.connector.empty-required-strings', () => {
-          if (!succeeded(emptyAllowed.ex)) return fail(`greptime user and password are empty strings when unused, but the config was refused: ${describeAnswer(emptyAllowed.ex)}`, emptyAllowed.ex);
+          if (!succeeded(emptyAllowed.ex))
+            return fail(
+              `greptime user and password are empty strings when unused, but the config was refused: ${describeAnswer(emptyAllowed.ex)}`,
+              emptyAllowed.ex,
+            );
           const v = expectRefused(emptyRefused.ex, 'kafka topic "" (a required string other than the ones that may be empty)');
           return v.status === 'pass' ? pass('greptime with user and password "" accepted; kafka with topic "" refused') : v;
         });
-        const relative = await attempt(ctx, env.resources, '-fr', { connector_type: 'file', config: JSON.stringify({ local_file_path: 'relative/conform.log' }) });
-        await ctx.check(e, 'connector.config.file-path-relative', 'decision.connector.file-path-absolute', () => expectRefused(relative.ex, 'local_file_path "relative/conform.log" is not an absolute path'));
+        const relative = await attempt(ctx, env.resources, '-fr', {
+          connector_type: 'file',
+          config: JSON.stringify({ local_file_path: 'relative/conform.log' }),
+        });
+        await ctx.check(e, 'connector.config.file-path-relative', 'decision.connector.file-path-absolute', () =>
+          expectRefused(relative.ex, 'local_file_path "relative/conform.log" is not an absolute path'),
+        );
         await ctx.check(e, 'connector.config.relational-port-default', 'decision.connector.relational-port', async () => {
           const shown: string[] = [];
           for (const id of ['mysql', 'postgres']) {
@@ -520,13 +847,24 @@ export const connectors: FamilySuite = {
             const { port: _omitted, ...rest } = t.example as Row;
             const want = t.keys.find((k) => k.name === 'port')?.default;
             const made = await attempt(ctx, env.resources, `-rp-${id}`, { connector_type: id, config: JSON.stringify(rest) }, true);
-            if (!succeeded(made.ex)) return fail(`a ${id} config without port was refused (the contract applies ${JSON.stringify(want)}): ${describeAnswer(made.ex)}`, made.ex);
+            if (!succeeded(made.ex))
+              return fail(
+                `a ${id} config without port was refused (the contract applies ${JSON.stringify(want)}): ${describeAnswer(made.ex)}`,
+                made.ex,
+              );
             try {
-              const got = await readList(ctx, '/api/cluster/connector/list', { tenant: made.fields.tenant, connector_name: made.fields.connector_name });
+              const got = await readList(ctx, '/api/cluster/connector/list', {
+                tenant: made.fields.tenant,
+                connector_name: made.fields.connector_name,
+              });
               const row = got?.rows.find((r) => r.connector_name === made.fields.connector_name);
               const config = row ? listedConfig(row.config) : undefined;
               if (!config) return skip(`the ${id} connector's config could not be read back from the list`);
-              if (config.port !== want) return fail(`a ${id} config without port must take ${JSON.stringify(want)}, the list shows ${JSON.stringify(config.port)}`, got?.ex);
+              if (config.port !== want)
+                return fail(
+                  `a ${id} config without port must take ${JSON.stringify(want)}, the list shows ${JSON.stringify(config.port)}`,
+                  got?.ex,
+                );
               shown.push(`${id} ${String(want)}`);
             } finally {
               await env.resources.delete(CONNECTOR, made.fields, 'cleanup');
@@ -542,15 +880,24 @@ export const connectors: FamilySuite = {
       assertion: 'decision.failure-strategy.exact-names',
       async run(ctx, e, env) {
         const upper = await attempt(ctx, env.resources, '-fc', { failure_strategy: { strategy: 'Discard' } });
-        await ctx.check(e, 'failure-strategy.case-exact', 'decision.failure-strategy.exact-names', () => expectRefused(upper.ex, 'strategy "Discard" is not written as the spec writes it (discard)'));
+        await ctx.check(e, 'failure-strategy.case-exact', 'decision.failure-strategy.exact-names', () =>
+          expectRefused(upper.ex, 'strategy "Discard" is not written as the spec writes it (discard)'),
+        );
         const bare = await attempt(ctx, env.resources, '-fm', { failure_strategy: { strategy: 'discard_after_retry' } });
-        await ctx.check(e, 'failure-strategy.retry-fields-missing', 'decision.failure-strategy.retry-fields-required', () => expectRefused(bare.ex, 'discard_after_retry without retry_total_times and wait_time_ms'));
+        await ctx.check(e, 'failure-strategy.retry-fields-missing', 'decision.failure-strategy.retry-fields-required', () =>
+          expectRefused(bare.ex, 'discard_after_retry without retry_total_times and wait_time_ms'),
+        );
         const cases: [string, Row, string][] = [
           ['retry_total_times with discard', { strategy: 'discard', retry_total_times: 3 }, 'retry_total_times'],
-          ['topic_name with discard_after_retry', { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 1000, topic_name: 'conform-dead' }, 'topic_name'],
+          [
+            'topic_name with discard_after_retry',
+            { strategy: 'discard_after_retry', retry_total_times: 3, wait_time_ms: 1000, topic_name: 'conform-dead' },
+            'topic_name',
+          ],
         ];
         const answers: [string, Exchange, string][] = [];
-        for (const [what, strategy, field] of cases) answers.push([what, (await attempt(ctx, env.resources, `-fu${answers.length}`, { failure_strategy: strategy })).ex, field]);
+        for (const [what, strategy, field] of cases)
+          answers.push([what, (await attempt(ctx, env.resources, `-fu${answers.length}`, { failure_strategy: strategy })).ex, field]);
         await ctx.check(e, 'failure-strategy.unused-field', 'decision.failure-strategy.unused-fields', () => {
           for (const [what, ex, field] of answers) {
             const v = expectRefused(ex, `${what} (a field the strategy does not use)`);

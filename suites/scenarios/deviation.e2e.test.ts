@@ -30,13 +30,19 @@ describe('a seeded deviation: the tenant default quota', () => {
     const target = await UrlTarget.create({ url: proxy.url, username: SIM_ADMIN.username, password: SIM_ADMIN.password });
     const tags = new Set(['tenants', 'cluster-status', 'config']);
     const report = await runConform({ target, seed: 11, contract: CONTRACT.filter((e) => tags.has(e.tag)) }).finally(() => target.close());
-    const failures = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail').map((c) => ({ endpoint: `${e.method} ${e.path}`, id: c.id, level: c.level, message: c.message })));
+    const failures = report.endpoints.flatMap((e) =>
+      e.checks
+        .filter((c) => c.status === 'fail')
+        .map((c) => ({ endpoint: `${e.method} ${e.path}`, id: c.id, level: c.level, message: c.message })),
+    );
     // The scenario check names the field; the property-based model of the tenants family, written
     // from the same spec table, sees the listed quota differ from the defaults too.
     expect(failures.map((f) => `${f.endpoint} ${f.id} ${f.level}`).sort()).toEqual([
       'GET /api/cluster/tenant/list property.model.tenants MUST',
       'POST /api/cluster/tenant/create tenant.default-quota MUST',
     ]);
-    expect(failures.find((f) => f.id === 'tenant.default-quota')!.message).toBe('quota fields without their defaults: max_topics 5000 (default 5000000)');
+    expect(failures.find((f) => f.id === 'tenant.default-quota')!.message).toBe(
+      'quota fields without their defaults: max_topics 5000 (default 5000000)',
+    );
   });
 });

@@ -18,7 +18,8 @@ function expectFailure(ex: Exchange, what: string, text: RegExp): Verdict {
   if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
   if (succeeded(ex)) return fail(`${what} was answered as a success: ${describeAnswer(ex)}`, ex);
   const env = envelopeOf(ex);
-  if (!env || !GENERIC_FAILURE.includes(env.code) || !text.test(env.text ?? '')) return fail(`${what}: expected code 1 with a text matching ${text}, got ${describeAnswer(ex)}`, ex);
+  if (!env || !GENERIC_FAILURE.includes(env.code) || !text.test(env.text ?? ''))
+    return fail(`${what}: expected code 1 with a text matching ${text}, got ${describeAnswer(ex)}`, ex);
   return pass(`${what}: refused (${describeAnswer(ex)})`);
 }
 
@@ -37,7 +38,11 @@ export function duplicateCreate(familyKey: string, assertion: string, checkId = 
         if (!fixture) return skip(`the run has no ${familyKey} fixture to create again`);
         // Sent directly, not tracked: an accepted duplicate is the fixture itself, deleted once at cleanup.
         const ex = await ctx.call(e, buildParams(e, fixture));
-        return expectFailure(ex, `a create of the ${familyKey} ${JSON.stringify(family.identity?.(fixture) ?? {})}, which exists`, /already exist/i);
+        return expectFailure(
+          ex,
+          `a create of the ${familyKey} ${JSON.stringify(family.identity?.(fixture) ?? {})}, which exists`,
+          /already exist/i,
+        );
       });
     },
   };
@@ -54,7 +59,11 @@ export function unknownDelete(familyKey: string, assertion: string, checkId = `$
       await ctx.check(e, checkId, assertion, async () => {
         const fields = family.fields(ctx, '-never-created');
         const ex = await ctx.call(e, buildParams(e, fields));
-        return expectFailure(ex, `a delete of the ${familyKey} ${JSON.stringify(family.identity?.(fields) ?? {})}, which does not exist`, /does not exist|not (been )?found/i);
+        return expectFailure(
+          ex,
+          `a delete of the ${familyKey} ${JSON.stringify(family.identity?.(fields) ?? {})}, which does not exist`,
+          /does not exist|not (been )?found/i,
+        );
       });
     },
   };
@@ -75,11 +84,20 @@ export function implicitTenant(familyKey: string, assertion: string, checkId = `
       const ex = (await env.resources.create(family, fields, 'check'))!;
       // Accepted and applied: the instance is listed under that tenant (a server acknowledging anything shows nothing).
       const identity = family.identity?.(fields) ?? {};
-      const listed = succeeded(ex) && family.listPath ? (await readList(ctx, family.listPath, { tenant: fields.tenant }))?.rows.some((r) => Object.entries(identity).every(([k, v]) => r[k] === v)) : undefined;
+      const listed =
+        succeeded(ex) && family.listPath
+          ? (await readList(ctx, family.listPath, { tenant: fields.tenant }))?.rows.some((r) =>
+              Object.entries(identity).every(([k, v]) => r[k] === v),
+            )
+          : undefined;
       if (succeeded(ex)) await env.resources.delete(family, fields, 'cleanup');
       await ctx.check(e, checkId, assertion, () => {
         if (!succeeded(ex)) return fail(`a ${familyKey} naming a tenant that was never created was refused: ${describeAnswer(ex)}`, ex);
-        if (!listed) return inconclusive(`a ${familyKey} in the tenant ${String(fields.tenant)}, never created, was acknowledged but is not listed, so the acceptance shows nothing`, ex);
+        if (!listed)
+          return inconclusive(
+            `a ${familyKey} in the tenant ${String(fields.tenant)}, never created, was acknowledged but is not listed, so the acceptance shows nothing`,
+            ex,
+          );
         return pass(`a ${familyKey} in the tenant ${String(fields.tenant)}, never created, was accepted and is listed`);
       });
     },

@@ -77,7 +77,12 @@ export async function runScenario(ctx: ConformContext, e: EndpointContract, scen
   for (const need of scenario.needs ?? []) {
     const reason = missingNeed(ctx, need);
     if (reason === undefined) continue;
-    for (const id of scenario.checks) await ctx.check(e, id.endsWith('.*') ? id.slice(0, -2) : id, scenario.assertion, () => skip(`needs ${need === 'control' ? 'the simulator control interface' : need === 'mqtt-client' ? 'an MQTT client' : 'a non-exempt remote peer'}: ${reason}`));
+    for (const id of scenario.checks)
+      await ctx.check(e, id.endsWith('.*') ? id.slice(0, -2) : id, scenario.assertion, () =>
+        skip(
+          `needs ${need === 'control' ? 'the simulator control interface' : need === 'mqtt-client' ? 'an MQTT client' : 'a non-exempt remote peer'}: ${reason}`,
+        ),
+      );
     return;
   }
   await scenario.run(ctx, e, env);

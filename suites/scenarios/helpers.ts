@@ -1,5 +1,14 @@
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, pass, refusedAsInvalid, succeeded, type Verdict } from '../conform/conform-context.ts';
+import {
+  type ConformContext,
+  describeAnswer,
+  envelopeOf,
+  fail,
+  pass,
+  refusedAsInvalid,
+  succeeded,
+  type Verdict,
+} from '../conform/conform-context.ts';
 import { namesParam } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
 
@@ -21,7 +30,12 @@ export function totalOf(ex: Exchange): number | undefined {
 }
 
 /** Reads a list with the given filters; `undefined` endpoint when the contract lacks it. */
-export async function readList(ctx: ConformContext, path: string, params: Record<string, unknown>, purpose: 'check' | 'fixture' = 'check'): Promise<{ ex: Exchange; rows: Row[] } | undefined> {
+export async function readList(
+  ctx: ConformContext,
+  path: string,
+  params: Record<string, unknown>,
+  purpose: 'check' | 'fixture' = 'check',
+): Promise<{ ex: Exchange; rows: Row[] } | undefined> {
   const e = ctx.endpoint('GET', path) ?? ctx.endpoint('POST', path);
   if (!e) return undefined;
   const ex = await ctx.call(e, { limit: e.list?.defaultLimit ?? 10_000, ...params }, purpose);
@@ -35,7 +49,12 @@ export async function letTimePass(ctx: ConformContext, ms: number): Promise<void
 }
 
 /** Polls `probe` every `stepMs` of target time until it returns a value, for at most `maxMs`. */
-export async function waitFor<T>(ctx: ConformContext, maxMs: number, stepMs: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+export async function waitFor<T>(
+  ctx: ConformContext,
+  maxMs: number,
+  stepMs: number,
+  probe: () => Promise<T | undefined>,
+): Promise<T | undefined> {
   for (let waited = 0; ; waited += stepMs) {
     const got = await probe();
     if (got !== undefined || waited >= maxMs) return got;

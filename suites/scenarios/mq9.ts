@@ -22,7 +22,8 @@ async function notRunning(ctx: ConformContext, e: EndpointContract): Promise<voi
       const env = envelopeOf(ex);
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
       if (succeeded(ex)) return fail('the mq9 component is not running, but the list was answered as usual', ex);
-      if (!env?.text || !/not running/i.test(env.text)) return fail(`the error must state that the component is not running, got ${describeAnswer(ex)}`, ex);
+      if (!env?.text || !/not running/i.test(env.text))
+        return fail(`the error must state that the component is not running, got ${describeAnswer(ex)}`, ex);
       return pass(`"${env.text}"`);
     } finally {
       control.setMq9Running(true);
@@ -60,8 +61,13 @@ export const mq9: FamilySuite = {
           control.createMailbox({ tenant, name: boxName(ctx, 0), ttl: 3600, desc: 'mailbox of mqsim conform' });
           const got = await readList(ctx, e.path, { tenant, mail_address: boxName(ctx, 0) });
           const row = got?.rows.find((r) => r.mail_address === boxName(ctx, 0));
-          if (!row) return { ...fail(`the mailbox ${boxName(ctx, 0)} created by AGENT.MAILBOX.CREATE is not listed`, got?.ex), also: ['service.mq9'] };
-          if (row.tenant !== tenant || row.ttl !== 3600 || row.desc !== 'mailbox of mqsim conform') return { ...fail(`listed as ${JSON.stringify(row)}, created in ${tenant} with ttl 3600`, got?.ex), also: ['service.mq9'] };
+          if (!row)
+            return {
+              ...fail(`the mailbox ${boxName(ctx, 0)} created by AGENT.MAILBOX.CREATE is not listed`, got?.ex),
+              also: ['service.mq9'],
+            };
+          if (row.tenant !== tenant || row.ttl !== 3600 || row.desc !== 'mailbox of mqsim conform')
+            return { ...fail(`listed as ${JSON.stringify(row)}, created in ${tenant} with ttl 3600`, got?.ex), also: ['service.mq9'] };
           return { ...pass(`listed with tenant, ttl and desc as created, create_time ${String(row.create_time)}`), also: ['service.mq9'] };
         });
         await ctx.check(e, 'mq9.default-limit-20', 'limits.list-limit-default', async () => {
@@ -70,7 +76,9 @@ export const mq9: FamilySuite = {
           const rows = (envelopeOf(ex)?.data as { data?: unknown[] } | undefined)?.data ?? [];
           const total = totalOf(ex);
           if (total === undefined || total <= 20) return skip(`expected more than 20 mailboxes in ${tenant}, total_count ${String(total)}`);
-          return rows.length === 20 ? pass(`${total} mailboxes, the default page holds 20`) : fail(`${total} mailboxes: without limit the page must hold 20 (the mq9 lists' default), got ${rows.length}`, ex);
+          return rows.length === 20
+            ? pass(`${total} mailboxes, the default page holds 20`)
+            : fail(`${total} mailboxes: without limit the page must hold 20 (the mq9 lists' default), got ${rows.length}`, ex);
         });
       },
     },
@@ -84,13 +92,16 @@ export const mq9: FamilySuite = {
         const tenant = ctx.names.tenant;
         const name = boxName(ctx, 'ttl');
         await ctx.check(e, 'mq9.mailbox-expiry', 'decision.mq9.mailbox-expiry', async () => {
-          const listed = async () => (await readList(ctx, e.path, { tenant, mail_address: name }))?.rows.some((r) => r.mail_address === name);
+          const listed = async () =>
+            (await readList(ctx, e.path, { tenant, mail_address: name }))?.rows.some((r) => r.mail_address === name);
           control.createMailbox({ tenant, name, ttl: 3, desc: 'expiring mailbox of mqsim conform' });
           if (!(await listed())) return skip(`the mailbox ${name} just created is not listed (mq9.mailbox-listed judges that)`);
           await control.advance(2999);
           if (!(await listed())) return fail(`the mailbox ${name} with ttl 3 left the list before 3 seconds had passed (2.999 s)`);
           await control.advance(1);
-          return (await listed()) ? fail(`the mailbox ${name} with ttl 3 is still listed 3 seconds after its create_time`) : pass('a mailbox with ttl 3 is listed at 2.999 s and gone at 3 s');
+          return (await listed())
+            ? fail(`the mailbox ${name} with ttl 3 is still listed 3 seconds after its create_time`)
+            : pass('a mailbox with ttl 3 is listed at 2.999 s and gone at 3 s');
         });
       },
     },
@@ -110,7 +121,12 @@ export const mq9: FamilySuite = {
           const row = got?.rows.find((r) => r.name === name);
           // "list mq9 mailboxes and agents" (service.mq9): the mailbox and the agent checks show both lists.
           if (!row) return { ...fail(`the agent ${name} registered by AGENT.REGISTER is not listed`, got?.ex), also: ['service.mq9'] };
-          return { ...(row.agent_info === card && row.tenant === tenant ? pass('listed with its agent card') : fail(`listed as ${JSON.stringify(row).slice(0, 200)}`, got?.ex)), also: ['service.mq9'] };
+          return {
+            ...(row.agent_info === card && row.tenant === tenant
+              ? pass('listed with its agent card')
+              : fail(`listed as ${JSON.stringify(row).slice(0, 200)}`, got?.ex)),
+            also: ['service.mq9'],
+          };
         });
       },
     },

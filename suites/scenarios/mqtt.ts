@@ -17,7 +17,12 @@ import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from './hel
  * client: a connected client, its session and subscriptions appear in their lists.
  */
 
-const DIMENSION_VALUES: Record<string, string> = { topic_name: 'conform/any', client_id: 'conform-any', path: 'conform/#', connector_name: 'conform-any' };
+const DIMENSION_VALUES: Record<string, string> = {
+  topic_name: 'conform/any',
+  client_id: 'conform-any',
+  path: 'conform/#',
+  connector_name: 'conform-any',
+};
 
 function emptyArray(ex: Exchange, what: string): Verdict | undefined {
   const data = envelopeOf(ex)?.data;
@@ -36,10 +41,13 @@ const isShared = (row: Row) => row.is_share_sub === true || String(row.path).sta
 /** An exclusive subscription's detail: not shared, no group leader, the key as asked (spec: Subscription detail). */
 function exclusiveProblems(row: Row, data: Row | undefined): string | undefined {
   if (!data) return 'no detail data';
-  if (data.share_sub !== false) return `share_sub must be false for the exclusive subscription ${String(row.path)}, got ${JSON.stringify(data.share_sub)}`;
-  if (data.group_leader_info !== null) return `group_leader_info must be null for an exclusive subscription, got ${JSON.stringify(data.group_leader_info).slice(0, 80)}`;
+  if (data.share_sub !== false)
+    return `share_sub must be false for the exclusive subscription ${String(row.path)}, got ${JSON.stringify(data.share_sub)}`;
+  if (data.group_leader_info !== null)
+    return `group_leader_info must be null for an exclusive subscription, got ${JSON.stringify(data.group_leader_info).slice(0, 80)}`;
   const sub = (data.sub_data ?? {}) as Row;
-  if (sub.client_id !== row.client_id || sub.path !== row.path) return `sub_data names ${JSON.stringify({ client_id: sub.client_id, path: sub.path })}, not the subscription asked for ${JSON.stringify({ client_id: row.client_id, path: row.path })}`;
+  if (sub.client_id !== row.client_id || sub.path !== row.path)
+    return `sub_data names ${JSON.stringify({ client_id: sub.client_id, path: sub.path })}, not the subscription asked for ${JSON.stringify({ client_id: row.client_id, path: row.path })}`;
   return undefined;
 }
 
@@ -74,8 +82,13 @@ const hasWildcard = (path: string) => /[+#]/.test(path) || path.startsWith('$sha
  */
 async function dimensionCandidates(ctx: ConformContext): Promise<Record<string, Row[]>> {
   const own = (name: unknown) => String(name).startsWith('conform');
-  const byAge = (rows: Row[]) => [...rows.filter((r) => !own(r.topic_name ?? r.client_id ?? r.connector_name)), ...rows.filter((r) => own(r.topic_name ?? r.client_id ?? r.connector_name))];
-  const topics = byAge((await readList(ctx, '/api/cluster/topic/list', {}, 'fixture'))?.rows ?? []).filter((r) => !String(r.topic_name).includes('$'));
+  const byAge = (rows: Row[]) => [
+    ...rows.filter((r) => !own(r.topic_name ?? r.client_id ?? r.connector_name)),
+    ...rows.filter((r) => own(r.topic_name ?? r.client_id ?? r.connector_name)),
+  ];
+  const topics = byAge((await readList(ctx, '/api/cluster/topic/list', {}, 'fixture'))?.rows ?? []).filter(
+    (r) => !String(r.topic_name).includes('$'),
+  );
   const subs = byAge((await readList(ctx, '/api/mqtt/subscribe/list', {}, 'fixture'))?.rows ?? []);
   const connectors = byAge((await readList(ctx, '/api/cluster/connector/list', {}, 'fixture'))?.rows ?? []);
   // A subscription's topics: the keys of its detail's push_subscribe (the topics it pushed), else its filter when it has no wildcard.
@@ -83,8 +96,10 @@ async function dimensionCandidates(ctx: ConformContext): Promise<Record<string, 
   // Filters with wildcards are the ones whose pushes spread over topics: ask those first.
   for (const r of [...subs.filter((x) => hasWildcard(String(x.path))), ...subs].slice(0, 3)) {
     const detail = await detailOf(ctx, r);
-    const push = detail && succeeded(detail) ? ((dataOf(detail)?.sub_data as Row | undefined)?.push_subscribe as Row | undefined) : undefined;
-    for (const topic of Object.keys(push && typeof push === 'object' ? push : {}).slice(0, 1)) pushed.push({ client_id: r.client_id, path: r.path, topic_name: topic });
+    const push =
+      detail && succeeded(detail) ? ((dataOf(detail)?.sub_data as Row | undefined)?.push_subscribe as Row | undefined) : undefined;
+    for (const topic of Object.keys(push && typeof push === 'object' ? push : {}).slice(0, 1))
+      pushed.push({ client_id: r.client_id, path: r.path, topic_name: topic });
   }
   const plain = subs.filter((r) => !hasWildcard(String(r.path))).map((r) => ({ client_id: r.client_id, path: r.path, topic_name: r.path }));
   return {
@@ -107,7 +122,8 @@ async function runOverviewDecisions(ctx: ConformContext, e: EndpointContract): P
   const overview = await ctx.call(e, {});
   const o = succeeded(overview) ? dataOf(overview) : undefined;
   await ctx.check(e, 'overview.placement-status-is-local', 'decision.overview.placement-status', async () => {
-    if (typeof o?.placement_status !== 'string') return skip('the overview has no placement_status to judge (its presence is the overview row\'s business)');
+    if (typeof o?.placement_status !== 'string')
+      return skip("the overview has no placement_status to judge (its presence is the overview row's business)");
     const status = ctx.endpoint('GET', '/api/status');
     const config = ctx.endpoint('GET', '/api/cluster/config/get');
     if (!status || !config) return skip('no /api/status or config get to find the meta leader and the answering node');
@@ -115,42 +131,71 @@ async function runOverviewDecisions(ctx: ConformContext, e: EndpointContract): P
     const group = (meta && 'current_leader' in meta ? meta : (meta?.meta as Row | undefined)) ?? undefined;
     const leader = group?.current_leader;
     const local = dataOf(await ctx.call(config, {}, 'fixture'))?.broker_id;
-    if (typeof leader !== 'number' || typeof local !== 'number') return skip(`the meta group's leader (${JSON.stringify(leader)}) or the answering node (${JSON.stringify(local)}) is not known`);
+    if (typeof leader !== 'number' || typeof local !== 'number')
+      return skip(`the meta group's leader (${JSON.stringify(leader)}) or the answering node (${JSON.stringify(local)}) is not known`);
     const want = leader === local ? 'Leader' : 'Follower';
     // Node ids below 1 are placeholders (a server without a cluster behind it): agreement shows nothing.
-    return o.placement_status === want ? pass(`node ${local} answers, node ${leader} leads the meta group: ${want}`, undefined, local < 1 || leader < 1) : fail(`node ${local} answers and node ${leader} leads the meta group, so placement_status is ${want}, got ${JSON.stringify(o.placement_status)}`, overview);
+    return o.placement_status === want
+      ? pass(`node ${local} answers, node ${leader} leads the meta group: ${want}`, undefined, local < 1 || leader < 1)
+      : fail(
+          `node ${local} answers and node ${leader} leads the meta group, so placement_status is ${want}, got ${JSON.stringify(o.placement_status)}`,
+          overview,
+        );
   });
   await ctx.check(e, 'overview.message-rates-from-monitor', 'decision.overview.message-rates', async () => {
-    if (!o || typeof o.message_in_rate !== 'number' || typeof o.message_out_rate !== 'number') return skip('the overview has no numeric message rates');
+    if (!o || typeof o.message_in_rate !== 'number' || typeof o.message_out_rate !== 'number')
+      return skip('the overview has no numeric message rates');
     const monitor = ctx.endpoint('GET', '/api/mqtt/monitor/data');
     if (!monitor) return skip('no monitor data to compare with');
     const problems: string[] = [];
     let samples = 0;
-    for (const [rate, type] of [['message_in_rate', 'message_in_num'], ['message_out_rate', 'message_out_num']] as const) {
+    for (const [rate, type] of [
+      ['message_in_rate', 'message_in_num'],
+      ['message_out_rate', 'message_out_num'],
+    ] as const) {
       const points = envelopeOf(await ctx.call(monitor, { data_type: type }))?.data;
       if (!Array.isArray(points)) return skip(`monitor data of ${type} is not an array`);
       // The newest point (the order of the series is another check's business).
-      const newest = (points as Row[]).reduce<Row | undefined>((a, p) => (a === undefined || Number(p.date) > Number(a.date) ? p : a), undefined);
+      const newest = (points as Row[]).reduce<Row | undefined>(
+        (a, p) => (a === undefined || Number(p.date) > Number(a.date) ? p : a),
+        undefined,
+      );
       const last = newest ? Number(newest.value) : undefined;
       const want = last === undefined ? 0 : Math.round((last / 60) * 100) / 100;
       samples += points.length;
-      if (Math.abs(Number(o[rate]) - want) > 0.011) problems.push(`${rate} ${String(o[rate])}, but the last ${type} point ${JSON.stringify(last)} per 60 s is ${want}`);
+      if (Math.abs(Number(o[rate]) - want) > 0.011)
+        problems.push(`${rate} ${String(o[rate])}, but the last ${type} point ${JSON.stringify(last)} per 60 s is ${want}`);
     }
     // A monitor sample may fall between the two requests on a live target: compare once more before failing.
     if (problems.length > 0) return fail(problems.join('; '), overview);
     // Zero rates agree with an idle broker and with a placeholder alike.
-    return pass(`message_in_rate ${String(o.message_in_rate)} and message_out_rate ${String(o.message_out_rate)} are the last monitor interval's counts per second`, undefined, samples === 0 || (o.message_in_rate === 0 && o.message_out_rate === 0));
+    return pass(
+      `message_in_rate ${String(o.message_in_rate)} and message_out_rate ${String(o.message_out_rate)} are the last monitor interval's counts per second`,
+      undefined,
+      samples === 0 || (o.message_in_rate === 0 && o.message_out_rate === 0),
+    );
   });
   await ctx.check(e, 'overview.websocket-count', 'decision.overview.websocket-count', async () => {
     if (!o || typeof o.websocket_connection_num !== 'number') return skip('the overview has no websocket_connection_num');
     const got = await readList(ctx, '/api/mqtt/client/list', {}, 'fixture');
     const total = got ? totalOf(got.ex) : undefined;
-    if (!got || total === undefined || got.rows.length !== total || total > 100) return skip(`the client list does not show every connection (${got?.rows.length ?? 0} of ${String(total)}), so they cannot be counted`);
+    if (!got || total === undefined || got.rows.length !== total || total > 100)
+      return skip(
+        `the client list does not show every connection (${got?.rows.length ?? 0} of ${String(total)}), so they cannot be counted`,
+      );
     const types = got.rows.map((r) => String((r.network_connection as Row | null)?.connection_type ?? '').toLowerCase());
     const ws = types.filter((t) => WEBSOCKET_TYPES.has(t)).length;
     const tls = types.filter((t) => t === 'websockets').length;
-    if (o.websocket_connection_num !== ws) return fail(`websocket_connection_num is ${o.websocket_connection_num}, the client list has ${ws} WebSocket connections (${tls} of them over TLS)`, overview);
-    return pass(`websocket_connection_num ${ws} counts the ${ws - tls} WebSocket and ${tls} WebSocket-over-TLS connections`, undefined, tls === 0);
+    if (o.websocket_connection_num !== ws)
+      return fail(
+        `websocket_connection_num is ${o.websocket_connection_num}, the client list has ${ws} WebSocket connections (${tls} of them over TLS)`,
+        overview,
+      );
+    return pass(
+      `websocket_connection_num ${ws} counts the ${ws - tls} WebSocket and ${tls} WebSocket-over-TLS connections`,
+      undefined,
+      tls === 0,
+    );
   });
 }
 
@@ -164,7 +209,10 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
   const series = succeeded(happy) ? envelopeOf(happy)?.data : undefined;
   // In time order (the order the target answers in is monitor.ordered-by-date's business).
   const dates = Array.isArray(series) ? series.map((p) => Number((p as Row).date)).sort((a, b) => a - b) : [];
-  const gap = dates.slice(1).map((d, i) => d - dates[i]).find((g) => g !== 60);
+  const gap = dates
+    .slice(1)
+    .map((d, i) => d - dates[i])
+    .find((g) => g !== 60);
   const newestValue = (points: unknown[]) => Number((points as Row[]).reduce((a, p) => (Number(p.date) > Number(a.date) ? p : a)).value);
   const driver = ctx.mqtt;
   const control = ctx.target.control;
@@ -176,7 +224,7 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
   let blocked = !driver
     ? `needs an MQTT client to publish known messages (${ctx.capabilities?.mqttClient.reason ?? 'none available'})`
     : !control
-      ? 'needs the simulator\'s control to let the next monitor minute pass (a live target would need a real minute\'s wait per check)'
+      ? "needs the simulator's control to let the next monitor minute pass (a live target would need a real minute's wait per check)"
       : undefined;
   let sharedBlocked = blocked ?? (!other || driver!.tenant === undefined ? 'needs a second tenant to publish in' : undefined);
   if (!blocked) {
@@ -220,20 +268,38 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
     }
   }
   await ctx.check(e, 'monitor.counter-per-interval', 'decision.monitor.counter-per-interval', () => {
-    if (Array.isArray(series) && series.length > 60) return fail(`a series holds ${series.length} points; one point a minute over the hour is at most 60`, happy);
+    if (Array.isArray(series) && series.length > 60)
+      return fail(`a series holds ${series.length} points; one point a minute over the hour is at most 60`, happy);
     if (gap !== undefined) return fail(`two points of message_in_num are ${gap} s apart; the interval is 60 s`, happy);
     if (blocked) return skip(blocked);
-    if (!Array.isArray(points) || points.length === 0) return fail(`5 messages were published on ${counted} over a minute ago, but its topic_in_num series is ${JSON.stringify(points)}`, ex);
+    if (!Array.isArray(points) || points.length === 0)
+      return fail(
+        `5 messages were published on ${counted} over a minute ago, but its topic_in_num series is ${JSON.stringify(points)}`,
+        ex,
+      );
     const value = newestValue(points);
-    return value === 5 ? pass(`the 5 messages published within one interval show as the value 5 of the next point (${dates.length} points a minute apart in message_in_num)`) : fail(`5 messages were published within one interval, the next point of topic_in_num holds ${value} (a count per interval would be 5)`, ex);
+    return value === 5
+      ? pass(
+          `the 5 messages published within one interval show as the value 5 of the next point (${dates.length} points a minute apart in message_in_num)`,
+        )
+      : fail(
+          `5 messages were published within one interval, the next point of topic_in_num holds ${value} (a count per interval would be 5)`,
+          ex,
+        );
   });
   await ctx.check(e, 'monitor.aggregate-tenants', 'decision.monitor.aggregate-tenants', async () => {
     if (sharedBlocked) return skip(sharedBlocked);
-    if (!Array.isArray(points) || points.length === 0) return skip('no sample was taken after the messages (see monitor.counter-per-interval)');
+    if (!Array.isArray(points) || points.length === 0)
+      return skip('no sample was taken after the messages (see monitor.counter-per-interval)');
     const got = await ctx.call(e, { data_type: 'topic_in_num', topic_name: shared });
     const sharedPoints = envelopeOf(got)?.data;
     const value = Array.isArray(sharedPoints) && sharedPoints.length > 0 ? newestValue(sharedPoints) : undefined;
-    return value === 5 ? pass(`2 messages in ${String(driver!.tenant)} and 3 in ${other} on ${shared} show as one series of 5`) : fail(`2 messages in ${String(driver!.tenant)} and 3 in ${other} were published on ${shared}; the series without a tenant shows ${JSON.stringify(value)} (across tenants: 5)`, got);
+    return value === 5
+      ? pass(`2 messages in ${String(driver!.tenant)} and 3 in ${other} on ${shared} show as one series of 5`)
+      : fail(
+          `2 messages in ${String(driver!.tenant)} and 3 in ${other} were published on ${shared}; the series without a tenant shows ${JSON.stringify(value)} (across tenants: 5)`,
+          got,
+        );
   });
   const del = ctx.endpoint('POST', '/api/cluster/topic/delete');
   if (del && other && !sharedBlocked) await ctx.call(del, { tenant: other, topic_name: shared }, 'cleanup');
@@ -241,7 +307,8 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
 
 /** Seconds between two local-time strings "YYYY-MM-DD HH:MM:SS" (undefined when either is not one). */
 function secondsBetween(from: unknown, to: unknown): number | undefined {
-  const parse = (x: unknown) => (typeof x === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/.test(x) ? Date.parse(`${x.replace(' ', 'T')}Z`) : NaN);
+  const parse = (x: unknown) =>
+    typeof x === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$/.test(x) ? Date.parse(`${x.replace(' ', 'T')}Z`) : NaN;
   const d = (parse(to) - parse(from)) / 1000;
   return Number.isFinite(d) ? d : undefined;
 }
@@ -284,7 +351,11 @@ async function runFlappingBanEnabled(ctx: ConformContext, e: EndpointContract, c
         ? `max_client_connections ${JSON.stringify(cfg.max_client_connections)} is not a small count to reach`
         : undefined;
   if (why) {
-    for (const [id, a] of [['flapping.ban', 'states.flapping.ban'], ['flapping.boundary', 'decision.flapping.boundary']]) await ctx.check(e, id, a, () => skip(why));
+    for (const [id, a] of [
+      ['flapping.ban', 'states.flapping.ban'],
+      ['flapping.boundary', 'decision.flapping.boundary'],
+    ])
+      await ctx.check(e, id, a, () => skip(why));
     return;
   }
   const max = Number(cfg!.max_client_connections);
@@ -304,18 +375,33 @@ async function runFlappingBanEnabled(ctx: ConformContext, e: EndpointContract, c
   const banLog = await readList(ctx, '/api/mqtt/ban-log/list', driver.tenant ? { tenant: driver.tenant } : {});
   const ban = banLog?.rows.find((r) => r.resource_name === clientId);
   await ctx.check(e, 'flapping.ban', 'states.flapping.ban', () => {
-    if (admitted.slice(max).some((a) => a)) return fail(`${clientId} connected ${max + 2} times at once with max_client_connections ${max}, and connect ${admitted.lastIndexOf(true) + 1} was still admitted: the client must be banned`, banLog?.ex);
-    if (!ban) return fail(`${clientId} was refused after connecting more than ${max} times, but the ban-log shows no ban of it`, banLog?.ex);
+    if (admitted.slice(max).some((a) => a))
+      return fail(
+        `${clientId} connected ${max + 2} times at once with max_client_connections ${max}, and connect ${admitted.lastIndexOf(true) + 1} was still admitted: the client must be banned`,
+        banLog?.ex,
+      );
+    if (!ban)
+      return fail(`${clientId} was refused after connecting more than ${max} times, but the ban-log shows no ban of it`, banLog?.ex);
     const lasts = secondsBetween(ban.create_time, ban.end_time);
     const banTime = Number(cfg!.ban_time);
     // The read view may describe ban_time in minutes (config.set.flapping-read-minutes).
-    if (lasts !== undefined && lasts !== banTime && lasts !== banTime * 60) return fail(`the ban of ${clientId} lasts ${lasts} s (ban-log ${String(ban.create_time)} → ${String(ban.end_time)}), but ban_time is ${banTime}`, banLog?.ex);
-    return pass(`more than ${max} connects at once: refused (${JSON.stringify(refusal)}), banned ${lasts === undefined ? '' : `for ${lasts} s `}per the ban-log`);
+    if (lasts !== undefined && lasts !== banTime && lasts !== banTime * 60)
+      return fail(
+        `the ban of ${clientId} lasts ${lasts} s (ban-log ${String(ban.create_time)} → ${String(ban.end_time)}), but ban_time is ${banTime}`,
+        banLog?.ex,
+      );
+    return pass(
+      `more than ${max} connects at once: refused (${JSON.stringify(refusal)}), banned ${lasts === undefined ? '' : `for ${lasts} s `}per the ban-log`,
+    );
   });
   await ctx.check(e, 'flapping.boundary', 'decision.flapping.boundary', () => {
     const first = admitted.indexOf(false);
     if (first === -1) return fail(`all ${max + 2} connects of ${clientId} were admitted`);
-    return first === max ? pass(`the first ${max} connects were admitted, connect ${max + 1} was refused`) : fail(`with max_client_connections ${max}, connect ${first + 1} was the first refused (the decision: the first ${max} are admitted, the next one bans)`);
+    return first === max
+      ? pass(`the first ${max} connects were admitted, connect ${max + 1} was refused`)
+      : fail(
+          `with max_client_connections ${max}, connect ${first + 1} was the first refused (the decision: the first ${max} are admitted, the next one bans)`,
+        );
   });
 }
 
@@ -370,7 +456,8 @@ export const mqtt: FamilySuite = {
             for (const dimValues of (candidates[dims.join(',')] ?? []).slice(0, 3)) {
               const withDims = await ctx.call(e, { data_type: type, ...dimValues });
               const points = envelopeOf(withDims)?.data;
-              if (succeeded(withDims) && Array.isArray(points) && points.length > 0) return { ...pass(`${without}; with ${JSON.stringify(dimValues)} it answers ${points.length} points`), also: [row] };
+              if (succeeded(withDims) && Array.isArray(points) && points.length > 0)
+                return { ...pass(`${without}; with ${JSON.stringify(dimValues)} it answers ${points.length} points`), also: [row] };
             }
             return pass(`${without} (no listed ${dims.join(' and ')} gave a series, so the dimensions themselves were not seen at work)`);
           });
@@ -389,7 +476,11 @@ export const mqtt: FamilySuite = {
           const row = rows.find((r) => !isShared(r));
           if (!row) return skip('no exclusive subscription on the target');
           const ex = await detailOf(ctx, row);
-          if (!ex || !succeeded(ex)) return fail(`the detail of ${String(row.client_id)} ${String(row.path)} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
+          if (!ex || !succeeded(ex))
+            return fail(
+              `the detail of ${String(row.client_id)} ${String(row.path)} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`,
+              ex,
+            );
           const problem = exclusiveProblems(row, dataOf(ex));
           if (!problem) exclusiveSeen = true;
           return problem ? fail(problem, ex) : pass(`exclusive ${String(row.path)}: share_sub false, group_leader_info null`);
@@ -398,16 +489,25 @@ export const mqtt: FamilySuite = {
           const row = rows.find(isShared);
           if (!row) return skip('no shared subscription on the target');
           const ex = await detailOf(ctx, row);
-          if (!ex || !succeeded(ex)) return fail(`the detail of the shared ${String(row.path)} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
+          if (!ex || !succeeded(ex))
+            return fail(`the detail of the shared ${String(row.path)} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
           const data = dataOf(ex);
           // share_sub true means something only from a server that answered false for an exclusive one.
-          return data?.share_sub === true ? pass(`shared ${String(row.path)}: share_sub true`, undefined, !exclusiveSeen) : fail(`${String(row.path)} is a shared subscription, but share_sub is ${JSON.stringify(data?.share_sub)}`, ex);
+          return data?.share_sub === true
+            ? pass(`shared ${String(row.path)}: share_sub true`, undefined, !exclusiveSeen)
+            : fail(`${String(row.path)} is a shared subscription, but share_sub is ${JSON.stringify(data?.share_sub)}`, ex);
         });
       },
     },
     {
       endpoint: 'GET /api/mqtt/client/list',
-      checks: ['client.connected-listed', 'session.connected-listed', 'subscribe.created-listed', 'subscribe.created-detail', 'client.disconnected'],
+      checks: [
+        'client.connected-listed',
+        'session.connected-listed',
+        'subscribe.created-listed',
+        'subscribe.created-detail',
+        'client.disconnected',
+      ],
       assertion: 'service.lists',
       needs: ['mqtt-client'],
       async run(ctx, e) {
@@ -419,35 +519,61 @@ export const mqtt: FamilySuite = {
         const subs = ctx.endpoint('GET', '/api/mqtt/subscribe/list') ?? e;
         const detail = ctx.endpoint('GET', '/api/mqtt/subscribe/detail') ?? e;
         if ('ok' in session) {
-          for (const [ep, id] of [[e, 'client.connected-listed'], [sessions, 'session.connected-listed'], [subs, 'subscribe.created-listed'], [detail, 'subscribe.created-detail'], [e, 'client.disconnected']] as const) {
-            await ctx.check(ep, id, id === 'subscribe.created-detail' ? 'endpoints.subscribe.detail.response' : id === 'client.disconnected' ? 'resources.client.network_connection' : 'service.lists', () => skip(`the MQTT client (${driver.via}) could not connect: ${session.reason}`));
+          for (const [ep, id] of [
+            [e, 'client.connected-listed'],
+            [sessions, 'session.connected-listed'],
+            [subs, 'subscribe.created-listed'],
+            [detail, 'subscribe.created-detail'],
+            [e, 'client.disconnected'],
+          ] as const) {
+            await ctx.check(
+              ep,
+              id,
+              id === 'subscribe.created-detail'
+                ? 'endpoints.subscribe.detail.response'
+                : id === 'client.disconnected'
+                  ? 'resources.client.network_connection'
+                  : 'service.lists',
+              () => skip(`the MQTT client (${driver.via}) could not connect: ${session.reason}`),
+            );
           }
           return;
         }
         const filter = driver.tenant ? { tenant: driver.tenant } : {};
         const find = async (listPath: string) =>
-          waitFor(ctx, 3000, 250, async () => (await readList(ctx, listPath, { ...filter, client_id: clientId }))?.rows.find((r) => r.client_id === clientId && (listPath !== '/api/mqtt/subscribe/list' || r.path === path)));
+          waitFor(ctx, 3000, 250, async () =>
+            (await readList(ctx, listPath, { ...filter, client_id: clientId }))?.rows.find(
+              (r) => r.client_id === clientId && (listPath !== '/api/mqtt/subscribe/list' || r.path === path),
+            ),
+          );
         try {
           const sub = await session.subscribe(path, 1);
           await ctx.check(e, 'client.connected-listed', 'service.lists', async () => {
             const row = await find('/api/mqtt/client/list');
-            return row ? pass(`the connected client ${clientId} is listed`) : fail(`client ${clientId} is connected (${driver.via}) but not in the client list`);
+            return row
+              ? pass(`the connected client ${clientId} is listed`)
+              : fail(`client ${clientId} is connected (${driver.via}) but not in the client list`);
           });
           await ctx.check(sessions, 'session.connected-listed', 'service.lists', async () => {
             const row = await find('/api/mqtt/session/list');
-            return row ? pass(`the session of ${clientId} is listed`) : fail(`client ${clientId} is connected, but its session is not in the session list`);
+            return row
+              ? pass(`the session of ${clientId} is listed`)
+              : fail(`client ${clientId} is connected, but its session is not in the session list`);
           });
           let listed: Row | undefined;
           await ctx.check(subs, 'subscribe.created-listed', 'service.lists', async () => {
             if (!sub.ok) return skip(`the subscription could not be made: ${sub.reason}`);
             listed = await find('/api/mqtt/subscribe/list');
             if (!listed) return fail(`${clientId} subscribed to ${path}, but the subscription list does not show it`);
-            return typeof listed.qos === 'string' ? pass(`listed with qos ${JSON.stringify(listed.qos)} (a text label)`) : fail(`the list's qos must be a text label, got ${JSON.stringify(listed.qos)}`);
+            return typeof listed.qos === 'string'
+              ? pass(`listed with qos ${JSON.stringify(listed.qos)} (a text label)`)
+              : fail(`the list's qos must be a text label, got ${JSON.stringify(listed.qos)}`);
           });
           await ctx.check(detail, 'subscribe.created-detail', 'endpoints.subscribe.detail.response', async () => {
             if (!listed) return skip('the subscription is not listed');
             const ex = await detailOf(ctx, listed);
-            if (!ex || !succeeded(ex)) return fail(`the detail of ${clientId} ${path} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
+            if (!ex || !succeeded(ex))
+              return fail(`the detail of ${clientId} ${path} was refused: ${ex ? describeAnswer(ex) : 'no endpoint'}`, ex);
             const problem = exclusiveProblems(listed, dataOf(ex));
             return problem ? fail(problem, ex) : pass('detail of the new exclusive subscription: share_sub false, group_leader_info null');
           });
@@ -457,11 +583,15 @@ export const mqtt: FamilySuite = {
         await ctx.check(e, 'client.disconnected', 'resources.client.network_connection', async () => {
           // Spec: network_connection is null when disconnected; a client without a session may go from the list.
           const row = await waitFor(ctx, 3000, 250, async () => {
-            const r = (await readList(ctx, '/api/mqtt/client/list', { ...filter, client_id: clientId }))?.rows.find((x) => x.client_id === clientId);
+            const r = (await readList(ctx, '/api/mqtt/client/list', { ...filter, client_id: clientId }))?.rows.find(
+              (x) => x.client_id === clientId,
+            );
             return r === undefined || r.network_connection === null ? { gone: r === undefined } : undefined;
           });
           if (!row) return fail(`client ${clientId} disconnected, but the list still shows a network_connection for it`);
-          return pass(row.gone ? 'the disconnected client left the list' : 'the disconnected client is listed with network_connection null');
+          return pass(
+            row.gone ? 'the disconnected client left the list' : 'the disconnected client is listed with network_connection null',
+          );
         });
       },
     },

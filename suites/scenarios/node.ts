@@ -16,13 +16,19 @@ import { dataOf, letTimePass, type Row, waitFor } from './helpers.ts';
 export function removalTextProblem(text: unknown, nodeId: number): string | undefined {
   if (typeof text !== 'string') return `data must be the removal text, got ${JSON.stringify(text)}`;
   if (!/remov/i.test(text)) return `the text does not state that the node was removed: ${JSON.stringify(text)}`;
-  if (!/wip|data dir/i.test(text)) return `the text does not state that the data directory must be wiped before rejoining: ${JSON.stringify(text)}`;
+  if (!/wip|data dir/i.test(text))
+    return `the text does not state that the data directory must be wiped before rejoining: ${JSON.stringify(text)}`;
   if (!new RegExp(`\\b${nodeId}\\b`).test(text)) return `the text does not name node ${nodeId}: ${JSON.stringify(text)}`;
   return undefined;
 }
 
 /** Rule 2: the refusal names the group, the node and the voter count. */
-export function quorumTextProblem(text: string | null | undefined, nodeId: number, groups: readonly string[], voters: number): string | undefined {
+export function quorumTextProblem(
+  text: string | null | undefined,
+  nodeId: number,
+  groups: readonly string[],
+  voters: number,
+): string | undefined {
   if (!text) return 'the refusal carries no text';
   const missing: string[] = [];
   if (!groups.some((g) => text.includes(g))) missing.push(`a group (${groups.join(', ')})`);
@@ -54,15 +60,25 @@ export const node: FamilySuite = {
         if (!ctx.target.control || ctx.target.control.nodeCount < 3 || known.length < 3) await recordAnswerChecks(ctx, e, ex);
         await ctx.check(e, 'node-leave.unknown-node-succeeds', 'endpoints.node-leave.no-membership', () => {
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-          if (!succeeded(ex)) return fail(`node ${nodeId} is in no group membership: rule 3 says the request succeeds without effect, got ${describeAnswer(ex)}`, ex);
+          if (!succeeded(ex))
+            return fail(
+              `node ${nodeId} is in no group membership: rule 3 says the request succeeds without effect, got ${describeAnswer(ex)}`,
+              ex,
+            );
           // A success is evidence only from a server that refuses what rule 1 forbids (it does not answer yes to everything).
-          return pass(`node ${nodeId} (in no membership) answered success: ${JSON.stringify(envelopeOf(ex)?.data)}`, undefined, ctx.state.refusesOnlineNodeLeave !== true);
+          return pass(
+            `node ${nodeId} (in no membership) answered success: ${JSON.stringify(envelopeOf(ex)?.data)}`,
+            undefined,
+            ctx.state.refusesOnlineNodeLeave !== true,
+          );
         });
         // The project's decision: a node id the cluster never had gets the text of a removal (rule 5's), naming it.
         await ctx.check(e, 'node-leave.unknown-node-text', 'decision.node-leave.unknown-node', () => {
           if (!succeeded(ex)) return skip(`the removal of node ${nodeId} did not succeed (${describeAnswer(ex)})`);
           const problem = removalTextProblem(envelopeOf(ex)?.data, nodeId);
-          return problem ? fail(problem, ex) : pass(`the text of a removal: ${JSON.stringify(envelopeOf(ex)?.data)}`, undefined, ctx.state.refusesOnlineNodeLeave !== true);
+          return problem
+            ? fail(problem, ex)
+            : pass(`the text of a removal: ${JSON.stringify(envelopeOf(ex)?.data)}`, undefined, ctx.state.refusesOnlineNodeLeave !== true);
         });
       },
     },
@@ -77,7 +93,12 @@ export const node: FamilySuite = {
         const ids = ctx.state.onlineNodeIds ?? (await onlineNodeIds(ctx));
         if (control.nodeCount < 3 || ids.length < 3 || !status) {
           for (const id of ['node-leave.removes-stopped-node', 'node-leave.quorum-refusal', 'node-leave.rejoin-after-wipe']) {
-            await ctx.check(e, id, id === 'node-leave.quorum-refusal' ? 'endpoints.node-leave.quorum' : 'endpoints.node-leave.membership', () => skip(`needs a cluster of at least 3 online nodes (has ${ids.length})`));
+            await ctx.check(
+              e,
+              id,
+              id === 'node-leave.quorum-refusal' ? 'endpoints.node-leave.quorum' : 'endpoints.node-leave.membership',
+              () => skip(`needs a cluster of at least 3 online nodes (has ${ids.length})`),
+            );
           }
           return;
         }
@@ -94,7 +115,9 @@ export const node: FamilySuite = {
         await waitFor(ctx, 15_000, 250, async () => {
           const meta = dataOf(await ctx.call(status, {}, 'fixture'))?.meta as Row | undefined;
           const states = (meta && 'state' in meta ? [meta] : Object.values(meta ?? {})) as Row[];
-          return states.length > 0 && states.every((g) => typeof g.current_leader === 'number' && g.current_leader !== removed) ? true : undefined;
+          return states.length > 0 && states.every((g) => typeof g.current_leader === 'number' && g.current_leader !== removed)
+            ? true
+            : undefined;
         });
         let left = false;
         try {
@@ -102,10 +125,14 @@ export const node: FamilySuite = {
           left = succeeded(ex);
           await recordAnswerChecks(ctx, e, ex);
           await ctx.check(e, 'node-leave.removes-stopped-node', 'endpoints.node-leave.membership', () => {
-            if (!succeeded(ex)) return fail(`node ${removed} is stopped and in every group: its removal must succeed, got ${describeAnswer(ex)}`, ex);
+            if (!succeeded(ex))
+              return fail(`node ${removed} is stopped and in every group: its removal must succeed, got ${describeAnswer(ex)}`, ex);
             const problem = removalTextProblem(envelopeOf(ex)?.data, removed);
             // A node is removed from the cluster for good (service.node-removal): it may come back only wiped, as a new node.
-            return { ...(problem ? fail(problem, ex) : pass(`node ${removed} removed: ${JSON.stringify(envelopeOf(ex)?.data)}`)), also: ['service.node-removal'] };
+            return {
+              ...(problem ? fail(problem, ex) : pass(`node ${removed} removed: ${JSON.stringify(envelopeOf(ex)?.data)}`)),
+              also: ['service.node-removal'],
+            };
           });
           await ctx.check(e, 'node-leave.quorum-refusal', 'endpoints.node-leave.quorum', async () => {
             if (!left) return skip('the first removal did not succeed, so no group is down to 2 voters');
@@ -116,9 +143,13 @@ export const node: FamilySuite = {
               // The target removed a live node: put it back as the spec requires (stop, wipe, start).
               control.stopNode(next);
               control.startNode(next, { wiped: true });
-              return fail(`every group has 2 voters after node ${removed} left: removing node ${next} must be refused (needs at least 3 voters), but it was accepted`, refused);
+              return fail(
+                `every group has 2 voters after node ${removed} left: removing node ${next} must be refused (needs at least 3 voters), but it was accepted`,
+                refused,
+              );
             }
-            if (!env || ![1, 100].includes(env.code)) return fail(`the refusal must be an error with code 1, got ${describeAnswer(refused)}`, refused);
+            if (!env || ![1, 100].includes(env.code))
+              return fail(`the refusal must be an error with code 1, got ${describeAnswer(refused)}`, refused);
             const problem = quorumTextProblem(env.text, next, groups, 2);
             return problem ? fail(problem, refused) : pass(`refused: ${JSON.stringify(env.text)}`);
           });

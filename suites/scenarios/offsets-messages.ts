@@ -12,12 +12,26 @@ import { dataOf, letTimePass, type Row } from './helpers.ts';
  */
 
 /** The dead-letter record's rows (spec: Events) and what each must show for the run's failed message. */
-const DEAD_LETTER_FIELDS = ['connector_name', 'source_topic', 'error_message', 'retry_times', 'original_key', 'original_data', 'original_timestamp', 'dead_letter_timestamp'] as const;
+const DEAD_LETTER_FIELDS = [
+  'connector_name',
+  'source_topic',
+  'error_message',
+  'retry_times',
+  'original_key',
+  'original_data',
+  'original_timestamp',
+  'dead_letter_timestamp',
+] as const;
 const U32_MAX = 4_294_967_295;
 const isUint = (v: unknown, max = Number.MAX_SAFE_INTEGER) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 
 /** Reads a topic's messages from offset 0 (path-only message read); [] when it cannot be read. */
-async function readTopic(ctx: ConformContext, read: EndpointContract, tenant: string, topic: string): Promise<{ ex: Exchange; messages: Row[] }> {
+async function readTopic(
+  ctx: ConformContext,
+  read: EndpointContract,
+  tenant: string,
+  topic: string,
+): Promise<{ ex: Exchange; messages: Row[] }> {
   const ex = await ctx.call(read, { tenant, topic, offset: 0 });
   return { ex, messages: succeeded(ex) ? (((dataOf(ex)?.messages ?? []) as Row[]) ?? []) : [] };
 }
@@ -35,9 +49,19 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
   const create = ctx.endpoint('POST', '/api/cluster/connector/create');
   const detail = ctx.endpoint('GET', '/api/cluster/connector/detail');
   const ids = ['dead-letter.record', ...DEAD_LETTER_FIELDS.map((f) => `dead-letter.${f}`), 'dead-letter.tenant'];
-  const assertionOf = (id: string) => (id === 'dead-letter.record' ? 'events.dead-letter' : id === 'dead-letter.tenant' ? 'notes.dead-letter.tenant' : `events.dead-letter.${id.slice('dead-letter.'.length)}`);
+  const assertionOf = (id: string) =>
+    id === 'dead-letter.record'
+      ? 'events.dead-letter'
+      : id === 'dead-letter.tenant'
+        ? 'notes.dead-letter.tenant'
+        : `events.dead-letter.${id.slice('dead-letter.'.length)}`;
   const tenant = ctx.names.tenant;
-  const why = !create || !detail ? 'the contract has no connector create or detail' : driver.tenant !== undefined && driver.tenant !== tenant ? `the MQTT client publishes in tenant ${driver.tenant}, the run's connectors are in ${tenant}` : undefined;
+  const why =
+    !create || !detail
+      ? 'the contract has no connector create or detail'
+      : driver.tenant !== undefined && driver.tenant !== tenant
+        ? `the MQTT client publishes in tenant ${driver.tenant}, the run's connectors are in ${tenant}`
+        : undefined;
   if (why) {
     for (const id of ids) await ctx.check(read, id, assertionOf(id), () => skip(why));
     if (create) await ctx.check(create, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', () => skip(why ?? ''));
@@ -47,10 +71,23 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
   const deadTopic = `${base}/dead-letters`;
   const url = `http://conform-${ctx.seed}-dead.invalid/hook`;
   const name = `conform-conn-${ctx.seed}-dl`;
-  const fields = { tenant, connector_name: name, connector_type: 'webhook', config: JSON.stringify({ url }), topic_name: `${base}/dl/#`, failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 100, topic_name: deadTopic } };
+  const fields = {
+    tenant,
+    connector_name: name,
+    connector_type: 'webhook',
+    config: JSON.stringify({ url }),
+    topic_name: `${base}/dl/#`,
+    failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 100, topic_name: deadTopic },
+  };
   const plainUrl = `http://conform-${ctx.seed}-discard.invalid/hook`;
   const plainName = `conform-conn-${ctx.seed}-nofs`;
-  const plain = { tenant, connector_name: plainName, connector_type: 'webhook', config: JSON.stringify({ url: plainUrl }), topic_name: `${base}/nofs/#` };
+  const plain = {
+    tenant,
+    connector_name: plainName,
+    connector_type: 'webhook',
+    config: JSON.stringify({ url: plainUrl }),
+    topic_name: `${base}/nofs/#`,
+  };
   const family = RESOURCE_FAMILIES.find((f) => f.key === 'connector')!;
   control.setConnectorTargetDown(url, true);
   control.setConnectorTargetDown(plainUrl, true);
@@ -78,12 +115,17 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
       await letTimePass(ctx, 250);
     }
     // ---- dead_message_queue
-    const blocked = !succeeded(made!) ? `the dead_message_queue connector could not be created (${describeAnswer(made!)})` : !published.ok ? `the message could not be published: ${published.reason}` : undefined;
+    const blocked = !succeeded(made!)
+      ? `the dead_message_queue connector could not be created (${describeAnswer(made!)})`
+      : !published.ok
+        ? `the message could not be published: ${published.reason}`
+        : undefined;
     let record: Row | undefined;
     let problem: string | undefined;
     if (!blocked) {
       const content = got.messages.map((m) => m.content).find((c) => typeof c === 'string' && c.includes(name));
-      if (content === undefined) problem = `a message to ${name} failed (target down, 1 retry 100 ms apart), but no record naming the connector is in its dead-letter topic ${deadTopic} after 3 s: ${got.ex ? describeAnswer(got.ex) : 'not read'}, ${got.messages.length} messages`;
+      if (content === undefined)
+        problem = `a message to ${name} failed (target down, 1 retry 100 ms apart), but no record naming the connector is in its dead-letter topic ${deadTopic} after 3 s: ${got.ex ? describeAnswer(got.ex) : 'not read'}, ${got.messages.length} messages`;
       else {
         try {
           const parsed = JSON.parse(String(content)) as unknown;
@@ -94,17 +136,34 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
         }
       }
     }
-    await ctx.check(read, 'dead-letter.record', 'events.dead-letter', () => (blocked ? skip(blocked) : problem ? fail(problem, got.ex) : pass(`after the retry a JSON record is in ${deadTopic}`)));
+    await ctx.check(read, 'dead-letter.record', 'events.dead-letter', () =>
+      blocked ? skip(blocked) : problem ? fail(problem, got.ex) : pass(`after the retry a JSON record is in ${deadTopic}`),
+    );
     const bytes = [...Buffer.from(payload, 'utf8')];
     const fieldProblem: Record<(typeof DEAD_LETTER_FIELDS)[number], (v: unknown) => string | undefined> = {
       connector_name: (v) => (v === name ? undefined : `connector_name ${JSON.stringify(v)}, the failing connector is ${name}`),
-      source_topic: (v) => (v === `${base}/dl/x` ? undefined : `source_topic ${JSON.stringify(v)}, the message was published on ${base}/dl/x`),
+      source_topic: (v) =>
+        v === `${base}/dl/x` ? undefined : `source_topic ${JSON.stringify(v)}, the message was published on ${base}/dl/x`,
       error_message: (v) => (typeof v === 'string' && v.length > 0 ? undefined : `error_message ${JSON.stringify(v)} is no failure reason`),
-      retry_times: (v) => (!isUint(v, U32_MAX) ? `retry_times ${JSON.stringify(v)} is not a u32` : v !== 1 ? `retry_times ${String(v)}, but 1 retry was made (retry_total_times 1)` : undefined),
-      original_key: (v) => (v === null || typeof v === 'string' ? undefined : `original_key ${JSON.stringify(v)} is neither a string nor null`),
-      original_data: (v) => (JSON.stringify(v) === JSON.stringify(bytes) ? undefined : `original_data ${JSON.stringify(v)?.slice(0, 80)} is not the payload's bytes ${JSON.stringify(bytes).slice(0, 40)}…`),
+      retry_times: (v) =>
+        !isUint(v, U32_MAX)
+          ? `retry_times ${JSON.stringify(v)} is not a u32`
+          : v !== 1
+            ? `retry_times ${String(v)}, but 1 retry was made (retry_total_times 1)`
+            : undefined,
+      original_key: (v) =>
+        v === null || typeof v === 'string' ? undefined : `original_key ${JSON.stringify(v)} is neither a string nor null`,
+      original_data: (v) =>
+        JSON.stringify(v) === JSON.stringify(bytes)
+          ? undefined
+          : `original_data ${JSON.stringify(v)?.slice(0, 80)} is not the payload's bytes ${JSON.stringify(bytes).slice(0, 40)}…`,
       original_timestamp: (v) => (isUint(v) ? undefined : `original_timestamp ${JSON.stringify(v)} is not a u64`),
-      dead_letter_timestamp: (v) => (!isUint(v) ? `dead_letter_timestamp ${JSON.stringify(v)} is not a u64` : isUint(record?.original_timestamp) && Number(v) < Number(record!.original_timestamp) ? `dead_letter_timestamp ${String(v)} is before original_timestamp ${String(record!.original_timestamp)}` : undefined),
+      dead_letter_timestamp: (v) =>
+        !isUint(v)
+          ? `dead_letter_timestamp ${JSON.stringify(v)} is not a u64`
+          : isUint(record?.original_timestamp) && Number(v) < Number(record!.original_timestamp)
+            ? `dead_letter_timestamp ${String(v)} is before original_timestamp ${String(record!.original_timestamp)}`
+            : undefined,
     };
     for (const f of DEAD_LETTER_FIELDS) {
       await ctx.check(read, `dead-letter.${f}`, `events.dead-letter.${f}`, () => {
@@ -114,15 +173,29 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
         return p ? fail(p, got.ex) : pass(`${f} ${JSON.stringify(record[f])?.slice(0, 60)}`);
       });
     }
-    await ctx.check(read, 'dead-letter.tenant', 'notes.dead-letter.tenant', () => (record ? pass(`the dead-letter topic ${deadTopic} is read in the connector's tenant ${tenant}`) : skip(blocked ?? 'no dead-letter record to look at')));
+    await ctx.check(read, 'dead-letter.tenant', 'notes.dead-letter.tenant', () =>
+      record
+        ? pass(`the dead-letter topic ${deadTopic} is read in the connector's tenant ${tenant}`)
+        : skip(blocked ?? 'no dead-letter record to look at'),
+    );
     // ---- no failure_strategy: discard
     await ctx.check(create!, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', async () => {
-      if (!succeeded(madePlain!)) return fail(`a connector create without failure_strategy was refused: ${describeAnswer(madePlain!)}`, madePlain);
+      if (!succeeded(madePlain!))
+        return fail(`a connector create without failure_strategy was refused: ${describeAnswer(madePlain!)}`, madePlain);
       if (!publishedPlain.ok) return skip(`the message could not be published: ${publishedPlain.reason}`);
-      if (plainFailedAt === undefined) return fail(`a message to ${plainName} (no failure_strategy, target down) was not given up within 3 s: ${plainDetail ? describeAnswer(plainDetail) : ''} send_fail_total ${JSON.stringify(dataOf(plainDetail!)?.send_fail_total)}`, plainDetail);
+      if (plainFailedAt === undefined)
+        return fail(
+          `a message to ${plainName} (no failure_strategy, target down) was not given up within 3 s: ${plainDetail ? describeAnswer(plainDetail) : ''} send_fail_total ${JSON.stringify(dataOf(plainDetail!)?.send_fail_total)}`,
+          plainDetail,
+        );
       const dead = await readTopic(ctx, read, tenant, 'dead_letter_queue');
-      if (dead.messages.some((m) => String(m.content).includes(plainName))) return fail(`${plainName} has no failure_strategy, yet its failed message went to dead_letter_queue`, dead.ex);
-      return plainFailedAt <= 1250 ? pass(`the failed message was given up at once (within ${plainFailedAt} ms of the next send), without retries or a dead letter: discard`) : fail(`the failed message was given up only after ${plainFailedAt} ms: retried, not discarded`, plainDetail);
+      if (dead.messages.some((m) => String(m.content).includes(plainName)))
+        return fail(`${plainName} has no failure_strategy, yet its failed message went to dead_letter_queue`, dead.ex);
+      return plainFailedAt <= 1250
+        ? pass(
+            `the failed message was given up at once (within ${plainFailedAt} ms of the next send), without retries or a dead letter: discard`,
+          )
+        : fail(`the failed message was given up only after ${plainFailedAt} ms: retried, not discarded`, plainDetail);
     });
   } finally {
     control.setConnectorTargetDown(url, false);
@@ -160,7 +233,9 @@ export const offsetsMessages: FamilySuite = {
           const messages = (dataOf(got)?.messages ?? []) as Row[];
           const found = messages.find((m) => m.offset === offset);
           if (!found) return fail(`reading from offset ${offset} did not return the record at ${offset}: ${describeAnswer(got)}`, got);
-          return found.content === payload ? pass(`the message sent at offset ${offset} is read back`) : fail(`offset ${offset} holds ${JSON.stringify(found.content)}, sent ${JSON.stringify(payload)}`, got);
+          return found.content === payload
+            ? pass(`the message sent at offset ${offset} is read back`)
+            : fail(`offset ${offset} holds ${JSON.stringify(found.content)}, sent ${JSON.stringify(payload)}`, got);
         });
       },
     },
@@ -177,8 +252,14 @@ export const offsetsMessages: FamilySuite = {
           const offsets = (dataOf(got)?.offsets ?? []) as Row[];
           const want = (sent.offsets as Row[])[0];
           const row = offsets.find((o) => o.shard_name === want.shard_name);
-          if (!row) return fail(`the committed offset of ${String(want.shard_name)} is not in the group's offsets: ${JSON.stringify(offsets).slice(0, 160)}`, got);
-          return row.offset === want.offset ? pass(`offset ${String(want.offset)} of ${String(want.shard_name)} read back`) : fail(`committed ${String(want.offset)}, the group shows ${String(row.offset)}`, got);
+          if (!row)
+            return fail(
+              `the committed offset of ${String(want.shard_name)} is not in the group's offsets: ${JSON.stringify(offsets).slice(0, 160)}`,
+              got,
+            );
+          return row.offset === want.offset
+            ? pass(`offset ${String(want.offset)} of ${String(want.shard_name)} read back`)
+            : fail(`committed ${String(want.offset)}, the group shows ${String(row.offset)}`, got);
         });
       },
     },
@@ -186,13 +267,27 @@ export const offsetsMessages: FamilySuite = {
       endpoint: 'POST /api/cluster/offset/timestamp',
       checks: ['offset.timestamp-unknown-shard'],
       assertion: 'decision.path-only.not-found',
-      run: (ctx, e) => notFound(ctx, e, 'offset.timestamp-unknown-shard', { shard_name: `conform-${ctx.seed}-no-such-shard`, timestamp: 0, strategy: 'earliest' }, 'the offset timestamp of a shard that does not exist'),
+      run: (ctx, e) =>
+        notFound(
+          ctx,
+          e,
+          'offset.timestamp-unknown-shard',
+          { shard_name: `conform-${ctx.seed}-no-such-shard`, timestamp: 0, strategy: 'earliest' },
+          'the offset timestamp of a shard that does not exist',
+        ),
     },
     {
       endpoint: 'POST /api/mqtt/message/read',
       checks: ['message.read-unknown-topic'],
       assertion: 'decision.path-only.not-found',
-      run: (ctx, e) => notFound(ctx, e, 'message.read-unknown-topic', { tenant: ctx.names.tenant, topic: `conform/${ctx.seed}/no-such-topic`, offset: 0 }, 'a message read of a topic that does not exist'),
+      run: (ctx, e) =>
+        notFound(
+          ctx,
+          e,
+          'message.read-unknown-topic',
+          { tenant: ctx.names.tenant, topic: `conform/${ctx.seed}/no-such-topic`, offset: 0 },
+          'a message read of a topic that does not exist',
+        ),
     },
   ],
 };
@@ -203,10 +298,12 @@ async function notFound(ctx: ConformContext, e: EndpointContract, id: string, pa
     const ex = await ctx.call(e, params);
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     // A route that is not there answers nothing about unknown names: that is the exists check's finding.
-    if (failureCause(e, ex) === 'not-found') return skip(`${e.method} ${e.path} is not served (${describeAnswer(ex)}); see its exists check`);
+    if (failureCause(e, ex) === 'not-found')
+      return skip(`${e.method} ${e.path} is not served (${describeAnswer(ex)}); see its exists check`);
     if (succeeded(ex)) return fail(`${what} was answered as a success: ${describeAnswer(ex)}`, ex);
     const env = envelopeOf(ex);
-    if (!env || ![1, 100].includes(env.code) || !/does not exist|not (been )?found/i.test(env.text ?? '')) return fail(`${what}: expected code 1 with a text that it does not exist, got ${describeAnswer(ex)}`, ex);
+    if (!env || ![1, 100].includes(env.code) || !/does not exist|not (been )?found/i.test(env.text ?? ''))
+      return fail(`${what}: expected code 1 with a text that it does not exist, got ${describeAnswer(ex)}`, ex);
     return pass(`${what}: refused (${describeAnswer(ex)})`);
   });
 }

@@ -31,22 +31,40 @@ describe('connector cases from the catalogue', () => {
       expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
     }
     const kafka = invalidConfigs(CONNECTOR_CATALOGUE.find((t) => t.id === 'kafka')!);
-    expect(kafka.map((c) => c.id)).toEqual(['missing-bootstrap_servers', 'batch_size-below-1', 'batch_size-above-1048576', 'compression_type-not-in-enum', 'key-too-long']);
+    expect(kafka.map((c) => c.id)).toEqual([
+      'missing-bootstrap_servers',
+      'batch_size-below-1',
+      'batch_size-above-1048576',
+      'compression_type-not-in-enum',
+      'key-too-long',
+    ]);
     expect(kafka[0].config).toEqual({ topic: 'mqtt-messages' });
     const mysql = invalidConfigs(CONNECTOR_CATALOGUE.find((t) => t.id === 'mysql')!);
     const template = mysql.find((c) => c.id === 'rule-mysql-sql-template-three-placeholders')!;
     expect(String(template.config.sql_template).split('?').length - 1).toBe(2);
     const influx = invalidConfigs(CONNECTOR_CATALOGUE.find((t) => t.id === 'influxdb')!);
     // v1 without its credentials: the v2 fields are emptied, so only the one rule is broken.
-    expect(influx.find((c) => c.id === 'rule-influxdb-v1-needs-database-credentials')!.config).toMatchObject({ version: 'v1', token: '', org: '', bucket: '' });
+    expect(influx.find((c) => c.id === 'rule-influxdb-v1-needs-database-credentials')!.config).toMatchObject({
+      version: 'v1',
+      token: '',
+      org: '',
+      bucket: '',
+    });
   });
 
   it('read a listed config, nested or not, and find missing defaults', () => {
     const file = CONNECTOR_CATALOGUE.find((t) => t.id === 'file')!;
-    expect(listedConfig('{"LocalFile":{"local_file_path":"/x","rotation_strategy":"none","max_size_gb":1}}')).toEqual({ local_file_path: '/x', rotation_strategy: 'none', max_size_gb: 1 });
+    expect(listedConfig('{"LocalFile":{"local_file_path":"/x","rotation_strategy":"none","max_size_gb":1}}')).toEqual({
+      local_file_path: '/x',
+      rotation_strategy: 'none',
+      max_size_gb: 1,
+    });
     expect(listedConfig('not json')).toBeUndefined();
     expect(missingDefaults(file, { local_file_path: '/x', rotation_strategy: 'none', max_size_gb: 1 })).toEqual([]);
-    expect(missingDefaults(file, { local_file_path: '/x' })).toEqual(['rotation_strategy undefined (default "none")', 'max_size_gb undefined (default 1)']);
+    expect(missingDefaults(file, { local_file_path: '/x' })).toEqual([
+      'rotation_strategy undefined (default "none")',
+      'max_size_gb undefined (default 1)',
+    ]);
   });
 });
 
@@ -59,16 +77,23 @@ describe('config cases', () => {
       expect(cases.length, t.configType).toBeGreaterThan(0);
       expect(cases.length).toBeLessThanOrEqual(2);
     }
-    expect(invalidCases(CONFIG_TYPES.find((t) => t.configType === 'MqttSystemMonitor')!).map((c) => c.config)).toEqual([{ os_cpu_high_watermark: 1.5 }, { os_memory_high_watermark: 1.5 }]);
+    expect(invalidCases(CONFIG_TYPES.find((t) => t.configType === 'MqttSystemMonitor')!).map((c) => c.config)).toEqual([
+      { os_cpu_high_watermark: 1.5 },
+      { os_memory_high_watermark: 1.5 },
+    ]);
   });
 });
 
 describe('node removal texts', () => {
   it('rule 5 states the removal and the wipe; rule 2 names group, node and voter count', () => {
-    expect(removalTextProblem('Node 3 removed from the cluster. Wipe its data directory before rejoining as a new node.', 3)).toBeUndefined();
+    expect(
+      removalTextProblem('Node 3 removed from the cluster. Wipe its data directory before rejoining as a new node.', 3),
+    ).toBeUndefined();
     expect(removalTextProblem('success', 3)).toMatch(/does not state that the node was removed/);
     expect(removalTextProblem('Node 3 removed', 3)).toMatch(/wiped/);
-    expect(quorumTextProblem('[meta] refuse to remove node 2: only 2 voters, removing one would break quorum', 2, ['meta', 'mqtt'], 2)).toBeUndefined();
+    expect(
+      quorumTextProblem('[meta] refuse to remove node 2: only 2 voters, removing one would break quorum', 2, ['meta', 'mqtt'], 2),
+    ).toBeUndefined();
     expect(quorumTextProblem('refused', 2, ['meta'], 2)).toMatch(/a group \(meta\), node 2, the voter count 2/);
   });
 });

@@ -14,14 +14,18 @@ const report: Report = await runConform({ target: 'sim', seed: 7 });
 const runMs = performance.now() - started;
 
 function checksOfFamily(tags: readonly string[]): { endpoint: string; check: CheckRecord }[] {
-  return report.endpoints.filter((e) => tags.includes(e.tag)).flatMap((e) => e.checks.map((check) => ({ endpoint: `${e.method} ${e.path}`, check })));
+  return report.endpoints
+    .filter((e) => tags.includes(e.tag))
+    .flatMap((e) => e.checks.map((check) => ({ endpoint: `${e.method} ${e.path}`, check })));
 }
 
 const idMatches = (declared: string, id: string) => (declared.endsWith('.*') ? id.startsWith(declared.slice(0, -1)) : id === declared);
 
 describe('mqsim conform --target sim: the family scenario suites', () => {
   it('finish with no failure at any level, quickly, with every endpoint checked', () => {
-    const failures = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'fail').map((c) => `${e.method} ${e.path} ${c.id} (${c.level}): ${c.message}`));
+    const failures = report.endpoints.flatMap((e) =>
+      e.checks.filter((c) => c.status === 'fail').map((c) => `${e.method} ${e.path} ${c.id} (${c.level}): ${c.message}`),
+    );
     expect(failures).toEqual([]);
     expect(report.vacuous).toBe(false);
     expect(report.summary.untested).toBe(0);
@@ -38,13 +42,22 @@ describe('mqsim conform --target sim: the family scenario suites', () => {
         for (const declared of s.checks) {
           const found = checks.filter(({ check }) => idMatches(declared, check.id) || check.id.startsWith(`${declared}.`));
           expect(found.length, `${family.family}: ${s.endpoint} ${declared} never recorded`).toBeGreaterThan(0);
-          for (const { check } of found) expect(check.message, `${family.family} ${check.id}`).not.toMatch(/^needs (the simulator control interface|an MQTT client|a non-exempt remote peer)/);
+          for (const { check } of found)
+            expect(check.message, `${family.family} ${check.id}`).not.toMatch(
+              /^needs (the simulator control interface|an MQTT client|a non-exempt remote peer)/,
+            );
         }
       }
-      counts[family.family] = checks.filter(({ check }) => family.scenarios.some((s) => s.checks.some((d) => idMatches(d, check.id))) && check.status === 'pass').length;
+      counts[family.family] = checks.filter(
+        ({ check }) => family.scenarios.some((s) => s.checks.some((d) => idMatches(d, check.id))) && check.status === 'pass',
+      ).length;
     }
     for (const family of FAMILIES) expect(counts[family.family], `${family.family} has no passing scenario check`).toBeGreaterThan(0);
-    console.log(`scenario checks passed per family (${Math.round(runMs)} ms run): ${Object.entries(counts).map(([f, n]) => `${f} ${n}`).join(', ')}`);
+    console.log(
+      `scenario checks passed per family (${Math.round(runMs)} ms run): ${Object.entries(counts)
+        .map(([f, n]) => `${f} ${n}`)
+        .join(', ')}`,
+    );
   });
 
   it('records the capabilities it found: control and an MQTT client through it, no wider loopback exemption', () => {

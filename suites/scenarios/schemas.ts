@@ -27,7 +27,9 @@ export const schemas: FamilySuite = {
           const got = await readList(ctx, e.path, { tenant: bind.tenant, schema_name: bind.schema_name });
           if (!got || !succeeded(got.ex)) return fail('the binding list was refused', got?.ex);
           const text = JSON.stringify(got.rows);
-          return text.includes(String(bind.resource_name)) ? pass(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is listed`) : fail(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is missing: ${text.slice(0, 200)}`, got.ex);
+          return text.includes(String(bind.resource_name))
+            ? pass(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is listed`)
+            : fail(`the binding of ${String(bind.schema_name)} to ${String(bind.resource_name)} is missing: ${text.slice(0, 200)}`, got.ex);
         });
       },
     },
@@ -52,13 +54,24 @@ export const schemas: FamilySuite = {
         await ctx.check(e, 'schema-bind.list-all', 'decision.schema-bind.list-all', async () => {
           if (!bind) return skip('the run has no schema binding');
           const got = await readList(ctx, e.path, { tenant: bind.tenant });
-          if (!got || !succeeded(got.ex)) return fail(`the binding list with only tenant was refused: ${got ? describeAnswer(got.ex) : 'no endpoint'}`, got?.ex);
+          if (!got || !succeeded(got.ex))
+            return fail(`the binding list with only tenant was refused: ${got ? describeAnswer(got.ex) : 'no endpoint'}`, got?.ex);
           // A resource row names the resource (its `name`), with the schemas bound to it.
           const rows = got.rows.filter((r) => (r.name ?? r.resource_name) === bind.resource_name);
-          if (rows.length !== 1) return fail(`without resource_name and schema_name the list must hold one row for the bound resource ${String(bind.resource_name)}, it holds ${rows.length}: ${JSON.stringify(got.rows).slice(0, 200)}`, got.ex);
+          if (rows.length !== 1)
+            return fail(
+              `without resource_name and schema_name the list must hold one row for the bound resource ${String(bind.resource_name)}, it holds ${rows.length}: ${JSON.stringify(got.rows).slice(0, 200)}`,
+              got.ex,
+            );
           const missing = ['tenant', 'name'].filter((k) => !(k in rows[0]));
-          if (missing.length > 0) return fail(`the row of ${String(bind.resource_name)} lacks ${missing.join(' and ')}: ${JSON.stringify(rows[0]).slice(0, 160)}`, got.ex);
-          return pass(`one row for the bound resource ${String(bind.resource_name)}, with tenant and name (${got.rows.length} rows in the tenant)`);
+          if (missing.length > 0)
+            return fail(
+              `the row of ${String(bind.resource_name)} lacks ${missing.join(' and ')}: ${JSON.stringify(rows[0]).slice(0, 160)}`,
+              got.ex,
+            );
+          return pass(
+            `one row for the bound resource ${String(bind.resource_name)}, with tenant and name (${got.rows.length} rows in the tenant)`,
+          );
         });
       },
     },

@@ -10,7 +10,8 @@ import { dataOf, type Row } from './helpers.ts';
  * states (503 only with the simulator's control, which can close a node's ports).
  */
 
-const ids = (nodes: unknown): string => JSON.stringify((Array.isArray(nodes) ? (nodes as Row[]) : []).map((n) => Number(n.node_id)).sort((a, b) => a - b));
+const ids = (nodes: unknown): string =>
+  JSON.stringify((Array.isArray(nodes) ? (nodes as Row[]) : []).map((n) => Number(n.node_id)).sort((a, b) => a - b));
 
 export const statusHealth: FamilySuite = {
   family: 'cluster-status/health',
@@ -28,7 +29,11 @@ export const statusHealth: FamilySuite = {
           const want = [...new Set(list.map((n) => String(n.node_ip)))].sort();
           const got = Array.isArray(status.nodes) ? (status.nodes as unknown[]).map(String) : [];
           if (new Set(got).size !== got.length) return fail(`nodes must hold distinct IPs, got ${JSON.stringify(got)}`, env.happy);
-          if (JSON.stringify([...got].sort()) !== JSON.stringify(want)) return fail(`nodes ${JSON.stringify(got)} are not the distinct node_ip values of broker_node_list ${JSON.stringify(want)}`, env.happy);
+          if (JSON.stringify([...got].sort()) !== JSON.stringify(want))
+            return fail(
+              `nodes ${JSON.stringify(got)} are not the distinct node_ip values of broker_node_list ${JSON.stringify(want)}`,
+              env.happy,
+            );
           // One broker with one address agrees with any rule: evidence needs several brokers.
           return pass(`nodes = the ${want.length} distinct IPs of the ${list.length} brokers`, undefined, list.length < 2);
         });
@@ -39,7 +44,9 @@ export const statusHealth: FamilySuite = {
           const name = dataOf(config)?.cluster_name;
           if (!succeeded(config) || typeof name !== 'string') return skip(`config get shows no cluster_name (${describeAnswer(config)})`);
           // A name equal to another text of the status object (its version) is a placeholder, not a name.
-          return name === status.cluster_name ? pass(`both name the cluster ${JSON.stringify(name)}`, undefined, name === status.version || name.length === 0) : fail(`status says cluster ${JSON.stringify(status.cluster_name)}, config get says ${JSON.stringify(name)}`, config);
+          return name === status.cluster_name
+            ? pass(`both name the cluster ${JSON.stringify(name)}`, undefined, name === status.version || name.length === 0)
+            : fail(`status says cluster ${JSON.stringify(status.cluster_name)}, config get says ${JSON.stringify(name)}`, config);
         });
       },
     },
@@ -57,13 +64,18 @@ export const statusHealth: FamilySuite = {
       assertion: 'auth.rule-1-loopback',
       async run(ctx, e) {
         await ctx.check(e, 'auth.loopback-without-token', 'auth.rule-1-loopback', async () => {
-          if (!ctx.target.capabilities.loopback) return skip('the target is not reached over loopback, so the run cannot send from 127.0.0.1 or ::1');
+          if (!ctx.target.capabilities.loopback)
+            return skip('the target is not reached over loopback, so the run cannot send from 127.0.0.1 or ::1');
           const ex = await ctx.send({ method: e.method, path: e.path, auth: 'none' }, 'check', e.id);
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           if (succeeded(ex)) return pass(`${e.path} from the loopback address without a token: ${describeAnswer(ex)}`);
           // Behind Docker's port mapping or a local proxy the server sees another peer than 127.0.0.1: only the
           // simulator (whose peer the run sets) shows for certain that a loopback request was refused.
-          if (ex.response.status === 401 && !ctx.target.control) return inconclusive(`a request from the loopback address without a token got ${describeAnswer(ex)}; the server may see another peer (a port mapping or proxy in between), so this does not show it refuses loopback`, ex);
+          if (ex.response.status === 401 && !ctx.target.control)
+            return inconclusive(
+              `a request from the loopback address without a token got ${describeAnswer(ex)}; the server may see another peer (a port mapping or proxy in between), so this does not show it refuses loopback`,
+              ex,
+            );
           return fail(`a request from the loopback address (exempt from tokens) without a token got ${describeAnswer(ex)}`, ex);
         });
       },
@@ -80,7 +92,11 @@ export const statusHealth: FamilySuite = {
           if (meta === undefined) return skip('no status object to look at');
           if (isState(meta)) return fail('meta is one Raft state object; the contract gives the map form (group name to state)', env.happy);
           const bad = groups.filter(([k, v]) => !/^(meta|mqtt|offset|data)(_?\d+)?$/.test(k) || !isState(v)).map(([k]) => k);
-          if (groups.length === 0 || bad.length > 0) return fail(`meta must map the group names meta, mqtt, offset, data (numbered when several) to Raft state objects; got keys ${JSON.stringify(groups.map(([k]) => k))}`, env.happy);
+          if (groups.length === 0 || bad.length > 0)
+            return fail(
+              `meta must map the group names meta, mqtt, offset, data (numbered when several) to Raft state objects; got keys ${JSON.stringify(groups.map(([k]) => k))}`,
+              env.happy,
+            );
           return pass(`meta maps ${groups.map(([k]) => k).join(', ')} to Raft state objects`);
         });
         await ctx.check(e, 'status.raft-leader-only', 'decision.status.raft-leader-only', () => {
@@ -88,12 +104,22 @@ export const statusHealth: FamilySuite = {
           if (states.length === 0) return skip('no Raft state objects to look at');
           const fields = ['heartbeat', 'replication', 'millis_since_quorum_ack', 'last_quorum_acked'];
           // A group another node leads, as the answer itself tells (state not Leader, current_leader a node other than its id).
-          const followers = states.filter(([, v]) => v.state !== 'Leader' && typeof v.current_leader === 'number' && v.current_leader !== v.id);
+          const followers = states.filter(
+            ([, v]) => v.state !== 'Leader' && typeof v.current_leader === 'number' && v.current_leader !== v.id,
+          );
           const filled = followers.filter(([, v]) => fields.some((f) => v[f] !== null && v[f] !== undefined));
-          if (filled.length > 0) return fail(`groups ${filled.map(([k]) => k).join(', ')} are not led by the answering node (state ${JSON.stringify(filled[0][1].state)}) but fill ${fields.filter((f) => filled[0][1][f] !== null && filled[0][1][f] !== undefined).join(', ')}`, env.happy);
+          if (filled.length > 0)
+            return fail(
+              `groups ${filled.map(([k]) => k).join(', ')} are not led by the answering node (state ${JSON.stringify(filled[0][1].state)}) but fill ${fields.filter((f) => filled[0][1][f] !== null && filled[0][1][f] !== undefined).join(', ')}`,
+              env.happy,
+            );
           const ledFilled = states.some(([, v]) => v.state === 'Leader' && fields.some((f) => v[f] !== null && v[f] !== undefined));
           // Only a group another node leads can show the fields left null.
-          return pass(`${followers.length} groups led by another node leave ${fields.join(', ')} null${ledFilled ? '; a group the answering node leads fills them' : ''}`, undefined, followers.length === 0);
+          return pass(
+            `${followers.length} groups led by another node leave ${fields.join(', ')} null${ledFilled ? '; a group the answering node leads fills them' : ''}`,
+            undefined,
+            followers.length === 0,
+          );
         });
       },
     },
@@ -109,10 +135,19 @@ export const statusHealth: FamilySuite = {
           const a = dataOf(env.happy)!;
           const b = dataOf(other);
           if (!b) return skip(`/api/status did not answer (${describeAnswer(other)})`);
-          if (a.cluster_name !== b.cluster_name || a.version !== b.version) return fail(`/api/info says ${JSON.stringify({ cluster_name: a.cluster_name, version: a.version })}, /api/status ${JSON.stringify({ cluster_name: b.cluster_name, version: b.version })}: both are the cluster status`, env.happy);
-          if (ids(a.broker_node_list) !== ids(b.broker_node_list)) return fail(`/api/info lists brokers ${ids(a.broker_node_list)}, /api/status ${ids(b.broker_node_list)}`, env.happy);
+          if (a.cluster_name !== b.cluster_name || a.version !== b.version)
+            return fail(
+              `/api/info says ${JSON.stringify({ cluster_name: a.cluster_name, version: a.version })}, /api/status ${JSON.stringify({ cluster_name: b.cluster_name, version: b.version })}: both are the cluster status`,
+              env.happy,
+            );
+          if (ids(a.broker_node_list) !== ids(b.broker_node_list))
+            return fail(`/api/info lists brokers ${ids(a.broker_node_list)}, /api/status ${ids(b.broker_node_list)}`, env.happy);
           // Placeholders agree with placeholders: a name equal to the version tells nothing.
-          return pass('same cluster, version and brokers as /api/status', undefined, a.cluster_name === a.version || ids(a.broker_node_list) === '[]');
+          return pass(
+            'same cluster, version and brokers as /api/status',
+            undefined,
+            a.cluster_name === a.version || ids(a.broker_node_list) === '[]',
+          );
         });
       },
     },
@@ -140,10 +175,16 @@ export const statusHealth: FamilySuite = {
           try {
             const ex = await ctx.call(e, {});
             const data = envelopeOf(ex)?.data as Row | undefined;
-            if (ex.response?.status !== 503) return { ...fail(`node 1's ports are not ready: the probe must answer HTTP 503, got ${describeAnswer(ex)}`, ex), also: ['endpoints.health.ready.status'] };
+            if (ex.response?.status !== 503)
+              return {
+                ...fail(`node 1's ports are not ready: the probe must answer HTTP 503, got ${describeAnswer(ex)}`, ex),
+                also: ['endpoints.health.ready.status'],
+              };
             if (envelopeOf(ex)?.code !== 0) return fail(`the not-ready answer still has code 0, got ${describeAnswer(ex)}`, ex);
-            if (data?.status !== 'not_ready' || data.check_type !== 'ready') return fail(`expected {status: "not_ready", check_type: "ready"}, got ${JSON.stringify(data)}`, ex);
-            if (typeof data.message !== 'string' || !/not ready/i.test(data.message)) return fail(`the message must state that ports are not ready, got ${JSON.stringify(data.message)}`, ex);
+            if (data?.status !== 'not_ready' || data.check_type !== 'ready')
+              return fail(`expected {status: "not_ready", check_type: "ready"}, got ${JSON.stringify(data)}`, ex);
+            if (typeof data.message !== 'string' || !/not ready/i.test(data.message))
+              return fail(`the message must state that ports are not ready, got ${JSON.stringify(data.message)}`, ex);
             return { ...pass(`HTTP 503, status not_ready: ${JSON.stringify(data.message)}`), also: ['endpoints.health.ready.status'] };
           } finally {
             control.setPortsReady(1, true);
@@ -154,8 +195,15 @@ export const statusHealth: FamilySuite = {
           const ex = await ctx.call(e, {});
           const data = envelopeOf(ex)?.data as Row | undefined;
           const also = ['endpoints.health.ready.status'];
-          if (ex.response?.status !== 200) return { ...fail(`every configured port is ready: the probe must answer HTTP 200, got ${describeAnswer(ex)}`, ex), also };
-          if (data?.status !== 'ok' || typeof data.message !== 'string' || !/\bready\b/i.test(data.message) || /not\s+ready/i.test(data.message)) return fail(`expected status "ok" with a message that all ports are ready, got ${JSON.stringify(data)}`, ex);
+          if (ex.response?.status !== 200)
+            return { ...fail(`every configured port is ready: the probe must answer HTTP 200, got ${describeAnswer(ex)}`, ex), also };
+          if (
+            data?.status !== 'ok' ||
+            typeof data.message !== 'string' ||
+            !/\bready\b/i.test(data.message) ||
+            /not\s+ready/i.test(data.message)
+          )
+            return fail(`expected status "ok" with a message that all ports are ready, got ${JSON.stringify(data)}`, ex);
           return { ...pass(`HTTP 200, status ok: ${JSON.stringify(data.message)}`), also };
         });
       },
@@ -170,7 +218,8 @@ export const statusHealth: FamilySuite = {
           const ex = await ctx.send({ method: 'GET', path: `/api/mqsim-conform-${ctx.seed}-no-such-endpoint` }, 'check');
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
           const code = envelopeOf(ex)?.code;
-          if (ex.response.status !== 404 || code !== 404) return fail(`a path that is no endpoint must be answered HTTP 404 with code 404, got ${describeAnswer(ex)}`, ex);
+          if (ex.response.status !== 404 || code !== 404)
+            return fail(`a path that is no endpoint must be answered HTTP 404 with code 404, got ${describeAnswer(ex)}`, ex);
           return pass(`a path that is no endpoint: ${describeAnswer(ex)}`);
         });
       },

@@ -22,7 +22,7 @@ async function tenantRow(ctx: ConformContext, name: string): Promise<{ row?: Row
   return { row: got.rows.find((r) => r.tenant_name === name), ex: got.ex };
 }
 
-const quotaOf = (row: Row | undefined): Row => ((row?.config ?? {}) as Row);
+const quotaOf = (row: Row | undefined): Row => (row?.config ?? {}) as Row;
 
 export const tenants: FamilySuite = {
   family: 'tenants',
@@ -48,7 +48,9 @@ export const tenants: FamilySuite = {
           if (!row) return fail(`the tenant ${String(fields.tenant_name)} is not listed`, list);
           const q = quotaOf(row);
           const wrong = TENANT_QUOTA_FIELDS.filter((f) => q[f.name] !== (f.name === 'max_topics' ? 777 : f.default));
-          return wrong.length > 0 ? fail(`config {max_topics: 777} gave ${JSON.stringify(q)}: the given field as sent, the others at their defaults`, list) : pass('max_topics 777 as given, the other quota fields at their defaults');
+          return wrong.length > 0
+            ? fail(`config {max_topics: 777} gave ${JSON.stringify(q)}: the given field as sent, the others at their defaults`, list)
+            : pass('max_topics 777 as given, the other quota fields at their defaults');
         });
         if (succeeded(ex)) await env.resources.delete(TENANT, fields, 'cleanup');
       },
@@ -70,16 +72,25 @@ export const tenants: FamilySuite = {
         const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
         const created = (await env.resources.create(TENANT, fields, 'check'))!;
         if (!succeeded(created)) {
-          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota']) await ctx.check(e, id, id === 'tenant.update-keeps-desc' ? 'decision.tenant.update-partial' : 'endpoints.tenant.update', () => skip(`the tenant to update could not be created (${describeAnswer(created)})`));
+          for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota'])
+            await ctx.check(e, id, id === 'tenant.update-keeps-desc' ? 'decision.tenant.update-partial' : 'endpoints.tenant.update', () =>
+              skip(`the tenant to update could not be created (${describeAnswer(created)})`),
+            );
           return;
         }
         const name = String(fields.tenant_name);
         await ctx.check(e, 'tenant.update-config-visible', 'endpoints.tenant.update', async () => {
-          const ex = await ctx.call(e, { tenant_name: name, desc: 'quota raised by mqsim conform', config: { max_topics: 2468, max_sessions: 4321 } });
+          const ex = await ctx.call(e, {
+            tenant_name: name,
+            desc: 'quota raised by mqsim conform',
+            config: { max_topics: 2468, max_sessions: 4321 },
+          });
           if (!succeeded(ex)) return fail(`updating the quota was refused: ${describeAnswer(ex)}`, ex);
           const { row, ex: list } = await tenantRow(ctx, name);
           const got = quotaOf(row).max_topics;
-          return got === 2468 ? pass('the new max_topics is listed') : fail(`config.max_topics was updated to 2468, the list shows ${JSON.stringify(got)}`, list);
+          return got === 2468
+            ? pass('the new max_topics is listed')
+            : fail(`config.max_topics was updated to 2468, the list shows ${JSON.stringify(got)}`, list);
         });
         await ctx.check(e, 'tenant.update-keeps-desc', 'decision.tenant.update-partial', async () => {
           const { row: before } = await tenantRow(ctx, name);
@@ -88,7 +99,9 @@ export const tenants: FamilySuite = {
           const { row: after, ex: list } = await tenantRow(ctx, name);
           if (!before || !after) return fail(`the tenant ${name} is not listed`, list);
           // The spec says an omitted config keeps the quota, and nothing of an omitted desc: keeping it is the project's reading.
-          return after.desc === before.desc ? pass(`an update without desc kept ${JSON.stringify(after.desc)}`, undefined, !before.desc) : fail(`an update without desc changed it from ${JSON.stringify(before.desc)} to ${JSON.stringify(after.desc)}`, list);
+          return after.desc === before.desc
+            ? pass(`an update without desc kept ${JSON.stringify(after.desc)}`, undefined, !before.desc)
+            : fail(`an update without desc changed it from ${JSON.stringify(before.desc)} to ${JSON.stringify(after.desc)}`, list);
         });
         await ctx.check(e, 'tenant.update-keeps-quota', 'endpoints.tenant.update', async () => {
           const { row: before } = await tenantRow(ctx, name);
@@ -99,7 +112,10 @@ export const tenants: FamilySuite = {
           // Spec: "config (optional; when omitted the existing quota stays)".
           return JSON.stringify(quotaOf(after)) === JSON.stringify(quotaOf(before))
             ? pass('an update without config kept the quota')
-            : fail(`an update without config changed the quota from ${JSON.stringify(quotaOf(before))} to ${JSON.stringify(quotaOf(after))}`, list);
+            : fail(
+                `an update without config changed the quota from ${JSON.stringify(quotaOf(before))} to ${JSON.stringify(quotaOf(after))}`,
+                list,
+              );
         });
         await env.resources.delete(TENANT, fields, 'cleanup');
       },
@@ -125,7 +141,9 @@ export const tenants: FamilySuite = {
             const rows = rowsOf(page);
             const now = totalOf(page) ?? 0;
             if (now <= 100) return skip(`only ${now} tenants: could not create enough to pass 100`);
-            return rows.length === 100 ? pass(`${now} tenants, the default page holds 100`) : fail(`${now} tenants: without limit the page must hold 100 (the tenant list's default), got ${rows.length}`, page);
+            return rows.length === 100
+              ? pass(`${now} tenants, the default page holds 100`)
+              : fail(`${now} tenants: without limit the page must hold 100 (the tenant list's default), got ${rows.length}`, page);
           } finally {
             for (const fields of made) await env.resources.delete(TENANT, fields, 'cleanup');
           }
@@ -140,13 +158,22 @@ export const tenants: FamilySuite = {
         // Decision: names outside ASCII are accepted, and a length counts code points: 128 of them (245 UTF-16
         // units, 479 UTF-8 bytes) is within tenant_name's 1-128.
         const stem = `${ctx.names.tenant}-u`;
-        const fields: Record<string, unknown> = { tenant_name: `${stem}${'\u{1F600}'.repeat(128 - [...stem].length)}`, desc: 'Mandant für mqsim — 測試' };
+        const fields: Record<string, unknown> = {
+          tenant_name: `${stem}${'\u{1F600}'.repeat(128 - [...stem].length)}`,
+          desc: 'Mandant für mqsim — 測試',
+        };
         const ex = (await env.resources.create(TENANT, fields, 'check'))!;
         await ctx.check(e, 'tenant.non-ascii-name', 'decision.non-ascii-text', async () => {
-          if (!succeeded(ex)) return fail(`a tenant_name of 128 code points outside ASCII (and a desc with accents and CJK) was refused: ${describeAnswer(ex)}`, ex);
+          if (!succeeded(ex))
+            return fail(
+              `a tenant_name of 128 code points outside ASCII (and a desc with accents and CJK) was refused: ${describeAnswer(ex)}`,
+              ex,
+            );
           const { row, ex: list } = await tenantRow(ctx, String(fields.tenant_name));
           if (!row) return fail('the tenant with a non-ASCII name was accepted but is not listed under that name', list);
-          return row.desc === fields.desc ? pass('a 128-code-point non-ASCII tenant_name was accepted and listed as sent, desc too') : fail(`desc was sent as ${JSON.stringify(fields.desc)}, listed as ${JSON.stringify(row.desc)}`, list);
+          return row.desc === fields.desc
+            ? pass('a 128-code-point non-ASCII tenant_name was accepted and listed as sent, desc too')
+            : fail(`desc was sent as ${JSON.stringify(fields.desc)}, listed as ${JSON.stringify(row.desc)}`, list);
         });
         if (succeeded(ex)) await env.resources.delete(TENANT, fields, 'cleanup');
         // Decision: a body over 2 MiB is refused with HTTP 413 and code 400 (the spec states no size limit).
@@ -156,7 +183,11 @@ export const tenants: FamilySuite = {
         await ctx.check(e, 'tenant.body-too-large', 'decision.body-too-large', () => {
           if (!tooLarge.response) return fail(`no answer: ${tooLarge.error}`, tooLarge);
           const code = envelopeOf(tooLarge)?.code;
-          if (tooLarge.response.status !== 413 || code !== 400) return fail(`a body of more than 2 MiB must be refused with HTTP 413 and code 400, got HTTP ${tooLarge.response.status}${code === undefined ? ' without an envelope' : `, code ${code}`}`, tooLarge);
+          if (tooLarge.response.status !== 413 || code !== 400)
+            return fail(
+              `a body of more than 2 MiB must be refused with HTTP 413 and code 400, got HTTP ${tooLarge.response.status}${code === undefined ? ' without an envelope' : `, code ${code}`}`,
+              tooLarge,
+            );
           return pass(`a body of more than 2 MiB: ${describeAnswer(tooLarge)}`);
         });
       },

@@ -38,7 +38,10 @@ export async function startProxy(upstream: string, options: ProxyOptions = {}): 
       const client = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
       const peer = options.exemptEveryPeer || options.exemptPeers?.includes(client) ? '127.0.0.1' : client;
       const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-        const out = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, localAddress: peer }, resolve);
+        const out = request(
+          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, localAddress: peer },
+          resolve,
+        );
         out.on('error', reject);
         out.end(body);
       });
@@ -46,7 +49,9 @@ export async function startProxy(upstream: string, options: ProxyOptions = {}): 
       const path = (req.url ?? '/').split('?')[0];
       text = options.rewrite?.(req.method ?? 'GET', path, answer.statusCode ?? 0, text) ?? text;
       const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') out[k] = Array.isArray(v) ? v.join(', ') : v;
+      for (const [k, v] of Object.entries(answer.headers))
+        if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection')
+          out[k] = Array.isArray(v) ? v.join(', ') : v;
       res.writeHead(answer.statusCode ?? 502, { ...out, 'content-length': String(Buffer.byteLength(text)) });
       res.end(text);
     } catch (e) {

@@ -25,7 +25,9 @@ export const topicRewrite: FamilySuite = {
         const ex = (await env.resources.create(RULE, fields, 'check'))!;
         if (succeeded(ex)) await env.resources.delete(RULE, fields, 'cleanup');
         // "regular expression": one that does not compile can never match (decision: refused as invalid).
-        await ctx.check(e, 'topic-rewrite.invalid-regex', 'decision.rewrite.regex-compiles', () => expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`));
+        await ctx.check(e, 'topic-rewrite.invalid-regex', 'decision.rewrite.regex-compiles', () =>
+          expectRefused(ex, `regex ${JSON.stringify(fields.regex)} does not compile`),
+        );
       },
     },
     duplicateCreate('topic-rewrite', 'decision.rules.duplicates'),

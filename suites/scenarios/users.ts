@@ -30,7 +30,9 @@ export const users: FamilySuite = {
           if (!got) return skip('the contract has no user list');
           const row = got.rows.find((r) => r.username === fields.username && r.tenant === fields.tenant);
           if (!row) return fail(`the user ${String(fields.username)} is not listed`, got.ex);
-          return row.is_superuser === true ? pass('is_superuser true is listed as true') : fail(`created with is_superuser true, listed with ${JSON.stringify(row.is_superuser)}`, got.ex);
+          return row.is_superuser === true
+            ? pass('is_superuser true is listed as true')
+            : fail(`created with is_superuser true, listed with ${JSON.stringify(row.is_superuser)}`, got.ex);
         });
         if (succeeded(ex)) await env.resources.delete(USER, fields, 'cleanup');
       },
@@ -44,7 +46,12 @@ export const users: FamilySuite = {
           const rows = env.happy ? rowsOf(env.happy) : [];
           if (rows.length === 0) return skip('no user record to look at');
           const leaking = rows.filter((r) => Object.keys(r).some((k) => /pass(word)?|secret/i.test(k)));
-          return leaking.length > 0 ? fail(`${leaking.length} user records carry a password field (the spec's User has tenant, username, is_superuser, create_time)`, env.happy) : pass(`${rows.length} user records, none with a password field`);
+          return leaking.length > 0
+            ? fail(
+                `${leaking.length} user records carry a password field (the spec's User has tenant, username, is_superuser, create_time)`,
+                env.happy,
+              )
+            : pass(`${rows.length} user records, none with a password field`);
         });
       },
     },

@@ -61,7 +61,9 @@ export class HttpReadyWait implements WaitStrategy {
       const state = (await container.inspect()).State;
       if (!state.Running) {
         const output = demuxDockerLogs(await container.logs({ stdout: true, stderr: true, tail: LOG_TAIL, follow: false })).trim();
-        throw new Error(`the container exited (code ${state.ExitCode}) before ${url} answered 200${output ? `; its last output:\n${output}` : ' (it printed nothing)'}`);
+        throw new Error(
+          `the container exited (code ${state.ExitCode}) before ${url} answered 200${output ? `; its last output:\n${output}` : ' (it printed nothing)'}`,
+        );
       }
       try {
         const res = await request(url, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });

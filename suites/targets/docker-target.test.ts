@@ -9,8 +9,19 @@ const engine = await dockerEngineStatus(3000);
 
 describe('--target docker:IMAGE[:TAG]', () => {
   it('parses the image, network, admin port, command, credentials, readiness path, startup time and environment', () => {
-    expect(parseDockerTarget('docker:robustmq/robustmq:0.2.1')).toEqual({ image: 'robustmq/robustmq:0.2.1', network: 'bridge', port: 58080, readyPath: '/health/ready', startupSeconds: 120, env: {} });
-    expect(parseDockerTarget('docker:ghcr.io/acme/broker@sha256:abc?port=8080&user=admin&password=s3cret&ready=/healthz&startup=30&env.RUST_LOG=info')).toEqual({
+    expect(parseDockerTarget('docker:robustmq/robustmq:0.2.1')).toEqual({
+      image: 'robustmq/robustmq:0.2.1',
+      network: 'bridge',
+      port: 58080,
+      readyPath: '/health/ready',
+      startupSeconds: 120,
+      env: {},
+    });
+    expect(
+      parseDockerTarget(
+        'docker:ghcr.io/acme/broker@sha256:abc?port=8080&user=admin&password=s3cret&ready=/healthz&startup=30&env.RUST_LOG=info',
+      ),
+    ).toEqual({
       image: 'ghcr.io/acme/broker@sha256:abc',
       network: 'bridge',
       port: 8080,
@@ -47,7 +58,9 @@ describe('--target docker:IMAGE[:TAG]', () => {
 
   it.skipIf(engine.ok)('fails at once with "no Docker engine answers" when none does', async () => {
     const started = performance.now();
-    await expect(DockerTarget.start('docker:robustmq/robustmq:latest')).rejects.toThrow(/^no Docker engine answers: .*--target docker:robustmq/);
+    await expect(DockerTarget.start('docker:robustmq/robustmq:latest')).rejects.toThrow(
+      /^no Docker engine answers: .*--target docker:robustmq/,
+    );
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
@@ -59,7 +72,9 @@ describe('Docker log frames', () => {
       header.writeUInt32BE(Buffer.byteLength(text), 4);
       return Buffer.concat([header, Buffer.from(text)]);
     };
-    expect(demuxDockerLogs(Buffer.concat([frame(1, 'mqsim serve: starting\n'), frame(2, 'error: --nodes must be an integer from 1 to 9.\n')]))).toBe('mqsim serve: starting\nerror: --nodes must be an integer from 1 to 9.\n');
+    expect(
+      demuxDockerLogs(Buffer.concat([frame(1, 'mqsim serve: starting\n'), frame(2, 'error: --nodes must be an integer from 1 to 9.\n')])),
+    ).toBe('mqsim serve: starting\nerror: --nodes must be an integer from 1 to 9.\n');
     expect(demuxDockerLogs(Buffer.from('plain tty output\n'))).toBe('plain tty output\n');
   });
 });

@@ -53,21 +53,32 @@ export function parseDockerTarget(raw: string): DockerTargetSpec {
   const q = rest.indexOf('?');
   const image = (q === -1 ? rest : rest.slice(0, q)).trim();
   if (!/^[a-z0-9][\w./:@-]*$/i.test(image)) throw new Error(`docker target: ${JSON.stringify(image)} is not an image name (IMAGE[:TAG])`);
-  const spec: DockerTargetSpec = { image, network: 'bridge', port: DEFAULT_ADMIN_PORT, readyPath: '/health/ready', startupSeconds: 120, env: {} };
+  const spec: DockerTargetSpec = {
+    image,
+    network: 'bridge',
+    port: DEFAULT_ADMIN_PORT,
+    readyPath: '/health/ready',
+    startupSeconds: 120,
+    env: {},
+  };
   const params = new URLSearchParams(q === -1 ? '' : rest.slice(q + 1));
   for (const [key, value] of params) {
     const positive = (name: string) => {
       const n = Number(value);
-      if (!/^\d+$/.test(value) || n < 1 || n > (name === 'port' ? 65_535 : 3600)) throw new Error(`docker target: ${name} must be ${name === 'port' ? 'a whole number from 1 to 65535, or auto' : 'a whole number of seconds from 1 to 3600'}, got ${JSON.stringify(value)}`);
+      if (!/^\d+$/.test(value) || n < 1 || n > (name === 'port' ? 65_535 : 3600))
+        throw new Error(
+          `docker target: ${name} must be ${name === 'port' ? 'a whole number from 1 to 65535, or auto' : 'a whole number of seconds from 1 to 3600'}, got ${JSON.stringify(value)}`,
+        );
       return n;
     };
     if (key === 'port') spec.port = value === 'auto' ? 'auto' : positive('port');
     else if (key === 'network') {
-      if (value !== 'host' && value !== 'bridge') throw new Error(`docker target: network must be host or bridge, got ${JSON.stringify(value)}`);
+      if (value !== 'host' && value !== 'bridge')
+        throw new Error(`docker target: network must be host or bridge, got ${JSON.stringify(value)}`);
       spec.network = value;
     } else if (key === 'cmd') {
       const words = value.split(/\s+/).filter((w) => w !== '');
-      if (words.length === 0) throw new Error('docker target: cmd is empty (leave it out to run the image\'s own command)');
+      if (words.length === 0) throw new Error("docker target: cmd is empty (leave it out to run the image's own command)");
       spec.command = words;
     } else if (key === 'user' || key === 'username') spec.username = value;
     else if (key === 'password') spec.password = value;
@@ -79,9 +90,13 @@ export function parseDockerTarget(raw: string): DockerTargetSpec {
   if ((spec.username === undefined) !== (spec.password === undefined)) throw new Error('docker target: user and password go together');
   if (spec.port === 'auto') {
     // On Docker's own network the container has every port to itself: a fixed one is mapped anyway.
-    if (spec.network !== 'host') throw new Error('docker target: port=auto needs network=host (on Docker\'s network give the port the image listens on)');
+    if (spec.network !== 'host')
+      throw new Error("docker target: port=auto needs network=host (on Docker's network give the port the image listens on)");
     const told = [...(spec.command ?? []), ...Object.values(spec.env)].some((w) => w.includes(PORT_PLACEHOLDER));
-    if (!told) throw new Error(`docker target: port=auto picks a port the server must be told: put ${PORT_PLACEHOLDER} in cmd (e.g. cmd=serve+--port+${PORT_PLACEHOLDER}) or in an env. value`);
+    if (!told)
+      throw new Error(
+        `docker target: port=auto picks a port the server must be told: put ${PORT_PLACEHOLDER} in cmd (e.g. cmd=serve+--port+${PORT_PLACEHOLDER}) or in an env. value`,
+      );
   }
   return spec;
 }
@@ -98,7 +113,11 @@ export async function dockerEngineStatus(timeoutMs = 5000): Promise<{ ok: true }
     await Promise.race([containerRuntimeClient(), timeout]);
     return { ok: true };
   } catch (e) {
-    const where = process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : existsSync('/var/run/docker.sock') ? '/var/run/docker.sock' : '/var/run/docker.sock does not exist and DOCKER_HOST is not set';
+    const where = process.env.DOCKER_HOST
+      ? `DOCKER_HOST=${process.env.DOCKER_HOST}`
+      : existsSync('/var/run/docker.sock')
+        ? '/var/run/docker.sock'
+        : '/var/run/docker.sock does not exist and DOCKER_HOST is not set';
     return { ok: false, reason: `${(e as Error).message} (${where})` };
   } finally {
     clearTimeout(timer);
@@ -122,7 +141,7 @@ export async function loadTestcontainers(): Promise<typeof import('testcontainer
  * host is this machine: it is asked again with TESTCONTAINERS_HOST_OVERRIDE=localhost, what
  * testcontainers answers outside a container. A value the user set is left alone.
  */
-async function containerRuntimeClient(): Promise<Awaited<ReturnType<typeof import('testcontainers')['getContainerRuntimeClient']>>> {
+async function containerRuntimeClient(): Promise<Awaited<ReturnType<(typeof import('testcontainers'))['getContainerRuntimeClient']>>> {
   const { getContainerRuntimeClient } = await loadTestcontainers();
   try {
     return await getContainerRuntimeClient();
@@ -199,7 +218,9 @@ export class DockerTarget extends WrappingTarget {
     const host = spec.network === 'host';
     const port = spec.port === 'auto' ? await freePortBlock(AUTO_PORT_BLOCK) : spec.port;
     const runtimeHost = (await containerRuntimeClient()).info.containerRuntime.host;
-    const wait = new HttpReadyWait((bound) => (host ? `http://127.0.0.1:${port}${spec.readyPath}` : `http://${runtimeHost}:${bound.getBinding(port)}${spec.readyPath}`));
+    const wait = new HttpReadyWait((bound) =>
+      host ? `http://127.0.0.1:${port}${spec.readyPath}` : `http://${runtimeHost}:${bound.getBinding(port)}${spec.readyPath}`,
+    );
     let container = new GenericContainer(spec.image)
       .withEnvironment(Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, fillPort(v, port)])))
       .withWaitStrategy(wait)

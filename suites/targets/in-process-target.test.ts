@@ -11,9 +11,18 @@ function echoTarget(answer?: (req: InProcessRequest, n: number) => { status: num
     wait: async (ms) => void waits.push(ms),
     handle: async (req): Promise<{ status: number; headers: Record<string, string>; body: string }> => {
       seen.push(req);
-      if (req.url === '/api/v1/login') return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 0, message: 'success', data: { token: 'tok', expires_in: 60 } }) };
+      if (req.url === '/api/v1/login')
+        return {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ code: 0, message: 'success', data: { token: 'tok', expires_in: 60 } }),
+        };
       const custom = answer?.(req, seen.length);
-      return { status: custom?.status ?? 200, headers: { 'content-type': 'application/json', ...custom?.headers }, body: custom?.body ?? JSON.stringify({ code: 0, message: 'success', data: req.peer }) };
+      return {
+        status: custom?.status ?? 200,
+        headers: { 'content-type': 'application/json', ...custom?.headers },
+        body: custom?.body ?? JSON.stringify({ code: 0, message: 'success', data: req.peer }),
+      };
     },
   });
   return { target, seen, waits };
@@ -29,7 +38,12 @@ describe('InProcessTarget', () => {
     const res = await target.request({ method: 'GET', path: '/api/x', query: { a: 1, v: ['p', 'q'] } });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ code: 0, message: 'success', data: '127.0.0.1' });
-    expect(seen[1]).toMatchObject({ method: 'GET', url: '/api/x?a=1&v=p&v=q', peer: '127.0.0.1', headers: { authorization: 'Bearer tok' } });
+    expect(seen[1]).toMatchObject({
+      method: 'GET',
+      url: '/api/x?a=1&v=p&v=q',
+      peer: '127.0.0.1',
+      headers: { authorization: 'Bearer tok' },
+    });
     await target.request({ method: 'POST', path: '/api/y', body: { k: 'v' }, asRemotePeer: true, auth: 'none' });
     expect(seen[2]).toMatchObject({ url: '/api/y', body: '{"k":"v"}', peer: '127.0.0.2', headers: { 'content-type': 'application/json' } });
     expect(seen[2].headers.authorization).toBeUndefined();
@@ -38,7 +52,11 @@ describe('InProcessTarget', () => {
   });
 
   it('waits out 429 with the injected wait (virtual time on the simulator), a bounded number of times', async () => {
-    const { target, waits } = echoTarget((_req, n) => (n <= 3 ? { status: 429, headers: { 'retry-after': '2' }, body: '{"code":429,"message":"slow","data":null}' } : { status: 200, body: '{"code":0,"message":"success","data":1}' }));
+    const { target, waits } = echoTarget((_req, n) =>
+      n <= 3
+        ? { status: 429, headers: { 'retry-after': '2' }, body: '{"code":429,"message":"slow","data":null}' }
+        : { status: 200, body: '{"code":0,"message":"success","data":1}' },
+    );
     const res = await target.request({ method: 'GET', path: '/api/a' });
     expect(res.status).toBe(200);
     expect(res.retries).toBe(3);
@@ -46,7 +64,13 @@ describe('InProcessTarget', () => {
   });
 
   it('turns a handler exception into a TransportError and refuses requests after close', async () => {
-    const target = new InProcessTarget({ name: 'x', baseUrl: 'http://h', handle: async () => { throw new Error('boom'); } });
+    const target = new InProcessTarget({
+      name: 'x',
+      baseUrl: 'http://h',
+      handle: async () => {
+        throw new Error('boom');
+      },
+    });
     await expect(target.request({ method: 'GET', path: '/' })).rejects.toThrow(/GET \/: boom/);
     await target.close();
     await expect(target.request({ method: 'GET', path: '/' })).rejects.toThrow(/closed/);

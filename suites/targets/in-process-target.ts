@@ -1,4 +1,12 @@
-import { pathWithQuery, TransportError, type Target, type TargetCapabilities, type TargetControl, type TargetRequest, type TargetResponse } from './target.ts';
+import {
+  pathWithQuery,
+  TransportError,
+  type Target,
+  type TargetCapabilities,
+  type TargetControl,
+  type TargetRequest,
+  type TargetResponse,
+} from './target.ts';
 
 /** One HTTP request as a server's request handler sees it, without a socket. */
 export interface InProcessRequest {

@@ -70,7 +70,10 @@ describe('the MQTT 3.1.1 wire client', () => {
 
   it('reports a refused CONNECT and an unreachable port as reasons, not exceptions', async () => {
     const broker = await fakeBroker(5);
-    expect(await wireMqttDriver({ host: '127.0.0.1', port: broker.port, timeoutMs: 1000 }).connect('c')).toEqual({ ok: false, reason: 'CONNECT refused: return code 5 (not authorized)' });
+    expect(await wireMqttDriver({ host: '127.0.0.1', port: broker.port, timeoutMs: 1000 }).connect('c')).toEqual({
+      ok: false,
+      reason: 'CONNECT refused: return code 5 (not authorized)',
+    });
     const closed = await fakeBroker();
     await new Promise((r) => servers.pop()!.close(r));
     const res = await wireMqttDriver({ host: '127.0.0.1', port: closed.port, timeoutMs: 1000 }).connect('c');

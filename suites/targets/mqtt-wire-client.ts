@@ -98,9 +98,12 @@ class WireSession implements MqttClientSession {
     private readonly timeoutMs: number,
     keepAliveSeconds: number,
   ) {
-    this.pinger = setInterval(() => {
-      if (!socket.destroyed) socket.write(packet(0xc0, Buffer.alloc(0)));
-    }, (keepAliveSeconds * 1000) / 2);
+    this.pinger = setInterval(
+      () => {
+        if (!socket.destroyed) socket.write(packet(0xc0, Buffer.alloc(0)));
+      },
+      (keepAliveSeconds * 1000) / 2,
+    );
     this.pinger.unref();
     socket.on('close', () => clearInterval(this.pinger));
     socket.on('data', (chunk: Buffer) => {
@@ -220,7 +223,7 @@ export function openSocket(host: string, port: number, timeoutMs: number): Promi
 export function wireMqttDriver(options: WireDriverOptions): MqttDriver {
   const timeoutMs = options.timeoutMs ?? 3000;
   return {
-    via: `MQTT 3.1.1 over TCP at ${options.host}:${options.port}${options.tenant !== undefined ? ` (tenant ${options.tenant})` : ""}`,
+    via: `MQTT 3.1.1 over TCP at ${options.host}:${options.port}${options.tenant !== undefined ? ` (tenant ${options.tenant})` : ''}`,
     ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
     async connect(clientId: string) {
       const socket = await openSocket(options.host, options.port, timeoutMs);

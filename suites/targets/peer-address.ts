@@ -10,7 +10,10 @@ import { networkInterfaces } from 'node:os';
 /** Checks the form; throws a message fit for a usage error. */
 export function parsePeerAddress(value: string): string {
   const address = value.trim().replace(/^\[(.*)\]$/, '$1');
-  if (isIP(address) === 0) throw new Error(`--peer-address must be an IP address of this host (e.g. 127.0.0.2 or ${exampleAddress()}), got ${JSON.stringify(value)}.`);
+  if (isIP(address) === 0)
+    throw new Error(
+      `--peer-address must be an IP address of this host (e.g. 127.0.0.2 or ${exampleAddress()}), got ${JSON.stringify(value)}.`,
+    );
   return address;
 }
 
@@ -27,7 +30,9 @@ export function peerAddressProblem(address: string): Promise<string | undefined>
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', (e: NodeJS.ErrnoException) => {
-      resolve(`--peer-address ${address} cannot be used: this host cannot send from it (${e.code ?? e.message}); give one of its own addresses, e.g. 127.0.0.2 or ${exampleAddress()}.`);
+      resolve(
+        `--peer-address ${address} cannot be used: this host cannot send from it (${e.code ?? e.message}); give one of its own addresses, e.g. 127.0.0.2 or ${exampleAddress()}.`,
+      );
     });
     server.listen(0, address, () => server.close(() => resolve(undefined)));
   });

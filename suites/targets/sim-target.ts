@@ -43,7 +43,11 @@ export interface SimTargetOptions {
 }
 
 /** Admin credentials of the embedded simulator, so a run can log in and check tokens end to end. */
-export const SIM_ADMIN = { username: 'admin', password: 'mqsim-conform-password', jwtSecret: 'mqsim-conform-jwt-secret-0123456789abcdef' } as const;
+export const SIM_ADMIN = {
+  username: 'admin',
+  password: 'mqsim-conform-password',
+  jwtSecret: 'mqsim-conform-jwt-secret-0123456789abcdef',
+} as const;
 
 /** Virtual history a served demo starts with (as `mqsim serve`), so monitor series have points. */
 const DEMO_WARM_UP_MS = 3_600_000;
@@ -61,7 +65,8 @@ function modelMqttDriver(cluster: Cluster, tenant: string): MqttDriver {
       return {
         clientId,
         subscribe: async (filter, qos) => outcome(cluster.mqtt.subscribe({ tenant, clientId, path: filter, qos })),
-        publish: async (topic, payload, o) => outcome(cluster.mqtt.publish({ tenant, topic, payload, qos: o.qos, retain: o.retain, clientId })),
+        publish: async (topic, payload, o) =>
+          outcome(cluster.mqtt.publish({ tenant, topic, payload, qos: o.qos, retain: o.retain, clientId })),
         close: async () => void cluster.mqtt.disconnect(clientId, tenant, { clean: true }),
       };
     },
@@ -129,7 +134,15 @@ export class SimTarget extends WrappingTarget {
       control,
       wait: (ms) => control.advance(ms),
       ...(options.peerAddress !== undefined ? { remotePeer: options.peerAddress } : {}),
-      handle: async (req) => app.handle({ method: req.method, url: req.url, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), peer: req.peer, nodeId: 1 }),
+      handle: async (req) =>
+        app.handle({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          peer: req.peer,
+          nodeId: 1,
+        }),
     });
     return new SimTarget(inner, async () => inner.close(), control, 'in-process', [], jwtSecret);
   }
@@ -150,7 +163,11 @@ export class SimTarget extends WrappingTarget {
     }).start();
     limitAdminRate(cluster, options.adminRateLimit ?? 0);
     // Manual clock: virtual time moves only through the control interface, so a run is repeatable.
-    const app = new AdminApp(cluster, { clock: 'manual', ...(options.envelope ? { envelope: options.envelope } : {}), ...(options.deviations ? { deviations: options.deviations } : {}) });
+    const app = new AdminApp(cluster, {
+      clock: 'manual',
+      ...(options.envelope ? { envelope: options.envelope } : {}),
+      ...(options.deviations ? { deviations: options.deviations } : {}),
+    });
     const control = controlOf(cluster);
     const inner = new InProcessTarget({
       name: 'sim',
@@ -159,7 +176,15 @@ export class SimTarget extends WrappingTarget {
       control,
       wait: (ms) => control.advance(ms),
       ...(options.peerAddress !== undefined ? { remotePeer: options.peerAddress } : {}),
-      handle: async (req) => app.handle({ method: req.method, url: req.url, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), peer: req.peer, nodeId: 1 }),
+      handle: async (req) =>
+        app.handle({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          peer: req.peer,
+          nodeId: 1,
+        }),
     });
     return new SimTarget(inner, async () => inner.close(), control, 'in-process', []);
   }

@@ -28,7 +28,15 @@ async function target(options: Parameters<typeof UrlTarget.create>[0]): Promise<
 
 afterEach(async () => {
   await Promise.all(targets.splice(0).map((t) => t.close()));
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
 });
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -38,7 +46,9 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 
 describe('UrlTarget', () => {
   it('sends queries and JSON bodies and parses JSON answers', async () => {
-    const url = await serve((req, res, body) => json(res, 200, { code: 0, message: 'success', data: { url: req.url, body, type: req.headers['content-type'] ?? null } }));
+    const url = await serve((req, res, body) =>
+      json(res, 200, { code: 0, message: 'success', data: { url: req.url, body, type: req.headers['content-type'] ?? null } }),
+    );
     const t = await target({ url });
     const get = await t.request({ method: 'GET', path: '/api/x', query: { a: 1, v: ['p', 'q'], skip: undefined } });
     expect((get.json as any).data).toEqual({ url: '/api/x?a=1&v=p&v=q', body: '', type: null });
@@ -50,7 +60,8 @@ describe('UrlTarget', () => {
 
   it('logs in and then sends the Bearer token, unless told not to', async () => {
     const url = await serve((req, res, body) => {
-      if (req.url === '/api/v1/login') return json(res, 200, { code: 0, message: 'success', data: { token: `tok-${JSON.parse(body).username}`, expires_in: 60 } });
+      if (req.url === '/api/v1/login')
+        return json(res, 200, { code: 0, message: 'success', data: { token: `tok-${JSON.parse(body).username}`, expires_in: 60 } });
       json(res, 200, { code: 0, message: 'success', data: req.headers.authorization ?? null });
     });
     const t = await target({ url, username: 'admin', password: 'pw' });
@@ -62,7 +73,11 @@ describe('UrlTarget', () => {
 
   it('waits out 429 answers per Retry-After, a bounded number of times', async () => {
     let calls = 0;
-    const url = await serve((_req, res) => (++calls <= 2 ? json(res, 429, { code: 429, message: 'slow down', data: null }, { 'retry-after': '2' }) : json(res, 200, { code: 0, message: 'success', data: calls })));
+    const url = await serve((_req, res) =>
+      ++calls <= 2
+        ? json(res, 429, { code: 429, message: 'slow down', data: null }, { 'retry-after': '2' })
+        : json(res, 200, { code: 0, message: 'success', data: calls }),
+    );
     const waits: number[] = [];
     const t = await target({ url, sleep: async (ms) => void waits.push(ms) });
     const res = await t.request({ method: 'GET', path: '/api/a' });
@@ -128,10 +143,12 @@ describe('UrlTarget', () => {
     const url = await serve((_req, res) => json(res, 200, { code: 0, message: 'success', data: null }));
     const t = await target({ url, remoteLocalAddress: '203.0.113.7', timeoutMs: 1000 });
     expect(t.capabilities.remotePeer.available).toBe(false);
-    expect(t.capabilities.remotePeer.reason).toMatch(/^auth checks need a non-loopback peer: cannot connect from 203\.0\.113\.7: .* \(--peer-address\)$/);
+    expect(t.capabilities.remotePeer.reason).toMatch(
+      /^auth checks need a non-loopback peer: cannot connect from 203\.0\.113\.7: .* \(--peer-address\)$/,
+    );
   });
 
-  it('reaches a server listening on every interface at this host\'s own address, a truly remote peer', async () => {
+  it("reaches a server listening on every interface at this host's own address, a truly remote peer", async () => {
     const server = createServer((req, res) => json(res, 200, { code: 0, message: 'success', data: req.socket.remoteAddress }));
     await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
     servers.push(server);

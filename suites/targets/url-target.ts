@@ -1,7 +1,15 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, request as undiciRequest } from 'undici';
-import { pathWithQuery, TransportError, type Capability, type Target, type TargetCapabilities, type TargetRequest, type TargetResponse } from './target.ts';
+import {
+  pathWithQuery,
+  TransportError,
+  type Capability,
+  type Target,
+  type TargetCapabilities,
+  type TargetRequest,
+  type TargetResponse,
+} from './target.ts';
 
 export interface UrlTargetOptions {
   /** `http://host:port` (a path prefix is kept). */
@@ -139,7 +147,8 @@ export class UrlTarget implements Target {
     this.sleep = options.sleep ?? defaultSleep;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? 5;
-    if (options.username !== undefined && options.password !== undefined) this.credentials = { username: options.username, password: options.password };
+    if (options.username !== undefined && options.password !== undefined)
+      this.credentials = { username: options.username, password: options.password };
     if (options.signingSecret) this.signingSecret = options.signingSecret;
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
     const loopback = options.loopback ?? LOOPBACK_HOSTS.has(this.url.hostname);
@@ -164,12 +173,17 @@ export class UrlTarget implements Target {
       target.capabilities.remotePeer = { available: true };
       target.capabilities.remoteVia = lan;
     } else if (host === '::1' && chosen === undefined) {
-      target.capabilities.remotePeer = { available: false, reason: `the target listens on ::1; no second IPv6 loopback address to send from: give one of this host's addresses with ${PEER_FLAG}` };
+      target.capabilities.remotePeer = {
+        available: false,
+        reason: `the target listens on ::1; no second IPv6 loopback address to send from: give one of this host's addresses with ${PEER_FLAG}`,
+      };
     } else {
       const localAddress = chosen ?? '127.0.0.2';
       const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
       const hint = chosen === undefined ? `; give another address of this host with ${PEER_FLAG}` : ` (${PEER_FLAG})`;
-      target.capabilities.remotePeer = probe.available ? { available: true } : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}${hint}` };
+      target.capabilities.remotePeer = probe.available
+        ? { available: true }
+        : { available: false, reason: `auth checks need a non-loopback peer: ${probe.reason}${hint}` };
       if (probe.available) {
         target.remoteAgent = new Agent({ keepAliveTimeout: 10_000, connections: 4, localAddress });
         target.capabilities.remoteVia = { address: localAddress };
@@ -233,7 +247,10 @@ export class UrlTarget implements Target {
       throw new TransportError(`no non-loopback peer available: ${this.capabilities.remotePeer.reason}`, 0);
     }
     const url = `${req.asRemotePeer && this.remoteBaseUrl ? this.remoteBaseUrl : this.baseUrl}${pathWithQuery(req.path, req.query)}`;
-    if (this.consecutiveTimeouts >= this.maxConsecutiveTimeouts && performance.now() - this.lastSentAt < PROBE_INTERVAL_MS + this.timeoutMs) {
+    if (
+      this.consecutiveTimeouts >= this.maxConsecutiveTimeouts &&
+      performance.now() - this.lastSentAt < PROBE_INTERVAL_MS + this.timeoutMs
+    ) {
       throw new TransportError(
         `${req.method} ${url}: not sent: the last ${this.consecutiveTimeouts} requests got no answer within ${this.timeoutMs} ms (--timeout); the target is treated as unresponsive (probed every ${PROBE_INTERVAL_MS / 1000} s)`,
         0,
@@ -255,7 +272,8 @@ export class UrlTarget implements Target {
       const text = await readCapped(res.body, this.maxResponseBytes);
       const durationMs = performance.now() - started;
       const flat: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
       let json: unknown;
       if (text.length > 0) {
         try {
@@ -269,7 +287,11 @@ export class UrlTarget implements Target {
     } catch (e) {
       const durationMs = performance.now() - started;
       const err = e as Error & { code?: string };
-      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
+      const timedOut =
+        err.name === 'TimeoutError' ||
+        err.name === 'AbortError' ||
+        err.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        err.code === 'UND_ERR_BODY_TIMEOUT';
       this.consecutiveTimeouts = timedOut ? this.consecutiveTimeouts + 1 : 0;
       const what = timedOut
         ? `no answer within ${this.timeoutMs} ms (--timeout)`

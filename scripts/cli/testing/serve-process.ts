@@ -28,7 +28,9 @@ const started = new Set<ChildProcess>();
  */
 export function startServe(args: readonly string[]): Promise<ServedProcess> {
   const portGiven = args.includes('--port');
-  const child = spawn(process.execPath, [MQSIM_BIN, 'serve', ...(portGiven ? [] : ['--port', '0']), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MQSIM_BIN, 'serve', ...(portGiven ? [] : ['--port', '0']), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.add(child);
   let out = '';
   let err = '';

@@ -17,7 +17,14 @@ async function setup(failure_strategy: unknown) {
   const sim = new InProcessSim({ workload: 'none', nodes: 1, seed: 3 });
   const { sink, pending } = manualSink();
   sim.cluster.connectors.setSinkFactory(() => sink);
-  sim.cluster.connectors.create({ tenant: 'default', connector_name: 'a', connector_type: 'webhook', config: JSON.stringify({ url: 'http://127.0.0.1:1/x' }), topic_name: 't/#', failure_strategy });
+  sim.cluster.connectors.create({
+    tenant: 'default',
+    connector_name: 'a',
+    connector_type: 'webhook',
+    config: JSON.stringify({ url: 'http://127.0.0.1:1/x' }),
+    topic_name: 't/#',
+    failure_strategy,
+  });
   sim.advance(1000);
   const c = sim.cluster.connectors.get('default', 'a')!;
   const send = (payload: string) => sim.cluster.connectors.onMessage('default', 't/1', { payload, timestamp: sim.cluster.now() });
@@ -46,7 +53,12 @@ describe('asynchronous (live) sinks in the connector thread', () => {
   });
 
   it('retries on the virtual clock and writes dead letters after a failed live batch', async () => {
-    const { sim, pending, c, send } = await setup({ strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 3000, topic_name: 'dlq' });
+    const { sim, pending, c, send } = await setup({
+      strategy: 'dead_message_queue',
+      retry_total_times: 1,
+      wait_time_ms: 3000,
+      topic_name: 'dlq',
+    });
     send('lost');
     sim.advance(1000);
     pending[0].reject(new Error('ECONNREFUSED'));

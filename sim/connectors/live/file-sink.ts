@@ -59,7 +59,10 @@ export class FileSink implements LiveSink {
     const target = rotatedPath(this.path, this.strategy, msg.timestamp);
     await mkdir(dirname(target), { recursive: true });
     if (this.strategy === 'size') {
-      const size = await stat(target).then((s) => s.size, () => 0);
+      const size = await stat(target).then(
+        (s) => s.size,
+        () => 0,
+      );
       if (size > 0 && size + Buffer.byteLength(line) > this.maxBytes) await rename(target, await this.nextRotatedName());
     }
     await appendFile(target, line, 'utf8');
@@ -68,7 +71,13 @@ export class FileSink implements LiveSink {
   private async nextRotatedName(): Promise<string> {
     for (let n = 1; ; n++) {
       const candidate = `${this.path}.${n}`;
-      if (!(await stat(candidate).then(() => true, () => false))) return candidate;
+      if (
+        !(await stat(candidate).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return candidate;
     }
   }
 

@@ -48,7 +48,9 @@ export class LiveConnectors {
     const live = sink;
     return {
       deliver: (batch: readonly QueuedMessage[]): Promise<SinkResult> =>
-        withDeadline(live.deliver(batch), BATCH_DEADLINE_MS, `${connector.connector_type} delivery`).catch((e: unknown) => allFailed(batch, errorText(e))),
+        withDeadline(live.deliver(batch), BATCH_DEADLINE_MS, `${connector.connector_type} delivery`).catch((e: unknown) =>
+          allFailed(batch, errorText(e)),
+        ),
     };
   }
 

@@ -46,7 +46,14 @@ export function liveHarness(options: LiveConnectorsOptions = {}): LiveHarness {
     live,
     async create({ name, type, config, topic = 'live/#', failure_strategy = { strategy: 'discard' } }) {
       sim.advance(20);
-      const res = await sim.post('/api/cluster/connector/create', { tenant: 'default', connector_name: name, connector_type: type, config: JSON.stringify(config), topic_name: topic, failure_strategy });
+      const res = await sim.post('/api/cluster/connector/create', {
+        tenant: 'default',
+        connector_name: name,
+        connector_type: type,
+        config: JSON.stringify(config),
+        topic_name: topic,
+        failure_strategy,
+      });
       if (res.json?.code !== 0) throw new Error(`connector create failed: ${res.text}`);
       sim.advance(1000); // the scheduler assigns it and starts its thread
     },

@@ -67,7 +67,11 @@ export class MqttSink implements LiveSink {
     }
     const outcomes = await Promise.all(
       batch.map((msg) =>
-        withDeadline(this.client.publishAsync(this.prefix + msg.topic, msg.payload, { qos: this.qos, retain: this.retain }), this.connectTimeoutMs, 'publish').then(
+        withDeadline(
+          this.client.publishAsync(this.prefix + msg.topic, msg.payload, { qos: this.qos, retain: this.retain }),
+          this.connectTimeoutMs,
+          'publish',
+        ).then(
           () => null,
           (e: unknown) => `mqtt ${this.server}: ${errorText(e)}`,
         ),

@@ -48,7 +48,9 @@ export class RabbitMqSink implements LiveSink {
       connection.on('error', drop);
       connection.on('close', drop);
       try {
-        const channel = cfgBool(config, 'publisher_confirms', true) ? await connection.createConfirmChannel() : await connection.createChannel();
+        const channel = cfgBool(config, 'publisher_confirms', true)
+          ? await connection.createConfirmChannel()
+          : await connection.createChannel();
         channel.on('error', drop);
         channel.on('close', drop);
         await channel.assertExchange(cfgStr(config, 'exchange'), 'topic', { durable: true });

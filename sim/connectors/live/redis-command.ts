@@ -18,17 +18,27 @@ export interface RedisCommandTemplate {
 }
 
 export function parseRedisTemplate(template: string): RedisCommandTemplate {
-  const parts = template.trim().split(/\s+/).filter((p) => p.length > 0);
+  const parts = template
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p.length > 0);
   if (parts.length === 0) throw new Error('command_template is empty');
   for (const m of template.matchAll(/\$\{([^}]*)\}/g)) {
     if (!(REDIS_PLACEHOLDERS as readonly string[]).includes(m[1])) {
-      throw new Error(`command_template uses unknown placeholder \${${m[1]}}; known: ${REDIS_PLACEHOLDERS.map((p) => `\${${p}}`).join(', ')}`);
+      throw new Error(
+        `command_template uses unknown placeholder \${${m[1]}}; known: ${REDIS_PLACEHOLDERS.map((p) => `\${${p}}`).join(', ')}`,
+      );
     }
   }
   if (parts[0].includes('${')) throw new Error('command_template must start with a command name, not a placeholder');
   return {
     render(msg) {
-      const values: Record<string, string> = { topic: msg.topic, payload: msg.payload, key: msg.key ?? '', timestamp: String(msg.timestamp) };
+      const values: Record<string, string> = {
+        topic: msg.topic,
+        payload: msg.payload,
+        key: msg.key ?? '',
+        timestamp: String(msg.timestamp),
+      };
       const args = parts.slice(1).map((p) => p.replace(/\$\{([a-z]+)\}/g, (_, name: string) => values[name]));
       return [parts[0], ...args];
     },

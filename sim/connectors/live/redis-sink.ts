@@ -57,7 +57,11 @@ export class RedisSink implements LiveSink {
 
   private ready(client: Redis): Promise<void> {
     if (client.status === 'ready') return Promise.resolve();
-    return withDeadline(new Promise<void>((resolve) => client.once('ready', () => resolve())), this.connectTimeoutMs, `connecting to ${this.server} (${this.lastError})`);
+    return withDeadline(
+      new Promise<void>((resolve) => client.once('ready', () => resolve())),
+      this.connectTimeoutMs,
+      `connecting to ${this.server} (${this.lastError})`,
+    );
   }
 
   async deliver(batch: readonly QueuedMessage[]): Promise<SinkResult> {
@@ -70,7 +74,10 @@ export class RedisSink implements LiveSink {
         pipeline.call(command, ...args);
       }
       const replies = (await withDeadline(pipeline.exec(), this.connectTimeoutMs, 'redis pipeline')) ?? [];
-      return perMessage(batch, batch.map((_, i) => (replies[i]?.[0] ? `redis ${this.server}: ${errorText(replies[i][0])}` : null)));
+      return perMessage(
+        batch,
+        batch.map((_, i) => (replies[i]?.[0] ? `redis ${this.server}: ${errorText(replies[i][0])}` : null)),
+      );
     } catch (e) {
       return allFailed(batch, `redis ${this.server}: ${errorText(e)}`);
     }

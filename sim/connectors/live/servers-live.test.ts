@@ -21,7 +21,8 @@ const UP = {
   mysql: await portOpen(3306),
   rabbitmq: await portOpen(5672),
 };
-for (const [name, up] of Object.entries(UP)) if (!up) console.warn(`live connector tests: ${name} is not reachable on 127.0.0.1 — its tests are skipped (run .ci/run to start it)`);
+for (const [name, up] of Object.entries(UP))
+  if (!up) console.warn(`live connector tests: ${name} is not reachable on 127.0.0.1 — its tests are skipped (run .ci/run to start it)`);
 
 const unique = `${process.pid}_${Date.now().toString(36)}`;
 const DISCARD_FAST = { strategy: 'discard' };
@@ -44,12 +45,24 @@ describe.skipIf(!UP.mqtt)('live mqtt connector (Mosquitto 127.0.0.1:1883)', () =
     await sub.subscribeAsync(`${prefix}#`, { qos: 1 });
     try {
       h = liveHarness();
-      await h.create({ name: 'br', type: 'mqtt', config: { server: 'mqtt://127.0.0.1:1883', topic_prefix: prefix, qos: 1, protocol_version: 'v4', client_id_prefix: 'mqsimlive' } });
-      await h.create({ name: 'down', type: 'mqtt', config: { server: 'mqtt://127.0.0.1:1', connect_timeout_secs: 1 }, failure_strategy: DISCARD_FAST });
+      await h.create({
+        name: 'br',
+        type: 'mqtt',
+        config: { server: 'mqtt://127.0.0.1:1883', topic_prefix: prefix, qos: 1, protocol_version: 'v4', client_id_prefix: 'mqsimlive' },
+      });
+      await h.create({
+        name: 'down',
+        type: 'mqtt',
+        config: { server: 'mqtt://127.0.0.1:1', connect_timeout_secs: 1 },
+        failure_strategy: DISCARD_FAST,
+      });
       h.publish('live/a', 'm1');
       h.publish('live/b', 'm2');
       expect(await h.until(() => got.length === 2 && h!.connector('down').stats.sendFailTotal === 2)).toBe(true);
-      expect(got.map((g) => [g.topic, g.payload])).toEqual([[`${prefix}live/a`, 'm1'], [`${prefix}live/b`, 'm2']]);
+      expect(got.map((g) => [g.topic, g.payload])).toEqual([
+        [`${prefix}live/a`, 'm1'],
+        [`${prefix}live/b`, 'm2'],
+      ]);
       expect(h.connector('br').stats.sendSuccessTotal).toBe(2);
     } finally {
       await sub.endAsync();
@@ -63,9 +76,17 @@ describe.skipIf(!UP.redis)('live redis connector (127.0.0.1:6379)', () => {
     const key = `mqsim:test:${unique}:live/a`;
     try {
       h = liveHarness();
-      await h.create({ name: 'r', type: 'redis', config: { server: '127.0.0.1:6379', command_template: `RPUSH mqsim:test:${unique}:\${topic} \${payload}` } });
+      await h.create({
+        name: 'r',
+        type: 'redis',
+        config: { server: '127.0.0.1:6379', command_template: `RPUSH mqsim:test:${unique}:\${topic} \${payload}` },
+      });
       await h.create({ name: 'cl', type: 'redis', config: { server: '127.0.0.1:6379', mode: 'cluster', command_template: 'SET a b' } });
-      await h.create({ name: 'down', type: 'redis', config: { server: '127.0.0.1:1', connect_timeout_ms: 300, command_template: 'SET a b' } });
+      await h.create({
+        name: 'down',
+        type: 'redis',
+        config: { server: '127.0.0.1:1', connect_timeout_ms: 300, command_template: 'SET a b' },
+      });
       h.publish('live/a', 'hello world');
       h.publish('live/a', '2');
       expect(await h.until(() => sent('r', 2)() && failedN('cl', 2)() && failedN('down', 2)())).toBe(true);
@@ -78,11 +99,18 @@ describe.skipIf(!UP.redis)('live redis connector (127.0.0.1:6379)', () => {
 
   it('says why cluster mode is refused', async () => {
     h = liveHarness();
-    await h.create({ name: 'cl', type: 'redis', config: { server: '127.0.0.1:6379', mode: 'cluster', command_template: 'SET a b' }, failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 100, topic_name: 'dl' } });
+    await h.create({
+      name: 'cl',
+      type: 'redis',
+      config: { server: '127.0.0.1:6379', mode: 'cluster', command_template: 'SET a b' },
+      failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 100, topic_name: 'dl' },
+    });
     h.publish('live/a', 'x');
     expect(await h.until(failedN('cl', 1))).toBe(true);
     const read = await h.sim.post('/api/mqtt/message/read', { tenant: 'default', topic: 'dl', offset: 0 });
-    expect(JSON.parse(read.json.data.messages[0].content).error_message).toBe('redis mode cluster is not supported by live connectors (only single); the message was not delivered');
+    expect(JSON.parse(read.json.data.messages[0].content).error_message).toBe(
+      'redis mode cluster is not supported by live connectors (only single); the message was not delivered',
+    );
   });
 });
 
@@ -114,17 +142,32 @@ describe.skipIf(!UP.postgres)('live postgres connector (127.0.0.1:5432, db test)
       h = liveHarness();
       await h.create({ name: 'batch', type: 'postgres', config: { ...base, table: t1, enable_batch_insert: true } });
       await h.create({ name: 'upsert', type: 'postgres', config: { ...base, table: t2, enable_upsert: true, conflict_columns: 'topic' } });
-      await h.create({ name: 'tpl', type: 'postgres', config: { ...base, table: t3, sql_template: `INSERT INTO ${t3} (topic, payload, extra) VALUES ($2, $4, $1 || ':' || $3 || ':' || $5)` } });
+      await h.create({
+        name: 'tpl',
+        type: 'postgres',
+        config: {
+          ...base,
+          table: t3,
+          sql_template: `INSERT INTO ${t3} (topic, payload, extra) VALUES ($2, $4, $1 || ':' || $3 || ':' || $5)`,
+        },
+      });
       await h.create({ name: 'down', type: 'postgres', config: { ...base, port: 1, table: t1, connect_timeout_secs: 1 } });
       h.publish('live/a', 'one');
       h.publish('live/a', 'two');
       h.publish('live/b', 'three');
       expect(await h.until(() => sent('batch', 3)() && sent('upsert', 3)() && sent('tpl', 3)() && failedN('down', 3)())).toBe(true);
       const rows1 = (await client.query(`SELECT client_id, topic, payload, data FROM ${t1} ORDER BY payload`)).rows;
-      expect(rows1.map((r) => [r.topic, r.payload])).toEqual([['live/a', 'one'], ['live/b', 'three'], ['live/a', 'two']]);
+      expect(rows1.map((r) => [r.topic, r.payload])).toEqual([
+        ['live/a', 'one'],
+        ['live/b', 'three'],
+        ['live/a', 'two'],
+      ]);
       expect(rows1[0].data).toMatchObject({ topic: 'live/a', payload: 'one' });
       const rows2 = (await client.query(`SELECT topic, payload FROM ${t2} ORDER BY topic`)).rows;
-      expect(rows2).toEqual([{ topic: 'live/a', payload: 'two' }, { topic: 'live/b', payload: 'three' }]);
+      expect(rows2).toEqual([
+        { topic: 'live/a', payload: 'two' },
+        { topic: 'live/b', payload: 'three' },
+      ]);
       expect((await client.query(`SELECT count(*)::int AS n FROM ${t3}`)).rows[0].n).toBe(3);
     } finally {
       for (const t of [t1, t2, t3]) await client.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
@@ -155,17 +198,32 @@ describe.skipIf(!UP.mysql)('live mysql connector (127.0.0.1:3306, db test)', () 
       const base = { host: '127.0.0.1', port: 3306, database: 'test', username: user, password: 'mqsim_live' };
       h = liveHarness();
       await h.create({ name: 'batch', type: 'mysql', config: { ...base, table: t1, enable_batch_insert: true } });
-      await h.create({ name: 'upsert', type: 'mysql', config: { ...base, table: t2, enable_upsert: true, conflict_columns: 'record_key' } });
-      await h.create({ name: 'tpl', type: 'mysql', config: { ...base, table: t3, sql_template: `INSERT INTO ${t3} (k, p, note) VALUES (?, ?, CONCAT('ts:', ?))` } });
+      await h.create({
+        name: 'upsert',
+        type: 'mysql',
+        config: { ...base, table: t2, enable_upsert: true, conflict_columns: 'record_key' },
+      });
+      await h.create({
+        name: 'tpl',
+        type: 'mysql',
+        config: { ...base, table: t3, sql_template: `INSERT INTO ${t3} (k, p, note) VALUES (?, ?, CONCAT('ts:', ?))` },
+      });
       await h.create({ name: 'down', type: 'mysql', config: { ...base, port: 1, table: t1, connect_timeout_secs: 1 } });
       h.publish('live/a', 'one');
       h.publish('live/a', 'two');
       h.publish('live/b', 'three');
       expect(await h.until(() => sent('batch', 3)() && sent('upsert', 3)() && sent('tpl', 3)() && failedN('down', 3)())).toBe(true);
       const [rows1] = await root.query(`SELECT record_key, payload FROM ${t1} ORDER BY payload`);
-      expect(rows1).toEqual([{ record_key: 'live/a', payload: 'one' }, { record_key: 'live/b', payload: 'three' }, { record_key: 'live/a', payload: 'two' }]);
+      expect(rows1).toEqual([
+        { record_key: 'live/a', payload: 'one' },
+        { record_key: 'live/b', payload: 'three' },
+        { record_key: 'live/a', payload: 'two' },
+      ]);
       const [rows2] = await root.query(`SELECT record_key, payload FROM ${t2} ORDER BY record_key`);
-      expect(rows2).toEqual([{ record_key: 'live/a', payload: 'two' }, { record_key: 'live/b', payload: 'three' }]);
+      expect(rows2).toEqual([
+        { record_key: 'live/a', payload: 'two' },
+        { record_key: 'live/b', payload: 'three' },
+      ]);
       const [rows3] = (await root.query(`SELECT note FROM ${t3}`)) as unknown as [{ note: string }[]];
       expect(rows3).toHaveLength(3);
       expect(rows3[0].note).toMatch(/^ts:\d{13}$/);
@@ -186,10 +244,18 @@ describe.skipIf(!UP.rabbitmq)('live rabbitmq connector (127.0.0.1:5672 guest/gue
       const { queue } = await ch.assertQueue('', { exclusive: true });
       await ch.bindQueue(queue, exchange, '#');
       const got: { key: string; body: string; persistent: boolean }[] = [];
-      await ch.consume(queue, (m) => m && got.push({ key: m.fields.routingKey, body: m.content.toString(), persistent: m.properties.deliveryMode === 2 }), { noAck: true });
+      await ch.consume(
+        queue,
+        (m) => m && got.push({ key: m.fields.routingKey, body: m.content.toString(), persistent: m.properties.deliveryMode === 2 }),
+        { noAck: true },
+      );
       h = liveHarness();
       const base = { server: '127.0.0.1', username: 'guest', password: 'guest', exchange };
-      await h.create({ name: 'mq', type: 'rabbitmq', config: { ...base, delivery_mode: 'Persistent', publisher_confirms: true, confirm_timeout_secs: 5 } });
+      await h.create({
+        name: 'mq',
+        type: 'rabbitmq',
+        config: { ...base, delivery_mode: 'Persistent', publisher_confirms: true, confirm_timeout_secs: 5 },
+      });
       await h.create({ name: 'fixed', type: 'rabbitmq', config: { ...base, routing_key: 'fixed.key', publisher_confirms: false } });
       await h.create({ name: 'down', type: 'rabbitmq', config: { ...base, port: 1, connection_timeout_secs: 1 } });
       h.publish('live/a', 'p1');
@@ -215,7 +281,10 @@ describe('live file connector', () => {
       await h.create({ name: 'bad', type: 'file', config: { local_file_path: '/dev/null/nope/x.log' } });
       for (const p of ['p1', 'p2', 'p3']) h.publish('live/a', p);
       expect(await h.until(() => sent('plain', 3)() && sent('size', 3)() && sent('daily', 3)() && failedN('bad', 3)())).toBe(true);
-      const lines = (await readFile(join(dir, 'plain.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      const lines = (await readFile(join(dir, 'plain.log'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => l.payload)).toEqual(['p1', 'p2', 'p3']);
       expect(lines[0]).toMatchObject({ topic: 'live/a' });
       const files = (await readdir(dir)).sort();

@@ -53,6 +53,9 @@ export function deliveryRecord(msg: QueuedMessage): DeliveryRecord {
 }
 
 /** Typed readers of a normalised config (defaults already applied by the validator). */
-export const cfgStr = (config: NormalisedConfig, key: string, dflt = ''): string => (typeof config[key] === 'string' ? (config[key] as string) : dflt);
-export const cfgInt = (config: NormalisedConfig, key: string, dflt: number): number => (typeof config[key] === 'number' ? (config[key] as number) : dflt);
-export const cfgBool = (config: NormalisedConfig, key: string, dflt: boolean): boolean => (typeof config[key] === 'boolean' ? (config[key] as boolean) : dflt);
+export const cfgStr = (config: NormalisedConfig, key: string, dflt = ''): string =>
+  typeof config[key] === 'string' ? (config[key] as string) : dflt;
+export const cfgInt = (config: NormalisedConfig, key: string, dflt: number): number =>
+  typeof config[key] === 'number' ? (config[key] as number) : dflt;
+export const cfgBool = (config: NormalisedConfig, key: string, dflt: boolean): boolean =>
+  typeof config[key] === 'boolean' ? (config[key] as boolean) : dflt;

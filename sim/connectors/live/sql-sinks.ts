@@ -9,7 +9,12 @@ import { sqlStatements, type SqlStatement } from './sql-statements.ts';
  * Runs a batch's statements one after another; a failing statement fails its messages only.
  * Pools open connections on demand, so a restarted server is used again without any extra step.
  */
-async function runStatements(batch: readonly QueuedMessage[], statements: SqlStatement[], run: (s: SqlStatement) => Promise<unknown>, label: string): Promise<SinkResult> {
+async function runStatements(
+  batch: readonly QueuedMessage[],
+  statements: SqlStatement[],
+  run: (s: SqlStatement) => Promise<unknown>,
+  label: string,
+): Promise<SinkResult> {
   const errors = new Map<QueuedMessage, string>();
   for (const statement of statements) {
     try {
@@ -18,7 +23,10 @@ async function runStatements(batch: readonly QueuedMessage[], statements: SqlSta
       for (const msg of statement.messages) errors.set(msg, `${label}: ${errorText(e)}`);
     }
   }
-  return perMessage(batch, batch.map((m) => errors.get(m) ?? null));
+  return perMessage(
+    batch,
+    batch.map((m) => errors.get(m) ?? null),
+  );
 }
 
 /** `postgres` with pg: INSERT (batch / upsert / sql_template, see sql-statements.ts) into `table`. */
@@ -44,7 +52,12 @@ export class PostgresSink implements LiveSink {
   }
 
   deliver(batch: readonly QueuedMessage[]): Promise<SinkResult> {
-    return runStatements(batch, sqlStatements('postgres', this.connector.config, batch), (s) => this.pool.query(s.text, s.values), this.label);
+    return runStatements(
+      batch,
+      sqlStatements('postgres', this.connector.config, batch),
+      (s) => this.pool.query(s.text, s.values),
+      this.label,
+    );
   }
 
   close(): Promise<void> {

@@ -38,7 +38,12 @@ const COLUMNS: Record<Dialect, readonly string[]> = {
 
 export function rowValues(dialect: Dialect, msg: QueuedMessage): unknown[] {
   if (dialect === 'mysql') return [msg.key ?? msg.topic, msg.payload, msg.timestamp];
-  const data = JSON.stringify({ topic: msg.topic, payload: msg.payload, timestamp: Math.floor(msg.timestamp / 1000), ...(msg.key !== undefined ? { key: msg.key } : {}) });
+  const data = JSON.stringify({
+    topic: msg.topic,
+    payload: msg.payload,
+    timestamp: Math.floor(msg.timestamp / 1000),
+    ...(msg.key !== undefined ? { key: msg.key } : {}),
+  });
   return [msg.key ?? '', msg.topic, msg.timestamp, msg.payload, data];
 }
 
@@ -47,7 +52,15 @@ export function quoteIdent(dialect: Dialect, name: string): string {
   const q = dialect === 'mysql' ? '`' : '"';
   return name
     .split('.')
-    .map((part) => q + part.trim().split(q).join(q + q) + q)
+    .map(
+      (part) =>
+        q +
+        part
+          .trim()
+          .split(q)
+          .join(q + q) +
+        q,
+    )
     .join('.');
 }
 
@@ -69,7 +82,9 @@ function upsertClause(dialect: Dialect, config: NormalisedConfig): string {
   const conflict = conflictColumns(config);
   const updated = COLUMNS[dialect].filter((c) => !conflict.includes(c));
   if (dialect === 'mysql') {
-    const set = (updated.length > 0 ? updated : [COLUMNS.mysql[0]]).map((c) => `${quoteIdent('mysql', c)} = VALUES(${quoteIdent('mysql', c)})`);
+    const set = (updated.length > 0 ? updated : [COLUMNS.mysql[0]]).map(
+      (c) => `${quoteIdent('mysql', c)} = VALUES(${quoteIdent('mysql', c)})`,
+    );
     return ` ON DUPLICATE KEY UPDATE ${set.join(', ')}`;
   }
   const target = conflict.map((c) => quoteIdent('postgres', c)).join(', ');
@@ -86,5 +101,9 @@ export function sqlStatements(dialect: Dialect, config: NormalisedConfig, batch:
   const groups = cfgBool(config, 'enable_batch_insert', false) ? [batch] : batch.map((m) => [m]);
   return groups
     .filter((g) => g.length > 0)
-    .map((g) => ({ text: head + placeholders(dialect, g.length, columns.length) + tail, values: g.flatMap((m) => rowValues(dialect, m)), messages: [...g] }));
+    .map((g) => ({
+      text: head + placeholders(dialect, g.length, columns.length) + tail,
+      values: g.flatMap((m) => rowValues(dialect, m)),
+      messages: [...g],
+    }));
 }

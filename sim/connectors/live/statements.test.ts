@@ -5,7 +5,12 @@ import { parseRedisTemplate } from './redis-command.ts';
 import { sqlStatements, quoteIdent } from './sql-statements.ts';
 import { webhookBody, webhookHeaders } from './webhook-sink.ts';
 
-const m = (payload: string, extra: Partial<QueuedMessage> = {}): QueuedMessage => ({ topic: 'live/a', payload, timestamp: 1_700_000_000_123, ...extra });
+const m = (payload: string, extra: Partial<QueuedMessage> = {}): QueuedMessage => ({
+  topic: 'live/a',
+  payload,
+  timestamp: 1_700_000_000_123,
+  ...extra,
+});
 
 describe('sql statements', () => {
   it('inserts one row per message by default (mysql layout record_key, payload, timestamp)', () => {
@@ -17,7 +22,11 @@ describe('sql statements', () => {
   });
 
   it('batch-inserts with numbered placeholders and upserts on conflict (postgres)', () => {
-    const s = sqlStatements('postgres', { table: 'public.msgs', enable_batch_insert: true, enable_upsert: true, conflict_columns: 'client_id, topic' }, [m('a', { key: 'c1' }), m('b')]);
+    const s = sqlStatements(
+      'postgres',
+      { table: 'public.msgs', enable_batch_insert: true, enable_upsert: true, conflict_columns: 'client_id, topic' },
+      [m('a', { key: 'c1' }), m('b')],
+    );
     expect(s).toHaveLength(1);
     expect(s[0].text).toBe(
       'INSERT INTO "public"."msgs" ("client_id", "topic", "timestamp", "payload", "data") VALUES ($1, $2, $3, $4, $5), ($6, $7, $8, $9, $10) ON CONFLICT ("client_id", "topic") DO UPDATE SET "timestamp" = EXCLUDED."timestamp", "payload" = EXCLUDED."payload", "data" = EXCLUDED."data"',
@@ -30,7 +39,11 @@ describe('sql statements', () => {
   it('upserts with ON DUPLICATE KEY UPDATE (mysql) and runs sql_template once per message', () => {
     const up = sqlStatements('mysql', { table: 't', enable_upsert: true, conflict_columns: 'record_key' }, [m('x')]);
     expect(up[0].text).toMatch(/ON DUPLICATE KEY UPDATE `payload` = VALUES\(`payload`\), `timestamp` = VALUES\(`timestamp`\)$/);
-    const tpl = sqlStatements('mysql', { table: 't', sql_template: 'INSERT INTO x (a, b, c) VALUES (?, ?, ?)', enable_batch_insert: true }, [m('1'), m('2')]);
+    const tpl = sqlStatements(
+      'mysql',
+      { table: 't', sql_template: 'INSERT INTO x (a, b, c) VALUES (?, ?, ?)', enable_batch_insert: true },
+      [m('1'), m('2')],
+    );
     expect(tpl.map((s) => s.text)).toEqual(['INSERT INTO x (a, b, c) VALUES (?, ?, ?)', 'INSERT INTO x (a, b, c) VALUES (?, ?, ?)']);
   });
 
@@ -44,7 +57,12 @@ describe('redis command template', () => {
   it('substitutes placeholders per argument, keeping a payload with spaces as one argument', () => {
     const t = parseRedisTemplate('RPUSH mqsim:${topic} ${payload}');
     expect(t.render(m('hello world'))).toEqual(['RPUSH', 'mqsim:live/a', 'hello world']);
-    expect(parseRedisTemplate('HSET h:${key} ts ${timestamp}').render(m('p', { key: 'k' }))).toEqual(['HSET', 'h:k', 'ts', '1700000000123']);
+    expect(parseRedisTemplate('HSET h:${key} ts ${timestamp}').render(m('p', { key: 'k' }))).toEqual([
+      'HSET',
+      'h:k',
+      'ts',
+      '1700000000123',
+    ]);
   });
 
   it('refuses unknown placeholders and a template without a command', () => {
@@ -64,8 +82,15 @@ describe('file and webhook shapes', () => {
 
   it('sends one object for one message and an array for several; auth header from the config', () => {
     expect(JSON.parse(webhookBody([m('a')]))).toEqual({ payload: 'a', timestamp: 1_700_000_000 });
-    expect(JSON.parse(webhookBody([m('a'), m('b', { key: 'k' })]))).toEqual([{ payload: 'a', timestamp: 1_700_000_000 }, { payload: 'b', timestamp: 1_700_000_000, key: 'k' }]);
-    expect(webhookHeaders({ headers: { 'X-A': '1' }, auth_type: 'basic', username: 'u', password: 'p' })).toEqual({ 'content-type': 'application/json', 'x-a': '1', authorization: 'Basic dTpw' });
+    expect(JSON.parse(webhookBody([m('a'), m('b', { key: 'k' })]))).toEqual([
+      { payload: 'a', timestamp: 1_700_000_000 },
+      { payload: 'b', timestamp: 1_700_000_000, key: 'k' },
+    ]);
+    expect(webhookHeaders({ headers: { 'X-A': '1' }, auth_type: 'basic', username: 'u', password: 'p' })).toEqual({
+      'content-type': 'application/json',
+      'x-a': '1',
+      authorization: 'Basic dTpw',
+    });
     expect(webhookHeaders({ auth_type: 'bearer', bearer_token: 't' }).authorization).toBe('Bearer t');
   });
 });

@@ -26,10 +26,11 @@ class Receiver {
   async stop(): Promise<void> {
     const s = this.server;
     this.server = null;
-    if (s) await new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      s.closeAllConnections();
-    });
+    if (s)
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
   }
 
   get url(): string {
@@ -50,7 +51,11 @@ describe('live webhook connector', () => {
     rx = new Receiver();
     await rx.start();
     h = liveHarness();
-    await h.create({ name: 'wh', type: 'webhook', config: { url: rx.url, method: 'put', headers: { 'X-Source': 'mqsim' }, auth_type: 'bearer', bearer_token: 'tok' } });
+    await h.create({
+      name: 'wh',
+      type: 'webhook',
+      config: { url: rx.url, method: 'put', headers: { 'X-Source': 'mqsim' }, auth_type: 'bearer', bearer_token: 'tok' },
+    });
     const publishedAt = h.sim.cluster.now();
     h.publish('live/a', 'first');
     expect(await h.until(() => h!.connector('wh').stats.sendSuccessTotal === 1)).toBe(true);
@@ -68,7 +73,12 @@ describe('live webhook connector', () => {
   it('closed port: discard counts send_fail_total; dead_message_queue writes a dead-letter record', async () => {
     h = liveHarness();
     await h.create({ name: 'gone', type: 'webhook', config: { url: 'http://127.0.0.1:1/hook', timeout_ms: 1000 } });
-    await h.create({ name: 'dlq', type: 'webhook', config: { url: 'http://127.0.0.1:1/hook', timeout_ms: 1000 }, failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 500, topic_name: 'dead' } });
+    await h.create({
+      name: 'dlq',
+      type: 'webhook',
+      config: { url: 'http://127.0.0.1:1/hook', timeout_ms: 1000 },
+      failure_strategy: { strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 500, topic_name: 'dead' },
+    });
     h.publish('live/a', 'doomed');
     expect(await h.until(() => h!.connector('gone').stats.sendFailTotal === 1 && h!.connector('dlq').stats.sendFailTotal === 1)).toBe(true);
     expect(h.connector('gone').stats.sendSuccessTotal).toBe(0);

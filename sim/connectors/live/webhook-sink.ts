@@ -12,9 +12,11 @@ export function webhookBody(batch: readonly QueuedMessage[]): string {
 /** Request headers: content type, the configured headers, then authentication (it wins over a configured Authorization). */
 export function webhookHeaders(config: Connector['config']): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const [name, value] of Object.entries((config.headers as Record<string, string> | undefined) ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries((config.headers as Record<string, string> | undefined) ?? {}))
+    headers[name.toLowerCase()] = value;
   const auth = cfgStr(config, 'auth_type', 'none');
-  if (auth === 'basic') headers.authorization = `Basic ${Buffer.from(`${cfgStr(config, 'username')}:${cfgStr(config, 'password')}`).toString('base64')}`;
+  if (auth === 'basic')
+    headers.authorization = `Basic ${Buffer.from(`${cfgStr(config, 'username')}:${cfgStr(config, 'password')}`).toString('base64')}`;
   if (auth === 'bearer') headers.authorization = `Bearer ${cfgStr(config, 'bearer_token')}`;
   return headers;
 }

@@ -8,7 +8,9 @@ import type { Deviation, DeviationContext, ExtraRoute, NextResult } from './devi
 /** Unknown deviation ids: a usage mistake, reported with the list of valid ones. */
 export class UnknownDeviationError extends Error {
   constructor(readonly unknown: readonly string[]) {
-    super(`unknown deviation${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}; known: ${DEVIATION_IDS.join(', ')}`);
+    super(
+      `unknown deviation${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}; known: ${DEVIATION_IDS.join(', ')}`,
+    );
     this.name = 'UnknownDeviationError';
   }
 }
@@ -46,7 +48,11 @@ export class AppliedDeviations {
   }
 
   /** The specs to validate against and the raw fields to validate; may throw an OperationError. */
-  validation(endpoint: EndpointContract, specs: readonly ParamSpec[], raw: Record<string, unknown>): { specs: readonly ParamSpec[]; raw: Record<string, unknown> } {
+  validation(
+    endpoint: EndpointContract,
+    specs: readonly ParamSpec[],
+    raw: Record<string, unknown>,
+  ): { specs: readonly ParamSpec[]; raw: Record<string, unknown> } {
     let out = { specs, raw };
     const cx: DeviationContext = { cluster: this.cluster, endpoint };
     for (const d of this.active) if (d.hooks.validation) out = d.hooks.validation(out, cx);

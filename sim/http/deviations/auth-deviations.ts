@@ -119,6 +119,10 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
     description: 'login with wrong credentials answers 401 "Unauthorized" instead of "Invalid username or password"',
     checks: ['login.wrong-credentials'],
     caught: true,
-    hooks: { response: responseOn('auth.login', (res) => (res.status === 401 ? rewriteJson(res, (body) => ({ ...body, message: 'Unauthorized' })) : res)) },
+    hooks: {
+      response: responseOn('auth.login', (res) =>
+        res.status === 401 ? rewriteJson(res, (body) => ({ ...body, message: 'Unauthorized' })) : res,
+      ),
+    },
   },
 ];

@@ -14,7 +14,8 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
     id: 'connector-detail-wrong-not-found-text',
     spec: 'breaks',
     endpoint: 'cluster.connector.detail',
-    description: 'connector detail of an unknown connector fails with "connector not found" instead of the spec\'s "Connector {name} does not exist."',
+    description:
+      'connector detail of an unknown connector fails with "connector not found" instead of the spec\'s "Connector {name} does not exist."',
     checks: ['error.connector-not-found'],
     caught: true,
     hooks: {
@@ -36,19 +37,23 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
     checks: ['error.tenant-not-found'],
     caught: true,
     hooks: {
-      around: aroundOn('cluster.tenant.update', async (params, next, cx) => (cx.cluster.tenants.has(String(params.tenant_name)) ? next(params) : 'success')),
+      around: aroundOn('cluster.tenant.update', async (params, next, cx) =>
+        cx.cluster.tenants.has(String(params.tenant_name)) ? next(params) : 'success',
+      ),
     },
   },
   {
     id: 'config-get-unknown-broker-answers-local',
     spec: 'breaks',
     endpoint: 'cluster.config.get',
-    description: 'config get with a broker_id no node has answers the local node\'s configuration instead of an error',
+    description: "config get with a broker_id no node has answers the local node's configuration instead of an error",
     checks: ['error.unknown-broker-id'],
     caught: true,
     hooks: {
       around: aroundOn('cluster.config.get', (params, next, cx) =>
-        params.broker_id !== undefined && !cx.cluster.nodes.get(Number(params.broker_id)) ? next({ ...params, broker_id: undefined }) : next(params),
+        params.broker_id !== undefined && !cx.cluster.nodes.get(Number(params.broker_id))
+          ? next({ ...params, broker_id: undefined })
+          : next(params),
       ),
     },
   },
@@ -102,7 +107,7 @@ export const BEHAVIOUR_DEVIATIONS: readonly Deviation[] = [
     id: 'monitor-data-missing-dimension-not-empty',
     spec: 'breaks',
     endpoint: 'mqtt.monitor.data',
-    description: 'monitor data: a topic series without topic_name answers some topic\'s series instead of []',
+    description: "monitor data: a topic series without topic_name answers some topic's series instead of []",
     checks: ['monitor.missing-dimension'],
     caught: true,
     hooks: {

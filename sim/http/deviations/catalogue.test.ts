@@ -27,7 +27,10 @@ describe('the deviation catalogue', () => {
       for (const t of d.tags ?? []) expect(tags.has(t), `${d.id}: tag ${t}`).toBe(true);
       if (!d.caught) expect(d.reason?.length ?? 0, `${d.id} is not caught: say why`).toBeGreaterThan(40);
       // The finding a run must report: an assertion of the contract, or <cause>@<endpoint id>.
-      if (d.finding !== undefined) expect(hasAssertion(d.finding) || /^(server-error|transport|non-json)@/.test(d.finding), `${d.id}: finding ${d.finding}`).toBe(true);
+      if (d.finding !== undefined)
+        expect(hasAssertion(d.finding) || /^(server-error|transport|non-json)@/.test(d.finding), `${d.id}: finding ${d.finding}`).toBe(
+          true,
+        );
     }
   });
 
@@ -57,7 +60,15 @@ describe('switching deviations on', () => {
   it('really breaks the behaviour (paging, records, envelope, validation, auth)', async () => {
     const sim = new InProcessSim(
       { workload: 'demo', seed: 3 },
-      { deviations: ['topic-list-limit-ignored', 'user-list-is-superuser-missing', 'topic-detail-success-code-1', 'tenant-create-name-length-unenforced', 'user-list-auth-skipped'] },
+      {
+        deviations: [
+          'topic-list-limit-ignored',
+          'user-list-is-superuser-missing',
+          'topic-detail-success-code-1',
+          'tenant-create-name-length-unenforced',
+          'user-list-auth-skipped',
+        ],
+      },
     );
     const topics = await sim.get('/api/cluster/topic/list?limit=2');
     expect(topics.json.data.data.length).toBeGreaterThan(2);
@@ -65,7 +76,9 @@ describe('switching deviations on', () => {
     expect(users.json.data.data.length).toBeGreaterThan(0);
     for (const u of users.json.data.data) expect(u).not.toHaveProperty('is_superuser');
     const first = topics.json.data.data[0];
-    const detail = await sim.get(`/api/cluster/topic/detail?tenant=${encodeURIComponent(first.tenant)}&topic_name=${encodeURIComponent(first.topic_name)}`);
+    const detail = await sim.get(
+      `/api/cluster/topic/detail?tenant=${encodeURIComponent(first.tenant)}&topic_name=${encodeURIComponent(first.topic_name)}`,
+    );
     expect(detail.json.code).toBe(1);
     expect((await sim.post('/api/cluster/tenant/create', { tenant_name: 'x'.repeat(129) })).json.code).toBe(0);
     expect((await sim.get('/api/cluster/user/list', { peer: '10.0.0.9' })).status).toBe(200);

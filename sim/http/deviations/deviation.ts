@@ -58,7 +58,10 @@ export interface DeviationHooks {
    * raw fields before validation (a query's strings or a body's JSON values). May throw an
    * OperationError, answered as a validation failure.
    */
-  validation?(input: { specs: readonly ParamSpec[]; raw: Record<string, unknown> }, cx: DeviationContext): { specs: readonly ParamSpec[]; raw: Record<string, unknown> };
+  validation?(
+    input: { specs: readonly ParamSpec[]; raw: Record<string, unknown> },
+    cx: DeviationContext,
+  ): { specs: readonly ParamSpec[]; raw: Record<string, unknown> };
   /** Wraps the handler and list query: may change the parameters, skip the call, or rewrite `data`. */
   around?(params: Record<string, unknown>, next: NextResult, cx: DeviationContext): Promise<unknown>;
   /**

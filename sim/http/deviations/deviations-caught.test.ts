@@ -14,7 +14,9 @@ import { conformWith, describeFindings, keyOf, tagsOf } from './proof-run.ts';
 const timings: string[] = [];
 const started = performance.now();
 afterAll(() => {
-  console.log(`deviation proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`);
+  console.log(
+    `deviation proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`,
+  );
 });
 
 const invented = DEVIATIONS.filter((d) => d.spec === 'breaks' && d.notes === undefined);
@@ -33,12 +35,18 @@ describe('the conformance suites catch each invented deviation as a finding on t
   for (const d of invented.filter((x) => x.caught)) {
     it(`${d.id} → ${d.endpoint} (${d.checks.join(' | ')})`, async (test) => {
       // The property suites run where a deviation's expected checks are theirs (they take most of a run's time).
-      const { report, noRemotePeer, ms } = await conformWith([d.id], { tags: tagsOf(d), properties: d.checks.some((c) => c.startsWith('property.')) });
+      const { report, noRemotePeer, ms } = await conformWith([d.id], {
+        tags: tagsOf(d),
+        properties: d.checks.some((c) => c.startsWith('property.')),
+      });
       timings.push(`${d.id} ${ms} ms`);
       if (noRemotePeer && d.checks.every((c) => c.startsWith('auth.'))) test.skip(`auth checks cannot run here: ${noRemotePeer}`);
       expect(report.vacuous, `${d.id}: the run was vacuous`).toBe(false);
       const on = report.findings.filter((f) => f.endpoints.includes(keyOf(d.endpoint)));
-      expect(on.length, `${d.id}: no finding on ${d.endpoint}; findings: ${JSON.stringify(describeFindings(report.findings))}`).toBeGreaterThan(0);
+      expect(
+        on.length,
+        `${d.id}: no finding on ${d.endpoint}; findings: ${JSON.stringify(describeFindings(report.findings))}`,
+      ).toBeGreaterThan(0);
       // A MUST finding fails the run as a whole, so a CI gate on the exit status stops it.
       if (on.some((f) => f.level === 'MUST')) expect(report.verdict, `${d.id}: a MUST finding but the verdict is pass`).toBe('fail');
     }, 120_000);
@@ -54,7 +62,11 @@ describe('invented deviations the current checks miss', () => {
       timings.push(`${d.id} ${ms} ms`);
       expect(report.vacuous, `${d.id}: the run was vacuous`).toBe(false);
       const on = report.findings.filter((f) => f.endpoints.includes(keyOf(d.endpoint)));
-      lines.push(on.length === 0 ? `MISSED ${d.id} (${d.endpoint}): ${d.reason}` : `NOW CAUGHT ${d.id} (${d.endpoint}) as ${on.map((f) => f.id).join(', ')}: set caught: true in the catalogue`);
+      lines.push(
+        on.length === 0
+          ? `MISSED ${d.id} (${d.endpoint}): ${d.reason}`
+          : `NOW CAUGHT ${d.id} (${d.endpoint}) as ${on.map((f) => f.id).join(', ')}: set caught: true in the catalogue`,
+      );
     }
     console.log(`invented deviations not caught by the current checks:\n  ${lines.join('\n  ') || '(none)'}`);
   }, 600_000);

@@ -10,7 +10,9 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     description: 'topic detail answers its successes with code 1 (message success, data present)',
     checks: ['happy-path'],
     caught: true,
-    hooks: { response: responseOn('cluster.topic.detail', (res) => rewriteJson(res, (body) => (body.code === 0 ? { ...body, code: 1 } : body))) },
+    hooks: {
+      response: responseOn('cluster.topic.detail', (res) => rewriteJson(res, (body) => (body.code === 0 ? { ...body, code: 1 } : body))),
+    },
   },
   {
     id: 'topic-rewrite-list-success-message-ok',
@@ -20,7 +22,9 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     checks: ['success-envelope', 'envelope.failure-shape'],
     caught: true,
     hooks: {
-      response: responseOn('cluster.topic-rewrite.list', (res) => rewriteJson(res, (body) => (body.code === 0 && 'message' in body ? { ...body, message: 'ok' } : body))),
+      response: responseOn('cluster.topic-rewrite.list', (res) =>
+        rewriteJson(res, (body) => (body.code === 0 && 'message' in body ? { ...body, message: 'ok' } : body)),
+      ),
     },
   },
   {
@@ -32,7 +36,9 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     caught: true,
     hooks: {
       // 401 answers come from the auth layer, which keeps its code 401.
-      response: responseOn('cluster.schema.create', (res) => (res.status === 401 ? res : rewriteJson(res, (body) => (body.code !== 0 ? { ...body, code: 0 } : body)))),
+      response: responseOn('cluster.schema.create', (res) =>
+        res.status === 401 ? res : rewriteJson(res, (body) => (body.code !== 0 ? { ...body, code: 0 } : body)),
+      ),
     },
   },
   {
@@ -44,7 +50,9 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     caught: true,
     hooks: {
       response: responseOn('cluster.user.create', (res) =>
-        rewriteJson(res, ({ message, error, ...rest }) => (rest.code !== 0 ? rest : { ...rest, ...(message !== undefined ? { message } : {}), ...(error !== undefined ? { error } : {}) })),
+        rewriteJson(res, ({ message, error, ...rest }) =>
+          rest.code !== 0 ? rest : { ...rest, ...(message !== undefined ? { message } : {}), ...(error !== undefined ? { error } : {}) },
+        ),
       ),
     },
   },
@@ -55,7 +63,11 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
     description: 'blacklist create failures carry data {} instead of null',
     checks: ['envelope.failure-shape'],
     caught: true,
-    hooks: { response: responseOn('cluster.blacklist.create', (res) => rewriteJson(res, (body) => (body.code !== 0 ? { ...body, data: {} } : body))) },
+    hooks: {
+      response: responseOn('cluster.blacklist.create', (res) =>
+        rewriteJson(res, (body) => (body.code !== 0 ? { ...body, data: {} } : body)),
+      ),
+    },
   },
   {
     id: 'schema-list-internal-error',
@@ -81,7 +93,11 @@ export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
       response: responseOn('cluster.tenant.create', (res) => {
         if (res.status !== 405) return res;
         const { allow: _allow, ...headers } = res.headers;
-        return rewriteJson({ ...res, status: 404, headers }, (body) => ({ ...body, code: 404, ...('message' in body ? { message: 'not found' } : { error: 'not found' }) }));
+        return rewriteJson({ ...res, status: 404, headers }, (body) => ({
+          ...body,
+          code: 404,
+          ...('message' in body ? { message: 'not found' } : { error: 'not found' }),
+        }));
       }),
     },
   },

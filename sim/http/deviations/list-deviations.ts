@@ -61,7 +61,12 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     checks: ['list.filter.name'],
     caught: true,
     hooks: {
-      around: aroundOn('cluster.blacklist.list', (params, next, cx) => next(params, withParam(cx.endpoint, 'name', (p) => ({ ...p, match: 'exact' })))),
+      around: aroundOn('cluster.blacklist.list', (params, next, cx) =>
+        next(
+          params,
+          withParam(cx.endpoint, 'name', (p) => ({ ...p, match: 'exact' })),
+        ),
+      ),
     },
   },
   {
@@ -72,7 +77,12 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     checks: ['list.filter.tenant.not-partial'],
     caught: true,
     hooks: {
-      around: aroundOn('cluster.connector.list', (params, next, cx) => next(params, withParam(cx.endpoint, 'tenant', (p) => ({ ...p, match: 'fuzzy' })))),
+      around: aroundOn('cluster.connector.list', (params, next, cx) =>
+        next(
+          params,
+          withParam(cx.endpoint, 'tenant', (p) => ({ ...p, match: 'fuzzy' })),
+        ),
+      ),
     },
   },
   {
@@ -86,7 +96,9 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     checks: ['list.total-count'],
     caught: true,
     hooks: {
-      around: aroundOn('mqtt.subscribe.list', (params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })),
+      around: aroundOn('mqtt.subscribe.list', (params, next, cx) =>
+        next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } }),
+      ),
     },
   },
   {
@@ -100,7 +112,9 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     checks: ['tenant.default-limit-100'],
     caught: true,
     hooks: {
-      around: aroundOn('cluster.tenant.list', (params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })),
+      around: aroundOn('cluster.tenant.list', (params, next, cx) =>
+        next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } }),
+      ),
     },
   },
   {

@@ -40,14 +40,33 @@ export async function conformWith(deviations: readonly string[], options: ProofO
   const t0 = performance.now();
   // Served on loopback like `mqsim serve`, with the simulator's control: the checks that need it
   // (a stopped connector, virtual time) run too.
-  const target = await SimTarget.start({ seed: 1, nodes: 3, workload: 'demo', transport: 'loopback', warmUpMs: WARM_UP_MS, deviations, ...(options.envelope ? { envelope: options.envelope } : {}) });
+  const target = await SimTarget.start({
+    seed: 1,
+    nodes: 3,
+    workload: 'demo',
+    transport: 'loopback',
+    warmUpMs: WARM_UP_MS,
+    deviations,
+    ...(options.envelope ? { envelope: options.envelope } : {}),
+  });
   try {
     // The tags select what is checked, as --only does; fixtures and cross-endpoint reads see the whole contract.
     const only = options.tags ? [...options.tags] : undefined;
     // Ten runs per property (thirty by default): enough to meet every rule the deviations touch, in a third of the time.
-    const report = await runConform({ target, seed: 1, mqtt: 'none', ...(only ? { only } : {}), properties: options.properties ?? true, propertyRuns: 10 });
+    const report = await runConform({
+      target,
+      seed: 1,
+      mqtt: 'none',
+      ...(only ? { only } : {}),
+      properties: options.properties ?? true,
+      propertyRuns: 10,
+    });
     const remote = target.capabilities.remotePeer;
-    return { report, ms: Math.round(performance.now() - t0), ...(remote.available ? {} : { noRemotePeer: remote.reason ?? 'unavailable' }) };
+    return {
+      report,
+      ms: Math.round(performance.now() - t0),
+      ...(remote.available ? {} : { noRemotePeer: remote.reason ?? 'unavailable' }),
+    };
   } finally {
     await target.close();
   }
@@ -63,7 +82,10 @@ export function tagsOf(d: Deviation): Set<string> {
 
 /** One line per finding, for messages. */
 export function describeFindings(findings: readonly Finding[]): string[] {
-  return findings.map((f) => `${f.level} ${f.id} on ${f.endpoints.slice(0, 3).join(', ')}${f.endpoints.length > 3 ? ` (+${f.endpoints.length - 3})` : ''}: ${f.title.slice(0, 160)}`);
+  return findings.map(
+    (f) =>
+      `${f.level} ${f.id} on ${f.endpoints.slice(0, 3).join(', ')}${f.endpoints.length > 3 ? ` (+${f.endpoints.length - 3})` : ''}: ${f.title.slice(0, 160)}`,
+  );
 }
 
 /** `METHOD /path` of a contract endpoint id. */

@@ -13,17 +13,23 @@ const allowed = DEVIATIONS.filter((d) => d.spec === 'allows');
 const timings: string[] = [];
 const started = performance.now();
 afterAll(() => {
-  console.log(`allowed-variant proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`);
+  console.log(
+    `allowed-variant proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`,
+  );
 });
 
 describe('behaviours the spec allows raise no MUST or SHOULD finding', () => {
   for (const d of allowed) {
-    it(d.id, async () => {
-      const { report, ms } = await conformWith([d.id], { tags: tagsOf(d) });
-      const info = report.findings.filter((f) => f.level === 'INFO');
-      timings.push(`${d.id} ${ms} ms${info.length ? `; INFO: ${info.map((f) => f.id).join(', ')}` : ''}`);
-      expect(report.vacuous).toBe(false);
-      expect(describeFindings(report.findings.filter((f) => f.level !== 'INFO')), d.id).toEqual([]);
-    }, 120_000);
+    it(
+      d.id,
+      async () => {
+        const { report, ms } = await conformWith([d.id], { tags: tagsOf(d) });
+        const info = report.findings.filter((f) => f.level === 'INFO');
+        timings.push(`${d.id} ${ms} ms${info.length ? `; INFO: ${info.map((f) => f.id).join(', ')}` : ''}`);
+        expect(report.vacuous).toBe(false);
+        expect(describeFindings(report.findings.filter((f) => f.level !== 'INFO')), d.id).toEqual([]);
+      },
+      120_000,
+    );
   }
 });

@@ -27,7 +27,9 @@ describe('lists', () => {
   it('exact-match-true-is-fuzzy: "true" matches substrings, absent or "exact" match exactly', async () => {
     const sw = apps.with('exact-match-true-is-fuzzy');
     const names = async (caller: typeof sw, exact?: string) => {
-      const res = await caller.get(`/api/cluster/tenant/list?filter_field=tenant_name&filter_values=de${exact === undefined ? '' : `&exact_match=${exact}`}`);
+      const res = await caller.get(
+        `/api/cluster/tenant/list?filter_field=tenant_name&filter_values=de${exact === undefined ? '' : `&exact_match=${exact}`}`,
+      );
       return res.status === 200 ? res.json.data.data.map((t: Row) => t.tenant_name) : res.status;
     };
     expect(await names(apps.plain, 'true')).toEqual([]);
@@ -56,7 +58,8 @@ describe('connectors', () => {
   it('connector-status-stop: a stopped connector is listed as Stop', async () => {
     const own = new TwinApps({ workload: 'demo', seed: 4 });
     own.cluster.connectors.stop('default', 'sensor-archive');
-    const row = async (caller: typeof apps.plain) => ((await caller.get('/api/cluster/connector/list?tenant=default&connector_name=sensor-archive')).json.data.data as Row[])[0];
+    const row = async (caller: typeof apps.plain) =>
+      ((await caller.get('/api/cluster/connector/list?tenant=default&connector_name=sensor-archive')).json.data.data as Row[])[0];
     expect((await row(own.plain)).status).toBe('Stopped');
     const sw = own.with('connector-status-stop');
     expect((await row(sw)).status).toBe('Stop');
@@ -68,7 +71,14 @@ describe('connectors', () => {
     const own = new TwinApps({ workload: 'none', seed: 5 });
     const sw = own.with('failure-strategy-unvalidated');
     const create = (caller: typeof sw, name: string, failure_strategy: Row) =>
-      caller.post('/api/cluster/connector/create', { tenant: 'default', connector_name: name, connector_type: 'webhook', config: JSON.stringify({ url: `http://${name}.local/x` }), topic_name: `fs/${name}`, failure_strategy });
+      caller.post('/api/cluster/connector/create', {
+        tenant: 'default',
+        connector_name: name,
+        connector_type: 'webhook',
+        config: JSON.stringify({ url: `http://${name}.local/x` }),
+        topic_name: `fs/${name}`,
+        failure_strategy,
+      });
     for (const [name, strategy] of [
       ['bogus', { strategy: 'BoGus' }],
       ['zero', { strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 0 }],
@@ -80,7 +90,12 @@ describe('connectors', () => {
     const stored = (name: string) => own.cluster.connectors.get('default', name)!.failureStrategy;
     expect(stored('bogus')).toEqual({ strategy: 'discard' });
     expect(stored('zero')).toEqual({ strategy: 'discard_after_retry', retry_total_times: 0, wait_time_ms: 0 });
-    expect(stored('long')).toEqual({ strategy: 'dead_message_queue', retry_total_times: 3, wait_time_ms: 1000, topic_name: 'd'.repeat(300) });
+    expect(stored('long')).toEqual({
+      strategy: 'dead_message_queue',
+      retry_total_times: 3,
+      wait_time_ms: 1000,
+      topic_name: 'd'.repeat(300),
+    });
     expect((await create(sw, 'wrong-type', { strategy: 'discard', retry_total_times: 'x' })).status).toBe(400);
 
     // Zero retries: the first failed send is given up at once, with no retry.
@@ -89,7 +104,9 @@ describe('connectors', () => {
     await own.plain.post('/api/mqtt/message/send', { tenant: 'default', topic: 'fs/zero', payload: 'p' });
     own.advance(2000);
     expect(own.cluster.connectors.get('default', 'zero')!.stats.sendFailTotal).toBe(1);
-    const attempts = own.cluster.engine.trace.tail(200).filter((e) => e.kind === 'connector.send' && (e.detail as Row).tenant === 'default' && (e.detail as Row).name === 'zero');
+    const attempts = own.cluster.engine.trace
+      .tail(200)
+      .filter((e) => e.kind === 'connector.send' && (e.detail as Row).tenant === 'default' && (e.detail as Row).name === 'zero');
     expect(attempts.map((e) => (e.detail as Row).attempt)).toEqual([0]);
   });
 
@@ -110,8 +127,11 @@ describe('connectors', () => {
     const read = { tenant: 'default', topic: 'dlq/dead', offset: 0 };
     const plain = JSON.parse((await own.plain.post('/api/mqtt/message/read', read)).json.data.messages[0].content);
     expect(plain).toHaveProperty('original_data');
-    const real = JSON.parse((await own.with('dead-letter-record-shape').post('/api/mqtt/message/read', read)).json.data.messages[0].content);
-    const source = (await own.plain.post('/api/mqtt/message/read', { tenant: 'default', topic: 'dlq/src', offset: 0 })).json.data.messages[0];
+    const real = JSON.parse(
+      (await own.with('dead-letter-record-shape').post('/api/mqtt/message/read', read)).json.data.messages[0].content,
+    );
+    const source = (await own.plain.post('/api/mqtt/message/read', { tenant: 'default', topic: 'dlq/src', offset: 0 })).json.data
+      .messages[0];
     const shard = own.cluster.topics.get('default', 'dlq/src')!.storage_name_list[0];
     expect(real).toEqual({
       connector_name: 'dlq',
@@ -119,7 +139,16 @@ describe('connectors', () => {
       error_message: plain.error_message,
       retry_times: 1,
       record: {
-        metadata: { offset: source.offset, shard, segment: 0, header: null, key: 'k1', tags: null, create_t: Math.floor(plain.original_timestamp / 1000), crc_num: expect.any(Number) },
+        metadata: {
+          offset: source.offset,
+          shard,
+          segment: 0,
+          header: null,
+          key: 'k1',
+          tags: null,
+          create_t: Math.floor(plain.original_timestamp / 1000),
+          crc_num: expect.any(Number),
+        },
         data: [...Buffer.from('boom')],
       },
     });
@@ -133,12 +162,22 @@ describe('records and behaviours', () => {
     const res = await apps.with('acl-ip-resource-type-refused').post('/api/cluster/acl/create', acl);
     expect([res.status, res.json.code, res.json.message]).toEqual([200, 1, 'invalid variant: Ip']);
     expect((await apps.plain.post('/api/cluster/acl/create', acl)).json.code).toBe(0);
-    expect((await apps.with('acl-ip-resource-type-refused').post('/api/cluster/acl/create', { ...acl, name: 'user-rule', resource_type: 'User' })).json.code).toBe(0);
+    expect(
+      (
+        await apps
+          .with('acl-ip-resource-type-refused')
+          .post('/api/cluster/acl/create', { ...acl, name: 'user-rule', resource_type: 'User' })
+      ).json.code,
+    ).toBe(0);
   });
 
   it('health-node-placeholder: the node check says "health check placeholder"', async () => {
     expect((await apps.plain.get('/health/node')).json.data.message).toBe('node 1 is alive');
-    expect((await apps.with('health-node-placeholder').get('/health/node')).json.data).toEqual({ status: 'ok', check_type: 'node', message: 'health check placeholder' });
+    expect((await apps.with('health-node-placeholder').get('/health/node')).json.data).toEqual({
+      status: 'ok',
+      check_type: 'node',
+      message: 'health check placeholder',
+    });
   });
 
   it('mq9-times-in-seconds: mail and agent create_time in seconds', async () => {
@@ -147,7 +186,10 @@ describe('records and behaviours', () => {
       const plain = (await apps.plain.get(url)).json.data.data as Row[];
       const res = (await sw.get(url)).json.data.data as Row[];
       expect(plain.length, url).toBeGreaterThan(0);
-      expect(res.map((r) => r.create_time), url).toEqual(plain.map((r) => Math.floor(r.create_time / 1000)));
+      expect(
+        res.map((r) => r.create_time),
+        url,
+      ).toEqual(plain.map((r) => Math.floor(r.create_time / 1000)));
     }
   });
 
@@ -166,7 +208,11 @@ describe('records and behaviours', () => {
     for (const url of ['/api/info', '/api/status', '/api/mqtt/overview']) {
       const data = (await sw.get(url)).json.data;
       const node = (data.broker_node_list ?? data.node_list)[0];
-      expect(node.extend, url).toEqual({ mqtt: decoded.mqtt, nats: { tcp_addr: '', tls_addr: '', ws_addr: '', wss_addr: '' }, kafka: { tcp_addr: '' } });
+      expect(node.extend, url).toEqual({
+        mqtt: decoded.mqtt,
+        nats: { tcp_addr: '', tls_addr: '', ws_addr: '', wss_addr: '' },
+        kafka: { tcp_addr: '' },
+      });
       expect(node.http_addr, url).toBe(plain.http_addr);
     }
   });
@@ -209,10 +255,30 @@ describe('records and behaviours', () => {
   it('flapping-defaults-real: config get shows 1 / 15 / 5 until the section is set', async () => {
     const own = new TwinApps({ workload: 'none', seed: 7 });
     const sw = own.with('flapping-defaults-real');
-    expect((await own.plain.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({ window_time: 60, max_client_connections: 5, ban_time: 300 });
-    expect((await sw.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({ enable: false, window_time: 1, max_client_connections: 15, ban_time: 5 });
-    expect((await sw.post('/api/cluster/config/set', { config_type: 'MqttFlappingDetect', config: JSON.stringify({ window_time: 2, max_client_connections: 20, ban_time: 3 }) })).json.code).toBe(0);
-    expect((await sw.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({ window_time: 2, max_client_connections: 20, ban_time: 3 });
+    expect((await own.plain.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({
+      window_time: 60,
+      max_client_connections: 5,
+      ban_time: 300,
+    });
+    expect((await sw.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({
+      enable: false,
+      window_time: 1,
+      max_client_connections: 15,
+      ban_time: 5,
+    });
+    expect(
+      (
+        await sw.post('/api/cluster/config/set', {
+          config_type: 'MqttFlappingDetect',
+          config: JSON.stringify({ window_time: 2, max_client_connections: 20, ban_time: 3 }),
+        })
+      ).json.code,
+    ).toBe(0);
+    expect((await sw.get('/api/cluster/config/get')).json.data.mqtt_flapping_detect).toMatchObject({
+      window_time: 2,
+      max_client_connections: 20,
+      ban_time: 3,
+    });
   });
 
   it('session-total-capped: with more than 100 sessions total_count stays 100', async () => {

@@ -62,9 +62,15 @@ const CONNECTOR_VARIANT: Readonly<Record<string, string>> = {
 function realFailureStrategy(raw: Obj): FailureStrategy {
   const strategy = String(raw.strategy).toLowerCase();
   const num = (v: unknown, dflt: number) => (typeof v === 'number' ? v : dflt);
-  if (strategy === 'discard_after_retry') return { strategy, retry_total_times: num(raw.retry_total_times, 3), wait_time_ms: num(raw.wait_time_ms, 1000) };
+  if (strategy === 'discard_after_retry')
+    return { strategy, retry_total_times: num(raw.retry_total_times, 3), wait_time_ms: num(raw.wait_time_ms, 1000) };
   if (strategy === 'dead_message_queue') {
-    return { strategy, retry_total_times: num(raw.retry_total_times, 3), wait_time_ms: num(raw.wait_time_ms, 1000), topic_name: typeof raw.topic_name === 'string' ? raw.topic_name : 'dead_letter_queue' };
+    return {
+      strategy,
+      retry_total_times: num(raw.retry_total_times, 3),
+      wait_time_ms: num(raw.wait_time_ms, 1000),
+      topic_name: typeof raw.topic_name === 'string' ? raw.topic_name : 'dead_letter_queue',
+    };
   }
   return { strategy: 'discard' };
 }
@@ -72,7 +78,11 @@ function realFailureStrategy(raw: Obj): FailureStrategy {
 /** The same strategy within the simulator's rules, to get the connector stored; the real values are put in place after. */
 function storableStrategy(real: FailureStrategy): FailureStrategy {
   if (real.strategy === 'discard') return real;
-  const base = { strategy: real.strategy, retry_total_times: Math.max(1, real.retry_total_times!), wait_time_ms: Math.max(1, real.wait_time_ms!) };
+  const base = {
+    strategy: real.strategy,
+    retry_total_times: Math.max(1, real.retry_total_times!),
+    wait_time_ms: Math.max(1, real.wait_time_ms!),
+  };
   if (real.strategy === 'discard_after_retry') return base;
   const t = real.topic_name!;
   return { ...base, topic_name: [...t].length >= 1 && [...t].length <= 256 ? t : 'dead_letter_queue' };
@@ -103,14 +113,18 @@ function asSimDeadLetter(content: unknown): SimDeadLetter | undefined {
 const SOURCE_SEARCH_LIMIT = 100_000;
 
 /** Where the original record of a dead letter sits (shard, offset, segment) and its stored key. */
-function sourceRecord(cluster: Cluster, tenant: string, dl: SimDeadLetter): { shard: string; offset: number; segment: number; key: string | null } | undefined {
+function sourceRecord(
+  cluster: Cluster,
+  tenant: string,
+  dl: SimDeadLetter,
+): { shard: string; offset: number; segment: number; key: string | null } | undefined {
   const topic = cluster.topics.get(tenant, dl.source_topic);
   if (!topic) return undefined;
   const payload = Buffer.from(dl.original_data).toString('utf8');
   for (const shard of topic.storage_name_list) {
     const segments = cluster.storage.segmentList(shard);
     let from = segments[0]?.segment_meta.start_offset ?? 0;
-    for (let seen = 0; seen < SOURCE_SEARCH_LIMIT; ) {
+    for (let seen = 0; seen < SOURCE_SEARCH_LIMIT;) {
       const batch = cluster.storage.read(shard, from, 1000);
       if (batch.length === 0) break;
       const hit = batch.find((r) => r.timestampMs === dl.original_timestamp && r.payload === payload);
@@ -193,7 +207,9 @@ const flappingSet = new WeakSet<Cluster>();
 const REAL_FLAPPING_DEFAULTS = { window_time: 1, max_client_connections: 15, ban_time: 5 };
 
 const pickRetainMessage = (m: Obj | null) =>
-  m === null || typeof m !== 'object' ? m : { tenant: m.tenant, topic_name: m.topic_name, payload: m.payload, expired_at: m.expired_at, create_time: m.create_time };
+  m === null || typeof m !== 'object'
+    ? m
+    : { tenant: m.tenant, topic_name: m.topic_name, payload: m.payload, expired_at: m.expired_at, create_time: m.create_time };
 
 const withoutConfig = ({ config: _config, ...segment }: Obj): Obj => segment;
 
@@ -210,7 +226,9 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     finding: 'limits.list-limit-default',
     checks: ['list.default-limit'],
     caught: true,
-    hooks: { around: aroundLists((params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })) },
+    hooks: {
+      around: aroundLists((params, next, cx) => next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10 } })),
+    },
   },
   {
     id: 'exact-match-true-is-fuzzy',
@@ -219,7 +237,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     rule: 'Common list parameters: "| exact_match | string | no | `true` or `false` |" — a parameter named exact_match set to true asks for exact matching',
     endpoint: 'cluster.topic.list',
     alsoEndpoints: LIST_IDS.filter((id) => id !== 'cluster.topic.list'),
-    description: 'filter_values match exactly only when exact_match is absent or "exact"; "true" (and anything else) means a substring match',
+    description:
+      'filter_values match exactly only when exact_match is absent or "exact"; "true" (and anything else) means a substring match',
     maskedBy: {
       id: 'filter-values-unusable-in-query',
       why: 'with filter_values refused or ignored by every GET list, what exact_match does cannot show on the lists of the spec (only on the path-only shard list, at INFO, folded under the filter_values finding)',
@@ -250,7 +269,10 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     hooks: {
       around: aroundOn('cluster.connector.list', async (params, next) => {
         // A filter on the real status value finds the stopped connectors.
-        const values = params.filter_field === 'status' && Array.isArray(params.filter_values) ? { filter_values: (params.filter_values as string[]).map((v) => (v === 'Stop' ? 'Stopped' : v === 'Stopped' ? '\u0000' : v)) } : {};
+        const values =
+          params.filter_field === 'status' && Array.isArray(params.filter_values)
+            ? { filter_values: (params.filter_values as string[]).map((v) => (v === 'Stop' ? 'Stopped' : v === 'Stopped' ? '\u0000' : v)) }
+            : {};
         const page = (await next({ ...params, ...values })) as Page;
         return { ...page, data: page.data.map((r) => (r.status === 'Stopped' ? { ...r, status: 'Stop' } : r)) };
       }),
@@ -262,7 +284,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.9, §4.5',
     rule: 'Resources, Connector: "| config | string | type-specific configuration as a JSON string |"',
     endpoint: 'cluster.connector.list',
-    description: 'connector list: config is the JSON of the whole ConnectorType enum, e.g. {"LocalFile":{"local_file_path":…}}, instead of the type\'s configuration',
+    description:
+      'connector list: config is the JSON of the whole ConnectorType enum, e.g. {"LocalFile":{"local_file_path":…}}, instead of the type\'s configuration',
     finding: 'resources.connector.config',
     checks: ['connector.config-listed'],
     caught: true,
@@ -279,9 +302,16 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.10, §4.5, §8.2',
     rule: 'Endpoints, Connectors, Failure strategy: "| retry_total_times | number | retries not counting the first send; must be above 0 for the two retrying strategies; default 3 for `dead_message_queue` |" and "| wait_time_ms | number | pause between retries; must be above 0; default 1000 for `dead_message_queue` |"',
     endpoint: 'cluster.connector.create',
-    description: 'connector create does not validate failure_strategy: an unknown strategy is stored as discard, retry_total_times and wait_time_ms 0 are accepted (and used), a dead-letter topic_name of any length is accepted',
+    description:
+      'connector create does not validate failure_strategy: an unknown strategy is stored as discard, retry_total_times and wait_time_ms 0 are accepted (and used), a dead-letter topic_name of any length is accepted',
     finding: 'failure.retry_total_times',
-    checks: ['failure-strategy.retry-zero.*', 'failure-strategy.wait-zero.*', 'failure-strategy.unknown', 'failure-strategy.topic-empty', 'failure-strategy.topic-257'],
+    checks: [
+      'failure-strategy.retry-zero.*',
+      'failure-strategy.wait-zero.*',
+      'failure-strategy.unknown',
+      'failure-strategy.topic-empty',
+      'failure-strategy.topic-257',
+    ],
     caught: true,
     hooks: {
       // Only serde's type checks remain (strategy a string, the numbers unsigned integers).
@@ -310,7 +340,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.10, §8.2',
     rule: 'Events, "Dead-letter record": "| original_key | string or null | original key |", "| original_data | array of byte | original payload |", "| original_timestamp | u64 | original time |", "| dead_letter_timestamp | u64 | time of entry into the dead-letter topic |"',
     endpoint: 'mqtt.message.read',
-    description: 'dead-letter records read from the dead-letter topic are {connector_name, source_topic, error_message, retry_times, record} with the original StorageRecord embedded, without original_key/original_data/original_timestamp/dead_letter_timestamp',
+    description:
+      'dead-letter records read from the dead-letter topic are {connector_name, source_topic, error_message, retry_times, record} with the original StorageRecord embedded, without original_key/original_data/original_timestamp/dead_letter_timestamp',
     // The dead-letter checks make a dead_message_queue connector's sink fail (the simulator's control)
     // and read the record; the four missing fields fold into one finding (one record shape).
     maskedBy: {
@@ -318,7 +349,12 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
       why: 'the dead-letter topic is read through POST /api/mqtt/message/read, which that switch moves away (one not-found finding)',
     },
     finding: 'events.dead-letter.original_key',
-    checks: ['dead-letter.original_key', 'dead-letter.original_data', 'dead-letter.original_timestamp', 'dead-letter.dead_letter_timestamp'],
+    checks: [
+      'dead-letter.original_key',
+      'dead-letter.original_data',
+      'dead-letter.original_timestamp',
+      'dead-letter.dead_letter_timestamp',
+    ],
     caught: true,
     hooks: {
       around: aroundOn('mqtt.message.read', async (params, next, cx) => {
@@ -403,7 +439,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     // The overview's node schema holds the spec's byte array; the status schema also accepts the object.
     endpoint: 'mqtt.overview',
     alsoEndpoints: ['cluster.info', 'cluster.status'],
-    description: 'node records (status/info broker_node_list, overview node_list) carry extend as the nested object {mqtt {…}, nats {…}, kafka {…}} instead of a byte array (and http_addr)',
+    description:
+      'node records (status/info broker_node_list, overview node_list) carry extend as the nested object {mqtt {…}, nats {…}, kafka {…}} instead of a byte array (and http_addr)',
     finding: 'resources.node.record',
     checks: ['data-schema'],
     caught: true,
@@ -412,7 +449,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
         const data = await next(params);
         if (data === null || typeof data !== 'object') return data;
         const d = data as Obj;
-        if (cx.endpoint.id === 'cluster.info' || cx.endpoint.id === 'cluster.status') return { ...d, broker_node_list: withExtendObjects(d.broker_node_list, cx.cluster) };
+        if (cx.endpoint.id === 'cluster.info' || cx.endpoint.id === 'cluster.status')
+          return { ...d, broker_node_list: withExtendObjects(d.broker_node_list, cx.cluster) };
         if (cx.endpoint.id === 'mqtt.overview') return { ...d, node_list: withExtendObjects(d.node_list, cx.cluster) };
         return data;
       },
@@ -424,7 +462,8 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.20, §4.9',
     rule: 'Resources, Subscription detail: "| share_sub | bool | whether the subscription is shared |" and "| group_leader_info | object or null | null for an exclusive subscription |"',
     endpoint: 'mqtt.subscribe.detail',
-    description: 'subscription detail: share_sub is always false and group_leader_info always null, also for a shared ($share/…) subscription',
+    description:
+      'subscription detail: share_sub is always false and group_leader_info always null, also for a shared ($share/…) subscription',
     finding: 'resources.subscription-detail.share_sub',
     checks: ['subscribe.detail-shared'],
     caught: true,
@@ -436,11 +475,17 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.21, §4.3',
     rule: 'Resources, Topic, Topic detail: "| retain_message_at | number | time of the retained message |"',
     endpoint: 'cluster.topic.detail',
-    description: 'topic detail has no retain_message_at; retain_message is {tenant, topic_name, payload: [bytes], expired_at, create_time} or null',
+    description:
+      'topic detail has no retain_message_at; retain_message is {tenant, topic_name, payload: [bytes], expired_at, create_time} or null',
     finding: 'resources.topic-detail.retain_message_at',
     checks: ['data-schema'],
     caught: true,
-    hooks: { around: dataOn(['cluster.topic.detail'], ({ retain_message_at: _dropped, ...d }) => ({ ...d, retain_message: pickRetainMessage(d.retain_message as Obj | null) })) },
+    hooks: {
+      around: dataOn(['cluster.topic.detail'], ({ retain_message_at: _dropped, ...d }) => ({
+        ...d,
+        retain_message: pickRetainMessage(d.retain_message as Obj | null),
+      })),
+    },
   },
   {
     id: 'segment-no-config',
@@ -471,14 +516,17 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.24, §4.1',
     rule: 'Endpoints, Configuration: "| MqttFlappingDetect | enable (bool, false); window_time (u32 seconds, 60); max_client_connections (u64, 5); ban_time (u32 seconds, 300) |" (the read view in minutes is allowed: "is described as minutes in the read view"; max_client_connections 15 is not)',
     endpoint: 'cluster.config.get',
-    description: 'config get: mqtt_flapping_detect shows the real defaults window_time 1, max_client_connections 15, ban_time 5 (minutes) until the section is set; the simulator\'s bans keep its own values',
+    description:
+      "config get: mqtt_flapping_detect shows the real defaults window_time 1, max_client_connections 15, ban_time 5 (minutes) until the section is set; the simulator's bans keep its own values",
     checks: ['config.defaults'],
     caught: false,
-    reason: 'a default differs from a configured value only on a server nobody configured: config.defaults (INFO) cannot tell the real server\'s defaults 1/15/5 from an operator\'s choice, so it does not fail on them',
+    reason:
+      "a default differs from a configured value only on a server nobody configured: config.defaults (INFO) cannot tell the real server's defaults 1/15/5 from an operator's choice, so it does not fail on them",
     hooks: {
       around: async (params, next, cx) => {
         const out = await next(params);
-        if (cx.endpoint.id === 'cluster.config.set' && /^(Mqtt)?FlappingDetect$/.test(String(params.config_type))) flappingSet.add(cx.cluster);
+        if (cx.endpoint.id === 'cluster.config.set' && /^(Mqtt)?FlappingDetect$/.test(String(params.config_type)))
+          flappingSet.add(cx.cluster);
         if (cx.endpoint.id !== 'cluster.config.get' || flappingSet.has(cx.cluster) || out === null || typeof out !== 'object') return out;
         const section = (out as Obj).mqtt_flapping_detect as Obj | undefined;
         return section ? { ...(out as Obj), mqtt_flapping_detect: { ...section, ...REAL_FLAPPING_DEFAULTS } } : out;
@@ -491,10 +539,12 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.27, §4.9',
     rule: 'Response envelope, paged list response: "| total_count | number | total number of matching records |"',
     endpoint: 'mqtt.session.list',
-    description: 'session list: total_count is the size of the 100-session sample, never more than 100, instead of the number of matching sessions',
+    description:
+      'session list: total_count is the size of the 100-session sample, never more than 100, instead of the number of matching sessions',
     checks: ['list.total-count', 'list.sample-limit'],
     caught: false,
-    reason: 'only visible with more than 100 sessions; the demo workload of the proof run has about 60 (serve with --clients 150, or setTargetSize(150) on the demo population, to see it)',
+    reason:
+      'only visible with more than 100 sessions; the demo workload of the proof run has about 60 (serve with --clients 150, or setTargetSize(150) on the demo population, to see it)',
     hooks: {
       around: aroundOn('mqtt.session.list', async (params, next: NextResult) => {
         const page = (await next(params)) as Page;

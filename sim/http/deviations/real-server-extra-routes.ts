@@ -20,7 +20,7 @@ export const REAL_SERVER_EXTRA_ROUTES: readonly Deviation[] = [
     endpoint: 'mq9.mail.list',
     alsoEndpoints: ['mq9.agent.list'],
     description:
-      'POST /mcp: the real JSON-RPC 2.0 MCP server (ping, initialize, tools/list, tools/call) with the nine mq9 tools on the simulator\'s mailboxes, messages and agents; GET /.well-known/oauth-protected-resource[/mcp], the OAuth discovery 404s and POST /register (400 invalid_client_metadata), all open',
+      "POST /mcp: the real JSON-RPC 2.0 MCP server (ping, initialize, tools/list, tools/call) with the nine mq9 tools on the simulator's mailboxes, messages and agents; GET /.well-known/oauth-protected-resource[/mcp], the OAuth discovery 404s and POST /register (400 invalid_client_metadata), all open",
     checks: [],
     caught: false,
     reason: ALLOWED,

@@ -21,7 +21,9 @@ const shown = together.filter((d) => !d.maskedBy || !together.some((x) => x.id =
 const timings: string[] = [];
 const started = performance.now();
 afterAll(() => {
-  console.log(`real-server proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`);
+  console.log(
+    `real-server proof: ${timings.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s\n  ${timings.join('\n  ')}`,
+  );
 });
 
 describe('each real-server behaviour that breaks the spec is exactly one finding on its endpoint', () => {
@@ -34,9 +36,10 @@ describe('each real-server behaviour that breaks the spec is exactly one finding
       const { report, ms } = await conformWith([d.id], { tags: tagsOf(d) });
       timings.push(`${d.id} ${ms} ms`);
       expect(report.vacuous).toBe(false);
-      expect(describeFindings(report.findings).map((l) => l.slice(0, l.indexOf(':') + 1 || undefined)), `${d.id}: findings`).toEqual([
-        expect.stringMatching(new RegExp(`^(MUST|SHOULD|INFO) ${d.finding!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} on `)),
-      ]);
+      expect(
+        describeFindings(report.findings).map((l) => l.slice(0, l.indexOf(':') + 1 || undefined)),
+        `${d.id}: findings`,
+      ).toEqual([expect.stringMatching(new RegExp(`^(MUST|SHOULD|INFO) ${d.finding!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} on `))]);
       const f = report.findings[0];
       expect(f.endpoints, `${d.id}: the finding's endpoints`).toContain(keyOf(d.endpoint));
       expect(['MUST', 'SHOULD'], `${d.id}: a behaviour that breaks the spec is a MUST or SHOULD finding`).toContain(f.level);

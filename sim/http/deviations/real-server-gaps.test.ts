@@ -17,8 +17,18 @@ describe('real-server behaviours without a switch', () => {
   });
 
   it('the unbroken simulator already behaves as the ones marked already-simulated', async () => {
-    expect(REAL_SERVER_GAPS.filter((g) => g.why === 'already-simulated').map((g) => g.id).sort()).toEqual(
-      ['client-total-ignores-filter', 'health-ready-503-code-0', 'subscribe-detail-keyed-by-topic', 'system-monitor-percent-read-view', 'topic-create-unknown-tenant'].sort(),
+    expect(
+      REAL_SERVER_GAPS.filter((g) => g.why === 'already-simulated')
+        .map((g) => g.id)
+        .sort(),
+    ).toEqual(
+      [
+        'client-total-ignores-filter',
+        'health-ready-503-code-0',
+        'subscribe-detail-keyed-by-topic',
+        'system-monitor-percent-read-view',
+        'topic-create-unknown-tenant',
+      ].sort(),
     );
     const apps = new TwinApps({ workload: 'demo', seed: 3 });
     const sim = apps.plain;
@@ -30,7 +40,10 @@ describe('real-server behaviours without a switch', () => {
     expect(one.total_count).toBe(all.total_count);
 
     // system-monitor-percent-read-view
-    expect((await sim.get('/api/cluster/config/get')).json.data.mqtt_system_monitor).toMatchObject({ os_cpu_high_watermark: 70, os_memory_high_watermark: 80 });
+    expect((await sim.get('/api/cluster/config/get')).json.data.mqtt_system_monitor).toMatchObject({
+      os_cpu_high_watermark: 70,
+      os_memory_high_watermark: 80,
+    });
 
     // health-ready-503-code-0
     apps.cluster.nodes.setPortsReady(1, false);
@@ -42,7 +55,8 @@ describe('real-server behaviours without a switch', () => {
     const subs = (await sim.get('/api/mqtt/subscribe/list')).json.data.data as Row[];
     let keyedByTopic = false;
     for (const s of subs.filter((x) => /[+#]/.test(x.path))) {
-      const d = (await sim.get(`/api/mqtt/subscribe/detail?tenant=${s.tenant}&client_id=${s.client_id}&path=${encodeURIComponent(s.path)}`)).json.data;
+      const d = (await sim.get(`/api/mqtt/subscribe/detail?tenant=${s.tenant}&client_id=${s.client_id}&path=${encodeURIComponent(s.path)}`))
+        .json.data;
       const keys = Object.keys(d.sub_data.push_subscribe);
       if (keys.length > 0) {
         expect(keys).not.toContain(s.path);
@@ -53,6 +67,9 @@ describe('real-server behaviours without a switch', () => {
     expect(keyedByTopic).toBe(true);
 
     // topic-create-unknown-tenant
-    expect((await sim.post('/api/cluster/topic/create', { tenant: 'no-such-tenant', topic_name: 'gap/t', storage_type: 'EngineMemory' })).json.code).toBe(0);
+    expect(
+      (await sim.post('/api/cluster/topic/create', { tenant: 'no-such-tenant', topic_name: 'gap/t', storage_type: 'EngineMemory' })).json
+        .code,
+    ).toBe(0);
   });
 });

@@ -30,21 +30,23 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
     notes: 'notes §11.23, §8.5',
     why: 'not-reproducible-through-hooks',
     reason:
-      'sampling is the model\'s 60 s schedule (and counters are counts per interval, where the real server stores per-second rates over 30 s); no hook runs on the schedule, and an extra sample from a request hook would depend on when requests arrive',
+      "sampling is the model's 60 s schedule (and counters are counts per interval, where the real server stores per-second rates over 30 s); no hook runs on the schedule, and an extra sample from a request hook would depend on when requests arrive",
   },
   {
     id: 'subscribe-detail-keyed-by-topic',
     spec: 'breaks',
     notes: 'notes §11.20, §4.9',
     why: 'already-simulated',
-    reason: 'the simulator already keys push_subscribe and push_thread by the concrete topic name (a decision noted in the contract), so a switch would change nothing',
+    reason:
+      'the simulator already keys push_subscribe and push_thread by the concrete topic name (a decision noted in the contract), so a switch would change nothing',
   },
   {
     id: 'client-total-ignores-filter',
     spec: 'allows',
     notes: 'notes §11.27, §4.9',
     why: 'already-simulated',
-    reason: 'the client list\'s total_count is already the tenant\'s or cluster\'s total before the client_id filter (contract: totalCount "scope")',
+    reason:
+      "the client list's total_count is already the tenant's or cluster's total before the client_id filter (contract: totalCount \"scope\")",
   },
   {
     id: 'system-monitor-percent-read-view',
@@ -72,6 +74,7 @@ export const REAL_SERVER_GAPS: readonly RealServerGap[] = [
     spec: 'allows',
     notes: 'notes §11.26, §4.1',
     why: 'not-observable',
-    reason: 'the invalid text is persisted in the meta service but never reaches the in-memory configuration that config get shows; only a restart of the real server would reveal it',
+    reason:
+      'the invalid text is persisted in the meta service but never reaches the in-memory configuration that config get shows; only a restart of the real server would reveal it',
   },
 ];

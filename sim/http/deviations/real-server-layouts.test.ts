@@ -15,10 +15,15 @@ describe('config-get-real-layout', () => {
     const plain = (await apps.plain.get('/api/cluster/config/get')).json.data as Row;
     const real = (await apps.with('config-get-real-layout').get('/api/cluster/config/get')).json.data as Row;
     for (const [k, v] of Object.entries(plain)) {
-      if (k === 'runtime' || k === 'meta_runtime' || k === 'storage_runtime' || k === 'mqtt_runtime') expect(real[k], k).toMatchObject(v as Row);
+      if (k === 'runtime' || k === 'meta_runtime' || k === 'storage_runtime' || k === 'mqtt_runtime')
+        expect(real[k], k).toMatchObject(v as Row);
       else expect(real[k], k).toEqual(v);
     }
-    expect(real.broker_network).toEqual({ accept_thread_num: plain.network.accept_thread_num, handler_thread_num: plain.network.handler_thread_num, queue_size: plain.network.queue_size });
+    expect(real.broker_network).toEqual({
+      accept_thread_num: plain.network.accept_thread_num,
+      handler_thread_num: plain.network.handler_thread_num,
+      queue_size: plain.network.queue_size,
+    });
     expect(real.runtime.pprof_enable).toBe(plain.pprof.enable);
     expect(real.mqtt_runtime.server).toEqual(plain.mqtt_server);
     expect(real.mqtt_runtime.protocol).toEqual(plain.mqtt_protocol);
@@ -32,7 +37,10 @@ describe('config-get-real-layout', () => {
 
   it('follows a config set into both layouts', async () => {
     const sw = apps.with('config-get-real-layout');
-    const set = await sw.post('/api/cluster/config/set', { config_type: 'MqttProtocol', config: JSON.stringify({ ...(await apps.plain.get('/api/cluster/config/get')).json.data.mqtt_protocol, receive_max: 1234 }) });
+    const set = await sw.post('/api/cluster/config/set', {
+      config_type: 'MqttProtocol',
+      config: JSON.stringify({ ...(await apps.plain.get('/api/cluster/config/get')).json.data.mqtt_protocol, receive_max: 1234 }),
+    });
     expect(set.json.code).toBe(0);
     const real = (await sw.get('/api/cluster/config/get')).json.data as Row;
     expect([real.mqtt_protocol.receive_max, real.mqtt_runtime.protocol.receive_max]).toEqual([1234, 1234]);
@@ -74,7 +82,11 @@ describe('root-static-fallback', () => {
 describe('rate-limit-delays', () => {
   it('queues excess requests on a path (at max_network_connection_rate) instead of refusing them, on every path', async () => {
     const local = new TwinApps({ workload: 'none', seed: 4 });
-    const set = (rate: number) => local.plain.post('/api/cluster/config/set', { config_type: 'ClusterLimit', config: JSON.stringify({ max_network_connection: 100_000_000, max_network_connection_rate: rate, max_admin_http_uri_rate: 2 }) });
+    const set = (rate: number) =>
+      local.plain.post('/api/cluster/config/set', {
+        config_type: 'ClusterLimit',
+        config: JSON.stringify({ max_network_connection: 100_000_000, max_network_connection_rate: rate, max_admin_http_uri_rate: 2 }),
+      });
     expect((await set(5)).json.code).toBe(0);
     const plainCodes: number[] = [];
     for (let i = 0; i < 8; i++) plainCodes.push((await local.plain.get('/api/cluster/tenant/list')).status);
@@ -88,6 +100,9 @@ describe('rate-limit-delays', () => {
     expect(local.cluster.now() - t0).toBeGreaterThanOrEqual(600);
     expect((await set(0)).json.code).toBe(0);
     const refused = await sw.get('/health/ready');
-    expect([refused.status, refused.text]).toEqual([429, 'Rate limit value must be greater than 0, parameter name: network_connection_rate']);
+    expect([refused.status, refused.text]).toEqual([
+      429,
+      'Rate limit value must be greater than 0, parameter name: network_connection_rate',
+    ]);
   });
 });

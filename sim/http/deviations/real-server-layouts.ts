@@ -78,10 +78,10 @@ export const REAL_SERVER_LAYOUTS: readonly Deviation[] = [
     id: 'config-get-real-layout',
     spec: 'allows',
     notes: 'notes §4.1 (config get: top-level keys, MQTT sections under mqtt_runtime); the dashboard reads the older top-level layout',
-    rule: 'Resources, Broker configuration: the read view lists its keys without forbidding others; the spec\'s keys all stay',
+    rule: "Resources, Broker configuration: the read view lists its keys without forbidding others; the spec's keys all stay",
     endpoint: 'cluster.config.get',
     description:
-      'config get also carries the real BrokerConfig sections: broker_network, runtime.pprof_enable, data_path, llm_client, delay_task, kafka/amqp/nats_runtime, storage_runtime.network, and the snapshot\'s mqtt_runtime.{server, keep_alive, offline_message, slow_subscribe, flapping_detect, protocol, schema, system_monitor, limit, network} beside the spec\'s top-level mqtt_* sections (secrets stay redacted)',
+      "config get also carries the real BrokerConfig sections: broker_network, runtime.pprof_enable, data_path, llm_client, delay_task, kafka/amqp/nats_runtime, storage_runtime.network, and the snapshot's mqtt_runtime.{server, keep_alive, offline_message, slow_subscribe, flapping_detect, protocol, schema, system_monitor, limit, network} beside the spec's top-level mqtt_* sections (secrets stay redacted)",
     checks: [],
     caught: false,
     reason: 'allowed by the spec: extra keys next to every key the spec lists',
@@ -89,20 +89,24 @@ export const REAL_SERVER_LAYOUTS: readonly Deviation[] = [
       around: aroundOn('cluster.config.get', async (params, next, cx) => {
         const data = await next(params);
         // A forwarded config get answers the other node's body; it went through this hook there.
-        return data !== null && typeof data === 'object' && !Array.isArray(data) && 'broker_id' in data ? realConfigLayout(data as Obj, cx.cluster) : data;
+        return data !== null && typeof data === 'object' && !Array.isArray(data) && 'broker_id' in data
+          ? realConfigLayout(data as Obj, cx.cluster)
+          : data;
       }),
     },
   },
   {
     id: 'shard-extend-storage-engine',
     spec: 'allows',
-    notes: 'notes §7 (shard list record {shard_info: AdapterShardDetail}, EngineShard); the dashboard reads shard_info.extend.StorageEngine of an older server',
+    notes:
+      'notes §7 (shard list record {shard_info: AdapterShardDetail}, EngineShard); the dashboard reads shard_info.extend.StorageEngine of an older server',
     rule: 'Endpoints that exist but whose request and response shapes are given only by method and path: POST /api/storage-engine/shard/list — its records are "not shown"',
     endpoint: 'storage.shard.list',
-    description: 'shard list records carry the EngineShard both as shard_info.shard (the snapshot) and as shard_info.extend.StorageEngine (the older server the dashboard reads)',
+    description:
+      'shard list records carry the EngineShard both as shard_info.shard (the snapshot) and as shard_info.extend.StorageEngine (the older server the dashboard reads)',
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: the shard record is not shown; the snapshot\'s fields all stay',
+    reason: "allowed by the spec: the shard record is not shown; the snapshot's fields all stay",
     hooks: {
       around: aroundOn('storage.shard.list', async (params, next) => {
         const page = (await next(params)) as { data: Obj[]; total_count: number };

@@ -80,7 +80,8 @@ function parseIntError(type: ParamType, text: string): string | undefined {
 function queryValueError(spec: ParamSpec, value: string): string | undefined {
   if (INT_BOUNDS[spec.type]) return parseIntError(spec.type, value);
   if (spec.type === 'bool') return value === 'true' || value === 'false' ? undefined : 'provided string was not `true` or `false`';
-  if (spec.type === 'f32' || spec.type === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : 'invalid float literal';
+  if (spec.type === 'f32' || spec.type === 'number')
+    return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : 'invalid float literal';
   return undefined;
 }
 
@@ -98,12 +99,20 @@ export interface QueryRejectionOptions {
  * Unknown keys are ignored; the first bad pair in query order wins, then the first missing required
  * field in declaration order (serde derive reports missing fields once the input is consumed).
  */
-export function queryRejection(e: EndpointContract, query: Record<string, string | string[]>, options: QueryRejectionOptions = {}): string | undefined {
+export function queryRejection(
+  e: EndpointContract,
+  query: Record<string, string | string[]>,
+  options: QueryRejectionOptions = {},
+): string | undefined {
   return queryFieldsRejection(declared(e), query, options);
 }
 
 /** `queryRejection` for a request struct given by its fields (a route the contract does not describe). */
-export function queryFieldsRejection(specs: readonly ParamSpec[], query: Record<string, string | string[]>, options: QueryRejectionOptions = {}): string | undefined {
+export function queryFieldsRejection(
+  specs: readonly ParamSpec[],
+  query: Record<string, string | string[]>,
+  options: QueryRejectionOptions = {},
+): string | undefined {
   for (const key of Object.keys(query)) {
     const spec = specs.find((p) => p.name === key);
     if (!spec) continue;
@@ -238,7 +247,13 @@ function typeError(spec: ParamSpec, v: unknown): string | undefined {
     return n < bounds[0] || n > bounds[1] ? `invalid value: integer \`${v}\`, expected ${expected}` : undefined;
   }
   const ok =
-    spec.type === 'string' ? typeof v === 'string' : spec.type === 'bool' ? typeof v === 'boolean' : spec.type === 'f32' || spec.type === 'number' ? typeof v === 'number' : Array.isArray(v);
+    spec.type === 'string'
+      ? typeof v === 'string'
+      : spec.type === 'bool'
+        ? typeof v === 'boolean'
+        : spec.type === 'f32' || spec.type === 'number'
+          ? typeof v === 'number'
+          : Array.isArray(v);
   return ok ? undefined : `invalid type: ${unexpected(v)}, expected ${expected}`;
 }
 
@@ -300,7 +315,8 @@ export function structDataError(name: string, fields: readonly ParamSpec[], text
   if (!Array.isArray(body)) return `invalid type: ${unexpected(body)}, expected struct ${name}${position(text, text.trimEnd().length - 1)}`;
   const ends = elementEnds(text, start);
   for (const [i, spec] of fields.entries()) {
-    if (i >= body.length) return `invalid length ${i}, expected struct ${name} with ${fields.length} elements${position(text, text.trimEnd().length - 1)}`;
+    if (i >= body.length)
+      return `invalid length ${i}, expected struct ${name} with ${fields.length} elements${position(text, text.trimEnd().length - 1)}`;
     const problem = typeError({ ...spec, required: true }, body[i]);
     if (problem && !(body[i] === null && !spec.required)) return `[${i}]: ${problem}${position(text, ends[i])}`;
   }
@@ -364,7 +380,8 @@ const VALIDATOR_MESSAGES: Readonly<Record<string, Readonly<Record<string, FieldM
   'cluster.connector.create': {
     connector_name: { length: 'Connector name length must be between 1-128' },
     connector_type: {
-      custom: 'Connector type must be kafka, pulsar, rabbitmq, greptime, postgres, mysql, mongodb, elasticsearch, redis, webhook, opentsdb, mqtt, clickhouse, influxdb, cassandra, s3 or file',
+      custom:
+        'Connector type must be kafka, pulsar, rabbitmq, greptime, postgres, mysql, mongodb, elasticsearch, redis, webhook, opentsdb, mqtt, clickhouse, influxdb, cassandra, s3 or file',
     },
     config: { length: 'Config length must be between 1-4096' },
     tenant: { length: 'Tenant length must be between 1-256' },
@@ -398,11 +415,17 @@ function fieldMessages(endpointId: string, spec: ParamSpec, v: unknown): string[
   const field = (code: string) => `Field '${spec.name}' validation failed: ${code}`;
   if (typeof v === 'string') {
     const len = charLength(v);
-    if ((spec.minLength !== undefined && len < spec.minLength) || (spec.maxLength !== undefined && len > spec.maxLength)) out.push(messages.length ?? field('length'));
+    if ((spec.minLength !== undefined && len < spec.minLength) || (spec.maxLength !== undefined && len > spec.maxLength))
+      out.push(messages.length ?? field('length'));
   }
   if (typeof v === 'number') {
     const outOfEnum = spec.enum !== undefined && !spec.enum.includes(v);
-    if ((spec.minimum !== undefined && v < spec.minimum) || (spec.maximum !== undefined && v > spec.maximum) || (outOfEnum && messages.range)) out.push(messages.range ?? field('range'));
+    if (
+      (spec.minimum !== undefined && v < spec.minimum) ||
+      (spec.maximum !== undefined && v > spec.maximum) ||
+      (outOfEnum && messages.range)
+    )
+      out.push(messages.range ?? field('range'));
   }
   if (messages.custom) {
     const accepts = CUSTOM_ACCEPTS[spec.name] ?? ((x: unknown) => spec.enum === undefined || spec.enum.includes(x as string | number));

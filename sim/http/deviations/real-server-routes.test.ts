@@ -44,20 +44,43 @@ describe('extractor-rejections-plain-text', () => {
     expect(res.text).toBe('Failed to deserialize query string: missing field `tenant`');
   });
 
-  it('answers plain Json bodies with axum\'s 415 / 400 / 422 texts and changes nothing', async () => {
+  it("answers plain Json bodies with axum's 415 / 400 / 422 texts and changes nothing", async () => {
     const before = JSON.stringify(apps.cluster.config.current().MqttProtocol);
-    const noType = await sw().call('POST', '/api/cluster/config/set', undefined, { rawBody: JSON.stringify({ config_type: 'MqttProtocol', config: '{"receive_max":7}' }), headers: { 'content-type': '' } });
-    expect([noType.status, noType.headers['content-type'], noType.text]).toEqual([415, TEXT, 'Expected request with `Content-Type: application/json`']);
+    const noType = await sw().call('POST', '/api/cluster/config/set', undefined, {
+      rawBody: JSON.stringify({ config_type: 'MqttProtocol', config: '{"receive_max":7}' }),
+      headers: { 'content-type': '' },
+    });
+    expect([noType.status, noType.headers['content-type'], noType.text]).toEqual([
+      415,
+      TEXT,
+      'Expected request with `Content-Type: application/json`',
+    ]);
     expect(JSON.stringify(apps.cluster.config.current().MqttProtocol)).toBe(before);
 
     const cut = await sw().call('POST', '/api/cluster/config/set', undefined, { rawBody: '{"config_type":"MqttProtocol"' });
-    expect([cut.status, cut.text]).toEqual([400, 'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 29']);
-    const empty = await sw().call('POST', '/api/cluster/config/set', undefined, { rawBody: '', headers: { 'content-type': 'application/json' } });
-    expect([empty.status, empty.text]).toEqual([400, 'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 0']);
+    expect([cut.status, cut.text]).toEqual([
+      400,
+      'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 29',
+    ]);
+    const empty = await sw().call('POST', '/api/cluster/config/set', undefined, {
+      rawBody: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([empty.status, empty.text]).toEqual([
+      400,
+      'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 0',
+    ]);
     const missing = await sw().post('/api/cluster/config/set', { config_type: 'MqttProtocol' });
-    expect([missing.status, missing.headers['content-type'], missing.text]).toEqual([422, TEXT, 'Failed to deserialize the JSON body into the target type: missing field `config` at line 1 column 30']);
+    expect([missing.status, missing.headers['content-type'], missing.text]).toEqual([
+      422,
+      TEXT,
+      'Failed to deserialize the JSON body into the target type: missing field `config` at line 1 column 30',
+    ]);
     const wrongType = await sw().post('/api/storage-engine/segment/detail', { shard_name: 'x', segment_seq: 'a' });
-    expect([wrongType.status, wrongType.text]).toEqual([422, 'Failed to deserialize the JSON body into the target type: segment_seq: invalid type: string "a", expected u32 at line 1 column 35']);
+    expect([wrongType.status, wrongType.text]).toEqual([
+      422,
+      'Failed to deserialize the JSON body into the target type: segment_seq: invalid type: string "a", expected u32 at line 1 column 35',
+    ]);
 
     const plain = await apps.plain.post('/api/cluster/config/set', { config_type: 'MqttProtocol' });
     expect([plain.status, plain.json.code]).toEqual([400, 400]);
@@ -81,15 +104,19 @@ describe('json-as-text-plain', () => {
     expect(res.headers['content-type']).toBe(TEXT);
     expect(res.text).toBe(plain.text);
     expect((await sw.post('/api/cluster/tenant/create', {})).headers['content-type']).toBe(TEXT);
-    expect((await sw.post('/api/v1/login', { username: 'admin', password: 'admin' })).headers['content-type']).toMatch(/^application\/json/);
-    expect((await sw.post('/api/v1/login', { username: 'admin', password: 'wrong' })).headers['content-type']).toMatch(/^application\/json/);
+    expect((await sw.post('/api/v1/login', { username: 'admin', password: 'admin' })).headers['content-type']).toMatch(
+      /^application\/json/,
+    );
+    expect((await sw.post('/api/v1/login', { username: 'admin', password: 'wrong' })).headers['content-type']).toMatch(
+      /^application\/json/,
+    );
     const unauthorized = await sw.get('/api/cluster/tenant/list', { peer: REMOTE });
     expect([unauthorized.status, unauthorized.headers['content-type']]).toEqual([401, expect.stringMatching(/^application\/json/)]);
   });
 });
 
 describe('removed routes', () => {
-  it('status-route-removed: GET /api/status is the static fallback\'s empty 404, for any peer; /api/info stays', async () => {
+  it("status-route-removed: GET /api/status is the static fallback's empty 404, for any peer; /api/info stays", async () => {
     const sw = apps.with('status-route-removed');
     expect((await apps.plain.get('/api/status')).status).toBe(200);
     for (const peer of ['127.0.0.1', REMOTE]) {
@@ -107,7 +134,7 @@ describe('removed routes', () => {
     expect([post.status, post.text, post.headers.allow]).toEqual([405, '', 'GET,HEAD']);
   });
 
-  it('message-routes-moved: the spec\'s paths answer 405 (POST), the routes answer at /api/cluster/message/*', async () => {
+  it("message-routes-moved: the spec's paths answer 405 (POST), the routes answer at /api/cluster/message/*", async () => {
     const sw = apps.with('message-routes-moved');
     const old = await sw.post('/api/mqtt/message/send', { tenant: 'default', topic: 'moved/t', payload: 'x' });
     expect([old.status, old.text, old.headers.allow]).toEqual([405, '', 'GET,HEAD']);
@@ -121,7 +148,7 @@ describe('removed routes', () => {
 });
 
 describe('root-serves-spa', () => {
-  it('GET / answers the dashboard\'s index.html instead of the version text; auth is unchanged', async () => {
+  it("GET / answers the dashboard's index.html instead of the version text; auth is unchanged", async () => {
     const plain = await apps.plain.get('/');
     expect(plain.headers['content-type']).toMatch(/^text\/plain/);
     const res = await apps.with('root-serves-spa').get('/');
@@ -162,7 +189,9 @@ describe('filter-values-unusable-in-query', () => {
     const all = (await apps.plain.get('/api/cluster/topic/list')).json.data.total_count;
     const filtered = await apps.plain.get('/api/cluster/topic/list?filter_field=tenant&filter_values=default&exact_match=true');
     expect(filtered.json.data.total_count).toBeLessThan(all);
-    expect((await sw.get('/api/cluster/topic/list?filter_field=tenant&filter_values=default&exact_match=true')).json.data.total_count).toBe(all);
+    expect((await sw.get('/api/cluster/topic/list?filter_field=tenant&filter_values=default&exact_match=true')).json.data.total_count).toBe(
+      all,
+    );
     const tenants = (await apps.plain.get('/api/cluster/tenant/list')).json.data.total_count;
     const bracket = await sw.get('/api/cluster/tenant/list?filter_field=tenant_name&filter_values[]=default');
     expect(bracket.json.data.total_count).toBe(tenants);

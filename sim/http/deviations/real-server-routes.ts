@@ -23,7 +23,17 @@ import {
   toNowhere,
   withPath,
 } from './real-server-answers.ts';
-import { BODY_LIMIT_TEXT, extractorOf, JSON_CONTENT_TYPE_TEXT, JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX, jsonDataError, jsonSyntaxError, QUERY_REJECTION_PREFIX, queryRejection } from './real-server-rejections.ts';
+import {
+  BODY_LIMIT_TEXT,
+  extractorOf,
+  JSON_CONTENT_TYPE_TEXT,
+  JSON_DATA_PREFIX,
+  JSON_SYNTAX_PREFIX,
+  jsonDataError,
+  jsonSyntaxError,
+  QUERY_REJECTION_PREFIX,
+  queryRejection,
+} from './real-server-rejections.ts';
 
 type Response = NonNullable<DeviationHooks['response']>;
 
@@ -53,7 +63,8 @@ function plainJsonRequest(req: ApiRequest): ApiRequest {
   const e = endpointAt('POST', pathOf(req.url));
   if (!e || extractorOf(e) !== 'json') return req;
   const type = headerOf(req, 'content-type');
-  if (!type || !JSON_TYPE.test(type.trim())) return { ...req, headers: { ...req.headers, 'content-type': type || 'text/plain' }, body: bodyText(req) === '' ? ' ' : req.body };
+  if (!type || !JSON_TYPE.test(type.trim()))
+    return { ...req, headers: { ...req.headers, 'content-type': type || 'text/plain' }, body: bodyText(req) === '' ? ' ' : req.body };
   if (bodyText(req).trim() === '') return { ...req, body: '\u0000' };
   return req;
 }
@@ -67,7 +78,8 @@ function plainJsonAnswer(res: ApiResponse, path: string, req: ApiRequest): ApiRe
   const body = jsonBody(res);
   const text = isEnvelope(body) ? (envelopeText(body) ?? '') : '';
   const sent = bodyText(req);
-  if (/^request body (is not valid JSON|is nested deeper)/.test(text)) return textAnswer(res, 400, `${JSON_SYNTAX_PREFIX}${jsonSyntaxError(sent.trim() === '' ? '' : sent)}`);
+  if (/^request body (is not valid JSON|is nested deeper)/.test(text))
+    return textAnswer(res, 400, `${JSON_SYNTAX_PREFIX}${jsonSyntaxError(sent.trim() === '' ? '' : sent)}`);
   if (text.startsWith('invalid parameter ')) {
     const data = jsonDataError(e, sent);
     if (data) return textAnswer(res, 422, `${JSON_DATA_PREFIX}${data}`);
@@ -95,7 +107,13 @@ const asTextPlain: Response = (res, path) => {
 };
 
 /** GET lists whose request struct declares filter_field / filter_values / exact_match (notes §2.3). */
-const DECLARE_FILTERS = new Set(['cluster.tenant.list', 'cluster.user.list', 'cluster.schema-bind.list', 'mqtt.system-alarm.list', 'mqtt.ban-log.list']);
+const DECLARE_FILTERS = new Set([
+  'cluster.tenant.list',
+  'cluster.user.list',
+  'cluster.schema-bind.list',
+  'mqtt.system-alarm.list',
+  'mqtt.ban-log.list',
+]);
 const FILTER_KEYS = ['filter_field', 'filter_values', 'exact_match'];
 
 export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
@@ -105,8 +123,12 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.1, §2.3',
     rule: 'Response envelope: "Failure: `code` is non-zero, `data` is null or an empty string, and `message` or `error` holds a text."',
     endpoint: 'cluster.topic.detail',
-    alsoEndpoints: [...ids((e) => e.method === 'GET' && e.id !== 'cluster.topic.detail'), ...ids((e) => e.method === 'POST' && extractorOf(e) === 'json')],
-    description: 'a GET with a missing or unparsable query field answers plain-text 400 "Failed to deserialize query string: …", and login, config set, offset/*, message read and storage-engine bodies plain-text 415/400/422, all without an envelope',
+    alsoEndpoints: [
+      ...ids((e) => e.method === 'GET' && e.id !== 'cluster.topic.detail'),
+      ...ids((e) => e.method === 'POST' && extractorOf(e) === 'json'),
+    ],
+    description:
+      'a GET with a missing or unparsable query field answers plain-text 400 "Failed to deserialize query string: …", and login, config set, offset/*, message read and storage-engine bodies plain-text 415/400/422, all without an envelope',
     finding: 'envelope.forms',
     checks: ['envelope.answers-are-envelopes'],
     caught: true,
@@ -129,7 +151,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'What the service does, general conventions: "| Wire format | JSON request and response bodies |" — the JSON answers are labelled Content-Type text/plain, so a client that goes by the media type does not read them as JSON',
     endpoint: 'cluster.tenant.list',
     alsoEndpoints: ids((e) => e.response.kind === 'envelope' && e.id !== 'cluster.tenant.list' && e.id !== 'auth.login'),
-    description: 'every envelope answer is sent with Content-Type text/plain; charset=utf-8 (handlers return String); login and 401 answers stay application/json',
+    description:
+      'every envelope answer is sent with Content-Type text/plain; charset=utf-8 (handlers return String); login and 401 answers stay application/json',
     finding: 'conventions.wire-format',
     checks: ['content-type'],
     caught: true,
@@ -141,7 +164,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.3, §1.2',
     rule: 'Endpoints, Index: "| GET | /api/status | cluster status |"',
     endpoint: 'cluster.status',
-    description: 'GET /api/status is not routed: the static fallback answers 404 with an empty body (no token needed); the cluster status moved to /api/info',
+    description:
+      'GET /api/status is not routed: the static fallback answers 404 with an empty body (no token needed); the cluster status moved to /api/info',
     finding: 'endpoints.index.status',
     checks: ['happy-path'],
     caught: true,
@@ -166,7 +190,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Endpoints, "Endpoints that exist but whose request and response shapes are given only by method and path": "| POST | /api/mqtt/message/send, /api/mqtt/message/read |"',
     endpoint: 'mqtt.message.send',
     alsoEndpoints: ['mqtt.message.read'],
-    description: 'message send and read live at /api/cluster/message/send|read; a POST to the spec\'s /api/mqtt/message/send|read gets the static fallback\'s 405 with an empty body (a GET 404)',
+    description:
+      "message send and read live at /api/cluster/message/send|read; a POST to the spec's /api/mqtt/message/send|read gets the static fallback's 405 with an empty body (a GET 404)",
     // `exists` needs a happy path, which these path-only endpoints do not run; the auth and envelope checks see the 405.
     finding: 'endpoints.path-only.messages',
     checks: ['exists', 'auth.no-token', 'envelope.answers-are-envelopes'],
@@ -182,14 +207,19 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.3, §1.2, §6',
     rule: 'Endpoints, Login and status: "**GET /**: returns either the plain version text of the service or the cluster status object; both forms are described."',
     endpoint: 'root',
-    description: 'GET / answers the dashboard\'s index.html (200, text/html) instead of the version text or the status object',
+    description: "GET / answers the dashboard's index.html (200, text/html) instead of the version text or the status object",
     finding: 'endpoints.index.root',
-    maskedBy: { id: 'root-static-fallback', why: 'the two are the real server\'s GET / with and without a deployed ./dist; with both on, / is the fallback\'s 404 and shows the same finding once' },
+    maskedBy: {
+      id: 'root-static-fallback',
+      why: "the two are the real server's GET / with and without a deployed ./dist; with both on, / is the fallback's 404 and shows the same finding once",
+    },
     checks: ['happy-path'],
     caught: true,
     hooks: {
       response: (res, path, _cluster, req) =>
-        path === '/' && res.status === 200 && ['GET', 'HEAD'].includes(req.method.toUpperCase()) ? textAnswer(res, 200, SPA_INDEX_HTML, 'text/html') : res,
+        path === '/' && res.status === 200 && ['GET', 'HEAD'].includes(req.method.toUpperCase())
+          ? textAnswer(res, 200, SPA_INDEX_HTML, 'text/html')
+          : res,
     },
   },
   {
@@ -198,7 +228,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.3, §1.2, §6',
     rule: 'Endpoints, Login and status: "**GET /**: returns either the plain version text of the service or the cluster status object; both forms are described."',
     endpoint: 'root',
-    description: 'GET / is not routed: the static fallback answers it, 404 with an empty body when no dashboard is deployed (./dist absent; mqsim serve --ui DIR serves one, with index.html at /)',
+    description:
+      'GET / is not routed: the static fallback answers it, 404 with an empty body when no dashboard is deployed (./dist absent; mqsim serve --ui DIR serves one, with index.html at /)',
     finding: 'endpoints.index.root',
     checks: ['happy-path'],
     caught: true,
@@ -210,9 +241,13 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     notes: 'notes §11.15, §5',
     rule: 'Authentication: "2. A request from any other address must carry the header `Authorization: Bearer <ACCESS_TOKEN>`." and "3. These paths are always reachable without a token: `/api/v1/login`, `/health/*`, `/metrics`."',
     endpoint: 'root',
-    description: 'every path outside /api (GET / among them) is answered without a token from any peer: the auth middleware only wraps the /api nest',
+    description:
+      'every path outside /api (GET / among them) is answered without a token from any peer: the auth middleware only wraps the /api nest',
     finding: 'auth.rule-5-401',
-    maskedBy: { id: 'root-static-fallback', why: 'GET / is the only endpoint of the spec outside /api that needs a token; with / unrouted (the static fallback answers it, 404) the missing token has nothing to open' },
+    maskedBy: {
+      id: 'root-static-fallback',
+      why: 'GET / is the only endpoint of the spec outside /api that needs a token; with / unrouted (the static fallback answers it, 404) the missing token has nothing to open',
+    },
     checks: ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token'],
     caught: true,
     hooks: {
@@ -229,7 +264,8 @@ export const REAL_SERVER_ROUTE_DEVIATIONS: readonly Deviation[] = [
     rule: 'Common list parameters: "| filter_values | array of string | no | values to filter on |" together with "| GET parameters | sent in the URL query string (some listings also show them as a JSON object; the field names are the same) |"',
     endpoint: 'cluster.tenant.list',
     alsoEndpoints: ['cluster.user.list', 'cluster.schema-bind.list', 'mqtt.system-alarm.list', 'mqtt.ban-log.list'],
-    description: 'GET lists cannot filter by filter_values: the tenant, user, schema-bind, system-alarm and ban-log lists refuse it with 400 "Failed to deserialize query string: filter_values: invalid type: string \\"x\\", expected a sequence" (repeated: duplicate field), the other GET lists ignore it. The real server sends that refusal as plain text: that part is the switch extractor-rejections-plain-text, so this one answers it in the envelope and shows one behaviour',
+    description:
+      'GET lists cannot filter by filter_values: the tenant, user, schema-bind, system-alarm and ban-log lists refuse it with 400 "Failed to deserialize query string: filter_values: invalid type: string \\"x\\", expected a sequence" (repeated: duplicate field), the other GET lists ignore it. The real server sends that refusal as plain text: that part is the switch extractor-rejections-plain-text, so this one answers it in the envelope and shows one behaviour',
     finding: 'list-params.filter-values',
     checks: ['list.filter_values.exact', 'list.filter_values.contains'],
     caught: true,

@@ -11,7 +11,8 @@ beforeAll(() => {
   apps = new TwinApps({ workload: 'demo', seed: 3 });
 });
 
-const MISSING_TENANT_NAME = 'JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant_name` at line 1 column 2';
+const MISSING_TENANT_NAME =
+  'JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant_name` at line 1 column 2';
 
 describe('failure-code-100', () => {
   it('answers in form B; failures with code 100, data "" and the real validation texts', async () => {
@@ -36,11 +37,31 @@ describe('validation-texts-in-words', () => {
   it('words ValidatedJson refusals as the real extractor, keeping the envelope and code', async () => {
     const cases: [string, Row, string][] = [
       ['/api/cluster/tenant/create', {}, MISSING_TENANT_NAME],
-      ['/api/cluster/tenant/create', { tenant_name: 'x'.repeat(129), desc: 'd'.repeat(501) }, 'Parameter validation failed: Tenant name length must be between 1-128; Description length cannot exceed 500'],
-      ['/api/cluster/acl/create', { tenant: 'default', name: '', resource_type: 'Host', resource_name: 'r', action: 'All', permission: 'Deny' }, 'Parameter validation failed: Name length must be between 1-128; Resource type must be ClientId, User or Ip'],
-      ['/api/cluster/user/create', { tenant: 'default', username: 'u', password: 'p', is_superuser: 'yes' }, 'JSON parsing failed: Failed to deserialize the JSON body into the target type: is_superuser: invalid type: string "yes", expected a boolean at line 1 column 70'],
-      ['/api/mqtt/auto-subscribe/create', { name: 'n', tenant: 'default', topic: 't', qos: 3, no_local: false, retain_as_published: false, retained_handling: 0 }, 'Parameter validation failed: QoS must be 0, 1 or 2'],
-      ['/api/cluster/connector/create', { tenant: 'default', connector_name: 'c', connector_type: 'pigeon', config: '{}', topic_name: 't' }, expect.stringMatching(/^Parameter validation failed: Connector type must be kafka, .* s3 or file$/) as unknown as string],
+      [
+        '/api/cluster/tenant/create',
+        { tenant_name: 'x'.repeat(129), desc: 'd'.repeat(501) },
+        'Parameter validation failed: Tenant name length must be between 1-128; Description length cannot exceed 500',
+      ],
+      [
+        '/api/cluster/acl/create',
+        { tenant: 'default', name: '', resource_type: 'Host', resource_name: 'r', action: 'All', permission: 'Deny' },
+        'Parameter validation failed: Name length must be between 1-128; Resource type must be ClientId, User or Ip',
+      ],
+      [
+        '/api/cluster/user/create',
+        { tenant: 'default', username: 'u', password: 'p', is_superuser: 'yes' },
+        'JSON parsing failed: Failed to deserialize the JSON body into the target type: is_superuser: invalid type: string "yes", expected a boolean at line 1 column 70',
+      ],
+      [
+        '/api/mqtt/auto-subscribe/create',
+        { name: 'n', tenant: 'default', topic: 't', qos: 3, no_local: false, retain_as_published: false, retained_handling: 0 },
+        'Parameter validation failed: QoS must be 0, 1 or 2',
+      ],
+      [
+        '/api/cluster/connector/create',
+        { tenant: 'default', connector_name: 'c', connector_type: 'pigeon', config: '{}', topic_name: 't' },
+        expect.stringMatching(/^Parameter validation failed: Connector type must be kafka, .* s3 or file$/) as unknown as string,
+      ],
       ['/api/cluster/node/leave', { node_id: 0 }, 'Parameter validation failed: node_id must be >= 1'],
       ['/api/cluster/user/delete', { tenant: '', username: 'u' }, "Parameter validation failed: Field 'tenant' validation failed: length"],
     ];
@@ -55,24 +76,35 @@ describe('validation-texts-in-words', () => {
 
   it('refuses a body without a JSON Content-Type before anything runs; model refusals keep their text', async () => {
     const raw = JSON.stringify({ tenant_name: 'no-type' });
-    expect((await apps.plain.call('POST', '/api/cluster/tenant/create', undefined, { rawBody: raw, headers: { 'content-type': '' } })).json.code).toBe(0);
-    const res = await sw().call('POST', '/api/cluster/tenant/create', undefined, { rawBody: JSON.stringify({ tenant_name: 'no-type-2' }), headers: { 'content-type': '' } });
+    expect(
+      (await apps.plain.call('POST', '/api/cluster/tenant/create', undefined, { rawBody: raw, headers: { 'content-type': '' } })).json.code,
+    ).toBe(0);
+    const res = await sw().call('POST', '/api/cluster/tenant/create', undefined, {
+      rawBody: JSON.stringify({ tenant_name: 'no-type-2' }),
+      headers: { 'content-type': '' },
+    });
     expect([res.status, res.json.message]).toEqual([400, 'JSON parsing failed: Expected request with `Content-Type: application/json`']);
     expect(apps.cluster.tenants.has('no-type-2')).toBe(false);
     const badConfig = { tenant: 'default', connector_name: 'cfg', connector_type: 'file', config: '{}', topic_name: 't' };
-    expect((await sw().post('/api/cluster/connector/create', badConfig)).json.message).toBe((await apps.plain.post('/api/cluster/connector/create', badConfig)).json.message);
+    expect((await sw().post('/api/cluster/connector/create', badConfig)).json.message).toBe(
+      (await apps.plain.post('/api/cluster/connector/create', badConfig)).json.message,
+    );
   });
 });
 
 describe('grpc-wrapped-errors', () => {
-  it('wraps meta-service refusals, not the admin handler\'s own', async () => {
+  it("wraps meta-service refusals, not the admin handler's own", async () => {
     const sw = apps.with('grpc-wrapped-errors');
     const res = await sw.post('/api/cluster/tenant/update', { tenant_name: 'nope' });
-    expect(res.json.message).toBe('Grpc call of the node failed,Grpc status was status: Internal, message: "Tenant nope not found", details: [], metadata: MetadataMap { headers: {} }');
+    expect(res.json.message).toBe(
+      'Grpc call of the node failed,Grpc status was status: Internal, message: "Tenant nope not found", details: [], metadata: MetadataMap { headers: {} }',
+    );
     expect(res.json.message).toBe(grpcWrapped((await apps.plain.post('/api/cluster/tenant/update', { tenant_name: 'nope' })).json.message));
     const live = await sw.post('/api/cluster/node/leave', { node_id: 2 });
     expect(live.json.message).toMatch(/^Node 2 is still registered/);
-    expect((await sw.get('/api/cluster/connector/detail?tenant=default&connector_name=nope')).json.message).toBe('Connector nope does not exist.');
+    expect((await sw.get('/api/cluster/connector/detail?tenant=default&connector_name=nope')).json.message).toBe(
+      'Connector nope does not exist.',
+    );
   });
 });
 
@@ -103,7 +135,11 @@ describe('extra-routes', () => {
     const sw = apps.with('extra-routes');
     expect((await apps.plain.get('/debug/pprof/flamegraph')).status).toBe(404);
     const pprof = await sw.get('/debug/pprof/flamegraph', { peer: REMOTE });
-    expect([pprof.status, pprof.headers['content-type'], pprof.text]).toEqual([200, 'text/plain; charset=utf-8', 'pprof is disabled. Set runtime.pprof_enable = true in config to enable it.']);
+    expect([pprof.status, pprof.headers['content-type'], pprof.text]).toEqual([
+      200,
+      'text/plain; charset=utf-8',
+      'pprof is disabled. Set runtime.pprof_enable = true in config to enable it.',
+    ]);
     expect((await sw.post('/debug/pprof/flamegraph', {})).headers.allow).toBe('GET,HEAD');
     expect((await sw.post('/register', {})).status).toBe(404);
     expect((await sw.post('/api/cluster/message/send', { tenant: 'default', topic: 'extra/t', payload: 'p' })).json.code).toBe(0);
@@ -135,7 +171,13 @@ describe('list, tenant and schema variants', () => {
   it('connector-names-global: a name used by another tenant is refused; delete finds it by name', async () => {
     const own = new TwinApps({ workload: 'demo', seed: 9 });
     const sw = own.with('connector-names-global');
-    const input = { tenant: 'acme', connector_name: 'sensor-archive', connector_type: 'file', config: JSON.stringify({ local_file_path: '/tmp/x.log' }), topic_name: 'a/#' };
+    const input = {
+      tenant: 'acme',
+      connector_name: 'sensor-archive',
+      connector_type: 'file',
+      config: JSON.stringify({ local_file_path: '/tmp/x.log' }),
+      topic_name: 'a/#',
+    };
     const res = await sw.post('/api/cluster/connector/create', input);
     expect([res.status, res.json.code, res.json.message]).toEqual([200, 1, 'Connector [sensor-archive] already exist']);
     expect((await own.plain.post('/api/cluster/connector/create', { ...input, connector_name: 'other' })).json.code).toBe(0);
@@ -178,7 +220,9 @@ describe('list, tenant and schema variants', () => {
     const sw = apps.with('schema-bind-list-needs-tenant');
     expect((await apps.plain.get('/api/cluster/schema-bind/list')).json.data.total_count).toBeGreaterThan(0);
     expect((await sw.get('/api/cluster/schema-bind/list')).json.data).toEqual({ data: [], total_count: 0 });
-    expect((await sw.get('/api/cluster/schema-bind/list?tenant=acme')).json.data).toEqual((await apps.plain.get('/api/cluster/schema-bind/list?tenant=acme')).json.data);
+    expect((await sw.get('/api/cluster/schema-bind/list?tenant=acme')).json.data).toEqual(
+      (await apps.plain.get('/api/cluster/schema-bind/list?tenant=acme')).json.data,
+    );
   });
 });
 
@@ -187,7 +231,11 @@ describe('status, health, mq9, config, topics, segments', () => {
     const own = new TwinApps({ workload: 'none', seed: 11 });
     own.cluster.nodes.stop(3);
     expect((await own.plain.get('/health/cluster')).json.data.status).toBe('degraded');
-    expect((await own.with('health-cluster-placeholder').get('/health/cluster')).json.data).toEqual({ status: 'ok', check_type: 'cluster', message: 'health check placeholder' });
+    expect((await own.with('health-cluster-placeholder').get('/health/cluster')).json.data).toEqual({
+      status: 'ok',
+      check_type: 'cluster',
+      message: 'health check placeholder',
+    });
   });
 
   it('mq9-real-texts: "nats-broker is not running"', async () => {
@@ -213,9 +261,15 @@ describe('status, health, mq9, config, topics, segments', () => {
     expect((await own.plain.post('/api/cluster/config/set', set)).status).toBe(400);
     expect((await sw.post('/api/cluster/config/set', set)).json.code).toBe(0);
     expect((await sw.get('/api/cluster/config/get')).json.data.meta_runtime.group_offset_expire_sec).toBe(120);
-    expect((await sw.post('/api/cluster/config/set', { config_type: 'KafkaDynamic', config: '{"auto_create_topics_enable":true}' })).json.code).toBe(0);
+    expect(
+      (await sw.post('/api/cluster/config/set', { config_type: 'KafkaDynamic', config: '{"auto_create_topics_enable":true}' })).json.code,
+    ).toBe(0);
     const bad = await sw.post('/api/cluster/config/set', { config_type: 'MetaRuntime', config: '{"x":' });
-    expect([bad.status, bad.json.code, bad.json.message]).toEqual([200, 1, 'Failed to update in-memory config: EOF while parsing a value at line 1 column 5']);
+    expect([bad.status, bad.json.code, bad.json.message]).toEqual([
+      200,
+      1,
+      'Failed to update in-memory config: EOF while parsing a value at line 1 column 5',
+    ]);
     expect((await sw.post('/api/cluster/config/set', { config_type: 'Bogus', config: '{}' })).status).toBe(400);
   });
 
@@ -235,7 +289,11 @@ describe('status, health, mq9, config, topics, segments', () => {
   it('segment-detail-unknown-null: an unknown segment answers code 0 with data null', async () => {
     const body = { shard_name: 'nope', segment_seq: 0 };
     expect((await apps.plain.post('/api/storage-engine/segment/detail', body)).json.code).toBe(1);
-    expect((await apps.with('segment-detail-unknown-null').post('/api/storage-engine/segment/detail', body)).json).toEqual({ code: 0, message: 'success', data: null });
+    expect((await apps.with('segment-detail-unknown-null').post('/api/storage-engine/segment/detail', body)).json).toEqual({
+      code: 0,
+      message: 'success',
+      data: null,
+    });
   });
 });
 
@@ -243,11 +301,18 @@ describe('body over the limit (axum DefaultBodyLimit, 2 MB)', () => {
   const big = JSON.stringify({ tenant_name: 'x'.repeat(2.5 * 1024 * 1024) });
   it('ValidatedJson routes: HTTP 400, code 100, "JSON parsing failed: Failed to buffer the request body: length limit exceeded"', async () => {
     const res = await apps.with('failure-code-100').call('POST', '/api/cluster/tenant/create', undefined, { rawBody: big });
-    expect([res.status, res.json]).toEqual([400, { code: 100, data: '', error: 'JSON parsing failed: Failed to buffer the request body: length limit exceeded' }]);
+    expect([res.status, res.json]).toEqual([
+      400,
+      { code: 100, data: '', error: 'JSON parsing failed: Failed to buffer the request body: length limit exceeded' },
+    ]);
     expect((await apps.plain.call('POST', '/api/cluster/tenant/create', undefined, { rawBody: big })).status).toBe(413);
   });
   it('plain Json routes: HTTP 413 plain text', async () => {
     const res = await apps.with('extractor-rejections-plain-text').call('POST', '/api/cluster/config/set', undefined, { rawBody: big });
-    expect([res.status, res.text, res.headers['content-type']]).toEqual([413, 'Failed to buffer the request body: length limit exceeded', 'text/plain; charset=utf-8']);
+    expect([res.status, res.text, res.headers['content-type']]).toEqual([
+      413,
+      'Failed to buffer the request body: length limit exceeded',
+      'text/plain; charset=utf-8',
+    ]);
   });
 });

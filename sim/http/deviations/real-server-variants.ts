@@ -58,13 +58,19 @@ function validatedJsonAnswer(res: ApiResponse, path: string, req: ApiRequest): A
   if (!e || extractorOf(e) !== 'validated-json' || (res.status !== 400 && res.status !== 415 && res.status !== 413)) return res;
   const body = jsonBody(res);
   if (!isEnvelope(body)) return res;
-  if (res.status === 415) return withJson({ ...res, status: 400 }, withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${JSON_CONTENT_TYPE_TEXT}`));
+  if (res.status === 415)
+    return withJson({ ...res, status: 400 }, withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${JSON_CONTENT_TYPE_TEXT}`));
   // axum's body limit (2 MB, as the app's) fails the extractor, which ValidatedJson answers as any rejection.
-  if (res.status === 413) return withJson({ ...res, status: 400, headers: withoutClose(res.headers) }, withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${BODY_LIMIT_TEXT}`));
+  if (res.status === 413)
+    return withJson(
+      { ...res, status: 400, headers: withoutClose(res.headers) },
+      withEnvelopeText({ ...body, code: 400 }, `JSON parsing failed: ${BODY_LIMIT_TEXT}`),
+    );
   const sent = bodyText(req);
   const text = validatedJsonRejection(e, sent.trim() === '' ? '' : sent);
   // An empty body is no JSON for the real extractor: serde's EOF error.
-  if (sent.trim() === '' && !text) return withJson(res, withEnvelopeText(body, `JSON parsing failed: Failed to parse the request body as JSON: ${jsonSyntaxError('')}`));
+  if (sent.trim() === '' && !text)
+    return withJson(res, withEnvelopeText(body, `JSON parsing failed: Failed to parse the request body as JSON: ${jsonSyntaxError('')}`));
   return text ? withJson(res, withEnvelopeText(body, text)) : res;
 }
 
@@ -78,7 +84,10 @@ function formB100(res: ApiResponse, path: string): ApiResponse {
   if (path === LOGIN_PATH || res.status === 401) return res;
   const body = jsonBody(res);
   if (!isEnvelope(body)) return res;
-  return withJson(res, body.code === 0 ? { code: 0, data: body.data, error: null } : { code: 100, data: '', error: envelopeText(body) ?? '' });
+  return withJson(
+    res,
+    body.code === 0 ? { code: 0, data: body.data, error: null } : { code: 100, data: '', error: envelopeText(body) ?? '' },
+  );
 }
 
 /** Empty bodies of ValidatedJson POSTs reach the model as `{}`; the real extractor refuses them. */
@@ -176,10 +185,12 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     notes: 'notes §11.1, §2.1, §2.3, §4',
     rule: 'Errors: "| 1 (and in one sample 100) | generic failure of an operation, with a text in `message` or `error` |"; Response envelope: form B `code`, `data`, `error` and "`data` is null or an empty string"',
     endpoint: 'cluster.tenant.create',
-    description: 'every answer in envelope form B; failures carry code 100 and data "" (handler failures with HTTP 200, validation failures with HTTP 400 and the real texts "Parameter validation failed: …" / "JSON parsing failed: …")',
+    description:
+      'every answer in envelope form B; failures carry code 100 and data "" (handler failures with HTTP 200, validation failures with HTTP 400 and the real texts "Parameter validation failed: …" / "JSON parsing failed: …")',
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: code 100 is one of the spec\'s failure codes, form B one of its envelopes, data "" one of the empty failure values',
+    reason:
+      'allowed by the spec: code 100 is one of the spec\'s failure codes, form B one of its envelopes, data "" one of the empty failure values',
     hooks: {
       request: (req) => emptyBodyRefused(validatedJsonRequest(req)),
       response: (res, path, _cluster, req) => formB100(validatedJsonAnswer(res, path, req), path),
@@ -191,8 +202,16 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     notes: 'notes §2.3, §4',
     rule: 'Errors: "| rejected request body (example) | code 400, message naming the invalid parameter |" — the texts name the field in words (`Tenant name length must be between 1-128`), which still names it',
     endpoint: 'cluster.tenant.create',
-    alsoEndpoints: ['cluster.user.create', 'cluster.acl.create', 'cluster.connector.create', 'cluster.topic-rewrite.create', 'cluster.schema.create', 'mqtt.auto-subscribe.create'],
-    description: 'refusals of JSON bodies worded as the real ValidatedJson extractor does: "Parameter validation failed: Tenant name length must be between 1-128", "JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant_name` at line 1 column 2" (code and envelope stay)',
+    alsoEndpoints: [
+      'cluster.user.create',
+      'cluster.acl.create',
+      'cluster.connector.create',
+      'cluster.topic-rewrite.create',
+      'cluster.schema.create',
+      'mqtt.auto-subscribe.create',
+    ],
+    description:
+      'refusals of JSON bodies worded as the real ValidatedJson extractor does: "Parameter validation failed: Tenant name length must be between 1-128", "JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant_name` at line 1 column 2" (code and envelope stay)',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: the message still names the parameter, in words or by its identifier',
@@ -208,7 +227,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'Errors: "generic failure of an operation, with a text in `message` or `error`" and the cases give the text only in words ("text that tenant `<tenant_name>` was not found"); the wrapped text contains it',
     endpoint: 'cluster.tenant.update',
     alsoEndpoints: [...META_MUTATIONS].filter((id) => id !== 'cluster.tenant.update'),
-    description: 'refusals of the meta service come wrapped: "Grpc call of the node failed,Grpc status was status: Internal, message: \\"<inner>\\", details: [], metadata: MetadataMap { headers: {} }"',
+    description:
+      'refusals of the meta service come wrapped: "Grpc call of the node failed,Grpc status was status: Internal, message: \\"<inner>\\", details: [], metadata: MetadataMap { headers: {} }"',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: the failure text still holds the inner text; checks match it as a substring',
@@ -221,7 +241,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'The spec does not say how a method an endpoint does not have is answered',
     endpoint: 'cluster.tenant.create',
     alsoEndpoints: ['cluster.tenant.list', 'cluster.topic.list'],
-    description: 'a wrong method on an existing route answers 405 with an empty body and Allow (axum), after authentication: a remote peer without a token gets 401',
+    description:
+      'a wrong method on an existing route answers 405 with an empty body and Allow (axum), after authentication: a remote peer without a token gets 401',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it leaves the answer to a wrong method open',
@@ -262,7 +283,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'The spec lists the endpoints it describes; it does not forbid others',
     endpoint: 'mqtt.message.send',
     alsoEndpoints: ['mqtt.message.read'],
-    description: 'routes beyond the spec: /api/cluster/message/send|read (besides the spec\'s paths) and GET /debug/pprof/flamegraph ("pprof is disabled…"); the MCP routes are the mcp-server switch',
+    description:
+      'routes beyond the spec: /api/cluster/message/send|read (besides the spec\'s paths) and GET /debug/pprof/flamegraph ("pprof is disabled…"); the MCP routes are the mcp-server switch',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: extra paths do not change the endpoints it describes',
@@ -282,10 +304,12 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'Common list parameters: "| sort_field | string | no | sort field (the allowed fields are listed per endpoint) |", "| sort_by | string | no | `asc` or `desc` |" — neither the default direction nor the answer to other values is given',
     endpoint: 'cluster.user.list',
     alsoEndpoints: ['cluster.tenant.list', 'cluster.topic.list', 'cluster.acl.list', 'mqtt.client.list'],
-    description: 'lists ignore an unknown sort_field (base order kept) and sort descending unless sort_by is exactly "asc" (absent included)',
+    description:
+      'lists ignore an unknown sort_field (base order kept) and sort descending unless sort_by is exactly "asc" (absent included)',
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: it lists the values without saying what others do or which direction is the default. The simulator reads unknown fields and other sort_by values the same way (decisions); this switch differs in an absent sort_by (descending; the decision says ascending: INFO)',
+    reason:
+      'allowed by the spec: it lists the values without saying what others do or which direction is the default. The simulator reads unknown fields and other sort_by values the same way (decisions); this switch differs in an absent sort_by (descending; the decision says ascending: INFO)',
     hooks: {
       validation: (input, cx) => {
         const list = cx.endpoint.list;
@@ -303,7 +327,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'Resources, Connector: "| connector_name | string | name |" — unlike ACL rules ("unique within the tenant") the spec gives no scope for connector names',
     endpoint: 'cluster.connector.create',
     alsoEndpoints: ['cluster.connector.delete'],
-    description: 'connector names are unique across tenants: a create with a name another tenant uses fails "Connector [<name>] already exist"; a delete finds the connector by name whatever tenant it names',
+    description:
+      'connector names are unique across tenants: a create with a name another tenant uses fails "Connector [<name>] already exist"; a delete finds the connector by name whatever tenant it names',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it does not say connector names are per tenant',
@@ -329,7 +354,12 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it promises that an omitted config keeps the quota, and says nothing of an omitted desc',
-    hooks: { validation: validationOn('cluster.tenant.update', ({ specs, raw }) => ({ specs, raw: raw.desc === undefined || raw.desc === null ? { ...raw, desc: '' } : raw })) },
+    hooks: {
+      validation: validationOn('cluster.tenant.update', ({ specs, raw }) => ({
+        specs,
+        raw: raw.desc === undefined || raw.desc === null ? { ...raw, desc: '' } : raw,
+      })),
+    },
   },
   {
     id: 'idempotent-deletes',
@@ -344,7 +374,12 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     reason: 'allowed by the spec: no error case is given for these deletes',
     hooks: {
       around: async (params, next, cx) => {
-        if (!['cluster.tenant.delete', 'cluster.acl.delete', 'cluster.blacklist.delete', 'cluster.schema-bind.delete'].includes(cx.endpoint.id)) return next(params);
+        if (
+          !['cluster.tenant.delete', 'cluster.acl.delete', 'cluster.blacklist.delete', 'cluster.schema-bind.delete'].includes(
+            cx.endpoint.id,
+          )
+        )
+          return next(params);
         try {
           return await next(params);
         } catch (e) {
@@ -364,7 +399,12 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it does not show the request of schema create',
-    hooks: { validation: validationOn('cluster.schema.create', ({ specs, raw }) => ({ specs: changeSpec(specs, 'desc', (p) => ({ ...p, required: true })), raw })) },
+    hooks: {
+      validation: validationOn('cluster.schema.create', ({ specs, raw }) => ({
+        specs: changeSpec(specs, 'desc', (p) => ({ ...p, required: true })),
+        raw,
+      })),
+    },
   },
   {
     id: 'schema-bind-list-needs-tenant',
@@ -376,7 +416,11 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it does not show the parameters of the schema-bind list',
-    hooks: { around: aroundOn('cluster.schema-bind.list', async (params, next) => (params.tenant === undefined ? { data: [], total_count: 0 } : next(params))) },
+    hooks: {
+      around: aroundOn('cluster.schema-bind.list', async (params, next) =>
+        params.tenant === undefined ? { data: [], total_count: 0 } : next(params),
+      ),
+    },
   },
   {
     id: 'health-cluster-placeholder',
@@ -384,11 +428,14 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     notes: 'notes §11.16, §4.12, §7',
     rule: 'Endpoints, Health: "**GET /health/cluster**: deep check of the cluster; response body: not shown."',
     endpoint: 'health.cluster',
-    description: '/health/cluster is a placeholder: {status "ok", check_type "cluster", message "health check placeholder"} whatever the cluster\'s state',
+    description:
+      '/health/cluster is a placeholder: {status "ok", check_type "cluster", message "health check placeholder"} whatever the cluster\'s state',
     checks: [],
     caught: false,
     reason: 'allowed by the spec: it does not show the body',
-    hooks: { around: aroundOn('health.cluster', async () => ({ status: 'ok', check_type: 'cluster', message: 'health check placeholder' })) },
+    hooks: {
+      around: aroundOn('health.cluster', async () => ({ status: 'ok', check_type: 'cluster', message: 'health check placeholder' })),
+    },
   },
   {
     id: 'mq9-real-texts',
@@ -427,7 +474,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     hooks: {
       around: async (params, next, cx) => {
         const data = await next(params);
-        if ((cx.endpoint.id !== 'cluster.info' && cx.endpoint.id !== 'cluster.status') || data === null || typeof data !== 'object') return data;
+        if ((cx.endpoint.id !== 'cluster.info' && cx.endpoint.id !== 'cluster.status') || data === null || typeof data !== 'object')
+          return data;
         const meta = (data as Obj).meta as Obj | undefined;
         if (!meta || typeof meta !== 'object') return data;
         return { ...(data as Obj), meta: Object.fromEntries(Object.entries(meta).map(([k, v]) => [realGroupName(k), v])) };
@@ -441,10 +489,11 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     rule: 'Endpoints, Configuration: "Allowed `config_type` values and the `config` fields:" lists eight types; the spec does not say other types are refused',
     endpoint: 'cluster.config.set',
     alsoEndpoints: ['cluster.config.get'],
-    description: 'config set also takes MetaRuntime (shown in config get\'s meta_runtime) and KafkaDynamic',
+    description: "config set also takes MetaRuntime (shown in config get's meta_runtime) and KafkaDynamic",
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: accepting more types than it lists breaks no rule (the current check enum.config_type refuses only an invented type)',
+    reason:
+      'allowed by the spec: accepting more types than it lists breaks no rule (the current check enum.config_type refuses only an invented type)',
     hooks: {
       validation: validationOn('cluster.config.set', ({ specs, raw }) => ({
         specs: changeSpec(specs, 'config_type', (p) => ({ ...p, enum: [...(p.enum ?? []), ...EXTRA_CONFIG_TYPES] })),
@@ -459,7 +508,8 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
           } catch {
             throw failed(`Failed to update in-memory config: ${jsonSyntaxError(String(params.config))}`);
           }
-          if (section === null || typeof section !== 'object' || Array.isArray(section)) throw failed(`Failed to update in-memory config: invalid type: expected struct ${type}`);
+          if (section === null || typeof section !== 'object' || Array.isArray(section))
+            throw failed(`Failed to update in-memory config: invalid type: expected struct ${type}`);
           const stored = extraConfig.get(cx.cluster) ?? {};
           extraConfig.set(cx.cluster, { ...stored, [type]: { ...(stored[type] ?? {}), ...(section as Obj) } });
           return 'success';
@@ -477,10 +527,11 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     notes: 'notes §11.28, §4.3',
     rule: 'Endpoints: "| POST | /api/cluster/topic/create |" is in the table of endpoints "whose request and response shapes are given only by method and path"',
     endpoint: 'cluster.topic.create',
-    description: 'creating a topic that exists succeeds and answers a freshly made topic (new topic_id, never stored); the stored topic is unchanged',
+    description:
+      'creating a topic that exists succeeds and answers a freshly made topic (new topic_id, never stored); the stored topic is unchanged',
     checks: [],
     caught: false,
-    reason: 'allowed by the spec: it does not show topic create\'s answers',
+    reason: "allowed by the spec: it does not show topic create's answers",
     hooks: {
       around: aroundOn('cluster.topic.create', async (params, next, cx) => {
         const existing = cx.cluster.topics.get(String(params.tenant), String(params.topic_name));

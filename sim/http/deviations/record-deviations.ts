@@ -49,7 +49,7 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
     id: 'blacklist-list-type-lower-case',
     spec: 'breaks',
     endpoint: 'cluster.blacklist.list',
-    description: 'blacklist list: blacklist_type in lower case (clientid) instead of the spec\'s ClientId',
+    description: "blacklist list: blacklist_type in lower case (clientid) instead of the spec's ClientId",
     checks: ['data-schema'],
     caught: true,
     hooks: { around: rowsOn('cluster.blacklist.list', (r) => ({ ...r, blacklist_type: String(r.blacklist_type).toLowerCase() })) },

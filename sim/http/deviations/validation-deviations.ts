@@ -13,7 +13,10 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     checks: ['limit.tenant_name.length-129'],
     caught: true,
     hooks: {
-      validation: validationOn('cluster.tenant.create', ({ specs, raw }) => ({ specs: changeSpec(specs, 'tenant_name', ({ maxLength: _max, ...p }) => p), raw })),
+      validation: validationOn('cluster.tenant.create', ({ specs, raw }) => ({
+        specs: changeSpec(specs, 'tenant_name', ({ maxLength: _max, ...p }) => p),
+        raw,
+      })),
     },
   },
   {
@@ -26,7 +29,9 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     hooks: {
       validation: validationOn('mqtt.auto-subscribe.create', ({ specs, raw }) => {
         const name = raw.name;
-        return typeof name === 'string' && [...name].length > 256 ? { specs, raw: { ...raw, name: [...name].slice(0, 256).join('') } } : { specs, raw };
+        return typeof name === 'string' && [...name].length > 256
+          ? { specs, raw: { ...raw, name: [...name].slice(0, 256).join('') } }
+          : { specs, raw };
       }),
     },
   },
@@ -38,7 +43,10 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     checks: ['enum.action'],
     caught: true,
     hooks: {
-      validation: validationOn('cluster.acl.create', ({ specs, raw }) => ({ specs: changeSpec(specs, 'action', ({ enum: _values, ...p }) => p), raw })),
+      validation: validationOn('cluster.acl.create', ({ specs, raw }) => ({
+        specs: changeSpec(specs, 'action', ({ enum: _values, ...p }) => p),
+        raw,
+      })),
     },
   },
   {
@@ -80,7 +88,11 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     caught: true,
     hooks: {
       response: responseOn('cluster.acl.create', (res) =>
-        res.status === 400 ? rewriteJson(res, (body) => ('message' in body ? { ...body, message: 'invalid request' } : { ...body, error: 'invalid request' })) : res,
+        res.status === 400
+          ? rewriteJson(res, (body) =>
+              'message' in body ? { ...body, message: 'invalid request' } : { ...body, error: 'invalid request' },
+            )
+          : res,
       ),
     },
   },

@@ -48,23 +48,77 @@ function expectPaths(obj: Row, paths: readonly string[], name: string): void {
 
 /** config detail page (aa646b17): every field it reads without `?.`, and those it calls toLocaleString/join/length on. */
 const CONFIG_PATHS = [
-  'cluster_name', 'broker_id', 'grpc_port', 'http_port', 'roles', 'log.log_path', 'log.log_config',
-  'runtime.runtime_worker_threads', 'runtime.server_worker_threads', 'runtime.meta_worker_threads', 'runtime.broker_worker_threads', 'runtime.channels_per_address', 'runtime.tls_cert', 'runtime.tls_key',
-  'broker_network.accept_thread_num', 'broker_network.handler_thread_num', 'broker_network.queue_size',
-  'meta_runtime.heartbeat_timeout_ms', 'meta_runtime.heartbeat_check_time_ms', 'meta_runtime.raft_write_timeout_sec', 'meta_runtime.offset_raft_group_num', 'meta_runtime.data_raft_group_num', 'meta_runtime.group_offset_expire_sec',
-  'mqtt_runtime.default_user', 'mqtt_runtime.default_password', 'mqtt_runtime.network.accept_thread_num', 'mqtt_runtime.network.handler_thread_num', 'mqtt_runtime.network.queue_size',
-  'mqtt_keep_alive.default_time', 'mqtt_keep_alive.max_time', 'mqtt_keep_alive.default_timeout',
-  'mqtt_protocol.max_session_expiry_interval', 'mqtt_protocol.default_session_expiry_interval', 'mqtt_protocol.topic_alias_max', 'mqtt_protocol.max_packet_size', 'mqtt_protocol.receive_max', 'mqtt_protocol.max_message_expiry_interval',
-  'mqtt_offline_message.expire_ms', 'mqtt_offline_message.max_messages_num',
-  'mqtt_slow_subscribe.record_time', 'mqtt_slow_subscribe.delay_type',
-  'mqtt_flapping_detect.window_time', 'mqtt_flapping_detect.max_client_connections', 'mqtt_flapping_detect.ban_time',
-  'mqtt_schema.strategy', 'mqtt_schema.failed_operation', 'mqtt_schema.log_level',
-  'mqtt_system_monitor.os_cpu_high_watermark', 'mqtt_system_monitor.os_memory_high_watermark', 'mqtt_system_monitor.system_topic_interval_ms',
-  'mqtt_server.tcp_port', 'mqtt_server.tls_port', 'mqtt_server.websocket_port', 'mqtt_server.websockets_port', 'mqtt_server.quic_port',
-  'storage_runtime.tcp_port', 'storage_runtime.max_segment_size', 'storage_runtime.io_thread_num', 'storage_runtime.expire_scan_task_num', 'storage_runtime.data_path',
-  'storage_runtime.network.accept_thread_num', 'storage_runtime.network.handler_thread_num', 'storage_runtime.network.queue_size',
-  'cluster_limit.max_network_connection', 'cluster_limit.max_network_connection_rate', 'cluster_limit.max_admin_http_uri_rate',
-  ...['cluster', 'tenant'].flatMap((q) => ['max_connections_per_node', 'max_connection_rate', 'max_topics', 'max_sessions', 'max_publish_rate'].map((f) => `mqtt_limit.${q}.${f}`)),
+  'cluster_name',
+  'broker_id',
+  'grpc_port',
+  'http_port',
+  'roles',
+  'log.log_path',
+  'log.log_config',
+  'runtime.runtime_worker_threads',
+  'runtime.server_worker_threads',
+  'runtime.meta_worker_threads',
+  'runtime.broker_worker_threads',
+  'runtime.channels_per_address',
+  'runtime.tls_cert',
+  'runtime.tls_key',
+  'broker_network.accept_thread_num',
+  'broker_network.handler_thread_num',
+  'broker_network.queue_size',
+  'meta_runtime.heartbeat_timeout_ms',
+  'meta_runtime.heartbeat_check_time_ms',
+  'meta_runtime.raft_write_timeout_sec',
+  'meta_runtime.offset_raft_group_num',
+  'meta_runtime.data_raft_group_num',
+  'meta_runtime.group_offset_expire_sec',
+  'mqtt_runtime.default_user',
+  'mqtt_runtime.default_password',
+  'mqtt_runtime.network.accept_thread_num',
+  'mqtt_runtime.network.handler_thread_num',
+  'mqtt_runtime.network.queue_size',
+  'mqtt_keep_alive.default_time',
+  'mqtt_keep_alive.max_time',
+  'mqtt_keep_alive.default_timeout',
+  'mqtt_protocol.max_session_expiry_interval',
+  'mqtt_protocol.default_session_expiry_interval',
+  'mqtt_protocol.topic_alias_max',
+  'mqtt_protocol.max_packet_size',
+  'mqtt_protocol.receive_max',
+  'mqtt_protocol.max_message_expiry_interval',
+  'mqtt_offline_message.expire_ms',
+  'mqtt_offline_message.max_messages_num',
+  'mqtt_slow_subscribe.record_time',
+  'mqtt_slow_subscribe.delay_type',
+  'mqtt_flapping_detect.window_time',
+  'mqtt_flapping_detect.max_client_connections',
+  'mqtt_flapping_detect.ban_time',
+  'mqtt_schema.strategy',
+  'mqtt_schema.failed_operation',
+  'mqtt_schema.log_level',
+  'mqtt_system_monitor.os_cpu_high_watermark',
+  'mqtt_system_monitor.os_memory_high_watermark',
+  'mqtt_system_monitor.system_topic_interval_ms',
+  'mqtt_server.tcp_port',
+  'mqtt_server.tls_port',
+  'mqtt_server.websocket_port',
+  'mqtt_server.websockets_port',
+  'mqtt_server.quic_port',
+  'storage_runtime.tcp_port',
+  'storage_runtime.max_segment_size',
+  'storage_runtime.io_thread_num',
+  'storage_runtime.expire_scan_task_num',
+  'storage_runtime.data_path',
+  'storage_runtime.network.accept_thread_num',
+  'storage_runtime.network.handler_thread_num',
+  'storage_runtime.network.queue_size',
+  'cluster_limit.max_network_connection',
+  'cluster_limit.max_network_connection_rate',
+  'cluster_limit.max_admin_http_uri_rate',
+  ...['cluster', 'tenant'].flatMap((q) =>
+    ['max_connections_per_node', 'max_connection_rate', 'max_topics', 'max_sessions', 'max_publish_rate'].map(
+      (f) => `mqtt_limit.${q}.${f}`,
+    ),
+  ),
 ];
 
 describe('the RobustMQ dashboard against --dialect robustmq (every call of its API layer)', () => {
@@ -93,7 +147,11 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     expect(api.redirectedTo).toBe('/login');
     const wrong = await api.login('admin', 'wrong').catch((e: unknown) => e);
     expect((wrong as { response?: { status: number; data: Row } }).response?.status).toBe(401);
-    expect((wrong as { response: { data: Row } }).response.data).toEqual({ code: 401, data: null, message: 'Invalid username or password' });
+    expect((wrong as { response: { data: Row } }).response.data).toEqual({
+      code: 401,
+      data: null,
+      message: 'Invalid username or password',
+    });
     calls.add('login');
     const { token, expires_in } = await api.login('admin', 'admin');
     expect(token.split('.')).toHaveLength(3);
@@ -108,7 +166,13 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     for (const t of rows) {
       expect(isStr(t.tenant_name)).toBe(true);
       expect(isSeconds(t.create_time)).toBe(true);
-      expect(Object.keys(t.config).sort()).toEqual(['max_connections_per_node', 'max_create_connection_rate_per_second', 'max_publish_rate', 'max_sessions', 'max_topics']);
+      expect(Object.keys(t.config).sort()).toEqual([
+        'max_connections_per_node',
+        'max_create_connection_rate_per_second',
+        'max_publish_rate',
+        'max_sessions',
+        'max_topics',
+      ]);
     }
     expect(api.redirectedTo).toBeUndefined();
     expect(interception.served).toBeGreaterThanOrEqual(4);
@@ -116,7 +180,20 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
 
   it('overview, monitor, cluster info and config', async () => {
     const overview = await call('getOverviewStatusData', () => api.getOverviewStatusData());
-    for (const f of ['message_in_rate', 'message_out_rate', 'connection_num', 'session_num', 'topic_num', 'tcp_connection_num', 'tls_connection_num', 'websocket_connection_num', 'quic_connection_num', 'subscribe_num', 'exclusive_subscribe_num', 'exclusive_subscribe_thread_num']) {
+    for (const f of [
+      'message_in_rate',
+      'message_out_rate',
+      'connection_num',
+      'session_num',
+      'topic_num',
+      'tcp_connection_num',
+      'tls_connection_num',
+      'websocket_connection_num',
+      'quic_connection_num',
+      'subscribe_num',
+      'exclusive_subscribe_num',
+      'exclusive_subscribe_thread_num',
+    ]) {
       expect(isNum(overview[f]), `overview.${f}`).toBe(true);
     }
     expect(overview.connection_num).toBeGreaterThan(0);
@@ -135,7 +212,8 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     for (const node of info.broker_node_list) {
       expect(isSeconds(node.start_time) && isSeconds(node.register_time)).toBe(true);
       // Object.entries(extend) and then Object.entries(addrs): every value an object.
-      for (const [kind, addrs] of Object.entries(node.extend as Row)) expect(addrs !== null && typeof addrs === 'object', `extend.${kind}`).toBe(true);
+      for (const [kind, addrs] of Object.entries(node.extend as Row))
+        expect(addrs !== null && typeof addrs === 'object', `extend.${kind}`).toBe(true);
       expect(isStr(node.extend.mqtt.mqtt_addr)).toBe(true);
     }
     for (const [group, raft] of Object.entries(info.meta as Row)) {
@@ -152,7 +230,12 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
   });
 
   it('clients, sessions, subscriptions, slow subscriptions, flapping and ban log', async () => {
-    const clients = expectList(await call('getClientListHttp', () => api.getClientListHttp({ pagination: { offset: 0, limit: 20 }, sort: { orderBy: 'connection_id', direction: 1 } })), 'client list');
+    const clients = expectList(
+      await call('getClientListHttp', () =>
+        api.getClientListHttp({ pagination: { offset: 0, limit: 20 }, sort: { orderBy: 'connection_id', direction: 1 } }),
+      ),
+      'client list',
+    );
     expect(clients.length).toBeGreaterThan(1);
     expect(clients.length).toBeLessThanOrEqual(20);
     for (const c of clients) {
@@ -162,30 +245,61 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     }
     const one = clients[0];
     // Client detail passes the dashboard's filter object through (filers[0][...]): ignored; it searches the first 100.
-    const detail = expectList(await call('getClientListHttp', () => api.getClientListHttp({ pagination: { offset: 0, limit: 100 }, filers: [{ field: 'client_id', valueList: [one.client_id] }] })), 'client detail');
+    const detail = expectList(
+      await call('getClientListHttp', () =>
+        api.getClientListHttp({ pagination: { offset: 0, limit: 100 }, filers: [{ field: 'client_id', valueList: [one.client_id] }] }),
+      ),
+      'client detail',
+    );
     expect(detail.some((c) => c.client_id === one.client_id)).toBe(true);
-    const sessions = expectList(await call('getSessionListHttp', () => api.getSessionListHttp({ pagination: { offset: 0, limit: 20 }, sort_field: 'create_time', sort_by: 'desc' })), 'session list');
+    const sessions = expectList(
+      await call('getSessionListHttp', () =>
+        api.getSessionListHttp({ pagination: { offset: 0, limit: 20 }, sort_field: 'create_time', sort_by: 'desc' }),
+      ),
+      'session list',
+    );
     expect(sessions.length).toBeGreaterThan(0);
-    for (const s of sessions) expect(isStr(s.client_id) && isStr(s.tenant) && isNum(s.session_expiry) && isSeconds(s.create_time)).toBe(true);
-    const subs = expectList(await call('getSubscribeListHttp', () => api.getSubscribeListHttp({ pagination: { offset: 0, limit: 100 } })), 'subscribe list');
+    for (const s of sessions)
+      expect(isStr(s.client_id) && isStr(s.tenant) && isNum(s.session_expiry) && isSeconds(s.create_time)).toBe(true);
+    const subs = expectList(
+      await call('getSubscribeListHttp', () => api.getSubscribeListHttp({ pagination: { offset: 0, limit: 100 } })),
+      'subscribe list',
+    );
     expect(subs.length).toBeGreaterThan(0);
-    for (const s of subs) expect(isStr(s.tenant) && isStr(s.client_id) && isStr(s.path) && isStr(s.qos) && typeof s.is_share_sub === 'boolean').toBe(true);
+    for (const s of subs)
+      expect(isStr(s.tenant) && isStr(s.client_id) && isStr(s.path) && isStr(s.qos) && typeof s.is_share_sub === 'boolean').toBe(true);
     for (const s of [subs.find((x) => x.is_share_sub), subs.find((x) => !x.is_share_sub)].filter(Boolean) as Row[]) {
       const d = await call('getSubscribeDetail', () => api.getSubscribeDetail({ tenant: s.tenant, client_id: s.client_id, path: s.path }));
       expect(typeof d.share_sub).toBe('boolean');
       expect(d.sub_data.client_id).toBe(s.client_id);
       for (const item of Object.values(d.sub_data.push_subscribe as Row)) expect(isStr(item.topic_name) && isStr(item.qos)).toBe(true);
-      for (const t of Object.values(d.sub_data.push_thread as Row)) expect(isNum(t.push_success_record_num) && isNum(t.push_error_record_num)).toBe(true);
+      for (const t of Object.values(d.sub_data.push_thread as Row))
+        expect(isNum(t.push_success_record_num) && isNum(t.push_error_record_num)).toBe(true);
     }
-    const slow = expectList(await call('getSlowSubscribeListHttp', () => api.getSlowSubscribeListHttp({ pagination: { offset: 0, limit: 20 } })), 'slow subscribe list');
+    const slow = expectList(
+      await call('getSlowSubscribeListHttp', () => api.getSlowSubscribeListHttp({ pagination: { offset: 0, limit: 20 } })),
+      'slow subscribe list',
+    );
     for (const s of slow) expect(isStr(s.client_id) && isNum(s.time_span) && isStr(s.create_time)).toBe(true);
-    const flapping = expectList(await call('getConnectionJitterListHttp', () => api.getConnectionJitterListHttp({ pagination: { offset: 0, limit: 20 } })), 'flapping list');
+    const flapping = expectList(
+      await call('getConnectionJitterListHttp', () => api.getConnectionJitterListHttp({ pagination: { offset: 0, limit: 20 } })),
+      'flapping list',
+    );
     for (const f of flapping) expect(isStr(f.client_id) && isNum(f.before_last_window_connections)).toBe(true);
-    const bans = expectList(await call('getBanLogListHttp', () => api.getBanLogListHttp({ pagination: { offset: 0, limit: 20 } })), 'ban log');
+    const bans = expectList(
+      await call('getBanLogListHttp', () => api.getBanLogListHttp({ pagination: { offset: 0, limit: 20 } })),
+      'ban log',
+    );
     for (const b of bans) expect(isStr(b.resource_name) && isStr(b.end_time) && isStr(b.create_time)).toBe(true);
-    const alarms = expectList(await call('getSystemAlarmListHttp', () => api.getSystemAlarmListHttp({ pagination: { offset: 0, limit: 20 } })), 'system alarms');
+    const alarms = expectList(
+      await call('getSystemAlarmListHttp', () => api.getSystemAlarmListHttp({ pagination: { offset: 0, limit: 20 } })),
+      'system alarms',
+    );
     for (const a of alarms) expect(isStr(a.name) && isStr(a.message)).toBe(true);
-    for (const [type, extra] of [['session_in_num', [undefined, one.client_id]], ['session_out_num', [undefined, one.client_id]]] as const) {
+    for (const [type, extra] of [
+      ['session_in_num', [undefined, one.client_id]],
+      ['session_out_num', [undefined, one.client_id]],
+    ] as const) {
       expect(Array.isArray(await call('getMonitorData', () => api.getMonitorData(type, extra[0], extra[1])))).toBe(true);
     }
     const sub = subs[0];
@@ -195,18 +309,50 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
   });
 
   it('tenants, users, ACL, blacklist: create, list, update, delete as the forms send them', async () => {
-    await call('createTenant', () => api.createTenant({ tenant_name: 'dash-tenant', desc: 'from the dashboard', config: { max_topics: 100 } }));
+    await call('createTenant', () =>
+      api.createTenant({ tenant_name: 'dash-tenant', desc: 'from the dashboard', config: { max_topics: 100 } }),
+    );
     await call('updateTenant', () => api.updateTenant({ tenant_name: 'dash-tenant', desc: 'updated' }));
     await call('createUser', () => api.createUser({ tenant: 'dash-tenant', username: 'dash-user', password: 'pw-1', is_superuser: false }));
-    const users = expectList(await call('getUserList', () => api.getUserList({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })), 'user list');
+    const users = expectList(
+      await call('getUserList', () => api.getUserList({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })),
+      'user list',
+    );
     expect(users.map((u) => u.username)).toEqual(['dash-user']);
     expect(isSeconds(users[0].create_time) && users[0].is_superuser === false).toBe(true);
-    await call('createAcl', () => api.createAcl({ tenant: 'dash-tenant', name: 'dash-acl', desc: '', resource_type: 'User', resource_name: '*', topic: '*', ip: '*', action: 'All', permission: 'Allow' }));
-    const acls = expectList(await call('getAclListHttp', () => api.getAclListHttp({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })), 'acl list');
+    await call('createAcl', () =>
+      api.createAcl({
+        tenant: 'dash-tenant',
+        name: 'dash-acl',
+        desc: '',
+        resource_type: 'User',
+        resource_name: '*',
+        topic: '*',
+        ip: '*',
+        action: 'All',
+        permission: 'Allow',
+      }),
+    );
+    const acls = expectList(
+      await call('getAclListHttp', () => api.getAclListHttp({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })),
+      'acl list',
+    );
     expect(acls.map((a) => [a.name, a.permission])).toEqual([['dash-acl', 'Allow']]);
     const endTime = Math.floor(cluster.now() / 1000) + 3600;
-    await call('createBlacklist', () => api.createBlacklist({ tenant: 'dash-tenant', name: 'dash-bl', blacklist_type: 'ClientId', resource_name: 'bad-client', end_time: endTime, desc: 'x' }));
-    const bl = expectList(await call('getBlacklistListHttp', () => api.getBlacklistListHttp({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })), 'blacklist');
+    await call('createBlacklist', () =>
+      api.createBlacklist({
+        tenant: 'dash-tenant',
+        name: 'dash-bl',
+        blacklist_type: 'ClientId',
+        resource_name: 'bad-client',
+        end_time: endTime,
+        desc: 'x',
+      }),
+    );
+    const bl = expectList(
+      await call('getBlacklistListHttp', () => api.getBlacklistListHttp({ pagination: { offset: 0, limit: 20 }, tenant: 'dash-tenant' })),
+      'blacklist',
+    );
     expect(bl.find((b) => b.name === 'dash-bl')?.end_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     await call('deleteBlacklist', () => api.deleteBlacklist({ tenant: 'dash-tenant', name: 'dash-bl' }));
     await call('deleteAcl', () => api.deleteAcl({ tenant: 'dash-tenant', name: 'dash-acl' }));
@@ -216,10 +362,18 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
   });
 
   it('topics, rewrite and auto-subscribe rules, schemas and bindings, messages', async () => {
-    const topics = expectList(await call('getTopicListHttp', () => api.getTopicListHttp({ pagination: { offset: 0, limit: 100 }, tenant: 'default', topic_type: 'normal' })), 'topic list');
+    const topics = expectList(
+      await call('getTopicListHttp', () =>
+        api.getTopicListHttp({ pagination: { offset: 0, limit: 100 }, tenant: 'default', topic_type: 'normal' }),
+      ),
+      'topic list',
+    );
     expect(topics.length).toBeGreaterThan(0);
-    for (const t of topics) expect(isStr(t.topic_id) && isStr(t.topic_name) && isStr(t.storage_type) && isSeconds(t.create_time)).toBe(true);
-    const sent = await call('sendMessage', () => api.sendMessage({ tenant: 'default', topic: 'dash/pubsub', payload: 'hello from the dashboard', retain: true }));
+    for (const t of topics)
+      expect(isStr(t.topic_id) && isStr(t.topic_name) && isStr(t.storage_type) && isSeconds(t.create_time)).toBe(true);
+    const sent = await call('sendMessage', () =>
+      api.sendMessage({ tenant: 'default', topic: 'dash/pubsub', payload: 'hello from the dashboard', retain: true }),
+    );
     expect(Array.isArray(sent.offsets)).toBe(true);
     const read = await call('readMessages', () => api.readMessages({ tenant: 'default', topic: 'dash/pubsub', offset: 0 }));
     expect(read.messages.map((m: Row) => m.content)).toContain('hello from the dashboard');
@@ -228,37 +382,79 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     const older = new DashboardApi({ baseUrl: ORIGIN, messagePrefix: '/api/mqtt/message' });
     older.cookies.set('robustmq_token', api.cookies.get('robustmq_token')!);
     await older.sendMessage({ tenant: 'default', topic: 'dash/pubsub', payload: 'from an older dashboard', retain: false });
-    expect((await older.readMessages({ tenant: 'default', topic: 'dash/pubsub', offset: 0 })).messages.map((m: Row) => m.content)).toEqual(['hello from the dashboard', 'from an older dashboard']);
+    expect((await older.readMessages({ tenant: 'default', topic: 'dash/pubsub', offset: 0 })).messages.map((m: Row) => m.content)).toEqual([
+      'hello from the dashboard',
+      'from an older dashboard',
+    ]);
     const detail = await call('getTopicDetail', () => api.getTopicDetail('dash/pubsub', 'default'));
     expect(detail.topic_info.topic_name).toBe('dash/pubsub');
     expect(Array.isArray(detail.sub_list)).toBe(true);
     for (const shard of Object.values(detail.storage_list as Row)) {
-      for (const f of ['storage_type', 'replica_num', 'retention_sec', 'max_segment_size']) expect(shard.config[f], `storage_list config.${f}`).not.toBeUndefined();
+      for (const f of ['storage_type', 'replica_num', 'retention_sec', 'max_segment_size'])
+        expect(shard.config[f], `storage_list config.${f}`).not.toBeUndefined();
     }
     expect(Array.isArray(await call('getMonitorData', () => api.getMonitorData('topic_in_num', 'dash/pubsub')))).toBe(true);
     // The topic page's schema list: getSchemaBindList(topicName) puts the topic in `tenant` (a dashboard bug): an empty list.
-    expect(expectList(await call('getSchemaBindList', () => api.getSchemaBindList('dash/pubsub')), 'schema bind (topic page)').length).toBe(0);
+    expect(expectList(await call('getSchemaBindList', () => api.getSchemaBindList('dash/pubsub')), 'schema bind (topic page)').length).toBe(
+      0,
+    );
 
-    await call('createTopicRewrite', () => api.createTopicRewrite({ name: 'dash-rw', tenant: 'default', action: 'All', source_topic: 'dash/x/#', dest_topic: 'dash/y/$1', regex: '^dash/x/(.+)$' }));
-    const rules = expectList(await call('getTopicRewriteListHttp', () => api.getTopicRewriteListHttp({ pagination: { offset: 0, limit: 20 }, name: 'dash-rw' })), 'rewrite list');
+    await call('createTopicRewrite', () =>
+      api.createTopicRewrite({
+        name: 'dash-rw',
+        tenant: 'default',
+        action: 'All',
+        source_topic: 'dash/x/#',
+        dest_topic: 'dash/y/$1',
+        regex: '^dash/x/(.+)$',
+      }),
+    );
+    const rules = expectList(
+      await call('getTopicRewriteListHttp', () => api.getTopicRewriteListHttp({ pagination: { offset: 0, limit: 20 }, name: 'dash-rw' })),
+      'rewrite list',
+    );
     expect(rules.map((r) => r.regex)).toEqual(['^dash/x/(.+)$']);
     await call('deleteTopicRewrite', () => api.deleteTopicRewrite({ tenant: 'default', name: 'dash-rw' }));
-    await call('createAutoSubscribe', () => api.createAutoSubscribe({ tenant: 'default', name: 'dash-auto', desc: '', topic: 'dash/auto', qos: 1, no_local: false, retain_as_published: false, retained_handling: 0 }));
-    const autos = expectList(await call('getAutoSubscribeListHttp', () => api.getAutoSubscribeListHttp({ pagination: { offset: 0, limit: 20 }, name: 'dash-auto' })), 'auto-subscribe list');
+    await call('createAutoSubscribe', () =>
+      api.createAutoSubscribe({
+        tenant: 'default',
+        name: 'dash-auto',
+        desc: '',
+        topic: 'dash/auto',
+        qos: 1,
+        no_local: false,
+        retain_as_published: false,
+        retained_handling: 0,
+      }),
+    );
+    const autos = expectList(
+      await call('getAutoSubscribeListHttp', () =>
+        api.getAutoSubscribeListHttp({ pagination: { offset: 0, limit: 20 }, name: 'dash-auto' }),
+      ),
+      'auto-subscribe list',
+    );
     expect(autos.map((a) => [a.topic, a.qos])).toEqual([['dash/auto', 'AtLeastOnce']]);
     await call('deleteAutoSubscribe', () => api.deleteAutoSubscribe({ tenant: 'default', name: 'dash-auto' }));
 
-    await call('createSchema', () => api.createSchema({ tenant: 'default', schema_name: 'dash-schema', schema_type: 'json', schema: '{"type":"object"}', desc: 'd' }));
+    await call('createSchema', () =>
+      api.createSchema({ tenant: 'default', schema_name: 'dash-schema', schema_type: 'json', schema: '{"type":"object"}', desc: 'd' }),
+    );
     const schemas = expectList(await call('getSchemaListHttp', () => api.getSchemaListHttp()), 'schema list (no args)');
     expect(schemas.some((s) => s.name === 'dash-schema' && s.schema_type === 'json')).toBe(true);
-    await call('createSchemaBind', () => api.createSchemaBind({ tenant: 'default', schema_name: 'dash-schema', resource_name: 'dash/pubsub' }));
+    await call('createSchemaBind', () =>
+      api.createSchemaBind({ tenant: 'default', schema_name: 'dash-schema', resource_name: 'dash/pubsub' }),
+    );
     const binds = expectList(await api.getSchemaBindList('default', 'dash/pubsub'), 'schema bind list');
     expect(binds[0]).toMatchObject({ data_type: 'resource', data: ['dash-schema'] });
     // The topic page's unbind sends no tenant: the real ValidatedJson extractor refuses it, and so does the dialect.
-    const tenantless = await call('deleteSchemaBind', () => api.deleteSchemaBind({ schema_name: 'dash-schema', resource_name: 'dash/pubsub' })).catch((e: unknown) => e);
+    const tenantless = await call('deleteSchemaBind', () =>
+      api.deleteSchemaBind({ schema_name: 'dash-schema', resource_name: 'dash/pubsub' }),
+    ).catch((e: unknown) => e);
     const refusal = tenantless as DashboardRequestError;
     expect([refusal.status, refusal.code]).toEqual([400, 100]);
-    expect((refusal.body as Row).error).toMatch(/^JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant`/);
+    expect((refusal.body as Row).error).toMatch(
+      /^JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `tenant`/,
+    );
     // The toast reads `message`, which form B does not have: it shows axios' text.
     expect(refusal.message).toBe('Request failed with status code 400');
     await api.deleteSchemaBind({ tenant: 'default', schema_name: 'dash-schema', resource_name: 'dash/pubsub' });
@@ -278,7 +474,12 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
       }),
     );
     cluster.engine.advance(5_000);
-    const list = expectList(await call('getConnectorListHttp', () => api.getConnectorListHttp({ pagination: { offset: 0, limit: 20 }, sort_field: 'create_time', sort_by: 'desc' } as never, 'default')), 'connector list');
+    const list = expectList(
+      await call('getConnectorListHttp', () =>
+        api.getConnectorListHttp({ pagination: { offset: 0, limit: 20 }, sort_field: 'create_time', sort_by: 'desc' } as never, 'default'),
+      ),
+      'connector list',
+    );
     const mine = list.find((c) => c.connector_name === 'dash-file');
     expect(mine).toBeDefined();
     for (const c of list) expect(isStr(c.status) && isStr(c.connector_type) && isStr(c.create_time)).toBe(true);
@@ -286,17 +487,25 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     const detail = await call('getConnectorDetail', () => api.getConnectorDetail({ tenant: 'default', connector_name: 'dash-file' }));
     expect(isNum(detail.send_success_total) && isNum(detail.send_fail_total) && isNum(detail.last_send_time)).toBe(true);
     for (const type of ['connector_send_success_total', 'connector_send_failure_total']) {
-      expect(Array.isArray(await call('getMonitorData', () => api.getMonitorData(type, undefined, undefined, undefined, 'dash-file')))).toBe(true);
+      expect(
+        Array.isArray(await call('getMonitorData', () => api.getMonitorData(type, undefined, undefined, undefined, 'dash-file'))),
+      ).toBe(true);
     }
     await call('deleteConnector', () => api.deleteConnector({ tenant: 'default', connector_name: 'dash-file' }));
   });
 
   it('mq9 mailboxes and agents, in the units the list pages read', async () => {
-    const mail = expectList(await call('getMailboxList', () => api.getMailboxList({ pagination: { offset: 0, limit: 20 } })), 'mailbox list');
+    const mail = expectList(
+      await call('getMailboxList', () => api.getMailboxList({ pagination: { offset: 0, limit: 20 } })),
+      'mailbox list',
+    );
     expect(mail.length).toBeGreaterThan(0);
     // The mailbox page shows new Date(create_time * 1000): seconds, as the real server sends.
     for (const m of mail) expect(isSeconds(m.create_time) && isNum(m.ttl) && isStr(m.mail_address)).toBe(true);
-    const detail = expectList(await api.getMailboxList({ pagination: { offset: 0, limit: 1000 }, mail_address: mail[0].mail_address }), 'mailbox detail');
+    const detail = expectList(
+      await api.getMailboxList({ pagination: { offset: 0, limit: 1000 }, mail_address: mail[0].mail_address }),
+      'mailbox detail',
+    );
     expect(detail.some((m) => m.mail_address === mail[0].mail_address)).toBe(true);
     const agents = expectList(await call('getAgentList', () => api.getAgentList({ pagination: { offset: 0, limit: 1000 } })), 'agent list');
     expect(agents.length).toBeGreaterThan(0);
@@ -313,7 +522,13 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       const s = row.shard_info;
-      expect(isStr(s.shard_name) && isStr(s.topic_name) && isStr(s.config.storage_type) && isNum(s.offset.start_offset) && isNum(s.offset.end_offset)).toBe(true);
+      expect(
+        isStr(s.shard_name) &&
+          isStr(s.topic_name) &&
+          isStr(s.config.storage_type) &&
+          isNum(s.offset.start_offset) &&
+          isNum(s.offset.end_offset),
+      ).toBe(true);
       // Older server (the list page): extend.StorageEngine; snapshot: shard.
       expect(s.extend.StorageEngine.status).toBe('Run');
       expect(isSeconds(s.extend.StorageEngine.create_time)).toBe(true);
@@ -344,7 +559,7 @@ describe('the RobustMQ dashboard against --dialect robustmq (every call of its A
 });
 
 describe('the same dashboard against the spec dialect: why --dialect robustmq exists', () => {
-  it('breaks where the dashboard reads the real server\'s forms', async () => {
+  it("breaks where the dashboard reads the real server's forms", async () => {
     const { app } = boot('spec');
     const interception = interceptOrigin(app, ORIGIN, { peer: PEER });
     try {

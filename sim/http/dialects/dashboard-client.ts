@@ -61,7 +61,8 @@ function convertPagination(query?: QueryOption): Record<string, unknown> | undef
   return out;
 }
 
-const opt = <K extends string>(key: K, value: unknown): Partial<Record<K, unknown>> => (value ? ({ [key]: value } as Record<K, unknown>) : {});
+const opt = <K extends string>(key: K, value: unknown): Partial<Record<K, unknown>> =>
+  value ? ({ [key]: value } as Record<K, unknown>) : {};
 
 export interface DashboardOptions {
   /** `config.js` `api.baseUrl`, or what the wrapper falls back to (http://localhost:58080). */
@@ -112,10 +113,19 @@ export class DashboardApi {
   async requestApi<R = any>(api: string, data?: unknown, method: 'GET' | 'POST' = 'POST'): Promise<R> {
     let response;
     try {
-      response = method === 'GET' ? await this.http.get(api, { params: data, headers: {} }) : await this.http.post(api, data, { headers: { 'Content-Type': 'application/json' } });
+      response =
+        method === 'GET'
+          ? await this.http.get(api, { params: data, headers: {} })
+          : await this.http.post(api, data, { headers: { 'Content-Type': 'application/json' } });
     } catch (e) {
       // The toast shows `message` of the body (form A) or axios' own text: a form-B `error` is not read.
-      if (axios.isAxiosError(e)) throw new DashboardRequestError(e.response?.data?.message || e.message || 'Network error occurred', e.response?.status, e.response?.data?.code, e.response?.data);
+      if (axios.isAxiosError(e))
+        throw new DashboardRequestError(
+          e.response?.data?.message || e.message || 'Network error occurred',
+          e.response?.status,
+          e.response?.data?.code,
+          e.response?.data,
+        );
       throw e;
     }
     const body = response.data as { code: number; data: R; message?: string };
@@ -129,22 +139,44 @@ export class DashboardApi {
   // ---- services/mqtt/index.ts, in the file's order --------------------------------------------
 
   getMonitorData(data_type: string, topic_name?: string, client_id?: string, path?: string, connector_name?: string) {
-    return this.requestApi('/api/mqtt/monitor/data', { data_type, ...opt('topic_name', topic_name), ...opt('client_id', client_id), ...opt('path', path), ...opt('connector_name', connector_name) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/monitor/data',
+      {
+        data_type,
+        ...opt('topic_name', topic_name),
+        ...opt('client_id', client_id),
+        ...opt('path', path),
+        ...opt('connector_name', connector_name),
+      },
+      'GET',
+    );
   }
   getOverviewStatusData() {
     return this.requestApi('/api/mqtt/overview', undefined, 'GET');
   }
   getClientListHttp(query?: QueryOption & { tenant?: string; client_id?: string }) {
     const { tenant, client_id, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/client/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/client/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) },
+      'GET',
+    );
   }
   getSessionListHttp(query?: QueryOption & { tenant?: string; client_id?: string; sort_field?: string; sort_by?: string }) {
     const { tenant, client_id, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/session/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/session/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) },
+      'GET',
+    );
   }
   getTopicListHttp(query?: QueryOption & { tenant?: string; topic_name?: string; topic_type?: string }) {
     const { tenant, topic_name, topic_type, ...rest } = query ?? {};
-    return this.requestApi('/api/cluster/topic/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('topic_name', topic_name), ...opt('topic_type', topic_type) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/topic/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('topic_name', topic_name), ...opt('topic_type', topic_type) },
+      'GET',
+    );
   }
   getTopicDetail(topicName: string, tenant?: string) {
     return this.requestApi('/api/cluster/topic/detail', { topic_name: topicName, ...opt('tenant', tenant) }, 'GET');
@@ -154,14 +186,22 @@ export class DashboardApi {
   }
   getSubscribeListHttp(query?: QueryOption & { tenant?: string; client_id?: string }) {
     const { tenant, client_id, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/subscribe/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/subscribe/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) },
+      'GET',
+    );
   }
   getSubscribeDetail(params: { tenant: string; client_id: string; path: string }) {
     return this.requestApi('/api/mqtt/subscribe/detail', params, 'GET');
   }
   getUserList(query?: QueryOption & { tenant?: string; user_name?: string }) {
     const { tenant, user_name, ...rest } = query ?? {};
-    return this.requestApi('/api/cluster/user/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('user_name', user_name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/user/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('user_name', user_name) },
+      'GET',
+    );
   }
   createUser(data: { tenant: string; username: string; password: string; is_superuser: boolean }) {
     return this.requestApi('/api/cluster/user/create', data);
@@ -181,7 +221,11 @@ export class DashboardApi {
   }
   getBlacklistListHttp(query?: QueryOption & { tenant?: string; name?: string }) {
     const { tenant, name, ...rest } = query ?? {};
-    return this.requestApi('/api/cluster/blacklist/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/blacklist/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) },
+      'GET',
+    );
   }
   createBlacklist(data: { tenant: string; name: string; blacklist_type: string; resource_name: string; end_time: number; desc: string }) {
     return this.requestApi('/api/cluster/blacklist/create', data);
@@ -190,9 +234,20 @@ export class DashboardApi {
     return this.requestApi('/api/cluster/blacklist/delete', data);
   }
   getConnectorListHttp(query?: QueryOption & { sort_field?: string; sort_by?: string }, tenant?: string, connector_name?: string) {
-    return this.requestApi('/api/cluster/connector/list', { ...convertPagination(query), ...opt('tenant', tenant), ...opt('connector_name', connector_name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/connector/list',
+      { ...convertPagination(query), ...opt('tenant', tenant), ...opt('connector_name', connector_name) },
+      'GET',
+    );
   }
-  createConnector(data: { tenant: string; connector_name: string; connector_type: string; config: string; topic_name: string; failure_strategy: Record<string, unknown> }) {
+  createConnector(data: {
+    tenant: string;
+    connector_name: string;
+    connector_type: string;
+    config: string;
+    topic_name: string;
+    failure_strategy: Record<string, unknown>;
+  }) {
     return this.requestApi('/api/cluster/connector/create', data);
   }
   deleteConnector(data: { tenant: string; connector_name: string }) {
@@ -204,7 +259,11 @@ export class DashboardApi {
   getSchemaListHttp(query?: QueryOption & { tenant?: string; name?: string }) {
     if (!query) return this.requestApi('/api/cluster/schema/list', undefined, 'GET');
     const { tenant, name, ...rest } = query;
-    return this.requestApi('/api/cluster/schema/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/schema/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) },
+      'GET',
+    );
   }
   createSchema(data: { tenant: string; schema_name: string; schema_type: string; schema: string; desc?: string }) {
     return this.requestApi('/api/cluster/schema/create', data);
@@ -213,7 +272,11 @@ export class DashboardApi {
     return this.requestApi('/api/cluster/schema/delete', data);
   }
   getSchemaBindList(tenant?: string, resource_name?: string, schema_name?: string) {
-    return this.requestApi('/api/cluster/schema-bind/list', { ...opt('tenant', tenant), ...opt('resource_name', resource_name), ...opt('schema_name', schema_name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/schema-bind/list',
+      { ...opt('tenant', tenant), ...opt('resource_name', resource_name), ...opt('schema_name', schema_name) },
+      'GET',
+    );
   }
   createSchemaBind(data: { tenant?: string; schema_name: string; resource_name: string }) {
     return this.requestApi('/api/cluster/schema-bind/create', data);
@@ -223,9 +286,22 @@ export class DashboardApi {
   }
   getAutoSubscribeListHttp(query?: QueryOption & { tenant?: string; name?: string }) {
     const { tenant, name, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/auto-subscribe/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/auto-subscribe/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) },
+      'GET',
+    );
   }
-  createAutoSubscribe(data: { tenant: string; name: string; desc: string; topic: string; qos: number; no_local: boolean; retain_as_published: boolean; retained_handling: number }) {
+  createAutoSubscribe(data: {
+    tenant: string;
+    name: string;
+    desc: string;
+    topic: string;
+    qos: number;
+    no_local: boolean;
+    retain_as_published: boolean;
+    retained_handling: number;
+  }) {
     return this.requestApi('/api/mqtt/auto-subscribe/create', data);
   }
   deleteAutoSubscribe(data: { tenant: string; name: string }) {
@@ -233,13 +309,29 @@ export class DashboardApi {
   }
   getSlowSubscribeListHttp(query?: QueryOption & { tenant?: string; client_id?: string }) {
     const { tenant, client_id, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/slow-subscribe/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/slow-subscribe/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) },
+      'GET',
+    );
   }
   getTopicRewriteListHttp(query?: QueryOption & { tenant?: string; name?: string }) {
     const { tenant, name, ...rest } = query ?? {};
-    return this.requestApi('/api/cluster/topic-rewrite/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) }, 'GET');
+    return this.requestApi(
+      '/api/cluster/topic-rewrite/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('name', name) },
+      'GET',
+    );
   }
-  createTopicRewrite(data: { name: string; tenant: string; action: string; source_topic: string; dest_topic: string; regex: string; desc?: string }) {
+  createTopicRewrite(data: {
+    name: string;
+    tenant: string;
+    action: string;
+    source_topic: string;
+    dest_topic: string;
+    regex: string;
+    desc?: string;
+  }) {
     return this.requestApi('/api/cluster/topic-rewrite/create', data);
   }
   deleteTopicRewrite(data: { tenant: string; name: string }) {
@@ -247,7 +339,11 @@ export class DashboardApi {
   }
   getMailboxList(query?: QueryOption & { tenant?: string; mail_address?: string }) {
     const { tenant, mail_address, ...rest } = query ?? {};
-    return this.requestApi('/api/mq9/mail/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('mail_address', mail_address) }, 'GET');
+    return this.requestApi(
+      '/api/mq9/mail/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('mail_address', mail_address) },
+      'GET',
+    );
   }
   getAgentList(query?: QueryOption & { tenant?: string; name?: string }) {
     const { tenant, name, ...rest } = query ?? {};
@@ -255,7 +351,12 @@ export class DashboardApi {
   }
   getShardList(query: { pagination: { offset: number; limit: number }; shard_name?: string; topic_name?: string }) {
     const { limit, page } = convertPagination(query) as { limit: number; page: number };
-    return this.requestApi('/api/storage-engine/shard/list', { limit, page, ...opt('shard_name', query.shard_name), ...opt('topic_name', query.topic_name) });
+    return this.requestApi('/api/storage-engine/shard/list', {
+      limit,
+      page,
+      ...opt('shard_name', query.shard_name),
+      ...opt('topic_name', query.topic_name),
+    });
   }
   getSegmentList(shardName: string) {
     return this.requestApi('/api/storage-engine/segment/list', { shard_name: shardName });
@@ -268,7 +369,11 @@ export class DashboardApi {
   }
   getConnectionJitterListHttp(query?: QueryOption & { tenant?: string; client_id?: string }) {
     const { tenant, client_id, ...rest } = query ?? {};
-    return this.requestApi('/api/mqtt/flapping_detect/list', { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) }, 'GET');
+    return this.requestApi(
+      '/api/mqtt/flapping_detect/list',
+      { ...convertPagination(rest), ...opt('tenant', tenant), ...opt('client_id', client_id) },
+      'GET',
+    );
   }
   getBanLogListHttp(query?: QueryOption & { tenant?: string }) {
     const { tenant, ...rest } = query ?? {};
@@ -281,7 +386,11 @@ export class DashboardApi {
     return this.requestApi(`${this.messagePrefix}/read`, data);
   }
   getClusterConfig(brokerId?: number) {
-    return this.requestApi(brokerId !== undefined ? `/api/cluster/config/get?broker_id=${brokerId}` : '/api/cluster/config/get', undefined, 'GET');
+    return this.requestApi(
+      brokerId !== undefined ? `/api/cluster/config/get?broker_id=${brokerId}` : '/api/cluster/config/get',
+      undefined,
+      'GET',
+    );
   }
   getClusterStatus() {
     return this.requestApi('/api/info', undefined, 'GET');

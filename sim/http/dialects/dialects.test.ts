@@ -29,7 +29,7 @@ describe('dialects', () => {
     for (const o of omitted) expect(o.why.length, o.behaviour).toBeGreaterThan(30);
   });
 
-  it('adds --deviation switches after the dialect\'s, without repeats', () => {
+  it("adds --deviation switches after the dialect's, without repeats", () => {
     expect(switchesOf('spec', ['a', 'b', 'a'])).toEqual(['a', 'b']);
     const all = switchesOf('robustmq', ['default-page-size-10', 'topic-list-limit-ignored']);
     expect(all.filter((id) => id === 'default-page-size-10')).toHaveLength(1);

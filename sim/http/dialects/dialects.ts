@@ -35,7 +35,7 @@ export interface Dialect {
 
 const SPEC: Dialect = {
   name: 'spec',
-  summary: 'answers as the spec says (the simulator\'s decisions where it is silent)',
+  summary: "answers as the spec says (the simulator's decisions where it is silent)",
   envelope: 'A',
   switches: [],
   omitted: [],
@@ -48,7 +48,7 @@ const SPEC: Dialect = {
  */
 const ROBUSTMQ: Dialect = {
   name: 'robustmq',
-  summary: 'answers as the real RobustMQ server at the reference notes\' snapshot does where it differs from the spec',
+  summary: "answers as the real RobustMQ server at the reference notes' snapshot does where it differs from the spec",
   envelope: 'B',
   switches: [
     // Answer forms and extractor rejections (notes §2, §11.1-§11.2).
@@ -135,7 +135,7 @@ const ROBUSTMQ: Dialect = {
     {
       behaviour: 'monitor series sampled every 30 s as per-second rates, every point kept (no 1-hour window)',
       notes: 'notes §11.23, §8.5',
-      why: 'the monitor\'s sampling schedule and ring store are the model\'s; see real-server-gaps.ts',
+      why: "the monitor's sampling schedule and ring store are the model's; see real-server-gaps.ts",
     },
     {
       behaviour: 'invalid config set JSON persisted before the parse error',

@@ -14,7 +14,9 @@ interface Expected {
   findings: { id: string; level: string; switch: string; why: string }[];
   absent: { switch: string; why: string }[];
 }
-const expected = JSON.parse(readFileSync(new URL('../../../fixtures/dialects/robustmq-findings.json', import.meta.url), 'utf8')) as Expected;
+const expected = JSON.parse(
+  readFileSync(new URL('../../../fixtures/dialects/robustmq-findings.json', import.meta.url), 'utf8'),
+) as Expected;
 const dialect = DIALECTS.robustmq;
 
 describe('conform against --dialect robustmq', () => {
@@ -28,11 +30,12 @@ describe('conform against --dialect robustmq', () => {
     }
     const explained = new Set([...expected.findings.map((f) => f.switch), ...expected.absent.map((a) => a.switch)]);
     for (const id of dialect.switches) {
-      if (deviationById(id)!.spec === 'breaks') expect(explained.has(id), `${id} breaks the spec: a finding or a reason it is absent`).toBe(true);
+      if (deviationById(id)!.spec === 'breaks')
+        expect(explained.has(id), `${id} breaks the spec: a finding or a reason it is absent`).toBe(true);
     }
   });
 
-  it('reports exactly the reviewed findings, each on its switch\'s endpoint', async () => {
+  it("reports exactly the reviewed findings, each on its switch's endpoint", async () => {
     const { report } = await conformWith(dialect.switches, { envelope: dialect.envelope });
     expect(report.vacuous).toBe(false);
     const got = report.findings.map((f) => `${f.level} ${f.id}`).sort();

@@ -15,7 +15,8 @@ describe('mqsim serve --dialect / --ui', () => {
     expect(help.stdout).toContain('--dialect <name>');
     expect(help.stdout).toContain('--ui <dir>');
     const section = help.stdout.slice(help.stdout.indexOf('Dialect robustmq'), help.stdout.indexOf('Dashboard (--ui DIR)'));
-    for (const id of DIALECTS.robustmq.switches) expect(section, id).toMatch(new RegExp(`^  ${id} +\\[(breaks spec|spec allows), notes §`, 'm'));
+    for (const id of DIALECTS.robustmq.switches)
+      expect(section, id).toMatch(new RegExp(`^  ${id} +\\[(breaks spec|spec allows), notes §`, 'm'));
     for (const o of DIALECTS.robustmq.omitted) expect(section).toContain(o.why);
   });
 

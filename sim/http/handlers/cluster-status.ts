@@ -31,7 +31,10 @@ function distinctIps(cluster: Cluster): string[] {
 function clusterHealth(cluster: Cluster) {
   const members = cluster.nodes.all().filter((n) => !n.removed);
   const offline = members.filter((n) => !n.online).map((n) => n.id);
-  const leaderless = cluster.raft.groups().filter((g) => g.leaderId === null).map((g) => g.name);
+  const leaderless = cluster.raft
+    .groups()
+    .filter((g) => g.leaderId === null)
+    .map((g) => g.name);
   const problems: string[] = [];
   if (offline.length > 0) problems.push(`node${offline.length > 1 ? 's' : ''} ${offline.join(', ')} offline`);
   if (leaderless.length > 0) problems.push(`no leader in group${leaderless.length > 1 ? 's' : ''} ${leaderless.join(', ')}`);

@@ -5,7 +5,11 @@ export const handlers: HandlerTable = {
   'auth.login': async ({ cluster, params }) => {
     const issued = await cluster.auth.login(params.username, params.password);
     if (!issued) {
-      return new RawBody('application/json; charset=utf-8', JSON.stringify({ code: 401, message: 'Invalid username or password', data: null }), 401);
+      return new RawBody(
+        'application/json; charset=utf-8',
+        JSON.stringify({ code: 401, message: 'Invalid username or password', data: null }),
+        401,
+      );
     }
     return issued;
   },

@@ -23,7 +23,14 @@ export const handlers: HandlerTable = {
   // A message sent through the API is published like any other: stored, delivered to subscribers
   // and connectors, counted.
   'mqtt.message.send': ({ cluster, params }) => {
-    const result = cluster.mqtt.publish({ tenant: params.tenant, topic: params.topic, payload: params.payload, qos: 1, retain: false, key: params.key });
+    const result = cluster.mqtt.publish({
+      tenant: params.tenant,
+      topic: params.topic,
+      payload: params.payload,
+      qos: 1,
+      retain: false,
+      key: params.key,
+    });
     if (!result.ok) throw failed(`message refused: ${result.reason}`);
     return { offsets: result.offset === null ? [] : [result.offset] };
   },

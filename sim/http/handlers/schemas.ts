@@ -25,7 +25,12 @@ function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindR
   if (params.schema_name !== undefined) {
     const tenants = [...new Set(bindings.filter((b) => inTenant(b) && b.schema_name === params.schema_name).map((b) => b.tenant))];
     for (const t of tenants) {
-      rows.push({ data_type: 'schema', tenant: t, name: params.schema_name, data: bindings.filter((b) => b.tenant === t && b.schema_name === params.schema_name).map((b) => b.resource_name) });
+      rows.push({
+        data_type: 'schema',
+        tenant: t,
+        name: params.schema_name,
+        data: bindings.filter((b) => b.tenant === t && b.schema_name === params.schema_name).map((b) => b.resource_name),
+      });
     }
   }
   if (params.resource_name === undefined && params.schema_name === undefined) {
@@ -41,9 +46,16 @@ function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindR
 }
 
 export const handlers: HandlerTable = {
-  'cluster.schema.list': ({ cluster }) => cluster.schemas.all().map((s) => ({ tenant: s.tenant, name: s.name, schema_type: s.schema_type, desc: s.desc, schema: s.schema })),
+  'cluster.schema.list': ({ cluster }) =>
+    cluster.schemas.all().map((s) => ({ tenant: s.tenant, name: s.name, schema_type: s.schema_type, desc: s.desc, schema: s.schema })),
   'cluster.schema.create': ({ cluster, params }) => {
-    cluster.schemas.create({ tenant: params.tenant, name: params.schema_name, schema_type: params.schema_type, schema: params.schema, desc: params.desc ?? '' });
+    cluster.schemas.create({
+      tenant: params.tenant,
+      name: params.schema_name,
+      schema_type: params.schema_type,
+      schema: params.schema,
+      desc: params.desc ?? '',
+    });
     return 'success';
   },
   'cluster.schema.delete': ({ cluster, params }) => {

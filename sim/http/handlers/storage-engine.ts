@@ -15,7 +15,8 @@ export function parseShardConfig(text: string): EngineShardConfig {
   } catch (e) {
     throw invalidParam('config', `invalid parameter 'config': Invalid config JSON: ${(e as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidParam('config', "invalid parameter 'config': must be the JSON text of an object");
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw invalidParam('config', "invalid parameter 'config': must be the JSON text of an object");
   const v = validateFields(ENGINE_SHARD_CONFIG_FIELDS, raw as Record<string, unknown>, 'body', 'config.');
   return {
     replica_num: v.replica_num as number,
@@ -36,7 +37,12 @@ export function parseShardConfig(text: string): EngineShardConfig {
 async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName: string, seq: number): Promise<ReplicaStateView> {
   const { cluster, peers, node } = ctx;
   if (cluster.nodes.get(nodeId)?.online === true && !cluster.network.reachable(node.id, nodeId)) {
-    return cluster.storage.unreachableReplica(shardName, seq, nodeId, `node ${nodeId} is unreachable from node ${node.id}: the network between them is partitioned`);
+    return cluster.storage.unreachableReplica(
+      shardName,
+      seq,
+      nodeId,
+      `node ${nodeId} is unreachable from node ${node.id}: the network between them is partitioned`,
+    );
   }
   let error: string;
   try {
@@ -72,9 +78,14 @@ export const handlers: HandlerTable = {
     const replicas: ReplicaStateView[] = [];
     // One at a time, in replica order, so the peer calls land in the trace in a fixed order.
     for (const r of detail.segment.replicas) {
-      replicas.push(r.node_id === node.id ? cluster.storage.replicaState(shardName, seq, node.id) : await remoteReplicaState(ctx, r.node_id, shardName, seq));
+      replicas.push(
+        r.node_id === node.id
+          ? cluster.storage.replicaState(shardName, seq, node.id)
+          : await remoteReplicaState(ctx, r.node_id, shardName, seq),
+      );
     }
     return { segment: detail.segment, segment_meta: detail.segment_meta, replicas };
   },
-  'storage.segment.replica-state': ({ cluster, node, params }) => cluster.storage.replicaState(params.shard_name, params.segment_seq, node.id),
+  'storage.segment.replica-state': ({ cluster, node, params }) =>
+    cluster.storage.replicaState(params.shard_name, params.segment_seq, node.id),
 };

@@ -3,7 +3,12 @@ import type { HandlerTable } from '../handler-types.ts';
 export const handlers: HandlerTable = {
   'cluster.user.list': ({ cluster }) => cluster.users.all().map((u) => cluster.users.view(u)),
   'cluster.user.create': ({ cluster, params }) => {
-    cluster.users.create({ tenant: params.tenant, username: params.username, password: params.password, is_superuser: params.is_superuser });
+    cluster.users.create({
+      tenant: params.tenant,
+      username: params.username,
+      password: params.password,
+      is_superuser: params.is_superuser,
+    });
     return 'success';
   },
   'cluster.user.delete': ({ cluster, params }) => {

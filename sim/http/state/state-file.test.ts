@@ -3,9 +3,28 @@ import { decodeState, encodeState, journaledMqtt, StateFileError, type ServeStat
 
 const STATE: ServeState = {
   mqsimVersion: '0.1.0',
-  options: { seed: '1', nodes: 3, workload: 'none', epochMs: Date.UTC(2026, 0, 1), envelope: 'A', deviations: [], admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 } },
+  options: {
+    seed: '1',
+    nodes: 3,
+    workload: 'none',
+    epochMs: Date.UTC(2026, 0, 1),
+    envelope: 'A',
+    deviations: [],
+    admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
+  },
   virtualNow: Date.UTC(2026, 0, 1) + 5000,
-  writes: [{ source: 'api', at: Date.UTC(2026, 0, 1) + 10, node: 1, method: 'POST', url: '/api/cluster/tenant/create', body: '{"tenant_name":"é"}', status: 200, answer: '0123456789abcdef' }],
+  writes: [
+    {
+      source: 'api',
+      at: Date.UTC(2026, 0, 1) + 10,
+      node: 1,
+      method: 'POST',
+      url: '/api/cluster/tenant/create',
+      body: '{"tenant_name":"é"}',
+      status: 200,
+      answer: '0123456789abcdef',
+    },
+  ],
 };
 
 describe('state file format', () => {
@@ -27,8 +46,20 @@ describe('state file format', () => {
   });
 
   it('keeps MQTT listener operations (source mqtt) and refuses an unknown source', () => {
-    const mqtt = { ...STATE, writes: [...STATE.writes, journaledMqtt(STATE.writes[0].at + 5, 2, 'publish', '{"op":"publish"}', '{"ok":true}')] };
-    expect(decodeState(encodeState(mqtt), 'f').writes[1]).toEqual({ source: 'mqtt', at: STATE.writes[0].at + 5, node: 2, method: 'MQTT', url: 'publish', body: '{"op":"publish"}', status: 200, answer: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    const mqtt = {
+      ...STATE,
+      writes: [...STATE.writes, journaledMqtt(STATE.writes[0].at + 5, 2, 'publish', '{"op":"publish"}', '{"ok":true}')],
+    };
+    expect(decodeState(encodeState(mqtt), 'f').writes[1]).toEqual({
+      source: 'mqtt',
+      at: STATE.writes[0].at + 5,
+      node: 2,
+      method: 'MQTT',
+      url: 'publish',
+      body: '{"op":"publish"}',
+      status: 200,
+      answer: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     const foreign = { ...STATE, writes: [{ ...STATE.writes[0], source: 'amqp' as never }] };
     expect(() => decodeState(encodeState(foreign), 'f')).toThrow(/write 1 is malformed/);
   });

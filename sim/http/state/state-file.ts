@@ -66,7 +66,16 @@ export class StateFileError extends Error {}
 export const answerDigest = (body: string): string => createHash('sha256').update(body).digest('hex').slice(0, 16);
 
 export function journaled(source: JournaledWrite['source'], w: ModelWrite): JournaledWrite {
-  return { source, at: w.at, node: w.nodeId, method: w.method, url: w.url, ...(w.body !== undefined ? { body: w.body } : {}), status: w.status, answer: answerDigest(w.answer) };
+  return {
+    source,
+    at: w.at,
+    node: w.nodeId,
+    method: w.method,
+    url: w.url,
+    ...(w.body !== undefined ? { body: w.body } : {}),
+    status: w.status,
+    answer: answerDigest(w.answer),
+  };
 }
 
 /** An MQTT listener operation as a journaled write (see sim/mqtt-wire/wire-ops.ts). */
@@ -75,7 +84,12 @@ export function journaledMqtt(at: number, nodeId: number, opName: string, body: 
 }
 
 export function encodeState(state: ServeState): string {
-  const body = JSON.stringify({ mqsim_version: state.mqsimVersion, options: state.options, virtual_now: state.virtualNow, writes: state.writes });
+  const body = JSON.stringify({
+    mqsim_version: state.mqsimVersion,
+    options: state.options,
+    virtual_now: state.virtualNow,
+    writes: state.writes,
+  });
   const bytes = Buffer.byteLength(body);
   const sha = createHash('sha256').update(body).digest('hex');
   return `${STATE_MAGIC} ${STATE_FORMAT_VERSION} sha256=${sha} bytes=${bytes}\n${body}`;
@@ -89,21 +103,32 @@ export function decodeState(text: string, where: string): ServeState {
   const head = newline < 0 ? text : text.slice(0, newline);
   if (!head.startsWith(`${STATE_MAGIC} `)) {
     const looksJson = /^\s*[[{]/.test(text);
-    throw new StateFileError(`${where} is not an mqsim serve state file (it does not start with "${STATE_MAGIC}"${looksJson ? '; it is some other JSON document' : ''}); refusing to use or overwrite it — pass another path to --state`);
+    throw new StateFileError(
+      `${where} is not an mqsim serve state file (it does not start with "${STATE_MAGIC}"${looksJson ? '; it is some other JSON document' : ''}); refusing to use or overwrite it — pass another path to --state`,
+    );
   }
   const m = HEADER.exec(head);
-  if (!m) throw new StateFileError(`${where}: damaged state file header ${JSON.stringify(head.slice(0, 120))}; refusing to use or overwrite it`);
+  if (!m)
+    throw new StateFileError(`${where}: damaged state file header ${JSON.stringify(head.slice(0, 120))}; refusing to use or overwrite it`);
   const version = Number(m[1]);
   if (version > STATE_FORMAT_VERSION) {
-    throw new StateFileError(`${where} was written by a newer mqsim (state format ${version}; this mqsim reads format ${STATE_FORMAT_VERSION}); upgrade mqsim to resume it — the file is left untouched`);
+    throw new StateFileError(
+      `${where} was written by a newer mqsim (state format ${version}; this mqsim reads format ${STATE_FORMAT_VERSION}); upgrade mqsim to resume it — the file is left untouched`,
+    );
   }
   if (version < 1) throw new StateFileError(`${where}: unknown state format ${version}; refusing to use or overwrite it`);
   if (newline < 0) throw new StateFileError(`${where} is truncated: it ends after its header; refusing to use or overwrite it`);
   const body = text.slice(newline + 1);
   const bytes = Buffer.byteLength(body);
-  if (bytes !== Number(m[3])) throw new StateFileError(`${where} is truncated or damaged: its body has ${bytes} bytes, the header says ${m[3]}; refusing to use or overwrite it`);
+  if (bytes !== Number(m[3]))
+    throw new StateFileError(
+      `${where} is truncated or damaged: its body has ${bytes} bytes, the header says ${m[3]}; refusing to use or overwrite it`,
+    );
   const sha = createHash('sha256').update(body).digest('hex');
-  if (sha !== m[2]) throw new StateFileError(`${where} is corrupt: the sha256 of its body is ${sha.slice(0, 16)}…, the header says ${m[2].slice(0, 16)}…; refusing to use or overwrite it`);
+  if (sha !== m[2])
+    throw new StateFileError(
+      `${where} is corrupt: the sha256 of its body is ${sha.slice(0, 16)}…, the header says ${m[2].slice(0, 16)}…; refusing to use or overwrite it`,
+    );
   let data: any;
   try {
     data = JSON.parse(body);
@@ -119,17 +144,41 @@ function checkShape(data: any, where: string): ServeState {
   };
   if (!data || typeof data !== 'object') bad('the body is not an object');
   const o = data.options;
-  if (!o || typeof o.seed !== 'string' || !Number.isInteger(o.nodes) || (o.workload !== 'demo' && o.workload !== 'none') || !Number.isFinite(o.epochMs)) bad('options {seed, nodes, workload, epochMs} are missing or wrong');
+  if (
+    !o ||
+    typeof o.seed !== 'string' ||
+    !Number.isInteger(o.nodes) ||
+    (o.workload !== 'demo' && o.workload !== 'none') ||
+    !Number.isFinite(o.epochMs)
+  )
+    bad('options {seed, nodes, workload, epochMs} are missing or wrong');
   if (o.envelope !== 'A' && o.envelope !== 'B') bad('options.envelope must be A or B');
-  if (o.dialect !== undefined && !(DIALECT_NAMES as readonly string[]).includes(o.dialect)) bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
-  if (!Array.isArray(o.deviations) || !o.admin || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string') bad('options.deviations or options.admin are missing');
+  if (o.dialect !== undefined && !(DIALECT_NAMES as readonly string[]).includes(o.dialect))
+    bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
+  if (!Array.isArray(o.deviations) || !o.admin || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string')
+    bad('options.deviations or options.admin are missing');
   if (!Number.isFinite(data.virtual_now)) bad('virtual_now is missing');
   if (!Array.isArray(data.writes)) bad('writes is not a list');
   let last = -Infinity;
   data.writes.forEach((w: any, i: number) => {
-    if (!w || (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') || !Number.isFinite(w.at) || !Number.isInteger(w.node) || typeof w.method !== 'string' || typeof w.url !== 'string' || !Number.isInteger(w.status) || typeof w.answer !== 'string') bad(`write ${i + 1} is malformed`);
+    if (
+      !w ||
+      (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') ||
+      !Number.isFinite(w.at) ||
+      !Number.isInteger(w.node) ||
+      typeof w.method !== 'string' ||
+      typeof w.url !== 'string' ||
+      !Number.isInteger(w.status) ||
+      typeof w.answer !== 'string'
+    )
+      bad(`write ${i + 1} is malformed`);
     if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
     last = w.at;
   });
-  return { mqsimVersion: String(data.mqsim_version ?? '?'), options: o as ServeStateOptions, virtualNow: data.virtual_now, writes: data.writes as JournaledWrite[] };
+  return {
+    mqsimVersion: String(data.mqsim_version ?? '?'),
+    options: o as ServeStateOptions,
+    virtualNow: data.virtual_now,
+    writes: data.writes as JournaledWrite[],
+  };
 }

@@ -67,7 +67,15 @@ export class StateKeeper {
     debounceMs?: number;
     onError: (e: Error) => void;
   }): StateKeeper {
-    return new StateKeeper(args.path, args.mqsimVersion, args.options, [...args.writes], args.virtualNow, args.debounceMs ?? 200, args.onError);
+    return new StateKeeper(
+      args.path,
+      args.mqsimVersion,
+      args.options,
+      [...args.writes],
+      args.virtualNow,
+      args.debounceMs ?? 200,
+      args.onError,
+    );
   }
 
   get writeCount(): number {
@@ -93,7 +101,12 @@ export class StateKeeper {
 
   /** Writes the file now (atomically); throws on an I/O error. */
   saveNow(): void {
-    const text = encodeState({ mqsimVersion: this.mqsimVersion, options: this.options, virtualNow: this.virtualNow(), writes: this.writes });
+    const text = encodeState({
+      mqsimVersion: this.mqsimVersion,
+      options: this.options,
+      virtualNow: this.virtualNow(),
+      writes: this.writes,
+    });
     const tmp = `${this.path}.tmp-${process.pid}`;
     try {
       const fd = openSync(tmp, 'w', 0o600);

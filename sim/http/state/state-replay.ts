@@ -13,7 +13,14 @@ import { answerDigest, StateFileError, type JournaledWrite } from './state-file.
  * differently from the one that wrote the file, and resuming would silently give another state, so
  * it stops with an error instead. `app` must be in manual clock mode.
  */
-export async function replayWrites(cluster: Cluster, app: AdminApp, envelope: EnvelopeForm, writes: readonly JournaledWrite[], virtualNow: number, where: string): Promise<void> {
+export async function replayWrites(
+  cluster: Cluster,
+  app: AdminApp,
+  envelope: EnvelopeForm,
+  writes: readonly JournaledWrite[],
+  virtualNow: number,
+  where: string,
+): Promise<void> {
   for (const [i, w] of writes.entries()) {
     if (w.at > cluster.now()) cluster.engine.runUntil(w.at);
     const headers = w.body !== undefined ? { 'content-type': 'application/json' } : {};

@@ -68,7 +68,14 @@ export class RawClient {
 
   /** CONNECT and its CONNACK. */
   async connect(fields: Partial<Extract<Packet, { cmd: 'connect' }>> & { clientId: string }): Promise<any> {
-    this.send({ cmd: 'connect', protocolId: this.version === 3 ? 'MQIsdp' : 'MQTT', protocolVersion: this.version, clean: true, keepalive: 60, ...fields });
+    this.send({
+      cmd: 'connect',
+      protocolId: this.version === 3 ? 'MQIsdp' : 'MQTT',
+      protocolVersion: this.version,
+      clean: true,
+      keepalive: 60,
+      ...fields,
+    });
     return this.next('connack');
   }
 

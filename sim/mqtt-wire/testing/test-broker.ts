@@ -19,9 +19,20 @@ export interface TestBroker {
 }
 
 export async function startTestBroker(options: Partial<ClusterServerOptions> = {}): Promise<TestBroker> {
-  const running = await startClusterServer({ seed: 5, nodes: 3, workload: 'none', port: 0, mqttPort: 0, secretFreeLogin: true, ...options });
+  const running = await startClusterServer({
+    seed: 5,
+    nodes: 3,
+    workload: 'none',
+    port: 0,
+    mqttPort: 0,
+    secretFreeLogin: true,
+    ...options,
+  });
   const api = async (path: string): Promise<any> => (await fetch(running.baseUrl + path)).json();
-  const post = async (path: string, body: unknown): Promise<any> => (await fetch(running.baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+  const post = async (path: string, body: unknown): Promise<any> =>
+    (
+      await fetch(running.baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    ).json();
   return {
     running,
     port: (nodeId = 1) => running.mqtt!.ports[nodeId - 1],

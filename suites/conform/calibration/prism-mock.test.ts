@@ -52,10 +52,14 @@ const SHAPE_AND_VALIDATION = [
   'connector.type-case-insensitive', // an accepted connector_type spelling
 ];
 
-const isShapeOrValidation = (c: CheckRecord) => SHAPE_AND_VALIDATION.some((p) => c.id.startsWith(p)) && !c.id.endsWith('.config-defaults') && c.id !== 'failure-strategy.dead-letter-defaults';
+const isShapeOrValidation = (c: CheckRecord) =>
+  SHAPE_AND_VALIDATION.some((p) => c.id.startsWith(p)) &&
+  !c.id.endsWith('.config-defaults') &&
+  c.id !== 'failure-strategy.dead-letter-defaults';
 
 /** Refusal checks: their pass message quotes the answer (`HTTP 400, code 400, "…"`). */
-const REFUSAL = /^(required|limit|range|enum|connector\.config|connector\.unknown-type|connector\.config-not-json|failure-strategy|list\.limit\.negative)\b/;
+const REFUSAL =
+  /^(required|limit|range|enum|connector\.config|connector\.unknown-type|connector\.config-not-json|failure-strategy|list\.limit\.negative)\b/;
 
 let prism: SpawnedTarget | undefined;
 let unavailable: string | undefined;
@@ -101,7 +105,9 @@ describe('mqsim conform against prism mock of our OpenAPI (a server without beha
 
   it('never passes a refusal answered with code 0 (code 0 means success)', (test) => {
     if (unavailable) test.skip(`prism mock could not start: ${unavailable}`);
-    const refusals = report.endpoints.flatMap((e) => e.checks.filter((c) => c.status === 'pass' && REFUSAL.test(c.id)).map((c) => ({ e, c })));
+    const refusals = report.endpoints.flatMap((e) =>
+      e.checks.filter((c) => c.status === 'pass' && REFUSAL.test(c.id)).map((c) => ({ e, c })),
+    );
     expect(refusals.length).toBeGreaterThan(0);
     expect(refusals.filter(({ c }) => /\bcode 0\b/.test(c.message)).map(({ e, c }) => `${e.id} ${c.id}: ${c.message}`)).toEqual([]);
   });

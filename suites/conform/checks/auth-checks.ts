@@ -45,7 +45,11 @@ function expect401(ex: Exchange, what: string, peer?: string): Verdict {
   const from = peer ? `a non-loopback peer (sent from ${peer}: the spec exempts only 127.0.0.1 and ::1)` : 'a non-loopback peer';
   if (ex.response.status !== 401) return fail(`${what} from ${from} must get HTTP 401, got ${describeAnswer(ex)}`, ex);
   // The code the answer carries is the Errors row "| 401 | unauthorized |" too.
-  if (env?.code !== 401) return { ...fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex), also: ['errors.code.401'] };
+  if (env?.code !== 401)
+    return {
+      ...fail(`${what}: HTTP 401 but envelope code ${env ? env.code : '(no envelope)'}; the spec gives code 401`, ex),
+      also: ['errors.code.401'],
+    };
   return { ...pass(`${what} refused with 401`), also: ['errors.code.401'] };
 }
 
@@ -71,7 +75,9 @@ export function expiredSignedToken(ctx: ConformContext): Promise<string | undefi
       }
       const serverNow = Number(claims.iat);
       if (!Number.isFinite(serverNow)) return undefined;
-      return new SignJWT({ ...claims, iat: serverNow - 7200, exp: serverNow - 3600 }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
+      return new SignJWT({ ...claims, iat: serverNow - 7200, exp: serverNow - 3600 })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(new TextEncoder().encode(secret));
     })();
     signedExpired.set(ctx, token);
   }
@@ -96,18 +102,38 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
       : undefined;
   const lo = ctx.target.capabilities.loopback ? (ctx.target.capabilities.remoteVia?.address ?? '127.0.0.2') : undefined;
   const send = (headers: Record<string, string>) =>
-    ctx.send({ method: e.method, path: e.path, ...(e.method === 'POST' ? { body: HARMLESS_BODY } : {}), headers, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
+    ctx.send(
+      {
+        method: e.method,
+        path: e.path,
+        ...(e.method === 'POST' ? { body: HARMLESS_BODY } : {}),
+        headers,
+        asRemotePeer: true,
+        auth: 'none',
+      },
+      'auth',
+      e.id,
+    );
 
   if (e.auth === 'open') {
     await ctx.check(e, 'auth.open-without-token', A.authOpenPaths, async () => {
       if (unavailable) return skip(unavailable);
       if (e.path === '/api/v1/login') {
         const creds = ctx.target.credentials ?? { username: 'mqsim-conform-nobody', password: 'wrong' };
-        const ex = await ctx.send({ method: 'POST', path: e.path, body: creds, asRemotePeer: true, auth: 'none' }, ctx.target.credentials ? 'check' : 'auth', e.id);
+        const ex = await ctx.send(
+          { method: 'POST', path: e.path, body: creds, asRemotePeer: true, auth: 'none' },
+          ctx.target.credentials ? 'check' : 'auth',
+          e.id,
+        );
         if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-        if (ctx.target.credentials) return ex.response.status === 200 ? pass('login works from a non-loopback peer without a token') : fail(`login from a non-loopback peer failed: ${describeAnswer(ex)}`, ex);
+        if (ctx.target.credentials)
+          return ex.response.status === 200
+            ? pass('login works from a non-loopback peer without a token')
+            : fail(`login from a non-loopback peer failed: ${describeAnswer(ex)}`, ex);
         const text = envelopeOf(ex)?.text ?? '';
-        return text.includes('Invalid username or password') ? pass('reachable without a token (answered the wrong credentials)') : fail(`expected the login's own answer to wrong credentials, got ${describeAnswer(ex)}`, ex);
+        return text.includes('Invalid username or password')
+          ? pass('reachable without a token (answered the wrong credentials)')
+          : fail(`expected the login's own answer to wrong credentials, got ${describeAnswer(ex)}`, ex);
       }
       const ex = await send({});
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
@@ -117,18 +143,32 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
     return;
   }
 
-  await ctx.check(e, 'auth.no-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token', lo)));
+  await ctx.check(e, 'auth.no-token', A.auth401, async () =>
+    unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token', lo),
+  );
   if (!tokens) return;
-  await ctx.check(e, 'auth.invalid-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.invalid}` }), 'a malformed token', lo)));
-  await ctx.check(e, 'auth.alg-none-token', A.auth401, async () => (unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.algNone}` }), 'an alg:none token', lo)));
+  await ctx.check(e, 'auth.invalid-token', A.auth401, async () =>
+    unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.invalid}` }), 'a malformed token', lo),
+  );
+  await ctx.check(e, 'auth.alg-none-token', A.auth401, async () =>
+    unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.algNone}` }), 'an alg:none token', lo),
+  );
   await ctx.check(e, 'auth.expired-token', A.auth401, async () =>
-    unavailable ? skip(unavailable) : expect401(await send({ authorization: `Bearer ${tokens.expiredWrongKey}` }), 'an expired token signed with another key', lo),
+    unavailable
+      ? skip(unavailable)
+      : expect401(await send({ authorization: `Bearer ${tokens.expiredWrongKey}` }), 'an expired token signed with another key', lo),
   );
   await ctx.check(e, 'auth.expired-signed-token', A.auth401, async () => {
     if (unavailable) return skip(unavailable);
-    if (!ctx.target.signingSecret) return skip('the server\'s token signing secret is not known to the run, so no correctly signed expired token can be made: give it with --jwt-secret (config admin.jwt_secret)');
+    if (!ctx.target.signingSecret)
+      return skip(
+        "the server's token signing secret is not known to the run, so no correctly signed expired token can be made: give it with --jwt-secret (config admin.jwt_secret)",
+      );
     const token = await expiredSignedToken(ctx);
-    if (!token) return skip('no token of the server to read its clock from, so no correctly signed expired token can be made: log in with --username/--password');
+    if (!token)
+      return skip(
+        'no token of the server to read its clock from, so no correctly signed expired token can be made: log in with --username/--password',
+      );
     return expect401(await send({ authorization: `Bearer ${token}` }), 'a correctly signed token that expired an hour ago', lo);
   });
   await ctx.check(e, 'auth.tampered-token', A.auth401, async () => {

@@ -1,6 +1,16 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { A } from '../cite.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, inconclusive, pass, refusedAsInvalid, skip, succeeded } from '../conform-context.ts';
+import {
+  type ConformContext,
+  describeAnswer,
+  envelopeOf,
+  fail,
+  inconclusive,
+  pass,
+  refusedAsInvalid,
+  skip,
+  succeeded,
+} from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
 
 type Obj = Record<string, unknown>;
@@ -24,9 +34,11 @@ export async function runHealthChecks(ctx: ConformContext, e: EndpointContract, 
   if (e.path === '/health/node') {
     await ctx.check(e, 'health.node-body', 'endpoints.health.node', () => {
       const data = dataOf(happy);
-      if (happy.response!.status !== 200 || data?.status !== 'ok' || data?.check_type !== 'node') return fail(`expected HTTP 200 with {status: "ok", check_type: "node"}, got ${describeAnswer(happy)}`, happy);
+      if (happy.response!.status !== 200 || data?.status !== 'ok' || data?.check_type !== 'node')
+        return fail(`expected HTTP 200 with {status: "ok", check_type: "node"}, got ${describeAnswer(happy)}`, happy);
       // Spec: "message stating the node is alive".
-      if (typeof data.message !== 'string' || !/\balive\b|\bis (up|live|running|healthy)\b/i.test(data.message)) return fail(`the message must state that the node is alive, got ${JSON.stringify(data.message)}`, happy);
+      if (typeof data.message !== 'string' || !/\balive\b|\bis (up|live|running|healthy)\b/i.test(data.message))
+        return fail(`the message must state that the node is alive, got ${JSON.stringify(data.message)}`, happy);
       return pass(`status ok, check_type node, message ${JSON.stringify(data.message)}`);
     });
   }
@@ -37,8 +49,10 @@ export async function runMonitorChecks(ctx: ConformContext, e: EndpointContract,
   await ctx.check(e, 'monitor.missing-dimension', 'errors.case.monitor-missing-param', async () => {
     const ex = await ctx.call(e, { data_type: 'topic_in_num' });
     const env = envelopeOf(ex);
-    if (!succeeded(ex)) return fail(`topic_in_num without topic_name must answer an empty array with code 0, got ${describeAnswer(ex)}`, ex);
-    if (!Array.isArray(env?.data) || (env.data as unknown[]).length !== 0) return fail(`expected data [], got ${JSON.stringify(env?.data).slice(0, 120)}`, ex);
+    if (!succeeded(ex))
+      return fail(`topic_in_num without topic_name must answer an empty array with code 0, got ${describeAnswer(ex)}`, ex);
+    if (!Array.isArray(env?.data) || (env.data as unknown[]).length !== 0)
+      return fail(`expected data [], got ${JSON.stringify(env?.data).slice(0, 120)}`, ex);
     return pass('topic_in_num without topic_name answers []');
   });
   const points = happy && succeeded(happy) ? (envelopeOf(happy)?.data as { date?: unknown }[] | undefined) : undefined;
@@ -64,7 +78,11 @@ export async function runMonitorChecks(ctx: ConformContext, e: EndpointContract,
 
 /** Node ids the target reports as online (status endpoint, else the MQTT overview). */
 export async function onlineNodeIds(ctx: ConformContext): Promise<number[]> {
-  for (const [path, key] of [['/api/status', 'broker_node_list'], ['/api/info', 'broker_node_list'], ['/api/mqtt/overview', 'node_list']] as const) {
+  for (const [path, key] of [
+    ['/api/status', 'broker_node_list'],
+    ['/api/info', 'broker_node_list'],
+    ['/api/mqtt/overview', 'node_list'],
+  ] as const) {
     const e = ctx.endpoint('GET', path);
     if (!e) continue;
     const ex = await ctx.call(e, {}, 'fixture');
@@ -98,7 +116,9 @@ export async function runNodeLeaveChecks(ctx: ConformContext, e: EndpointContrac
     const ex = await ctx.call(e, { node_id: 0 });
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     if (succeeded(ex)) return fail('node_id 0 is below the minimum 1 but was accepted', ex);
-    return refusedAsInvalid(ex) ? pass('node_id 0 refused as invalid') : pass(`node_id 0 refused (${describeAnswer(ex)}; a 400 would name the problem better)`);
+    return refusedAsInvalid(ex)
+      ? pass('node_id 0 refused as invalid')
+      : pass(`node_id 0 refused (${describeAnswer(ex)}; a 400 would name the problem better)`);
   });
 }
 
@@ -116,10 +136,15 @@ export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContrac
       const want = `Connector ${name} does not exist.`;
       // The text names the connector_name of the query: the detail reads its Query (tenant, connector_name).
       const also = ['endpoints.connector.detail.query'];
-      if (!env || env.code === 0) return { ...fail(`detail of a connector that does not exist must fail, got ${describeAnswer(ex)}`, ex), also };
+      if (!env || env.code === 0)
+        return { ...fail(`detail of a connector that does not exist must fail, got ${describeAnswer(ex)}`, ex), also };
       // The case row gives code 1 (the codes table: "1 (and in one sample 100)"): a generic failure with a text.
-      if (!GENERIC_FAILURE.includes(env.code)) return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: [...also, 'errors.code.1'] };
-      return { ...(env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex)), also: [...also, 'errors.code.1'] };
+      if (!GENERIC_FAILURE.includes(env.code))
+        return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: [...also, 'errors.code.1'] };
+      return {
+        ...(env.text?.includes(want) ? pass(`"${want}"`) : fail(`expected the text "${want}", got ${describeAnswer(ex)}`, ex)),
+        also: [...also, 'errors.code.1'],
+      };
     });
   }
   if (key === 'POST /api/cluster/tenant/update') {
@@ -128,8 +153,10 @@ export async function runErrorCaseChecks(ctx: ConformContext, e: EndpointContrac
       const ex = await ctx.call(e, { tenant_name: name, desc: 'x' });
       const env = envelopeOf(ex);
       if (!env || env.code === 0) return fail(`updating a tenant that does not exist must fail, got ${describeAnswer(ex)}`, ex);
-      if (!GENERIC_FAILURE.includes(env.code)) return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
-      if (!(env.text?.includes(name) && /not (been )?found/i.test(env.text))) return { ...fail(`expected a text saying tenant ${name} was not found, got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
+      if (!GENERIC_FAILURE.includes(env.code))
+        return { ...fail(`the case row gives code 1 (or 100), got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
+      if (!(env.text?.includes(name) && /not (been )?found/i.test(env.text)))
+        return { ...fail(`expected a text saying tenant ${name} was not found, got ${describeAnswer(ex)}`, ex), also: ['errors.code.1'] };
       return { ...pass(`refused: "${env.text}"`), also: ['errors.code.1'] };
     });
   }
@@ -152,7 +179,8 @@ export async function runWrongMethodCheck(ctx: ConformContext, e: EndpointContra
     const ex = await ctx.send({ method: other, path: e.path, ...(other === 'POST' ? { body: {} } : {}) }, 'check', e.id);
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     if (ex.response.status === 405) return pass(`${other} answered 405`);
-    if (ex.response.status >= 400 && ex.response.status < 500) return fail(`${other} answered ${describeAnswer(ex)}; the contract gives 405`, ex);
+    if (ex.response.status >= 400 && ex.response.status < 500)
+      return fail(`${other} answered ${describeAnswer(ex)}; the contract gives 405`, ex);
     return fail(`${other} on a ${e.method} endpoint must be refused, got ${describeAnswer(ex)}`, ex);
   });
 }
@@ -168,7 +196,8 @@ export async function runUpdateVisible(ctx: ConformContext, e: EndpointContract,
     const rows = ((dataOf(ex) as { data?: Obj[] } | undefined)?.data ?? []) as Obj[];
     const row = rows.find((r) => r.tenant_name === sent.tenant_name);
     if (!row) return fail(`the updated tenant ${String(sent.tenant_name)} is not listed`, ex);
-    if (row.desc !== sent.desc) return fail(`desc was updated to ${JSON.stringify(sent.desc)} but the list shows ${JSON.stringify(row.desc)}`, ex);
+    if (row.desc !== sent.desc)
+      return fail(`desc was updated to ${JSON.stringify(sent.desc)} but the list shows ${JSON.stringify(row.desc)}`, ex);
     return pass('the new description is listed');
   });
 }
@@ -186,7 +215,8 @@ export async function runConfigForwarding(ctx: ConformContext, e: EndpointContra
       const ex = await ctx.call(e, { broker_id: id });
       if (!succeeded(ex)) return { ...fail(`config get for online node ${id} failed: ${describeAnswer(ex)}`, ex), also };
       const got = dataOf(ex)?.broker_id;
-      if (Number(got) !== id) return { ...fail(`config get with broker_id ${id} answered the configuration of broker ${JSON.stringify(got)}`, ex), also };
+      if (Number(got) !== id)
+        return { ...fail(`config get with broker_id ${id} answered the configuration of broker ${JSON.stringify(got)}`, ex), also };
       httpPorts.set(id, Number(dataOf(ex)?.http_port));
     }
     return { ...pass(`each of the ${ids.length} online nodes answers with its own configuration`), also };
@@ -201,18 +231,33 @@ export async function runConfigForwarding(ctx: ConformContext, e: EndpointContra
       return skip(`the target's base URL ${ctx.target.baseUrl} names no port`);
     }
     const local = [...httpPorts].filter(([, p]) => p === port).map(([id]) => id);
-    if (local.length !== 1) return skip(`the run's port ${port} is the http_port of ${local.length === 0 ? 'no node (a proxy or a port mapping is in between)' : `several nodes (${local.join(', ')})`}, so the local node is not known`);
+    if (local.length !== 1)
+      return skip(
+        `the run's port ${port} is the http_port of ${local.length === 0 ? 'no node (a proxy or a port mapping is in between)' : `several nodes (${local.join(', ')})`}, so the local node is not known`,
+      );
     const ex = await ctx.call(e, {});
     if (!succeeded(ex)) return fail(`config get without broker_id failed: ${describeAnswer(ex)}`, ex);
     const got = Number(dataOf(ex)?.broker_id);
     // One node answers whatever a server does: evidence needs the others to answer with their own.
-    return got === local[0] ? pass(`without broker_id the answer is node ${got}'s, the node on port ${port}`, undefined, httpPorts.size < 2) : fail(`the run talks to node ${local[0]} (http_port ${port}), but config get without broker_id answered broker ${JSON.stringify(dataOf(ex)?.broker_id)}'s configuration`, ex);
+    return got === local[0]
+      ? pass(`without broker_id the answer is node ${got}'s, the node on port ${port}`, undefined, httpPorts.size < 2)
+      : fail(
+          `the run talks to node ${local[0]} (http_port ${port}), but config get without broker_id answered broker ${JSON.stringify(dataOf(ex)?.broker_id)}'s configuration`,
+          ex,
+        );
   });
 }
 
 /** The data_type rows whose required dimensions are "none", with their types. */
 const NO_DIMENSION_ROWS: Record<string, readonly string[]> = {
-  'endpoints.monitor.types.totals': ['connection_num', 'topic_num', 'subscribe_num', 'message_in_num', 'message_out_num', 'message_drop_num'],
+  'endpoints.monitor.types.totals': [
+    'connection_num',
+    'topic_num',
+    'subscribe_num',
+    'message_in_num',
+    'message_out_num',
+    'message_drop_num',
+  ],
   'endpoints.monitor.types.connector-totals': ['connector_send_success_total', 'connector_send_failure_total'],
 };
 
@@ -226,14 +271,17 @@ export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract):
     for (const type of types) {
       const ex = await ctx.call(e, { data_type: type });
       const data = envelopeOf(ex)?.data;
-      if (!succeeded(ex) || !Array.isArray(data)) return fail(`data_type ${String(type)} must answer an array with code 0, got ${describeAnswer(ex)}`, ex);
+      if (!succeeded(ex) || !Array.isArray(data))
+        return fail(`data_type ${String(type)} must answer an array with code 0, got ${describeAnswer(ex)}`, ex);
       const check = ctx.validator.checkData(e, data);
       if (!check.ok) return fail(`data_type ${String(type)}: ${check.errors.join('; ')}`, ex);
       points += data.length;
       if (data.length === 0) empty.add(String(type));
     }
     // The rows of types that need no dimension ("| … | none |"): each of their types answered points without one.
-    const rows = Object.entries(NO_DIMENSION_ROWS).filter(([, ts]) => ts.every((t) => types.includes(t) && !empty.has(t))).map(([row]) => row);
+    const rows = Object.entries(NO_DIMENSION_ROWS)
+      .filter(([, ts]) => ts.every((t) => types.includes(t) && !empty.has(t)))
+      .map(([row]) => row);
     return { ...pass(`${types.length} data types answer arrays (${points} points in all)`, undefined, points === 0), also: rows };
   });
 }
@@ -248,7 +296,8 @@ export async function runTokenLifetime(ctx: ConformContext, login: EndpointContr
     const ttl = Number((dataOf(config)?.admin as Obj | undefined)?.token_ttl_hours);
     if (!Number.isFinite(ttl)) return skip('config get shows no admin.token_ttl_hours to compare with');
     const expires = Number(dataOf(happy)?.expires_in);
-    if (expires !== Math.round(ttl * 3600)) return fail(`expires_in is ${expires}, but admin.token_ttl_hours ${ttl} gives ${Math.round(ttl * 3600)}`, happy);
+    if (expires !== Math.round(ttl * 3600))
+      return fail(`expires_in is ${expires}, but admin.token_ttl_hours ${ttl} gives ${Math.round(ttl * 3600)}`, happy);
     // 0 = 0 × 3600 is true of any answer that holds zeros.
     return pass(`expires_in ${expires} = token_ttl_hours ${ttl} × 3600`, undefined, !(ttl > 0));
   });

@@ -62,7 +62,8 @@ function check(method: string, path: string, id: string): CheckRecord | undefine
 describe('capability detection', () => {
   it('skips the auth checks from 127.0.0.2 with the reason, and reports the wider exemption as one MUST finding (spec: only 127.0.0.1 and ::1 are exempt)', (test) => {
     if (noSecondAddress) test.skip(`127.0.0.2 cannot be bound here: ${noSecondAddress}`);
-    const reason = 'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
+    const reason =
+      'target exempts 127.0.0.2 from authentication (the spec exempts only 127.0.0.1 and ::1); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt';
     expect(report.notes).toContain(`capability non-loopback peer (auth checks): unavailable — ${reason}`);
     for (const id of ['auth.no-token', 'auth.invalid-token', 'auth.alg-none-token', 'auth.expired-token', 'auth.tampered-token']) {
       expect(check('GET', '/api/cluster/tenant/list', id)).toMatchObject({ status: 'skipped', message: reason });
@@ -77,11 +78,19 @@ describe('capability detection', () => {
   });
 
   it('skips the checks that need an MQTT client or the simulator control, each with its reason', () => {
-    expect(report.notes.some((n) => /^capability MQTT listener: unavailable — no MQTT listener answers: cannot connect to 127\.0\.0\.1:\d+/.test(n))).toBe(true);
-    expect(report.notes).toContain('capability simulator control interface: unavailable — the target has no simulator control interface (only --target sim has one)');
+    expect(
+      report.notes.some((n) =>
+        /^capability MQTT listener: unavailable — no MQTT listener answers: cannot connect to 127\.0\.0\.1:\d+/.test(n),
+      ),
+    ).toBe(true);
+    expect(report.notes).toContain(
+      'capability simulator control interface: unavailable — the target has no simulator control interface (only --target sim has one)',
+    );
     const mqtt = check('GET', '/api/mqtt/client/list', 'client.connected-listed')!;
     expect(mqtt.status).toBe('skipped');
-    expect(mqtt.message).toMatch(/^needs an MQTT client: no MQTT listener answers: cannot connect to 127\.0\.0\.1:\d+: .*ECONNREFUSED.*; and no simulator control interface/);
+    expect(mqtt.message).toMatch(
+      /^needs an MQTT client: no MQTT listener answers: cannot connect to 127\.0\.0\.1:\d+: .*ECONNREFUSED.*; and no simulator control interface/,
+    );
     expect(check('GET', '/api/cluster/topic/detail', 'topic.detail-sub-list')?.status).toBe('skipped');
     for (const [method, path, id] of [
       ['GET', '/api/mq9/mail/list', 'mq9.not-running'],

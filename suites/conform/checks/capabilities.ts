@@ -2,7 +2,16 @@ import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
 import type { Capability } from '../../targets/target.ts';
 import { A } from '../cite.ts';
-import { type ConformContext, type DetectedCapabilities, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform-context.ts';
+import {
+  type ConformContext,
+  type DetectedCapabilities,
+  describeAnswer,
+  envelopeOf,
+  fail,
+  pass,
+  skip,
+  succeeded,
+} from '../conform-context.ts';
 import { mqttListenerCandidates } from '../mqtt-listener-address.ts';
 
 /** The spec's exempt addresses, for messages. */
@@ -10,7 +19,9 @@ export const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
 
 /** Endpoints the exemption probe may ask, best first: harmless token reads without required parameters. */
 function probeCandidates(ctx: ConformContext): EndpointContract[] {
-  const reads = ctx.contract.filter((e) => e.method === 'GET' && e.auth === 'token' && e.path.startsWith('/api/') && !e.params.some((p) => p.required));
+  const reads = ctx.contract.filter(
+    (e) => e.method === 'GET' && e.auth === 'token' && e.path.startsWith('/api/') && !e.params.some((p) => p.required),
+  );
   const first = [ctx.endpoint('GET', '/api/status'), ctx.endpoint('GET', '/api/info'), ctx.endpoint('GET', '/api/cluster/tenant/list')];
   return [...new Set([...first, ...reads].filter((e): e is EndpointContract => e !== undefined && e.auth === 'token'))].slice(0, 5);
 }
@@ -45,7 +56,13 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   if (!e) return { authChecks: { available: true } };
   const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
   if (ex.response && succeeded(ex)) {
-    return { authChecks: { available: false, reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT}); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt` }, exemptPeer: peer };
+    return {
+      authChecks: {
+        available: false,
+        reason: `target exempts ${peer} from authentication (${SPEC_EXEMPT}); to run the auth checks give --peer-address ADDR, an address of this host the target does not exempt`,
+      },
+      exemptPeer: peer,
+    };
   }
   return { authChecks: { available: true } };
 }
@@ -84,17 +101,28 @@ async function listenerIsTargets(ctx: ConformContext, host: string, port: number
       }
       await new Promise((r) => setTimeout(r, 250));
     }
-    return { notTargets: `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's` };
+    return {
+      notTargets: `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's`,
+    };
   } finally {
     await session.close();
   }
 }
 
-async function probeMqttListener(ctx: ConformContext): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number; tenant?: string }> {
+async function probeMqttListener(
+  ctx: ConformContext,
+): Promise<{ listener: DetectedCapabilities['mqttListener']; host?: string; port?: number; tenant?: string }> {
   if (ctx.mqttListenerNone) return { listener: { available: false, reason: 'the target has no MQTT listener (--mqtt none)' } };
   // The embedded simulator (--target sim) runs without sockets: its mqtt_server ports are nominal and
   // something else may answer there. (`mqsim serve --mqtt-port` does listen: --target URL detects it.)
-  if (ctx.target.control && !ctx.mqttAddress) return { listener: { available: false, reason: 'the embedded simulator runs without an MQTT listener (its mqtt_server ports are nominal; mqsim serve --mqtt-port serves one)' } };
+  if (ctx.target.control && !ctx.mqttAddress)
+    return {
+      listener: {
+        available: false,
+        reason:
+          'the embedded simulator runs without an MQTT listener (its mqtt_server ports are nominal; mqsim serve --mqtt-port serves one)',
+      },
+    };
   let targetHost: string;
   try {
     targetHost = new URL(ctx.target.baseUrl).hostname.replace(/^\[|\]$/g, '');
@@ -117,7 +145,12 @@ async function probeMqttListener(ctx: ConformContext): Promise<{ listener: Detec
       others.push(`${verdict.notTargets} (${c.source})`);
       continue;
     }
-    return { listener: { available: true, address: `${c.host}:${c.port}`, source: c.source }, host: c.host, port: c.port, ...(verdict.tenant !== undefined ? { tenant: verdict.tenant } : {}) };
+    return {
+      listener: { available: true, address: `${c.host}:${c.port}`, source: c.source },
+      host: c.host,
+      port: c.port,
+      ...(verdict.tenant !== undefined ? { tenant: verdict.tenant } : {}),
+    };
   }
   const found = [...(unreachable.length ? [`no MQTT listener answers: ${unreachable.join('; ')}`] : []), ...others];
   const why = found.length ? found.join('; ') : `no MQTT listener address found: ${notes.join('; ')}`;
@@ -132,7 +165,9 @@ async function probeMqttListener(ctx: ConformContext): Promise<{ listener: Detec
 export async function detectCapabilities(ctx: ConformContext): Promise<string[]> {
   const remotePeer: Capability = ctx.target.capabilities.remotePeer;
   const exemption = await probeExemption(ctx);
-  const control: Capability = ctx.target.control ? { available: true } : { available: false, reason: 'the target has no simulator control interface (only --target sim has one)' };
+  const control: Capability = ctx.target.control
+    ? { available: true }
+    : { available: false, reason: 'the target has no simulator control interface (only --target sim has one)' };
   const mqtt = await probeMqttListener(ctx);
   let mqttClient: DetectedCapabilities['mqttClient'];
   if (mqtt.listener.available && mqtt.host && mqtt.port) {
@@ -142,14 +177,20 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
     ctx.mqtt = ctx.target.control.mqtt(ctx.names.tenant);
     mqttClient = { available: true, via: ctx.mqtt.via };
   } else {
-    mqttClient = { available: false, reason: `${mqtt.listener.reason ?? 'no MQTT listener'}; and no simulator control interface to act as a client` };
+    mqttClient = {
+      available: false,
+      reason: `${mqtt.listener.reason ?? 'no MQTT listener'}; and no simulator control interface to act as a client`,
+    };
   }
   ctx.capabilities = { remotePeer, ...exemption, control, mqttListener: mqtt.listener, mqttClient };
   const notes: string[] = [];
-  const line = (name: string, c: Capability, extra = '') => `capability ${name}: ${c.available ? `available${extra}` : `unavailable — ${c.reason}`}`;
+  const line = (name: string, c: Capability, extra = '') =>
+    `capability ${name}: ${c.available ? `available${extra}` : `unavailable — ${c.reason}`}`;
   notes.push(line('non-loopback peer (auth checks)', ctx.capabilities.authChecks));
   notes.push(line('simulator control interface', control));
-  notes.push(line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address} (from ${mqtt.listener.source})` : ''));
+  notes.push(
+    line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address} (from ${mqtt.listener.source})` : ''),
+  );
   notes.push(line('MQTT client for checks', mqttClient, mqttClient.via ? ` via ${mqttClient.via}` : ''));
   return notes;
 }
@@ -168,16 +209,21 @@ export async function runLoopbackExemptionCheck(ctx: ConformContext, on: Endpoin
     if (!caps.remotePeer.available) return skip(`no non-loopback peer: ${caps.remotePeer.reason ?? 'unavailable'}`);
     const via = ctx.target.capabilities.remoteVia;
     if (!ctx.target.capabilities.loopback) return skip('the target is not reached over loopback, so no loopback exemption can show');
-    if (via && !via.address.startsWith('127.')) return skip(`the remote peer is this host's own address ${via.address}, not a loopback one, so no loopback exemption can show`);
+    if (via && !via.address.startsWith('127.'))
+      return skip(`the remote peer is this host's own address ${via.address}, not a loopback one, so no loopback exemption can show`);
     const e = (await probeEndpoint(ctx)) ?? (on.auth === 'token' && on.method === 'GET' ? on : undefined);
     if (!e) return skip('no token endpoint to probe');
     const peer = via?.address ?? '127.0.0.2';
     const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
     if (!ex.response) return skip(`the probe got no answer: ${ex.error}`);
     if (caps.exemptPeer || succeeded(ex)) {
-      return fail(`${e.method} ${e.path} from ${peer} without a token was answered (${describeAnswer(ex)}): the target exempts more peers than the spec (${SPEC_EXEMPT}); auth checks from that peer are skipped`, ex);
+      return fail(
+        `${e.method} ${e.path} from ${peer} without a token was answered (${describeAnswer(ex)}): the target exempts more peers than the spec (${SPEC_EXEMPT}); auth checks from that peer are skipped`,
+        ex,
+      );
     }
-    if (ex.response.status === 401) return pass(`${peer} without a token gets ${describeAnswer(ex)}: only the spec's loopback addresses are exempt`);
+    if (ex.response.status === 401)
+      return pass(`${peer} without a token gets ${describeAnswer(ex)}: only the spec's loopback addresses are exempt`);
     return skip(`${peer} without a token got ${describeAnswer(ex)}, which shows neither an exemption nor a refusal`);
   });
 }

@@ -13,7 +13,13 @@ const replica = (node: number, extra: Record<string, unknown> = {}) => ({
   leo: 10,
   high_watermark: 10,
   log_start_offset: 0,
-  follower_progress: node === 1 ? [{ node_id: 2, leo: 10, last_caught_up_ts: 1_767_225_600, lag: 0 }, { node_id: 3, leo: 10, last_caught_up_ts: 1_767_225_600, lag: 0 }] : [],
+  follower_progress:
+    node === 1
+      ? [
+          { node_id: 2, leo: 10, last_caught_up_ts: 1_767_225_600, lag: 0 },
+          { node_id: 3, leo: 10, last_caught_up_ts: 1_767_225_600, lag: 0 },
+        ]
+      : [],
   fetch: node === 1 ? null : { leader_node_id: 1, current_leader_epoch: 0, max_bytes: 1048576, fetcher_index: 0, thread_running: true },
   available: true,
   error: null,
@@ -21,7 +27,15 @@ const replica = (node: number, extra: Record<string, unknown> = {}) => ({
 });
 
 const detail = (replicas: unknown[], segment: Record<string, unknown> = {}) => ({
-  segment: { shard_name: 's', segment_seq: 0, leader: 1, isr: [1, 2, 3], status: 'Write', replicas: [1, 2, 3].map((n) => ({ replica_seq: n - 1, node_id: n, fold: '/data' })), ...segment },
+  segment: {
+    shard_name: 's',
+    segment_seq: 0,
+    leader: 1,
+    isr: [1, 2, 3],
+    status: 'Write',
+    replicas: [1, 2, 3].map((n) => ({ replica_seq: n - 1, node_id: n, fold: '/data' })),
+    ...segment,
+  },
   replicas,
 });
 
@@ -31,7 +45,11 @@ describe('replicaProblems', () => {
   });
 
   it('accepts an unreachable replica that says why', () => {
-    expect(replicaProblems(detail([replica(1), replica(2), replica(3, { available: false, error: 'connect ECONNREFUSED', role: 'Unknown', fetch: null })]))).toEqual([]);
+    expect(
+      replicaProblems(
+        detail([replica(1), replica(2), replica(3, { available: false, error: 'connect ECONNREFUSED', role: 'Unknown', fetch: null })]),
+      ),
+    ).toEqual([]);
   });
 
   it('names each broken rule', () => {

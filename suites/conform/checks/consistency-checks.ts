@@ -40,16 +40,20 @@ export async function runOverviewConsistency(ctx: ConformContext, e: EndpointCon
     const list = ctx.endpoint('GET', path);
     if (!list) continue;
     // A list that samples (sessions: at most 100) reports the sample's size on some servers; the spec's total_count is the total.
-    await ctx.check(e, `overview.${field}-matches-list`, field === 'connector_num' ? 'resources.overview.connectors' : 'resources.overview.totals', async () =>
-      settled(async () => {
-        const overview = await ctx.call(e, {});
-        const count = dataOf(overview)?.[field];
-        if (typeof count !== 'number') return fail(`the overview has no numeric ${field}: ${describeAnswer(overview)}`, overview);
-        const { total, ex } = await totalOf(ctx, path);
-        if (total === undefined) return skip(`${path} gave no total_count (${ex ? describeAnswer(ex) : 'no answer'})`);
-        if (total !== count) return fail(`overview ${field} is ${count}, but ${path} has total_count ${total}`, overview);
-        return pass(`${field} ${count} = total_count of ${path}`, undefined, count === 0);
-      }),
+    await ctx.check(
+      e,
+      `overview.${field}-matches-list`,
+      field === 'connector_num' ? 'resources.overview.connectors' : 'resources.overview.totals',
+      async () =>
+        settled(async () => {
+          const overview = await ctx.call(e, {});
+          const count = dataOf(overview)?.[field];
+          if (typeof count !== 'number') return fail(`the overview has no numeric ${field}: ${describeAnswer(overview)}`, overview);
+          const { total, ex } = await totalOf(ctx, path);
+          if (total === undefined) return skip(`${path} gave no total_count (${ex ? describeAnswer(ex) : 'no answer'})`);
+          if (total !== count) return fail(`overview ${field} is ${count}, but ${path} has total_count ${total}`, overview);
+          return pass(`${field} ${count} = total_count of ${path}`, undefined, count === 0);
+        }),
     );
   }
   const status = ctx.endpoint('GET', '/api/status');
@@ -76,10 +80,19 @@ export async function runConnectorStates(ctx: ConformContext, e: EndpointContrac
     for (const r of rows) {
       const broker = r.broker_id;
       const unassigned = broker === null || broker === undefined || broker === '' || broker === '-';
-      if (r.status === 'Idle' && !unassigned) return fail(`connector ${String(r.connector_name)} is Idle but has broker_id ${JSON.stringify(broker)}; the spec: broker_id is null until a node runs it`, happy);
-      if (r.status === 'Running' && unassigned) return fail(`connector ${String(r.connector_name)} is Running but names no broker_id`, happy);
+      if (r.status === 'Idle' && !unassigned)
+        return fail(
+          `connector ${String(r.connector_name)} is Idle but has broker_id ${JSON.stringify(broker)}; the spec: broker_id is null until a node runs it`,
+          happy,
+        );
+      if (r.status === 'Running' && unassigned)
+        return fail(`connector ${String(r.connector_name)} is Running but names no broker_id`, happy);
     }
-    return pass(`${rows.length} connectors: Idle ones have no broker, Running ones have one`, undefined, !rows.some((r) => r.status === 'Idle' || r.status === 'Running'));
+    return pass(
+      `${rows.length} connectors: Idle ones have no broker, Running ones have one`,
+      undefined,
+      !rows.some((r) => r.status === 'Idle' || r.status === 'Running'),
+    );
   });
 }
 
@@ -97,7 +110,11 @@ export async function runTenantDefaults(ctx: ConformContext, e: EndpointContract
     if (!row) return fail(`the tenant ${String(fields.tenant_name)} created without a config is not listed`, ex);
     const got = (row.config ?? {}) as Obj;
     const wrong = Object.entries(defaults).filter(([k, v]) => got[k] !== v);
-    if (wrong.length > 0) return fail(`quota fields without their defaults: ${wrong.map(([k, v]) => `${k} ${JSON.stringify(got[k])} (default ${JSON.stringify(v)})`).join(', ')}`, ex);
+    if (wrong.length > 0)
+      return fail(
+        `quota fields without their defaults: ${wrong.map(([k, v]) => `${k} ${JSON.stringify(got[k])} (default ${JSON.stringify(v)})`).join(', ')}`,
+        ex,
+      );
     return pass(`the ${Object.keys(defaults).length} quota defaults apply`);
   });
 }
@@ -115,8 +132,10 @@ export function replicaProblems(detail: Obj): string[] {
   if (leaders.length !== 1) problems.push(`${leaders.length} replicas claim is_leader; exactly one must`);
   for (const r of replicas) {
     const id = Number(r.node_id);
-    if (r.is_leader === true && id !== Number(segment.leader)) problems.push(`replica on node ${id} is_leader but the segment's leader is ${String(segment.leader)}`);
-    if (r.in_isr !== isr.includes(id)) problems.push(`replica on node ${id} has in_isr ${String(r.in_isr)} but the segment's isr is ${JSON.stringify(isr)}`);
+    if (r.is_leader === true && id !== Number(segment.leader))
+      problems.push(`replica on node ${id} is_leader but the segment's leader is ${String(segment.leader)}`);
+    if (r.in_isr !== isr.includes(id))
+      problems.push(`replica on node ${id} has in_isr ${String(r.in_isr)} but the segment's isr is ${JSON.stringify(isr)}`);
     if (r.available === false) {
       if (!(typeof r.error === 'string' && r.error.length > 0)) problems.push(`unavailable replica on node ${id} carries no error text`);
       continue;
@@ -124,23 +143,32 @@ export function replicaProblems(detail: Obj): string[] {
     if (r.is_leader === true && r.role !== 'Leader') problems.push(`the leader replica on node ${id} has role ${JSON.stringify(r.role)}`);
     if (r.is_leader !== true && r.role === 'Leader') problems.push(`replica on node ${id} has role Leader but is_leader false`);
     const leo = Number(r.leo);
-    if (Number(r.log_start_offset) > leo) problems.push(`replica on node ${id}: log_start_offset ${String(r.log_start_offset)} above leo ${leo}`);
+    if (Number(r.log_start_offset) > leo)
+      problems.push(`replica on node ${id}: log_start_offset ${String(r.log_start_offset)} above leo ${leo}`);
     // The high watermark is shard-level (spec), so it can pass the LEO of a sealed segment; the rule
     // "at most the LEO of every ISR member" holds for the active segment.
-    if (segment.status === 'Write' && r.in_isr === true && Number(r.high_watermark) > leo) problems.push(`in-sync replica on node ${id}: high_watermark ${String(r.high_watermark)} above its leo ${leo}`);
+    if (segment.status === 'Write' && r.in_isr === true && Number(r.high_watermark) > leo)
+      problems.push(`in-sync replica on node ${id}: high_watermark ${String(r.high_watermark)} above its leo ${leo}`);
     const progress = (Array.isArray(r.follower_progress) ? r.follower_progress : []) as Obj[];
     if (r.is_leader === true) {
       for (const f of progress) {
         const follower = replicas.find((x) => Number(x.node_id) === Number(f.node_id));
-        if (Number(f.lag) !== leo - Number(f.leo)) problems.push(`follower_progress of node ${String(f.node_id)}: lag ${String(f.lag)} is not leader leo ${leo} minus ${String(f.leo)}`);
+        if (Number(f.lag) !== leo - Number(f.leo))
+          problems.push(
+            `follower_progress of node ${String(f.node_id)}: lag ${String(f.lag)} is not leader leo ${leo} minus ${String(f.leo)}`,
+          );
         // The leader learns a follower's LEO at its next fetch, so its view may lag behind, never lead.
-        if (follower && follower.available !== false && Number(f.leo) > Number(follower.leo)) problems.push(`follower_progress says node ${String(f.node_id)} is at leo ${String(f.leo)}, beyond its replica state's ${String(follower.leo)}`);
+        if (follower && follower.available !== false && Number(f.leo) > Number(follower.leo))
+          problems.push(
+            `follower_progress says node ${String(f.node_id)} is at leo ${String(f.leo)}, beyond its replica state's ${String(follower.leo)}`,
+          );
       }
       if (r.fetch !== null && r.fetch !== undefined) problems.push(`the leader replica on node ${id} has a fetch object (followers only)`);
     } else {
       if (progress.length > 0) problems.push(`follower replica on node ${id} has follower_progress (leader only)`);
       const fetch = r.fetch as Obj | null | undefined;
-      if (fetch && Number(fetch.leader_node_id) !== Number(segment.leader)) problems.push(`follower on node ${id} fetches from ${String(fetch.leader_node_id)}, not the leader ${String(segment.leader)}`);
+      if (fetch && Number(fetch.leader_node_id) !== Number(segment.leader))
+        problems.push(`follower on node ${id} fetches from ${String(fetch.leader_node_id)}, not the leader ${String(segment.leader)}`);
     }
   }
   return problems;
@@ -158,7 +186,10 @@ export async function runReplicaInvariants(ctx: ConformContext, e: EndpointContr
     let shardName = ctx.state.shardName;
     let made: Record<string, unknown> | undefined;
     if (family && resources.createEndpoint(family) && nodes >= 2) {
-      const fields: Record<string, unknown> = { ...family.fields(ctx, '-rep'), config: JSON.stringify({ replica_num: nodes, storage_type: 'EngineSegment', retention_sec: 86_400 }) };
+      const fields: Record<string, unknown> = {
+        ...family.fields(ctx, '-rep'),
+        config: JSON.stringify({ replica_num: nodes, storage_type: 'EngineSegment', retention_sec: 86_400 }),
+      };
       const created = await resources.create(family, fields, 'fixture');
       if (created && succeeded(created)) {
         made = fields;

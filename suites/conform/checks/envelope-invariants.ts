@@ -65,10 +65,20 @@ export async function runEnvelopeInvariants(ctx: ConformContext, e: EndpointCont
       for (const x of judged) {
         const code = envelopeOf(x)!.code;
         const status = x.response!.status;
-        if (code === 400 && status !== 400) return fail(`a parameter error (code 400) answered with HTTP ${status}; the contract answers parameter errors with HTTP 400 (answer to ${x.record.method} ${x.record.path})`, x);
-        if (code !== 400 && !GENERIC_FAILURE_STATUSES.includes(status)) return fail(`a failure with code ${code} answered with HTTP ${status}, none of ${GENERIC_FAILURE_STATUSES.join(', ')} (answer to ${x.record.method} ${x.record.path})`, x);
+        if (code === 400 && status !== 400)
+          return fail(
+            `a parameter error (code 400) answered with HTTP ${status}; the contract answers parameter errors with HTTP 400 (answer to ${x.record.method} ${x.record.path})`,
+            x,
+          );
+        if (code !== 400 && !GENERIC_FAILURE_STATUSES.includes(status))
+          return fail(
+            `a failure with code ${code} answered with HTTP ${status}, none of ${GENERIC_FAILURE_STATUSES.join(', ')} (answer to ${x.record.method} ${x.record.path})`,
+            x,
+          );
       }
-      return pass(`${judged.length} failures (codes ${[...new Set(judged.map((x) => envelopeOf(x)!.code))].join(', ')}) with HTTP ${[...new Set(judged.map((x) => x.response!.status))].join(', ')}`);
+      return pass(
+        `${judged.length} failures (codes ${[...new Set(judged.map((x) => envelopeOf(x)!.code))].join(', ')}) with HTTP ${[...new Set(judged.map((x) => x.response!.status))].join(', ')}`,
+      );
     });
   }
 }

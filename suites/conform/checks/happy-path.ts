@@ -4,7 +4,18 @@ import { assertionById } from '../../../fixtures/contract/assertions/index.ts';
 import { fieldEvidence } from '../field-assertions.ts';
 
 const levelOfAssertion = (id: string) => assertionById(id).level;
-import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, inconclusive, pass, skip, succeeded, type Verdict } from '../conform-context.ts';
+import {
+  type ConformContext,
+  describeAnswer,
+  envelopeOf,
+  fail,
+  failureCause,
+  inconclusive,
+  pass,
+  skip,
+  succeeded,
+  type Verdict,
+} from '../conform-context.ts';
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
@@ -31,7 +42,11 @@ export async function isListed(ctx: ConformContext, family: ResourceFamily, fiel
 }
 
 /** The valid request of an endpoint: its parameters, or why none can be sent. */
-export async function happyRequest(ctx: ConformContext, e: EndpointContract, resources: CreatedResources): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | { skip: string }> {
+export async function happyRequest(
+  ctx: ConformContext,
+  e: EndpointContract,
+  resources: CreatedResources,
+): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | { skip: string }> {
   const created = familyByCreatePath(e.path);
   if (created && e.method === 'POST') {
     const fields = created.fields(ctx, '-hp');
@@ -69,10 +84,15 @@ async function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange)
   if (res.status !== 200) return fail(`expected HTTP 200, got ${describeAnswer(ex)}`, ex);
   const type = res.headers['content-type'] ?? '';
   if (e.response.kind === 'prometheus') {
-    if (!/^text\/plain|openmetrics/i.test(type)) return fail(`expected a text/plain Prometheus exposition, got Content-Type ${JSON.stringify(type)}`, ex);
-    const lines = res.text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+    if (!/^text\/plain|openmetrics/i.test(type))
+      return fail(`expected a text/plain Prometheus exposition, got Content-Type ${JSON.stringify(type)}`, ex);
+    const lines = res.text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0);
     const bad = lines.filter((l) => !PROMETHEUS_LINE.test(l));
-    if (bad.length > 0) return fail(`${bad.length} lines are not Prometheus exposition lines, e.g. ${JSON.stringify(bad[0].slice(0, 100))}`, ex);
+    if (bad.length > 0)
+      return fail(`${bad.length} lines are not Prometheus exposition lines, e.g. ${JSON.stringify(bad[0].slice(0, 100))}`, ex);
     const samples = lines.filter((l) => !l.startsWith('#')).length;
     return pass(`Prometheus text, ${samples} samples`, ex, samples === 0);
   }
@@ -89,11 +109,20 @@ async function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange)
   }
   const text = res.text.trim();
   if (text.length === 0) return fail('empty body: expected the version text or the status object', ex);
-  if (/^<!doctype html|^<html/i.test(text) || /text\/html/i.test(type)) return fail(`an HTML page, neither the service's version text nor the status object: ${JSON.stringify(text.slice(0, 80))}`, ex);
+  if (/^<!doctype html|^<html/i.test(text) || /text\/html/i.test(type))
+    return fail(`an HTML page, neither the service's version text nor the status object: ${JSON.stringify(text.slice(0, 80))}`, ex);
   // Spec (Versioning): the version shows as text at GET / in one form and as the status object's `version` in the other.
   const version = await statusVersion(ctx);
-  if (version === undefined) return inconclusive(`version text form ${JSON.stringify(text.slice(0, 60))}, but no status object gave a version to compare it with`, ex);
-  if (!text.includes(version)) return fail(`the text ${JSON.stringify(text.slice(0, 80))} does not carry the version ${JSON.stringify(version)} the status object reports`, ex);
+  if (version === undefined)
+    return inconclusive(
+      `version text form ${JSON.stringify(text.slice(0, 60))}, but no status object gave a version to compare it with`,
+      ex,
+    );
+  if (!text.includes(version))
+    return fail(
+      `the text ${JSON.stringify(text.slice(0, 80))} does not carry the version ${JSON.stringify(version)} the status object reports`,
+      ex,
+    );
   return pass(`version text form carrying ${JSON.stringify(version)}`, ex);
 }
 
@@ -132,7 +161,9 @@ export function happyAlso(e: EndpointContract, ex: Exchange | undefined): string
   const also = [...SERVED_AS_LISTED];
   if (e.response.kind === 'envelope') also.push('errors.code.0');
   const sent = ex ? (e.method === 'GET' ? ex.sent.query : ex.sent.body) : undefined;
-  const carriesRequired = declaredParams(e).some((p) => p.required && sent !== null && typeof sent === 'object' && p.name in (sent as Record<string, unknown>));
+  const carriesRequired = declaredParams(e).some(
+    (p) => p.required && sent !== null && typeof sent === 'object' && p.name in (sent as Record<string, unknown>),
+  );
   if (carriesRequired) also.push(e.method === 'GET' ? 'conventions.get-params' : 'conventions.post-params');
   if (SERVICE_OF[e.id]) also.push(SERVICE_OF[e.id]);
   if (e.id === 'auth.login') also.push('endpoints.login.body');
@@ -160,7 +191,8 @@ export async function runHappyPath(ctx: ConformContext, e: EndpointContract, res
     // it must answer, and a server error or no answer is not serving it.
     await ctx.check(e, 'exists', cite(e, 'exists'), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      if (ex.response.status === 404 || ex.response.status === 405) return withAlso(fail(`the spec lists ${e.method} ${e.path}, got ${describeAnswer(ex)}`, ex), SERVED_AS_LISTED);
+      if (ex.response.status === 404 || ex.response.status === 405)
+        return withAlso(fail(`the spec lists ${e.method} ${e.path}, got ${describeAnswer(ex)}`, ex), SERVED_AS_LISTED);
       if (failureCause(e, ex)) return fail(`the spec lists ${e.method} ${e.path}; a request to it got ${describeAnswer(ex)}`, ex);
       return withAlso(pass(`answered ${describeAnswer(ex)}`), SERVED_AS_LISTED);
     });
@@ -180,7 +212,6 @@ export async function runHappyPath(ctx: ConformContext, e: EndpointContract, res
   return ex;
 }
 
-
 /**
  * The verdicts on the answer to a valid request: accepted (or a documented alternative; a 5xx, no
  * answer or a non-JSON body is a failure), a sound envelope, a JSON media type, and `data` matching
@@ -196,7 +227,11 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
     if (env && env.code === 0 && okStatuses.includes(ex.response.status)) return pass(`valid request accepted (${describeAnswer(ex)})`);
     if (failureCause(e, ex)) return fail(`a valid request got ${describeAnswer(ex)}`, ex);
     // A delete of an instance that was not listed (its create was not applied): its refusal shows nothing about delete.
-    if (ctx.state.listedBeforeDelete.get(e.id) === false) return inconclusive(`the instance to delete was not listed before the delete (its create was not applied), so the refusal (${describeAnswer(ex)}) shows nothing about delete`, ex);
+    if (ctx.state.listedBeforeDelete.get(e.id) === false)
+      return inconclusive(
+        `the instance to delete was not listed before the delete (its create was not applied), so the refusal (${describeAnswer(ex)}) shows nothing about delete`,
+        ex,
+      );
     const alternative = scenario.alternative?.(ex, ctx);
     if (alternative) return alternative;
     return fail(`a valid request was refused: ${describeAnswer(ex)}`, ex);
@@ -213,14 +248,19 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
   // Form B's row is decided only by an answer in form B; once per selection (on one fixed endpoint, so
   // shards of a run hold it once), say why a form-A target leaves it untested.
   if (form === 'A' && e.id === ctx.formBNoteAt) {
-    await ctx.check(e, 'success-envelope.form-b', A.envelopeFormB, () => skip(`the target answers in envelope form A (first seen at ${e.method} ${e.path}); form B's row is decided only by a target that answers form B`));
+    await ctx.check(e, 'success-envelope.form-b', A.envelopeFormB, () =>
+      skip(
+        `the target answers in envelope form A (first seen at ${e.method} ${e.path}); form B's row is decided only by a target that answers form B`,
+      ),
+    );
   }
 
   await ctx.check(e, 'content-type', A.wireFormat, () => {
     if (!ex.response || ex.response.json === undefined) return skip('no JSON answer to look at');
     const type = ex.response.headers['content-type'] ?? '';
     // Spec (General conventions): "Wire format | JSON request and response bodies" — a JSON body labelled as something else is not a JSON response to a client that honours the media type.
-    if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) return fail(`a JSON body served with Content-Type ${JSON.stringify(type)}; the wire format is JSON (application/json)`, ex);
+    if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type))
+      return fail(`a JSON body served with Content-Type ${JSON.stringify(type)}; the wire format is JSON (application/json)`, ex);
     return pass(`Content-Type ${type}`);
   });
 
@@ -236,14 +276,24 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
       // The finding names the field row of the spec that is broken, when the error is in one.
       const broken = fields.broken[0];
       furtherBroken = fields.broken.slice(1);
-      return { ...fail(`data does not match the contract schema (${e.response.source}): ${broken ? `${broken.problem}; ` : ''}${check.errors.join('; ')}`, ex), ...(broken ? { assertion: broken.assertion } : {}) };
+      return {
+        ...fail(
+          `data does not match the contract schema (${e.response.source}): ${broken ? `${broken.problem}; ` : ''}${check.errors.join('; ')}`,
+          ex,
+        ),
+        ...(broken ? { assertion: broken.assertion } : {}),
+      };
     }
     const rows = e.list ? records.length : undefined;
     if (rows === 0) return inconclusive('the page has no record whose shape could be checked', ex);
-    return { ...pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema'), also: fields.shown };
+    return {
+      ...pass(rows !== undefined ? `data matches the schema (${rows} records checked)` : 'data matches the schema'),
+      also: fields.shown,
+    };
   });
   // Each further field row the answer breaks is a rule of its own, with a finding of its own.
-  for (const broken of furtherBroken) await ctx.check(e, 'data-schema.field', broken.assertion, () => fail(`data does not match the contract schema: ${broken.problem}`, ex));
+  for (const broken of furtherBroken)
+    await ctx.check(e, 'data-schema.field', broken.assertion, () => fail(`data does not match the contract schema: ${broken.problem}`, ex));
   if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
 }
 
@@ -257,19 +307,32 @@ export async function runTimeForms(ctx: ConformContext, e: EndpointContract, ex:
   const env = envelopeOf(ex);
   if (!schema || !hasTimeFields(schema) || !env || env.code !== 0) return;
   const values = e.list
-    ? ((env.data as { data?: unknown[] } | undefined)?.data ?? []).slice(0, 100).flatMap((row, i) => collectTimeValues(schema, row, `.data[${i}]`))
+    ? ((env.data as { data?: unknown[] } | undefined)?.data ?? [])
+        .slice(0, 100)
+        .flatMap((row, i) => collectTimeValues(schema, row, `.data[${i}]`))
     : collectTimeValues(schema, env.data);
   const judge = (list: TimeValue[], what: string): Verdict => {
     const problems = list.map(timeProblem).filter((p): p is string => p !== undefined);
-    if (problems.length > 0) return fail(`${problems.length} of ${list.length} ${what} are not in their form: ${problems.slice(0, 4).join('; ')}`, ex);
+    if (problems.length > 0)
+      return fail(`${problems.length} of ${list.length} ${what} are not in their form: ${problems.slice(0, 4).join('; ')}`, ex);
     // 0, -1 and null are "never"/"none yet" in every unit: only other values tell seconds from milliseconds.
     const telling = list.filter((t) => t.value !== null && t.value !== 0 && t.value !== -1);
     const fields = [...new Set(telling.map((t) => `${t.path.replace(/\[\d+\]/g, '[]')} (${t.form})`))];
-    if (telling.length === 0) return inconclusive(`the answer holds no time value that tells its unit (only ${list.length ? 'zero, -1 or null values' : 'none'})`, ex);
+    if (telling.length === 0)
+      return inconclusive(
+        `the answer holds no time value that tells its unit (only ${list.length ? 'zero, -1 or null values' : 'none'})`,
+        ex,
+      );
     return pass(`${telling.length} ${what} in their form: ${fields.slice(0, 8).join(', ')}${fields.length > 8 ? ', …' : ''}`);
   };
   const specValues = values.filter((t) => !t.decision);
   const decisionValues = values.filter((t) => t.decision);
-  if (specValues.length > 0 || decisionValues.length === 0) await ctx.check(e, 'time-forms', e.response.source === 'spec' ? A.outputTime : cite(e, 'response'), () => judge(specValues, 'time values'));
-  if (decisionValues.length > 0) await ctx.check(e, 'time-forms.decision', A.decisionTimeForms, () => judge(decisionValues, 'time values whose form is a project decision'));
+  if (specValues.length > 0 || decisionValues.length === 0)
+    await ctx.check(e, 'time-forms', e.response.source === 'spec' ? A.outputTime : cite(e, 'response'), () =>
+      judge(specValues, 'time values'),
+    );
+  if (decisionValues.length > 0)
+    await ctx.check(e, 'time-forms.decision', A.decisionTimeForms, () =>
+      judge(decisionValues, 'time values whose form is a project decision'),
+    );
 }

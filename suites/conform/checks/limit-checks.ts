@@ -36,7 +36,12 @@ function limited(p: ParamSpec): boolean {
  * refused as invalid (MUST). What an in-range case creates is deleted at once; a name that existed
  * before is never deleted.
  */
-export async function runLimitChecks(ctx: ConformContext, e: EndpointContract, family: ResourceFamily, resources: CreatedResources): Promise<void> {
+export async function runLimitChecks(
+  ctx: ConformContext,
+  e: EndpointContract,
+  family: ResourceFamily,
+  resources: CreatedResources,
+): Promise<void> {
   for (const p of e.params.filter(limited)) {
     const assertion = cite(e, 'length', p.name);
     const range = `${p.minLength ?? 0}-${p.maxLength ?? '∞'}`;
@@ -73,7 +78,9 @@ export async function runLimitChecks(ctx: ConformContext, e: EndpointContract, f
         if (refusedAsInvalid(ex)) {
           await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () => {
             const env = envelopeOf(ex);
-            return namesParam(env?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex);
+            return namesParam(env?.text ?? ex.response?.text, p.name)
+              ? pass('the message names the parameter')
+              : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex);
           });
         }
       }
@@ -113,7 +120,9 @@ export async function runOutOfRangeLengthChecks(ctx: ConformContext, e: Endpoint
       });
       if (refusedAsInvalid(ex)) {
         await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
-          namesParam(envelopeOf(ex)?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
+          namesParam(envelopeOf(ex)?.text ?? ex.response?.text, p.name)
+            ? pass('the message names the parameter')
+            : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
         );
       }
     }

@@ -1,6 +1,16 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { A, cite } from '../cite.ts';
-import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pass, refusedAsInvalid, skip, succeeded } from '../conform-context.ts';
+import {
+  type ConformContext,
+  describeAnswer,
+  envelopeOf,
+  fail,
+  failureCause,
+  pass,
+  refusedAsInvalid,
+  skip,
+  succeeded,
+} from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
 import { buildParams, declaredParams, requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
@@ -16,7 +26,12 @@ const EXTRA_BODY = { 'pagination[offset]': 0, filers: [{ field: 'client_id' }], 
  * (HTTP 400 or code 400, never code 0), citing the statement that makes it required; the refusal
  * names it (SHOULD: the spec's example of a rejected body). Nothing may be created by it.
  */
-export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointContract, validParams: Record<string, unknown>, resources: CreatedResources): Promise<void> {
+export async function runRequiredParamChecks(
+  ctx: ConformContext,
+  e: EndpointContract,
+  validParams: Record<string, unknown>,
+  resources: CreatedResources,
+): Promise<void> {
   const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
   for (const p of ctx.requiredParams(e)) {
     const base = family ? buildParams(e, family.fields(ctx, '-rq')) : validParams;
@@ -27,14 +42,20 @@ export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointCon
     await ctx.check(e, `required.${p.name}`, cite(e, 'required', p.name), () => {
       if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
       // A refusal with code 400 is also the Errors row "| 400 | request parameter error |" at work.
-      if (refusedAsInvalid(ex)) return { ...pass(`missing ${p.name} refused (${describeAnswer(ex)})`), ...(envelopeOf(ex)?.code === 400 ? { also: ['errors.code.400'] } : {}) };
+      if (refusedAsInvalid(ex))
+        return {
+          ...pass(`missing ${p.name} refused (${describeAnswer(ex)})`),
+          ...(envelopeOf(ex)?.code === 400 ? { also: ['errors.code.400'] } : {}),
+        };
       if (failureCause(e, ex)) return fail(`a request without the required parameter ${p.name} got ${describeAnswer(ex)}`, ex);
       return fail(`a request without the required parameter ${p.name} was not refused as a parameter error: ${describeAnswer(ex)}`, ex);
     });
     const env = envelopeOf(ex);
     if (refusedAsInvalid(ex)) {
       await ctx.check(e, `required.${p.name}.names-param`, A.errorsNamesParam, () =>
-        namesParam(env?.text ?? ex.response?.text, p.name) ? pass('the message names the parameter') : fail(`the message does not name ${p.name}: ${describeAnswer(ex)}`, ex),
+        namesParam(env?.text ?? ex.response?.text, p.name)
+          ? pass('the message names the parameter')
+          : fail(`the message does not name ${p.name}: ${describeAnswer(ex)}`, ex),
       );
     }
   }
@@ -44,7 +65,12 @@ export async function runRequiredParamChecks(ctx: ConformContext, e: EndpointCon
  * Unknown query keys and body fields are ignored: a valid request with extras still succeeds. A
  * decision (the spec is silent), so INFO; only run where repeating the request is harmless.
  */
-export async function runUnknownFieldCheck(ctx: ConformContext, e: EndpointContract, validParams: Record<string, unknown>, resources: CreatedResources): Promise<void> {
+export async function runUnknownFieldCheck(
+  ctx: ConformContext,
+  e: EndpointContract,
+  validParams: Record<string, unknown>,
+  resources: CreatedResources,
+): Promise<void> {
   if (scenarioOf(e).unsafe) return;
   const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
   if (e.method === 'POST' && !family && /\/(delete|leave)$/.test(e.path)) return; // a second delete cannot succeed
@@ -64,12 +90,18 @@ export async function runUnknownFieldCheck(ctx: ConformContext, e: EndpointContr
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const textOk = e.response.kind !== 'envelope' && ex.response.status === 200;
     if (textOk || succeeded(ex) || (e.response.otherStatuses ?? []).includes(ex.response.status)) return pass('extra keys were ignored');
-    if (refusedAsInvalid(ex)) return fail(`a valid request with unknown ${e.method === 'GET' ? 'query keys' : 'body fields'} was refused: ${describeAnswer(ex)}`, ex);
+    if (refusedAsInvalid(ex))
+      return fail(
+        `a valid request with unknown ${e.method === 'GET' ? 'query keys' : 'body fields'} was refused: ${describeAnswer(ex)}`,
+        ex,
+      );
     return skip(`the request with extras failed for another reason (${describeAnswer(ex)}), so the rule could not be observed`);
   });
 }
 
 /** Parameters of `e` the valid request must carry (for reporting only). */
 export function requiredNames(e: EndpointContract): string[] {
-  return declaredParams(e).filter((p) => p.required).map((p) => p.name);
+  return declaredParams(e)
+    .filter((p) => p.required)
+    .map((p) => p.name);
 }

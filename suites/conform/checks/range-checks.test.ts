@@ -26,7 +26,11 @@ describe('rangeCases', () => {
       ['range.end_time.0', false],
       ['range.end_time.1', true],
     ]);
-    expect(rangeCases({ name: 'partition', type: 'u32', minimum: 1, maximum: 1000, description: '' }).map((c) => c.id)).toEqual(['range.partition.0', 'range.partition.1', 'range.partition.1001']);
+    expect(rangeCases({ name: 'partition', type: 'u32', minimum: 1, maximum: 1000, description: '' }).map((c) => c.id)).toEqual([
+      'range.partition.0',
+      'range.partition.1',
+      'range.partition.1001',
+    ]);
     expect(rangeCases({ name: 'name', type: 'string', description: '' })).toEqual([]);
   });
 });

@@ -28,25 +28,53 @@ export function rangeCases(p: ParamSpec): Case[] {
       const values = p.enum as number[];
       const lo = Math.min(...values);
       const hi = Math.max(...values);
-      if (lo - 1 >= 0 || /^i|^number|^f/.test(p.type)) cases.push({ id: `range.${p.name}.${lo - 1}`, value: lo - 1, valid: false, what: `${p.name} ${lo - 1} is none of ${values.join(', ')}` });
-      cases.push({ id: `range.${p.name}.${hi + 1}`, value: hi + 1, valid: false, what: `${p.name} ${hi + 1} is none of ${values.join(', ')}` });
+      if (lo - 1 >= 0 || /^i|^number|^f/.test(p.type))
+        cases.push({
+          id: `range.${p.name}.${lo - 1}`,
+          value: lo - 1,
+          valid: false,
+          what: `${p.name} ${lo - 1} is none of ${values.join(', ')}`,
+        });
+      cases.push({
+        id: `range.${p.name}.${hi + 1}`,
+        value: hi + 1,
+        valid: false,
+        what: `${p.name} ${hi + 1} is none of ${values.join(', ')}`,
+      });
       for (const v of values) cases.push({ id: `range.${p.name}.${v}`, value: v, valid: true, what: `${p.name} ${v} is allowed` });
     } else {
-      cases.push({ id: `enum.${p.name}`, value: BAD_TEXT, valid: false, what: `${p.name} ${JSON.stringify(BAD_TEXT)} is none of ${p.enum.join(', ')}` });
-      for (const v of p.enum) cases.push({ id: `enum.${p.name}.${v}`, value: v, valid: true, what: `${p.name} ${JSON.stringify(v)} is allowed` });
+      cases.push({
+        id: `enum.${p.name}`,
+        value: BAD_TEXT,
+        valid: false,
+        what: `${p.name} ${JSON.stringify(BAD_TEXT)} is none of ${p.enum.join(', ')}`,
+      });
+      for (const v of p.enum)
+        cases.push({ id: `enum.${p.name}.${v}`, value: v, valid: true, what: `${p.name} ${JSON.stringify(v)} is allowed` });
     }
     return cases;
   }
   if (p.minimum !== undefined) {
     const below = p.minimum - 1;
     // A negative value for an unsigned type is a type error more than a range case; still one to refuse.
-    cases.push({ id: `range.${p.name}.${below}`, value: below, valid: false, what: `${p.name} ${below} is below the minimum ${p.minimum}` });
+    cases.push({
+      id: `range.${p.name}.${below}`,
+      value: below,
+      valid: false,
+      what: `${p.name} ${below} is below the minimum ${p.minimum}`,
+    });
     cases.push({ id: `range.${p.name}.${p.minimum}`, value: p.minimum, valid: true, what: `${p.name} ${p.minimum} is the minimum` });
   }
   if (p.maximum !== undefined && p.maximum < Number.MAX_SAFE_INTEGER) {
     // Creating an instance at a large maximum (1000 partitions) would be heavy; the limit itself is still checked.
-    if (p.maximum <= 64) cases.push({ id: `range.${p.name}.${p.maximum}`, value: p.maximum, valid: true, what: `${p.name} ${p.maximum} is the maximum` });
-    cases.push({ id: `range.${p.name}.${p.maximum + 1}`, value: p.maximum + 1, valid: false, what: `${p.name} ${p.maximum + 1} is above the maximum ${p.maximum}` });
+    if (p.maximum <= 64)
+      cases.push({ id: `range.${p.name}.${p.maximum}`, value: p.maximum, valid: true, what: `${p.name} ${p.maximum} is the maximum` });
+    cases.push({
+      id: `range.${p.name}.${p.maximum + 1}`,
+      value: p.maximum + 1,
+      valid: false,
+      what: `${p.name} ${p.maximum + 1} is above the maximum ${p.maximum}`,
+    });
   }
   return cases;
 }
@@ -62,7 +90,16 @@ function assertionOf(e: EndpointContract, p: ParamSpec): string {
   return cite(e, p.enum ? 'enum' : 'range', p.name);
 }
 
-async function sendCase(ctx: ConformContext, e: EndpointContract, family: ResourceFamily | undefined, resources: CreatedResources, valid: Record<string, unknown>, p: ParamSpec, c: Case, n: number): Promise<Exchange> {
+async function sendCase(
+  ctx: ConformContext,
+  e: EndpointContract,
+  family: ResourceFamily | undefined,
+  resources: CreatedResources,
+  valid: Record<string, unknown>,
+  p: ParamSpec,
+  c: Case,
+  n: number,
+): Promise<Exchange> {
   if (!family) return ctx.call(e, { ...valid, [p.name]: c.value });
   const fields = { ...family.fields(ctx, `-rg${n}`), ...(family.valueFields?.(p.name, c.value, ctx, `-rg${n}`) ?? {}), [p.name]: c.value };
   const ex = (await resources.create(family, fields, 'check'))!;
@@ -77,7 +114,12 @@ async function sendCase(ctx: ConformContext, e: EndpointContract, family: Resour
  * contract allows for that parameter), naming it (SHOULD). At the ends of a range and every enum
  * value: not refused as invalid — sent only where it is harmless (creates, which are deleted again).
  */
-export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, valid: Record<string, unknown>, resources: CreatedResources): Promise<void> {
+export async function runRangeChecks(
+  ctx: ConformContext,
+  e: EndpointContract,
+  valid: Record<string, unknown>,
+  resources: CreatedResources,
+): Promise<void> {
   if (OWN_RANGE_CHECKS.has(`${e.method} ${e.path}`)) return;
   const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
   // List control parameters (sort_by, exact_match) are covered by the list laws; only the endpoint's own.
@@ -98,7 +140,11 @@ export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, v
           if (refused(ex) && refusalNames(ex, p.name)) return fail(`${c.what}, but it was refused as invalid: ${describeAnswer(ex)}`, ex);
           // The family's valid instance was created, and only this value (with the fields it needs) changed:
           // a refusal, whatever its text, refuses the value.
-          if (refusedAtAll(ex) && family && resources.fixtures.has(family.key)) return fail(`${c.what}, but a create differing from the run's accepted fixture only in it was refused: ${describeAnswer(ex)}`, ex);
+          if (refusedAtAll(ex) && family && resources.fixtures.has(family.key))
+            return fail(
+              `${c.what}, but a create differing from the run's accepted fixture only in it was refused: ${describeAnswer(ex)}`,
+              ex,
+            );
           return skip(`refused for another reason (${describeAnswer(ex)}), so the rule could not be observed`);
         });
         continue;
@@ -107,10 +153,11 @@ export async function runRangeChecks(ctx: ConformContext, e: EndpointContract, v
       await ctx.check(e, c.id, assertion, () => expectRefused(ex, c.what, codes));
       if (refused(ex, codes)) {
         await ctx.check(e, `${c.id}.names-param`, A.errorsNamesParam, () =>
-          refusalNames(ex, p.name) ? pass('the message names the parameter') : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
+          refusalNames(ex, p.name)
+            ? pass('the message names the parameter')
+            : fail(`the refusal does not name ${p.name}: ${describeAnswer(ex)}`, ex),
         );
       }
     }
   }
 }
-

@@ -8,12 +8,18 @@ import type { Socket } from 'node:net';
  */
 
 /** The real server's ready answer (notes §4.12). */
-export const READY_BODY = JSON.stringify({ code: 0, data: { status: 'ok', check_type: 'ready', message: 'all configured ports are ready' }, error: null });
+export const READY_BODY = JSON.stringify({
+  code: 0,
+  data: { status: 'ok', check_type: 'ready', message: 'all configured ports are ready' },
+  error: null,
+});
 
 const READY_RAW = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(READY_BODY)}\r\nconnection: close\r\n\r\n${READY_BODY}`;
 
 /** A node:http handler that answers the first GET /health/ready with READY_BODY and hands everything else to `hostile`. */
-export function apiOnceThen(hostile: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function apiOnceThen(
+  hostile: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   let answered = false;
   return (req, res) => {
     if (!answered && req.method === 'GET' && req.url === '/health/ready') {

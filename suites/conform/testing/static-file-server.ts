@@ -10,7 +10,9 @@ export function staticFileHandler(root: string): (req: IncomingMessage, res: Ser
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(501, { 'content-type': 'text/html;charset=utf-8' });
-      res.end(`<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('${req.method}').</p></body></html>`);
+      res.end(
+        `<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('${req.method}').</p></body></html>`,
+      );
       return;
     }
     const path = decodeURIComponent((req.url ?? '/').split('?')[0]);

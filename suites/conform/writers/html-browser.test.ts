@@ -17,7 +17,16 @@ const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`html-browser.test.ts skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-html-browser-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,75 +51,83 @@ async function reportWithOneFailure(): Promise<Report> {
 }
 
 describe('index.html in headless Chromium', () => {
-  it.skipIf(!hasChromium)('loads without console errors, shows one matrix row per endpoint, and its filters hide the other rows', async () => {
-    const report = await reportWithOneFailure();
-    const files = writeReports(report, join(dir, 'run'));
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    try {
-      const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('dialog', (d) => {
-        problems.push(`dialog: ${d.message()}`);
-        void d.dismiss();
-      });
-      page.on('request', (r) => {
-        if (!r.url().startsWith('file:')) problems.push(`request to ${r.url()}`);
-      });
-      await page.goto(pathToFileURL(files.html).href);
+  it.skipIf(!hasChromium)(
+    'loads without console errors, shows one matrix row per endpoint, and its filters hide the other rows',
+    async () => {
+      const report = await reportWithOneFailure();
+      const files = writeReports(report, join(dir, 'run'));
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      try {
+        const page = await browser.newPage();
+        const problems: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+        });
+        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        page.on('dialog', (d) => {
+          problems.push(`dialog: ${d.message()}`);
+          void d.dismiss();
+        });
+        page.on('request', (r) => {
+          if (!r.url().startsWith('file:')) problems.push(`request to ${r.url()}`);
+        });
+        await page.goto(pathToFileURL(files.html).href);
 
-      const rows = page.locator('#matrix tr.ep');
-      const visible = page.locator('#matrix tr.ep:visible');
-      expect(await rows.count()).toBe(report.endpoints.length);
-      expect(await visible.count()).toBe(report.endpoints.length);
-      for (const e of report.endpoints) expect(await page.locator('#matrix').getByText(e.path, { exact: true }).count(), e.path).toBe(1);
-      expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
-      expect(await page.locator('#shown').textContent()).toBe(`${report.endpoints.length} of ${report.endpoints.length} endpoints shown`);
+        const rows = page.locator('#matrix tr.ep');
+        const visible = page.locator('#matrix tr.ep:visible');
+        expect(await rows.count()).toBe(report.endpoints.length);
+        expect(await visible.count()).toBe(report.endpoints.length);
+        for (const e of report.endpoints) expect(await page.locator('#matrix').getByText(e.path, { exact: true }).count(), e.path).toBe(1);
+        expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
+        expect(await page.locator('#shown').textContent()).toBe(`${report.endpoints.length} of ${report.endpoints.length} endpoints shown`);
 
-      // Findings first: the page opens with the count and a jump link to the finding's card.
-      expect(await page.locator('#findings h2').textContent()).toMatch(/^1 finding/);
-      await page.click('#findings a[href="#finding-0"]');
-      expect(await page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
+        // Findings first: the page opens with the count and a jump link to the finding's card.
+        expect(await page.locator('#findings h2').textContent()).toMatch(/^1 finding/);
+        await page.click('#findings a[href="#finding-0"]');
+        expect(await page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
 
-      // Status: only the failing endpoint stays; its failure card with request, response and curl shows.
-      await page.click('button[data-filter="status"][data-value="fail"]');
-      expect(await visible.count()).toBe(1);
-      expect(await visible.first().getAttribute('data-status')).toBe('fail');
-      expect(await page.locator('#matrix tr.ep:visible code', { hasText: '/api/cluster/tenant/list' }).count()).toBe(1);
-      expect(await page.locator('.failure:visible').count()).toBe(1);
-      expect(await page.locator('.failure:visible pre').allTextContents()).toEqual(
-        expect.arrayContaining([expect.stringContaining('<script>window.__xss=3;alert(3)</script>'), expect.stringContaining('curl -sS -X GET'), report.replay]),
-      );
-      expect(await page.locator('tr.group:visible').count()).toBe(1);
+        // Status: only the failing endpoint stays; its failure card with request, response and curl shows.
+        await page.click('button[data-filter="status"][data-value="fail"]');
+        expect(await visible.count()).toBe(1);
+        expect(await visible.first().getAttribute('data-status')).toBe('fail');
+        expect(await page.locator('#matrix tr.ep:visible code', { hasText: '/api/cluster/tenant/list' }).count()).toBe(1);
+        expect(await page.locator('.failure:visible').count()).toBe(1);
+        expect(await page.locator('.failure:visible pre').allTextContents()).toEqual(
+          expect.arrayContaining([
+            expect.stringContaining('<script>window.__xss=3;alert(3)</script>'),
+            expect.stringContaining('curl -sS -X GET'),
+            report.replay,
+          ]),
+        );
+        expect(await page.locator('tr.group:visible').count()).toBe(1);
 
-      // Level: the failure is SHOULD, so "fail" among MUST checks shows nothing; among SHOULD it shows it again.
-      await page.click('button[data-filter="level"][data-value="MUST"]');
-      expect(await visible.count()).toBe(0);
-      expect(await page.locator('.failure:visible').count()).toBe(0);
-      await page.click('button[data-filter="level"][data-value="MUST"]');
-      await page.click('button[data-filter="level"][data-value="SHOULD"]');
-      expect(await visible.count()).toBe(1);
-      expect(await page.locator('#matrix th.c-MUST').isVisible()).toBe(false);
+        // Level: the failure is SHOULD, so "fail" among MUST checks shows nothing; among SHOULD it shows it again.
+        await page.click('button[data-filter="level"][data-value="MUST"]');
+        expect(await visible.count()).toBe(0);
+        expect(await page.locator('.failure:visible').count()).toBe(0);
+        await page.click('button[data-filter="level"][data-value="MUST"]');
+        await page.click('button[data-filter="level"][data-value="SHOULD"]');
+        expect(await visible.count()).toBe(1);
+        expect(await page.locator('#matrix th.c-MUST').isVisible()).toBe(false);
 
-      // Resource: one tag's endpoints only.
-      await page.click('#reset');
-      expect(await visible.count()).toBe(report.endpoints.length);
-      await page.click('button[data-filter="tag"][data-value="health"]');
-      const health = report.endpoints.filter((e) => e.tag === 'health').length;
-      expect(await visible.count()).toBe(health);
-      for (const tag of await visible.evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))) expect(tag).toBe('health');
-      await page.click('button[data-filter="status"][data-value="pass"]');
-      expect(await visible.count()).toBe(report.endpoints.filter((e) => e.tag === 'health' && e.status === 'pass').length);
+        // Resource: one tag's endpoints only.
+        await page.click('#reset');
+        expect(await visible.count()).toBe(report.endpoints.length);
+        await page.click('button[data-filter="tag"][data-value="health"]');
+        const health = report.endpoints.filter((e) => e.tag === 'health').length;
+        expect(await visible.count()).toBe(health);
+        for (const tag of await visible.evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))) expect(tag).toBe('health');
+        await page.click('button[data-filter="status"][data-value="pass"]');
+        expect(await visible.count()).toBe(report.endpoints.filter((e) => e.tag === 'health' && e.status === 'pass').length);
 
-      // None of the hostile markup ran.
-      expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
-      expect(problems).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+        // None of the hostile markup ran.
+        expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

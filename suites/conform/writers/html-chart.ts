@@ -1,7 +1,13 @@
 import type { EndpointStatus, Report } from '../report-model.ts';
 import { htmlEscape } from './html-escape.ts';
 
-export const STATUS_COLORS: Record<EndpointStatus, string> = { pass: '#3aa55d', fail: '#d64545', inconclusive: '#e0b400', skipped: '#9aa3b2', untested: '#8e5cc4' };
+export const STATUS_COLORS: Record<EndpointStatus, string> = {
+  pass: '#3aa55d',
+  fail: '#d64545',
+  inconclusive: '#e0b400',
+  skipped: '#9aa3b2',
+  untested: '#8e5cc4',
+};
 const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'inconclusive', 'skipped', 'untested'];
 
 /**
@@ -20,13 +26,20 @@ export function renderChart(report: Report): string {
   const s = report.summary;
 
   // Checks, as one 100% bar.
-  const checkSegments: [EndpointStatus, number][] = [['pass', s.passed], ['fail', s.failed], ['inconclusive', s.inconclusive], ['skipped', s.skipped]];
+  const checkSegments: [EndpointStatus, number][] = [
+    ['pass', s.passed],
+    ['fail', s.failed],
+    ['inconclusive', s.inconclusive],
+    ['skipped', s.skipped],
+  ];
   let x = label;
   parts.push(`<text x="0" y="16" class="lbl">checks (${s.checks})</text>`);
   for (const [status, n] of checkSegments) {
     if (n === 0 || s.checks === 0) continue;
     const w = (n / s.checks) * barWidth;
-    parts.push(`<rect x="${x.toFixed(1)}" y="4" width="${Math.max(w, 1).toFixed(1)}" height="16" fill="${STATUS_COLORS[status]}"><title>${htmlEscape(`${n} checks ${status}`)}</title></rect>`);
+    parts.push(
+      `<rect x="${x.toFixed(1)}" y="4" width="${Math.max(w, 1).toFixed(1)}" height="16" fill="${STATUS_COLORS[status]}"><title>${htmlEscape(`${n} checks ${status}`)}</title></rect>`,
+    );
     x += w;
   }
   parts.push(`<text x="${label + barWidth + 6}" y="16" class="num">${s.passed}/${s.failed}/${s.skipped}</text>`);
@@ -42,7 +55,9 @@ export function renderChart(report: Report): string {
       const n = rows.filter((e) => e.status === status).length;
       if (n === 0) continue;
       const w = (n / widest) * barWidth;
-      parts.push(`<rect x="${bx.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="14" fill="${STATUS_COLORS[status]}"><title>${htmlEscape(`${tag}: ${n} endpoints ${status}`)}</title></rect>`);
+      parts.push(
+        `<rect x="${bx.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="14" fill="${STATUS_COLORS[status]}"><title>${htmlEscape(`${tag}: ${n} endpoints ${status}`)}</title></rect>`,
+      );
       bx += w;
     }
     parts.push(`<text x="${(bx + 6).toFixed(1)}" y="${y + 13}" class="num">${rows.length}</text>`);
@@ -50,7 +65,9 @@ export function renderChart(report: Report): string {
   const legendY = top + tags.length * row + 16;
   STATUSES.forEach((status, i) => {
     const lx = label + i * 100;
-    parts.push(`<rect x="${lx}" y="${legendY - 10}" width="10" height="10" fill="${STATUS_COLORS[status]}"/><text x="${lx + 14}" y="${legendY}" class="num">${status}</text>`);
+    parts.push(
+      `<rect x="${lx}" y="${legendY - 10}" width="10" height="10" fill="${STATUS_COLORS[status]}"/><text x="${lx + 14}" y="${legendY}" class="num">${status}</text>`,
+    );
   });
   return `<svg class="chart" role="img" aria-label="checks and endpoints by status" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join('')}</svg>`;
 }

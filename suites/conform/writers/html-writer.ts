@@ -71,7 +71,14 @@ function levelCell(e: EndpointReport, level: Level): string {
   const status = levelStatus(checks);
   if (status === 'none') return `<td class="lvl none c-${level}" title="no ${level} check">—</td>`;
   const n = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
-  const text = [n('fail') ? `✗${n('fail')}` : '', n('pass') ? `✓${n('pass')}` : '', n('inconclusive') ? `?${n('inconclusive')}` : '', n('skipped') ? `–${n('skipped')}` : ''].filter(Boolean).join(' ');
+  const text = [
+    n('fail') ? `✗${n('fail')}` : '',
+    n('pass') ? `✓${n('pass')}` : '',
+    n('inconclusive') ? `?${n('inconclusive')}` : '',
+    n('skipped') ? `–${n('skipped')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `<td class="lvl ${status} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('inconclusive')} inconclusive, ${n('skipped')} skipped`)}">${text}</td>`;
 }
 
@@ -97,7 +104,8 @@ function matrix(report: Report, keys: Map<EndpointReport, number>): string {
 
 function filterButtons(report: Report): string {
   const count = (status: EndpointStatus) => report.endpoints.filter((e) => e.status === status).length;
-  const button = (filter: string, value: string, label: string) => `<button type="button" data-filter="${filter}" data-value="${htmlEscape(value)}" aria-pressed="false">${label}</button>`;
+  const button = (filter: string, value: string, label: string) =>
+    `<button type="button" data-filter="${filter}" data-value="${htmlEscape(value)}" aria-pressed="false">${label}</button>`;
   const tags = [...new Set(report.endpoints.map((e) => e.tag))];
   return `<div class="filters" id="filters">
 <div><span class="k">status</span>${STATUSES.map((s) => button('status', s, `${s} <span class="lv">${count(s)}</span>`)).join('')}</div>
@@ -109,7 +117,14 @@ function filterButtons(report: Report): string {
 
 /** `mqsim conform … --only <endpoint id>`: the run's command narrowed to one endpoint, when it can be derived. */
 export function endpointReplay(report: Report, e: EndpointReport): string | undefined {
-  const flags = report.selection || report.shard ? selectionFlags({ only: report.selection?.only ?? [], skip: report.selection?.skip ?? [], ...(report.shard ? { shard: report.shard } : {}) }) : '';
+  const flags =
+    report.selection || report.shard
+      ? selectionFlags({
+          only: report.selection?.only ?? [],
+          skip: report.selection?.skip ?? [],
+          ...(report.shard ? { shard: report.shard } : {}),
+        })
+      : '';
   const base = flags && report.replay.endsWith(flags) ? report.replay.slice(0, -flags.length) : report.replay;
   if (/ --(only|skip|shard) | ; /.test(base) || !base.startsWith('mqsim conform ')) return undefined;
   return `${base} --only ${shellArg(e.id)}`;
@@ -118,7 +133,10 @@ export function endpointReplay(report: Report, e: EndpointReport): string | unde
 function requestText(c: CheckRecord): string {
   const r = c.request!;
   const body = r.body === undefined ? '' : `\n\n${typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2)}`;
-  const auth = r.authorization === undefined ? '' : `\nAuthorization: ${r.authorization === 'token' ? 'Bearer <the run’s token>' : r.authorization === 'none' ? '(none)' : r.authorization}`;
+  const auth =
+    r.authorization === undefined
+      ? ''
+      : `\nAuthorization: ${r.authorization === 'token' ? 'Bearer <the run’s token>' : r.authorization === 'none' ? '(none)' : r.authorization}`;
   return `${r.method} ${r.path}${auth}${body}`;
 }
 
@@ -146,7 +164,12 @@ function findingOf(report: Report, e: EndpointReport, c: CheckRecord): Finding |
 function citationBlock(report: Report, assertion: string): string {
   const c = report.citations?.[assertion];
   if (!c) return `<div class="lv">assertion <code>${htmlEscape(assertion)}</code></div>`;
-  const from = c.source === 'spec' ? `spec, ${c.section}` : c.source === 'notes' ? `reference notes, ${c.section}` : 'project decision (the spec is silent)';
+  const from =
+    c.source === 'spec'
+      ? `spec, ${c.section}`
+      : c.source === 'notes'
+        ? `reference notes, ${c.section}`
+        : 'project decision (the spec is silent)';
   return `<div class="lv">assertion <code>${htmlEscape(assertion)}</code> · <span class="lvl-${htmlEscape(c.level)}">${htmlEscape(c.level)}</span> · ${htmlEscape(from)}</div><blockquote class="cite">${htmlEscape(c.quote)}</blockquote>`;
 }
 
@@ -154,7 +177,10 @@ function citationBlock(report: Report, assertion: string): string {
 function findingsSection(report: Report): string {
   const list = report.findings ?? [];
   if (list.length === 0) return `<section class="findings" id="findings"><h2>0 findings</h2><p>No check failed.</p></section>`;
-  const items = list.map((f, i) => `<li><a href="#finding-${i}"><span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</a> <span class="lv">${f.endpoints.length} endpoint${f.endpoints.length === 1 ? '' : 's'}, ${f.checks.length} check${f.checks.length === 1 ? '' : 's'}</span></li>`);
+  const items = list.map(
+    (f, i) =>
+      `<li><a href="#finding-${i}"><span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</a> <span class="lv">${f.endpoints.length} endpoint${f.endpoints.length === 1 ? '' : 's'}, ${f.checks.length} check${f.checks.length === 1 ? '' : 's'}</span></li>`,
+  );
   const n = (l: Level) => list.filter((f) => f.level === l).length;
   return `<section class="findings" id="findings"><h2>${list.length} finding${list.length === 1 ? '' : 's'} <span class="lv">MUST ${n('MUST')} · SHOULD ${n('SHOULD')} · INFO ${n('INFO')}</span></h2><ol>${items.join('')}</ol></section>`;
 }
@@ -168,10 +194,15 @@ function findingCard(report: Report, f: Finding, i: number): string {
     `<details><summary>${f.checks.length} failed check${f.checks.length === 1 ? '' : 's'}</summary><ul class="checks">${f.checks.map((c) => `<li><code>${htmlEscape(c.key)}</code> <code>${htmlEscape(c.id)}</code> — ${htmlEscape(c.message)}</li>`).join('')}</ul></details>`,
   ];
   const ex = f.example;
-  if (ex?.request) parts.push(`<div class="lv">example request (${htmlEscape(ex.check)})</div><pre>${htmlEscape(requestText({ request: ex.request } as CheckRecord))}</pre>`);
+  if (ex?.request)
+    parts.push(
+      `<div class="lv">example request (${htmlEscape(ex.check)})</div><pre>${htmlEscape(requestText({ request: ex.request } as CheckRecord))}</pre>`,
+    );
   if (ex?.response) {
     const r = ex.response;
-    parts.push(`<div class="lv">response</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`);
+    parts.push(
+      `<div class="lv">response</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`,
+    );
   }
   if (ex?.curl) parts.push(`<div class="lv">reproduce with curl</div><pre>${htmlEscape(ex.curl)}</pre>`);
   return `<article class="finding ${htmlEscape(f.level)}" id="finding-${i}" data-level="${htmlEscape(f.level)}">${parts.join('\n')}</article>`;
@@ -181,7 +212,9 @@ function coverageSection(report: Report): string {
   const c = report.coverage;
   if (!c) return '';
   const pct = c.testable ? Math.round((c.tested / c.testable) * 100) : 0;
-  const untested = c.untested.map((u) => `<li><code>${htmlEscape(u.id)}</code> <span class="lv">${htmlEscape(u.level)}</span> — ${htmlEscape(u.reason)}</li>`).join('');
+  const untested = c.untested
+    .map((u) => `<li><code>${htmlEscape(u.id)}</code> <span class="lv">${htmlEscape(u.level)}</span> — ${htmlEscape(u.reason)}</li>`)
+    .join('');
   const untestable = c.untestable.map((u) => `<li><code>${htmlEscape(u.id)}</code> — ${htmlEscape(u.reason)}</li>`).join('');
   return `<h2 id="coverage">Spec coverage</h2><p class="meta"><b>${c.tested} of ${c.testable}</b> testable assertions tested (${pct}%) · ${c.assertions} assertions in the contract, ${c.untestable.length} not testable over HTTP.</p>
 <details><summary>${c.untested.length} untested assertions, with the reason</summary><ul class="checks">${untested}</ul></details>
@@ -194,12 +227,20 @@ function failureCard(report: Report, e: EndpointReport, c: CheckRecord, anchor: 
     `<div>${htmlEscape(c.message)}</div>`,
     citationBlock(report, c.assertion),
   ];
-  if (c.request) parts.push(`<div class="lv">request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}</div><pre>${htmlEscape(requestText(c))}</pre>`);
+  if (c.request)
+    parts.push(
+      `<div class="lv">request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}</div><pre>${htmlEscape(requestText(c))}</pre>`,
+    );
   if (c.response) {
     const r = c.response;
-    parts.push(`<div class="lv">response${r.durationMs !== undefined ? ` (${r.durationMs} ms)` : ''}</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`);
+    parts.push(
+      `<div class="lv">response${r.durationMs !== undefined ? ` (${r.durationMs} ms)` : ''}</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`,
+    );
   }
-  if (c.curl) parts.push(`<div class="lv">reproduce with curl (set MQSIM_TOKEN to a token from POST /api/v1/login)</div><pre>${htmlEscape(c.curl)}</pre>`);
+  if (c.curl)
+    parts.push(
+      `<div class="lv">reproduce with curl (set MQSIM_TOKEN to a token from POST /api/v1/login)</div><pre>${htmlEscape(c.curl)}</pre>`,
+    );
   const one = endpointReplay(report, e);
   parts.push(`<div class="lv">replay the run</div><pre>${htmlEscape(report.replay)}</pre>`);
   if (one) parts.push(`<div class="lv">replay this endpoint only</div><pre>${htmlEscape(one)}</pre>`);
@@ -222,8 +263,10 @@ function detailSection(report: Report, e: EndpointReport, key: number, failureId
 function baselineSection(report: Report): string {
   const b = report.baseline;
   if (!b) return '';
-  const item = (f: FailureRef) => `<li><span class="lv">${htmlEscape(f.level)}</span> <code>${htmlEscape(f.id)}</code> on ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')} — ${htmlEscape(f.title)}</li>`;
-  const list = (title: string, items: readonly FailureRef[]) => (items.length ? `<h3>${title} (${items.length})</h3><ul>${items.map(item).join('')}</ul>` : `<h3>${title}: none</h3>`);
+  const item = (f: FailureRef) =>
+    `<li><span class="lv">${htmlEscape(f.level)}</span> <code>${htmlEscape(f.id)}</code> on ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')} — ${htmlEscape(f.title)}</li>`;
+  const list = (title: string, items: readonly FailureRef[]) =>
+    items.length ? `<h3>${title} (${items.length})</h3><ul>${items.map(item).join('')}</ul>` : `<h3>${title}: none</h3>`;
   return `<h2>Against the baseline</h2><p class="meta">baseline <code>${htmlEscape(b.baselineFile)}</code>${b.baselineRunId ? ` (run ${htmlEscape(b.baselineRunId)})` : ''}: ${b.newFindings.length} new findings, ${b.fixed.length} fixed, ${b.stillFailing} still present; only new findings at the --fail-on level (${htmlEscape(report.failOn ?? 'must')}) decide the exit status.</p>${list('New findings', b.newFindings)}${list('Fixed', b.fixed)}`;
 }
 
@@ -239,7 +282,9 @@ function runMeta(report: Report): string {
   if (report.shard) bits.push(`shard ${report.shard.index}/${report.shard.count}`);
   if (report.selection) {
     const s = report.selection;
-    bits.push(`${s.selectedEndpoints} of ${s.contractEndpoints} endpoints selected${s.only.length ? ` (only ${htmlEscape(s.only.join(','))})` : ''}${s.skip.length ? ` (skip ${htmlEscape(s.skip.join(','))})` : ''}`);
+    bits.push(
+      `${s.selectedEndpoints} of ${s.contractEndpoints} endpoints selected${s.only.length ? ` (only ${htmlEscape(s.only.join(','))})` : ''}${s.skip.length ? ` (skip ${htmlEscape(s.skip.join(','))})` : ''}`,
+    );
   }
   if (report.merged) bits.push(`merged from ${report.merged.inputs.length} reports`);
   return bits.join(' · ');
@@ -255,9 +300,13 @@ export function renderHtml(report: Report): string {
   const s = report.summary;
   const keys = new Map(report.endpoints.map((e, i) => [e, i]));
   const warnings: string[] = [];
-  if (report.vacuous) warnings.push(`<div class="warn vacuous" id="vacuous">⚠ Vacuous run — not a pass. ${htmlEscape(report.vacuousReason ?? '')}</div>`);
+  if (report.vacuous)
+    warnings.push(`<div class="warn vacuous" id="vacuous">⚠ Vacuous run — not a pass. ${htmlEscape(report.vacuousReason ?? '')}</div>`);
   const others: string[] = [];
-  if (s.inconclusive > 0) others.push(`<div class="warn">${s.inconclusive} checks were inconclusive: the target's answers could not have failed a wrong server (too few records, a value every record shares…). They count neither as passed nor as failed.</div>`);
+  if (s.inconclusive > 0)
+    others.push(
+      `<div class="warn">${s.inconclusive} checks were inconclusive: the target's answers could not have failed a wrong server (too few records, a value every record shares…). They count neither as passed nor as failed.</div>`,
+    );
   if (s.untested > 0) others.push(`<div class="warn">${s.untested} endpoints had no check.</div>`);
 
   const failureIds = new Map<CheckRecord, string>();
@@ -270,12 +319,17 @@ export function renderHtml(report: Report): string {
       cards.push(failureCard(report, e, c, anchor));
     });
   }
-  const failures = cards.length ? `<h2>Failed checks (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}` : '<h2>Failed checks</h2><p>None.</p>';
+  const failures = cards.length
+    ? `<h2>Failed checks (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}`
+    : '<h2>Failed checks</h2><p>None.</p>';
   const notes = report.notes.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${htmlEscape(n)}</li>`).join('')}</ul>` : '';
-  const card = (label: string, value: number | string, color?: string) => `<div class="card"${color ? ` style="border-top:3px solid ${color}"` : ''}><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
+  const card = (label: string, value: number | string, color?: string) =>
+    `<div class="card"${color ? ` style="border-top:3px solid ${color}"` : ''}><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
   const cardsHtml = [
     card('endpoints', report.endpoints.length),
-    ...STATUSES.map((st) => card(`endpoints ${st}`, s.endpoints?.[st] ?? report.endpoints.filter((e) => e.status === st).length, STATUS_COLORS[st])),
+    ...STATUSES.map((st) =>
+      card(`endpoints ${st}`, s.endpoints?.[st] ?? report.endpoints.filter((e) => e.status === st).length, STATUS_COLORS[st]),
+    ),
     card('checks', s.checks),
     card('passed', s.passed, STATUS_COLORS.pass),
     card('failed', s.failed, STATUS_COLORS.fail),

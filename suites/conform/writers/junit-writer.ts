@@ -2,16 +2,18 @@ import { endpointKey, type CheckRecord, type EndpointReport, type Report } from 
 
 /** XML 1.0 text: escapes markup and drops characters XML cannot carry at all. */
 export function xmlEscape(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
-    // Lone surrogates are not XML characters either (a cut response body can end in half a pair).
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+      // Lone surrogates are not XML characters either (a cut response body can end in half a pair).
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 /** The failure's full story for the CI log: message, request, response, curl, replay. */
@@ -19,9 +21,15 @@ function detail(c: CheckRecord, replay: string): string {
   const lines = [c.message, `assertion: ${c.assertion}`];
   if (c.request) {
     lines.push(`request: ${c.request.method} ${c.request.path}${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}`);
-    if (c.request.body !== undefined) lines.push(`request body: ${typeof c.request.body === 'string' ? c.request.body : JSON.stringify(c.request.body)}`);
+    if (c.request.body !== undefined)
+      lines.push(`request body: ${typeof c.request.body === 'string' ? c.request.body : JSON.stringify(c.request.body)}`);
   }
-  if (c.response) lines.push(c.response.error ? `response: transport error: ${c.response.error}` : `response: HTTP ${c.response.status}${c.response.contentType ? ` (${c.response.contentType})` : ''}\n${c.response.body}`);
+  if (c.response)
+    lines.push(
+      c.response.error
+        ? `response: transport error: ${c.response.error}`
+        : `response: HTTP ${c.response.status}${c.response.contentType ? ` (${c.response.contentType})` : ''}\n${c.response.body}`,
+    );
   if (c.curl) lines.push(`curl: ${c.curl}`);
   lines.push(`replay the run: ${replay}`);
   return lines.join('\n');
@@ -40,7 +48,8 @@ function caseProperties(report: Report, c: CheckRecord): string {
   const cite = report.citations?.[c.assertion];
   const props = [`        <property name="mqsim.assertion" value="${xmlEscape(c.assertion)}"/>`];
   if (cite) props.push(`        <property name="mqsim.citation" value="${xmlEscape(`${cite.section}: ${cite.quote}`)}"/>`);
-  if (c.status === 'fail' && c.level === 'INFO') props.push(`        <property name="mqsim.info-finding" value="${xmlEscape(c.message)}"/>`);
+  if (c.status === 'fail' && c.level === 'INFO')
+    props.push(`        <property name="mqsim.info-finding" value="${xmlEscape(c.message)}"/>`);
   if (c.status === 'inconclusive') props.push(`        <property name="mqsim.inconclusive" value="${xmlEscape(c.message)}"/>`);
   return `      <properties>\n${props.join('\n')}\n      </properties>`;
 }
@@ -54,7 +63,8 @@ function testcase(report: Report, e: EndpointReport, c: CheckRecord): string {
   const open = `    <testcase classname="${xmlEscape(e.tag)}" name="${xmlEscape(`${c.id} [${c.level}]`)}">`;
   const props = caseProperties(report, c);
   if (c.status === 'pass' || (c.status === 'fail' && c.level === 'INFO')) return `${open}\n${props}\n    </testcase>`;
-  if (c.status === 'skipped' || c.status === 'inconclusive') return `${open}\n${props}\n      <skipped message="${xmlEscape(`${c.status === 'inconclusive' ? 'inconclusive: ' : ''}${c.message}`)}"/>\n    </testcase>`;
+  if (c.status === 'skipped' || c.status === 'inconclusive')
+    return `${open}\n${props}\n      <skipped message="${xmlEscape(`${c.status === 'inconclusive' ? 'inconclusive: ' : ''}${c.message}`)}"/>\n    </testcase>`;
   const message = `${failurePrefix(report, e, c)}${c.message}`;
   return `${open}\n${props}\n      <failure type="${xmlEscape(c.level)}" message="${xmlEscape(message)}">${xmlEscape(detail(c, report.replay))}</failure>\n    </testcase>`;
 }
@@ -72,7 +82,12 @@ function testsuite(report: Report, e: EndpointReport): { xml: string; tests: num
   const failures = e.checks.filter((c) => c.status === 'fail' && c.level !== 'INFO').length;
   const skipped = e.checks.filter((c) => c.status === 'skipped' || c.status === 'inconclusive').length;
   const cases = e.checks.map((c) => testcase(report, e, c)).join('\n');
-  return { xml: `  <testsuite ${attrs(e.checks.length, failures, skipped)}>\n${props}\n${cases}\n  </testsuite>`, tests: e.checks.length, failures, skipped };
+  return {
+    xml: `  <testsuite ${attrs(e.checks.length, failures, skipped)}>\n${props}\n${cases}\n  </testsuite>`,
+    tests: e.checks.length,
+    failures,
+    skipped,
+  };
 }
 
 /**

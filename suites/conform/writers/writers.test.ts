@@ -2,7 +2,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { endpointStatusOf, exitCodeOf, summarize, vacuousRun, verdictLineOf, type CheckRecord, type EndpointReport, type Report } from '../report-model.ts';
+import {
+  endpointStatusOf,
+  exitCodeOf,
+  summarize,
+  vacuousRun,
+  verdictLineOf,
+  type CheckRecord,
+  type EndpointReport,
+  type Report,
+} from '../report-model.ts';
 import { redactReport } from '../redact.ts';
 import { createHash } from 'node:crypto';
 import { compareWithBaseline } from '../../report/baseline.ts';
@@ -13,11 +22,15 @@ import { renderJunit } from './junit-writer.ts';
 import { copyToLatest, writeReports } from './write-reports.ts';
 
 // Endpoint ids as `<tag>.<path>`, which the replay commands below name.
-const ep = (method: string, path: string, tag: string, checks: CheckRecord[]): EndpointReport => endpoint(method, path, tag, checks, `${tag}.${path}`);
+const ep = (method: string, path: string, tag: string, checks: CheckRecord[]): EndpointReport =>
+  endpoint(method, path, tag, checks, `${tag}.${path}`);
 
 function sampleReport(overrides: Partial<Report> = {}): Report {
   const endpoints = [
-    ep('GET', '/api/cluster/tenant/list', 'tenants', [check('happy-path', 'pass'), check('list.sort.tenant_name', 'inconclusive', 'MUST', { assertion: 'list-params.sort-field' })]),
+    ep('GET', '/api/cluster/tenant/list', 'tenants', [
+      check('happy-path', 'pass'),
+      check('list.sort.tenant_name', 'inconclusive', 'MUST', { assertion: 'list-params.sort-field' }),
+    ]),
     ep('POST', '/api/cluster/tenant/create', 'tenants', [
       check('happy-path', 'pass'),
       check('limit.tenant_name.length-129', 'fail', 'MUST', {
@@ -27,7 +40,9 @@ function sampleReport(overrides: Partial<Report> = {}): Report {
         curl: "curl -sS -X POST 'http://127.0.0.1:1/api/cluster/tenant/create' --data-raw '{}'",
       }),
     ]),
-    ep('GET', '/api/mqtt/overview', 'mqtt', [check('data-schema', 'fail', 'INFO', { assertion: 'decision.time-forms', message: 'bad <tag> & "quote" \u0001' })]),
+    ep('GET', '/api/mqtt/overview', 'mqtt', [
+      check('data-schema', 'fail', 'INFO', { assertion: 'decision.time-forms', message: 'bad <tag> & "quote" \u0001' }),
+    ]),
     ep('GET', '/api/mq9/mail/list', 'mq9', [check('happy-path', 'skipped', 'MUST')]),
     ep('GET', '/health/cluster', 'health', []),
   ];
@@ -75,10 +90,23 @@ describe('report model', () => {
 
   it('counts checks, failures per level and endpoint statuses', () => {
     const r = sampleReport();
-    expect(r.summary).toMatchObject({ checks: 6, passed: 2, failed: 2, skipped: 1, inconclusive: 1, failedByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, findingsByLevel: { MUST: 1, SHOULD: 0, INFO: 1 }, untested: 1, vacuous: false });
+    expect(r.summary).toMatchObject({
+      checks: 6,
+      passed: 2,
+      failed: 2,
+      skipped: 1,
+      inconclusive: 1,
+      failedByLevel: { MUST: 1, SHOULD: 0, INFO: 1 },
+      findingsByLevel: { MUST: 1, SHOULD: 0, INFO: 1 },
+      untested: 1,
+      vacuous: false,
+    });
     expect(r.summary.endpoints).toEqual({ pass: 1, fail: 2, skipped: 1, inconclusive: 0, untested: 1 });
     // Each failed check cites its assertion; findings group them and say which rule of the spec broke.
-    expect(r.findings.map((f) => `${f.level} ${f.id} ${f.endpoints.join(',')}`)).toEqual(['MUST limits.tenant POST /api/cluster/tenant/create', 'INFO decision.time-forms GET /api/mqtt/overview']);
+    expect(r.findings.map((f) => `${f.level} ${f.id} ${f.endpoints.join(',')}`)).toEqual([
+      'MUST limits.tenant POST /api/cluster/tenant/create',
+      'INFO decision.time-forms GET /api/mqtt/overview',
+    ]);
     expect(r.findings[0].citation?.quote).toContain('tenant name / description');
   });
 
@@ -95,8 +123,13 @@ describe('report model', () => {
   it('calls a run vacuous when ≥90% of answers are 401 or nothing answered', () => {
     expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 9, byStatus: {}, transportErrors: 0 }).vacuous).toBe(true);
     expect(vacuousRun({ total: 10, counted: 10, answered: 10, unauthorized: 8, byStatus: {}, transportErrors: 0 }).vacuous).toBe(false);
-    expect(vacuousRun({ total: 3, counted: 3, answered: 0, unauthorized: 0, byStatus: {}, transportErrors: 3 })).toMatchObject({ vacuous: true, reason: expect.stringContaining('is the target up') });
-    expect(verdictLineOf({ summary: summarize([], true), vacuous: true, vacuousReason: 'all 401', failOn: 'must', findings: [] })).toMatch(/^VACUOUS — not a pass: all 401/);
+    expect(vacuousRun({ total: 3, counted: 3, answered: 0, unauthorized: 0, byStatus: {}, transportErrors: 3 })).toMatchObject({
+      vacuous: true,
+      reason: expect.stringContaining('is the target up'),
+    });
+    expect(verdictLineOf({ summary: summarize([], true), vacuous: true, vacuousReason: 'all 401', failOn: 'must', findings: [] })).toMatch(
+      /^VACUOUS — not a pass: all 401/,
+    );
   });
 });
 
@@ -130,7 +163,12 @@ describe('report writers', () => {
     expect(html).toContain('<pre>mqsim conform --target http://127.0.0.1:1 --seed 7</pre>');
     expect(html).toContain('mqsim conform --target http://127.0.0.1:1 --seed 7 --only tenants./api/cluster/tenant/create</pre>');
     expect(html).toMatch(/<svg class="chart"[^>]*>.*<rect /s);
-    for (const f of ['data-filter="status" data-value="fail"', 'data-filter="level" data-value="MUST"', 'data-filter="tag" data-value="tenants"']) expect(html).toContain(f);
+    for (const f of [
+      'data-filter="status" data-value="fail"',
+      'data-filter="level" data-value="MUST"',
+      'data-filter="tag" data-value="tenants"',
+    ])
+      expect(html).toContain(f);
     expect(html.indexOf('class="verdict')).toBeGreaterThan(0);
     // Findings first: the page opens with their count, MUST first, each a jump link to its card with the citation.
     expect(html).toMatch(/<section class="findings" id="findings"><h2>2 findings/);
@@ -155,9 +193,18 @@ describe('report writers', () => {
   });
 
   it('narrows the replay command to one endpoint only when it can be derived', () => {
-    const r = sampleReport({ replay: 'mqsim conform --target sim --seed 1 --only tenants,mqtt --shard 1/2', selection: { only: ['tenants', 'mqtt'], skip: [], contractEndpoints: 68, selectedEndpoints: 15 }, shard: { index: 1, count: 2 } });
+    const r = sampleReport({
+      replay: 'mqsim conform --target sim --seed 1 --only tenants,mqtt --shard 1/2',
+      selection: { only: ['tenants', 'mqtt'], skip: [], contractEndpoints: 68, selectedEndpoints: 15 },
+      shard: { index: 1, count: 2 },
+    });
     expect(endpointReplay(r, r.endpoints[0])).toBe(`mqsim conform --target sim --seed 1 --only tenants./api/cluster/tenant/list`);
-    expect(endpointReplay({ ...r, replay: 'mqsim conform --target sim --seed 1 --only x ; mqsim conform --target sim --seed 2' }, r.endpoints[0])).toBeUndefined();
+    expect(
+      endpointReplay(
+        { ...r, replay: 'mqsim conform --target sim --seed 1 --only x ; mqsim conform --target sim --seed 2' },
+        r.endpoints[0],
+      ),
+    ).toBeUndefined();
   });
 
   it('puts the vacuous warning before anything else', () => {
@@ -174,12 +221,20 @@ describe('report writers', () => {
     assertWellFormedXml(xml);
     // The INFO failure is a passed case with a property, not a <failure>; the inconclusive check a skipped one.
     expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="1" errors="0" skipped="3"/);
-    expect(xml).toMatch(/<testcase classname="mqtt" name="data-schema \[INFO\]">\s*<properties>[\s\S]*?<property name="mqsim.info-finding" value="bad &lt;tag&gt;[^"]*"\/>\s*<\/properties>\s*<\/testcase>/);
+    expect(xml).toMatch(
+      /<testcase classname="mqtt" name="data-schema \[INFO\]">\s*<properties>[\s\S]*?<property name="mqsim.info-finding" value="bad &lt;tag&gt;[^"]*"\/>\s*<\/properties>\s*<\/testcase>/,
+    );
     expect(xml).toContain('<skipped message="inconclusive: list.sort.tenant_name inconclusive"/>');
     expect(xml.match(/<testsuite /g)).toHaveLength(r.endpoints.length);
-    expect(xml).toMatch(/<testsuite name="POST \/api\/cluster\/tenant\/create" tests="2" failures="1" errors="0" skipped="0" time="[\d.]+"/);
-    expect(xml).toMatch(/<testsuite name="GET \/health\/cluster" tests="1" failures="0" errors="0" skipped="1"[^>]*>[\s\S]*?<testcase classname="health" name="untested">\s*<skipped message="no check ran for this endpoint"\/>/);
-    expect(xml).toMatch(/<testcase classname="tenants" name="happy-path \[MUST\]">\s*<properties>\s*<property name="mqsim.assertion" value="[^"]+"\/>/);
+    expect(xml).toMatch(
+      /<testsuite name="POST \/api\/cluster\/tenant\/create" tests="2" failures="1" errors="0" skipped="0" time="[\d.]+"/,
+    );
+    expect(xml).toMatch(
+      /<testsuite name="GET \/health\/cluster" tests="1" failures="0" errors="0" skipped="1"[^>]*>[\s\S]*?<testcase classname="health" name="untested">\s*<skipped message="no check ran for this endpoint"\/>/,
+    );
+    expect(xml).toMatch(
+      /<testcase classname="tenants" name="happy-path \[MUST\]">\s*<properties>\s*<property name="mqsim.assertion" value="[^"]+"\/>/,
+    );
     expect(xml).toMatch(/<testcase classname="mq9" name="happy-path \[MUST\]">[\s\S]*?<skipped message="happy-path skipped"\/>/);
     const failure = /<failure type="MUST" message="limit.tenant_name.length-129 fail">([^<]*)<\/failure>/.exec(xml);
     expect(failure).not.toBeNull();
@@ -194,7 +249,13 @@ describe('report writers', () => {
 
   it('marks failures NEW or known when the run has a baseline', () => {
     const r = sampleReport();
-    const base = reportOf(sampleReport().endpoints.map((e) => (e.tag === 'mqtt' ? e : { ...e, checks: e.checks.map((c) => ({ ...c, status: c.status === 'fail' ? ('pass' as const) : c.status })) })));
+    const base = reportOf(
+      sampleReport().endpoints.map((e) =>
+        e.tag === 'mqtt'
+          ? e
+          : { ...e, checks: e.checks.map((c) => ({ ...c, status: c.status === 'fail' ? ('pass' as const) : c.status })) },
+      ),
+    );
     r.baseline = compareWithBaseline(r, base, 'base.json');
     expect(r.baseline.newFindings.map((f) => f.id)).toEqual(['limits.tenant']);
     const xml = renderJunit(r);
@@ -212,7 +273,14 @@ describe('report writers', () => {
         check('config.secrets-not-shown', 'fail', 'INFO', {
           assertion: 'decision.secrets-hidden',
           message: 'admin.password is shown',
-          response: { status: 200, body: JSON.stringify({ code: 0, data: { admin: { username: 'admin', password: secret, jwt_secret: 'jwt-secret-value-123' } }, error: null }) },
+          response: {
+            status: 200,
+            body: JSON.stringify({
+              code: 0,
+              data: { admin: { username: 'admin', password: secret, jwt_secret: 'jwt-secret-value-123' } },
+              error: null,
+            }),
+          },
         }),
         check('other', 'fail', 'MUST', { assertion: 'envelope.forms', message: `the text ${secret} appears here too` }),
       ]),

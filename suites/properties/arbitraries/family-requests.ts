@@ -27,7 +27,12 @@ export const SLOTS = ['a', 'b', 'c'] as const;
 
 /** A name of the run: one of the slots, mostly plain, sometimes with letters outside ASCII or at the maximum length. */
 export function nameArb(maxLength: number, slots: readonly string[] = SLOTS): fc.Arbitrary<Sym> {
-  return fc.tuple(fc.constantFrom(...slots), fc.constantFrom('plain', 'plain', 'plain', 'plain', 'unicode', 'max') as fc.Arbitrary<'plain' | 'unicode' | 'max'>).map(([slot, shape]) => Sym.name(slot, shape, maxLength));
+  return fc
+    .tuple(
+      fc.constantFrom(...slots),
+      fc.constantFrom('plain', 'plain', 'plain', 'plain', 'unicode', 'max') as fc.Arbitrary<'plain' | 'unicode' | 'max'>,
+    )
+    .map(([slot, shape]) => Sym.name(slot, shape, maxLength));
 }
 
 /** Far-future ban ends (2096-2100): valid whatever the clock says. */
@@ -43,9 +48,18 @@ const SCHEMA_TEXTS: readonly (readonly [string, string])[] = [
 
 const failureStrategy = fc.oneof(
   fc.constant({ strategy: 'discard' }),
-  fc.record({ strategy: fc.constant('discard_after_retry'), retry_total_times: fc.integer({ min: 1, max: 10 }), wait_time_ms: fc.integer({ min: 1, max: 5000 }) }),
+  fc.record({
+    strategy: fc.constant('discard_after_retry'),
+    retry_total_times: fc.integer({ min: 1, max: 10 }),
+    wait_time_ms: fc.integer({ min: 1, max: 5000 }),
+  }),
   fc.record(
-    { strategy: fc.constant('dead_message_queue'), retry_total_times: fc.integer({ min: 1, max: 10 }), wait_time_ms: fc.integer({ min: 1, max: 5000 }), topic_name: topicName(256) },
+    {
+      strategy: fc.constant('dead_message_queue'),
+      retry_total_times: fc.integer({ min: 1, max: 10 }),
+      wait_time_ms: fc.integer({ min: 1, max: 5000 }),
+      topic_name: topicName(256),
+    },
     { requiredKeys: ['strategy'] },
   ),
 );
@@ -152,8 +166,21 @@ export function familyHooks(key: FamilyKey, e: EndpointContract): MutationHooks 
 function extraMutations(key: FamilyKey, e: EndpointContract): Mutation[] {
   if (key !== 'connectors' || e.id !== FAMILIES.connectors.createId) return [];
   return [
-    { path: 'connector_type', rule: 'bad-enum', value: 'no-such-type', assertion: mutationAssertion(e, 'connector_type', 'bad-enum', 'body'), namingAssertion: A.errorsNamesParam },
-    { path: 'config', rule: 'wrong-type', value: '{"local_file_path": ', base: { connector_type: 'file' }, assertion: mutationAssertion(e, 'config', 'wrong-type', 'body'), namingAssertion: A.errorsNamesParam },
+    {
+      path: 'connector_type',
+      rule: 'bad-enum',
+      value: 'no-such-type',
+      assertion: mutationAssertion(e, 'connector_type', 'bad-enum', 'body'),
+      namingAssertion: A.errorsNamesParam,
+    },
+    {
+      path: 'config',
+      rule: 'wrong-type',
+      value: '{"local_file_path": ',
+      base: { connector_type: 'file' },
+      assertion: mutationAssertion(e, 'config', 'wrong-type', 'body'),
+      namingAssertion: A.errorsNamesParam,
+    },
   ];
 }
 
@@ -165,9 +192,16 @@ export function mutationsFor(key: FamilyKey, e: EndpointContract): Mutation[] {
 export function requestArb(key: FamilyKey, e: EndpointContract, invalidWeight = 1, validWeight = 3): fc.Arbitrary<GeneratedRequest> {
   const valid = validParams(key, e);
   const ms = mutationsFor(key, e);
-  const arbs: { arbitrary: fc.Arbitrary<GeneratedRequest>; weight: number }[] = [{ arbitrary: valid.map((params) => ({ params })), weight: validWeight }];
+  const arbs: { arbitrary: fc.Arbitrary<GeneratedRequest>; weight: number }[] = [
+    { arbitrary: valid.map((params) => ({ params })), weight: validWeight },
+  ];
   if (ms.length > 0 && invalidWeight > 0) {
-    arbs.push({ arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })), weight: invalidWeight });
+    arbs.push({
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...ms))
+        .map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })),
+      weight: invalidWeight,
+    });
   }
   return fc.oneof(...arbs);
 }
@@ -189,7 +223,11 @@ export function familyEndpoints(f: FamilySpec): FamilyEndpoints {
 }
 
 export function bindingEndpoints() {
-  return { create: endpointById(BINDING_ENDPOINTS.create), delete: endpointById(BINDING_ENDPOINTS.delete), list: endpointById(BINDING_ENDPOINTS.list) };
+  return {
+    create: endpointById(BINDING_ENDPOINTS.create),
+    delete: endpointById(BINDING_ENDPOINTS.delete),
+    list: endpointById(BINDING_ENDPOINTS.list),
+  };
 }
 
 /** Bind/unbind requests: a schema slot (the schemas' own) and a resource slot of the run. */
@@ -206,7 +244,11 @@ export function bindingRequestArb(e: EndpointContract, invalidWeight = 1): fc.Ar
   const ms = mutationsOf(e.params, 'body', hooks);
   return fc.oneof(
     { arbitrary: valid.map((params) => ({ params })), weight: 3 },
-    { arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })), weight: invalidWeight },
+    {
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...ms))
+        .map(([params, mutation]) => ({ params: applyMutation(params, mutation), mutation })),
+      weight: invalidWeight,
+    },
   );
 }
-

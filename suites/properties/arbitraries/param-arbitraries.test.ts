@@ -22,11 +22,17 @@ function broken(specs: readonly ParamSpec[], params: Record<string, unknown>, pr
       if (typeof v !== 'string') out.push(path);
       else {
         const n = [...v].length;
-        if ((p.minLength !== undefined && n < p.minLength) || (p.maxLength !== undefined && n > p.maxLength) || (p.enum && !p.enum.includes(v))) out.push(path);
+        if (
+          (p.minLength !== undefined && n < p.minLength) ||
+          (p.maxLength !== undefined && n > p.maxLength) ||
+          (p.enum && !p.enum.includes(v))
+        )
+          out.push(path);
       }
     } else if (range) {
       const num = typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
-      if (typeof num !== 'number' || !Number.isInteger(num) || num < range[0] || num > range[1] || (p.enum && !p.enum.includes(num))) out.push(path);
+      if (typeof num !== 'number' || !Number.isInteger(num) || num < range[0] || num > range[1] || (p.enum && !p.enum.includes(num)))
+        out.push(path);
     } else if (p.type === 'bool') {
       if (typeof v !== 'boolean') out.push(path);
     } else if (p.type === 'object') {
@@ -56,7 +62,10 @@ describe('requests generated from the contract', () => {
         for (const m of ms) {
           const mutated = resolveParams(applyMutation(base, m), scope);
           // Rules beyond the ParamSpecs (catalogue type, config JSON) are not visible to this checker.
-          const extra = key === 'connectors' && ((m.path === 'connector_type' && m.rule === 'bad-enum') || (m.path === 'config' && typeof m.value === 'string' && m.rule === 'wrong-type'));
+          const extra =
+            key === 'connectors' &&
+            ((m.path === 'connector_type' && m.rule === 'bad-enum') ||
+              (m.path === 'config' && typeof m.value === 'string' && m.rule === 'wrong-type'));
           expect(broken(e.params, mutated)).toEqual(extra ? [] : [m.path]);
         }
       });
@@ -65,7 +74,16 @@ describe('requests generated from the contract', () => {
 
   it('every kind of rule has a mutation somewhere: missing, lengths, type, range, integer, enum', () => {
     const kinds = new Set(FAMILY_KEYS.flatMap((k) => mutationsFor(k, familyEndpoints(FAMILIES[k]).create).map((m) => m.rule)));
-    expect([...kinds].sort()).toEqual(['above-maximum', 'bad-enum', 'below-minimum', 'missing', 'not-integer', 'too-long', 'too-short', 'wrong-type']);
+    expect([...kinds].sort()).toEqual([
+      'above-maximum',
+      'bad-enum',
+      'below-minimum',
+      'missing',
+      'not-integer',
+      'too-long',
+      'too-short',
+      'wrong-type',
+    ]);
   });
 
   it('too-long names stay under the run prefix, so a server that wrongly accepts one only ever holds names of the run', () => {
@@ -79,7 +97,14 @@ describe('requests generated from the contract', () => {
 
   it('query mutations of a list endpoint are texts (a query carries text)', () => {
     const e = CONTRACT.find((x) => x.id === 'cluster.user.list')!;
-    const ms = mutationsOf([{ name: 'limit', type: 'u32', description: '' }, { name: 'sort_by', type: 'string', enum: ['asc', 'desc'], description: '' }], 'query', { cites: () => ({ assertion: 'list-params.limit', namingAssertion: 'errors.case.rejected-body' }) });
+    const ms = mutationsOf(
+      [
+        { name: 'limit', type: 'u32', description: '' },
+        { name: 'sort_by', type: 'string', enum: ['asc', 'desc'], description: '' },
+      ],
+      'query',
+      { cites: () => ({ assertion: 'list-params.limit', namingAssertion: 'errors.case.rejected-body' }) },
+    );
     expect(ms.map((m) => [m.path, m.rule, m.value])).toEqual([
       ['limit', 'wrong-type', 'abc'],
       ['limit', 'below-minimum', '-1'],

@@ -36,7 +36,10 @@ export function integerRange(p: ParamSpec): [number, number] | undefined {
 
 function integerValue(lo: number, hi: number): fc.Arbitrary<number> {
   const near = Math.min(hi, lo + 1000);
-  return fc.oneof({ arbitrary: fc.bigInt({ min: BigInt(lo), max: BigInt(near) }).map(Number), weight: 4 }, { arbitrary: fc.constantFrom(lo, hi), weight: 1 });
+  return fc.oneof(
+    { arbitrary: fc.bigInt({ min: BigInt(lo), max: BigInt(near) }).map(Number), weight: 4 },
+    { arbitrary: fc.constantFrom(lo, hi), weight: 1 },
+  );
 }
 
 /** A valid value for one parameter, by its spec alone (families override what needs meaning). */
@@ -64,7 +67,10 @@ export function validValue(p: ParamSpec): fc.Arbitrary<unknown> {
 }
 
 /** An object with each optional field sometimes left out. */
-export function objectValue(props: readonly ParamSpec[], overrides: Record<string, fc.Arbitrary<unknown>> = {}): fc.Arbitrary<Record<string, unknown>> {
+export function objectValue(
+  props: readonly ParamSpec[],
+  overrides: Record<string, fc.Arbitrary<unknown>> = {},
+): fc.Arbitrary<Record<string, unknown>> {
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of props) model[p.name] = overrides[p.name] ?? validValue(p);
   return fc.record(model, { requiredKeys: props.filter((p) => p.required).map((p) => p.name) }) as fc.Arbitrary<Record<string, unknown>>;
@@ -89,7 +95,8 @@ export function mutationsOf(params: readonly ParamSpec[], origin: Origin, hooks:
     const path = `${prefix}${p.name}`;
     if (hooks.skip?.(p, path)) continue;
     const base = hooks.base?.(path);
-    const add = (rule: RuleKind, value?: unknown) => out.push({ path, rule, ...(rule !== 'missing' ? { value } : {}), ...(base ? { base } : {}), ...hooks.cites(p, path, rule) });
+    const add = (rule: RuleKind, value?: unknown) =>
+      out.push({ path, rule, ...(rule !== 'missing' ? { value } : {}), ...(base ? { base } : {}), ...hooks.cites(p, path, rule) });
     const fill = (n: number) => hooks.fill?.(p, path, n) ?? 'x'.repeat(n);
     if (p.required) add('missing');
     const range = integerRange(p);

@@ -27,7 +27,8 @@ export function freeText(minLength = 0, maxLength?: number): fc.Arbitrary<string
   if (maxLength !== undefined) arbs.push(fc.constant('m'.repeat(maxLength)));
   if (minLength >= 1) arbs.push(fc.constant('n'.repeat(minLength)));
   const wideMax = Math.min(12, Math.floor(max / 4));
-  if (wideMax >= Math.max(1, minLength)) arbs.push(fc.string({ unit: fc.constantFrom(...WIDE), minLength: Math.max(1, minLength), maxLength: wideMax }));
+  if (wideMax >= Math.max(1, minLength))
+    arbs.push(fc.string({ unit: fc.constantFrom(...WIDE), minLength: Math.max(1, minLength), maxLength: wideMax }));
   return fc.oneof(...arbs);
 }
 
@@ -46,15 +47,24 @@ export function topicName(maxLength = 256): fc.Arbitrary<string> {
 export function topicFilter(maxLength = 256): fc.Arbitrary<string> {
   const level = fc.oneof({ arbitrary: LEVEL, weight: 4 }, { arbitrary: fc.constant('+'), weight: 1 });
   return fc.oneof(
-    { arbitrary: fc.tuple(fc.array(level, { minLength: 1, maxLength: 4 }), fc.boolean()).map(([ls, hash]) => [...ls, ...(hash ? ['#'] : [])].join('/')), weight: 5 },
+    {
+      arbitrary: fc
+        .tuple(fc.array(level, { minLength: 1, maxLength: 4 }), fc.boolean())
+        .map(([ls, hash]) => [...ls, ...(hash ? ['#'] : [])].join('/')),
+      weight: 5,
+    },
     { arbitrary: fc.constant('#'), weight: 1 },
     { arbitrary: fc.constant('f'.repeat(maxLength)), weight: 1 },
   );
 }
 
-export const ipv4 = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.integer({ min: 1, max: 254 })).map((p) => p.join('.'));
+export const ipv4 = fc
+  .tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.integer({ min: 1, max: 254 }))
+  .map((p) => p.join('.'));
 /** A network in canonical form (no host bits set), so a server that normalises it shows the same text. */
-export const ipv4Network = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.constantFrom(8, 16, 24)).map(([a, b, c, n]) => (n === 8 ? `${a}.0.0.0/8` : n === 16 ? `${a}.${b}.0.0/16` : `${a}.${b}.${c}.0/24`));
+export const ipv4Network = fc
+  .tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.constantFrom(8, 16, 24))
+  .map(([a, b, c, n]) => (n === 8 ? `${a}.0.0.0/8` : n === 16 ? `${a}.${b}.0.0/16` : `${a}.${b}.${c}.0/24`));
 
 /** Regular expressions every common engine compiles (RE2, Rust regex, ECMAScript, PCRE). */
 export function regexText(maxLength = 500): fc.Arbitrary<string> {

@@ -50,7 +50,11 @@ export class WriteCommand implements Cmd {
     const verdict = new StepVerdict(ctx.minLevel);
     const mutation = this.req.mutation;
     const exp =
-      this.action === 'create' ? m.family.expectCreate(ident, mutation, hasNonAscii(params)) : this.action === 'delete' ? m.family.expectDelete(ident, mutation) : m.family.expectUpdate(ident, mutation);
+      this.action === 'create'
+        ? m.family.expectCreate(ident, mutation, hasNonAscii(params))
+        : this.action === 'delete'
+          ? m.family.expectDelete(ident, mutation)
+          : m.family.expectUpdate(ident, mutation);
     const answer = await ctx.client.call(endpoint, params, verdict);
     checkAnswer(answer, exp, verdict);
     if (this.action === 'create') m.family.applyCreate(ident, shownOf(ctx.family, params), answer.outcome);
@@ -69,13 +73,27 @@ export class WriteCommand implements Cmd {
 function pagedRows(answer: Answer, verdict: StepVerdict): Record<string, unknown>[] | undefined {
   const data = answer.envelope?.data as { data?: unknown; total_count?: unknown } | undefined;
   if (!data || typeof data !== 'object' || !Array.isArray(data.data) || typeof data.total_count !== 'number') {
-    verdict.add(new PropertyViolation(pagedAssertion(answer.endpoint, 'data'), answer.endpoint.id, 'list.shape', `a list answers data = {data: [...], total_count: number}, got ${JSON.stringify(answer.envelope?.data).slice(0, 160)}`, answer.exchange));
+    verdict.add(
+      new PropertyViolation(
+        pagedAssertion(answer.endpoint, 'data'),
+        answer.endpoint.id,
+        'list.shape',
+        `a list answers data = {data: [...], total_count: number}, got ${JSON.stringify(answer.envelope?.data).slice(0, 160)}`,
+        answer.exchange,
+      ),
+    );
     return undefined;
   }
   const rows = data.data.filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object' && !Array.isArray(r));
   if (data.data.length < LIST_LIMIT && data.total_count !== data.data.length) {
     verdict.add(
-      new PropertyViolation(pagedAssertion(answer.endpoint, 'total'), answer.endpoint.id, 'list.total-count', `total_count is ${data.total_count} but the whole list (one page of limit ${LIST_LIMIT}) has ${data.data.length} records`, answer.exchange),
+      new PropertyViolation(
+        pagedAssertion(answer.endpoint, 'total'),
+        answer.endpoint.id,
+        'list.total-count',
+        `total_count is ${data.total_count} but the whole list (one page of limit ${LIST_LIMIT}) has ${data.data.length} records`,
+        answer.exchange,
+      ),
     );
   }
   return rows;
@@ -93,7 +111,12 @@ async function filterIsTheCause(m: RunModel, ctx: RunContext, params: Record<str
   const answer = await ctx.client.call(ctx.endpoints.list, unfiltered);
   const rows = (answer.envelope?.data as { data?: unknown } | undefined)?.data;
   if (answer.outcome !== 'ok' || !Array.isArray(rows)) return false;
-  const listed = new Set(rows.map((r) => m.family.identOfRecord(r as Record<string, unknown>)).filter((i) => i !== undefined).map((i) => m.family.key(i!)));
+  const listed = new Set(
+    rows
+      .map((r) => m.family.identOfRecord(r as Record<string, unknown>))
+      .filter((i) => i !== undefined)
+      .map((i) => m.family.key(i!)),
+  );
   return found.missing.every((ident) => listed.has(m.family.key(ident)));
 }
 
@@ -122,7 +145,10 @@ export class ListCommand implements Cmd {
           const ident = m.family.identOfRecord(r);
           return ident ? inScope(ctx, ident) : false;
         });
-        const problems = m.family.reconcile(mine, (ident) => inScope(ctx, ident) && (filter === undefined || ident[f.nameParam].includes(filter)));
+        const problems = m.family.reconcile(
+          mine,
+          (ident) => inScope(ctx, ident) && (filter === undefined || ident[f.nameParam].includes(filter)),
+        );
         if (problems.length > 0) {
           const filterAtFault = filter !== undefined && (await filterIsTheCause(m, ctx, params, f.listNameParam!));
           verdict.add(
@@ -160,7 +186,9 @@ export class BindingCommand implements Cmd {
     const schema = String(params.schema_name);
     const resource = String(params.resource_name);
     const binding = this.direction === 'bind';
-    const exp = binding ? m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation) : m.bindings.expectUnbind(schema, resource, this.req.mutation);
+    const exp = binding
+      ? m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation)
+      : m.bindings.expectUnbind(schema, resource, this.req.mutation);
     const answer = await ctx.client.call(binding ? bindingEndpoints().create : bindingEndpoints().delete, params, verdict);
     checkAnswer(answer, exp, verdict);
     if (!this.req.mutation && params.tenant === ctx.scope.tenant) {
@@ -203,13 +231,23 @@ export async function listBindings(m: RunModel, ctx: RunContext, schema: string)
       const listed: string[] = [];
       for (const r of rows) {
         if (r.data_type === 'schema' && Array.isArray(r.data)) listed.push(...r.data.filter((x): x is string => typeof x === 'string'));
-        else if (typeof r.resource_name === 'string' && (r.schema_name === undefined || r.schema_name === schema)) listed.push(r.resource_name);
+        else if (typeof r.resource_name === 'string' && (r.schema_name === undefined || r.schema_name === schema))
+          listed.push(r.resource_name);
       }
       const problems = b.reconcile(
         schema,
         listed.filter((r) => r.startsWith(ctx.scope.prefix)),
       );
-      if (problems.length > 0) verdict.add(new PropertyViolation(citeRuleOrDecision(e.id, 'response').id, e.id, 'bind-list.matches-model', `the bindings listed for ${schema} differ from the run's binds: ${problems.slice(0, 4).join('; ')}`, answer.exchange));
+      if (problems.length > 0)
+        verdict.add(
+          new PropertyViolation(
+            citeRuleOrDecision(e.id, 'response').id,
+            e.id,
+            'bind-list.matches-model',
+            `the bindings listed for ${schema} differ from the run's binds: ${problems.slice(0, 4).join('; ')}`,
+            answer.exchange,
+          ),
+        );
     }
   }
   verdict.throwIfAny();

@@ -53,7 +53,9 @@ async function cleanup(model: RunModel, ctx: RunContext): Promise<void> {
   };
   if (model.bindings) {
     for (const [schema, resource] of model.bindings.touched.values()) {
-      await quiet(() => ctx.client.call(bindingEndpoints().delete, { tenant: ctx.scope.tenant, schema_name: schema, resource_name: resource }));
+      await quiet(() =>
+        ctx.client.call(bindingEndpoints().delete, { tenant: ctx.scope.tenant, schema_name: schema, resource_name: resource }),
+      );
     }
   }
   for (const ident of model.family.touched.values()) await quiet(() => ctx.client.call(ctx.endpoints.delete, { ...ident }));
@@ -80,7 +82,13 @@ export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): P
   const tenant = `pt${o.seed}-${key}`;
   const tenantsPrefix = `pn${o.seed}-`;
   let runs = 0;
-  const endpoints = [eps.create, eps.delete, eps.list, ...(eps.update ? [eps.update] : []), ...(key === 'schemas' ? Object.values(bindingEndpoints()) : [])];
+  const endpoints = [
+    eps.create,
+    eps.delete,
+    eps.list,
+    ...(eps.update ? [eps.update] : []),
+    ...(key === 'schemas' ? Object.values(bindingEndpoints()) : []),
+  ];
 
   const def: PropertyDef = {
     id: `model.${key}`,
@@ -97,7 +105,8 @@ export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): P
         const made = await o.client.call(tenantCreate, { tenant_name: tenant, desc: 'mqsim property suites; safe to delete' });
         if (made.outcome !== 'ok') {
           const listed = await o.client.call(endpointById('cluster.tenant.list'), { tenant_name: tenant, limit: LIST_LIMIT });
-          if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant)) throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
+          if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant))
+            throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
         }
       }
       // Leftovers of an interrupted earlier run with the same seed.

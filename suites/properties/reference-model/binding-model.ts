@@ -45,10 +45,30 @@ export class BindingModel implements DeleteGuard {
   }
 
   expectBind(tenant: string, schema: string, resource: string, mutation: Mutation | undefined): Expectation {
-    if (mutation) return { allowed: ['invalid', 'failure'], assertion: mutation.assertion, rule: `bind.refuses-${mutation.rule}`, says: `a bind with ${mutation.path} ${mutation.rule} must be refused`, namesParam: { param: mutation.path, assertion: mutation.namingAssertion } };
+    if (mutation)
+      return {
+        allowed: ['invalid', 'failure'],
+        assertion: mutation.assertion,
+        rule: `bind.refuses-${mutation.rule}`,
+        says: `a bind with ${mutation.path} ${mutation.rule} must be refused`,
+        namesParam: { param: mutation.path, assertion: mutation.namingAssertion },
+      };
     const known = this.bound.get(schema)?.get(resource);
-    if (this.schemaCertain(tenant, schema) && known === undefined) return { allowed: ['ok'], successData: 'success', assertion: BIND, rule: 'bind.succeeds', says: 'binding an existing schema to a new resource must succeed' };
-    return { allowed: ['ok', 'invalid', 'failure'], successData: 'success', assertion: BIND, rule: 'bind.open', says: 'binding twice or binding a schema that may not exist may succeed or be refused' };
+    if (this.schemaCertain(tenant, schema) && known === undefined)
+      return {
+        allowed: ['ok'],
+        successData: 'success',
+        assertion: BIND,
+        rule: 'bind.succeeds',
+        says: 'binding an existing schema to a new resource must succeed',
+      };
+    return {
+      allowed: ['ok', 'invalid', 'failure'],
+      successData: 'success',
+      assertion: BIND,
+      rule: 'bind.open',
+      says: 'binding twice or binding a schema that may not exist may succeed or be refused',
+    };
   }
 
   applyBind(schema: string, resource: string, outcome: Outcome): void {
@@ -59,9 +79,29 @@ export class BindingModel implements DeleteGuard {
   }
 
   expectUnbind(schema: string, resource: string, mutation: Mutation | undefined): Expectation {
-    if (mutation) return { allowed: ['invalid', 'failure'], assertion: mutation.assertion, rule: `unbind.refuses-${mutation.rule}`, says: `an unbind with ${mutation.path} ${mutation.rule} must be refused`, namesParam: { param: mutation.path, assertion: mutation.namingAssertion } };
-    if (this.bound.get(schema)?.get(resource) === false) return { allowed: ['ok'], successData: 'success', assertion: BIND, rule: 'unbind.succeeds', says: 'removing a binding that exists must succeed' };
-    return { allowed: ['ok', 'invalid', 'failure'], successData: 'success', assertion: BIND, rule: 'unbind.open', says: 'removing a binding that may not exist may succeed or be refused' };
+    if (mutation)
+      return {
+        allowed: ['invalid', 'failure'],
+        assertion: mutation.assertion,
+        rule: `unbind.refuses-${mutation.rule}`,
+        says: `an unbind with ${mutation.path} ${mutation.rule} must be refused`,
+        namesParam: { param: mutation.path, assertion: mutation.namingAssertion },
+      };
+    if (this.bound.get(schema)?.get(resource) === false)
+      return {
+        allowed: ['ok'],
+        successData: 'success',
+        assertion: BIND,
+        rule: 'unbind.succeeds',
+        says: 'removing a binding that exists must succeed',
+      };
+    return {
+      allowed: ['ok', 'invalid', 'failure'],
+      successData: 'success',
+      assertion: BIND,
+      rule: 'unbind.open',
+      says: 'removing a binding that may not exist may succeed or be refused',
+    };
   }
 
   applyUnbind(schema: string, resource: string, outcome: Outcome): void {
@@ -72,8 +112,19 @@ export class BindingModel implements DeleteGuard {
   }
 
   expectList(tenant: string, schema: string): Expectation {
-    if (this.schemaCertain(tenant, schema)) return { allowed: ['ok'], assertion: BIND, rule: 'bind-list.succeeds', says: 'listing the bindings of an existing schema must succeed' };
-    return { allowed: ['ok', 'failure'], assertion: BIND, rule: 'bind-list.open', says: 'listing the bindings of a schema that may not exist may succeed or fail' };
+    if (this.schemaCertain(tenant, schema))
+      return {
+        allowed: ['ok'],
+        assertion: BIND,
+        rule: 'bind-list.succeeds',
+        says: 'listing the bindings of an existing schema must succeed',
+      };
+    return {
+      allowed: ['ok', 'failure'],
+      assertion: BIND,
+      rule: 'bind-list.open',
+      says: 'listing the bindings of a schema that may not exist may succeed or fail',
+    };
   }
 
   /** Compares the resources listed for `schema` (the run's only) with the model, then follows them. */

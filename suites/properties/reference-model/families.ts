@@ -9,7 +9,16 @@ import { TENANT_QUOTA_FIELDS } from '../../../fixtures/contract/endpoints/tenant
 
 export type FamilyKey = 'tenants' | 'users' | 'acl' | 'topic-rewrite' | 'auto-subscribe' | 'connectors' | 'blacklist' | 'schemas';
 
-export const FAMILY_KEYS: readonly FamilyKey[] = ['tenants', 'users', 'acl', 'topic-rewrite', 'auto-subscribe', 'connectors', 'blacklist', 'schemas'];
+export const FAMILY_KEYS: readonly FamilyKey[] = [
+  'tenants',
+  'users',
+  'acl',
+  'topic-rewrite',
+  'auto-subscribe',
+  'connectors',
+  'blacklist',
+  'schemas',
+];
 
 /** How a create parameter shows in a list record. */
 export interface ShownField {
@@ -84,7 +93,15 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
     recordTenant: 'tenant',
     listTenantParam: 'tenant',
     listNameParam: 'name',
-    shown: [{ param: 'resource_type' }, { param: 'resource_name' }, { param: 'action' }, { param: 'permission' }, { param: 'desc' }, { param: 'topic' }, { param: 'ip' }],
+    shown: [
+      { param: 'resource_type' },
+      { param: 'resource_name' },
+      { param: 'action' },
+      { param: 'permission' },
+      { param: 'desc' },
+      { param: 'topic' },
+      { param: 'ip' },
+    ],
   },
   'topic-rewrite': {
     key: 'topic-rewrite',
@@ -162,7 +179,13 @@ export const FAMILIES: Readonly<Record<FamilyKey, FamilySpec>> = {
 };
 
 /** Schema bindings ride with the schemas family. */
-export const BINDING_ENDPOINTS = { create: 'cluster.schema-bind.create', delete: 'cluster.schema-bind.delete', list: 'cluster.schema-bind.list' } as const;
+export const BINDING_ENDPOINTS = {
+  create: 'cluster.schema-bind.create',
+  delete: 'cluster.schema-bind.delete',
+  list: 'cluster.schema-bind.list',
+} as const;
 
 /** The spec's tenant quota defaults (Resources: Tenant). */
-export const QUOTA_DEFAULTS: Readonly<Record<string, number>> = Object.fromEntries(TENANT_QUOTA_FIELDS.map((f) => [f.name, f.default as number]));
+export const QUOTA_DEFAULTS: Readonly<Record<string, number>> = Object.fromEntries(
+  TENANT_QUOTA_FIELDS.map((f) => [f.name, f.default as number]),
+);

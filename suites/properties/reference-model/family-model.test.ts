@@ -11,13 +11,28 @@ const u = (name: string) => ({ tenant: 'T', username: name });
 const userRow = (name: string, is_superuser = false) => ({ tenant: 'T', username: name, is_superuser, create_time: 1 });
 const all = () => true;
 
-const tooLong: Mutation = { path: 'username', rule: 'too-long', value: 'x'.repeat(65), assertion: 'limits.user', namingAssertion: 'errors.case.rejected-body' };
-const missing: Mutation = { path: 'username', rule: 'missing', assertion: 'endpoints.user.create', namingAssertion: 'errors.case.rejected-body' };
+const tooLong: Mutation = {
+  path: 'username',
+  rule: 'too-long',
+  value: 'x'.repeat(65),
+  assertion: 'limits.user',
+  namingAssertion: 'errors.case.rejected-body',
+};
+const missing: Mutation = {
+  path: 'username',
+  rule: 'missing',
+  assertion: 'endpoints.user.create',
+  namingAssertion: 'errors.case.rejected-body',
+};
 
 describe('reference model: creates, deletes and the list', () => {
   it('a new name must be created; afterwards the list must show it with its fields', () => {
     const m = users();
-    expect(m.expectCreate(u('a'), undefined, false)).toMatchObject({ allowed: ['ok'], assertion: 'endpoints.index.user-manage', rule: 'create.new-succeeds' });
+    expect(m.expectCreate(u('a'), undefined, false)).toMatchObject({
+      allowed: ['ok'],
+      assertion: 'endpoints.index.user-manage',
+      rule: 'create.new-succeeds',
+    });
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: true }), 'ok');
     expect(m.reconcile([], all)).toEqual(['{"tenant":"T","username":"a"} was created and not deleted, but the list does not show it']);
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: true }), 'ok');
@@ -71,7 +86,10 @@ describe('reference model: creates, deletes and the list', () => {
 
   it('a request breaking one rule must be refused as invalid, naming the parameter; a name that exists or cannot exist gives a second reason', () => {
     const m = users();
-    expect(m.expectCreate(u('x'.repeat(65)), tooLong, false)).toMatchObject({ allowed: ['invalid'], namesParam: { param: 'username', assertion: 'errors.case.rejected-body' } });
+    expect(m.expectCreate(u('x'.repeat(65)), tooLong, false)).toMatchObject({
+      allowed: ['invalid'],
+      namesParam: { param: 'username', assertion: 'errors.case.rejected-body' },
+    });
     expect(m.expectCreate(undefined, missing, false).allowed).toEqual(['invalid']);
     m.applyCreate(u('a'), shownOf(FAMILIES.users, { is_superuser: false }), 'ok');
     expect(m.expectCreate(u('a'), { ...missing, path: 'password' }, false).allowed).toEqual(['invalid', 'failure']);
@@ -100,11 +118,17 @@ describe('reference model: tenants', () => {
       copy.applyCreate({ tenant_name: 'pn-a' }, shownOf(FAMILIES.tenants, { tenant_name: 'pn-a', config: { max_topics: 7 } }), 'ok');
       expect(copy.reconcile([row(desc, { ...QUOTA_DEFAULTS, max_topics: 7 })], all)).toEqual([]);
     }
-    expect(m.reconcile([row('', { ...QUOTA_DEFAULTS, max_topics: 7, max_sessions: 1 })], all)).toEqual(['{"tenant_name":"pn-a"} shows config.max_sessions is 1, expected 50000000']);
+    expect(m.reconcile([row('', { ...QUOTA_DEFAULTS, max_topics: 7, max_sessions: 1 })], all)).toEqual([
+      '{"tenant_name":"pn-a"} shows config.max_sessions is 1, expected 50000000',
+    ]);
   });
 
   it('an update of an unknown tenant must fail with code 1 (or 100) and a text that it was not found', () => {
-    expect(tenants().expectUpdate({ tenant_name: 'pn-a' }, undefined)).toMatchObject({ allowed: ['failure'], codes: [1, 100], textIncludes: { text: 'not found' } });
+    expect(tenants().expectUpdate({ tenant_name: 'pn-a' }, undefined)).toMatchObject({
+      allowed: ['failure'],
+      codes: [1, 100],
+      textIncludes: { text: 'not found' },
+    });
   });
 
   it('an update keeps or clears an omitted desc, and merges a partial config into the stored quota or the defaults', () => {

@@ -129,11 +129,23 @@ export class FamilyModel {
     if (mutation) return this.invalidExpectation('create', mutation, !!ident && !!this.get(ident));
     const entry = ident ? this.get(ident) : undefined;
     if (entry) {
-      return { allowed: ['ok', ...REFUSED], successData: 'success', assertion: this.cite(this.family.createId), rule: 'create.duplicate', says: 'a create of a name that exists may be refused or accepted (the spec leaves it open), never answered otherwise' };
+      return {
+        allowed: ['ok', ...REFUSED],
+        successData: 'success',
+        assertion: this.cite(this.family.createId),
+        rule: 'create.duplicate',
+        says: 'a create of a name that exists may be refused or accepted (the spec leaves it open), never answered otherwise',
+      };
     }
     // Names outside ASCII: the spec gives no character set, so accepting them is the project's decision.
     const assertion = nonAscii ? A.decisionNonAscii : this.cite(this.family.createId);
-    return { allowed: ['ok'], successData: 'success', assertion, rule: 'create.new-succeeds', says: 'a valid create of a name that does not exist must succeed' };
+    return {
+      allowed: ['ok'],
+      successData: 'success',
+      assertion,
+      rule: 'create.new-succeeds',
+      says: 'a valid create of a name that does not exist must succeed',
+    };
   }
 
   applyCreate(ident: Ident | undefined, shown: Shown, outcome: Outcome): void {
@@ -159,14 +171,22 @@ export class FamilyModel {
     if (mutation) return this.invalidExpectation('delete', mutation, FamilyModel.lengthRule(mutation) || (!!ident && !!this.get(ident)));
     const entry = ident ? this.get(ident) : undefined;
     if (entry && !entry.maybe && !(ident && this.guard?.deleteIsOpen(ident))) {
-      return { allowed: ['ok'], successData: 'success', assertion: this.cite(this.family.deleteId), rule: 'delete.existing-succeeds', says: 'a delete of an instance that exists must succeed' };
+      return {
+        allowed: ['ok'],
+        successData: 'success',
+        assertion: this.cite(this.family.deleteId),
+        rule: 'delete.existing-succeeds',
+        says: 'a delete of an instance that exists must succeed',
+      };
     }
     return {
       allowed: ['ok', ...REFUSED],
       successData: 'success',
       assertion: this.cite(this.family.deleteId),
       rule: 'delete.open',
-      says: entry ? 'a delete the spec leaves open (an instance that may not exist, or still has bindings) may succeed or be refused' : 'a delete of a name that does not exist may succeed or be refused (the spec leaves it open)',
+      says: entry
+        ? 'a delete the spec leaves open (an instance that may not exist, or still has bindings) may succeed or be refused'
+        : 'a delete of a name that does not exist may succeed or be refused (the spec leaves it open)',
     };
   }
 
@@ -186,8 +206,22 @@ export class FamilyModel {
   expectUpdate(ident: Ident | undefined, mutation: Mutation | undefined): Expectation {
     if (mutation) return this.invalidExpectation('update', mutation, FamilyModel.lengthRule(mutation) || (!!ident && !this.get(ident)));
     const entry = ident ? this.get(ident) : undefined;
-    if (entry && !entry.maybe) return { allowed: ['ok'], successData: 'success', assertion: this.cite(this.family.updateId), rule: 'update.existing-succeeds', says: 'a valid update of a tenant that exists must succeed' };
-    if (entry) return { allowed: ['ok', ...REFUSED], successData: 'success', assertion: this.cite(this.family.updateId), rule: 'update.open', says: 'an update of a tenant that may not exist may succeed or fail' };
+    if (entry && !entry.maybe)
+      return {
+        allowed: ['ok'],
+        successData: 'success',
+        assertion: this.cite(this.family.updateId),
+        rule: 'update.existing-succeeds',
+        says: 'a valid update of a tenant that exists must succeed',
+      };
+    if (entry)
+      return {
+        allowed: ['ok', ...REFUSED],
+        successData: 'success',
+        assertion: this.cite(this.family.updateId),
+        rule: 'update.open',
+        says: 'an update of a tenant that may not exist may succeed or fail',
+      };
     return {
       allowed: ['failure'],
       assertion: A.errorsTenantUpdateUnknown,
@@ -210,7 +244,9 @@ export class FamilyModel {
     for (const old of entry.candidates) {
       const descs = params.desc === undefined || params.desc === null ? [old.desc, OMITTED] : [params.desc === '' ? OMITTED : params.desc];
       const configs =
-        params.config === undefined || params.config === null ? [old.config] : [quotaWith(params.config, old.config as Record<string, unknown>), quotaWith(params.config)];
+        params.config === undefined || params.config === null
+          ? [old.config]
+          : [quotaWith(params.config, old.config as Record<string, unknown>), quotaWith(params.config)];
       for (const desc of descs) for (const config of configs) next.push({ ...old, desc, config });
     }
     entry.candidates = dedupe(uncertain(outcome) ? [...entry.candidates, ...next] : next);
@@ -241,7 +277,9 @@ export class FamilyModel {
       const ident = this.identOfRecord(row);
       if (!ident) {
         this.lastReconcile.other++;
-        problems.push(`a row has no ${this.family.recordName}${this.family.recordTenant ? `/${this.family.recordTenant}` : ''} text: ${JSON.stringify(row).slice(0, 120)}`);
+        problems.push(
+          `a row has no ${this.family.recordName}${this.family.recordTenant ? `/${this.family.recordTenant}` : ''} text: ${JSON.stringify(row).slice(0, 120)}`,
+        );
         continue;
       }
       if (!visible(ident)) {

@@ -13,7 +13,8 @@ export type Shown = Readonly<Record<string, unknown>>;
 /** The spec's defaults with the given quota fields on top (Resources: Tenant). */
 export function quotaWith(given: unknown, base: Readonly<Record<string, unknown>> = QUOTA_DEFAULTS): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  if (given !== null && typeof given === 'object') for (const [k, v] of Object.entries(given)) if (k in QUOTA_DEFAULTS && v !== undefined && v !== null) out[k] = v;
+  if (given !== null && typeof given === 'object')
+    for (const [k, v] of Object.entries(given)) if (k in QUOTA_DEFAULTS && v !== undefined && v !== null) out[k] = v;
   return out;
 }
 
@@ -29,7 +30,11 @@ export function shownOf(family: FamilySpec, params: Record<string, unknown>): Sh
 }
 
 export function shownKey(s: Shown): string {
-  return JSON.stringify(Object.keys(s).sort().map((k) => [k, s[k]]));
+  return JSON.stringify(
+    Object.keys(s)
+      .sort()
+      .map((k) => [k, s[k]]),
+  );
 }
 
 function emptyish(v: unknown): boolean {
@@ -47,10 +52,14 @@ export function mismatches(family: FamilySpec, record: Record<string, unknown>, 
       if (!emptyish(got)) problems.push(`${field} is ${JSON.stringify(got)} though it was never given`);
     } else if (f.compare === 'quota') {
       const q = got as Record<string, unknown> | undefined;
-      if (q === null || typeof q !== 'object') problems.push(`${field} is ${JSON.stringify(got)}, expected the quota ${JSON.stringify(want)}`);
-      else for (const [k, v] of Object.entries(want as Record<string, unknown>)) if (q[k] !== v) problems.push(`${field}.${k} is ${JSON.stringify(q[k])}, expected ${JSON.stringify(v)}`);
+      if (q === null || typeof q !== 'object')
+        problems.push(`${field} is ${JSON.stringify(got)}, expected the quota ${JSON.stringify(want)}`);
+      else
+        for (const [k, v] of Object.entries(want as Record<string, unknown>))
+          if (q[k] !== v) problems.push(`${field}.${k} is ${JSON.stringify(q[k])}, expected ${JSON.stringify(v)}`);
     } else if (f.compare === 'lowercase') {
-      if (typeof got !== 'string' || got.toLowerCase() !== String(want).toLowerCase()) problems.push(`${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+      if (typeof got !== 'string' || got.toLowerCase() !== String(want).toLowerCase())
+        problems.push(`${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
     } else if (got !== want) {
       problems.push(`${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
     }

@@ -47,7 +47,8 @@ export async function startFaultProxy(upstream: string, fault: Fault): Promise<{
       }
       // Forwarded at most once: a fault that looked at the upstream answer and passes it on must not repeat the request.
       let upstreamAnswer: Promise<ProxiedResponse> | undefined;
-      const forward = (replaced?: unknown): Promise<ProxiedResponse> => (upstreamAnswer ??= forwardOnce(replaced === undefined ? raw : JSON.stringify(replaced)));
+      const forward = (replaced?: unknown): Promise<ProxiedResponse> =>
+        (upstreamAnswer ??= forwardOnce(replaced === undefined ? raw : JSON.stringify(replaced)));
       const forwardOnce = async (text: string): Promise<ProxiedResponse> => {
         const r = await fetch(`${upstream}${req.url}`, {
           method: req.method,
@@ -56,7 +57,8 @@ export async function startFaultProxy(upstream: string, fault: Fault): Promise<{
         });
         return { status: r.status, body: await r.text() };
       };
-      const answer = (await fault({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body }, forward)) ?? (await forward());
+      const answer =
+        (await fault({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body }, forward)) ?? (await forward());
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(answer.body);
     })().catch((e: Error) => {
@@ -75,7 +77,10 @@ export async function startFaultProxy(upstream: string, fault: Fault): Promise<{
 export const SUCCESS = JSON.stringify({ code: 0, message: 'success', data: 'success' });
 
 /** Rewrites the paged-list `data` of a JSON answer. */
-export function editList(body: string, edit: (rows: Record<string, unknown>[], total: number) => { rows: Record<string, unknown>[]; total: number }): string {
+export function editList(
+  body: string,
+  edit: (rows: Record<string, unknown>[], total: number) => { rows: Record<string, unknown>[]; total: number },
+): string {
   const json = JSON.parse(body) as { data?: { data?: Record<string, unknown>[]; total_count?: number } };
   if (!json.data || !Array.isArray(json.data.data)) return body;
   const out = edit(json.data.data, json.data.total_count ?? 0);

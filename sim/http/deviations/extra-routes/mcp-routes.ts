@@ -40,7 +40,12 @@ function mcpAnswer(req: ApiRequest, cluster: Cluster): ApiResponse {
   const body = plainJsonBody(req, MCP_REQUEST);
   if (!body.ok) return body.answer;
   const f = fieldsOf(MCP_REQUEST, body.value);
-  const request: McpRequest = { jsonrpc: f.jsonrpc as string, method: f.method as string, ...(f.id !== undefined ? { id: f.id } : {}), ...(f.params !== undefined ? { params: f.params } : {}) };
+  const request: McpRequest = {
+    jsonrpc: f.jsonrpc as string,
+    method: f.method as string,
+    ...(f.id !== undefined ? { id: f.id } : {}),
+    ...(f.params !== undefined ? { params: f.params } : {}),
+  };
   return jsonAnswer(200, answerMcp(cluster, request));
 }
 
@@ -48,17 +53,32 @@ function mcpAnswer(req: ApiRequest, cluster: Cluster): ApiResponse {
 function protectedResource(req: ApiRequest): ApiResponse {
   const host = headerOf(req, 'host') ?? 'localhost:58080';
   const proto = headerOf(req, 'x-forwarded-proto') ?? 'http';
-  return jsonAnswer(200, { resource: `${proto}://${host}/mcp`, bearer_methods_supported: [], resource_documentation: 'https://github.com/robustmq/robustmq' });
+  return jsonAnswer(200, {
+    resource: `${proto}://${host}/mcp`,
+    bearer_methods_supported: [],
+    resource_documentation: 'https://github.com/robustmq/robustmq',
+  });
 }
 
-const REGISTER_REFUSAL = { error: 'invalid_client_metadata', error_description: 'Dynamic client registration is not supported. No authentication required.' };
+const REGISTER_REFUSAL = {
+  error: 'invalid_client_metadata',
+  error_description: 'Dynamic client registration is not supported. No authentication required.',
+};
 
-const open = (method: ExtraRoute['method'], path: string, handle: ExtraRoute['handle']): ExtraRoute => ({ method, path, auth: 'open', handle });
+const open = (method: ExtraRoute['method'], path: string, handle: ExtraRoute['handle']): ExtraRoute => ({
+  method,
+  path,
+  auth: 'open',
+  handle,
+});
 
 export const MCP_ROUTES: readonly ExtraRoute[] = [
   open('POST', MCP_PATH, (req, { cluster }) => mcpAnswer(req, cluster)),
   open('*', MCP_PATH, () => methodNotAllowed(['POST'])),
-  ...PROTECTED_RESOURCE_PATHS.flatMap((p) => [open('GET', p, (req) => protectedResource(req)), open('*', p, () => methodNotAllowed(['GET']))]),
+  ...PROTECTED_RESOURCE_PATHS.flatMap((p) => [
+    open('GET', p, (req) => protectedResource(req)),
+    open('*', p, () => methodNotAllowed(['GET'])),
+  ]),
   ...OAUTH_404_PATHS.flatMap((p) => [open('GET', p, () => emptyAnswer(404)), open('*', p, () => methodNotAllowed(['GET']))]),
   open('POST', REGISTER_PATH, () => jsonAnswer(400, REGISTER_REFUSAL)),
   open('*', REGISTER_PATH, () => methodNotAllowed(['POST'])),

@@ -7,7 +7,13 @@ import type { ParamSpec } from '../../../../fixtures/contract/types.ts';
 import type { ApiRequest, ApiResponse } from '../../admin-app.ts';
 import { jsonDepth } from '../../../api/json-depth.ts';
 import { bodyText, headerOf } from '../real-server-answers.ts';
-import { JSON_CONTENT_TYPE_TEXT, JSON_DATA_PREFIX, JSON_SYNTAX_PREFIX, jsonSyntaxError, structDataError } from '../real-server-rejections.ts';
+import {
+  JSON_CONTENT_TYPE_TEXT,
+  JSON_DATA_PREFIX,
+  JSON_SYNTAX_PREFIX,
+  jsonSyntaxError,
+  structDataError,
+} from '../real-server-rejections.ts';
 import { plainText } from './route-answers.ts';
 
 /** A request struct: its Rust name (serde names it in some errors) and its fields in declaration order. */
@@ -34,7 +40,11 @@ export function plainJsonBody(req: ApiRequest, struct: RequestStruct): JsonBody 
   const type = headerOf(req, 'content-type');
   if (!type || !JSON_TYPE.test(type.trim())) return { ok: false, answer: plainText(415, JSON_CONTENT_TYPE_TEXT) };
   const text = bodyText(req);
-  if (jsonDepth(text) > SERDE_RECURSION_LIMIT) return { ok: false, answer: plainText(400, `${JSON_SYNTAX_PREFIX}recursion limit exceeded at line 1 column ${SERDE_RECURSION_LIMIT + 1}`) };
+  if (jsonDepth(text) > SERDE_RECURSION_LIMIT)
+    return {
+      ok: false,
+      answer: plainText(400, `${JSON_SYNTAX_PREFIX}recursion limit exceeded at line 1 column ${SERDE_RECURSION_LIMIT + 1}`),
+    };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -18,7 +18,13 @@ const BY_KEYS: RequestStruct = {
   name: 'RecordDeleteByKeysReq',
   fields: [
     { name: 'shard_name', type: 'string', required: true, description: 'shard' },
-    { name: 'keys', type: 'array', required: true, items: { name: 'key', type: 'string', description: 'record key' }, description: 'keys whose records go' },
+    {
+      name: 'keys',
+      type: 'array',
+      required: true,
+      items: { name: 'key', type: 'string', description: 'record key' },
+      description: 'keys whose records go',
+    },
   ],
 };
 
@@ -26,7 +32,13 @@ const BY_OFFSETS: RequestStruct = {
   name: 'RecordDeleteByOffsetsReq',
   fields: [
     { name: 'shard_name', type: 'string', required: true, description: 'shard' },
-    { name: 'offsets', type: 'array', required: true, items: { name: 'offset', type: 'u64', description: 'record offset' }, description: 'offsets whose records go' },
+    {
+      name: 'offsets',
+      type: 'array',
+      required: true,
+      items: { name: 'offset', type: 'u64', description: 'record offset' },
+      description: 'offsets whose records go',
+    },
   ],
 };
 

@@ -39,7 +39,10 @@ const ROW_FIELDS: readonly (keyof ShareGroupRow)[] = ['uuid', 'tenant', 'group_n
 type Query = Record<string, string | string[]>;
 
 /** The query as `Query<T>` reads it, or axum's rejection. */
-function readQuery(req: ApiRequest, fields: readonly ParamSpec[]): { ok: true; query: Record<string, string> } | { ok: false; answer: ApiResponse } {
+function readQuery(
+  req: ApiRequest,
+  fields: readonly ParamSpec[],
+): { ok: true; query: Record<string, string> } | { ok: false; answer: ApiResponse } {
   const query: Query = parseUrl(req.url).query;
   const problem = queryFieldsRejection(fields, query);
   if (problem) return { ok: false, answer: plainText(400, `${QUERY_REJECTION_PREFIX}${problem}`) };
