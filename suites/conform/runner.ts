@@ -12,7 +12,7 @@ import { runLimitChecks, runOutOfRangeLengthChecks } from './checks/limit-checks
 import { runGoneAfterDelete, runListFilters, runListLaws, runListParamChecks, runShowsCreated } from './checks/list-laws.ts';
 import { runRequiredParamChecks, runUnknownFieldCheck } from './checks/param-checks.ts';
 import { runRangeChecks } from './checks/range-checks.ts';
-import { runFamilyScenarios } from '../scenarios/index.ts';
+import { runScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { populateLists, setUpFixtures } from './fixture-setup.ts';
 import { connectListedClients } from './mqtt-population.ts';
@@ -249,7 +249,7 @@ async function checkEndpoint(
     happy = await runHappyPath(ctx, e, resources);
     if (happy) params = buildParams(e, (happy.sent.body as Record<string, unknown> | undefined) ?? queryParams(happy));
   }
-  await runFamilyScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
+  await runScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
 
   const deleted = familyByDelete(ctx, e);
   if (deleted && happy && succeeded(happy))

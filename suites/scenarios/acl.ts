@@ -1,7 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList } from './helpers.ts';
 import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
@@ -13,8 +13,8 @@ import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts'
 
 const ACL = familyByKey('acl');
 
-export const acl: FamilySuite = {
-  family: 'acl',
+export const acl: ScenarioSuite = {
+  name: 'acl',
   tags: ['acl'],
   scenarios: [
     {

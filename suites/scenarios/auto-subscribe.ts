@@ -1,7 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, waitFor } from './helpers.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
@@ -16,8 +16,8 @@ const RULE = familyByKey('auto-subscribe');
 const QOS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'];
 const RETAIN = ['OnEverySubscribe', 'OnNewSubscribe', 'Never'];
 
-export const autoSubscribe: FamilySuite = {
-  family: 'auto-subscribe',
+export const autoSubscribe: ScenarioSuite = {
+  name: 'auto-subscribe',
   tags: ['auto-subscribe'],
   scenarios: [
     {

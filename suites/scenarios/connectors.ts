@@ -14,7 +14,7 @@ import type { Exchange } from '../conform/exchange.ts';
 import { familyEndpoint } from '../../fixtures/contract/family-rules.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite, ScenarioEnv } from './family-suite.ts';
+import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
 import { implicitTenant } from './duplicates.ts';
 
@@ -474,8 +474,8 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
   }
 }
 
-export const connectors: FamilySuite = {
-  family: 'connectors',
+export const connectors: ScenarioSuite = {
+  name: 'connectors',
   tags: ['connectors'],
   scenarios: [
     {

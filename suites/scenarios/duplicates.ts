@@ -5,7 +5,7 @@ import { listingEndpointId, recordIdentity } from '../../fixtures/contract/famil
 import { endpointById, familyByKey } from '../../fixtures/contract/index.ts';
 import type { ResourceFamilyContract } from '../../fixtures/contract/types.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { Scenario } from './family-suite.ts';
+import type { Scenario } from './scenario-suite.ts';
 import { readList } from './helpers.ts';
 
 /**

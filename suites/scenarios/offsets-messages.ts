@@ -3,7 +3,7 @@ import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pa
 import type { Exchange } from '../conform/exchange.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { messageTopic } from '../conform/scenarios.ts';
-import type { FamilySuite, ScenarioEnv } from './family-suite.ts';
+import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, letTimePass, type Row } from './helpers.ts';
 
 /**
@@ -205,8 +205,8 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
   }
 }
 
-export const offsetsMessages: FamilySuite = {
-  family: 'offsets-messages',
+export const offsetsMessages: ScenarioSuite = {
+  name: 'offsets-messages',
   tags: ['offsets-messages'],
   scenarios: [
     {

@@ -1,7 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { expectRefused, readList } from './helpers.ts';
 
 /**
@@ -13,8 +13,8 @@ import { expectRefused, readList } from './helpers.ts';
 
 const SCHEMA = familyByKey('schema');
 
-export const schemas: FamilySuite = {
-  family: 'schemas',
+export const schemas: ScenarioSuite = {
+  name: 'schemas',
   tags: ['schemas'],
   scenarios: [
     {

@@ -4,7 +4,7 @@ import { runTenantDefaults } from '../conform/checks/consistency-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
@@ -25,8 +25,8 @@ async function tenantRow(ctx: ConformContext, name: string): Promise<{ row?: Row
 
 const quotaOf = (row: Row | undefined): Row => (row?.config ?? {}) as Row;
 
-export const tenants: FamilySuite = {
-  family: 'tenants',
+export const tenants: ScenarioSuite = {
+  name: 'tenants',
   tags: ['tenants'],
   scenarios: [
     {

@@ -1,7 +1,7 @@
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import { succeeded } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { expectRefused } from './helpers.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
@@ -13,8 +13,8 @@ import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
 const RULE = familyByKey('topic-rewrite');
 
-export const topicRewrite: FamilySuite = {
-  family: 'topic-rewrite',
+export const topicRewrite: ScenarioSuite = {
+  name: 'topic-rewrite',
   tags: ['topic-rewrite'],
   scenarios: [
     {

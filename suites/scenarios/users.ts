@@ -1,7 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { familyByKey } from '../../fixtures/contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, rowsOf } from './helpers.ts';
 import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
@@ -14,8 +14,8 @@ import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts'
 
 const USER = familyByKey('user');
 
-export const users: FamilySuite = {
-  family: 'users',
+export const users: ScenarioSuite = {
+  name: 'users',
   tags: ['users'],
   scenarios: [
     {
