@@ -209,6 +209,16 @@ export function attachedParam(binding: ResourceFamilyContract): string {
   return ref[0];
 }
 
+/** A valid bind or unbind request: the run's tenant, a slot of the family attached to, a resource slot. */
+export function bindingValidParams(binding: ResourceFamilyContract, e: EndpointContract): fc.Arbitrary<Record<string, unknown>> {
+  const attached = attachedParam(binding);
+  return fc.record({
+    [binding.scopeParam ?? 'tenant']: fc.constant(Sym.tenant()),
+    [attached]: nameArb(paramOf(e, attached)?.maxLength ?? 64),
+    [binding.nameParam]: fc.constantFrom('x', 'y').map((s) => Sym.name(`res-${s}`, 'plain')),
+  }) as fc.Arbitrary<Record<string, unknown>>;
+}
+
 /**
  * Bind/unbind requests of a binding family: the run's tenant, a slot of the family it attaches to
  * (the schemas' own slots), and a resource slot of the run.
@@ -216,11 +226,7 @@ export function attachedParam(binding: ResourceFamilyContract): string {
 export function bindingRequestArb(binding: ResourceFamilyContract, e: EndpointContract, invalidWeight = 1): fc.Arbitrary<GeneratedRequest> {
   const scope = binding.scopeParam ?? 'tenant';
   const attached = attachedParam(binding);
-  const valid = fc.record({
-    [scope]: fc.constant(Sym.tenant()),
-    [attached]: nameArb(paramOf(e, attached)?.maxLength ?? 64),
-    [binding.nameParam]: fc.constantFrom('x', 'y').map((s) => Sym.name(`res-${s}`, 'plain')),
-  }) as fc.Arbitrary<Record<string, unknown>>;
+  const valid = bindingValidParams(binding, e);
   const hooks: MutationHooks = {
     fill: (_p, path, n) => (path === scope ? Sym.paddedTenant(n) : Sym.paddedName(path === attached ? 'z' : 'res-z', n)),
     cites: (_p, path, rule) => ({ assertion: mutationAssertion(e, path, rule, 'body'), namingAssertion: A.errorsNamesParam }),
