@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Command } from 'commander';
+import { type Command } from 'commander';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
 

@@ -2,7 +2,7 @@ import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './co
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
+import { type CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 
 /**

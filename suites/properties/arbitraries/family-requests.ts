@@ -137,7 +137,7 @@ export function validParams(key: FamilyKey, e: EndpointContract): fc.Arbitrary<R
 export function familyHooks(key: FamilyKey, e: EndpointContract): MutationHooks {
   const f = FAMILIES[key];
   return {
-    fill(p, path, length) {
+    fill(_p, path, length) {
       if (path === f.nameParam) return Sym.paddedName('z', length);
       if (f.scopeParam && path === f.scopeParam) return Sym.paddedTenant(length);
       if (key === 'connectors' && path === 'config') {
