@@ -74,6 +74,7 @@ export interface ClusterResponse {
   /** The body as text. */
   text: string;
   /** The body parsed, when it is JSON; else undefined. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an API answer read by the caller's own code, as fetch's Response.json() gives it
   json: any;
 }
 

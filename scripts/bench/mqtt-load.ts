@@ -37,13 +37,14 @@ class LoadClient {
     return this.socket.write(mqttPacket.generate(p));
   }
 
-  next(cmd: Packet['cmd']): Promise<any> {
+  /** The next packet of kind `cmd`; the others go to the handler that was there before. */
+  next<C extends Packet['cmd']>(cmd: C): Promise<Extract<Packet, { cmd: C }>> {
     return new Promise((resolve) => {
       const previous = this.onPacket;
       this.onPacket = (p) => {
         if (p.cmd === cmd) {
           this.onPacket = previous;
-          resolve(p);
+          resolve(p as Extract<Packet, { cmd: C }>);
         } else previous(p);
       };
     });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CHAOS_BUGS, CHAOS_FAULT_KINDS, generatePlan, type ChaosFaultKind, type ChaosOptions } from '../../sim/chaos/chaos-plan.ts';
 import { runPlan } from '../../sim/chaos/chaos-runner.ts';
 import { chaosCommandOf, checkDeterminism, replayFileOf, resultLine, runFailed } from '../../sim/chaos/chaos.ts';

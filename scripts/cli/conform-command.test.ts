@@ -174,7 +174,7 @@ describe('mqsim conform', () => {
     const worse = io3.out.join('');
     expect(worse).toMatch(/^FAIL — \d+ new MUST findings? against baseline /m);
     expect(worse).toContain('new findings (');
-    expect(worse).toMatch(/  ✗ \[MUST\] \S+ on GET \/api\/status/);
+    expect(worse).toMatch(/ {2}✗ \[MUST\] \S+ on GET \/api\/status/);
     expect(readReport(join(root, 'bl', 'new')).baseline?.newFindings.length).toBe(findings.length);
 
     // Fixed: the simulator passes what the broken server failed.
@@ -187,7 +187,7 @@ describe('mqsim conform', () => {
     ).toBe(0);
     const better = io4.out.join('');
     expect(better).toContain('fixed (');
-    expect(better).toMatch(/  ✓ \[MUST\] \S+ on GET \/api\/status/);
+    expect(better).toMatch(/ {2}✓ \[MUST\] \S+ on GET \/api\/status/);
     expect(readReport(join(root, 'bl', 'fixed')).baseline?.fixed.length).toBeGreaterThan(0);
   }, 60_000);
 

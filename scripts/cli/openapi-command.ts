@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Command } from 'commander';
+import { type Command } from 'commander';
 import { API } from '../../fixtures/contract/index.ts';
 import type { ApiContract } from '../../fixtures/contract/types.ts';
 import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { type Command } from 'commander';
 import { runPlan } from '../../sim/chaos/chaos-runner.ts';
 import { resultLine, runFailed } from '../../sim/chaos/chaos.ts';
 import { parseReplayFile } from '../../sim/chaos/replay-file.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { CHAOS_BUGS, type ChaosBug } from '../../sim/chaos/chaos-plan.ts';
 import { parseScenarioFile, type ScenarioFile } from '../../sim/scenario/scenario-file.ts';
 import { runScenario, type ScenarioResult } from '../../sim/scenario/scenario-runner.ts';

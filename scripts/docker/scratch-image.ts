@@ -85,7 +85,7 @@ export async function sharedLibrariesOf(binary: string): Promise<string[]> {
   } catch (e) {
     const text = `${(e as { stdout?: string }).stdout ?? ''}${(e as { stderr?: string }).stderr ?? ''}`;
     if (/not a dynamic executable|statically linked/.test(text)) return [];
-    throw new Error(`ldd ${binary} failed: ${text.trim() || (e as Error).message}`);
+    throw new Error(`ldd ${binary} failed: ${text.trim() || (e as Error).message}`, { cause: e });
   }
   const files: string[] = [];
   for (const line of stdout.split('\n')) {

@@ -36,7 +36,6 @@ function compareValues(a: unknown, b: unknown): number {
  * client list), never only the page.
  */
 export function applyListQuery<T extends object>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the model record type is the handler's business
   records: readonly T[] | IndexedList<any, T>,
   params: Record<string, unknown>,
   namedParams: readonly ParamSpec[],

@@ -58,7 +58,8 @@ export function unexpected(v: unknown): string {
   return String(v);
 }
 
-const BOUNDS = { u32: 4_294_967_295, u64: 18_446_744_073_709_551_615 } as const;
+// u64::MAX is not a double: 2 ** 64 is the double it rounds to, so every u64 the JSON can carry passes.
+const BOUNDS = { u32: 4_294_967_295, u64: 2 ** 64 } as const;
 
 function readValue(type: FieldType, v: unknown): unknown {
   switch (type.kind) {

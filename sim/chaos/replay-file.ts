@@ -1,3 +1,4 @@
+import { isInteger, isOneOf, isRecord } from '../api/json-guards.ts';
 import { CHAOS_BUGS, CHAOS_FAULT_KINDS, type ChaosOptions, type ChaosStep } from './chaos-plan.ts';
 
 /**
@@ -14,22 +15,24 @@ export interface ReplayFile {
 }
 
 export function parseReplayFile(text: string, where: string): ReplayFile {
-  let data: any;
+  let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${where} is not JSON: ${(e as Error).message}`);
+    throw new Error(`${where} is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (data?.format !== 'mqsim-chaos-replay/1')
+  if (!isRecord(data) || data.format !== 'mqsim-chaos-replay/1')
     throw new Error(`${where} is not a chaos replay file (format must be "mqsim-chaos-replay/1")`);
   const o = data.options;
-  if (!o || typeof o.seed !== 'string' || !Number.isInteger(o.nodes) || !Array.isArray(o.faults) || !Array.isArray(data.plan))
+  if (!isRecord(o) || typeof o.seed !== 'string' || !isInteger(o.nodes) || !Array.isArray(o.faults) || !Array.isArray(data.plan))
     throw new Error(`${where}: options {seed, nodes, faults} and plan are required`);
-  for (const f of o.faults) if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(f)) throw new Error(`${where}: unknown fault kind ${f}`);
-  if (o.bug !== null && o.bug !== undefined && !(CHAOS_BUGS as readonly string[]).includes(o.bug))
-    throw new Error(`${where}: unknown bug ${o.bug}`);
-  return {
-    ...data,
-    options: { seed: o.seed, steps: o.steps ?? data.plan.length, nodes: o.nodes, faults: o.faults, bug: o.bug ?? null },
-  } as ReplayFile;
+  const faults = o.faults.map((f: unknown) => {
+    if (!isOneOf(CHAOS_FAULT_KINDS, f)) throw new Error(`${where}: unknown fault kind ${f}`);
+    return f;
+  });
+  const bug = o.bug ?? null;
+  if (bug !== null && !isOneOf(CHAOS_BUGS, bug)) throw new Error(`${where}: unknown bug ${bug}`);
+  const steps = isInteger(o.steps) ? o.steps : data.plan.length;
+  // The plan's steps and `expect` are read as written: a replay re-runs them and compares its own outcome.
+  return { ...data, options: { seed: o.seed, steps, nodes: o.nodes, faults, bug } } as ReplayFile;
 }

@@ -1,3 +1,4 @@
+import { isInteger, isOneOf, isRecord } from '../api/json-guards.ts';
 import { CHAOS_BUGS, CHAOS_FAULT_KINDS, type ChaosOptions } from './chaos-plan.ts';
 import { combineSummaries, formatSeedList, parseSeedList, type SweepSummary } from './seed-sweep.ts';
 
@@ -49,27 +50,31 @@ export function sweepFileOf(input: {
 
 /** Reads a sweep file's text; throws a message naming `where` and what is wrong. */
 export function parseSweepFile(text: string, where: string): SweepFile {
-  let data: any;
+  let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${where} is not JSON: ${(e as Error).message}`);
+    throw new Error(`${where} is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (data?.format !== FORMAT) throw new Error(`${where} is not a sweep summary (format must be "${FORMAT}")`);
+  checkSweepFile(data, where);
+  return data;
+}
+
+/** Throws a message naming `where` and what is wrong unless `data` has the sweep file's shape. */
+function checkSweepFile(data: unknown, where: string): asserts data is SweepFile {
+  if (!isRecord(data) || data.format !== FORMAT) throw new Error(`${where} is not a sweep summary (format must be "${FORMAT}")`);
   const o = data.options;
-  if (!o || !Number.isInteger(o.steps) || !Number.isInteger(o.nodes) || !Array.isArray(o.faults))
+  if (!isRecord(o) || !isInteger(o.steps) || !isInteger(o.nodes) || !Array.isArray(o.faults))
     throw new Error(`${where}: options {steps, nodes, faults} are required`);
-  for (const f of o.faults) if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(f)) throw new Error(`${where}: unknown fault kind ${f}`);
-  if (o.bug !== null && o.bug !== undefined && !(CHAOS_BUGS as readonly string[]).includes(o.bug))
-    throw new Error(`${where}: unknown bug ${o.bug}`);
+  for (const f of o.faults) if (!isOneOf(CHAOS_FAULT_KINDS, f)) throw new Error(`${where}: unknown fault kind ${f}`);
+  if (o.bug !== null && o.bug !== undefined && !isOneOf(CHAOS_BUGS, o.bug)) throw new Error(`${where}: unknown bug ${o.bug}`);
   if (typeof data.seeds !== 'string') throw new Error(`${where}: seeds is required`);
   const sh = data.shard;
-  if (sh !== null && !(Number.isInteger(sh?.index) && Number.isInteger(sh?.count) && sh.index >= 1 && sh.index <= sh.count))
+  if (sh !== null && !(isRecord(sh) && isInteger(sh.index) && isInteger(sh.count) && sh.index >= 1 && sh.index <= sh.count))
     throw new Error(`${where}: shard must be null or {index, count} with 1 ≤ index ≤ count`);
   const s = data.summary;
-  if (!s || !Number.isInteger(s.seeds_run) || !Number.isInteger(s.passed) || !Array.isArray(s.failed) || !s.coverage)
+  if (!isRecord(s) || !isInteger(s.seeds_run) || !isInteger(s.passed) || !Array.isArray(s.failed) || !s.coverage)
     throw new Error(`${where}: summary {seeds_run, passed, failed, coverage} is required`);
-  return data as SweepFile;
 }
 
 /** Inputs that cannot be combined; the CLI exits 2 with the message. */

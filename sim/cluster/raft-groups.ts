@@ -281,7 +281,6 @@ export class RaftGroups {
     const g = this.group(groupName);
     const timeoutMs = this.writeTimeoutMs();
     const deadline = this.cluster.now() + timeoutMs;
-    let proposedTo: RaftNode | null = null;
     for (;;) {
       const leader = this.waitForLeader(g, deadline, false);
       if (leader === null) {
@@ -290,7 +289,6 @@ export class RaftGroups {
             `the change is made but not committed, and may be lost; read it back before retrying`,
         );
       }
-      proposedTo = leader;
       const entry = leader.propose(kind);
       const outcome = this.waitForEntry(g, entry, deadline);
       if (outcome === 'committed') {
@@ -299,7 +297,7 @@ export class RaftGroups {
       }
       if (outcome === 'pending') {
         throw unavailable(
-          `the ${groupName} consensus group did not commit the write within raft_write_timeout_sec (${timeoutMs / 1000} s): node ${proposedTo.id}, leader of term ${entry.term}, ` +
+          `the ${groupName} consensus group did not commit the write within raft_write_timeout_sec (${timeoutMs / 1000} s): node ${leader.id}, leader of term ${entry.term}, ` +
             `holds it at index ${entry.index} but reached no quorum. The change is made but unconfirmed: it may still commit or be discarded; read it back before retrying`,
         );
       }

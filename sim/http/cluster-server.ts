@@ -274,7 +274,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     } catch (e) {
       await mqtt?.close();
       await listeners.close();
-      throw new Error(`could not connect to NATS at ${options.nats}: ${(e as Error).message}`);
+      throw new Error(`could not connect to NATS at ${options.nats}: ${(e as Error).message}`, { cause: e });
     }
   }
 
@@ -388,7 +388,9 @@ export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: No
     await close();
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE')
-      throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`);
+      throw new Error(`port ${err.message.split(':').pop()} is already in use; pick another with --port (node N uses port + N - 1)`, {
+        cause: e,
+      });
     throw e;
   }
   return { nodeUrls, close };

@@ -32,7 +32,8 @@ export interface DispatchedAnswer {
 /** Answers a request to an origin it serves, or returns undefined for an origin it does not. */
 export type OriginRouter = (origin: string) => ((req: DispatchedRequest) => Promise<DispatchedAnswer>) | undefined;
 
-type AnyHandler = Record<string, ((...args: any[]) => unknown) | undefined>;
+// Its callbacks are called by name: the handler may implement either of undici's two callback styles.
+type AnyHandler = Partial<Record<string, (...args: unknown[]) => unknown>>;
 
 /** Statuses whose answers carry no body. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -146,7 +147,7 @@ export class InProcessDispatcher extends Dispatcher {
     const origin = originOf(options.origin);
     const serve = origin === undefined ? undefined : this.route(origin);
     if (!serve) return this.next.dispatch(options, handler);
-    const h = handler as unknown as AnyHandler;
+    const h = handler as AnyHandler;
     void (async () => {
       try {
         const body = await bodyOf(options.body);

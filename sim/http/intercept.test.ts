@@ -1,5 +1,5 @@
 // Named imports on purpose: the interception must reach them too (not only `http.request`).
-import { get as httpGet, request as httpRequest, createServer, type Server } from 'node:http';
+import { get as httpGet, request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import axios from 'axios';
@@ -22,7 +22,7 @@ type Client = (url: string, body?: unknown) => Promise<{ status: number; json: a
 
 function nodeHttp(url: string, body?: unknown): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const done = (res: import('node:http').IncomingMessage): void => {
+    const done = (res: IncomingMessage): void => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));

@@ -75,7 +75,7 @@ export class StaticUi {
   /** Checks at start that DIR is a directory with an index.html, so a wrong path shows at once. */
   constructor(dir: string) {
     const root = resolve(dir);
-    let isDir = false;
+    let isDir: boolean;
     try {
       isDir = statSync(root).isDirectory();
     } catch {

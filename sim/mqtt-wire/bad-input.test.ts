@@ -140,17 +140,15 @@ describe('MQTT listener: bad input', () => {
     const packetOf = (v: 4 | 5) =>
       fc
         .oneof(
-          fc
-            .record({ topic, payload: fc.uint8Array({ maxLength: 40 }), qos, id, retain: fc.boolean(), dup: fc.boolean() })
-            .map((r) => ({
-              cmd: 'publish' as const,
-              topic: r.topic,
-              payload: Buffer.from(r.payload),
-              qos: r.qos,
-              retain: r.retain,
-              dup: r.dup,
-              ...(r.qos > 0 ? { messageId: r.id } : {}),
-            })),
+          fc.record({ topic, payload: fc.uint8Array({ maxLength: 40 }), qos, id, retain: fc.boolean(), dup: fc.boolean() }).map((r) => ({
+            cmd: 'publish' as const,
+            topic: r.topic,
+            payload: Buffer.from(r.payload),
+            qos: r.qos,
+            retain: r.retain,
+            dup: r.dup,
+            ...(r.qos > 0 ? { messageId: r.id } : {}),
+          })),
           fc
             .record({
               id,
@@ -177,16 +175,14 @@ describe('MQTT listener: bad input', () => {
             return Buffer.from([0xc0, 0x00]); // a field mqtt-packet refuses to encode: send a PINGREQ instead
           }
         });
-    const session = fc
-      .constantFrom(4 as const, 5 as const)
-      .chain((v) =>
-        fc
-          .array(fc.oneof({ weight: 3, arbitrary: packetOf(v) }, { weight: 1, arbitrary: framed }, { weight: 1, arbitrary: garbage }), {
-            minLength: 1,
-            maxLength: 6,
-          })
-          .map((parts) => Buffer.concat([connectBytes(`fz-${v}`, v), ...parts])),
-      );
+    const session = fc.constantFrom(4 as const, 5 as const).chain((v) =>
+      fc
+        .array(fc.oneof({ weight: 3, arbitrary: packetOf(v) }, { weight: 1, arbitrary: framed }, { weight: 1, arbitrary: garbage }), {
+          minLength: 1,
+          maxLength: 6,
+        })
+        .map((parts) => Buffer.concat([connectBytes(`fz-${v}`, v), ...parts])),
+    );
     const input = fc.oneof(garbage, framed, session);
     let round = 0;
     await fc.assert(

@@ -149,6 +149,7 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
     if (err.code === 'EADDRINUSE')
       throw new Error(
         `MQTT port ${err.message.split(':').pop()} is already in use; pick another with --mqtt-port (node K uses port + K - 1, 0 picks free ports)`,
+        { cause: e },
       );
     throw e;
   }

@@ -321,7 +321,7 @@ export class WireConnection {
     ) {
       return this.fail(RC.receiveMaximumExceeded, 'more QoS 2 messages in flight than the Receive Maximum announced');
     }
-    let code: number = RC.success;
+    let code: number;
     if (this.version === 5 && payloadFormatBroken(p)) {
       code = RC.payloadFormatInvalid;
     } else {

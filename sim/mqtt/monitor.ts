@@ -26,17 +26,15 @@ type Dims = Partial<Record<MonitorDimension, string>>;
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** The dimensionless series, one row of width 1 each. */
-const SCALAR_TYPES = [
-  'connection_num',
-  'topic_num',
-  'subscribe_num',
-  'message_in_num',
-  'message_out_num',
-  'message_drop_num',
-  'connector_send_success_total',
-  'connector_send_failure_total',
-] as const;
-type ScalarType = (typeof SCALAR_TYPES)[number];
+type ScalarType =
+  | 'connection_num'
+  | 'topic_num'
+  | 'subscribe_num'
+  | 'message_in_num'
+  | 'message_out_num'
+  | 'message_drop_num'
+  | 'connector_send_success_total'
+  | 'connector_send_failure_total';
 
 /** Dimensioned series come in pairs sampled together: [first, second] of one row. */
 type PairKind = 'topic' | 'subscribe' | 'subscribeTopic' | 'session' | 'connector';

@@ -299,7 +299,7 @@ export function parseScenarioFile(text: string, where: string): ScenarioFile {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${where} is not JSON: ${(e as Error).message}`);
+    throw new Error(`${where} is not JSON: ${(e as Error).message}`, { cause: e });
   }
   if (!validate(data)) throw new Error(`${where}: invalid scenario: ${describe(validate.errors ?? [])}`);
   return data as ScenarioFile;

@@ -246,7 +246,6 @@ export class StorageEngine {
   /** Places a new segment on `replica_num` distinct placeable nodes, seeded; the first is the leader. */
   private newSegment(shard: Shard, seq: number, startOffset: number): Segment {
     const nodes = this.rng.shuffle(this.placeableNodes()).slice(0, shard.config.replica_num);
-    const now = this.cluster.now();
     const replicas: Replica[] = nodes.map((nodeId, i) => {
       const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';

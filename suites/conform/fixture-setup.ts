@@ -3,7 +3,7 @@ import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { listingEndpointId } from '../../fixtures/contract/family-rules.ts';
-import { CreatedResources, fixtureFields } from './resource-families.ts';
+import { type CreatedResources, fixtureFields } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 
 /**

@@ -3,7 +3,7 @@ import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
 import type { ApiContract, EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { UrlTarget } from '../targets/url-target.ts';
-import { ConformContext, fail, fixtureNames, succeeded } from './conform-context.ts';
+import { ConformContext, fixtureNames, succeeded } from './conform-context.ts';
 import { badTokens, runAuthChecks, type BadTokens } from './checks/auth-checks.ts';
 import { runWrongMethodCheck } from './checks/behaviour-checks.ts';
 import { runEnvelopeInvariants } from './checks/envelope-invariants.ts';

@@ -116,13 +116,13 @@ export class PropertyClient {
     return new PropertyClient(this.target, this.pacer, this, this.rateLimitBackoffMs, this.sleep);
   }
 
+  /** Counts the request here and in every ancestor (a child's requests are its parent's too). */
   private count(outcome: Outcome, answered: boolean): void {
-    for (let c: PropertyClient | undefined = this; c; c = c.parent) {
-      c.stats.requests++;
-      if (answered) c.stats.answered++;
-      if (outcome === 'unauthorized') c.stats.unauthorized++;
-      c.outcomes[outcome] = (c.outcomes[outcome] ?? 0) + 1;
-    }
+    this.stats.requests++;
+    if (answered) this.stats.answered++;
+    if (outcome === 'unauthorized') this.stats.unauthorized++;
+    this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
+    this.parent?.count(outcome, answered);
   }
 
   /** "412 requests: 180 ok, 60 invalid, …" */

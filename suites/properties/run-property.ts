@@ -49,6 +49,7 @@ export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSetti
     if (s.replay)
       throw new Error(
         `--property-path ${formatPropertyPath(s.replay)} does not fit property ${def.id} with seed ${s.seed}: ${(e as Error).message}`,
+        { cause: e },
       );
     // fast-check itself refused: a harness problem.
     details = {

@@ -57,7 +57,7 @@ export const MQTT_RECORD_SCENARIOS: readonly Scenario[] = [
     endpoint: 'GET /metrics',
     checks: ['metrics.names'],
     assertion: 'decision.metrics.names',
-    async run(ctx, e, env) {
+    async run(ctx, e, _env) {
       // Decision: the simulator's metric names (mqtt_connection_num = the overview's connection_num), text/plain; version=0.0.4.
       const overview = ctx.endpoint('GET', '/api/mqtt/overview');
       await ctx.check(e, 'metrics.names', 'decision.metrics.names', async () =>

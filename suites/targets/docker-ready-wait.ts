@@ -56,7 +56,7 @@ export class HttpReadyWait implements WaitStrategy {
   async waitUntilReady(container: ContainerHandle, boundPorts: BoundPorts): Promise<void> {
     const url = this.urlOf(boundPorts);
     const deadline = performance.now() + this.startupTimeoutMs;
-    let last = 'no answer yet';
+    let last: string;
     for (;;) {
       const state = (await container.inspect()).State;
       if (!state.Running) {

@@ -1,3 +1,5 @@
+// Types only: the module itself is imported lazily (loadTestcontainers), so the CLI starts without it.
+import type * as Testcontainers from 'testcontainers';
 import { existsSync } from 'node:fs';
 import { HttpReadyWait } from './docker-ready-wait.ts';
 import { freePortBlock } from './free-ports.ts';
@@ -129,7 +131,7 @@ export async function dockerEngineStatus(timeoutMs = 5000): Promise<{ ok: true }
  * pulled from Docker Hub that removes a session's containers when the process dies; an engine with no
  * registry cannot pull it, and every container this target starts is stopped by the target itself.
  */
-export async function loadTestcontainers(): Promise<typeof import('testcontainers')> {
+export async function loadTestcontainers(): Promise<typeof Testcontainers> {
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
   return import('testcontainers');
 }
@@ -141,7 +143,7 @@ export async function loadTestcontainers(): Promise<typeof import('testcontainer
  * host is this machine: it is asked again with TESTCONTAINERS_HOST_OVERRIDE=localhost, what
  * testcontainers answers outside a container. A value the user set is left alone.
  */
-async function containerRuntimeClient(): Promise<Awaited<ReturnType<(typeof import('testcontainers'))['getContainerRuntimeClient']>>> {
+async function containerRuntimeClient(): Promise<Awaited<ReturnType<typeof Testcontainers.getContainerRuntimeClient>>> {
   const { getContainerRuntimeClient } = await loadTestcontainers();
   try {
     return await getContainerRuntimeClient();
@@ -232,7 +234,7 @@ export class DockerTarget extends WrappingTarget {
       // testcontainers stops and removes a container that never got ready.
       started = await container.start();
     } catch (e) {
-      throw new Error(`--target ${raw}: ${(e as Error).message}`);
+      throw new Error(`--target ${raw}: ${(e as Error).message}`, { cause: e });
     }
     // Stopped with a grace period (a server that saves state on SIGTERM gets to do it), or at once
     // when this process is interrupted: the run goes on meanwhile, against a server that is going.

@@ -136,7 +136,7 @@ export class UrlTarget implements Target {
   private readonly sleep: (ms: number) => Promise<void>;
   private nextSlot = 0;
 
-  private constructor(private readonly options: UrlTargetOptions) {
+  private constructor(options: UrlTargetOptions) {
     this.url = parseTargetUrl(options.url);
     this.baseUrl = `${this.url.origin}${this.url.pathname.replace(/\/+$/, '')}`;
     this.name = options.name ?? options.url;

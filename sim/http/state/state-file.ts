@@ -3,6 +3,7 @@ import type { ModelWrite } from '../admin-app.ts';
 import type { EnvelopeForm } from '../envelope.ts';
 import type { WorkloadName } from '../../cluster/cluster.ts';
 import { DIALECT_NAMES, type DialectName } from '../dialects/dialects.ts';
+import { isOneOf, isRecord } from '../../api/json-guards.ts';
 
 /**
  * The file of `mqsim serve --state FILE`: one header line, then the body as JSON.
@@ -129,41 +130,44 @@ export function decodeState(text: string, where: string): ServeState {
     throw new StateFileError(
       `${where} is corrupt: the sha256 of its body is ${sha.slice(0, 16)}…, the header says ${m[2].slice(0, 16)}…; refusing to use or overwrite it`,
     );
-  let data: any;
+  let data: unknown;
   try {
     data = JSON.parse(body);
   } catch (e) {
-    throw new StateFileError(`${where}: the body is not JSON (${(e as Error).message}) although its checksum matches; refusing to use it`);
+    throw new StateFileError(`${where}: the body is not JSON (${(e as Error).message}) although its checksum matches; refusing to use it`, {
+      cause: e,
+    });
   }
   return checkShape(data, where);
 }
 
-function checkShape(data: any, where: string): ServeState {
+function checkShape(data: unknown, where: string): ServeState {
   const bad = (what: string): never => {
     throw new StateFileError(`${where}: ${what}; refusing to use or overwrite it`);
   };
-  if (!data || typeof data !== 'object') bad('the body is not an object');
+  if (!isRecord(data)) return bad('the body is not an object');
   const o = data.options;
   if (
-    !o ||
+    !isRecord(o) ||
     typeof o.seed !== 'string' ||
     !Number.isInteger(o.nodes) ||
     (o.workload !== 'demo' && o.workload !== 'none') ||
     !Number.isFinite(o.epochMs)
   )
-    bad('options {seed, nodes, workload, epochMs} are missing or wrong');
+    return bad('options {seed, nodes, workload, epochMs} are missing or wrong');
   if (o.envelope !== 'A' && o.envelope !== 'B') bad('options.envelope must be A or B');
-  if (o.dialect !== undefined && !(DIALECT_NAMES as readonly string[]).includes(o.dialect))
+  if (o.dialect !== undefined && !isOneOf(DIALECT_NAMES, o.dialect))
     bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
-  if (!Array.isArray(o.deviations) || !o.admin || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string')
+  if (!Array.isArray(o.deviations) || !isRecord(o.admin) || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string')
     bad('options.deviations or options.admin are missing');
-  if (!Number.isFinite(data.virtual_now)) bad('virtual_now is missing');
-  if (!Array.isArray(data.writes)) bad('writes is not a list');
+  if (typeof data.virtual_now !== 'number' || !Number.isFinite(data.virtual_now)) return bad('virtual_now is missing');
+  if (!Array.isArray(data.writes)) return bad('writes is not a list');
   let last = -Infinity;
-  data.writes.forEach((w: any, i: number) => {
+  data.writes.forEach((w: unknown, i: number) => {
     if (
-      !w ||
+      !isRecord(w) ||
       (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') ||
+      typeof w.at !== 'number' ||
       !Number.isFinite(w.at) ||
       !Number.isInteger(w.node) ||
       typeof w.method !== 'string' ||
@@ -171,13 +175,14 @@ function checkShape(data: any, where: string): ServeState {
       !Number.isInteger(w.status) ||
       typeof w.answer !== 'string'
     )
-      bad(`write ${i + 1} is malformed`);
+      return bad(`write ${i + 1} is malformed`);
     if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
     last = w.at;
   });
   return {
     mqsimVersion: String(data.mqsim_version ?? '?'),
-    options: o as ServeStateOptions,
+    // Checked field by field above.
+    options: o as Partial<ServeStateOptions> as ServeStateOptions,
     virtualNow: data.virtual_now,
     writes: data.writes as JournaledWrite[],
   };

@@ -123,7 +123,7 @@ export class StateKeeper {
       } catch {
         // nothing to clean up
       }
-      throw new Error(`could not save the state to ${this.path}: ${(e as Error).message}`);
+      throw new Error(`could not save the state to ${this.path}: ${(e as Error).message}`, { cause: e });
     }
     this.dirty = false;
   }

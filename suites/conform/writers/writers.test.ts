@@ -75,7 +75,7 @@ function assertWellFormedXml(xml: string): void {
   if (consumed !== body.length) throw new Error(`cannot read XML at: ${body.slice(consumed, consumed + 60)}`);
   if (stack.length !== 0) throw new Error(`unclosed ${stack.join(', ')}`);
   if (roots !== 1) throw new Error(`${roots} root elements`);
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(xml)) throw new Error('control character in XML');
 }
 

@@ -1,0 +1,81 @@
+// Lint rules of the project (typescript-eslint on top of ESLint's recommended set), run by `npm test`
+// (`npm run lint`). Formatting is Prettier's (`npm run format:check`), so no stylistic rule lives here.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Test files and the helpers only tests import: parsing JSON answers loosely is fine there. */
+const TEST_FILES = [
+  '**/*.test.ts',
+  '**/testing/**',
+  '**/test-support.ts',
+  '**/*-test-kit.ts',
+  'sim/http/dialects/dashboard-client.ts',
+  'examples/**',
+];
+
+/**
+ * Production files that still hold an `any` or an `as unknown as` which issue 14's rewiring removes
+ * (composition root, typed handler parameters, property harness). The list only shrinks; it is empty
+ * when that work has landed.
+ */
+const PENDING_REWIRING = [
+  'sim/api/list-query.ts',
+  'sim/config/cluster-config.ts',
+  'sim/config/section-read-view.ts',
+  'sim/config/section-rules.ts',
+  'sim/connectors/dead-letter.ts',
+  'sim/connectors/failure-strategy.ts',
+  'sim/control/control-api.ts',
+  'sim/http/deviations/real-server-deviations.ts',
+  'sim/http/handler-types.ts',
+  'sim/http/handlers/schemas.ts',
+  'sim/invariants/invariant-registry.ts',
+  'sim/mqtt-wire/wire-connection.ts',
+  'sim/mqtt/mqtt-stats.ts',
+  'sim/mqtt/peer-parts.ts',
+  'sim/storage/topics.ts',
+  'suites/properties/model-based/family-property.ts',
+  'suites/properties/request-properties.ts',
+  'suites/properties/run-property.ts',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'reports/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // `_`-prefixed names are deliberately unused (a parameter kept for its position, a destructured field left out).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // A double cast through unknown switches the type checker off; narrow with a guard or type the value at its source.
+          selector: 'TSAsExpression > TSAsExpression[typeAnnotation.type="TSUnknownKeyword"]',
+          message: '`as unknown as` hides a type error: narrow the value with a type guard or give it its type where it is made.',
+        },
+      ],
+    },
+  },
+  {
+    files: [...TEST_FILES, ...PENDING_REWIRING],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-syntax': 'off',
+    },
+  },
+  {
+    files: TEST_FILES,
+    rules: {
+      // Tests strip terminal colours (ESC) and write control characters on purpose.
+      'no-control-regex': 'off',
+    },
+  },
+);
