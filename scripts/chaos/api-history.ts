@@ -1,44 +1,59 @@
 import type { ApiCall } from '../../sim/chaos/chaos-plan.ts';
+import { visibilityRules } from '../../fixtures/contract/family-rules.ts';
+import { API } from '../../fixtures/contract/index.ts';
+import type { ApiContract } from '../../fixtures/contract/types.ts';
 
-/** The resource families the chaos plan's API operations create and delete, and how to list them. */
-export const FAMILIES = {
-  tenant: { list: (_t: string) => '/api/cluster/tenant/list?limit=10000', field: 'tenant_name', scoped: false },
-  user: { list: (t: string) => `/api/cluster/user/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'username', scoped: true },
-  acl: { list: (t: string) => `/api/cluster/acl/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'name', scoped: true },
-  topic: { list: (t: string) => `/api/cluster/topic/list?tenant=${encodeURIComponent(t)}&limit=10000`, field: 'topic_name', scoped: true },
-  connector: {
-    list: (t: string) => `/api/cluster/connector/list?tenant=${encodeURIComponent(t)}&limit=10000`,
-    field: 'connector_name',
-    scoped: true,
-  },
-} as const;
-export type Family = keyof typeof FAMILIES;
+/**
+ * Which resources the chaos plan's API calls make appear in (or leave) their lists, read from the
+ * contract's resource families: a family's create and delete, and its own visibility rules (a
+ * message send creates its topic). Families without a listing by name are not followed.
+ */
+
+/** What one acknowledged call does to the history: a resource of `family` exists, or is gone. */
+export interface Effect {
+  /** The family's key (`tenant`, `acl`, `topic`…). */
+  family: string;
+  /** The tenant it lives in ('' for an unscoped family). */
+  tenant: string;
+  name: string;
+  present: boolean;
+}
+
+/** How the history reads one family's instances in one tenant: the request listing them all on one page, and the name field of a row. */
+export interface HistoryList {
+  method: 'GET' | 'POST';
+  path: string;
+  query: string;
+  nameField: string;
+}
+
+/** The list request of the family with key `key` for `tenant` (the family must list its instances by name). */
+export function historyList(key: string, tenant: string, api: ApiContract = API): HistoryList {
+  const family = api.families.find((x) => x.key === key);
+  const list = family && api.endpoints.find((e) => e.id === family.endpoints.list);
+  if (!family?.listing || !list) throw new Error(`resource family ${key} has no list showing its instances`);
+  const scope = family.scopeParam && family.listing.tenantQuery ? `${family.listing.tenantQuery}=${encodeURIComponent(tenant)}&` : '';
+  return { method: list.method, path: list.path, query: `${scope}limit=10000`, nameField: family.listing.nameField };
+}
 
 /** What one call does to the history when it is acknowledged (code 0): a resource exists, or is gone. */
-export function effectOf(call: ApiCall): { family: Family; tenant: string; name: string; present: boolean } | null {
+export function effectOf(call: ApiCall, api: ApiContract = API): Effect | null {
+  const path = call.path.split('?')[0];
+  const endpoint = api.endpoints.find((e) => e.method === call.method && e.path === path);
+  if (!endpoint) return null;
   const b = call.body ?? {};
-  const s = (k: string): string => String(b[k] ?? '');
-  switch (call.path) {
-    case '/api/cluster/tenant/create':
-    case '/api/cluster/tenant/delete':
-      return { family: 'tenant', tenant: '', name: s('tenant_name'), present: call.path.endsWith('create') };
-    case '/api/cluster/user/create':
-    case '/api/cluster/user/delete':
-      return { family: 'user', tenant: s('tenant'), name: s('username'), present: call.path.endsWith('create') };
-    case '/api/cluster/acl/create':
-    case '/api/cluster/acl/delete':
-      return { family: 'acl', tenant: s('tenant'), name: s('name'), present: call.path.endsWith('create') };
-    case '/api/cluster/topic/create':
-    case '/api/cluster/topic/delete':
-      return { family: 'topic', tenant: s('tenant'), name: s('topic_name'), present: call.path.endsWith('create') };
-    case '/api/mqtt/message/send': // publishing creates the topic when it is missing
-      return { family: 'topic', tenant: s('tenant'), name: s('topic'), present: true };
-    case '/api/cluster/connector/create':
-    case '/api/cluster/connector/delete':
-      return { family: 'connector', tenant: s('tenant'), name: s('connector_name'), present: call.path.endsWith('create') };
-    default:
-      return null;
+  const s = (k: string | undefined): string => (k === undefined ? '' : String(b[k] ?? ''));
+  for (const family of api.families) {
+    const rule = visibilityRules(family).find((r) => r.endpoint === endpoint.id);
+    if (!rule) continue;
+    return {
+      family: family.key,
+      tenant: family.scopeParam ? s(rule.scopeParam ?? family.scopeParam) : '',
+      name: s(rule.nameParam ?? family.nameParam),
+      present: rule.effect === 'appears',
+    };
   }
+  return null;
 }
 
 export interface HistoryViolation {
@@ -65,18 +80,20 @@ export class AckHistory {
   private readonly known = new Map<string, Known>();
   private readonly unknown = new Set<string>();
 
-  static key(family: Family, tenant: string, name: string): string {
+  constructor(private readonly api: ApiContract = API) {}
+
+  static key(family: string, tenant: string, name: string): string {
     return `${family}\u0000${tenant}\u0000${name}`;
   }
 
   /** The resources a call acts on, seen at the start (before any call). */
-  baseline(family: Family, tenant: string, name: string, present: boolean): void {
+  baseline(family: string, tenant: string, name: string, present: boolean): void {
     const k = AckHistory.key(family, tenant, name);
     if (!this.known.has(k)) this.known.set(k, { present, since: -1 });
   }
 
   acknowledged(call: ApiCall, step: number): void {
-    const e = effectOf(call);
+    const e = effectOf(call, this.api);
     if (!e) return;
     const k = AckHistory.key(e.family, e.tenant, e.name);
     this.known.set(k, { present: e.present, since: step });
@@ -84,12 +101,12 @@ export class AckHistory {
   }
 
   lost(call: ApiCall): void {
-    const e = effectOf(call);
+    const e = effectOf(call, this.api);
     if (e) this.unknown.add(AckHistory.key(e.family, e.tenant, e.name));
   }
 
   /** Compares one listing of (family, tenant) with the history; returns what disagrees. */
-  compare(family: Family, tenant: string, listed: ReadonlySet<string>, step: number): HistoryViolation[] {
+  compare(family: string, tenant: string, listed: ReadonlySet<string>, step: number): HistoryViolation[] {
     const out: HistoryViolation[] = [];
     for (const [k, v] of this.known) {
       const [f, t, name] = k.split('\u0000');
@@ -113,15 +130,15 @@ export class AckHistory {
   }
 
   /** Every (family, tenant) pair to list: the families the run touches, per tenant. */
-  scopes(): [Family, string][] {
+  scopes(): [string, string][] {
     const seen = new Set<string>();
-    const out: [Family, string][] = [];
+    const out: [string, string][] = [];
     for (const k of this.known.keys()) {
       const [f, t] = k.split('\u0000');
       const s = `${f}\u0000${t}`;
       if (!seen.has(s)) {
         seen.add(s);
-        out.push([f as Family, t]);
+        out.push([f, t]);
       }
     }
     return out.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));

@@ -1,6 +1,6 @@
 import { generatePlan, type ApiCall } from '../../sim/chaos/chaos-plan.ts';
 import type { Target, TargetResponse } from '../../suites/targets/target.ts';
-import { AckHistory, effectOf, FAMILIES, type Family, type HistoryViolation } from './api-history.ts';
+import { AckHistory, effectOf, historyList, type HistoryViolation } from './api-history.ts';
 
 export interface TargetChaosOptions {
   seed: string;
@@ -45,19 +45,16 @@ export async function runTargetChaos(target: Target, o: TargetChaosOptions): Pro
   const reported = new Set<string>();
   let listChecks = 0;
 
-  const list = async (family: Family, tenant: string): Promise<Set<string> | null> => {
-    const res = await target.request({
-      method: 'GET',
-      path: FAMILIES[family].list(tenant).split('?')[0],
-      query: FAMILIES[family].list(tenant).split('?')[1],
-    });
+  const list = async (key: string, tenant: string): Promise<Set<string> | null> => {
+    const { nameField, ...request } = historyList(key, tenant);
+    const res = await target.request(request);
     const rows = rowsOf(res);
     if (!isOk(res) || !rows) return null;
-    return new Set(rows.map((r) => String(r[FAMILIES[family].field])));
+    return new Set(rows.map((r) => String(r[nameField])));
   };
 
   // Baseline: what the server holds of the names the plan touches, before the first call.
-  const touched = new Map<string, { family: Family; tenant: string; names: Set<string> }>();
+  const touched = new Map<string, { family: string; tenant: string; names: Set<string> }>();
   for (const call of calls) {
     const e = effectOf(call);
     if (!e) continue;

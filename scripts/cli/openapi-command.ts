@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Command } from 'commander';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { API } from '../../fixtures/contract/index.ts';
+import type { ApiContract } from '../../fixtures/contract/types.ts';
 import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
 
 export interface OpenapiCommandOptions {
@@ -9,14 +10,18 @@ export interface OpenapiCommandOptions {
   server?: string;
 }
 
-/** Runs `mqsim openapi`: the contract as an OpenAPI 3.1 JSON document, to stdout or a file. */
-export function runOpenapiCommand(options: OpenapiCommandOptions, stdout: (text: string) => void = (t) => process.stdout.write(t)): void {
-  const doc = toOpenApi(CONTRACT, options.server ? { serverUrl: options.server } : {});
+/** Runs `mqsim openapi`: the contract (`api`, the built-in one by default) as an OpenAPI 3.1 JSON document, to stdout or a file. */
+export function runOpenapiCommand(
+  options: OpenapiCommandOptions,
+  stdout: (text: string) => void = (t) => process.stdout.write(t),
+  api: ApiContract = API,
+): void {
+  const doc = toOpenApi(api.endpoints, options.server ? { serverUrl: options.server } : {});
   const text = `${JSON.stringify(doc, null, 2)}\n`;
   if (options.out) {
     mkdirSync(dirname(options.out), { recursive: true });
     writeFileSync(options.out, text);
-    process.stderr.write(`wrote ${options.out} (${CONTRACT.length} operations)\n`);
+    process.stderr.write(`wrote ${options.out} (${api.endpoints.length} operations)\n`);
   } else {
     stdout(text);
   }

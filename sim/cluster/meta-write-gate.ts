@@ -1,9 +1,11 @@
+import type { EndpointContract, WriteClass } from '../../fixtures/contract/types.ts';
+
 /**
- * Which API calls are metadata writes, i.e. go through the meta consensus group: the POSTs that
- * create, update, delete or set a resource, and node leave. The other POSTs read (listings, segment
- * detail, replica state, offset and message reads, login) or write data through their own paths
- * (message send goes to storage, offset commit to an offset group), so a leaderless meta group does
- * not stop them.
+ * How the simulator serves an API call that may write metadata, read from the endpoint's declared
+ * write class (the contract's `writeClass`): metadata writes go through the meta consensus group.
+ * The other POSTs read (listings, segment detail, replica state, offset and message reads, login) or
+ * write data through their own paths (message send goes to storage, offset commit to an offset
+ * group), so a leaderless meta group does not stop them.
  *
  * - `check-then-commit`: refused before anything changes while the meta group has no leader; once
  *   the handler changed the model, answered when its meta entry is committed.
@@ -13,11 +15,19 @@
  */
 export type MetaWritePolicy = 'none' | 'commit' | 'check-then-commit';
 
-const METADATA_VERBS = new Set(['create', 'update', 'delete', 'set']);
-const SELF_CHECKED = new Set(['cluster.node.leave']);
+const POLICY: Readonly<Record<WriteClass, MetaWritePolicy>> = {
+  metadata: 'check-then-commit',
+  'metadata-self-checked': 'commit',
+  none: 'none',
+};
 
-/** The policy of the POST endpoint `endpointId` (e.g. `cluster.tenant.create`). */
-export function metaWritePolicy(endpointId: string): MetaWritePolicy {
-  if (SELF_CHECKED.has(endpointId)) return 'commit';
-  return METADATA_VERBS.has(endpointId.slice(endpointId.lastIndexOf('.') + 1)) ? 'check-then-commit' : 'none';
+/**
+ * The policy of an endpoint: none for a GET; for a POST, its declared write class. A POST without
+ * one throws, so a new endpoint cannot slip past the meta group by forgetting to say what it writes.
+ */
+export function metaWritePolicy(endpoint: Pick<EndpointContract, 'id' | 'method' | 'writeClass'>): MetaWritePolicy {
+  if (endpoint.method !== 'POST') return 'none';
+  if (endpoint.writeClass === undefined)
+    throw new Error(`POST endpoint ${endpoint.id} declares no writeClass (metadata, metadata-self-checked or none) in the contract`);
+  return POLICY[endpoint.writeClass];
 }

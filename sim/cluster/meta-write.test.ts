@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../http/in-process-client.ts';
+import { CONTRACT, endpointById } from '../../fixtures/contract/index.ts';
 import { metaWritePolicy } from './meta-write-gate.ts';
 
 const CREATE = '/api/cluster/tenant/create';
@@ -11,13 +12,22 @@ const metaLog = (sim: InProcessSim) => {
 };
 
 describe('API writes through the meta consensus group', () => {
-  it('classifies endpoints: metadata writes are checked first, node leave checks itself, reads are free', () => {
-    expect(metaWritePolicy('cluster.tenant.create')).toBe('check-then-commit');
-    expect(metaWritePolicy('cluster.config.set')).toBe('check-then-commit');
-    expect(metaWritePolicy('storage.shard.delete')).toBe('check-then-commit');
-    expect(metaWritePolicy('cluster.node.leave')).toBe('commit');
+  it('classifies endpoints by their declared write class: metadata writes are checked first, node leave checks itself, reads are free', () => {
+    const policy = (id: string) => metaWritePolicy(endpointById(id));
+    expect(policy('cluster.tenant.create')).toBe('check-then-commit');
+    expect(policy('cluster.config.set')).toBe('check-then-commit');
+    expect(policy('storage.shard.delete')).toBe('check-then-commit');
+    expect(policy('cluster.node.leave')).toBe('commit');
     for (const id of ['storage.shard.list', 'storage.segment.detail', 'mqtt.message.send', 'cluster.offset.commit', 'auth.login'])
-      expect(metaWritePolicy(id)).toBe('none');
+      expect(policy(id)).toBe('none');
+    for (const id of ['cluster.tenant.list', 'cluster.status']) expect(policy(id)).toBe('none');
+  });
+
+  it('every POST of the contract declares its write class, and a POST without one is refused', () => {
+    const undeclared = CONTRACT.filter((e) => e.method === 'POST' && e.writeClass === undefined).map((e) => e.id);
+    expect(undeclared).toEqual([]);
+    const { writeClass: _dropped, ...bare } = endpointById('cluster.tenant.create');
+    expect(() => metaWritePolicy(bare)).toThrow(/cluster\.tenant\.create declares no writeClass/);
   });
 
   it('answers a create once its meta entry is committed by a quorum, a round trip later in virtual time', async () => {

@@ -1,5 +1,4 @@
 import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { EndpointContract, JsonSchema } from '../../fixtures/contract/types.ts';
 import { IndexedList } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
@@ -11,10 +10,10 @@ import { PathRateLimiter } from '../auth/rate-limiter.ts';
 import { AppliedDeviations } from './deviations/applied-deviations.ts';
 import type { ExtraRoute } from './deviations/deviation.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
-import { HANDLERS } from './handlers/index.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { Router } from './router.ts';
+import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
 /** One HTTP request as the app sees it, independent of sockets. */
 export interface ApiRequest {
@@ -63,6 +62,8 @@ export interface AdminAppOptions {
    * `mqsim serve --state` journals these and replays them on restart (sim/http/state).
    */
   onModelWrite?: (write: ModelWrite) => void;
+  /** The endpoints served and their handlers (default: the built-in API). */
+  api?: ServedApi;
 }
 
 /** A request that changed the model, as `onModelWrite` reports it. */
@@ -105,7 +106,8 @@ function recordFieldsOf(schema: JsonSchema | undefined): string[] | undefined {
  */
 export class AdminApp {
   readonly envelope: EnvelopeForm;
-  private readonly router = new Router(CONTRACT);
+  private readonly router: Router;
+  private readonly api: ServedApi;
   private readonly peers: PeerTransport;
   private wallStart: number;
   private readonly wallNow: () => number;
@@ -121,6 +123,9 @@ export class AdminApp {
     readonly cluster: Cluster,
     private readonly options: AdminAppOptions = {},
   ) {
+    this.api = options.api ?? BUILT_IN_API;
+    checkHandlers(this.api);
+    this.router = new Router(this.api.endpoints);
     this.envelope = options.envelope ?? 'A';
     this.clockMode = options.clock ?? 'manual';
     this.wallNow = options.wallNow ?? (() => Date.now());
@@ -132,9 +137,6 @@ export class AdminApp {
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
       this.queueLimiter = new PathRateLimiter(() => policy.perPathRate(cluster));
-    }
-    for (const endpoint of CONTRACT) {
-      if (!HANDLERS[endpoint.id]) throw new Error(`contract endpoint ${endpoint.id} (${endpoint.method} ${endpoint.path}) has no handler`);
     }
   }
 
@@ -337,11 +339,11 @@ export class AdminApp {
       throw e;
     }
 
-    const handler: Handler = HANDLERS[endpoint.id];
+    const handler: Handler = this.api.handlers[endpoint.id];
     let result: unknown;
     // A metadata write goes through the meta consensus group: refused before it changes anything
     // while that group has no leader.
-    const metaPolicy = method === 'POST' ? metaWritePolicy(endpoint.id) : 'none';
+    const metaPolicy = metaWritePolicy(endpoint);
     const metaRefusal = metaPolicy === 'check-then-commit' ? this.cluster.raft.metaWriteRefusal() : null;
     if (metaRefusal !== null) {
       this.cluster.engine.record('api.refused', { path: endpoint.path, kind: 'unavailable', message: metaRefusal });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
 import { Cluster, type ClusterOptions } from '../cluster/cluster.ts';
+import type { ServedApi } from './served-api.ts';
 import { AdminApp } from './admin-app.ts';
 import type { EnvelopeForm } from './envelope.ts';
 import type { PeerReply, PeerTransport } from './handler-types.ts';
@@ -65,6 +66,8 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   mqttMaxSockets?: number;
   /** Time an MQTT connection has to send CONNECT, ms (default 10 000); tests shorten it. */
   mqttConnectTimeoutMs?: number;
+  /** The endpoints served and their handlers (default: the built-in API); see AdminAppOptions. */
+  api?: ServedApi;
 }
 
 export interface RunningCluster {
@@ -177,6 +180,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const envelope = options.envelope ?? dialect.envelope;
   const switches = switchesOf(dialect.name, options.deviations ?? []);
   const deviations = switches.length > 0 ? { deviations: switches } : {};
+  const served = options.api ? { api: options.api } : {};
   const app = new AdminApp(cluster, {
     envelope,
     // A resumed run replays its history with time moved by hand, then follows the wall clock.
@@ -184,11 +188,12 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
     ...deviations,
+    ...served,
     ...(journal ? { onModelWrite: (w) => journal(journaled('api', w)) } : {}),
   });
   if (options.resume) {
     const { writes, virtualNow, where } = options.resume;
-    const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations });
+    const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations, ...served });
     await replayWrites(cluster, replaying, envelope, writes, virtualNow, where);
     // MQTT clients connected when the run stopped have no socket any more: their connections are
     // lost now (wills go out, session expiry starts), and that is journaled like any other change.

@@ -1,5 +1,6 @@
 import { assertionById, type SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { RESOURCE_FAMILIES } from '../../fixtures/contract/index.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
 import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/target.ts';
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
@@ -151,7 +152,10 @@ export class ConformContext {
   constructor(
     readonly target: Target,
     readonly seed: number,
+    /** Endpoints the run may call (the whole API, or the slice a caller gave). */
     readonly contract: readonly EndpointContract[],
+    /** The API's resource families (fixtures, family checks). */
+    readonly families: readonly ResourceFamilyContract[] = RESOURCE_FAMILIES,
   ) {
     this.log = new ExchangeLog(target);
     this.names = fixtureNames(seed);

@@ -2,7 +2,8 @@ import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './co
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { type CreatedResources, RESOURCE_FAMILIES } from './resource-families.ts';
+import { listingEndpointId } from '../../fixtures/contract/family-rules.ts';
+import { type CreatedResources, fixtureFields } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 
 /**
@@ -17,16 +18,16 @@ export async function setUpFixtures(ctx: ConformContext, resources: CreatedResou
   // What the target offers decides which checks run; the notes say what is there and what is missing.
   if (!ctx.capabilities) ctx.notes.push(...(await detectCapabilities(ctx)));
   const problems: string[] = [];
-  for (const family of RESOURCE_FAMILIES) {
+  for (const family of ctx.families) {
     if (!resources.createEndpoint(family)) continue;
     const missing = (family.dependsOn ?? []).filter(
-      (d) => !resources.fixtures.has(d) && RESOURCE_FAMILIES.some((f) => f.key === d && resources.createEndpoint(f)),
+      (d) => !resources.fixtures.has(d) && ctx.families.some((f) => f.key === d && resources.createEndpoint(f)),
     );
     if (missing.length > 0) {
       problems.push(`fixture ${family.key} not created: it needs ${missing.join(', ')}, which could not be created`);
       continue;
     }
-    const fields = family.fields(ctx, '');
+    const fields = fixtureFields(ctx, family, '');
     let ex = await resources.create(family, fields, 'fixture');
     if (ex && !succeeded(ex) && resources.deleteEndpoint(family)) {
       // A leftover of an interrupted run with the same seed: remove it and try once more.
@@ -89,11 +90,12 @@ export async function populateLists(
   checked: readonly EndpointContract[],
 ): Promise<string[]> {
   const problems: string[] = [];
-  const listed = new Set(checked.filter((e) => e.list).map((e) => e.path));
-  for (const family of RESOURCE_FAMILIES) {
-    if (!family.listPath || !listed.has(family.listPath) || !resources.fixtures.has(family.key)) continue;
+  const listed = new Set(checked.filter((e) => e.list).map((e) => e.id));
+  for (const family of ctx.families) {
+    const list = listingEndpointId(family);
+    if (list === undefined || !listed.has(list) || !resources.fixtures.has(family.key)) continue;
     for (let i = 0; i < POPULATION; i++) {
-      const ex = await resources.create(family, family.fields(ctx, `-p${i}`), 'fixture');
+      const ex = await resources.create(family, fixtureFields(ctx, family, `-p${i}`), 'fixture');
       if (ex && !succeeded(ex)) {
         problems.push(
           `list population of ${family.key}: instance ${i + 1} of ${POPULATION} not created (${describeAnswer(ex)}); its list laws may be inconclusive`,

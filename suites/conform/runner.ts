@@ -1,6 +1,6 @@
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { API } from '../../fixtures/contract/index.ts';
 import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { ApiContract, EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { UrlTarget } from '../targets/url-target.ts';
 import { ConformContext, fixtureNames, succeeded } from './conform-context.ts';
@@ -12,7 +12,7 @@ import { runLimitChecks, runOutOfRangeLengthChecks } from './checks/limit-checks
 import { runGoneAfterDelete, runListFilters, runListLaws, runListParamChecks, runShowsCreated } from './checks/list-laws.ts';
 import { runRequiredParamChecks, runUnknownFieldCheck } from './checks/param-checks.ts';
 import { runRangeChecks } from './checks/range-checks.ts';
-import { runFamilyScenarios } from '../scenarios/index.ts';
+import { runScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { populateLists, setUpFixtures } from './fixture-setup.ts';
 import { connectListedClients } from './mqtt-population.ts';
@@ -36,7 +36,7 @@ import {
   type RequestStats,
   type ShardSpec,
 } from './report-model.ts';
-import { CreatedResources, familyByCreatePath, familyByDeletePath, RESOURCE_FAMILIES } from './resource-families.ts';
+import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
 import type { PropertyRunRecord } from './report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
@@ -74,7 +74,12 @@ export interface ConformOptions {
   onProgress?: (line: string) => void;
   /** After each endpoint: its position, outcome and the failures so far. */
   onEndpoint?: (progress: EndpointProgress) => void;
-  /** Endpoints to check; the whole contract by default. */
+  /**
+   * The API to check against: its endpoints and resource families (fixtures, family checks, the
+   * property suites' model). Default: the built-in contract.
+   */
+  api?: ApiContract;
+  /** Endpoints to check; all of the API's by default. */
   contract?: readonly EndpointContract[];
   /**
    * Check only endpoints matching one of these patterns (path glob, endpoint id glob, tag, or
@@ -179,6 +184,7 @@ async function runProperties(
     seed: options.seed,
     numRuns,
     contract: checked,
+    ...(options.api ? { api: options.api } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
     onProgress: (line) => progress(`property         ${line}`),
@@ -243,21 +249,21 @@ async function checkEndpoint(
     happy = await runHappyPath(ctx, e, resources);
     if (happy) params = buildParams(e, (happy.sent.body as Record<string, unknown> | undefined) ?? queryParams(happy));
   }
-  await runFamilyScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
+  await runScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
 
-  const deleted = e.method === 'POST' ? familyByDeletePath(e.path) : undefined;
+  const deleted = familyByDelete(ctx, e);
   if (deleted && happy && succeeded(happy))
-    await runGoneAfterDelete(ctx, e, deleted, deleted.fields(ctx, '-hp'), ctx.state.listedBeforeDelete.get(e.id));
+    await runGoneAfterDelete(ctx, e, deleted, fixtureFields(ctx, deleted, '-hp'), ctx.state.listedBeforeDelete.get(e.id));
   if (e.list && happy) {
     await runListLaws(ctx, e, happy, params);
     await runListFilters(ctx, e, happy, params);
     await runListParamChecks(ctx, e, params);
-    const listed = RESOURCE_FAMILIES.find((f) => f.listPath === e.path);
+    const listed = familyByListing(ctx, e);
     if (listed) await runShowsCreated(ctx, e, listed, resources, params);
   }
   await runRequiredParamChecks(ctx, e, params, resources);
   if (happy) await runUnknownFieldCheck(ctx, e, params, resources);
-  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  const family = familyByCreate(ctx, e);
   if (family) await runLimitChecks(ctx, e, family, resources);
   else await runOutOfRangeLengthChecks(ctx, e, params);
   await runRangeChecks(ctx, e, params, resources);
@@ -333,7 +339,8 @@ function replayOf(targetName: string, options: ConformOptions): string {
 export async function runConform(options: ConformOptions): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
-  const contract = options.contract ?? CONTRACT;
+  const api = options.api ?? API;
+  const contract = options.contract ?? api.endpoints;
   // --only/--skip/--shard narrow what is checked; fixtures and cross-endpoint lookups still see the
   // whole contract. Bad patterns throw here, before anything is opened.
   const selection = selectEndpoints(contract, options);
@@ -348,7 +355,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (owned) await target.close().catch(() => {});
     throw e;
   });
-  const ctx = new ConformContext(target, options.seed, contract);
+  const ctx = new ConformContext(target, options.seed, contract, api.families);
   ctx.notes.push(...ready.notes);
   if (mqttAddress) ctx.mqttAddress = mqttAddress;
   if (noMqtt) ctx.mqttListenerNone = true;

@@ -1,7 +1,7 @@
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { type ConformContext, envelopeOf, pass, succeeded, type Verdict } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
-import { RESOURCE_FAMILIES } from './resource-families.ts';
+import { familyByKey, fixtureFields } from './resource-families.ts';
 
 /**
  * Per-path knowledge for a valid ("happy path") request: which fields to send, and which answers
@@ -121,10 +121,10 @@ export const SCENARIOS: Record<string, Scenario> = {
  */
 export async function messageTopic(ctx: ConformContext): Promise<{ tenant: string; topic_name: string } | undefined> {
   if (ctx.state.messageTopic) return ctx.state.messageTopic;
-  const family = RESOURCE_FAMILIES.find((f) => f.key === 'topic');
+  const family = familyByKey(ctx, 'topic');
   const resources = ctx.resources;
   if (family && resources && resources.createEndpoint(family)) {
-    const fields = family.fields(ctx, '-msg');
+    const fields = fixtureFields(ctx, family, '-msg');
     const ex = await resources.create(family, fields, 'fixture');
     if (ex && succeeded(ex)) {
       ctx.state.messageTopic = { tenant: String(fields.tenant), topic_name: String(fields.topic_name) };

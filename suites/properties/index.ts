@@ -1,5 +1,6 @@
-import { CONTRACT, endpointById } from '../../fixtures/contract/index.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { familyEndpoint } from '../../fixtures/contract/family-rules.ts';
+import { API } from '../../fixtures/contract/index.ts';
+import type { ApiContract, EndpointContract } from '../../fixtures/contract/types.ts';
 import type { ShardSpec } from '../conform/report-model.ts';
 import { shardOf } from '../report/selection.ts';
 import type { Target } from '../targets/target.ts';
@@ -8,7 +9,7 @@ import { PathPacer, PropertyClient, type ClientStats, type Outcome } from './pro
 import type { PropertyDef } from './property-def.ts';
 import { parsePropertyPath } from './property-path.ts';
 import type { PropertyResult } from './property-result.ts';
-import { FAMILIES, FAMILY_KEYS } from './reference-model/families.ts';
+import { modelledFamilies } from './reference-model/families.ts';
 import { requestProperties } from './request-properties.ts';
 import { MUST_ONLY, resultsOf, runProperty, type RunSettings } from './run-property.ts';
 import { PropertyAbort, PropertyViolation } from './violation.ts';
@@ -17,7 +18,7 @@ import { levelOf } from './citations.ts';
 export type { PropertyResult } from './property-result.ts';
 export { toCheckRecord } from './property-result.ts';
 export { parsePropertyPath, formatPropertyPath, replayCommand } from './property-path.ts';
-export { FAMILY_KEYS } from './reference-model/families.ts';
+export { modelledFamilies } from './reference-model/families.ts';
 
 export interface PropertySuiteOptions {
   seed: number;
@@ -26,8 +27,9 @@ export interface PropertySuiteOptions {
   /** `--property-path`: replay exactly one failing case (its property only; `families` is ignored). */
   path?: string;
   /**
-   * Families to run (model-based properties and the request properties of their endpoints), by the
-   * keys of FAMILY_KEYS or contract tags; `requests` = every request property. Default: all.
+   * Families to run (model-based properties and the request properties of their endpoints), by
+   * contract tag (`tenants`: the model property of the tenant family is `model.tenants`); `requests`
+   * = every request property. Default: all.
    */
   families?: readonly string[];
   /** Called with each failing result as soon as it is known. */
@@ -36,7 +38,9 @@ export interface PropertySuiteOptions {
   onProgress?: (line: string) => void;
   /** At the end: every request the properties sent, by outcome (for the report's request counts and the vacuous-run rule). */
   onStats?: (stats: ClientStats & { outcomes: Partial<Record<Outcome, number>> }) => void;
-  /** Endpoints the run may use (e.g. after --only/--skip); default the whole contract. */
+  /** The API: its endpoints and resource families (the reference model's families). Default: the built-in contract. */
+  api?: ApiContract;
+  /** Endpoints the run may use (e.g. after --only/--skip); default all of the API's. */
   contract?: readonly EndpointContract[];
   /**
    * `--shard i/n`: run only the properties dealt to this shard (round robin over the properties,
@@ -78,11 +82,19 @@ function selected(filter: readonly string[] | undefined, key: string): boolean {
   return !filter || filter.includes(key);
 }
 
-/** Every endpoint a model property covers carries its family's key as tag (checked by a test). */
-export function familyTagsAgree(): boolean {
-  return FAMILY_KEYS.every((k) =>
-    [FAMILIES[k].createId, FAMILIES[k].deleteId, FAMILIES[k].listId].every((id) => endpointById(id).tag === k),
-  );
+/** The tenant family's create, delete and list: the properties work in tenants of their own. */
+function tenantEndpoints(api: ApiContract): {
+  create: EndpointContract;
+  delete: EndpointContract;
+  list: EndpointContract;
+  nameParam: string;
+} {
+  const family = api.families.find((f) => f.key === 'tenant');
+  const create = family && familyEndpoint(api.endpoints, family, 'create');
+  const del = family && familyEndpoint(api.endpoints, family, 'delete');
+  const list = family && familyEndpoint(api.endpoints, family, 'list');
+  if (!family || !create || !del || !list) throw new Error('the contract has no tenant family with create, delete and list endpoints');
+  return { create, delete: del, list, nameParam: family.nameParam };
 }
 
 async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -101,8 +113,11 @@ async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promi
  * target's misbehaviour; throws only for an unusable `path`.
  */
 export async function runPropertySuites(target: Target, options: PropertySuiteOptions): Promise<PropertyResult[]> {
-  const contract = options.contract ?? CONTRACT;
+  const api = options.api ?? API;
+  const contract = options.contract ?? api.endpoints;
   const ids = new Set(contract.map((e) => e.id));
+  const tenants = tenantEndpoints(api);
+  const families = modelledFamilies(api);
   const client = new PropertyClient(target, new PathPacer(options.ratePerPath ?? (target.control ? 0 : 40)));
   const seed = options.seed;
   const replay = options.path !== undefined ? parsePropertyPath(options.path) : undefined;
@@ -110,11 +125,10 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   const maxCommands = options.maxCommands ?? 15;
   const runTag = options.runTag ?? runTagOf();
 
-  const model: PropertyDef[] = FAMILY_KEYS.filter((k) => {
-    const f = FAMILIES[k];
-    return ids.has(f.createId) && ids.has(f.deleteId) && ids.has(f.listId);
-  }).map((k) => familyProperty(k, { client, seed, numRuns: options.numRuns ?? DEFAULT_MODEL_RUNS, maxCommands, runTag }));
-  const requests = requestProperties(contract, {
+  const model: PropertyDef[] = families
+    .filter((m) => [m.endpoints.create, m.endpoints.delete, m.endpoints.list].every((e) => ids.has(e.id)))
+    .map((m) => familyProperty(m, { client, seed, numRuns: options.numRuns ?? DEFAULT_MODEL_RUNS, maxCommands, runTag, tenants }));
+  const requests = requestProperties(contract, families, {
     client,
     seed,
     numRuns: options.numRuns ?? DEFAULT_REQUEST_RUNS,
@@ -157,8 +171,8 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   let requestTenantProblem: string | undefined;
   if (needsRequestTenant) {
     try {
-      const made = await client.call(endpointById('cluster.tenant.create'), {
-        tenant_name: requestTenant,
+      const made = await client.call(tenants.create, {
+        [tenants.nameParam]: requestTenant,
         desc: 'mqsim property suites; safe to delete',
       });
       if (made.outcome !== 'ok' && made.outcome !== 'failure')
@@ -220,7 +234,7 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   });
 
   if (needsRequestTenant && !requestTenantProblem)
-    await client.call(endpointById('cluster.tenant.delete'), { tenant_name: requestTenant }).catch(() => undefined);
+    await client.call(tenants.delete, { [tenants.nameParam]: requestTenant }).catch(() => undefined);
   options.onStats?.({ ...client.stats, outcomes: { ...client.outcomes } });
   return defs.flatMap((d) => byDef.get(d) ?? []);
 }

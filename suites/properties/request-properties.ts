@@ -1,17 +1,17 @@
 import fc from 'fast-check';
-import type { EndpointContract, ParamSpec } from '../../fixtures/contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
 import { A } from '../conform/cite.ts';
 import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
 import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
 import { namesParam } from '../conform/envelope.ts';
 import { declaredParams } from '../conform/param-values.ts';
 import { applyMutation, hasNonAscii, mutationsOf, objectValue, type Mutation } from './arbitraries/param-arbitraries.ts';
-import { bindingEndpoints, bindingRequestArb, familyEndpoints, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
+import { bindingRequestArb, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Scope } from './arbitraries/symbols.ts';
 import { checkAnswer, type Expectation } from './expectations.ts';
 import { describeAnswer, type Answer, type PropertyClient } from './property-client.ts';
 import type { PropertyDef } from './property-def.ts';
-import { FAMILIES, FAMILY_KEYS, type FamilyKey } from './reference-model/families.ts';
+import type { ModelledFamily } from './reference-model/families.ts';
 import { PropertyAbort, PropertyViolation, StepVerdict } from './violation.ts';
 
 /**
@@ -205,21 +205,25 @@ function requestPropertyDef(
   return def;
 }
 
-function createProperty(key: FamilyKey | 'schema-bind', options: RequestPropertyOptions): PropertyDef {
+/**
+ * The create property of a family (`binding`: a binding family, whose requests name an instance of
+ * the family it attaches to); each accepted instance is deleted again at once, by its identity.
+ */
+function createProperty(
+  family: ResourceFamilyContract,
+  e: EndpointContract,
+  undo: EndpointContract,
+  binding: boolean,
+  options: RequestPropertyOptions,
+): PropertyDef {
   const o = { ...options, client: options.client.child() };
-  const family = key === 'schema-bind' ? undefined : FAMILIES[key];
-  const e = family ? familyEndpoints(family).create : bindingEndpoints().create;
-  const undo = family ? familyEndpoints(family).delete : bindingEndpoints().delete;
-  const arb = family ? requestArb(family.key, e, 2, 1) : bindingRequestArb(e, 2);
-  const identity = family
-    ? family.scopeParam
-      ? [family.scopeParam, family.nameParam]
-      : [family.nameParam]
-    : ['tenant', 'schema_name', 'resource_name'];
+  const arb = binding ? bindingRequestArb(family, e, 2) : requestArb(family, e, 2, 1);
+  const identity = family.identity;
   let runs = 0;
   return requestPropertyDef(e, o, arb, async (r, verdict) => {
     const n = ++runs;
-    const scope: Scope = { tenant: o.tenant, prefix: key === 'tenants' ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
+    // The unscoped family (tenants) names its instances under a prefix of their own.
+    const scope: Scope = { tenant: o.tenant, prefix: !family.scopeParam ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
     const params = resolveParams(r.params, scope);
     try {
       const answer = await o.client.call(e, params, verdict);
@@ -238,11 +242,20 @@ function createProperty(key: FamilyKey | 'schema-bind', options: RequestProperty
   });
 }
 
-/** The request properties of the given endpoints (reads) and families (creates). */
-export function requestProperties(contract: readonly EndpointContract[], o: RequestPropertyOptions): PropertyDef[] {
+/** The request properties of the given endpoints (reads) and of the modelled families and their bindings (creates). */
+export function requestProperties(
+  contract: readonly EndpointContract[],
+  families: readonly ModelledFamily[],
+  o: RequestPropertyOptions,
+): PropertyDef[] {
   const ids = new Set(contract.map((e) => e.id));
   const defs: PropertyDef[] = readEndpoints(contract).map((e) => readProperty(e, o));
-  for (const key of FAMILY_KEYS) if (ids.has(FAMILIES[key].createId) && ids.has(FAMILIES[key].deleteId)) defs.push(createProperty(key, o));
-  if (ids.has(bindingEndpoints().create.id) && ids.has(bindingEndpoints().delete.id)) defs.push(createProperty('schema-bind', o));
+  const inRun = (a: EndpointContract, b: EndpointContract) => ids.has(a.id) && ids.has(b.id);
+  for (const m of families)
+    if (inRun(m.endpoints.create, m.endpoints.delete))
+      defs.push(createProperty(m.family, m.endpoints.create, m.endpoints.delete, false, o));
+  for (const { binding } of families)
+    if (binding && inRun(binding.endpoints.create, binding.endpoints.delete))
+      defs.push(createProperty(binding.family, binding.endpoints.create, binding.endpoints.delete, true, o));
   return defs;
 }

@@ -1,6 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList } from './helpers.ts';
 import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
@@ -10,10 +11,10 @@ import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts'
  * filters, sorting, paging and create → list → delete; here: the optional fields round trip.
  */
 
-const ACL = RESOURCE_FAMILIES.find((f) => f.key === 'acl')!;
+const ACL = familyByKey('acl');
 
-export const acl: FamilySuite = {
-  family: 'acl',
+export const acl: ScenarioSuite = {
+  name: 'acl',
   tags: ['acl'],
   scenarios: [
     {
@@ -22,7 +23,7 @@ export const acl: FamilySuite = {
       assertion: 'service.manage',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = {
-          ...ACL.fields(ctx, '-of'),
+          ...fixtureFields(ctx, ACL, '-of'),
           desc: 'optional fields',
           topic: 'conform/acl/optional/+',
           ip: '192.0.2.0/24',

@@ -2,7 +2,7 @@ import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { runTokenLifetime } from '../conform/checks/behaviour-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 
 /**
  * Login and authentication (spec: Authentication; Login and status; Errors). The per-endpoint token
@@ -52,8 +52,8 @@ async function freshLogin(ctx: ConformContext, login: EndpointContract, asRemote
   );
 }
 
-export const auth: FamilySuite = {
-  family: 'auth',
+export const auth: ScenarioSuite = {
+  name: 'auth',
   tags: ['auth'],
   scenarios: [
     {

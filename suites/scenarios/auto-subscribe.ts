@@ -1,6 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, waitFor } from './helpers.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
@@ -11,12 +12,12 @@ import { duplicateCreate, unknownDelete } from './duplicates.ts';
  * numbers sent, and (with an MQTT client in the rule's tenant) the rule applied on connect.
  */
 
-const RULE = RESOURCE_FAMILIES.find((f) => f.key === 'auto-subscribe')!;
+const RULE = familyByKey('auto-subscribe');
 const QOS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'];
 const RETAIN = ['OnEverySubscribe', 'OnNewSubscribe', 'Never'];
 
-export const autoSubscribe: FamilySuite = {
-  family: 'auto-subscribe',
+export const autoSubscribe: ScenarioSuite = {
+  name: 'auto-subscribe',
   tags: ['auto-subscribe'],
   scenarios: [
     {
@@ -25,7 +26,7 @@ export const autoSubscribe: FamilySuite = {
       assertion: 'resources.auto-subscribe.qos',
       async run(ctx, e, env) {
         const fields: Record<string, unknown> = {
-          ...RULE.fields(ctx, '-lb'),
+          ...fixtureFields(ctx, RULE, '-lb'),
           qos: 2,
           retained_handling: 1,
           no_local: true,
@@ -74,7 +75,7 @@ export const autoSubscribe: FamilySuite = {
           if (mqtt.tenant === undefined)
             return skip(`the MQTT client (${mqtt.via}) does not connect in a known tenant, so the rule's tenant cannot be chosen`);
           const topic = `conform/${ctx.seed}/auto/#`;
-          const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-ap'), tenant: mqtt.tenant, topic };
+          const fields: Record<string, unknown> = { ...fixtureFields(ctx, RULE, '-ap'), tenant: mqtt.tenant, topic };
           const created = (await env.resources.create(RULE, fields, 'check'))!;
           if (!succeeded(created)) return skip(`the rule could not be created (${describeAnswer(created)})`);
           const clientId = `conform-${ctx.seed}-auto`;

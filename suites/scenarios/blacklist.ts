@@ -1,5 +1,5 @@
 import { fail, pass, skip } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList } from './helpers.ts';
 import { unknownDelete } from './duplicates.ts';
 
@@ -14,8 +14,8 @@ function datesAround(seconds: number): string[] {
   return [-86_400, 0, 86_400].map((d) => new Date((seconds + d) * 1000).toISOString().slice(0, 10));
 }
 
-export const blacklist: FamilySuite = {
-  family: 'blacklist',
+export const blacklist: ScenarioSuite = {
+  name: 'blacklist',
   tags: ['blacklist'],
   scenarios: [
     {

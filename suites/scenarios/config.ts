@@ -5,7 +5,7 @@ import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import { namesParam } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { dataOf, expectRefused, type Row } from './helpers.ts';
 
 /**
@@ -252,8 +252,8 @@ function defaultProblems(config: Row): string[] {
   return problems;
 }
 
-export const config: FamilySuite = {
-  family: 'config',
+export const config: ScenarioSuite = {
+  name: 'config',
   tags: ['config'],
   scenarios: [
     {

@@ -11,8 +11,10 @@ import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
 import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { type CreatedResources, RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite, ScenarioEnv } from './family-suite.ts';
+import { familyEndpoint } from '../../fixtures/contract/family-rules.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
 import { implicitTenant } from './duplicates.ts';
 
@@ -25,7 +27,7 @@ import { implicitTenant } from './duplicates.ts';
  * broken). Failure-strategy rules and the two error texts of the spec complete the family.
  */
 
-const CONNECTOR = RESOURCE_FAMILIES.find((f) => f.key === 'connector')!;
+const CONNECTOR = familyByKey('connector');
 
 interface ConfigCase {
   id: string;
@@ -234,7 +236,7 @@ async function attempt(
   overrides: Row,
   keep = false,
 ): Promise<{ ex: Exchange; fields: Row }> {
-  const fields: Record<string, unknown> = { ...CONNECTOR.fields(ctx, suffix), ...overrides };
+  const fields: Record<string, unknown> = { ...fixtureFields(ctx, CONNECTOR, suffix), ...overrides };
   const ex = (await resources.create(CONNECTOR, fields, 'check'))!;
   if (succeeded(ex) && !keep) await resources.delete(CONNECTOR, fields, 'cleanup');
   return { ex, fields };
@@ -472,8 +474,8 @@ async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env
   }
 }
 
-export const connectors: FamilySuite = {
-  family: 'connectors',
+export const connectors: ScenarioSuite = {
+  name: 'connectors',
   tags: ['connectors'],
   scenarios: [
     {
@@ -528,7 +530,7 @@ export const connectors: FamilySuite = {
       assertion: 'errors.case.connector-not-running',
       async run(ctx, e, env) {
         const control = ctx.target.control;
-        const create = ctx.endpoint('POST', CONNECTOR.createPath);
+        const create = familyEndpoint(ctx.contract, CONNECTOR, 'create');
         // "Connector detail is available only while the connector is running": the refusal for a connector not running shows it.
         await ctx.check(
           e,

@@ -1,8 +1,11 @@
 import { describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { buildParams } from '../conform/param-values.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { Scenario } from './family-suite.ts';
+import { listingEndpointId, recordIdentity } from '../../fixtures/contract/family-rules.ts';
+import { endpointById, familyByKey } from '../../fixtures/contract/index.ts';
+import type { ResourceFamilyContract } from '../../fixtures/contract/types.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { Scenario } from './scenario-suite.ts';
 import { readList } from './helpers.ts';
 
 /**
@@ -23,13 +26,15 @@ function expectFailure(ex: Exchange, what: string, text: RegExp): Verdict {
   return pass(`${what}: refused (${describeAnswer(ex)})`);
 }
 
-const familyOf = (key: string) => RESOURCE_FAMILIES.find((f) => f.key === key)!;
+/** `POST /path` of the family's endpoint in `role` (the scenarios of the built-in families). */
+const endpointOf = (family: ResourceFamilyContract, role: 'create' | 'delete'): string =>
+  `POST ${endpointById(family.endpoints[role]).path}`;
 
 /** A create of the family's fixture, which exists: refused with a text that it already exists. */
 export function duplicateCreate(familyKey: string, assertion: string, checkId = `${familyKey}.create-duplicate`): Scenario {
-  const family = familyOf(familyKey);
+  const family = familyByKey(familyKey);
   return {
-    endpoint: `POST ${family.createPath}`,
+    endpoint: endpointOf(family, 'create'),
     checks: [checkId],
     assertion,
     async run(ctx, e, env) {
@@ -40,7 +45,7 @@ export function duplicateCreate(familyKey: string, assertion: string, checkId = 
         const ex = await ctx.call(e, buildParams(e, fixture));
         return expectFailure(
           ex,
-          `a create of the ${familyKey} ${JSON.stringify(family.identity?.(fixture) ?? {})}, which exists`,
+          `a create of the ${familyKey} ${JSON.stringify(recordIdentity(family, fixture) ?? {})}, which exists`,
           /already exist/i,
         );
       });
@@ -50,18 +55,18 @@ export function duplicateCreate(familyKey: string, assertion: string, checkId = 
 
 /** A delete of a name the run never creates: refused with a text that it does not exist. */
 export function unknownDelete(familyKey: string, assertion: string, checkId = `${familyKey}.delete-unknown`): Scenario {
-  const family = familyOf(familyKey);
+  const family = familyByKey(familyKey);
   return {
-    endpoint: `POST ${family.deletePath}`,
+    endpoint: endpointOf(family, 'delete'),
     checks: [checkId],
     assertion,
     async run(ctx, e) {
       await ctx.check(e, checkId, assertion, async () => {
-        const fields = family.fields(ctx, '-never-created');
+        const fields = fixtureFields(ctx, family, '-never-created');
         const ex = await ctx.call(e, buildParams(e, fields));
         return expectFailure(
           ex,
-          `a delete of the ${familyKey} ${JSON.stringify(family.identity?.(fields) ?? {})}, which does not exist`,
+          `a delete of the ${familyKey} ${JSON.stringify(recordIdentity(family, fields) ?? {})}, which does not exist`,
           /does not exist|not (been )?found/i,
         );
       });
@@ -74,19 +79,21 @@ export function unknownDelete(familyKey: string, assertion: string, checkId = `$
  * connectors may name such a tenant; the spec does not say it must exist). Deleted again at once.
  */
 export function implicitTenant(familyKey: string, assertion: string, checkId = `${familyKey}.tenant-never-created`): Scenario {
-  const family = familyOf(familyKey);
+  const family = familyByKey(familyKey);
   return {
-    endpoint: `POST ${family.createPath}`,
+    endpoint: endpointOf(family, 'create'),
     checks: [checkId],
     assertion,
     async run(ctx, e, env) {
-      const fields: Record<string, unknown> = { ...family.fields(ctx, '-ti'), tenant: `${ctx.names.tenant}-implicit` };
+      const fields: Record<string, unknown> = { ...fixtureFields(ctx, family, '-ti'), tenant: `${ctx.names.tenant}-implicit` };
       const ex = (await env.resources.create(family, fields, 'check'))!;
       // Accepted and applied: the instance is listed under that tenant (a server acknowledging anything shows nothing).
-      const identity = family.identity?.(fields) ?? {};
+      const identity = recordIdentity(family, fields) ?? {};
+      const listId = listingEndpointId(family);
+      const listPath = listId !== undefined ? endpointById(listId).path : undefined;
       const listed =
-        succeeded(ex) && family.listPath
-          ? (await readList(ctx, family.listPath, { tenant: fields.tenant }))?.rows.some((r) =>
+        succeeded(ex) && listPath
+          ? (await readList(ctx, listPath, { tenant: fields.tenant }))?.rows.some((r) =>
               Object.entries(identity).every(([k, v]) => r[k] === v),
             )
           : undefined;
@@ -109,16 +116,16 @@ export function implicitTenant(familyKey: string, assertion: string, checkId = `
  * tenant of the run with max_topics 1 takes one topic and refuses a second. Everything is deleted again.
  */
 export function topicQuota(assertion: string, checkId = 'topic.create-past-max-topics'): Scenario {
-  const tenantFamily = familyOf('tenant');
-  const topicFamily = familyOf('topic');
+  const tenantFamily = familyByKey('tenant');
+  const topicFamily = familyByKey('topic');
   return {
-    endpoint: `POST ${topicFamily.createPath}`,
+    endpoint: endpointOf(topicFamily, 'create'),
     checks: [checkId],
     assertion,
     async run(ctx, e, env) {
-      const tenant: Record<string, unknown> = { ...tenantFamily.fields(ctx, '-quota'), config: { max_topics: 1 } };
+      const tenant: Record<string, unknown> = { ...fixtureFields(ctx, tenantFamily, '-quota'), config: { max_topics: 1 } };
       const made = (await env.resources.create(tenantFamily, tenant, 'fixture'))!;
-      const topics = [1, 2].map((n) => ({ ...topicFamily.fields(ctx, `-quota${n}`), tenant: tenant.tenant_name }));
+      const topics = [1, 2].map((n) => ({ ...fixtureFields(ctx, topicFamily, `-quota${n}`), tenant: tenant.tenant_name }));
       try {
         await ctx.check(e, checkId, assertion, async () => {
           if (!succeeded(made)) return skip(`a tenant with max_topics 1 could not be created (${describeAnswer(made)})`);

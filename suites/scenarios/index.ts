@@ -1,3 +1,4 @@
+import { CONTRACT_MODULES, type ContractModuleName } from '../../fixtures/contract/index.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import type { ConformContext } from '../conform/conform-context.ts';
 import { acl } from './acl.ts';
@@ -6,7 +7,7 @@ import { autoSubscribe } from './auto-subscribe.ts';
 import { blacklist } from './blacklist.ts';
 import { config } from './config.ts';
 import { connectors } from './connectors.ts';
-import { type FamilySuite, keyOf, runScenario, type Scenario, type ScenarioEnv } from './family-suite.ts';
+import { keyOf, runScenario, type Scenario, type ScenarioEnv, type ScenarioSuite } from './scenario-suite.ts';
 import { mq9 } from './mq9.ts';
 import { mqtt } from './mqtt.ts';
 import { node } from './node.ts';
@@ -19,40 +20,48 @@ import { topicRewrite } from './topic-rewrite.ts';
 import { topics } from './topics.ts';
 import { users } from './users.ts';
 
-export type { FamilySuite, Scenario, ScenarioEnv } from './family-suite.ts';
+export type { ScenarioSuite, Scenario, ScenarioEnv } from './scenario-suite.ts';
 
-/** Every family suite, in the order of the contract's tags. */
-export const FAMILIES: readonly FamilySuite[] = [
-  auth,
-  statusHealth,
+/**
+ * The scenario suite of each contract module (fixtures/contract/index.ts CONTRACT_MODULES), by its
+ * name: a module without a suite, or a suite of a module the contract does not have, does not
+ * compile. A suite checks the endpoints of the tags it names (status-health also takes the login
+ * module's `status` tag).
+ */
+const BY_MODULE = {
+  login: auth,
+  'cluster-status': statusHealth,
   config,
   node,
   tenants,
   topics,
-  topicRewrite,
+  'topic-rewrite': topicRewrite,
   users,
   acl,
   blacklist,
   schemas,
   connectors,
-  offsetsMessages,
+  'offsets-messages': offsetsMessages,
   mqtt,
-  autoSubscribe,
+  'auto-subscribe': autoSubscribe,
   mq9,
-  storageEngine,
-];
+  'storage-engine': storageEngine,
+} satisfies Record<ContractModuleName, ScenarioSuite>;
 
-/** The family an endpoint belongs to, by its tag. */
-export function familyOf(e: Pick<EndpointContract, 'tag'>): FamilySuite | undefined {
-  return FAMILIES.find((f) => f.tags.includes(e.tag));
+/** Every scenario suite, in the order of the contract's modules. */
+export const SCENARIO_SUITES: readonly ScenarioSuite[] = CONTRACT_MODULES.map((m) => BY_MODULE[m.name]);
+
+/** The suite that checks an endpoint, by its tag. */
+export function suiteOf(e: Pick<EndpointContract, 'tag'>): ScenarioSuite | undefined {
+  return SCENARIO_SUITES.find((f) => f.tags.includes(e.tag));
 }
 
 export function scenariosFor(e: EndpointContract): Scenario[] {
   const key = keyOf(e);
-  return FAMILIES.flatMap((f) => f.scenarios.filter((s) => s.endpoint === key));
+  return SCENARIO_SUITES.flatMap((f) => f.scenarios.filter((s) => s.endpoint === key));
 }
 
-/** Runs the family scenarios of one endpoint (each after the generic checks' valid request). */
-export async function runFamilyScenarios(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
+/** Runs the scenarios of one endpoint (each after the generic checks' valid request). */
+export async function runScenarios(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
   for (const s of scenariosFor(e)) await runScenario(ctx, e, s, env);
 }

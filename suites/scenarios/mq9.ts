@@ -1,6 +1,6 @@
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, totalOf } from './helpers.ts';
 
 /**
@@ -31,8 +31,8 @@ async function notRunning(ctx: ConformContext, e: EndpointContract): Promise<voi
   });
 }
 
-export const mq9: FamilySuite = {
-  family: 'mq9',
+export const mq9: ScenarioSuite = {
+  name: 'mq9',
   tags: ['mq9'],
   scenarios: [
     {

@@ -10,7 +10,7 @@ import {
   type Verdict,
 } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { Scenario } from './family-suite.ts';
+import type { Scenario } from './scenario-suite.ts';
 import { dataOf, readList, type Row, totalOf } from './helpers.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { Exchange } from '../conform/exchange.ts';
 import { MONITOR_DIMENSIONS } from '../../fixtures/contract/endpoints/mqtt.ts';
 import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { sectionOf } from './config.ts';
 import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from './helpers.ts';
 
@@ -405,8 +405,8 @@ async function runFlappingBanEnabled(ctx: ConformContext, e: EndpointContract, c
   });
 }
 
-export const mqtt: FamilySuite = {
-  family: 'mqtt',
+export const mqtt: ScenarioSuite = {
+  name: 'mqtt',
   tags: ['mqtt'],
   scenarios: [
     {

@@ -1,7 +1,7 @@
 import { onlineNodeIds, runNodeLeaveChecks } from '../conform/checks/behaviour-checks.ts';
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { dataOf, letTimePass, type Row, waitFor } from './helpers.ts';
 
 /**
@@ -37,8 +37,8 @@ export function quorumTextProblem(
   return missing.length > 0 ? `the text does not name ${missing.join(', ')}: ${JSON.stringify(text)}` : undefined;
 }
 
-export const node: FamilySuite = {
-  family: 'node',
+export const node: ScenarioSuite = {
+  name: 'node',
   tags: ['node'],
   scenarios: [
     {

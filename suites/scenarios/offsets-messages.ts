@@ -1,9 +1,9 @@
 import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
 import { messageTopic } from '../conform/scenarios.ts';
-import type { FamilySuite, ScenarioEnv } from './family-suite.ts';
+import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, letTimePass, type Row } from './helpers.ts';
 
 /**
@@ -88,7 +88,7 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
     config: JSON.stringify({ url: plainUrl }),
     topic_name: `${base}/nofs/#`,
   };
-  const family = RESOURCE_FAMILIES.find((f) => f.key === 'connector')!;
+  const family = familyByKey('connector');
   control.setConnectorTargetDown(url, true);
   control.setConnectorTargetDown(plainUrl, true);
   const made = await env.resources.create(family, fields, 'fixture');
@@ -205,8 +205,8 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
   }
 }
 
-export const offsetsMessages: FamilySuite = {
-  family: 'offsets-messages',
+export const offsetsMessages: ScenarioSuite = {
+  name: 'offsets-messages',
   tags: ['offsets-messages'],
   scenarios: [
     {

@@ -3,19 +3,19 @@ import { CONNECTOR_CATALOGUE } from '../../fixtures/contract/connector-catalogue
 import { CONFIG_TYPES } from '../../fixtures/contract/config-types.ts';
 import { invalidCases, sectionOf } from './config.ts';
 import { invalidConfigs, listedConfig, missingDefaults } from './connectors.ts';
-import { FAMILIES, familyOf, scenariosFor } from './index.ts';
+import { SCENARIO_SUITES, scenariosFor, suiteOf } from './index.ts';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { quorumTextProblem, removalTextProblem } from './node.ts';
 
 describe('the family suites', () => {
   it('cover every tag of the contract, and every scenario names an endpoint of its family', () => {
-    for (const e of CONTRACT) expect(familyOf(e), `${e.tag} has no family suite`).toBeDefined();
-    for (const f of FAMILIES) {
+    for (const e of CONTRACT) expect(suiteOf(e), `${e.tag} has no scenario suite`).toBeDefined();
+    for (const f of SCENARIO_SUITES) {
       for (const s of f.scenarios) {
         const [method, path] = s.endpoint.split(' ');
         const e = CONTRACT.find((x) => x.method === method && x.path === path);
-        expect(e, `${f.family}: ${s.endpoint} is not in the contract`).toBeDefined();
-        expect(f.tags, `${s.endpoint} belongs to ${e!.tag}, not ${f.family}`).toContain(e!.tag);
+        expect(e, `${f.name}: ${s.endpoint} is not in the contract`).toBeDefined();
+        expect(f.tags, `${s.endpoint} belongs to ${e!.tag}, not ${f.name}`).toContain(e!.tag);
         expect(s.checks.length).toBeGreaterThan(0);
       }
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { CheckRecord, Report } from '../conform/report-model.ts';
 import { runConform } from '../conform/runner.ts';
-import { FAMILIES } from './index.ts';
+import { SCENARIO_SUITES } from './index.ts';
 
 /**
  * The whole conformance run against the embedded simulator (in-process, with its control interface):
@@ -36,23 +36,23 @@ describe('mqsim conform --target sim: the family scenario suites', () => {
 
   it('ran every scenario of every family (its declared checks are in the report, none skipped for a missing capability)', () => {
     const counts: Record<string, number> = {};
-    for (const family of FAMILIES) {
+    for (const family of SCENARIO_SUITES) {
       const checks = checksOfFamily(family.tags);
       for (const s of family.scenarios) {
         for (const declared of s.checks) {
           const found = checks.filter(({ check }) => idMatches(declared, check.id) || check.id.startsWith(`${declared}.`));
-          expect(found.length, `${family.family}: ${s.endpoint} ${declared} never recorded`).toBeGreaterThan(0);
+          expect(found.length, `${family.name}: ${s.endpoint} ${declared} never recorded`).toBeGreaterThan(0);
           for (const { check } of found)
-            expect(check.message, `${family.family} ${check.id}`).not.toMatch(
+            expect(check.message, `${family.name} ${check.id}`).not.toMatch(
               /^needs (the simulator control interface|an MQTT client|a non-exempt remote peer)/,
             );
         }
       }
-      counts[family.family] = checks.filter(
+      counts[family.name] = checks.filter(
         ({ check }) => family.scenarios.some((s) => s.checks.some((d) => idMatches(d, check.id))) && check.status === 'pass',
       ).length;
     }
-    for (const family of FAMILIES) expect(counts[family.family], `${family.family} has no passing scenario check`).toBeGreaterThan(0);
+    for (const family of SCENARIO_SUITES) expect(counts[family.name], `${family.name} has no passing scenario check`).toBeGreaterThan(0);
     console.log(
       `scenario checks passed per family (${Math.round(runMs)} ms run): ${Object.entries(counts)
         .map(([f, n]) => `${f} ${n}`)

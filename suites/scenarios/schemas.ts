@@ -1,6 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { expectRefused, readList } from './helpers.ts';
 
 /**
@@ -10,10 +11,10 @@ import { expectRefused, readList } from './helpers.ts';
  * and a schema text that is not of its type is refused.
  */
 
-const SCHEMA = RESOURCE_FAMILIES.find((f) => f.key === 'schema')!;
+const SCHEMA = familyByKey('schema');
 
-export const schemas: FamilySuite = {
-  family: 'schemas',
+export const schemas: ScenarioSuite = {
+  name: 'schemas',
   tags: ['schemas'],
   scenarios: [
     {
@@ -38,7 +39,7 @@ export const schemas: FamilySuite = {
       checks: ['schema.invalid-text'],
       assertion: 'decision.schema.rules',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...SCHEMA.fields(ctx, '-it'), schema_type: 'json', schema: 'this is not JSON' };
+        const fields: Record<string, unknown> = { ...fixtureFields(ctx, SCHEMA, '-it'), schema_type: 'json', schema: 'this is not JSON' };
         const ex = (await env.resources.create(SCHEMA, fields, 'check'))!;
         if (succeeded(ex)) await env.resources.delete(SCHEMA, fields, 'cleanup');
         await ctx.check(e, 'schema.invalid-text', 'decision.schema.rules', () => expectRefused(ex, 'a json schema whose text is not JSON'));

@@ -1,7 +1,7 @@
 import { runHealthChecks } from '../conform/checks/behaviour-checks.ts';
 import { runLoopbackExemptionCheck } from '../conform/checks/capabilities.ts';
 import { describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { dataOf, type Row } from './helpers.ts';
 
 /**
@@ -13,8 +13,8 @@ import { dataOf, type Row } from './helpers.ts';
 const ids = (nodes: unknown): string =>
   JSON.stringify((Array.isArray(nodes) ? (nodes as Row[]) : []).map((n) => Number(n.node_id)).sort((a, b) => a - b));
 
-export const statusHealth: FamilySuite = {
-  family: 'cluster-status/health',
+export const statusHealth: ScenarioSuite = {
+  name: 'cluster-status/health',
   tags: ['status', 'cluster-status', 'health'],
   scenarios: [
     {

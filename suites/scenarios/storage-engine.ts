@@ -1,6 +1,6 @@
 import { runReplicaInvariants } from '../conform/checks/consistency-checks.ts';
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { dataOf, readList, type Row } from './helpers.ts';
 
 /**
@@ -15,8 +15,8 @@ const STABLE = ['node_id', 'replica_seq', 'is_leader', 'role', 'leader_epoch', '
 const SEGMENT_STATUSES = ['Write', 'PreSealUp', 'SealUp', 'PreDelete', 'Deleting', 'Unavailable'];
 const SEGMENT_META_KEYS = ['shard_name', 'segment_seq', 'start_offset', 'end_offset', 'start_timestamp', 'end_timestamp'];
 
-export const storageEngine: FamilySuite = {
-  family: 'storage-engine',
+export const storageEngine: ScenarioSuite = {
+  name: 'storage-engine',
   tags: ['storage-engine'],
   scenarios: [
     {

@@ -2,8 +2,9 @@ import { TENANT_QUOTA_FIELDS } from '../../fixtures/contract/endpoints/tenants.t
 import { runErrorCaseChecks, runUpdateVisible } from '../conform/checks/behaviour-checks.ts';
 import { runTenantDefaults } from '../conform/checks/consistency-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
@@ -14,7 +15,7 @@ import { duplicateCreate, unknownDelete } from './duplicates.ts';
  * with and without a config, the not-found text, and the default page of 100.
  */
 
-const TENANT = RESOURCE_FAMILIES.find((f) => f.key === 'tenant')!;
+const TENANT = familyByKey('tenant');
 
 async function tenantRow(ctx: ConformContext, name: string): Promise<{ row?: Row; ex?: Exchange }> {
   const got = await readList(ctx, '/api/cluster/tenant/list', { tenant_name: name });
@@ -24,8 +25,8 @@ async function tenantRow(ctx: ConformContext, name: string): Promise<{ row?: Row
 
 const quotaOf = (row: Row | undefined): Row => (row?.config ?? {}) as Row;
 
-export const tenants: FamilySuite = {
-  family: 'tenants',
+export const tenants: ScenarioSuite = {
+  name: 'tenants',
   tags: ['tenants'],
   scenarios: [
     {
@@ -40,7 +41,7 @@ export const tenants: FamilySuite = {
       assertion: 'decision.tenant.update-partial',
       async run(ctx, e, env) {
         // The spec: "defaults apply when omitted" — for single omitted fields of a given config, a decision.
-        const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-pq'), config: { max_topics: 777 } };
+        const fields: Record<string, unknown> = { ...fixtureFields(ctx, TENANT, '-pq'), config: { max_topics: 777 } };
         const ex = (await env.resources.create(TENANT, fields, 'check'))!;
         await ctx.check(e, 'tenant.partial-config', 'decision.tenant.update-partial', async () => {
           if (!succeeded(ex)) return skip(`a tenant with a partial config was refused (${describeAnswer(ex)})`);
@@ -69,7 +70,7 @@ export const tenants: FamilySuite = {
       checks: ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota'],
       assertion: 'endpoints.tenant.update',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...TENANT.fields(ctx, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
+        const fields: Record<string, unknown> = { ...fixtureFields(ctx, TENANT, '-up'), config: { max_topics: 1234, max_sessions: 4321 } };
         const created = (await env.resources.create(TENANT, fields, 'check'))!;
         if (!succeeded(created)) {
           for (const id of ['tenant.update-config-visible', 'tenant.update-keeps-desc', 'tenant.update-keeps-quota'])
@@ -133,7 +134,7 @@ export const tenants: FamilySuite = {
           const made: Row[] = [];
           try {
             for (let i = 0; total + made.length <= 100 && i < 101; i++) {
-              const fields = TENANT.fields(ctx, `-dl${i}`);
+              const fields = fixtureFields(ctx, TENANT, `-dl${i}`);
               if (succeeded((await env.resources.create(TENANT, fields, 'fixture'))!)) made.push(fields);
               else break;
             }
@@ -177,7 +178,7 @@ export const tenants: FamilySuite = {
         });
         if (succeeded(ex)) await env.resources.delete(TENANT, fields, 'cleanup');
         // Decision: a body over 2 MiB is refused with HTTP 413 and code 400 (the spec states no size limit).
-        const big: Record<string, unknown> = { ...TENANT.fields(ctx, '-big'), desc: 'x'.repeat(2 * 1024 * 1024 + 1024) };
+        const big: Record<string, unknown> = { ...fixtureFields(ctx, TENANT, '-big'), desc: 'x'.repeat(2 * 1024 * 1024 + 1024) };
         const tooLarge = (await env.resources.create(TENANT, big, 'check'))!;
         if (succeeded(tooLarge)) await env.resources.delete(TENANT, big, 'cleanup');
         await ctx.check(e, 'tenant.body-too-large', 'decision.body-too-large', () => {

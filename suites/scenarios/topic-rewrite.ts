@@ -1,6 +1,7 @@
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
 import { succeeded } from '../conform/conform-context.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { expectRefused } from './helpers.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
@@ -10,10 +11,10 @@ import { duplicateCreate, unknownDelete } from './duplicates.ts';
  * five sort fields, paging and create → list → delete; here: a regex that does not compile.
  */
 
-const RULE = RESOURCE_FAMILIES.find((f) => f.key === 'topic-rewrite')!;
+const RULE = familyByKey('topic-rewrite');
 
-export const topicRewrite: FamilySuite = {
-  family: 'topic-rewrite',
+export const topicRewrite: ScenarioSuite = {
+  name: 'topic-rewrite',
   tags: ['topic-rewrite'],
   scenarios: [
     {
@@ -21,7 +22,7 @@ export const topicRewrite: FamilySuite = {
       checks: ['topic-rewrite.invalid-regex'],
       assertion: 'decision.rewrite.regex-compiles',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...RULE.fields(ctx, '-rx'), regex: '^conform/(unclosed$' };
+        const fields: Record<string, unknown> = { ...fixtureFields(ctx, RULE, '-rx'), regex: '^conform/(unclosed$' };
         const ex = (await env.resources.create(RULE, fields, 'check'))!;
         if (succeeded(ex)) await env.resources.delete(RULE, fields, 'cleanup');
         // "regular expression": one that does not compile can never match (decision: refused as invalid).

@@ -1,6 +1,6 @@
 import { type ConformContext, describeAnswer, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import type { FamilySuite } from './family-suite.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { dataOf, readList, type Row, totalOf, waitFor } from './helpers.ts';
 import { duplicateCreate, topicQuota } from './duplicates.ts';
 
@@ -26,8 +26,8 @@ async function detailOf(ctx: ConformContext, tenant: string, topic: string): Pro
 /** A shard detail's fields, as a topic's storage_list shows it per partition (notes §7). */
 const SHARD_DETAIL_KEYS = ['shard_name', 'topic_name', 'config', 'shard', 'offset', 'desc'];
 
-export const topics: FamilySuite = {
-  family: 'topics',
+export const topics: ScenarioSuite = {
+  name: 'topics',
   tags: ['topics'],
   scenarios: [
     {

@@ -1,6 +1,7 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { RESOURCE_FAMILIES } from '../conform/resource-families.ts';
-import type { FamilySuite } from './family-suite.ts';
+import { familyByKey } from '../../fixtures/contract/index.ts';
+import { fixtureFields } from '../conform/resource-families.ts';
+import type { ScenarioSuite } from './scenario-suite.ts';
 import { readList, rowsOf } from './helpers.ts';
 import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
@@ -11,10 +12,10 @@ import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts'
  * holding no password.
  */
 
-const USER = RESOURCE_FAMILIES.find((f) => f.key === 'user')!;
+const USER = familyByKey('user');
 
-export const users: FamilySuite = {
-  family: 'users',
+export const users: ScenarioSuite = {
+  name: 'users',
   tags: ['users'],
   scenarios: [
     {
@@ -22,7 +23,7 @@ export const users: FamilySuite = {
       checks: ['user.superuser-listed'],
       assertion: 'resources.user.record',
       async run(ctx, e, env) {
-        const fields: Record<string, unknown> = { ...USER.fields(ctx, '-su'), is_superuser: true };
+        const fields: Record<string, unknown> = { ...fixtureFields(ctx, USER, '-su'), is_superuser: true };
         const ex = (await env.resources.create(USER, fields, 'check'))!;
         await ctx.check(e, 'user.superuser-listed', 'resources.user.record', async () => {
           if (!succeeded(ex)) return fail(`a superuser could not be created: ${describeAnswer(ex)}`, ex);

@@ -4,6 +4,7 @@
 import { Cluster } from '../../sim/cluster/cluster.ts';
 import { AdminApp } from '../../sim/http/admin-app.ts';
 import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import type { ServedApi } from '../../sim/http/served-api.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';
 import { UrlTarget } from './url-target.ts';
@@ -40,6 +41,8 @@ export interface SimTargetOptions {
   peerAddress?: string;
   /** Deliberately broken behaviours to switch on (ids of sim/http/deviations), for the proof runs. */
   deviations?: readonly string[];
+  /** The endpoints the simulator serves and their handlers (default: the built-in API). */
+  api?: ServedApi;
 }
 
 /** Admin credentials of the embedded simulator, so a run can log in and check tokens end to end. */
@@ -167,6 +170,7 @@ export class SimTarget extends WrappingTarget {
       clock: 'manual',
       ...(options.envelope ? { envelope: options.envelope } : {}),
       ...(options.deviations ? { deviations: options.deviations } : {}),
+      ...(options.api ? { api: options.api } : {}),
     });
     const control = controlOf(cluster);
     const inner = new InProcessTarget({
@@ -199,6 +203,7 @@ export class SimTarget extends WrappingTarget {
       ...(options.envelope ? { envelope: options.envelope } : {}),
       ...(options.warmUpMs !== undefined ? { warmUpMs: options.warmUpMs } : {}),
       ...(options.deviations ? { deviations: options.deviations } : {}),
+      ...(options.api ? { api: options.api } : {}),
       admin: { ...SIM_ADMIN },
     });
     try {

@@ -1,3 +1,4 @@
+import { CONTRACT_MODULES, type ContractModuleName } from '../../../fixtures/contract/index.ts';
 import type { HandlerTable } from '../handler-types.ts';
 import { handlers as login } from './login.ts';
 import { handlers as clusterStatus } from './cluster-status.ts';
@@ -17,23 +18,29 @@ import { handlers as autoSubscribe } from './auto-subscribe.ts';
 import { handlers as mq9 } from './mq9.ts';
 import { handlers as storageEngine } from './storage-engine.ts';
 
+/**
+ * The handlers of each contract module (fixtures/contract/index.ts CONTRACT_MODULES), by its name:
+ * a module without handlers, or handlers of a module the contract does not have, do not compile.
+ */
+const BY_MODULE = {
+  login,
+  'cluster-status': clusterStatus,
+  config,
+  node,
+  tenants,
+  topics,
+  'topic-rewrite': topicRewrite,
+  users,
+  acl,
+  blacklist,
+  schemas,
+  connectors,
+  'offsets-messages': offsetsMessages,
+  mqtt,
+  'auto-subscribe': autoSubscribe,
+  mq9,
+  'storage-engine': storageEngine,
+} satisfies Record<ContractModuleName, HandlerTable>;
+
 /** Handler of every contract endpoint, by endpoint id. */
-export const HANDLERS: HandlerTable = {
-  ...login,
-  ...clusterStatus,
-  ...config,
-  ...node,
-  ...tenants,
-  ...topics,
-  ...topicRewrite,
-  ...users,
-  ...acl,
-  ...blacklist,
-  ...schemas,
-  ...connectors,
-  ...offsetsMessages,
-  ...mqtt,
-  ...autoSubscribe,
-  ...mq9,
-  ...storageEngine,
-};
+export const HANDLERS: HandlerTable = Object.assign({}, ...CONTRACT_MODULES.map((m) => BY_MODULE[m.name])) as HandlerTable;

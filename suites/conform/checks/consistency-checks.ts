@@ -1,8 +1,7 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
-import type { CreatedResources } from '../resource-families.ts';
-import { RESOURCE_FAMILIES } from '../resource-families.ts';
+import { type CreatedResources, familyByKey, fixtureFields } from '../resource-families.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -180,14 +179,14 @@ export function replicaProblems(detail: Obj): string[] {
  */
 export async function runReplicaInvariants(ctx: ConformContext, e: EndpointContract, resources: CreatedResources): Promise<void> {
   if (e.path !== '/api/storage-engine/segment/detail') return;
-  const family = RESOURCE_FAMILIES.find((f) => f.key === 'shard');
+  const family = familyByKey(ctx, 'shard');
   await ctx.check(e, 'segment.replica-invariants', 'endpoints.segment.detail.response', async () => {
     const nodes = Math.min(3, (ctx.state.onlineNodeIds ?? []).length);
     let shardName = ctx.state.shardName;
     let made: Record<string, unknown> | undefined;
     if (family && resources.createEndpoint(family) && nodes >= 2) {
       const fields: Record<string, unknown> = {
-        ...family.fields(ctx, '-rep'),
+        ...fixtureFields(ctx, family, '-rep'),
         config: JSON.stringify({ replica_num: nodes, storage_type: 'EngineSegment', retention_sec: 86_400 }),
       };
       const created = await resources.create(family, fields, 'fixture');

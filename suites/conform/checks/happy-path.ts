@@ -1,4 +1,5 @@
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { recordIdentity } from '../../../fixtures/contract/family-rules.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
 import { A, cite } from '../cite.ts';
 import { assertionById } from '../../../fixtures/contract/assertions/index.ts';
 import { fieldEvidence } from '../field-assertions.ts';
@@ -20,7 +21,7 @@ import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '.
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { buildParams, declaredParams } from '../param-values.ts';
-import { type CreatedResources, familyByCreatePath, familyByDeletePath, type ResourceFamily } from '../resource-families.ts';
+import { type CreatedResources, familyByCreate, familyByDelete, fixtureFields, listingEndpoint } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';
 
 /** Endpoints whose valid request is a behaviour check of its own (see behaviour-checks.ts). */
@@ -29,11 +30,16 @@ export const OWN_HAPPY_PATH = new Set(['POST /api/cluster/config/set', 'POST /ap
 const PROMETHEUS_LINE = /^(#\s*(HELP|TYPE|EOF|UNIT)\b.*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})?\s+[-+]?([0-9.eE+-]+|NaN|[+-]?Inf)(\s+-?\d+)?)$/;
 
 /** Is the instance with these fields in its family's list (undefined when the list cannot tell)? */
-export async function isListed(ctx: ConformContext, family: ResourceFamily, fields: Record<string, unknown>): Promise<boolean | undefined> {
-  const list = family.listPath ? (ctx.endpoint('GET', family.listPath) ?? ctx.endpoint('POST', family.listPath)) : undefined;
-  if (!list || !family.identity) return undefined;
+export async function isListed(
+  ctx: ConformContext,
+  family: ResourceFamilyContract,
+  fields: Record<string, unknown>,
+): Promise<boolean | undefined> {
+  const list = listingEndpoint(ctx, family);
+  const recorded = recordIdentity(family, fields);
+  if (!list || !recorded) return undefined;
   const props = Object.keys(((list.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
-  const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
+  const identity = Object.entries(recorded).filter(([k]) => props.includes(k));
   if (identity.length === 0) return undefined;
   const ex = await ctx.call(list, { limit: Math.max(list.list?.defaultLimit ?? 0, 10_000) }, 'fixture');
   const rows = (envelopeOf(ex)?.data as { data?: Record<string, unknown>[] } | undefined)?.data;
@@ -47,14 +53,14 @@ export async function happyRequest(
   e: EndpointContract,
   resources: CreatedResources,
 ): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | { skip: string }> {
-  const created = familyByCreatePath(e.path);
-  if (created && e.method === 'POST') {
-    const fields = created.fields(ctx, '-hp');
+  const created = familyByCreate(ctx, e);
+  if (created) {
+    const fields = fixtureFields(ctx, created, '-hp');
     return { params: buildParams(e, fields), send: async () => (await resources.create(created, fields, 'check'))! };
   }
-  const deleted = familyByDeletePath(e.path);
-  if (deleted && e.method === 'POST') {
-    const fields = deleted.fields(ctx, '-hp');
+  const deleted = familyByDelete(ctx, e);
+  if (deleted) {
+    const fields = fixtureFields(ctx, deleted, '-hp');
     if (!resources.isTracked(deleted, fields) && resources.createEndpoint(deleted)) await resources.create(deleted, fields, 'fixture');
     // Whether the instance is listed before its delete: only then does its absence afterwards show the delete.
     ctx.state.listedBeforeDelete.set(e.id, await isListed(ctx, deleted, fields));

@@ -4,7 +4,8 @@ import { type ConformContext, describeAnswer, envelopeOf, fail, pass, refusedAsI
 import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { textOfLength } from '../param-values.ts';
-import type { CreatedResources, ResourceFamily } from '../resource-families.ts';
+import type { ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import { type CreatedResources, exactText, fixtureFields } from '../resource-families.ts';
 
 interface LengthCase {
   length: number;
@@ -39,7 +40,7 @@ function limited(p: ParamSpec): boolean {
 export async function runLimitChecks(
   ctx: ConformContext,
   e: EndpointContract,
-  family: ResourceFamily,
+  family: ResourceFamilyContract,
   resources: CreatedResources,
 ): Promise<void> {
   for (const p of e.params.filter(limited)) {
@@ -47,7 +48,7 @@ export async function runLimitChecks(
     const range = `${p.minLength ?? 0}-${p.maxLength ?? '∞'}`;
     for (const c of lengthCases(p)) {
       const id = `limit.${p.name}.length-${c.length}`;
-      const value = c.inRange ? family.textOfLength?.(p, c.length, ctx) : textOfLength(`${ctx.names.stem}-${p.name}`, c.length);
+      const value = c.inRange ? exactText(ctx, family, p, c.length) : textOfLength(`${ctx.names.stem}-${p.name}`, c.length);
       if (value === undefined) {
         // An optional parameter sent empty has no agreed meaning (absent is the valid form): no case.
         if (c.length === 0) continue;
@@ -56,7 +57,7 @@ export async function runLimitChecks(
         );
         continue;
       }
-      const fields = { ...family.fields(ctx, `-lim`), [p.name]: value };
+      const fields = { ...fixtureFields(ctx, family, `-lim`), [p.name]: value };
       const ex = (await resources.create(family, fields, 'check')) as Exchange;
       if (succeeded(ex)) await resources.delete(family, fields, 'cleanup');
       if (c.inRange) {

@@ -16,7 +16,9 @@ import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { pathWithQuery } from '../../targets/target.ts';
 import { toQuery } from '../param-values.ts';
-import type { CreatedResources, ResourceFamily } from '../resource-families.ts';
+import { recordIdentity } from '../../../fixtures/contract/family-rules.ts';
+import type { ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import { type CreatedResources, listingEndpoint } from '../resource-families.ts';
 
 /**
  * Paging, sorting and filtering laws of every list (spec: Response envelope — paged list; Common list
@@ -539,14 +541,15 @@ async function wholeList(ctx: ConformContext, e: EndpointContract, base: Record<
 export async function runShowsCreated(
   ctx: ConformContext,
   e: EndpointContract,
-  family: ResourceFamily,
+  family: ResourceFamilyContract,
   resources: CreatedResources,
   base: Record<string, unknown>,
 ): Promise<void> {
   const fields = resources.fixtures.get(family.key);
-  if (!fields || !family.identity) return;
+  const recorded = fields ? recordIdentity(family, fields) : undefined;
+  if (!fields || !recorded) return;
   const props = Object.keys(((e.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
-  const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
+  const identity = Object.entries(recorded).filter(([k]) => props.includes(k));
   if (identity.length === 0) return;
   await ctx.check(e, 'list.shows-created', family.manages, async () => {
     const page = await wholeList(ctx, e, base);
@@ -571,12 +574,12 @@ export async function runShowsCreated(
 async function runCreatedValues(
   ctx: ConformContext,
   e: EndpointContract,
-  family: ResourceFamily,
+  family: ResourceFamilyContract,
   fields: Record<string, unknown>,
   identity: [string, unknown][],
 ): Promise<void> {
   const props = ((e.response.data ?? {}) as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const skipFields = new Set(family.listForm ?? []);
+  const skipFields = new Set(family.listing?.otherForm ?? []);
   const compared = Object.entries(fields).filter(
     ([k, v]) =>
       k in props && !skipFields.has(k) && v !== undefined && v !== null && typeof v !== 'object' && !identity.some(([id]) => id === k),
@@ -936,14 +939,15 @@ async function filterValuesPage(
 export async function runGoneAfterDelete(
   ctx: ConformContext,
   deleteEndpoint: EndpointContract,
-  family: ResourceFamily,
+  family: ResourceFamilyContract,
   fields: Record<string, unknown>,
   listedBefore: boolean | undefined,
 ): Promise<void> {
-  const list = family.listPath ? (ctx.endpoint('GET', family.listPath) ?? ctx.endpoint('POST', family.listPath)) : undefined;
-  if (!list || !family.identity) return;
+  const list = listingEndpoint(ctx, family);
+  const recorded = recordIdentity(family, fields);
+  if (!list || !recorded) return;
   const props = Object.keys(((list.response.data ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
-  const identity = Object.entries(family.identity(fields)).filter(([k]) => props.includes(k));
+  const identity = Object.entries(recorded).filter(([k]) => props.includes(k));
   if (identity.length === 0) return;
   await ctx.check(deleteEndpoint, 'delete.gone-from-list', family.manages, async (): Promise<Verdict> => {
     const v = await goneVerdict();

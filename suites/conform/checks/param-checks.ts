@@ -14,7 +14,7 @@ import {
 import { namesParam } from '../envelope.ts';
 import { buildParams, declaredParams, requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
-import { type CreatedResources, familyByCreatePath } from '../resource-families.ts';
+import { type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';
 
 /** Extra query keys a real client sends (a UI's pagination object, a misspelt filter). */
@@ -32,9 +32,9 @@ export async function runRequiredParamChecks(
   validParams: Record<string, unknown>,
   resources: CreatedResources,
 ): Promise<void> {
-  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  const family = familyByCreate(ctx, e);
   for (const p of ctx.requiredParams(e)) {
-    const base = family ? buildParams(e, family.fields(ctx, '-rq')) : validParams;
+    const base = family ? buildParams(e, fixtureFields(ctx, family, '-rq')) : validParams;
     const params = { ...base };
     delete params[p.name];
     const ex = await ctx.call(e, params);
@@ -72,7 +72,7 @@ export async function runUnknownFieldCheck(
   resources: CreatedResources,
 ): Promise<void> {
   if (scenarioOf(e).unsafe) return;
-  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  const family = familyByCreate(ctx, e);
   if (e.method === 'POST' && !family && /\/(delete|leave)$/.test(e.path)) return; // a second delete cannot succeed
   let ex;
   if (e.method === 'GET') {
@@ -80,7 +80,7 @@ export async function runUnknownFieldCheck(
     const query = pathWithQuery('', parts.query).replace(/^\?/, '');
     ex = await ctx.send({ method: 'GET', path: e.path, query: query ? `${query}&${EXTRA_QUERY}` : EXTRA_QUERY }, 'check', e.id);
   } else if (family) {
-    const fields = family.fields(ctx, '-xf');
+    const fields = fixtureFields(ctx, family, '-xf');
     ex = (await resources.create(family, fields, 'check', EXTRA_BODY))!;
     if (succeeded(ex)) await resources.delete(family, fields, 'cleanup');
   } else {

@@ -1,10 +1,10 @@
-import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
 import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
 import { declaredParams } from '../param-values.ts';
-import { type CreatedResources, familyByCreatePath, type ResourceFamily } from '../resource-families.ts';
+import { companionFields, type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
 
 /** Values no enum of the contract holds. */
 const BAD_TEXT = 'mqsim-not-an-allowed-value';
@@ -93,7 +93,7 @@ function assertionOf(e: EndpointContract, p: ParamSpec): string {
 async function sendCase(
   ctx: ConformContext,
   e: EndpointContract,
-  family: ResourceFamily | undefined,
+  family: ResourceFamilyContract | undefined,
   resources: CreatedResources,
   valid: Record<string, unknown>,
   p: ParamSpec,
@@ -101,7 +101,11 @@ async function sendCase(
   n: number,
 ): Promise<Exchange> {
   if (!family) return ctx.call(e, { ...valid, [p.name]: c.value });
-  const fields = { ...family.fields(ctx, `-rg${n}`), ...(family.valueFields?.(p.name, c.value, ctx, `-rg${n}`) ?? {}), [p.name]: c.value };
+  const fields = {
+    ...fixtureFields(ctx, family, `-rg${n}`),
+    ...companionFields(ctx, family, p.name, c.value, `-rg${n}`),
+    [p.name]: c.value,
+  };
   const ex = (await resources.create(family, fields, 'check'))!;
   if (succeeded(ex)) await resources.delete(family, fields, 'cleanup');
   return ex;
@@ -121,7 +125,7 @@ export async function runRangeChecks(
   resources: CreatedResources,
 ): Promise<void> {
   if (OWN_RANGE_CHECKS.has(`${e.method} ${e.path}`)) return;
-  const family = e.method === 'POST' ? familyByCreatePath(e.path) : undefined;
+  const family = familyByCreate(ctx, e);
   // List control parameters (sort_by, exact_match) are covered by the list laws; only the endpoint's own.
   const params = declaredParams(e).filter((p) => e.params.includes(p) && p.type !== 'object' && p.type !== 'array');
   let n = 0;

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { API, CONTRACT } from '../../../fixtures/contract/index.ts';
 import type { ParamSpec } from '../../../fixtures/contract/types.ts';
-import { FAMILIES, FAMILY_KEYS } from '../reference-model/families.ts';
+import { modelledFamilies } from '../reference-model/families.ts';
 import { applyMutation, integerRange, mutationsOf } from './param-arbitraries.ts';
-import { familyEndpoints, mutationsFor, validParams } from './family-requests.ts';
+import { mutationsFor, validParams } from './family-requests.ts';
 import { resolveParams, Sym } from './symbols.ts';
 
 /** The contract's rules, checked independently of the generators: the paths of every broken rule. */
@@ -44,28 +44,28 @@ function broken(specs: readonly ParamSpec[], params: Record<string, unknown>, pr
 }
 
 const scope = { tenant: 'pt1-x', prefix: 'r1-' };
+const MODELLED = modelledFamilies(API);
+const users = MODELLED.find((m) => m.tag === 'users')!;
 
 describe('requests generated from the contract', () => {
-  for (const key of FAMILY_KEYS) {
-    const eps = familyEndpoints(FAMILIES[key]);
+  for (const { family, endpoints: eps } of MODELLED) {
     for (const e of [eps.create, eps.delete, ...(eps.update ? [eps.update] : [])]) {
       it(`${e.id}: valid requests satisfy every ParamSpec; each mutation breaks exactly its own rule`, () => {
         fc.assert(
-          fc.property(validParams(key, e), (params) => {
+          fc.property(validParams(family, e), (params) => {
             expect(broken(e.params, resolveParams(params, scope))).toEqual([]);
           }),
           { seed: 1, numRuns: 60 },
         );
-        const ms = mutationsFor(key, e);
+        const ms = mutationsFor(family, e);
         expect(ms.length).toBeGreaterThan(0);
-        const base = fc.sample(validParams(key, e), { seed: 2, numRuns: 1 })[0];
+        const base = fc.sample(validParams(family, e), { seed: 2, numRuns: 1 })[0];
         for (const m of ms) {
           const mutated = resolveParams(applyMutation(base, m), scope);
-          // Rules beyond the ParamSpecs (catalogue type, config JSON) are not visible to this checker.
-          const extra =
-            key === 'connectors' &&
-            ((m.path === 'connector_type' && m.rule === 'bad-enum') ||
-              (m.path === 'config' && typeof m.value === 'string' && m.rule === 'wrong-type'));
+          // Rules beyond the ParamSpecs (a pair's refused values: catalogue type, config JSON) are not visible to this checker.
+          const extra = (family.pairs ?? []).some(
+            (p) => p.kind === 'examples' && p.refused !== undefined && m.path in p.refused && p.refused[m.path] === m.value,
+          );
           expect(broken(e.params, mutated)).toEqual(extra ? [] : [m.path]);
         }
       });
@@ -73,7 +73,7 @@ describe('requests generated from the contract', () => {
   }
 
   it('every kind of rule has a mutation somewhere: missing, lengths, type, range, integer, enum', () => {
-    const kinds = new Set(FAMILY_KEYS.flatMap((k) => mutationsFor(k, familyEndpoints(FAMILIES[k]).create).map((m) => m.rule)));
+    const kinds = new Set(MODELLED.flatMap((m) => mutationsFor(m.family, m.endpoints.create).map((x) => x.rule)));
     expect([...kinds].sort()).toEqual([
       'above-maximum',
       'bad-enum',
@@ -87,8 +87,7 @@ describe('requests generated from the contract', () => {
   });
 
   it('too-long names stay under the run prefix, so a server that wrongly accepts one only ever holds names of the run', () => {
-    const users = familyEndpoints(FAMILIES.users).create;
-    const m = mutationsFor('users', users).find((x) => x.path === 'username' && x.rule === 'too-long')!;
+    const m = mutationsFor(users.family, users.endpoints.create).find((x) => x.path === 'username' && x.rule === 'too-long')!;
     expect(m.value).toBeInstanceOf(Sym);
     const name = (m.value as Sym).resolve(scope);
     expect(name.startsWith('r1-')).toBe(true);

@@ -3,18 +3,11 @@ import type { Answer } from '../property-client.ts';
 import { checkAnswer } from '../expectations.ts';
 import { hasNonAscii } from '../arbitraries/param-arbitraries.ts';
 import type { GeneratedRequest } from '../arbitraries/family-requests.ts';
-import { bindingEndpoints } from '../arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Sym } from '../arbitraries/symbols.ts';
 import { shownOf } from '../reference-model/record-match.ts';
 import { PropertyViolation, StepVerdict } from '../violation.ts';
 import { citeRuleOrDecision } from '../../../fixtures/contract/assertions/index.ts';
-import { A, pagedAssertion } from '../../conform/cite.ts';
-import type { FamilyKey } from '../reference-model/families.ts';
-
-/** What a write acknowledged with success must leave in the list: the spec says the service manages the resource. */
-function managesAssertion(key: FamilyKey): string {
-  return key === 'connectors' ? A.manageConnectors : A.manageResources;
-}
+import { pagedAssertion } from '../../conform/cite.ts';
 import { inScope, LIST_LIMIT, type RunContext, type RunModel } from './run-context.ts';
 
 /**
@@ -128,12 +121,13 @@ export class ListCommand implements Cmd {
   }
   async run(m: RunModel, ctx: RunContext): Promise<void> {
     const f = ctx.family;
-    const filter = this.slot !== undefined && f.listNameParam ? `${ctx.scope.prefix}${this.slot}` : undefined;
+    const { tenantQuery, nameQuery } = f.listing ?? {};
+    const filter = this.slot !== undefined && nameQuery ? `${ctx.scope.prefix}${this.slot}` : undefined;
     const params: Record<string, unknown> = { limit: LIST_LIMIT };
-    if (f.listTenantParam) params[f.listTenantParam] = ctx.scope.tenant;
-    if (f.listNameParam) {
-      if (filter !== undefined) params[f.listNameParam] = filter;
-      else if (!f.scopeParam) params[f.listNameParam] = ctx.scope.prefix; // tenants: the run's prefix is its scope
+    if (tenantQuery) params[tenantQuery] = ctx.scope.tenant;
+    if (nameQuery) {
+      if (filter !== undefined) params[nameQuery] = filter;
+      else if (!f.scopeParam) params[nameQuery] = ctx.scope.prefix; // tenants: the run's prefix is its scope
     }
     const verdict = new StepVerdict(ctx.minLevel);
     const answer = await ctx.client.call(ctx.endpoints.list, params, verdict);
@@ -150,10 +144,10 @@ export class ListCommand implements Cmd {
           (ident) => inScope(ctx, ident) && (filter === undefined || ident[f.nameParam].includes(filter)),
         );
         if (problems.length > 0) {
-          const filterAtFault = filter !== undefined && (await filterIsTheCause(m, ctx, params, f.listNameParam!));
+          const filterAtFault = filter !== undefined && nameQuery !== undefined && (await filterIsTheCause(m, ctx, params, nameQuery));
           verdict.add(
             new PropertyViolation(
-              filterAtFault ? citeRuleOrDecision(ctx.endpoints.list.id, 'match', f.listNameParam).id : managesAssertion(f.key),
+              filterAtFault ? citeRuleOrDecision(ctx.endpoints.list.id, 'match', nameQuery).id : f.manages,
               ctx.endpoints.list.id,
               filterAtFault ? 'list.filter-matches-model' : 'list.matches-model',
               `the list does not show what the run's creates and deletes left: ${problems.slice(0, 4).join('; ')}${problems.length > 4 ? ` (and ${problems.length - 4} more)` : ''}`,
@@ -180,7 +174,7 @@ export class BindingCommand implements Cmd {
     return true;
   }
   async run(m: RunModel, ctx: RunContext): Promise<void> {
-    if (!m.bindings) return;
+    if (!m.bindings || !ctx.binding) return;
     const params = resolveParams(this.req.params, ctx.scope);
     const verdict = new StepVerdict(ctx.minLevel);
     const schema = String(params.schema_name);
@@ -189,7 +183,7 @@ export class BindingCommand implements Cmd {
     const exp = binding
       ? m.bindings.expectBind(String(params.tenant), schema, resource, this.req.mutation)
       : m.bindings.expectUnbind(schema, resource, this.req.mutation);
-    const answer = await ctx.client.call(binding ? bindingEndpoints().create : bindingEndpoints().delete, params, verdict);
+    const answer = await ctx.client.call(binding ? ctx.binding.endpoints.create : ctx.binding.endpoints.delete, params, verdict);
     checkAnswer(answer, exp, verdict);
     if (!this.req.mutation && params.tenant === ctx.scope.tenant) {
       if (binding) m.bindings.applyBind(schema, resource, answer.outcome);
@@ -220,7 +214,7 @@ export class ListBindingsCommand implements Cmd {
 
 export async function listBindings(m: RunModel, ctx: RunContext, schema: string): Promise<void> {
   const b = m.bindings!;
-  const e = bindingEndpoints().list;
+  const e = ctx.binding!.endpoints.list;
   const verdict = new StepVerdict(ctx.minLevel);
   const answer = await ctx.client.call(e, { tenant: ctx.scope.tenant, schema_name: schema, limit: LIST_LIMIT }, verdict);
   checkAnswer(answer, b.expectList(ctx.scope.tenant, schema), verdict);

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { endpointById } from '../../../fixtures/contract/index.ts';
-import { A } from '../../conform/cite.ts';
+import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import type { Level } from '../../conform/report-model.ts';
-import { bindingEndpoints, bindingRequestArb, familyEndpoints, nameArb, requestArb, SLOTS } from '../arbitraries/family-requests.ts';
+import { attachedParam, bindingRequestArb, nameArb, requestArb, SLOTS } from '../arbitraries/family-requests.ts';
 import type { PropertyDef } from '../property-def.ts';
 import type { PropertyClient } from '../property-client.ts';
-import { FAMILIES, type FamilyKey } from '../reference-model/families.ts';
+import type { ModelledFamily } from '../reference-model/families.ts';
 import { PropertyAbort, PropertyViolation } from '../violation.ts';
 import { BindingCommand, ListBindingsCommand, ListCommand, listBindings, WriteCommand } from './commands.ts';
 import { LIST_LIMIT, newRunModel, type RunContext, type RunModel } from './run-context.ts';
@@ -17,26 +16,28 @@ export interface ModelPropertyOptions {
   maxCommands: number;
   /** Distinguishes this invocation's names from any an earlier one left behind (see runTagOf). */
   runTag: string;
+  /** The API's tenant create, delete and list (the property works in a tenant of its own). */
+  tenants: { create: EndpointContract; delete: EndpointContract; list: EndpointContract };
 }
 
 type Cmd = fc.AsyncCommand<RunModel, RunContext>;
 
-/** The commands of a family, weighted: creates most, then deletes and lists, updates for tenants, binds for schemas. */
-function commandArb(key: FamilyKey): fc.Arbitrary<Cmd> {
-  const f = FAMILIES[key];
-  const eps = familyEndpoints(f);
+/** The commands of a family, weighted: creates most, then deletes and lists, updates (tenants), binds (a family with a binding: schemas). */
+function commandArb(m: ModelledFamily): fc.Arbitrary<Cmd> {
+  const { family: f, endpoints: eps, binding } = m;
   const arbs: { arbitrary: fc.Arbitrary<Cmd>; weight: number }[] = [
-    { arbitrary: requestArb(key, eps.create, 1, 3).map((r) => new WriteCommand('create', r)), weight: 5 },
-    { arbitrary: requestArb(key, eps.delete, 1, 6).map((r) => new WriteCommand('delete', r)), weight: 2 },
+    { arbitrary: requestArb(f, eps.create, 1, 3).map((r) => new WriteCommand('create', r)), weight: 5 },
+    { arbitrary: requestArb(f, eps.delete, 1, 6).map((r) => new WriteCommand('delete', r)), weight: 2 },
     { arbitrary: fc.option(fc.constantFrom(...SLOTS), { nil: undefined, freq: 2 }).map((s) => new ListCommand(s)), weight: 2 },
   ];
-  if (eps.update) arbs.push({ arbitrary: requestArb(key, eps.update, 1, 4).map((r) => new WriteCommand('update', r)), weight: 2 });
-  if (key === 'schemas') {
-    const b = bindingEndpoints();
+  if (eps.update) arbs.push({ arbitrary: requestArb(f, eps.update, 1, 4).map((r) => new WriteCommand('update', r)), weight: 2 });
+  if (binding) {
+    const b = binding.endpoints;
+    const attached = b.create.params.find((p) => p.name === attachedParam(binding.family));
     arbs.push(
-      { arbitrary: bindingRequestArb(b.create).map((r) => new BindingCommand('bind', r)), weight: 3 },
-      { arbitrary: bindingRequestArb(b.delete).map((r) => new BindingCommand('unbind', r)), weight: 1 },
-      { arbitrary: nameArb(128).map((s) => new ListBindingsCommand(s)), weight: 1 },
+      { arbitrary: bindingRequestArb(binding.family, b.create).map((r) => new BindingCommand('bind', r)), weight: 3 },
+      { arbitrary: bindingRequestArb(binding.family, b.delete).map((r) => new BindingCommand('unbind', r)), weight: 1 },
+      { arbitrary: nameArb(attached?.maxLength ?? 64).map((s) => new ListBindingsCommand(s)), weight: 1 },
     );
   }
   return fc.oneof(...arbs);
@@ -51,10 +52,15 @@ async function cleanup(model: RunModel, ctx: RunContext): Promise<void> {
       /* cleanup is best effort */
     }
   };
-  if (model.bindings) {
+  if (model.bindings && ctx.binding) {
+    const b = ctx.binding;
     for (const [schema, resource] of model.bindings.touched.values()) {
       await quiet(() =>
-        ctx.client.call(bindingEndpoints().delete, { tenant: ctx.scope.tenant, schema_name: schema, resource_name: resource }),
+        ctx.client.call(b.endpoints.delete, {
+          [b.family.scopeParam ?? 'tenant']: ctx.scope.tenant,
+          [attachedParam(b.family)]: schema,
+          [b.family.nameParam]: resource,
+        }),
       );
     }
   }
@@ -73,13 +79,11 @@ function rowsOf(data: unknown): Record<string, unknown>[] {
  * prefix in a tenant of the property (`pt<seed>-<family>`), so nothing else on the target can
  * interfere and nothing else is touched.
  */
-export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): PropertyDef {
+export function familyProperty(m: ModelledFamily, options: ModelPropertyOptions): PropertyDef {
   const o = { ...options, client: options.client.child() };
-  const f = FAMILIES[key];
-  const eps = familyEndpoints(f);
-  const tenantCreate = endpointById('cluster.tenant.create');
-  const tenantDelete = endpointById('cluster.tenant.delete');
-  const tenant = `pt${o.seed}-${key}`;
+  const { family: f, endpoints: eps, binding, tag } = m;
+  const { create: tenantCreate, delete: tenantDelete, list: tenantList } = o.tenants;
+  const tenant = `pt${o.seed}-${tag}`;
   const tenantsPrefix = `pn${o.seed}-`;
   let runs = 0;
   const endpoints = [
@@ -87,15 +91,16 @@ export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): P
     eps.delete,
     eps.list,
     ...(eps.update ? [eps.update] : []),
-    ...(key === 'schemas' ? Object.values(bindingEndpoints()) : []),
+    ...(binding ? Object.values(binding.endpoints) : []),
   ];
+  const { tenantQuery, nameQuery } = f.listing ?? {};
 
   const def: PropertyDef = {
-    id: `model.${key}`,
-    checkId: `property.model.${key}`,
+    id: `model.${tag}`,
+    checkId: `property.model.${tag}`,
     endpoints,
     // A pass says the family's writes were applied as the reference model expects.
-    assertion: key === 'connectors' ? A.manageConnectors : A.manageResources,
+    assertion: f.manages,
     commands: true,
     numRuns: o.numRuns,
     client: o.client,
@@ -104,26 +109,33 @@ export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): P
       if (f.scopeParam) {
         const made = await o.client.call(tenantCreate, { tenant_name: tenant, desc: 'mqsim property suites; safe to delete' });
         if (made.outcome !== 'ok') {
-          const listed = await o.client.call(endpointById('cluster.tenant.list'), { tenant_name: tenant, limit: LIST_LIMIT });
+          const listed = await o.client.call(tenantList, { tenant_name: tenant, limit: LIST_LIMIT });
           if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant))
             throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
         }
       }
       // Leftovers of an interrupted earlier run with the same seed.
       const listParams: Record<string, unknown> = { limit: LIST_LIMIT };
-      if (f.listTenantParam) listParams[f.listTenantParam] = tenant;
-      if (!f.scopeParam && f.listNameParam) listParams[f.listNameParam] = tenantsPrefix;
+      if (tenantQuery) listParams[tenantQuery] = tenant;
+      if (!f.scopeParam && nameQuery) listParams[nameQuery] = tenantsPrefix;
       const left = await o.client.call(eps.list, listParams);
-      const model = newRunModel(f);
+      const model = newRunModel(m);
       for (const row of rowsOf(left.envelope?.data)) {
         const ident = model.family.identOfRecord(row);
         if (!ident) continue;
         if (f.scopeParam ? ident[f.scopeParam] !== tenant : !ident[f.nameParam].startsWith(tenantsPrefix)) continue;
-        if (key === 'schemas') {
-          const binds = await o.client.call(bindingEndpoints().list, { tenant, schema_name: ident.schema_name, limit: LIST_LIMIT });
+        if (binding) {
+          const b = binding.family;
+          const scope = b.scopeParam ?? 'tenant';
+          const attached = attachedParam(b);
+          const binds = await o.client.call(binding.endpoints.list, { [scope]: tenant, [attached]: ident[f.nameParam], limit: LIST_LIMIT });
           for (const r of rowsOf(binds.envelope?.data)) {
             for (const res of r.data_type === 'schema' && Array.isArray(r.data) ? r.data : []) {
-              await o.client.call(bindingEndpoints().delete, { tenant, schema_name: ident.schema_name, resource_name: String(res) });
+              await o.client.call(binding.endpoints.delete, {
+                [scope]: tenant,
+                [attached]: ident[f.nameParam],
+                [b.nameParam]: String(res),
+              });
             }
           }
         }
@@ -136,13 +148,13 @@ export function familyProperty(key: FamilyKey, options: ModelPropertyOptions): P
     },
 
     build(minLevel: Level, replayPath?: string) {
-      const arb = fc.commands([commandArb(key)], { maxCommands: o.maxCommands, size: 'max', ...(replayPath ? { replayPath } : {}) });
+      const arb = fc.commands([commandArb(m)], { maxCommands: o.maxCommands, size: 'max', ...(replayPath ? { replayPath } : {}) });
       return fc.asyncProperty(arb, async (cmds) => {
         if (def.aborted) throw def.aborted;
         const n = ++runs;
         const scope = f.scopeParam ? { tenant, prefix: `${o.runTag}r${n}-` } : { tenant: '', prefix: `${tenantsPrefix}${o.runTag}r${n}-` };
-        const ctx: RunContext = { client: o.client, family: f, endpoints: eps, scope, minLevel };
-        const model = newRunModel(f);
+        const ctx: RunContext = { client: o.client, family: f, endpoints: eps, ...(binding ? { binding } : {}), scope, minLevel };
+        const model = newRunModel(m);
         try {
           await fc.asyncModelRun(() => ({ model, real: ctx }), cmds);
           // The state the sequence left, always checked once at the end.

@@ -1,16 +1,18 @@
 import type { Level } from '../../conform/report-model.ts';
-import type { FamilyEndpoints } from '../arbitraries/family-requests.ts';
 import type { Scope } from '../arbitraries/symbols.ts';
 import type { PropertyClient } from '../property-client.ts';
 import { BindingModel } from '../reference-model/binding-model.ts';
 import { FamilyModel, type Ident } from '../reference-model/family-model.ts';
-import type { FamilySpec } from '../reference-model/families.ts';
+import type { ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import type { BindingFamily, FamilyEndpoints, ModelledFamily } from '../reference-model/families.ts';
 
 /** The target side of one model run: the client, the run's names, and the rule threshold. */
 export interface RunContext {
   client: PropertyClient;
-  family: FamilySpec;
+  family: ResourceFamilyContract;
   endpoints: FamilyEndpoints;
+  /** The binding family that rides with this one (schema bindings), if any. */
+  binding?: BindingFamily;
   scope: Scope;
   /** Violations below this level do not stop the run (the MUST-only re-run after a weaker failure). */
   minLevel: Level;
@@ -22,9 +24,9 @@ export interface RunModel {
   bindings?: BindingModel;
 }
 
-export function newRunModel(family: FamilySpec): RunModel {
-  const m = new FamilyModel(family);
-  return family.key === 'schemas' ? { family: m, bindings: new BindingModel(m) } : { family: m };
+export function newRunModel(modelled: ModelledFamily): RunModel {
+  const m = new FamilyModel(modelled.family, modelled.endpoints);
+  return modelled.binding ? { family: m, bindings: new BindingModel(m) } : { family: m };
 }
 
 /** Page size asked for in the run's lists, so one page holds the run's whole scope. */

@@ -1,11 +1,11 @@
-import { endpointById } from '../../../fixtures/contract/index.ts';
+import type { EndpointContract, FamilyListing, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
 import { A } from '../../conform/cite.ts';
 import { requestAssertion } from '../citations.ts';
 import type { Expectation } from '../expectations.ts';
 import { uncertain } from '../expectations.ts';
 import type { Outcome } from '../property-client.ts';
 import type { Mutation } from '../arbitraries/param-arbitraries.ts';
-import type { FamilySpec } from './families.ts';
+import type { FamilyEndpoints } from './families.ts';
 import { mismatches, OMITTED, quotaWith, shownFromRecord, shownKey, type Shown } from './record-match.ts';
 
 /**
@@ -60,15 +60,24 @@ export class FamilyModel {
   readonly touched = new Map<string, Ident>();
   guard?: DeleteGuard;
 
-  constructor(readonly family: FamilySpec) {}
+  /** How the family's list shows an instance (a modelled family always has a listing). */
+  private readonly listing: FamilyListing;
 
-  /** The statement a valid request of one of the family's endpoints rests on (INFO for path-only endpoints). */
-  private cite(endpointId: string | undefined): string {
-    return requestAssertion(endpointById(endpointId ?? this.family.createId));
+  constructor(
+    readonly family: ResourceFamilyContract,
+    readonly endpoints: FamilyEndpoints,
+  ) {
+    if (!family.listing) throw new Error(`resource family ${family.key} has no listing to model`);
+    this.listing = family.listing;
   }
 
-  get identityParams(): string[] {
-    return this.family.scopeParam ? [this.family.scopeParam, this.family.nameParam] : [this.family.nameParam];
+  /** The statement a valid request of one of the family's endpoints rests on (INFO for path-only endpoints). */
+  private cite(e: EndpointContract | undefined): string {
+    return requestAssertion(e ?? this.endpoints.create);
+  }
+
+  get identityParams(): readonly string[] {
+    return this.family.identity;
   }
 
   /** The identity of a request, when every identity parameter is a text. */
@@ -86,11 +95,11 @@ export class FamilyModel {
     const out: Record<string, string> = {};
     const f = this.family;
     if (f.scopeParam) {
-      const t = row[f.recordTenant ?? f.scopeParam];
+      const t = row[this.listing.tenantField ?? f.scopeParam];
       if (typeof t !== 'string') return undefined;
       out[f.scopeParam] = t;
     }
-    const n = row[f.recordName];
+    const n = row[this.listing.nameField];
     if (typeof n !== 'string') return undefined;
     out[f.nameParam] = n;
     return out;
@@ -132,13 +141,13 @@ export class FamilyModel {
       return {
         allowed: ['ok', ...REFUSED],
         successData: 'success',
-        assertion: this.cite(this.family.createId),
+        assertion: this.cite(this.endpoints.create),
         rule: 'create.duplicate',
         says: 'a create of a name that exists may be refused or accepted (the spec leaves it open), never answered otherwise',
       };
     }
     // Names outside ASCII: the spec gives no character set, so accepting them is the project's decision.
-    const assertion = nonAscii ? A.decisionNonAscii : this.cite(this.family.createId);
+    const assertion = nonAscii ? A.decisionNonAscii : this.cite(this.endpoints.create);
     return {
       allowed: ['ok'],
       successData: 'success',
@@ -174,7 +183,7 @@ export class FamilyModel {
       return {
         allowed: ['ok'],
         successData: 'success',
-        assertion: this.cite(this.family.deleteId),
+        assertion: this.cite(this.endpoints.delete),
         rule: 'delete.existing-succeeds',
         says: 'a delete of an instance that exists must succeed',
       };
@@ -182,7 +191,7 @@ export class FamilyModel {
     return {
       allowed: ['ok', ...REFUSED],
       successData: 'success',
-      assertion: this.cite(this.family.deleteId),
+      assertion: this.cite(this.endpoints.delete),
       rule: 'delete.open',
       says: entry
         ? 'a delete the spec leaves open (an instance that may not exist, or still has bindings) may succeed or be refused'
@@ -210,7 +219,7 @@ export class FamilyModel {
       return {
         allowed: ['ok'],
         successData: 'success',
-        assertion: this.cite(this.family.updateId),
+        assertion: this.cite(this.endpoints.update),
         rule: 'update.existing-succeeds',
         says: 'a valid update of a tenant that exists must succeed',
       };
@@ -218,7 +227,7 @@ export class FamilyModel {
       return {
         allowed: ['ok', ...REFUSED],
         successData: 'success',
-        assertion: this.cite(this.family.updateId),
+        assertion: this.cite(this.endpoints.update),
         rule: 'update.open',
         says: 'an update of a tenant that may not exist may succeed or fail',
       };
@@ -255,7 +264,7 @@ export class FamilyModel {
   // ---- list --------------------------------------------------------------------------------
 
   expectList(): Expectation {
-    return { allowed: ['ok'], assertion: this.cite(this.family.listId), rule: 'list.succeeds', says: 'a valid list request must succeed' };
+    return { allowed: ['ok'], assertion: this.cite(this.endpoints.list), rule: 'list.succeeds', says: 'a valid list request must succeed' };
   }
 
   /**
@@ -278,7 +287,7 @@ export class FamilyModel {
       if (!ident) {
         this.lastReconcile.other++;
         problems.push(
-          `a row has no ${this.family.recordName}${this.family.recordTenant ? `/${this.family.recordTenant}` : ''} text: ${JSON.stringify(row).slice(0, 120)}`,
+          `a row has no ${this.listing.nameField}${this.listing.tenantField ? `/${this.listing.tenantField}` : ''} text: ${JSON.stringify(row).slice(0, 120)}`,
         );
         continue;
       }

@@ -1,4 +1,4 @@
-import type { FamilySpec } from './families.ts';
+import type { ResourceFamilyContract, ShownParam } from '../../../fixtures/contract/types.ts';
 import { QUOTA_DEFAULTS } from './families.ts';
 
 /**
@@ -19,9 +19,12 @@ export function quotaWith(given: unknown, base: Readonly<Record<string, unknown>
 }
 
 /** What the list must show for a create with these (resolved, valid) parameters. */
-export function shownOf(family: FamilySpec, params: Record<string, unknown>): Shown {
+/** The create parameters the family's list shows (none without a listing). */
+const shownParams = (family: ResourceFamilyContract): readonly ShownParam[] => family.listing?.shows ?? [];
+
+export function shownOf(family: ResourceFamilyContract, params: Record<string, unknown>): Shown {
   const out: Record<string, unknown> = {};
-  for (const f of family.shown) {
+  for (const f of shownParams(family)) {
     const v = params[f.param];
     if (f.compare === 'quota') out[f.param] = quotaWith(v);
     else out[f.param] = v === undefined || v === null || v === '' ? OMITTED : v;
@@ -42,9 +45,9 @@ function emptyish(v: unknown): boolean {
 }
 
 /** The fields of `record` that differ from what `expected` says it must show (empty when it matches). */
-export function mismatches(family: FamilySpec, record: Record<string, unknown>, expected: Shown): string[] {
+export function mismatches(family: ResourceFamilyContract, record: Record<string, unknown>, expected: Shown): string[] {
   const problems: string[] = [];
-  for (const f of family.shown) {
+  for (const f of shownParams(family)) {
     const want = expected[f.param];
     const field = f.field ?? f.param;
     const got = record[field];
@@ -68,9 +71,9 @@ export function mismatches(family: FamilySpec, record: Record<string, unknown>, 
 }
 
 /** What a record shows, in the form of `shownOf` (to follow the target after a deviation). */
-export function shownFromRecord(family: FamilySpec, record: Record<string, unknown>): Shown {
+export function shownFromRecord(family: ResourceFamilyContract, record: Record<string, unknown>): Shown {
   const out: Record<string, unknown> = {};
-  for (const f of family.shown) {
+  for (const f of shownParams(family)) {
     const v = record[f.field ?? f.param];
     out[f.param] = f.compare !== 'quota' && emptyish(v) ? OMITTED : v;
   }

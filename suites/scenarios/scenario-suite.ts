@@ -5,9 +5,10 @@ import type { Exchange } from '../conform/exchange.ts';
 import type { CreatedResources } from '../conform/resource-families.ts';
 
 /**
- * The scenario suites: one file per resource family, each a list of scenarios that check the rules
- * of the spec for that family's endpoints, on top of the generic checks every endpoint gets (valid
- * request, envelope, data schema, required parameters, limits, ranges, enums, list laws, auth).
+ * The scenario suites: one file per area of the API (a contract module), each a list of scenarios
+ * that check the rules of the spec for the endpoints of its tags, on top of the generic checks every
+ * endpoint gets (valid request, envelope, data schema, required parameters, limits, ranges, enums,
+ * list laws, resource-family checks, auth).
  */
 
 /** What a scenario needs from the target beyond the admin API. */
@@ -41,9 +42,10 @@ export interface Scenario {
   run(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void>;
 }
 
-export interface FamilySuite {
-  family: string;
-  /** Contract tags whose endpoints belong to the family. */
+export interface ScenarioSuite {
+  /** The suite's name in test messages (its area). */
+  name: string;
+  /** Contract tags whose endpoints the suite checks. */
   tags: readonly string[];
   scenarios: readonly Scenario[];
 }
