@@ -35,9 +35,6 @@ const PENDING_REWIRING = [
   'sim/mqtt/mqtt-stats.ts',
   'sim/mqtt/peer-parts.ts',
   'sim/storage/topics.ts',
-  'suites/properties/model-based/family-property.ts',
-  'suites/properties/request-properties.ts',
-  'suites/properties/run-property.ts',
 ];
 
 export default tseslint.config(

@@ -193,9 +193,9 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
       const minLevel = replay?.propertyId.endsWith(MUST_ONLY) ? 'MUST' : 'INFO';
       const first = await runProperty(def, minLevel, settings);
       results.push(...resultsOf(def, first, settings));
-      const err = first.details.errorInstance;
+      const err = first.details?.errorInstance;
       // A weaker rule stopped the run: run again looking at MUST rules only, so none hides behind it.
-      if (!replay && first.details.failed && err instanceof PropertyViolation && err.level !== 'MUST') {
+      if (!replay && first.details?.failed && err instanceof PropertyViolation && err.level !== 'MUST') {
         const second = await runProperty(def, 'MUST', settings);
         results.push(...resultsOf(def, second, settings));
       }

@@ -198,7 +198,7 @@ function requestPropertyDef(
           throw err;
         }
         verdict.throwIfAny();
-      }) as unknown as fc.IAsyncProperty<[unknown]>;
+      });
     },
     describe: (v) => [describeRequest(e, v as GeneratedRequest)],
   };

@@ -23,12 +23,10 @@ export interface RunSettings {
   timeLimitMs?: number;
 }
 
-interface Outcome {
-  propertyId: string;
-  checkId: string;
-  details: fc.RunDetails<[unknown]>;
-  durationMs: number;
-}
+/** What one property run gave: fast-check's run details, or the error with which fast-check refused to run it. */
+type Outcome = { propertyId: string; checkId: string; durationMs: number } & (
+  { details: fc.RunDetails<[unknown]>; refusedBy?: undefined } | { details?: undefined; refusedBy: unknown }
+);
 
 /** Runs one property at a rule threshold with fast-check and its seed. */
 export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSettings): Promise<Outcome> {
@@ -51,22 +49,8 @@ export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSetti
         `--property-path ${formatPropertyPath(s.replay)} does not fit property ${def.id} with seed ${s.seed}: ${(e as Error).message}`,
         { cause: e },
       );
-    // fast-check itself refused: a harness problem.
-    details = {
-      failed: true,
-      interrupted: false,
-      numRuns: 0,
-      numSkips: 0,
-      numShrinks: 0,
-      seed: params.seed!,
-      counterexample: null,
-      counterexamplePath: null,
-      errorInstance: e,
-      failures: [],
-      executionSummary: [],
-      verbose: 0,
-      runConfiguration: params,
-    } as unknown as fc.RunDetails<[unknown]>;
+    // fast-check itself refused: a harness problem, reported as such (no run details exist).
+    return { propertyId, checkId, refusedBy: e, durationMs: performance.now() - started };
   }
   return { propertyId, checkId, details, durationMs: performance.now() - started };
 }
@@ -88,14 +72,14 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
       id: o.checkId,
       property: o.propertyId,
       seed: s.seed,
-      numRuns: d.numRuns,
+      numRuns: d?.numRuns ?? 0,
       durationMs: Math.round(o.durationMs),
     };
   };
   const all = (status: PropertyResult['status'], assertion: string, message: string) =>
     def.endpoints.map((e) => ({ ...base(e.id), status, assertion, level: levelOf(assertion), message }));
 
-  if (!d.failed) {
+  if (d !== undefined && !d.failed) {
     const runs = s.replay ? 'the replayed case' : `${d.numRuns} runs${d.interrupted ? ' (interrupted by the time limit)' : ''}`;
     const seen = def.client.outcomes;
     const vacuous = !seen.ok && !(def.commands ? false : seen.invalid);
@@ -106,9 +90,9 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
       `${runs} agreed with the ${def.commands ? 'reference model' : 'contract'} (seed ${s.seed}; ${def.client.summary()})${vacuous ? '; inconclusive: no request was accepted' : ''}`,
     );
   }
-  const err = d.errorInstance;
+  const err = d === undefined ? o.refusedBy : d.errorInstance;
   if (err instanceof PropertyAbort) return all('skipped', def.assertion, `not observable on this target: ${err.message}`);
-  if (!(err instanceof PropertyViolation)) {
+  if (d === undefined || !(err instanceof PropertyViolation)) {
     const text = err instanceof Error ? (err.stack ?? err.message).split('\n').slice(0, 3).join(' | ') : String(err);
     return all(
       'skipped',

@@ -167,7 +167,7 @@ export function familyProperty(m: ModelledFamily, options: ModelPropertyOptions)
         } finally {
           await cleanup(model, ctx);
         }
-      }) as unknown as fc.IAsyncProperty<[unknown]>;
+      });
     },
 
     describe(value: unknown): string[] {
