@@ -25,7 +25,7 @@ import { benchRaft } from './bench-raft.ts';
 import { benchStorage } from './bench-storage.ts';
 import { benchConform } from './bench-conform.ts';
 import { runLoad, type LoadResult } from './bench/http-load.ts';
-import { MQSIM_BIN, spawnPrintingUrl, spawnPrism, type SpawnedTarget } from './bench/http-targets.ts';
+import { MQSIM_BIN, spawnPrintingUrl, spawnPrism, type SpawnedTarget } from '../suites/targets/spawned-target.ts';
 import type { RecordedAnswer } from './bench/bare-server.ts';
 import { MQSIM_VERSION } from '../sim/version.ts';
 import { argNumber, argText } from './bench/script-args.ts';

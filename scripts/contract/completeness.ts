@@ -5,7 +5,7 @@ import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
 import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../fixtures/contract/types.ts';
 import { metaWritePolicy } from '../../sim/cluster/meta-write-gate.ts';
 import type { HandlerTable } from '../../sim/http/handler-types.ts';
-import { declaredParams } from '../../suites/conform/param-values.ts';
+import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
 import { bindingValidParams, mutationsFor, validParams } from '../../suites/properties/arbitraries/family-requests.ts';
 import { resolveParams } from '../../suites/properties/arbitraries/symbols.ts';
 import { isModelled, modelledFamilies, type ModelledFamily } from '../../suites/properties/reference-model/families.ts';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
-import { buildParams } from '../../suites/conform/param-values.ts';
+import { buildParams } from '../../fixtures/contract/minimal-params.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 
 /** Issue 7, item 4: the simulator's security properties, one test each. */

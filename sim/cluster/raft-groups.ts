@@ -1,4 +1,5 @@
 import { failed, unavailable } from '../api/operation-error.ts';
+import { fnv1a } from '../engine/fnv1a.ts';
 import { staticNodeConfig } from '../config/static-node-config.ts';
 import { RAFT_BUG_NAMES, type RaftBugs } from '../raft/raft-bugs.ts';
 import { RaftGroupCore, type RaftEnv } from '../raft/raft-group-core.ts';
@@ -41,16 +42,6 @@ export function groupNames(layout: RaftGroupLayout): string[] {
   const numbered = (base: string, n: number): string[] =>
     Array.from({ length: Math.max(1, n) }, (_, i) => (i === 0 ? base : `${base}_${i}`));
   return ['meta', 'mqtt', ...numbered('offset', layout.offset_raft_group_num), ...numbered('data', layout.data_raft_group_num)];
-}
-
-/** Stable 32-bit FNV-1a hash, to spread keys over the numbered groups the same way on every run. */
-export function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
 }
 
 /**

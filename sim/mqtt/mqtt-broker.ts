@@ -2,6 +2,7 @@ import { OperationError } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
+import { fnv1a } from '../engine/fnv1a.ts';
 import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
 import type { ConnectionCloseReason, DeliverySink, MessageExtras, OutgoingMessage, PendingMessage } from './delivery.ts';
 import { DemoPopulation } from './demo-population.ts';
@@ -164,15 +165,6 @@ function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe:
     expiresAt: message.expiresAt,
   };
 }
-
-const fnv1a = (text: string): number => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-};
 
 /**
  * The MQTT side of the cluster: clients and their connections, sessions, subscriptions, message

@@ -1,7 +1,7 @@
 import { failed, unavailable } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-import { fnv1a } from '../cluster/raft-groups.ts';
+import { fnv1a } from '../engine/fnv1a.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { RecordLog, type StoredRecord } from './record-log.ts';
 import { ReplicaFetchers } from './replica-fetcher.ts';

@@ -5,7 +5,8 @@ import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/t
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
-import { declaredParams, requestParts } from './param-values.ts';
+import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
+import { requestParts } from './param-values.ts';
 import type { CheckRecord, CheckStatus, FailureCause } from './report-model.ts';
 import type { CreatedResources } from './resource-families.ts';
 

@@ -2,7 +2,8 @@ import { familyEndpoint, familyInRole, listingEndpointId } from '../../fixtures/
 import type { EndpointContract, ParamSpec, ResourceFamilyContract, RunNames } from '../../fixtures/contract/types.ts';
 import { type ConformContext, succeeded } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
-import { buildParams, textOfLength } from './param-values.ts';
+import { buildParams } from '../../fixtures/contract/minimal-params.ts';
+import { textOfLength } from './param-values.ts';
 
 /**
  * The contract's resource families as the conformance run uses them: the fixture of each, the

@@ -2,7 +2,7 @@ import { API } from '../../fixtures/contract/index.ts';
 import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
 import type { ApiContract, EndpointContract } from '../../fixtures/contract/types.ts';
 import type { Target } from '../targets/target.ts';
-import { UrlTarget } from '../targets/url-target.ts';
+import { openTargetSpec } from '../targets/open-target.ts';
 import { ConformContext, fixtureNames, succeeded } from './conform-context.ts';
 import { badTokens, runAuthChecks, type BadTokens } from './checks/auth-checks.ts';
 import { runWrongMethodCheck } from './checks/behaviour-checks.ts';
@@ -18,7 +18,7 @@ import { populateLists, setUpFixtures } from './fixture-setup.ts';
 import { connectListedClients } from './mqtt-population.ts';
 import { parseMqttFlag } from './mqtt-listener-address.ts';
 import { preflight } from './preflight.ts';
-import { buildParams } from './param-values.ts';
+import { buildParams } from '../../fixtures/contract/minimal-params.ts';
 import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from './coverage.ts';
 import { buildFindings } from './findings.ts';
@@ -47,7 +47,7 @@ import { selectEndpoints, selectionFlags, shellArg } from '../report/selection.t
 export { SetupError } from './preflight.ts';
 
 export interface ConformOptions {
-  /** A ready target, or `sim` / a URL for the runner to open (and close). */
+  /** A ready target, or a `--target` value (`sim`, `docker:IMAGE`, a URL) for the runner to open (and close). */
   target: Target | string;
   seed: number;
   /** When given, report.json, index.html and junit.xml are written there. */
@@ -111,57 +111,17 @@ export function runIdOf(startedAt: Date, targetName: string, seed: number): stri
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/:/g, '-');
-  const slug =
-    targetName === 'sim'
-      ? 'sim'
-      : targetName
-          .replace(/^https?:\/\//, '')
-          .replace(/[^A-Za-z0-9.-]+/g, '-')
-          .replace(/^-+|-+$/g, '');
+  const slug = targetName
+    .replace(/^https?:\/\//, '')
+    .replace(/[^A-Za-z0-9.-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return `${stamp}-${slug}-seed${seed}`;
 }
 
-async function openTarget(options: ConformOptions): Promise<{ target: Target; owned: boolean }> {
-  if (typeof options.target !== 'string') return { target: options.target, owned: false };
-  if (options.target.startsWith('docker:')) {
-    // Loaded lazily: testcontainers is only needed for docker targets.
-    const { DockerTarget } = await import('../targets/docker-target.ts');
-    return {
-      target: await DockerTarget.start(options.target, {
-        ...(options.username !== undefined ? { username: options.username } : {}),
-        ...(options.password !== undefined ? { password: options.password } : {}),
-        ...(options.jwtSecret !== undefined ? { signingSecret: options.jwtSecret } : {}),
-        ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.rate ? { rate: options.rate } : {}),
-      }),
-      owned: true,
-    };
-  }
-  if (options.target === 'sim') {
-    // Loaded lazily: the sim adapter is the one door from suites/ into sim/.
-    const { SimTarget } = await import('../targets/sim-target.ts');
-    return {
-      target: await SimTarget.start({
-        seed: options.seed,
-        ...(options.nodes ? { nodes: options.nodes } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.rate ? { rate: options.rate } : {}),
-        ...(options.peerAddress !== undefined ? { peerAddress: options.peerAddress } : {}),
-      }),
-      owned: true,
-    };
-  }
-  const target = await UrlTarget.create({
-    url: options.target,
-    ...(options.username !== undefined ? { username: options.username } : {}),
-    ...(options.password !== undefined ? { password: options.password } : {}),
-    ...(options.jwtSecret !== undefined ? { signingSecret: options.jwtSecret } : {}),
-    ...(options.peerAddress !== undefined ? { remoteLocalAddress: options.peerAddress } : {}),
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.rate ? { rate: options.rate } : {}),
-  });
-  return { target, owned: true };
+/** The target to check and whether the run opened it (and so closes it). */
+async function openTarget(options: ConformOptions): Promise<{ target: Target; owned: boolean; replayFlags: string[] }> {
+  if (typeof options.target !== 'string') return { target: options.target, owned: false, replayFlags: [] };
+  return { ...(await openTargetSpec(options.target, options)), owned: true };
 }
 
 /**
@@ -317,9 +277,8 @@ function reportEndpointDone(
  * The `mqsim conform` command line that checks the same endpoints the same way. Secrets are never
  * written: the command reads the password from $MQSIM_PASSWORD and the signing secret from $MQSIM_JWT_SECRET.
  */
-function replayOf(targetName: string, options: ConformOptions): string {
-  const parts = ['mqsim conform --target', shellArg(targetName), '--seed', String(options.seed)];
-  if (targetName === 'sim' && options.nodes !== undefined && options.nodes !== 3) parts.push('--nodes', String(options.nodes));
+function replayOf(targetName: string, options: ConformOptions, targetFlags: readonly string[]): string {
+  const parts = ['mqsim conform --target', shellArg(targetName), '--seed', String(options.seed), ...targetFlags];
   if (options.username !== undefined) parts.push('--username', shellArg(options.username), '--password "$MQSIM_PASSWORD"');
   if (options.jwtSecret !== undefined) parts.push('--jwt-secret "$MQSIM_JWT_SECRET"');
   if (options.peerAddress !== undefined) parts.push('--peer-address', shellArg(options.peerAddress));
@@ -349,7 +308,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const checked = selection.inShard;
   const durations = new Map<string, number>();
   const progress = options.onProgress ?? (() => {});
-  const { target, owned } = await openTarget(options);
+  const { target, owned, replayFlags } = await openTarget(options);
   // Down, not this API, or credentials refused: one SetupError instead of hundreds of failed checks.
   const ready = await preflight(target).catch(async (e: unknown) => {
     if (owned) await target.close().catch(() => {});
@@ -460,7 +419,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
-    replay: options.replay ?? replayOf(targetName, options),
+    replay: options.replay ?? replayOf(targetName, options, replayFlags),
     vacuous: vac.vacuous,
     ...(vac.reason ? { vacuousReason: vac.reason } : {}),
     failOn: options.failOn ?? 'must',

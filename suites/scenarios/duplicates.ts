@@ -1,6 +1,6 @@
 import { describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { buildParams } from '../conform/param-values.ts';
+import { buildParams } from '../../fixtures/contract/minimal-params.ts';
 import { listingEndpointId, recordIdentity } from '../../fixtures/contract/family-rules.ts';
 import { endpointById, familyByKey } from '../../fixtures/contract/index.ts';
 import type { ResourceFamilyContract } from '../../fixtures/contract/types.ts';

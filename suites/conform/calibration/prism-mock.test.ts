@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../../fixtures/contract/index.ts';
 import { toOpenApi } from '../../../fixtures/contract/to-openapi.ts';
-import { spawnPrism, type SpawnedTarget } from '../../../scripts/bench/http-targets.ts';
+import { spawnPrism, type SpawnedTarget } from '../../targets/spawned-target.ts';
 import { UrlTarget } from '../../targets/url-target.ts';
 import type { CheckRecord, Report } from '../report-model.ts';
 import { runConform } from '../runner.ts';

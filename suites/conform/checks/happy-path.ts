@@ -20,7 +20,7 @@ import {
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
-import { buildParams, declaredParams } from '../param-values.ts';
+import { buildParams, declaredParams } from '../../../fixtures/contract/minimal-params.ts';
 import { type CreatedResources, familyByCreate, familyByDelete, fixtureFields, listingEndpoint } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';
 

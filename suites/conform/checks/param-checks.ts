@@ -12,7 +12,8 @@ import {
   succeeded,
 } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
-import { buildParams, declaredParams, requestParts } from '../param-values.ts';
+import { buildParams, declaredParams } from '../../../fixtures/contract/minimal-params.ts';
+import { requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
 import { type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
 import { scenarioOf } from '../scenarios.ts';

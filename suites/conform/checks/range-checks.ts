@@ -3,7 +3,7 @@ import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenar
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
-import { declaredParams } from '../param-values.ts';
+import { declaredParams } from '../../../fixtures/contract/minimal-params.ts';
 import { companionFields, type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
 
 /** Values no enum of the contract holds. */

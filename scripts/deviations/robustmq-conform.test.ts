@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deviationById } from '../deviations/catalogue.ts';
-import { conformWith, describeFindings, keyOf } from '../deviations/proof-run.ts';
-import { DIALECTS } from './dialects.ts';
+import { deviationById } from '../../sim/http/deviations/catalogue.ts';
+import { conformWith, describeFindings, keyOf } from './proof-run.ts';
+import { DIALECTS } from '../../sim/http/dialects/dialects.ts';
 
 /**
  * `mqsim conform` against `--dialect robustmq` reports exactly the reviewed list of findings
@@ -14,9 +14,7 @@ interface Expected {
   findings: { id: string; level: string; switch: string; why: string }[];
   absent: { switch: string; why: string }[];
 }
-const expected = JSON.parse(
-  readFileSync(new URL('../../../fixtures/dialects/robustmq-findings.json', import.meta.url), 'utf8'),
-) as Expected;
+const expected = JSON.parse(readFileSync(new URL('../../fixtures/dialects/robustmq-findings.json', import.meta.url), 'utf8')) as Expected;
 const dialect = DIALECTS.robustmq;
 
 describe('conform against --dialect robustmq', () => {

@@ -1,0 +1,63 @@
+// Package boundaries of the repository, checked by dependency-cruiser (`npm run deps`, part of `npm test`).
+// The layers, bottom up: fixtures/ (the contract and other data every layer reads) ← sim/ (the simulator)
+// and suites/ (the conformance suites, which see any server through a Target) ← lib/ and scripts/ (the
+// library API and the CLI, which put the two together). A rule names what a layer must not import.
+
+/** The one module of suites/ that may import sim/: the target that serves the simulator to the suites. */
+const SIM_ADAPTER = '^suites/targets/sim-target\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'sim-not-above',
+      comment: 'sim/ is the simulator: it never imports the suites, the CLI or the library API (its tests neither).',
+      severity: 'error',
+      from: { path: '^sim/' },
+      to: { path: '^(suites|scripts|lib|bin|examples)/' },
+    },
+    {
+      name: 'suites-only-through-sim-adapter',
+      comment:
+        'The suites check the simulator as any other server: only the sim target adapter (suites/targets/sim-target.ts) imports sim/.',
+      severity: 'error',
+      from: { path: '^suites/', pathNot: SIM_ADAPTER },
+      to: { path: '^sim/' },
+    },
+    {
+      name: 'suites-not-above',
+      comment: 'suites/ never imports the library API, the CLI or the scripts, which import sim/ (a back door around the adapter).',
+      severity: 'error',
+      from: { path: '^suites/' },
+      to: { path: '^(scripts|lib|bin|examples)/' },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      comment: 'fixtures/contract describes the API: it imports neither the simulator nor the suites nor the tools.',
+      severity: 'error',
+      from: { path: '^fixtures/contract/' },
+      to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
+    },
+    {
+      name: 'fixtures-not-above',
+      comment: 'fixtures/ is data the other layers read: outside its tests it imports none of them.',
+      severity: 'error',
+      from: { path: '^fixtures/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that resolves to no file is a typo or a missing dependency.',
+      severity: 'error',
+      from: { path: '^(sim|suites|fixtures|lib|scripts)/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|reports|coverage)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
