@@ -1,5 +1,6 @@
 import type { ListSpec, ParamSpec } from '../../fixtures/contract/types.ts';
-import { IndexedList, type OrderedIndex } from './indexed-list.ts';
+import { IndexedList, type IndexedListSource, type OrderedIndex } from './indexed-list.ts';
+import { compareValues, valueText } from './compare-values.ts';
 import { invalidParam } from './operation-error.ts';
 
 /** The `data` of a paged list response. */
@@ -12,21 +13,6 @@ type Row = Record<string, unknown>;
 
 function fieldText(row: Row, field: string): string | undefined {
   return valueText(row[field]);
-}
-
-function valueText(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
-}
-
-function compareValues(a: unknown, b: unknown): number {
-  if (a === b) return 0;
-  if (a === undefined || a === null) return -1;
-  if (b === undefined || b === null) return 1;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const sa = typeof a === 'object' ? JSON.stringify(a) : String(a);
-  const sb = typeof b === 'object' ? JSON.stringify(b) : String(b);
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
 /**
@@ -43,9 +29,7 @@ export function applyListQuery<T extends object>(
   recordFields?: readonly string[],
 ): Page<T> {
   if (records instanceof IndexedList) {
-    // The indexed path covers the plain query forms; the others read the list as an array.
-    if (spec.totalCount !== 'scope' && spec.sampleLimit === undefined && recordFields)
-      return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
+    if (recordFields) return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
     records = records.toArray();
   }
   let rows = records as unknown as Row[];
@@ -170,6 +154,9 @@ function applyIndexedListQuery<R, T>(
   if (src.where) tests.push(src.where);
   const named = namedParams.filter((p) => p.match && params[p.name] !== undefined);
   const sortField = sortFieldOf(params, spec);
+  if (spec.sampleLimit !== undefined || spec.totalCount === 'scope') {
+    return applySampledQuery(list, params, named, spec, recordFields, sortField);
+  }
   const index = sortField === undefined ? src.base : src.sorted[sortField];
   const descending = sortField !== undefined && isDescending(params);
   // An exact filter on the field the index is ordered by first (ascending reads): only its range can
@@ -184,27 +171,9 @@ function applyIndexedListQuery<R, T>(
       p.match === 'exact' ? (r) => valueText(src.field(r, field)) === want : (r) => (valueText(src.field(r, field)) ?? '').includes(want),
     );
   }
-  const filterField = params.filter_field as string | undefined;
-  const filterValues = params.filter_values as string[] | undefined;
-  if (filterField !== undefined && filterValues && filterValues.length > 0) {
-    if (!recordFields.includes(filterField)) {
-      throw invalidParam(
-        'filter_field',
-        `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`,
-      );
-    }
-    const exact = params.exact_match === 'true';
-    tests.push((r) => {
-      const v = valueText(src.field(r, filterField));
-      if (v === undefined) return false;
-      return filterValues.some((want) => (exact ? v === want : v.includes(want)));
-    });
-  }
-
-  const limitParam = params.limit as number | undefined;
-  const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
-  const page = Math.max(1, (params.page as number | undefined) ?? 1);
-  const start = (page - 1) * limit;
+  const fieldTest = filterFieldTest(src, params, recordFields);
+  if (fieldTest) tests.push(fieldTest);
+  const { start, limit } = pageOf(params, spec);
 
   if (index === undefined) {
     // No index for this sort field: the general path (filter, stable sort, slice).
@@ -249,4 +218,83 @@ function applyIndexedListQuery<R, T>(
   }
   index.forEach(visit, from, to);
   return { data, total_count: total };
+}
+
+/** The `filter_field`/`filter_values`/`exact_match` test on records of an indexed list, if asked for. */
+function filterFieldTest<R>(
+  src: IndexedListSource<R, unknown>,
+  params: Record<string, unknown>,
+  recordFields: readonly string[],
+): ((r: R) => boolean) | undefined {
+  const filterField = params.filter_field as string | undefined;
+  const filterValues = params.filter_values as string[] | undefined;
+  if (filterField === undefined || !filterValues || filterValues.length === 0) return undefined;
+  if (!recordFields.includes(filterField)) {
+    throw invalidParam(
+      'filter_field',
+      `invalid parameter 'filter_field': records of this list have no field ${JSON.stringify(filterField)}`,
+    );
+  }
+  const exact = params.exact_match === 'true';
+  return (r) => {
+    const v = valueText(src.field(r, filterField));
+    if (v === undefined) return false;
+    return filterValues.some((want) => (exact ? v === want : v.includes(want)));
+  };
+}
+
+/** First record position and size of the page asked for (limit 0 or absent: the list's default). */
+function pageOf(params: Record<string, unknown>, spec: ListSpec): { start: number; limit: number } {
+  const limitParam = params.limit as number | undefined;
+  const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
+  const page = Math.max(1, (params.page as number | undefined) ?? 1);
+  return { start: (page - 1) * limit, limit };
+}
+
+/**
+ * The sampled lists (clients, sessions: at most `sampleLimit` records, `total_count` of the scope)
+ * over an IndexedList, with applyListQuery's results: one scan in base order counts the totals and
+ * keeps the first `sampleLimit` matches; only that sample is sorted and paged.
+ */
+function applySampledQuery<R, T>(
+  list: IndexedList<R, T>,
+  params: Record<string, unknown>,
+  named: readonly ParamSpec[],
+  spec: ListSpec,
+  recordFields: readonly string[],
+  sortField: string | undefined,
+): Page<T> {
+  const src = list.source;
+  const textTest =
+    (p: ParamSpec): ((r: R) => boolean) =>
+    (r) => {
+      const want = String(params[p.name]);
+      const v = valueText(src.field(r, p.field ?? p.name));
+      return p.match === 'exact' ? v === want : (v ?? '').includes(want);
+    };
+  const scopeTests = named.filter((p) => p.match === 'exact').map(textTest);
+  if (src.where) scopeTests.unshift(src.where);
+  const otherTests = named.filter((p) => p.match === 'fuzzy').map(textTest);
+  const fieldTest = filterFieldTest(src, params, recordFields);
+  if (fieldTest) otherTests.push(fieldTest);
+  const sampleLimit = spec.sampleLimit ?? Infinity;
+  const sample: R[] = [];
+  let scopeTotal = 0;
+  let matching = 0;
+  src.base.forEach((r) => {
+    for (let i = 0; i < scopeTests.length; i++) if (!scopeTests[i](r)) return;
+    scopeTotal++;
+    for (let i = 0; i < otherTests.length; i++) if (!otherTests[i](r)) return;
+    if (matching++ < sampleLimit) sample.push(r);
+  });
+  if (sortField !== undefined) {
+    const dir = isDescending(params) ? -1 : 1;
+    // Array.prototype.sort is stable, so ties keep the base order.
+    sample.sort((a, b) => dir * compareValues(src.field(a, sortField), src.field(b, sortField)));
+  }
+  const { start, limit } = pageOf(params, spec);
+  return {
+    data: sample.slice(start, start + limit).map((r) => src.view(r)),
+    total_count: spec.totalCount === 'scope' ? scopeTotal : matching,
+  };
 }

@@ -1,6 +1,8 @@
 import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { cidrContains } from './blacklist.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 import { topicMatches } from '../mqtt/topic-filter.ts';
 
@@ -91,6 +93,11 @@ export class AclRules {
 
   all(): AclRule[] {
     return this.store.all();
+  }
+
+  /** The ACL list (each rule as a copy), served from the store's sorted indexes. */
+  listing(): IndexedList<IndexEntry<AclRule>, AclRule> {
+    return this.store.listing((r) => ({ ...r }));
   }
 
   /**

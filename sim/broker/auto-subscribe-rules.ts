@@ -1,5 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 
 export const QOS_LABELS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'] as const;
@@ -33,7 +35,9 @@ export interface AutoSubscribeView {
  * `${username}` in the topic are replaced by the client's values.
  */
 export class AutoSubscribeRules {
-  private readonly store = new TenantScopedStore<AutoSubscribeRule>();
+  private readonly store = new TenantScopedStore<AutoSubscribeRule>({
+    viewFields: { qos: (r) => QOS_LABELS[r.qos], retained_handling: (r) => RETAIN_HANDLING_LABELS[r.retained_handling] },
+  });
 
   constructor(private readonly cluster: Cluster) {}
 
@@ -81,6 +85,11 @@ export class AutoSubscribeRules {
 
   all(): AutoSubscribeRule[] {
     return this.store.all();
+  }
+
+  /** The auto-subscribe list, served from the store's sorted indexes. */
+  listing(): IndexedList<IndexEntry<AutoSubscribeRule>, AutoSubscribeView> {
+    return this.store.listing((r) => this.view(r));
   }
 
   /** The subscriptions to add for a client connecting to `tenant`. */

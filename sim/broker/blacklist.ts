@@ -1,3 +1,5 @@
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { failed } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
@@ -70,7 +72,7 @@ function wildcardMatches(pattern: string, value: string): boolean {
  * flapping bans, which are removed when they end.
  */
 export class Blacklist {
-  private readonly entries = new Map<string, BlacklistEntry>();
+  private readonly entries = new RecordIndex<BlacklistEntry>({ viewFields: { end_time: (e) => localTimeString(e.endTimeMs) } });
 
   constructor(private readonly cluster: Cluster) {}
 
@@ -132,10 +134,15 @@ export class Blacklist {
     return [...this.entries.values()];
   }
 
+  /** The blacklist, served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<BlacklistEntry>, BlacklistView> {
+    return this.entries.listing((e) => this.view(e));
+  }
+
   /** The active entry that blocks this principal, if any. */
   blocking(p: Principal): BlacklistEntry | undefined {
     const now = this.cluster.now();
-    for (const e of this.entries.values()) {
+    for (const e of this.entries) {
       if (e.tenant !== p.tenant || e.endTimeMs <= now) continue;
       const hit =
         (e.blacklist_type === 'ClientId' && e.resource_name === p.clientId) ||

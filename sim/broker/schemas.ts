@@ -1,5 +1,7 @@
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 
 export const SCHEMA_TYPES = ['json', 'avro', 'protobuf'] as const;
@@ -101,6 +103,11 @@ export class Schemas {
 
   all(): Schema[] {
     return this.schemas.all();
+  }
+
+  /** The schema list, served from the store's sorted indexes. */
+  listing(): IndexedList<IndexEntry<Schema>, Schema> {
+    return this.schemas.listing((s) => ({ tenant: s.tenant, name: s.name, schema_type: s.schema_type, desc: s.desc, schema: s.schema }));
   }
 
   get(tenant: string, name: string): Schema | undefined {

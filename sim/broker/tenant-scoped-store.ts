@@ -1,9 +1,18 @@
+import { RecordIndex, type IndexEntry, type RecordIndexOptions } from '../api/record-index.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+
 /**
  * Records keyed by (tenant, name), kept in insertion order so every listing is deterministic.
- * The metadata stores of the broker (users, ACL, rules, schemas...) share this shape.
+ * The metadata stores of the broker (users, ACL, rules, schemas...) share this shape. The records
+ * are held in a RecordIndex, so their list pages are read from maintained sorted indexes.
  */
 export class TenantScopedStore<T> {
-  private readonly records = new Map<string, T>();
+  private readonly records: RecordIndex<T>;
+
+  /** `options`: the base order (insertion by default) and the view fields that differ from the record's. */
+  constructor(options: RecordIndexOptions<T> = {}) {
+    this.records = new RecordIndex(options);
+  }
 
   private key(tenant: string, name: string): string {
     return `${tenant}\u0000${name}`;
@@ -26,8 +35,18 @@ export class TenantScopedStore<T> {
     return this.records.delete(this.key(tenant, name));
   }
 
+  /** Changes a held record in place, keeping the sorted indexes in order. */
+  modify(tenant: string, name: string, change: (record: T) => void): void {
+    this.records.modify(this.key(tenant, name), change);
+  }
+
   all(): T[] {
-    return [...this.records.values()];
+    return this.records.values();
+  }
+
+  /** The records as a list served from the indexes, each shown by `view`. */
+  listing<V>(view: (record: T) => V): IndexedList<IndexEntry<T>, V> {
+    return this.records.listing(view);
   }
 
   get size(): number {

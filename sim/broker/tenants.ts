@@ -1,4 +1,6 @@
 import { failed } from '../api/operation-error.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 
@@ -39,7 +41,11 @@ export interface TenantView {
 
 /** Tenants and their quotas. The `default` tenant exists from the start and cannot be deleted. */
 export class Tenants {
-  private readonly byName = new Map<string, Tenant>();
+  /** By name ascending (the list's base order); pages are read from its sorted indexes. */
+  private readonly byName = new RecordIndex<Tenant>({
+    order: (a, b) => (a.tenant_name < b.tenant_name ? -1 : a.tenant_name > b.tenant_name ? 1 : 0),
+    viewFields: { create_time: (t) => unixSeconds(t.createdAt) },
+  });
 
   constructor(private readonly cluster: Cluster) {}
 
@@ -68,8 +74,10 @@ export class Tenants {
   update(input: { tenant_name: string; desc?: string; config?: Partial<TenantQuota> }): Tenant {
     const tenant = this.byName.get(input.tenant_name);
     if (!tenant) throw failed(`Tenant ${input.tenant_name} not found`);
-    if (input.desc !== undefined) tenant.desc = input.desc;
-    if (input.config) tenant.config = { ...tenant.config, ...input.config };
+    this.byName.modify(input.tenant_name, (t) => {
+      if (input.desc !== undefined) t.desc = input.desc;
+      if (input.config) t.config = { ...t.config, ...input.config };
+    });
     this.cluster.engine.record('tenant.update', { name: tenant.tenant_name, desc: tenant.desc, config: tenant.config });
     return tenant;
   }
@@ -96,7 +104,12 @@ export class Tenants {
 
   /** All tenants, by name ascending. */
   all(): Tenant[] {
-    return [...this.byName.values()].sort((a, b) => (a.tenant_name < b.tenant_name ? -1 : a.tenant_name > b.tenant_name ? 1 : 0));
+    return this.byName.values();
+  }
+
+  /** The tenant list, served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<Tenant>, TenantView> {
+    return this.byName.listing((t) => this.view(t));
   }
 
   names(): string[] {

@@ -1,5 +1,7 @@
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 import { topicMatches } from '../mqtt/topic-filter.ts';
 
@@ -15,6 +17,9 @@ export interface TopicRewriteRule {
   regex: string;
   createdAt: number;
 }
+
+/** A rule as the list shows it. */
+export type TopicRewriteView = Omit<TopicRewriteRule, 'createdAt'>;
 
 /**
  * Topic rewrite rules (EMQX semantics): a topic that matches `source_topic` and `regex` becomes
@@ -57,6 +62,19 @@ export class TopicRewriteRules {
 
   all(): TopicRewriteRule[] {
     return this.store.all();
+  }
+
+  /** The rewrite-rule list, served from the store's sorted indexes. */
+  listing(): IndexedList<IndexEntry<TopicRewriteRule>, TopicRewriteView> {
+    return this.store.listing((r) => ({
+      name: r.name,
+      desc: r.desc,
+      tenant: r.tenant,
+      action: r.action,
+      source_topic: r.source_topic,
+      dest_topic: r.dest_topic,
+      regex: r.regex,
+    }));
   }
 
   /** The topic after rewriting for this action, or the topic itself when no rule applies. */

@@ -3,6 +3,8 @@ import { unixSeconds } from '../api/time-format.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 
 export interface User {
@@ -23,7 +25,7 @@ export interface UserView {
 
 /** MQTT users per tenant. */
 export class Users {
-  private readonly store = new TenantScopedStore<User>();
+  private readonly store = new TenantScopedStore<User>({ viewFields: { create_time: (u) => unixSeconds(u.createdAt) } });
   private rng!: SeededRandom;
 
   constructor(private readonly cluster: Cluster) {}
@@ -69,6 +71,11 @@ export class Users {
 
   all(): User[] {
     return this.store.all();
+  }
+
+  /** The user list, served from the store's sorted indexes. */
+  listing(): IndexedList<IndexEntry<User>, UserView> {
+    return this.store.listing((u) => this.view(u));
   }
 
   view(u: User): UserView {

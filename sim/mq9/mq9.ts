@@ -1,6 +1,8 @@
 import { failed, unavailable } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from '../broker/tenant-scoped-store.ts';
 import { Mq9Messaging } from './mq9-messaging.ts';
 
@@ -186,5 +188,17 @@ export class Mq9 {
   listAgents(): Agent[] {
     this.requireRunning();
     return this.agents.all();
+  }
+
+  /** The mailbox list (each as a copy), served from the store's sorted indexes. */
+  mailboxListing(): IndexedList<IndexEntry<Mailbox>, Mailbox> {
+    this.requireRunning();
+    return this.mailboxes.listing((m) => ({ ...m }));
+  }
+
+  /** The agent list (each as a copy), served from the store's sorted indexes. */
+  agentListing(): IndexedList<IndexEntry<Agent>, Agent> {
+    this.requireRunning();
+    return this.agents.listing((a) => ({ ...a }));
   }
 }

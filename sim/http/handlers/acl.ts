@@ -2,7 +2,7 @@ import type { AclRule } from '../../broker/acl-rules.ts';
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.acl.list': ({ cluster }) => cluster.acl.all().map((r) => ({ ...r })),
+  'cluster.acl.list': ({ cluster }) => cluster.acl.listing(),
   'cluster.acl.create': ({ cluster, params }) => {
     const rule: AclRule = {
       tenant: params.tenant,

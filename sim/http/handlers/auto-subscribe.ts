@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'mqtt.auto-subscribe.list': ({ cluster }) => cluster.autoSubscribe.all().map((r) => cluster.autoSubscribe.view(r)),
+  'mqtt.auto-subscribe.list': ({ cluster }) => cluster.autoSubscribe.listing(),
   'mqtt.auto-subscribe.create': ({ cluster, params }) => {
     cluster.autoSubscribe.create({
       tenant: params.tenant,

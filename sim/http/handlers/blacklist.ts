@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.blacklist.list': ({ cluster }) => cluster.blacklist.all().map((e) => cluster.blacklist.view(e)),
+  'cluster.blacklist.list': ({ cluster }) => cluster.blacklist.listing(),
   'cluster.blacklist.create': ({ cluster, params }) => {
     cluster.blacklist.add({
       tenant: params.tenant,

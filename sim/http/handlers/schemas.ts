@@ -46,8 +46,7 @@ function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindR
 }
 
 export const handlers: HandlerTable = {
-  'cluster.schema.list': ({ cluster }) =>
-    cluster.schemas.all().map((s) => ({ tenant: s.tenant, name: s.name, schema_type: s.schema_type, desc: s.desc, schema: s.schema })),
+  'cluster.schema.list': ({ cluster }) => cluster.schemas.listing(),
   'cluster.schema.create': ({ cluster, params }) => {
     cluster.schemas.create({
       tenant: params.tenant,

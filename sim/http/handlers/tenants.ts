@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.tenant.list': ({ cluster }) => cluster.tenants.all().map((t) => cluster.tenants.view(t)),
+  'cluster.tenant.list': ({ cluster }) => cluster.tenants.listing(),
   'cluster.tenant.create': ({ cluster, params }) => {
     cluster.tenants.create({ tenant_name: params.tenant_name, desc: params.desc, config: params.config });
     return 'success';

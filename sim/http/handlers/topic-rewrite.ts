@@ -1,16 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.topic-rewrite.list': ({ cluster }) =>
-    cluster.rewriteRules.all().map((r) => ({
-      name: r.name,
-      desc: r.desc,
-      tenant: r.tenant,
-      action: r.action,
-      source_topic: r.source_topic,
-      dest_topic: r.dest_topic,
-      regex: r.regex,
-    })),
+  'cluster.topic-rewrite.list': ({ cluster }) => cluster.rewriteRules.listing(),
   'cluster.topic-rewrite.create': ({ cluster, params }) => {
     cluster.rewriteRules.create({
       tenant: params.tenant,

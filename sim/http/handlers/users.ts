@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.user.list': ({ cluster }) => cluster.users.all().map((u) => cluster.users.view(u)),
+  'cluster.user.list': ({ cluster }) => cluster.users.listing(),
   'cluster.user.create': ({ cluster, params }) => {
     cluster.users.create({
       tenant: params.tenant,

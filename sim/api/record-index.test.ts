@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RecordIndex } from './record-index.ts';
+
+interface Rec {
+  k: string;
+  v: number;
+}
+
+type Step = { set: [string, number] } | { delete: string } | { modify: [string, number] } | { read: string } | 'invalidate';
+
+const keyArb = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.tuple(keyArb, fc.integer({ min: 0, max: 3 })).map((set) => ({ set })),
+  keyArb.map((k) => ({ delete: k })),
+  fc.tuple(keyArb, fc.integer({ min: 0, max: 3 })).map((modify) => ({ modify })),
+  fc.constantFrom('k', 'v').map((read) => ({ read })),
+  fc.constant('invalidate' as const),
+);
+
+/** The field order a stable sort of `base` by `field` gives. */
+const stableSortBy = (base: Rec[], field: 'k' | 'v'): Rec[] =>
+  base.slice().sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0));
+
+describe('RecordIndex', () => {
+  for (const ordered of [false, true]) {
+    it(`keeps a Map's contents, its ${ordered ? 'given' : 'insertion'} order and every field order through any writes`, () => {
+      fc.assert(
+        fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
+          const index = new RecordIndex<Rec>(ordered ? { order: (a, b) => b.v - a.v } : {});
+          const map = new Map<string, Rec>();
+          const base = (): Rec[] => (ordered ? [...map.values()].sort((a, b) => b.v - a.v) : [...map.values()]);
+          for (const step of steps) {
+            if (step === 'invalidate') index.invalidate();
+            else if ('set' in step) {
+              const [k, v] = step.set;
+              map.set(k, { k, v });
+              index.set(k, { k, v });
+            } else if ('delete' in step) expect(index.delete(step.delete)).toBe(map.delete(step.delete));
+            else if ('modify' in step) {
+              const [k, v] = step.modify;
+              const held = map.get(k);
+              if (!held) expect(() => index.modify(k, () => {})).toThrow();
+              else {
+                held.v = v;
+                index.modify(k, (r) => (r.v = v));
+              }
+            } else {
+              // A query by the field: builds (or reads) that field's index, kept by the writes after it.
+              const list = index.listing((r) => r);
+              const sorted = list.source.sorted[step.read];
+              expect(sorted.slice(0).map((e) => e.record)).toEqual(stableSortBy(base(), step.read as 'k' | 'v'));
+            }
+            expect(index.size).toBe(map.size);
+            expect(index.values()).toEqual(base());
+            for (const k of ['a', 'b', 'z']) expect(index.get(k)).toEqual(map.get(k));
+          }
+          const list = index.listing((r) => r);
+          for (const f of ['k', 'v'] as const) expect(list.source.sorted[f].slice(0).map((e) => e.record)).toEqual(stableSortBy(base(), f));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
+});

@@ -1,0 +1,168 @@
+import { compareValues } from './compare-values.ts';
+import { IndexedList, type OrderedIndex } from './indexed-list.ts';
+import { SortedList } from './sorted-list.ts';
+
+/** A held record and its insertion number (the tie-break that makes every order total and stable). */
+export interface IndexEntry<R> {
+  record: R;
+  readonly seq: number;
+}
+
+/** Reads the value of a field of a record's API view without building the view. */
+export type FieldReader<R> = (record: R) => unknown;
+
+export interface RecordIndexOptions<R> {
+  /**
+   * The list's base order (its order without sort_field). Absent: insertion order, as a Map iterates
+   * (a record replaced under its key keeps its place; one deleted and added again goes last).
+   */
+  readonly order?: (a: R, b: R) => number;
+  /**
+   * View fields whose value differs from the record property of the same name (e.g. create_time
+   * from createdAt); the others are read from the record as they are.
+   */
+  readonly viewFields?: Readonly<Record<string, FieldReader<R>>>;
+}
+
+/**
+ * Records under string keys (a Map's get/has/set/delete, in its iteration order) held in a sorted
+ * base index, plus one sorted index per sortable field of the list, so a list page is read by
+ * position (IndexedList) instead of building, sorting and slicing every record per request.
+ *
+ * A field's index is built the first time a query sorts by it (O(n log n) once), then kept up to
+ * date on every set/delete (O(log n + block)). A record whose sort fields change in place goes
+ * through `modify` (removed, changed, put back); changes made elsewhere call `invalidate`, which
+ * drops the field indexes until a query needs them again.
+ */
+export class RecordIndex<R> {
+  private readonly byKey = new Map<string, IndexEntry<R>>();
+  private readonly base: SortedList<IndexEntry<R>>;
+  private readonly built = new Map<string, SortedList<IndexEntry<R>>>();
+  private readonly baseOrder: (a: IndexEntry<R>, b: IndexEntry<R>) => number;
+  private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
+  private nextSeq = 0;
+  /**
+   * `sorted` of every IndexedList served: the index of any field the query sorts by (the list query
+   * asks only for the contract's sort fields), built on first use.
+   */
+  private readonly sortedView: Readonly<Record<string, OrderedIndex<IndexEntry<R>>>> = new Proxy(
+    {},
+    { get: (_target, field) => (typeof field === 'string' ? this.sortedBy(field) : undefined) },
+  );
+
+  constructor(options: RecordIndexOptions<R> = {}) {
+    const order = options.order;
+    this.baseOrder = order ? (a, b) => order(a.record, b.record) || a.seq - b.seq : (a, b) => a.seq - b.seq;
+    this.base = new SortedList(this.baseOrder);
+    this.viewReaders = options.viewFields ?? {};
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): R | undefined {
+    return this.byKey.get(key)?.record;
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** Adds or replaces the record under `key` (a replaced record keeps its insertion place). */
+  set(key: string, record: R): void {
+    const held = this.byKey.get(key);
+    if (held) {
+      this.modifyEntry(held, () => {
+        held.record = record;
+      });
+      return;
+    }
+    const entry: IndexEntry<R> = { record, seq: this.nextSeq++ };
+    this.byKey.set(key, entry);
+    this.base.insert(entry);
+    for (const list of this.built.values()) list.insert(entry);
+  }
+
+  /** Removes the record under `key`; false when there was none. */
+  delete(key: string): boolean {
+    const entry = this.byKey.get(key);
+    if (!entry) return false;
+    this.byKey.delete(key);
+    this.unlink(entry);
+    return true;
+  }
+
+  /** Changes the record under `key` in place through `change`, keeping every index in order. */
+  modify(key: string, change: (record: R) => void): void {
+    const entry = this.byKey.get(key);
+    if (!entry) throw new Error(`RecordIndex.modify: no record under ${JSON.stringify(key)}`);
+    this.modifyEntry(entry, () => change(entry.record));
+  }
+
+  /** Sort-field values changed outside `modify`: the field indexes are rebuilt when next needed. */
+  invalidate(): void {
+    this.built.clear();
+  }
+
+  /** Every record in base order, without copying them into an array (no changes while iterating). */
+  *[Symbol.iterator](): IterableIterator<R> {
+    for (const e of this.base) yield e.record;
+  }
+
+  /** Every record in base order. */
+  values(): R[] {
+    const out: R[] = new Array(this.base.size);
+    let i = 0;
+    this.base.forEach((e) => {
+      out[i++] = e.record;
+    });
+    return out;
+  }
+
+  /** The list as an IndexedList for the list query: pages read by position from these indexes. */
+  listing<V>(view: (record: R) => V, where?: (record: R) => boolean): IndexedList<IndexEntry<R>, V> {
+    return new IndexedList<IndexEntry<R>, V>({
+      base: this.base,
+      sorted: this.sortedView,
+      where: where && ((e) => where(e.record)),
+      field: (e, name) => this.field(e.record, name),
+      view: (e) => view(e.record),
+    });
+  }
+
+  /** The value of view field `name` of a record. */
+  field(record: R, name: string): unknown {
+    const read = this.viewReaders[name];
+    return read ? read(record) : (record as Record<string, unknown>)[name];
+  }
+
+  private sortedBy(field: string): SortedList<IndexEntry<R>> {
+    let list = this.built.get(field);
+    if (list) return list;
+    const baseOrder = this.baseOrder;
+    // A stable ascending sort of the base order by the field: the value, then the base order.
+    const order = (a: IndexEntry<R>, b: IndexEntry<R>): number =>
+      compareValues(this.field(a.record, field), this.field(b.record, field)) || baseOrder(a, b);
+    list = new SortedList<IndexEntry<R>>(order);
+    // Inserted in order, each lands at the end of the last block (no splicing inside blocks).
+    for (const e of this.base.toArray().sort(order)) list.insert(e);
+    this.built.set(field, list);
+    return list;
+  }
+
+  private modifyEntry(entry: IndexEntry<R>, change: () => void): void {
+    this.unlink(entry);
+    change();
+    this.base.insert(entry);
+    for (const list of this.built.values()) list.insert(entry);
+  }
+
+  private unlink(entry: IndexEntry<R>): void {
+    if (!this.base.delete(entry)) throw new Error('RecordIndex: the base index lost a record (its order changed in place)');
+    for (const [field, list] of this.built) {
+      // A sort field changed in place without modify/invalidate: drop that index rather than corrupt it.
+      if (!list.delete(entry)) this.built.delete(field);
+    }
+  }
+}
