@@ -2,11 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointById } from '../../fixtures/contract/index.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-import { byNameThenTenant, byTenantThenName, isSystemTopic, Topics, type TopicRecord, type TopicView } from '../storage/topics.ts';
+import { byNameThenTenant, byTenantThenName, isSystemTopic, Topics, type TopicRecord } from '../storage/topics.ts';
 import { IndexedList } from './indexed-list.ts';
 import { applyListQuery } from './list-query.ts';
 import { OperationError } from './operation-error.ts';
 import { SortedList } from './sorted-list.ts';
+import type { TopicRecord as ApiTopicRecord } from '../../fixtures/contract/records.ts';
 
 const endpoint = endpointById('cluster.topic.list');
 const recordFields = Object.keys((endpoint.response as unknown as { data: { properties: Record<string, unknown> } }).data.properties);
@@ -72,7 +73,7 @@ const pagingQueryArb = fc.record(
 const queryArb = fc.oneof(filterQueryArb, pagingQueryArb);
 
 /** The list as the handler built it before the index: every topic sorted, filtered by type, as views. */
-function naiveList(records: TopicRecord[], type: string): TopicView[] {
+function naiveList(records: TopicRecord[], type: string): ApiTopicRecord[] {
   return records
     .slice()
     .sort(byTenantThenName)
@@ -80,14 +81,14 @@ function naiveList(records: TopicRecord[], type: string): TopicView[] {
     .map((t) => topics.view(t));
 }
 
-function indexedList(records: TopicRecord[], type: string): IndexedList<TopicRecord, TopicView> {
+function indexedList(records: TopicRecord[], type: string): IndexedList<TopicRecord, ApiTopicRecord> {
   const base = new SortedList<TopicRecord>(byTenantThenName);
   const byName = new SortedList<TopicRecord>(byNameThenTenant);
   for (const r of records) {
     base.insert(r);
     byName.insert(r);
   }
-  return new IndexedList<TopicRecord, TopicView>({
+  return new IndexedList<TopicRecord, ApiTopicRecord>({
     base,
     sorted: { tenant: base, topic_name: byName },
     leadingField: new Map([

@@ -1,12 +1,10 @@
 import { failed } from '../api/operation-error.ts';
+import type { AutoSubscribeRecord } from '../../fixtures/contract/records.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
+import { QOS_LABELS, RETAIN_HANDLING_LABELS } from '../mqtt/mqtt-labels.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
-
-export const QOS_LABELS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'] as const;
-/** 0 send retained messages; 1 only on a new subscription; 2 do not send. */
-export const RETAIN_HANDLING_LABELS = ['OnEverySubscribe', 'OnNewSubscribe', 'Never'] as const;
 
 export interface AutoSubscribeRule {
   tenant: string;
@@ -17,17 +15,6 @@ export interface AutoSubscribeRule {
   no_local: boolean;
   retain_as_published: boolean;
   retained_handling: 0 | 1 | 2;
-}
-
-export interface AutoSubscribeView {
-  name: string;
-  desc: string;
-  tenant: string;
-  topic: string;
-  qos: string;
-  no_local: boolean;
-  retain_as_published: boolean;
-  retained_handling: string;
 }
 
 /**
@@ -88,7 +75,7 @@ export class AutoSubscribeRules {
   }
 
   /** The auto-subscribe list, served from the store's sorted indexes. */
-  listing(): IndexedList<IndexEntry<AutoSubscribeRule>, AutoSubscribeView> {
+  listing(): IndexedList<IndexEntry<AutoSubscribeRule>, AutoSubscribeRecord> {
     return this.store.listing((r) => this.view(r));
   }
 
@@ -100,7 +87,7 @@ export class AutoSubscribeRules {
       .map((r) => ({ ...r, topic: r.topic.replaceAll('${clientid}', clientId).replaceAll('${username}', username) }));
   }
 
-  view(r: AutoSubscribeRule): AutoSubscribeView {
+  view(r: AutoSubscribeRule): AutoSubscribeRecord {
     return {
       name: r.name,
       desc: r.desc,

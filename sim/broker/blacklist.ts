@@ -2,10 +2,8 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { failed } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
+import type { BlacklistRecord, BlacklistType } from '../../fixtures/contract/records.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-
-export const BLACKLIST_TYPES = ['ClientId', 'User', 'Ip', 'ClientIdMatch', 'UserMatch', 'IPCIDR'] as const;
-export type BlacklistType = (typeof BLACKLIST_TYPES)[number];
 
 export interface BlacklistEntry {
   tenant: string;
@@ -17,15 +15,6 @@ export interface BlacklistEntry {
   desc: string;
   /** `api` entries are created through the API; `flapping` entries by flapping detection. */
   source: 'api' | 'flapping';
-}
-
-export interface BlacklistView {
-  name: string;
-  tenant: string;
-  blacklist_type: BlacklistType;
-  resource_name: string;
-  end_time: string;
-  desc: string;
 }
 
 /** Who is trying to connect or act, for blacklist checks. */
@@ -135,7 +124,7 @@ export class Blacklist {
   }
 
   /** The blacklist, served from the sorted indexes. */
-  listing(): IndexedList<IndexEntry<BlacklistEntry>, BlacklistView> {
+  listing(): IndexedList<IndexEntry<BlacklistEntry>, BlacklistRecord> {
     return this.entries.listing((e) => this.view(e));
   }
 
@@ -160,7 +149,7 @@ export class Blacklist {
     return this.blocking(p) !== undefined;
   }
 
-  view(e: BlacklistEntry): BlacklistView {
+  view(e: BlacklistEntry): BlacklistRecord {
     return {
       name: e.name,
       tenant: e.tenant,

@@ -2,15 +2,11 @@ import { failed } from '../api/operation-error.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
+import type { TenantQuotaRecord, TenantRecord } from '../../fixtures/contract/records.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 
-export interface TenantQuota {
-  max_connections_per_node: number;
-  max_create_connection_rate_per_second: number;
-  max_topics: number;
-  max_sessions: number;
-  max_publish_rate: number;
-}
+/** A tenant's quota, as the contract's tenant record shows it. */
+export type TenantQuota = TenantQuotaRecord;
 
 /** The spec's quota defaults (Resources: Tenant). */
 export const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = Object.freeze({
@@ -30,13 +26,6 @@ export interface Tenant {
   config: TenantQuota;
   /** Virtual Unix ms. */
   createdAt: number;
-}
-
-export interface TenantView {
-  tenant_name: string;
-  desc: string;
-  config: TenantQuota;
-  create_time: number;
 }
 
 /** Tenants and their quotas. The `default` tenant exists from the start and cannot be deleted. */
@@ -108,7 +97,7 @@ export class Tenants {
   }
 
   /** The tenant list, served from the sorted indexes. */
-  listing(): IndexedList<IndexEntry<Tenant>, TenantView> {
+  listing(): IndexedList<IndexEntry<Tenant>, TenantRecord> {
     return this.byName.listing((t) => this.view(t));
   }
 
@@ -116,7 +105,7 @@ export class Tenants {
     return this.all().map((t) => t.tenant_name);
   }
 
-  view(t: Tenant): TenantView {
+  view(t: Tenant): TenantRecord {
     return { tenant_name: t.tenant_name, desc: t.desc, config: { ...t.config }, create_time: unixSeconds(t.createdAt) };
   }
 }

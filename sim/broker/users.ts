@@ -1,6 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
+import type { UserRecord } from '../../fixtures/contract/records.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
@@ -14,13 +15,6 @@ export interface User {
   password: PasswordHash;
   is_superuser: boolean;
   createdAt: number;
-}
-
-export interface UserView {
-  tenant: string;
-  username: string;
-  is_superuser: boolean;
-  create_time: number;
 }
 
 /** MQTT users per tenant. */
@@ -74,11 +68,11 @@ export class Users {
   }
 
   /** The user list, served from the store's sorted indexes. */
-  listing(): IndexedList<IndexEntry<User>, UserView> {
+  listing(): IndexedList<IndexEntry<User>, UserRecord> {
     return this.store.listing((u) => this.view(u));
   }
 
-  view(u: User): UserView {
+  view(u: User): UserRecord {
     return { tenant: u.tenant, username: u.username, is_superuser: u.is_superuser, create_time: unixSeconds(u.createdAt) };
   }
 }

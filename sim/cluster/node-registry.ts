@@ -1,5 +1,6 @@
 import { failed } from '../api/operation-error.ts';
 import type { Cluster } from './cluster.ts';
+import type { NodeRecord } from '../../fixtures/contract/records.ts';
 
 /** Roles a node may have (config `roles`). */
 export type NodeRole = 'meta' | 'broker' | 'engine';
@@ -90,21 +91,6 @@ export function nodePorts(basePort: number, index: number): NodePorts {
   };
 }
 
-/** The spec's node record (Cluster overview: Node record; also `broker_node_list` of the status). */
-export interface NodeRecordView {
-  roles: string[];
-  /** Byte array, as the spec types it: the UTF-8 JSON of the node's protocol listener addresses. */
-  extend: number[];
-  node_id: number;
-  node_ip: string;
-  grpc_addr: string;
-  http_addr: string;
-  engine_addr: string;
-  start_time: number;
-  register_time: number;
-  storage_fold: string[];
-}
-
 /** The nodes of the cluster, numbered from 1, created at start from `--nodes`. */
 export class NodeRegistry {
   private readonly byId = new Map<number, SimNode>();
@@ -155,7 +141,7 @@ export class NodeRegistry {
   }
 
   /** The node record the API shows (times in Unix seconds). */
-  view(node: SimNode): NodeRecordView {
+  view(node: SimNode): NodeRecord {
     const p = node.ports;
     const extend = {
       mqtt: {

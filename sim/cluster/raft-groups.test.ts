@@ -109,8 +109,8 @@ describe('consensus groups', () => {
     expect(c.raft.get('meta')!.lastLogIndex).toBe(3); // at the leader at once
     c.engine.advance(HEARTBEAT_INTERVAL_MS + 20);
     for (const node of [1, 2, 3]) {
-      expect(c.raft.stateView('meta', node).last_applied.index).toBe(3);
-      expect(c.raft.stateView('offset', node).last_applied.index).toBe(2);
+      expect(c.raft.stateView('meta', node).last_applied?.index).toBe(3);
+      expect(c.raft.stateView('offset', node).last_applied?.index).toBe(2);
       expect(c.raft.stateView('mqtt', node).last_log_index).toBe(1);
     }
     expect(c.raft.get('meta')!.writes.get('api:/api/cluster/tenant/create')).toBe(1);
@@ -187,7 +187,7 @@ describe('consensus groups', () => {
     }
     const view = c.raft.stateView('meta', c.raft.metaLeaderId()!);
     expect(view.membership_config.membership.configs[0]).not.toContain(victim);
-    expect(view.membership_config.log_id.index).toBeGreaterThan(0);
+    expect(view.membership_config.log_id?.index).toBeGreaterThan(0);
     expect(c.raft.removeVoter(victim)).toEqual([]); // in no membership any more
     expect(c.invariants.checkAll(c.now(), 0)).toEqual([]);
   });
@@ -228,7 +228,7 @@ describe('consensus groups', () => {
     expect(down.last_log_index).toBe(1);
     c.nodes.restart(follower);
     c.engine.advance(300);
-    expect(c.raft.stateView('meta', follower).last_applied.index).toBe(6);
+    expect(c.raft.stateView('meta', follower).last_applied?.index).toBe(6);
   });
 
   it('reads the group counts from the meta_runtime layout and spreads keys over them', () => {

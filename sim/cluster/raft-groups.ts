@@ -8,10 +8,11 @@ import { RaftStore } from '../raft/raft-log.ts';
 import { RaftNode } from '../raft/raft-node.ts';
 import { raftStateView } from '../raft/raft-state-view.ts';
 import { DEFAULT_RAFT_TIMING, type RaftTiming } from '../raft/raft-timing.ts';
-import { logId, quorumOf, type LogEntry, type LogId, type Membership, type RaftStateView } from '../raft/types.ts';
+import { logId, quorumOf, type LogEntry, type LogId, type Membership } from '../raft/types.ts';
 import type { Cluster } from './cluster.ts';
+import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
 
-export type { LeaderId, LogId, RaftRole, RaftStateView } from '../raft/types.ts';
+export type { LeaderId, LogId, RaftRole } from '../raft/types.ts';
 export type { RaftBugs } from '../raft/raft-bugs.ts';
 
 /**
@@ -371,7 +372,7 @@ export class RaftGroups {
    * The spec's Raft state object of `groupName` as `viewingNodeId` sees it, from that node's real
    * Raft state: the leader reports its members' heartbeats and replication; others report null there.
    */
-  stateView(groupName: string, viewingNodeId: number): RaftStateView {
+  stateView(groupName: string, viewingNodeId: number): RaftStateRecord {
     const g = this.group(groupName);
     const node = g.node(viewingNodeId) ?? new RaftNode(g.core, viewingNodeId, new RaftStore());
     return raftStateView(node, this.cluster.now());

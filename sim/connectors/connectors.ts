@@ -10,6 +10,7 @@ import { writeDeadLetters } from './dead-letter.ts';
 import { parseFailureStrategy } from './failure-strategy.ts';
 import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-sink.ts';
 import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
+import type { ConnectorDetailRecord, ConnectorRecord } from '../../fixtures/contract/records.ts';
 
 export type { Connector, ConnectorMessage, ConnectorStats, ConnectorStatus } from './connector-types.ts';
 
@@ -22,27 +23,6 @@ export interface ConnectorInput {
   config: string;
   topic_name: string;
   failure_strategy?: unknown;
-}
-
-/** Spec: Connector (a list row). */
-export interface ConnectorView {
-  tenant: string;
-  connector_name: string;
-  connector_type: string;
-  config: string;
-  topic_name: string;
-  status: ConnectorStatus;
-  broker_id: string | null;
-  create_time: string;
-  update_time: string;
-}
-
-/** Spec: Connector runtime detail. */
-export interface ConnectorDetailView {
-  last_send_time: number;
-  send_success_total: number;
-  send_fail_total: number;
-  last_msg: string | null;
 }
 
 /** How often the scheduler assigns idle connectors and running connectors send (the real server: 1 s). */
@@ -169,7 +149,7 @@ export class Connectors {
   }
 
   /** Spec: detail only while running; the two failure texts come from the spec's Errors table. */
-  detail(tenant: string, name: string): ConnectorDetailView {
+  detail(tenant: string, name: string): ConnectorDetailRecord {
     const c = this.byKey.get(keyOf(tenant, name));
     if (!c) throw failed(`Connector ${name} does not exist.`);
     if (c.status !== 'Running' || !this.threads.has(keyOf(tenant, name))) throw failed(`Connector thread ${name} does not exist.`);
@@ -216,7 +196,7 @@ export class Connectors {
     return this.threads.size;
   }
 
-  view(c: Connector): ConnectorView {
+  view(c: Connector): ConnectorRecord {
     return {
       tenant: c.tenant,
       connector_name: c.connector_name,

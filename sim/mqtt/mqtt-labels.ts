@@ -1,9 +1,11 @@
 /**
  * MQTT enumerations and the text labels the API shows for them (subscription list, session last
- * will, client record). One place, so every view spells them the same way.
+ * will, client record). The labels are the contract's, so every view spells them as its schemas do.
  */
 
-export const CONNECTION_TYPES = ['Tcp', 'Tls', 'Websocket', 'Websockets', 'Quic'] as const;
+import { CONNECTION_TYPES, QOS_LABELS, RETAIN_HANDLING_LABELS } from '../../fixtures/contract/endpoints/mqtt.ts';
+
+export { CONNECTION_TYPES, QOS_LABELS, RETAIN_HANDLING_LABELS };
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
 /** MQTT 3.1 (protocol level 3), 3.1.1 (level 4) and 5. */
@@ -11,12 +13,10 @@ export type ProtocolVersion = 3 | 4 | 5;
 export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = [3, 4, 5];
 
 export type QoS = 0 | 1 | 2;
-export const QOS_LABELS = ['AtMostOnce', 'AtLeastOnce', 'ExactlyOnce'] as const;
 export type QosLabel = (typeof QOS_LABELS)[number];
 
 /** 0: send retained messages on every subscribe; 1: only on a new subscription; 2: never. */
 export type RetainHandling = 0 | 1 | 2;
-export const RETAIN_HANDLING_LABELS = ['OnEverySubscribe', 'OnNewSubscribe', 'Never'] as const;
 export type RetainHandlingLabel = (typeof RETAIN_HANDLING_LABELS)[number];
 
 /** `MQTT3`, `MQTT4`, `MQTT5`: network_connection.protocol and the subscription list's protocol. */

@@ -1,5 +1,6 @@
 import type { RaftNode } from './raft-node.ts';
-import { logId, type LogId, type RaftStateView } from './types.ts';
+import { logId, type LogId } from './types.ts';
+import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -10,7 +11,7 @@ const copyLogId = (id: LogId): LogId => logId(id.leader_id.term, id.leader_id.no
  * leader reports its members' heartbeats and replication; followers and candidates report null
  * there (as openraft does). A node whose process is down shows what it persisted.
  */
-export function raftStateView(node: RaftNode, now: number): RaftStateView {
+export function raftStateView(node: RaftNode, now: number): RaftStateRecord {
   const log = node.log;
   const isLeader = node.alive && node.role === 'Leader';
   const membership = log.membership;

@@ -47,28 +47,6 @@ export interface LogEntry {
   readonly membership: Membership | null;
 }
 
-/** The spec's Raft state object, as one node sees one group. */
-export interface RaftStateView {
-  running_state: { Ok: null };
-  id: number;
-  current_term: number;
-  vote: { leader_id: LeaderId; committed: boolean };
-  last_log_index: number;
-  last_applied: LogId;
-  snapshot: LogId | null;
-  purged: LogId | null;
-  state: RaftRole;
-  current_leader: number | null;
-  millis_since_quorum_ack: number | null;
-  last_quorum_acked: number | null;
-  membership_config: {
-    log_id: LogId;
-    membership: { configs: number[][]; nodes: Record<string, { node_id: number; rpc_addr: string }> };
-  };
-  heartbeat: Record<string, number | null> | null;
-  replication: Record<string, LogId | null> | null;
-}
-
 export function logId(term: number, leader: number, index: number): LogId {
   return { leader_id: { term, node_id: leader }, index };
 }

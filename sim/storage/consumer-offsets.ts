@@ -1,19 +1,10 @@
 import { failed } from '../api/operation-error.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import type { GroupOffsetRecord } from '../../fixtures/contract/records.ts';
 
 /** One committed position, as `offset/commit` carries it (`AdapterCommitOffset`). */
 export interface CommitOffset {
   shard_name: string;
-  topic_name: string;
-  partition: number;
-  offset: number;
-}
-
-/** One position of a consumer group, as `offset/group` answers it (`AdapterConsumerGroupOffset`). */
-export interface GroupOffsetView {
-  group: string;
-  shard_name: string;
-  segment_no: number;
   topic_name: string;
   partition: number;
   offset: number;
@@ -65,7 +56,7 @@ export class ConsumerOffsets {
   }
 
   /** The group's positions, by shard name; an unknown group has none. */
-  groupOffsets(tenant: string, group: string): GroupOffsetView[] {
+  groupOffsets(tenant: string, group: string): GroupOffsetRecord[] {
     const entry = this.groups.get(groupKey(tenant, group));
     if (!entry) return [];
     return [...entry.byShard.values()]

@@ -25,16 +25,8 @@ import {
 import { StorageController } from './storage-controller.ts';
 import { SegmentJournal, StorageInvariants } from './storage-invariants.ts';
 import { DEFAULT_STORAGE_SETTINGS, type StorageBugs, type StorageSettings } from './storage-settings.ts';
-import {
-  segmentMetaView,
-  segmentView,
-  shardDetailView,
-  unavailableReplicaView,
-  type AdapterShardDetail,
-  type ReplicaStateView,
-  type SegmentMetaView,
-  type SegmentView,
-} from './storage-views.ts';
+import { segmentMetaView, segmentView, shardDetailView, unavailableReplicaView } from './storage-views.ts';
+import type { AdapterShardDetailRecord, ReplicaStateRecord, SegmentMetaRecord, SegmentRecord } from '../../fixtures/contract/records.ts';
 
 /** Retention is enforced by a sweep at this period of virtual time. */
 export const RETENTION_SWEEP_MS = 60_000;
@@ -672,19 +664,19 @@ export class StorageEngine {
 
   // ---- views --------------------------------------------------------------------------------
 
-  shardDetail(shard: Shard): AdapterShardDetail {
+  shardDetail(shard: Shard): AdapterShardDetailRecord {
     return shardDetailView(shard);
   }
 
   /** `{segment, segment_meta}` of every live segment of a shard; empty for an unknown shard. */
-  segmentList(name: string): { segment: SegmentView; segment_meta: SegmentMetaView }[] {
+  segmentList(name: string): { segment: SegmentRecord; segment_meta: SegmentMetaRecord }[] {
     const shard = this.shards.get(name);
     if (!shard) return [];
     return shard.segments.map((seg) => ({ segment: segmentView(shard, seg), segment_meta: segmentMetaView(shard, seg) }));
   }
 
   /** `{segment, segment_meta}` of one segment, or undefined. */
-  segmentDetail(name: string, seq: number): { segment: SegmentView; segment_meta: SegmentMetaView } | undefined {
+  segmentDetail(name: string, seq: number): { segment: SegmentRecord; segment_meta: SegmentMetaRecord } | undefined {
     const shard = this.shards.get(name);
     const seg = shard?.segments.find((s) => s.seq === seq);
     return shard && seg ? { segment: segmentView(shard, seg), segment_meta: segmentMetaView(shard, seg) } : undefined;
@@ -694,7 +686,7 @@ export class StorageEngine {
    * The replica of segment `name/seq` held by `nodeId`, as that node reads it from its local log.
    * A node holding no such replica answers with `available` false and a text saying so.
    */
-  replicaState(name: string, seq: number, nodeId: number): ReplicaStateView {
+  replicaState(name: string, seq: number, nodeId: number): ReplicaStateRecord {
     const shard = this.shards.get(name);
     const seg = shard?.segments.find((s) => s.seq === seq);
     if (!shard || !seg) return unavailableReplicaView(undefined, nodeId, `segment ${name}/${seq} does not exist on node ${nodeId}`);
@@ -740,7 +732,7 @@ export class StorageEngine {
   }
 
   /** A replica whose node could not be asked (offline, unregistered): available false with the error. */
-  unreachableReplica(name: string, seq: number, nodeId: number, error: string): ReplicaStateView {
+  unreachableReplica(name: string, seq: number, nodeId: number, error: string): ReplicaStateRecord {
     return unavailableReplicaView(this.segment(name, seq), nodeId, error);
   }
 }

@@ -5,7 +5,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { SortedList } from '../api/sorted-list.ts';
 import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
-import type { AdapterShardDetail } from './storage-views.ts';
+import type { AdapterShardDetailRecord, TopicDetailRecord, TopicRecord as ApiTopicRecord } from '../../fixtures/contract/records.ts';
 import type { MessageExtras } from '../mqtt/delivery.ts';
 
 export { TOPIC_SOURCES };
@@ -45,40 +45,6 @@ export interface TopicRecord {
   /** Virtual Unix ms. */
   createdAt: number;
   retained: RetainedMessage | null;
-}
-
-/** The spec's Topic record, with the real server's extras (source, config, mark_delete). */
-export interface TopicView {
-  topic_id: string;
-  topic_name: string;
-  tenant: string;
-  storage_type: StorageType;
-  source: TopicSource;
-  partition: number;
-  replication: number;
-  storage_name_list: string[];
-  config: TopicConfig;
-  mark_delete: boolean;
-  create_time: number;
-}
-
-/** Topic detail's `retain_message`: the real server's shape, payload as UTF-8 bytes. */
-export interface RetainMessageView {
-  tenant: string;
-  topic_name: string;
-  payload: number[];
-  qos: number;
-  /** Unix seconds; 0 when the message never expires. */
-  expired_at: number;
-  create_time: number;
-}
-
-export interface TopicDetailView {
-  topic_info: TopicView;
-  retain_message: RetainMessageView | null;
-  retain_message_at: number | null;
-  sub_list: { client_id: string; path: string }[];
-  storage_list: Record<string, AdapterShardDetail>;
 }
 
 export interface TopicCreateInput {
@@ -331,7 +297,7 @@ export class Topics {
     return r && (r.expiresAt === null || r.expiresAt > this.cluster.now()) ? r : null;
   }
 
-  view(t: TopicRecord): TopicView {
+  view(t: TopicRecord): ApiTopicRecord {
     return {
       topic_id: t.topic_id,
       topic_name: t.topic_name,
@@ -368,9 +334,9 @@ export class Topics {
     }
   }
 
-  detail(t: TopicRecord): TopicDetailView {
+  detail(t: TopicRecord): TopicDetailRecord {
     const retained = this.retainedOf(t);
-    const storageList: Record<string, AdapterShardDetail> = {};
+    const storageList: Record<string, AdapterShardDetailRecord> = {};
     t.storage_name_list.forEach((name, p) => {
       const shard = this.cluster.storage.get(name);
       if (shard) storageList[String(p)] = this.cluster.storage.shardDetail(shard);

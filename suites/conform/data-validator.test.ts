@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localTime, nullable, obj, str, uint, unixMillis, unixSeconds, arr, map } from '../../fixtures/contract/schema-builders.ts';
+import { int, localTime, nullable, obj, str, uint, unixMillis, unixSeconds, arr, map } from '../../fixtures/contract/schema-builders.ts';
 import { collectTimeValues, hasTimeFields, timeProblem } from './data-validator.ts';
 
 const schema = obj({
@@ -8,7 +8,7 @@ const schema = obj({
   shown: localTime(),
   maybe: nullable(unixSeconds()),
   decided: uint('Unix seconds (decision: the spec does not give the form)'),
-  empty_since: { type: 'integer', description: 'Unix seconds, -1 while empty' },
+  empty_since: int('Unix seconds, -1 while empty'),
   rows: arr(obj({ at: unixSeconds() })),
   byKey: map(obj({ at: unixSeconds() })),
   name: str(),

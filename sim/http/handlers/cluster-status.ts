@@ -2,13 +2,14 @@ import { MQSIM_VERSION } from '../../version.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { SimNode } from '../../cluster/node-registry.ts';
-import type { RaftStateView } from '../../cluster/raft-groups.ts';
+
 import { WithStatus, type HandlerTable } from '../handler-types.ts';
+import type { RaftStateRecord } from '../../../fixtures/contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */
 export function clusterStatus(cluster: Cluster, node: SimNode) {
   const online = cluster.nodes.online();
-  const meta: Record<string, RaftStateView> = {};
+  const meta: Record<string, RaftStateRecord> = {};
   for (const name of cluster.raft.names()) meta[name] = cluster.raft.stateView(name, node.id);
   return {
     version: MQSIM_VERSION,

@@ -2,7 +2,7 @@ import { ENGINE_SHARD_CONFIG_FIELDS } from '../../../fixtures/contract/endpoints
 import { failed, invalidParam } from '../../api/operation-error.ts';
 import { validateFields } from '../../api/validate-params.ts';
 import type { EngineShardConfig } from '../../storage/shard-model.ts';
-import type { ReplicaStateView } from '../../storage/storage-views.ts';
+import type { ReplicaStateRecord } from '../../../fixtures/contract/records.ts';
 import type { HandlerContext, HandlerTable } from '../handler-types.ts';
 
 const REPLICA_STATE_PATH = '/api/storage-engine/segment/replica-state';
@@ -34,7 +34,7 @@ export function parseShardConfig(text: string): EngineShardConfig {
  * error. A node the simulated network cuts off from the answering node is not asked at all: the
  * listeners would reach each other over the real loopback, but the model says they cannot.
  */
-async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName: string, seq: number): Promise<ReplicaStateView> {
+async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName: string, seq: number): Promise<ReplicaStateRecord> {
   const { cluster, peers, node } = ctx;
   if (cluster.nodes.get(nodeId)?.online === true && !cluster.network.reachable(node.id, nodeId)) {
     return cluster.storage.unreachableReplica(
@@ -47,7 +47,7 @@ async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName
   let error: string;
   try {
     const reply = await peers.call(nodeId, 'POST', REPLICA_STATE_PATH, { shard_name: shardName, segment_seq: seq });
-    const body = JSON.parse(reply.body) as { code?: number; data?: ReplicaStateView; message?: string; error?: string };
+    const body = JSON.parse(reply.body) as { code?: number; data?: ReplicaStateRecord; message?: string; error?: string };
     if (reply.status === 200 && body.code === 0 && body.data && typeof body.data === 'object') return body.data;
     error = `node ${nodeId} answered HTTP ${reply.status}: ${body.message ?? body.error ?? 'no replica state'}`;
   } catch (e) {
@@ -75,7 +75,7 @@ export const handlers: HandlerTable = {
     const seq = params.segment_seq as number;
     const detail = cluster.storage.segmentDetail(shardName, seq);
     if (!detail) throw failed(`segment ${shardName}/${seq} does not exist`);
-    const replicas: ReplicaStateView[] = [];
+    const replicas: ReplicaStateRecord[] = [];
     // One at a time, in replica order, so the peer calls land in the trace in a fixed order.
     for (const r of detail.segment.replicas) {
       replicas.push(

@@ -1,7 +1,8 @@
 import { failed } from '../../api/operation-error.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
-import { type TopicRecord, type TopicView } from '../../storage/topics.ts';
+import { type TopicRecord } from '../../storage/topics.ts';
 import type { HandlerTable } from '../handler-types.ts';
+import type { TopicRecord as ApiTopicRecord } from '../../../fixtures/contract/records.ts';
 
 export const handlers: HandlerTable = {
   // Topics are held in maintained sorted indexes (base order: tenant then name; and by name), so the
@@ -11,7 +12,7 @@ export const handlers: HandlerTable = {
     const topics = cluster.topics;
     // topic_type picks the indexes holding only that type: every page is read by position.
     const { ordered, orderedByName } = type === 'all' ? topics : topics.orderedOfType[type];
-    return new IndexedList<TopicRecord, TopicView>({
+    return new IndexedList<TopicRecord, ApiTopicRecord>({
       base: ordered,
       sorted: { tenant: ordered, topic_name: orderedByName },
       leadingField: new Map([
