@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { startClusterServer } from '../../sim/http/cluster-server.ts';
 import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/http/envelope.ts';
-import type { WorkloadName } from '../../sim/cluster/cluster.ts';
+import type { WorkloadName } from '../../sim/cluster/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { DynamicConfig } from '../config/dynamic-config.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import { JwtTokens } from './jwt-tokens.ts';
 import { isLoopbackPeer } from './loopback.ts';
 import { PathRateLimiter } from './rate-limiter.ts';
@@ -16,18 +17,25 @@ export type AuthDecision = { ok: true } | { ok: false; message: string };
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
+export interface AdminAuthDeps {
+  admin: AdminSettings;
+  engine: Pick<SimEngine, 'record' | 'clock'>;
+  /** The admin request rate limit is read from `ClusterLimit` at each request. */
+  config: { current(): DynamicConfig };
+}
+
 /** Login, token checks and the admin request rate limit, all on virtual time. */
 export class AdminAuth {
   private tokens: JwtTokens;
   readonly rateLimiter: PathRateLimiter;
 
-  constructor(private readonly cluster: Cluster) {
-    this.tokens = new JwtTokens(cluster.options.admin.jwtSecret);
-    this.rateLimiter = new PathRateLimiter(() => Number(cluster.config.current().ClusterLimit.max_admin_http_uri_rate));
+  constructor(private readonly deps: AdminAuthDeps) {
+    this.tokens = new JwtTokens(deps.admin.jwtSecret);
+    this.rateLimiter = new PathRateLimiter(() => Number(deps.config.current().ClusterLimit.max_admin_http_uri_rate));
   }
 
   get ttlSeconds(): number {
-    return Math.round(this.cluster.options.admin.tokenTtlHours * 3600);
+    return Math.round(this.deps.admin.tokenTtlHours * 3600);
   }
 
   /**
@@ -35,15 +43,15 @@ export class AdminAuth {
    * comparisons always run), then issues a token valid for `token_ttl_hours`.
    */
   async login(username: string, password: string): Promise<{ token: string; expires_in: number } | null> {
-    const admin = this.cluster.options.admin;
+    const admin = this.deps.admin;
     const userOk = timingSafeEqual(digest(username), digest(admin.username));
     const passOk = timingSafeEqual(digest(password), digest(admin.password));
     if (!(userOk && passOk)) {
-      this.cluster.engine.record('auth.login-failed', { username });
+      this.deps.engine.record('auth.login-failed', { username });
       return null;
     }
-    const token = await this.tokens.issue(admin.username, this.cluster.engine.clock.nowSeconds(), this.ttlSeconds);
-    this.cluster.engine.record('auth.login', { username });
+    const token = await this.tokens.issue(admin.username, this.deps.engine.clock.nowSeconds(), this.ttlSeconds);
+    this.deps.engine.record('auth.login', { username });
     return { token, expires_in: this.ttlSeconds };
   }
 
@@ -54,9 +62,9 @@ export class AdminAuth {
       return { ok: false, message: 'Missing Authorization header: send Authorization: Bearer <token> from POST /api/v1/login' };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) return { ok: false, message: 'Invalid Authorization header: expected "Bearer <token>"' };
-    const check = await this.tokens.verify(m[1], this.cluster.engine.clock.nowSeconds());
+    const check = await this.tokens.verify(m[1], this.deps.engine.clock.nowSeconds());
     if (!check.ok) return { ok: false, message: `Invalid or expired token (${check.reason}); log in again at POST /api/v1/login` };
-    if (check.claims.sub !== this.cluster.options.admin.username)
+    if (check.claims.sub !== this.deps.admin.username)
       return { ok: false, message: 'Invalid or expired token (unknown subject); log in again at POST /api/v1/login' };
     return { ok: true };
   }

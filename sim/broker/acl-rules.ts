@@ -1,5 +1,5 @@
 import { failed } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import { cidrContains } from './blacklist.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
@@ -42,7 +42,7 @@ function ipMatches(ruleIp: string, ip: string | undefined): boolean {
 export class AclRules {
   private readonly store = new TenantScopedStore<AclRule>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'record'>) {}
 
   seedDemo(): void {
     this.create({
@@ -83,12 +83,12 @@ export class AclRules {
   create(rule: AclRule): void {
     if (this.store.has(rule.tenant, rule.name)) throw failed(`ACL rule ${rule.name} already exists in tenant ${rule.tenant}`);
     this.store.set(rule.tenant, rule.name, { ...rule });
-    this.cluster.engine.record('acl.create', { tenant: rule.tenant, name: rule.name });
+    this.engine.record('acl.create', { tenant: rule.tenant, name: rule.name });
   }
 
   delete(tenant: string, name: string): void {
     if (!this.store.delete(tenant, name)) throw failed(`ACL rule ${name} does not exist in tenant ${tenant}`);
-    this.cluster.engine.record('acl.delete', { tenant, name });
+    this.engine.record('acl.delete', { tenant, name });
   }
 
   all(): AclRule[] {

@@ -1,6 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import type { AutoSubscribeRecord } from '../../fixtures/contract/records.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
+import type { ConnectedEvent, SubscribeInput, SubscribeResult } from '../mqtt/mqtt-broker.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { QOS_LABELS, RETAIN_HANDLING_LABELS } from '../mqtt/mqtt-labels.ts';
@@ -17,6 +18,18 @@ export interface AutoSubscribeRule {
   retained_handling: 0 | 1 | 2;
 }
 
+/** What the rules use of the MQTT broker: its connect events, and subscribing a client. */
+export interface AutoSubscribeBroker {
+  onConnect(listener: (e: ConnectedEvent) => void): () => void;
+  subscribe(input: SubscribeInput): SubscribeResult;
+}
+
+export interface AutoSubscribeDeps {
+  engine: Pick<SimEngine, 'record'>;
+  /** Built after the rules: read at start, not at construction. */
+  readonly mqtt: AutoSubscribeBroker;
+}
+
 /**
  * Subscriptions the broker adds for every client of a tenant when it connects. `${clientid}` and
  * `${username}` in the topic are replaced by the client's values.
@@ -26,13 +39,13 @@ export class AutoSubscribeRules {
     viewFields: { qos: (r) => QOS_LABELS[r.qos], retained_handling: (r) => RETAIN_HANDLING_LABELS[r.retained_handling] },
   });
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: AutoSubscribeDeps) {}
 
   /** Every admitted connection gets the subscriptions of its tenant's rules. */
   start(): void {
-    this.cluster.mqtt.onConnect((e) => {
+    this.deps.mqtt.onConnect((e) => {
       for (const rule of this.forClient(e.tenant, e.clientId, e.username)) {
-        this.cluster.mqtt.subscribe({
+        this.deps.mqtt.subscribe({
           tenant: e.tenant,
           clientId: e.clientId,
           path: rule.topic,
@@ -62,12 +75,12 @@ export class AutoSubscribeRules {
     if (this.store.has(rule.tenant, rule.name))
       throw failed(`Auto subscribe rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
     this.store.set(rule.tenant, rule.name, { ...rule });
-    this.cluster.engine.record('auto-subscribe.create', { tenant: rule.tenant, name: rule.name });
+    this.deps.engine.record('auto-subscribe.create', { tenant: rule.tenant, name: rule.name });
   }
 
   delete(tenant: string, name: string): void {
     if (!this.store.delete(tenant, name)) throw failed(`Auto subscribe rule '${name}' for tenant '${tenant}' does not exist`);
-    this.cluster.engine.record('auto-subscribe.delete', { tenant, name });
+    this.deps.engine.record('auto-subscribe.delete', { tenant, name });
   }
 
   all(): AutoSubscribeRule[] {

@@ -3,7 +3,7 @@ import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { failed } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { BlacklistRecord, BlacklistType } from '../../fixtures/contract/records.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 
 export interface BlacklistEntry {
   tenant: string;
@@ -63,7 +63,7 @@ function wildcardMatches(pattern: string, value: string): boolean {
 export class Blacklist {
   private readonly entries = new RecordIndex<BlacklistEntry>({ viewFields: { end_time: (e) => localTimeString(e.endTimeMs) } });
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'now' | 'record' | 'after'>) {}
 
   seedDemo(): void {
     const day = 24 * 3600 * 1000;
@@ -72,7 +72,7 @@ export class Blacklist {
       name: 'block-rogue-sensor',
       blacklist_type: 'ClientId',
       resource_name: 'sensor-rogue-01',
-      endTimeMs: this.cluster.now() + 30 * day,
+      endTimeMs: this.engine.now() + 30 * day,
       desc: 'compromised device',
       source: 'api',
     });
@@ -81,7 +81,7 @@ export class Blacklist {
       name: 'block-scanner-net',
       blacklist_type: 'IPCIDR',
       resource_name: '203.0.113.0/24',
-      endTimeMs: this.cluster.now() + 7 * day,
+      endTimeMs: this.engine.now() + 7 * day,
       desc: 'port scanner',
       source: 'api',
     });
@@ -93,7 +93,7 @@ export class Blacklist {
 
   add(entry: BlacklistEntry): void {
     this.entries.set(this.key(entry.tenant, entry.name), { ...entry });
-    this.cluster.engine.record('blacklist.add', {
+    this.engine.record('blacklist.add', {
       tenant: entry.tenant,
       name: entry.name,
       type: entry.blacklist_type,
@@ -103,11 +103,11 @@ export class Blacklist {
     });
     if (entry.source === 'flapping') {
       const key = this.key(entry.tenant, entry.name);
-      this.cluster.engine.after(Math.max(0, entry.endTimeMs - this.cluster.now()), 'blacklist.expire', () => {
+      this.engine.after(Math.max(0, entry.endTimeMs - this.engine.now()), 'blacklist.expire', () => {
         const current = this.entries.get(key);
-        if (current && current.source === 'flapping' && current.endTimeMs <= this.cluster.now()) {
+        if (current && current.source === 'flapping' && current.endTimeMs <= this.engine.now()) {
           this.entries.delete(key);
-          this.cluster.engine.record('blacklist.expire', { tenant: entry.tenant, name: entry.name });
+          this.engine.record('blacklist.expire', { tenant: entry.tenant, name: entry.name });
         }
       });
     }
@@ -116,7 +116,7 @@ export class Blacklist {
   /** Deletes an entry; an unknown entry is refused (decision: tell the caller it did nothing). */
   delete(tenant: string, name: string): void {
     if (!this.entries.delete(this.key(tenant, name))) throw failed(`Blacklist entry ${name} of tenant ${tenant} does not exist`);
-    this.cluster.engine.record('blacklist.delete', { tenant, name });
+    this.engine.record('blacklist.delete', { tenant, name });
   }
 
   all(): BlacklistEntry[] {
@@ -130,7 +130,7 @@ export class Blacklist {
 
   /** The active entry that blocks this principal, if any. */
   blocking(p: Principal): BlacklistEntry | undefined {
-    const now = this.cluster.now();
+    const now = this.engine.now();
     for (const e of this.entries) {
       if (e.tenant !== p.tenant || e.endTimeMs <= now) continue;
       const hit =

@@ -1,5 +1,5 @@
 import { failed, invalidParam } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
@@ -50,7 +50,7 @@ export class Schemas {
   private readonly schemas = new TenantScopedStore<Schema>();
   private bindings: SchemaBinding[] = [];
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'record'>) {}
 
   seedDemo(): void {
     this.create({
@@ -71,7 +71,7 @@ export class Schemas {
     checkSchemaText(s.schema_type, s.schema);
     if (this.schemas.has(s.tenant, s.name)) throw failed(`Schema ${s.name} already exists in tenant ${s.tenant}`);
     this.schemas.set(s.tenant, s.name, { ...s });
-    this.cluster.engine.record('schema.create', { tenant: s.tenant, name: s.name, type: s.schema_type });
+    this.engine.record('schema.create', { tenant: s.tenant, name: s.name, type: s.schema_type });
   }
 
   /** Refuses while bindings exist, so no topic silently loses its schema. */
@@ -84,21 +84,21 @@ export class Schemas {
       );
     }
     this.schemas.delete(tenant, name);
-    this.cluster.engine.record('schema.delete', { tenant, name });
+    this.engine.record('schema.delete', { tenant, name });
   }
 
   bind(tenant: string, schemaName: string, resourceName: string): void {
     if (!this.schemas.has(tenant, schemaName)) throw failed(`Schema ${schemaName} does not exist in tenant ${tenant}`);
     if (this.bindings.some((b) => b.tenant === tenant && b.schema_name === schemaName && b.resource_name === resourceName)) return;
     this.bindings.push({ tenant, schema_name: schemaName, resource_name: resourceName });
-    this.cluster.engine.record('schema.bind', { tenant, schemaName, resourceName });
+    this.engine.record('schema.bind', { tenant, schemaName, resourceName });
   }
 
   unbind(tenant: string, schemaName: string, resourceName: string): void {
     const before = this.bindings.length;
     this.bindings = this.bindings.filter((b) => !(b.tenant === tenant && b.schema_name === schemaName && b.resource_name === resourceName));
     if (this.bindings.length === before) throw failed(`Schema ${schemaName} is not bound to ${resourceName} in tenant ${tenant}`);
-    this.cluster.engine.record('schema.unbind', { tenant, schemaName, resourceName });
+    this.engine.record('schema.unbind', { tenant, schemaName, resourceName });
   }
 
   all(): Schema[] {

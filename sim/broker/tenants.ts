@@ -3,7 +3,7 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { TenantQuotaRecord, TenantRecord } from '../../fixtures/contract/records.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 
 /** A tenant's quota, as the contract's tenant record shows it. */
 export type TenantQuota = TenantQuotaRecord;
@@ -36,7 +36,7 @@ export class Tenants {
     viewFields: { create_time: (t) => unixSeconds(t.createdAt) },
   });
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'now' | 'record'>) {}
 
   start(): void {
     this.insert(DEFAULT_TENANT, 'Default tenant', {});
@@ -49,9 +49,9 @@ export class Tenants {
   }
 
   private insert(name: string, desc: string, quota: Partial<TenantQuota>): Tenant {
-    const tenant: Tenant = { tenant_name: name, desc, config: { ...DEFAULT_TENANT_QUOTA, ...quota }, createdAt: this.cluster.now() };
+    const tenant: Tenant = { tenant_name: name, desc, config: { ...DEFAULT_TENANT_QUOTA, ...quota }, createdAt: this.engine.now() };
     this.byName.set(name, tenant);
-    this.cluster.engine.record('tenant.create', { name, desc, config: tenant.config });
+    this.engine.record('tenant.create', { name, desc, config: tenant.config });
     return tenant;
   }
 
@@ -67,7 +67,7 @@ export class Tenants {
       if (input.desc !== undefined) t.desc = input.desc;
       if (input.config) t.config = { ...t.config, ...input.config };
     });
-    this.cluster.engine.record('tenant.update', { name: tenant.tenant_name, desc: tenant.desc, config: tenant.config });
+    this.engine.record('tenant.update', { name: tenant.tenant_name, desc: tenant.desc, config: tenant.config });
     return tenant;
   }
 
@@ -75,7 +75,7 @@ export class Tenants {
     if (name === DEFAULT_TENANT)
       throw failed(`Tenant ${DEFAULT_TENANT} cannot be deleted: the broker places clients without a tenant there`);
     if (!this.byName.delete(name)) throw failed(`Tenant ${name} not found`);
-    this.cluster.engine.record('tenant.delete', { name });
+    this.engine.record('tenant.delete', { name });
   }
 
   get(name: string): Tenant | undefined {

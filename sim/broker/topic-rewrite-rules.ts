@@ -1,5 +1,5 @@
 import { failed, invalidParam } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
@@ -29,7 +29,7 @@ export type TopicRewriteView = Omit<TopicRewriteRule, 'createdAt'>;
 export class TopicRewriteRules {
   private readonly store = new TenantScopedStore<TopicRewriteRule>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'now' | 'record'>) {}
 
   seedDemo(): void {
     this.create({
@@ -51,13 +51,13 @@ export class TopicRewriteRules {
     }
     if (this.store.has(rule.tenant, rule.name))
       throw failed(`Topic rewrite rule '${rule.name}' for tenant '${rule.tenant}' already exists`);
-    this.store.set(rule.tenant, rule.name, { ...rule, createdAt: this.cluster.now() });
-    this.cluster.engine.record('rewrite.create', { tenant: rule.tenant, name: rule.name });
+    this.store.set(rule.tenant, rule.name, { ...rule, createdAt: this.engine.now() });
+    this.engine.record('rewrite.create', { tenant: rule.tenant, name: rule.name });
   }
 
   delete(tenant: string, name: string): void {
     if (!this.store.delete(tenant, name)) throw failed(`Topic rewrite rule '${name}' for tenant '${tenant}' does not exist`);
-    this.cluster.engine.record('rewrite.delete', { tenant, name });
+    this.engine.record('rewrite.delete', { tenant, name });
   }
 
   all(): TopicRewriteRule[] {

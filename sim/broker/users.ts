@@ -2,7 +2,7 @@ import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
 import type { UserRecord } from '../../fixtures/contract/records.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
@@ -22,10 +22,10 @@ export class Users {
   private readonly store = new TenantScopedStore<User>({ viewFields: { create_time: (u) => unixSeconds(u.createdAt) } });
   private rng!: SeededRandom;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly engine: Pick<SimEngine, 'now' | 'record' | 'random'>) {}
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('users');
+    this.rng = this.engine.random.fork('users');
   }
 
   seedDemo(): void {
@@ -42,15 +42,15 @@ export class Users {
       username: input.username,
       password: hashPassword(input.password, this.rng.bytes(16)),
       is_superuser: input.is_superuser,
-      createdAt: this.cluster.now(),
+      createdAt: this.engine.now(),
     };
     this.store.set(input.tenant, input.username, user);
-    this.cluster.engine.record('user.create', { tenant: user.tenant, username: user.username, superuser: user.is_superuser });
+    this.engine.record('user.create', { tenant: user.tenant, username: user.username, superuser: user.is_superuser });
   }
 
   delete(tenant: string, username: string): void {
     if (!this.store.delete(tenant, username)) throw failed(`User ${username} does not exist in tenant ${tenant}`);
-    this.cluster.engine.record('user.delete', { tenant, username });
+    this.engine.record('user.delete', { tenant, username });
   }
 
   /** Checks MQTT credentials (constant time in the password's content). */

@@ -1,5 +1,6 @@
 import { failed } from '../api/operation-error.ts';
-import type { Cluster } from './cluster.ts';
+import type { ResolvedClusterOptions } from './cluster-options.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { NodeRecord } from '../../fixtures/contract/records.ts';
 
 /** Roles a node may have (config `roles`). */
@@ -91,12 +92,37 @@ export function nodePorts(basePort: number, index: number): NodePorts {
   };
 }
 
+/** A consensus group as node lifecycle checks see it. */
+export interface NodeRaftGroup {
+  readonly name: string;
+  isVoter(nodeId: number): boolean;
+}
+
+/** What node lifecycle changes tell the consensus groups (and ask of them before a node rejoins). */
+export interface NodeRaft {
+  groups(): readonly NodeRaftGroup[];
+  requireLeadersFor(groups: readonly NodeRaftGroup[], doing: string): void;
+  onNodeStopping(nodeId: number): void;
+  onNodeDown(nodeId: number): void;
+  onNodeUp(nodeId: number): void;
+  onNodeWiped(nodeId: number): void;
+  addVoter(nodeId: number): string[];
+  removeVoter(nodeId: number): string[];
+}
+
+export interface NodeRegistryDeps {
+  options: Pick<ResolvedClusterOptions, 'nodes' | 'host' | 'basePort'>;
+  engine: Pick<SimEngine, 'now' | 'record'>;
+  /** Built after the registry: read at call time. */
+  readonly raft: NodeRaft;
+}
+
 /** The nodes of the cluster, numbered from 1, created at start from `--nodes`. */
 export class NodeRegistry {
   private readonly byId = new Map<number, SimNode>();
   private readonly listeners = new Set<NodeLifecycleListener>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: NodeRegistryDeps) {}
 
   /**
    * Without arguments: the part's start hook, which creates the nodes of `--nodes`. With a node id:
@@ -107,8 +133,8 @@ export class NodeRegistry {
   start(id?: number, options: NodeStartOptions = {}): SimNode | void {
     if (id !== undefined) return this.startNode(id, options);
     if (this.byId.size > 0) return;
-    const { nodes, host, basePort } = this.cluster.options;
-    const now = this.cluster.now();
+    const { nodes, host, basePort } = this.deps.options;
+    const now = this.deps.engine.now();
     for (let i = 0; i < nodes; i++) {
       const id = i + 1;
       const ports = nodePorts(basePort, i);
@@ -127,7 +153,7 @@ export class NodeRegistry {
         clockSkewMs: 0,
       };
       this.byId.set(id, node);
-      this.cluster.engine.record('node.register', { id, httpAddr: node.httpAddr });
+      this.deps.engine.record('node.register', { id, httpAddr: node.httpAddr });
     }
   }
 
@@ -203,11 +229,11 @@ export class NodeRegistry {
     const node = this.require(id);
     if (!node.online) throw failed(`Node ${id} is already stopped`);
     // A graceful stop hands the node's leaderships over while it can still send.
-    if (kind === 'stop') this.cluster.raft.onNodeStopping(id);
+    if (kind === 'stop') this.deps.raft.onNodeStopping(id);
     node.online = false;
     node.portsReady = false;
-    this.cluster.engine.record(`node.${kind}`, { id });
-    this.cluster.raft.onNodeDown(id);
+    this.deps.engine.record(`node.${kind}`, { id });
+    this.deps.raft.onNodeDown(id);
     this.emit(kind, id);
     return node;
   }
@@ -244,7 +270,7 @@ export class NodeRegistry {
       );
     }
     if (wiped && !node.removed) {
-      const groups = this.cluster.raft
+      const groups = this.deps.raft
         .groups()
         .filter((g) => g.isVoter(id))
         .map((g) => g.name);
@@ -254,20 +280,20 @@ export class NodeRegistry {
         );
       }
     }
-    if (wiped && node.removed) this.cluster.raft.requireLeadersFor(this.cluster.raft.groups(), `adding node ${id}`);
+    if (wiped && node.removed) this.deps.raft.requireLeadersFor(this.deps.raft.groups(), `adding node ${id}`);
     const now = this.localNow(id);
-    if (wiped) this.cluster.raft.onNodeWiped(id);
+    if (wiped) this.deps.raft.onNodeWiped(id);
     node.online = true;
     node.portsReady = true;
     node.startTime = now;
     node.registerTime = now;
-    this.cluster.engine.record('node.start', { id, wiped });
-    this.cluster.raft.onNodeUp(id);
+    this.deps.engine.record('node.start', { id, wiped });
+    this.deps.raft.onNodeUp(id);
     try {
       // Rejoining commits one membership change per group (it may time out: the node then runs
       // outside some memberships and stays `removed`).
       if (node.removed) {
-        this.cluster.raft.addVoter(id);
+        this.deps.raft.addVoter(id);
         node.removed = false;
       }
     } finally {
@@ -278,7 +304,7 @@ export class NodeRegistry {
 
   /** The node's own reading of the clock: true virtual time plus its skew (unknown nodes: no skew). */
   localNow(id: number): number {
-    return this.cluster.now() + (this.byId.get(id)?.clockSkewMs ?? 0);
+    return this.deps.engine.now() + (this.byId.get(id)?.clockSkewMs ?? 0);
   }
 
   /** Sets a node's clock offset (a deterministic fault: the same seed and steps give the same run). */
@@ -286,7 +312,7 @@ export class NodeRegistry {
     const node = this.require(id);
     if (!Number.isFinite(offsetMs)) throw new Error(`clock skew must be a finite number of ms, got ${offsetMs}`);
     node.clockSkewMs = offsetMs;
-    this.cluster.engine.record('node.clock-skew', { id, offsetMs });
+    this.deps.engine.record('node.clock-skew', { id, offsetMs });
   }
 
   /** Whether every configured listener of the node accepts connections (`/health/ready`). */
@@ -294,7 +320,7 @@ export class NodeRegistry {
     const node = this.require(id);
     if (node.portsReady === ready) return;
     node.portsReady = ready;
-    this.cluster.engine.record('node.ports', { id, ready });
+    this.deps.engine.record('node.ports', { id, ready });
   }
 
   /**
@@ -310,10 +336,10 @@ export class NodeRegistry {
         `Node ${id} is still registered (alive). Stop its process first, or pass force=true. Removing a live node would orphan it.`,
       );
     }
-    const groups = this.cluster.raft.removeVoter(id);
+    const groups = this.deps.raft.removeVoter(id);
     if (groups.length > 0) {
       if (node) node.removed = true;
-      this.cluster.engine.record('node.leave', { id, force, groups });
+      this.deps.engine.record('node.leave', { id, force, groups });
       this.emit('leave', id);
     }
     return nodeLeaveText(id);

@@ -9,7 +9,10 @@ import { RaftNode } from '../raft/raft-node.ts';
 import { raftStateView } from '../raft/raft-state-view.ts';
 import { DEFAULT_RAFT_TIMING, type RaftTiming } from '../raft/raft-timing.ts';
 import { logId, quorumOf, type LogEntry, type LogId, type Membership } from '../raft/types.ts';
-import type { Cluster } from './cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
+import type { InvariantRegistry } from '../invariants/invariant-registry.ts';
+import type { SimNetwork } from '../net/sim-network.ts';
+import type { SimNode } from './node-registry.ts';
 import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
 
 export type { LeaderId, LogId, RaftRole } from '../raft/types.ts';
@@ -129,6 +132,15 @@ function upToDateCompare(a: RaftNode, b: RaftNode): number {
 /** Outcome of a proposed entry. */
 type EntryOutcome = 'committed' | 'lost' | 'pending';
 
+export interface RaftGroupsDeps {
+  /** Virtual time, the trace, the seeded random source and the event queue a write waits on. */
+  engine: SimEngine;
+  network: Pick<SimNetwork, 'send'>;
+  options: { metaRuntime: RaftGroupLayout };
+  nodes: { get(id: number): SimNode | undefined; all(): readonly SimNode[] };
+  invariants: Pick<InvariantRegistry, 'names' | 'register'>;
+}
+
 /**
  * The consensus groups of the cluster. Every node is a voter of every group at start; the seeded
  * initial election gives each group its term-1 leader without advancing time. Afterwards elections,
@@ -144,8 +156,8 @@ export class RaftGroups {
   timing: RaftTiming = { ...DEFAULT_RAFT_TIMING };
   private waiting = false;
 
-  constructor(private readonly cluster: Cluster) {
-    this.violations = new RaftViolations((name, message) => cluster.engine.record('raft.violation', { name, message }));
+  constructor(private readonly deps: RaftGroupsDeps) {
+    this.violations = new RaftViolations((name, message) => deps.engine.record('raft.violation', { name, message }));
   }
 
   /** Deliberate Raft bugs (tests): assigning replaces the set; every group reads it at decision time. */
@@ -156,7 +168,7 @@ export class RaftGroups {
   set bugs(bugs: RaftBugs) {
     for (const name of RAFT_BUG_NAMES) delete this.bugState[name];
     Object.assign(this.bugState, bugs);
-    this.cluster.engine.record('raft.bugs', { ...bugs });
+    this.deps.engine.record('raft.bugs', { ...bugs });
   }
 
   layoutOf(): RaftGroupLayout {
@@ -165,8 +177,8 @@ export class RaftGroups {
 
   start(): void {
     if (this.byName.size > 0) return;
-    this.layout = { ...this.cluster.options.metaRuntime };
-    const { engine, network } = this.cluster;
+    this.layout = { ...this.deps.options.metaRuntime };
+    const { engine, network } = this.deps;
     const env: RaftEnv = {
       now: () => engine.now(),
       after: (ms, kind, run) => {
@@ -177,7 +189,7 @@ export class RaftGroups {
         network.send(from, to, message, deliver);
       },
     };
-    const nodes = this.cluster.nodes.all();
+    const nodes = this.deps.nodes.all();
     const membership: Membership = {
       voters: nodes.map((n) => n.id),
       nodes: new Map(nodes.map((n) => [n.id, rpcAddrOf(n.ip, n.ports.grpc)])),
@@ -188,8 +200,8 @@ export class RaftGroups {
       core.bootstrap(membership);
       this.byName.set(name, new RaftGroup(name, core));
     }
-    const registered = new Set(this.cluster.invariants.names());
-    for (const name of RAFT_INVARIANTS) if (!registered.has(name)) this.cluster.invariants.register(name, () => this.violations.get(name));
+    const registered = new Set(this.deps.invariants.names());
+    for (const name of RAFT_INVARIANTS) if (!registered.has(name)) this.deps.invariants.register(name, () => this.violations.get(name));
   }
 
   /** Every group, in layout order. */
@@ -272,7 +284,7 @@ export class RaftGroups {
   commitWrite(groupName: string, kind: string): LogId {
     const g = this.group(groupName);
     const timeoutMs = this.writeTimeoutMs();
-    const deadline = this.cluster.now() + timeoutMs;
+    const deadline = this.deps.engine.now() + timeoutMs;
     for (;;) {
       const leader = this.waitForLeader(g, deadline, false);
       if (leader === null) {
@@ -314,7 +326,7 @@ export class RaftGroups {
 
   /** `meta_runtime.raft_write_timeout_sec` of the nodes, in ms. */
   writeTimeoutMs(): number {
-    const node = this.cluster.nodes.all()[0];
+    const node = this.deps.nodes.all()[0];
     return node ? staticNodeConfig(node, this.layout).meta_runtime.raft_write_timeout_sec * 1000 : 30_000;
   }
 
@@ -349,7 +361,7 @@ export class RaftGroups {
     if (this.waiting) throw new Error('raft: nested wait for a commit');
     this.waiting = true;
     try {
-      const engine = this.cluster.engine;
+      const engine = this.deps.engine;
       for (;;) {
         const next = engine.queue.peek();
         if (next === undefined || next.at > deadline) {
@@ -364,7 +376,7 @@ export class RaftGroups {
     }
   }
 
-  private readonly isOnline = (id: number): boolean => this.cluster.nodes.get(id)?.online === true;
+  private readonly isOnline = (id: number): boolean => this.deps.nodes.get(id)?.online === true;
 
   // ---- views -------------------------------------------------------------------------------
 
@@ -375,7 +387,7 @@ export class RaftGroups {
   stateView(groupName: string, viewingNodeId: number): RaftStateRecord {
     const g = this.group(groupName);
     const node = g.node(viewingNodeId) ?? new RaftNode(g.core, viewingNodeId, new RaftStore());
-    return raftStateView(node, this.cluster.now());
+    return raftStateView(node, this.deps.engine.now());
   }
 
   // ---- membership --------------------------------------------------------------------------
@@ -408,7 +420,7 @@ export class RaftGroups {
 
   /** A wiped node rejoining as a new node becomes a voter of every group again. */
   addVoter(nodeId: number): string[] {
-    const node = this.cluster.nodes.get(nodeId);
+    const node = this.deps.nodes.get(nodeId);
     if (!node) throw new Error(`unknown node ${nodeId}`);
     const missing = this.groups().filter((g) => !g.isVoter(nodeId));
     this.requireLeadersFor(missing, `adding node ${nodeId}`);
@@ -428,7 +440,7 @@ export class RaftGroups {
 
   /** One single-server membership change, committed before it returns (one change at a time per group). */
   private changeMembership(g: RaftGroup, nodeId: number, op: 'add' | 'remove', rpcAddr = ''): void {
-    const deadline = this.cluster.now() + this.writeTimeoutMs();
+    const deadline = this.deps.engine.now() + this.writeTimeoutMs();
     const doing = `${op === 'add' ? 'adding' : 'removing'} node ${nodeId}`;
     for (;;) {
       const leader = this.waitForLeader(g, deadline, true);

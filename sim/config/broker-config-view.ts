@@ -1,5 +1,6 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { ResolvedClusterOptions } from '../cluster/cluster-options.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
+import type { RaftGroupLayout } from '../cluster/raft-groups.ts';
 import type { DynamicConfig } from './dynamic-config.ts';
 import { dynamicReadView } from './section-read-view.ts';
 import { staticNodeConfig } from './static-node-config.ts';
@@ -11,12 +12,19 @@ import { staticNodeConfig } from './static-node-config.ts';
  */
 export const REDACTED = '******';
 
+/** What config get reads besides the sections: the static options, the group layout and the nodes. */
+export interface ConfigViewSources {
+  options: Pick<ResolvedClusterOptions, 'clusterName' | 'admin' | 'secretFreeLogin'>;
+  raft: { layoutOf(): RaftGroupLayout };
+  nodes: { all(): readonly SimNode[] };
+}
+
 /**
  * `data` of config get for one node (spec: Broker configuration): the node's own settings, then the
  * cluster-wide dynamic sections in their read form, then `llm_client` and `admin` (secrets redacted).
  * Keys are in the spec table's order.
  */
-export function brokerConfigView(cluster: Cluster, node: SimNode, dynamic: DynamicConfig) {
+export function brokerConfigView(cluster: ConfigViewSources, node: SimNode, dynamic: DynamicConfig) {
   const fixed = staticNodeConfig(node, cluster.raft.layoutOf(), cluster.options.secretFreeLogin);
   const sections = dynamicReadView(dynamic);
   const admin = cluster.options.admin;

@@ -1,8 +1,8 @@
 import { CONFIG_TYPE_NAMES } from '../../fixtures/contract/config-types.ts';
 import { canonicalJson } from '../engine/trace.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
-import { brokerConfigView, type BrokerConfigView } from './broker-config-view.ts';
+import { brokerConfigView, type BrokerConfigView, type ConfigViewSources } from './broker-config-view.ts';
 import type { ConfigType, DynamicConfig } from './dynamic-config.ts';
 import { defaultDynamicConfig, parseConfigText, patchSection, resolveConfigType, type SectionPatch } from './section-rules.ts';
 
@@ -42,6 +42,10 @@ function freezeSections(config: DynamicConfig): DynamicConfig {
  * Sections are frozen and replaced whole on a change, so nothing can alter them without validation,
  * a trace record and the change listeners: use `set` (typed) or `setFromText` (the API form).
  */
+export interface ClusterConfigDeps extends ConfigViewSources {
+  engine: Pick<SimEngine, 'record'>;
+}
+
 export class ClusterConfig {
   /** The store: its sections are frozen and replaced whole; the container itself is private and mutable. */
   private readonly sections: DynamicConfig = freezeSections(defaultDynamicConfig());
@@ -49,7 +53,7 @@ export class ClusterConfig {
   /** A read-only window on `sections`: always the latest values, and assignments to it throw. */
   private readonly live: DynamicConfig;
 
-  constructor(private readonly cluster: Cluster) {
+  constructor(private readonly deps: ClusterConfigDeps) {
     const live = {} as DynamicConfig;
     for (const name of CONFIG_TYPE_NAMES) {
       Object.defineProperty(live, name, { enumerable: true, get: () => this.sections[name] });
@@ -92,7 +96,7 @@ export class ClusterConfig {
     const previous = this.sections[type];
     const next = deepFreeze(patchSection(type, previous, patch));
     this.sections[type] = next;
-    this.cluster.engine.record('config.set', { config_type: type, config: next });
+    this.deps.engine.record('config.set', { config_type: type, config: next });
     this.notify({ configType: type, previous, current: next });
     return next;
   }
@@ -133,13 +137,13 @@ export class ClusterConfig {
       (this.sections as unknown as Record<ConfigType, unknown>)[type] = next;
       if (canonicalJson(previous) !== canonicalJson(next)) changes.push({ configType: type, previous, current: next });
     }
-    this.cluster.engine.record('config.restore', { changed: changes.map((c) => c.configType) });
+    this.deps.engine.record('config.restore', { changed: changes.map((c) => c.configType) });
     for (const change of changes) this.notify(change);
   }
 
   /** `data` of config get as `node` answers it. */
   view(node: SimNode): BrokerConfigView {
-    return brokerConfigView(this.cluster, node, this.sections);
+    return brokerConfigView(this.deps, node, this.sections);
   }
 
   private notify(change: ConfigChange): void {

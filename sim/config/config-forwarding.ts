@@ -1,5 +1,4 @@
 import { failed } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import type { PeerTransport } from '../http/handler-types.ts';
 
@@ -17,13 +16,19 @@ function failureText(status: number, body: string): string {
   return `HTTP ${status}: unexpected body ${JSON.stringify(body.slice(0, 120))}`;
 }
 
+/** What config get with `broker_id` reads: a node's own view, and the nodes' registered addresses. */
+export interface ConfigSources {
+  config: { view(node: SimNode): unknown };
+  nodes: { get(id: number): SimNode | undefined };
+}
+
 /**
  * Config get with `broker_id` (spec: Configuration): the answering node's own view when it is the
  * target; otherwise the request goes to the target's registered HTTP address and that node's `data`
  * comes back. The failure texts are the real server's.
  */
 export async function configOfBroker(
-  cluster: Cluster,
+  cluster: ConfigSources,
   local: SimNode,
   brokerId: number | undefined,
   peers: PeerTransport,

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
-import { Cluster, type ClusterOptions } from '../cluster/cluster.ts';
+import { Cluster } from '../cluster/cluster.ts';
+import type { ClusterOptions } from '../cluster/cluster-options.ts';
 import type { ServedApi } from './served-api.ts';
 import { AdminApp } from './admin-app.ts';
 import type { EnvelopeForm } from './envelope.ts';

@@ -1,4 +1,5 @@
-import { Cluster, type ClusterOptions } from '../cluster/cluster.ts';
+import { Cluster } from '../cluster/cluster.ts';
+import type { ClusterOptions } from '../cluster/cluster-options.ts';
 import { AdminApp, type AdminAppOptions } from './admin-app.ts';
 
 export interface CallResult {

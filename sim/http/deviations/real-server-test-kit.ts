@@ -2,7 +2,8 @@
  * Test support for the real-server switches: one simulated cluster served by the unbroken app and by
  * an app per switch, so a test compares both answers to the same request on the same model.
  */
-import { Cluster, type ClusterOptions } from '../../cluster/cluster.ts';
+import { Cluster } from '../../cluster/cluster.ts';
+import type { ClusterOptions } from '../../cluster/cluster-options.ts';
 import { AdminApp } from '../admin-app.ts';
 import type { CallOptions, CallResult } from '../in-process-client.ts';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelWrite } from '../admin-app.ts';
 import type { EnvelopeForm } from '../envelope.ts';
-import type { WorkloadName } from '../../cluster/cluster.ts';
+import type { WorkloadName } from '../../cluster/cluster-options.ts';
 import { DIALECT_NAMES, type DialectName } from '../dialects/dialects.ts';
 import { isOneOf, isRecord } from '../../api/json-guards.ts';
 
