@@ -105,9 +105,13 @@ export class RecordIndex<R> {
     this.built.clear();
   }
 
-  /** Every record in base order, without copying them into an array (no changes while iterating). */
+  /**
+   * Every record in insertion order, exactly as a Map of the same writes iterates (the order the
+   * model's own loops had before the index, so traces stay the same); records may change or be
+   * deleted while iterating, as with a Map.
+   */
   *[Symbol.iterator](): IterableIterator<R> {
-    for (const e of this.base) yield e.record;
+    for (const e of this.byKey.values()) yield e.record;
   }
 
   /** Every record in base order. */

@@ -1,5 +1,7 @@
 import { DEFAULT_MESSAGE_BATCH_SIZE, connectorTypeSpec } from '../../fixtures/contract/connector-catalogue.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
@@ -41,7 +43,16 @@ const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`
  * `stop`/`resume` give the Stopped state (a later control interface uses them).
  */
 export class Connectors {
-  private readonly byKey = new Map<string, Connector>();
+  /** By tenant then name (the list's base order); pages are read from its sorted indexes. */
+  private readonly byKey = new RecordIndex<Connector>({
+    order: (a, b) => compare(a.tenant, b.tenant) || compare(a.connector_name, b.connector_name),
+    viewFields: {
+      config: (c) => c.configText,
+      broker_id: (c) => (c.brokerId === null ? null : String(c.brokerId)),
+      create_time: (c) => localTimeString(c.createdAt),
+      update_time: (c) => localTimeString(c.updatedAt),
+    },
+  });
   private readonly threads = new Map<string, ConnectorThread>();
   /** Targets the model knows are down; the default sink fails every send to them. */
   readonly outages = new TargetOutages();
@@ -184,7 +195,12 @@ export class Connectors {
 
   /** Every connector, by tenant then name. */
   all(): Connector[] {
-    return [...this.byKey.values()].sort((a, b) => compare(a.tenant, b.tenant) || compare(a.connector_name, b.connector_name));
+    return this.byKey.values();
+  }
+
+  /** The connector list, served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<Connector>, ConnectorRecord> {
+    return this.byKey.listing((c) => this.view(c));
   }
 
   count(): number {
@@ -245,13 +261,13 @@ export class Connectors {
 
   /** One scheduler second; public so tests and replays can drive it, but `start()` schedules it. */
   tick(): void {
-    for (const c of this.byKey.values()) {
+    for (const c of this.byKey) {
       if (c.status === 'Running' && !this.nodeUsable(c.brokerId)) {
         this.endThread(keyOf(c.tenant, c.connector_name));
         this.setStatus(c, 'Idle', null, 'node-offline');
       }
     }
-    for (const c of this.byKey.values()) {
+    for (const c of this.byKey) {
       if (c.status !== 'Idle') continue;
       const node = this.leastLoadedNode();
       if (!node) break; // the real scheduler logs "No Broker nodes are available" and tries again next second
@@ -268,7 +284,7 @@ export class Connectors {
 
   private leastLoadedNode(): SimNode | undefined {
     const load = new Map<number, number>();
-    for (const c of this.byKey.values()) if (c.brokerId !== null) load.set(c.brokerId, (load.get(c.brokerId) ?? 0) + 1);
+    for (const c of this.byKey) if (c.brokerId !== null) load.set(c.brokerId, (load.get(c.brokerId) ?? 0) + 1);
     let best: SimNode | undefined;
     for (const node of [...this.cluster.nodes.online()].sort((a, b) => a.id - b.id)) {
       if (!node.roles.includes('broker')) continue;
@@ -293,9 +309,11 @@ export class Connectors {
   }
 
   private setStatus(c: Connector, status: ConnectorStatus, brokerId: number | null, reason: string): void {
-    c.status = status;
-    c.brokerId = brokerId;
-    c.updatedAt = this.cluster.now();
+    this.byKey.modify(keyOf(c.tenant, c.connector_name), () => {
+      c.status = status;
+      c.brokerId = brokerId;
+      c.updatedAt = this.cluster.now();
+    });
     this.cluster.engine.record('connector.status', { tenant: c.tenant, name: c.connector_name, status, brokerId, reason });
   }
 

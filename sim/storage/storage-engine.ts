@@ -1,4 +1,6 @@
+import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, unavailable } from '../api/operation-error.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
@@ -40,6 +42,13 @@ export interface ShardCreateInput {
   topic?: { tenant: string; topicName: string; partition: number };
 }
 
+/** A shard as the shard list shows it. */
+export interface ShardListRow {
+  shard_info: AdapterShardDetailRecord;
+  shard_name: string;
+  topic_name: string;
+}
+
 /** A record as a producer hands it over. */
 export interface AppendInput {
   key?: string;
@@ -79,7 +88,11 @@ export class StorageEngine {
   readonly controller: StorageController;
   readonly invariants: StorageInvariants;
   private readonly journal = new SegmentJournal();
-  private readonly shards = new Map<string, Shard>();
+  /** By name (the list's base order); pages are read from its sorted indexes. */
+  private readonly shards = new RecordIndex<Shard>({
+    order: (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    viewFields: { shard_info: (s) => shardDetailView(s), shard_name: (s) => s.name, topic_name: (s) => s.topicName },
+  });
   /** Live segments by node holding a replica, for the controller's failover. */
   private readonly byNode = new Map<number, Set<Segment>>();
   /** Next partition of a keyless record per topic (round-robin). */
@@ -140,7 +153,12 @@ export class StorageEngine {
 
   /** Every shard, by name (including shards being deleted). */
   all(): Shard[] {
-    return [...this.shards.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.shards.values();
+  }
+
+  /** The shard list, served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<Shard>, ShardListRow> {
+    return this.shards.listing((s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }));
   }
 
   private require(name: string): Shard {
@@ -492,7 +510,7 @@ export class StorageEngine {
 
   private sweepRetention(): void {
     const cutoff = this.cluster.now();
-    for (const shard of this.shards.values()) {
+    for (const shard of this.shards) {
       if (shard.status !== 'Run') continue;
       const before = cutoff - shard.config.retention_sec * 1000;
       // Most shards hold nothing that old: their oldest record says so at once.

@@ -1,7 +1,7 @@
 import type { HandlerTable } from '../handler-types.ts';
 
 export const handlers: HandlerTable = {
-  'cluster.connector.list': ({ cluster }) => cluster.connectors.all().map((c) => cluster.connectors.view(c)),
+  'cluster.connector.list': ({ cluster }) => cluster.connectors.listing(),
   'cluster.connector.detail': ({ cluster, params }) => cluster.connectors.detail(params.tenant, params.connector_name),
   'cluster.connector.create': ({ cluster, params }) => {
     cluster.connectors.create({

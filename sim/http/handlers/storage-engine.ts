@@ -57,8 +57,7 @@ async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName
 }
 
 export const handlers: HandlerTable = {
-  'storage.shard.list': ({ cluster }) =>
-    cluster.storage.all().map((s) => ({ shard_info: cluster.storage.shardDetail(s), shard_name: s.name, topic_name: s.topicName })),
+  'storage.shard.list': ({ cluster }) => cluster.storage.listing(),
   'storage.shard.create': ({ cluster, params }) => {
     const config = parseShardConfig(params.config);
     cluster.storage.createShard({ shard_name: params.shard_name, topic_name: params.topic_name, desc: params.desc, config });
