@@ -24,7 +24,6 @@ const PENDING_REWIRING = [
   'sim/config/cluster-config.ts',
   'sim/config/section-read-view.ts',
   'sim/config/section-rules.ts',
-  'sim/connectors/dead-letter.ts',
   'sim/connectors/failure-strategy.ts',
   'sim/control/control-api.ts',
   'sim/http/deviations/real-server-deviations.ts',
@@ -32,9 +31,6 @@ const PENDING_REWIRING = [
   'sim/http/handlers/schemas.ts',
   'sim/invariants/invariant-registry.ts',
   'sim/mqtt-wire/wire-connection.ts',
-  'sim/mqtt/mqtt-stats.ts',
-  'sim/mqtt/peer-parts.ts',
-  'sim/storage/topics.ts',
 ];
 
 export default tseslint.config(

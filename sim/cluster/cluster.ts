@@ -65,7 +65,7 @@ export class Cluster {
 
   constructor(options: ClusterOptions) {
     this.options = resolveClusterOptions(options);
-    const parts = composeCluster(this.options, this);
+    const parts = composeCluster(this.options);
     this.invariants = parts.invariants;
     this.engine = parts.engine;
     this.network = parts.network;

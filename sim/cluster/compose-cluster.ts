@@ -17,7 +17,6 @@ import { SimNetwork } from '../net/sim-network.ts';
 import { ConsumerOffsets } from '../storage/consumer-offsets.ts';
 import { StorageEngine } from '../storage/storage-engine.ts';
 import { Topics } from '../storage/topics.ts';
-import type { Cluster } from './cluster.ts';
 import type { ResolvedClusterOptions } from './cluster-options.ts';
 import { NodeRegistry } from './node-registry.ts';
 import { RaftGroups } from './raft-groups.ts';
@@ -55,7 +54,7 @@ export interface ClusterParts {
  * that calls a later-built one at run time receives it through a getter on the parts being assembled,
  * read only after construction. No part calls another from its constructor.
  */
-export function composeCluster(options: ResolvedClusterOptions, legacy: Cluster): Readonly<ClusterParts> {
+export function composeCluster(options: ResolvedClusterOptions): Readonly<ClusterParts> {
   const p = {} as ClusterParts;
   p.invariants = new InvariantRegistry();
   const engine = (p.engine = new SimEngine({ seed: options.seed, epochMs: options.epochMs - options.warmUpMs }));
@@ -82,12 +81,47 @@ export function composeCluster(options: ResolvedClusterOptions, legacy: Cluster)
       return p.mqtt;
     },
   });
-  p.topics = new Topics(legacy);
-  p.storage = new StorageEngine(legacy);
-  p.offsets = new ConsumerOffsets(legacy);
-  p.connectors = new Connectors(legacy);
-  p.mqtt = new MqttBroker(legacy);
-  p.monitor = new Monitor(legacy);
-  p.mq9 = new Mq9(legacy);
+  p.topics = new Topics({
+    engine,
+    nodes: p.nodes,
+    config: p.config,
+    raft: p.raft,
+    tenants: p.tenants,
+    get storage() {
+      return p.storage;
+    },
+    get mqtt() {
+      return p.mqtt;
+    },
+  });
+  p.storage = new StorageEngine({
+    engine,
+    nodes: p.nodes,
+    network: p.network,
+    raft: p.raft,
+    invariants: p.invariants,
+    topics: p.topics,
+    get offsets() {
+      return p.offsets;
+    },
+  });
+  p.offsets = new ConsumerOffsets({ engine, raft: p.raft, topics: p.topics, storage: p.storage });
+  p.connectors = new Connectors({ engine, nodes: p.nodes, topics: p.topics, storage: p.storage });
+  p.mqtt = new MqttBroker({
+    engine,
+    config: p.config,
+    nodes: p.nodes,
+    tenants: p.tenants,
+    users: p.users,
+    acl: p.acl,
+    blacklist: p.blacklist,
+    rewriteRules: p.rewriteRules,
+    schemas: p.schemas,
+    topics: p.topics,
+    storage: p.storage,
+    connectors: p.connectors,
+  });
+  p.monitor = new Monitor({ engine, mqtt: p.mqtt, topics: p.topics, connectors: p.connectors });
+  p.mq9 = new Mq9(engine);
   return p;
 }

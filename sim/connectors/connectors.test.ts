@@ -358,14 +358,19 @@ describe('failure strategies', () => {
     expect(sim.cluster.engine.trace.tail(3).map((e) => e.kind)).toContain('connector.dead_letter');
   });
 
-  it('records a clear error instead of crashing when the storage cannot take dead letters', () => {
+  it('records a clear error instead of crashing when the dead-letter topic cannot be created', () => {
     const { sim, c } = running({ strategy: 'dead_message_queue', retry_total_times: 1, wait_time_ms: 10 }, Infinity);
-    (sim.cluster.storage as any).appendToTopic = undefined;
+    // The tenant's topic quota is full, so the dead-letter topic is refused as any new topic would be.
+    const used = sim.cluster.topics.all().filter((t) => t.tenant === 'default').length;
+    sim.cluster.tenants.update({ tenant_name: 'default', config: { max_topics: used } });
     nextSecond(sim);
     sim.advance(10);
     expect(c.stats.sendFailTotal).toBe(2);
     const error = sim.cluster.engine.trace.tail(5).find((e) => e.kind === 'connector.dead_letter.error');
-    expect((error?.detail as any).writeError).toContain('cluster.storage.appendToTopic is not available');
+    expect((error?.detail as any).writeError).toMatch(
+      /^writing to dead-letter topic \S+ failed: Tenant default has reached its topic quota/,
+    );
+    expect(sim.cluster.topics.all().filter((t) => t.tenant === 'default')).toHaveLength(used);
   });
 
   it('the default sink fails every send to a target marked down, and delivers again once it is up', () => {

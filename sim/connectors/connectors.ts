@@ -3,12 +3,12 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import { resolveConnectorType, validateConnectorConfig } from './config-validator.ts';
 import { ConnectorThread, type ThreadEnv } from './connector-thread.ts';
 import { freshStats, type Connector, type ConnectorMessage, type ConnectorStatus } from './connector-types.ts';
-import { writeDeadLetters } from './dead-letter.ts';
+import { writeDeadLetters, type DeadLetterSink } from './dead-letter.ts';
 import { parseFailureStrategy } from './failure-strategy.ts';
 import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-sink.ts';
 import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
@@ -31,6 +31,12 @@ export interface ConnectorInput {
 export const SCHEDULER_PERIOD_MS = 1000;
 
 const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
+
+export interface ConnectorsDeps extends DeadLetterSink {
+  engine: Pick<SimEngine, 'now' | 'record' | 'every' | 'after'>;
+  /** The broker a connector runs on: a live node, chosen in id order. */
+  nodes: { get(id: number): SimNode | undefined; online(): readonly SimNode[] };
+}
 
 /**
  * Connectors: create, list, detail, delete, plus the runtime the spec leaves "not shown", modelled on
@@ -58,10 +64,10 @@ export class Connectors {
   readonly outages = new TargetOutages();
   private sinkFactory: SinkFactory | null = null;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: ConnectorsDeps) {}
 
   start(): void {
-    this.cluster.engine.every(SCHEDULER_PERIOD_MS, 'connector.scheduler', () => this.tick());
+    this.deps.engine.every(SCHEDULER_PERIOD_MS, 'connector.scheduler', () => this.tick());
   }
 
   seedDemo(): void {
@@ -125,7 +131,7 @@ export class Connectors {
     if (filterProblem) throw invalidParam('topic_name', `topic_name must be an MQTT topic filter: ${filterProblem}`);
     const key = keyOf(input.tenant, input.connector_name);
     if (this.byKey.has(key)) throw failed(`Connector ${input.connector_name} already exists in tenant ${input.tenant}`);
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     const connector: Connector = {
       tenant: input.tenant,
       connector_name: input.connector_name,
@@ -141,7 +147,7 @@ export class Connectors {
       stats: freshStats(),
     };
     this.byKey.set(key, connector);
-    this.cluster.engine.record('connector.create', {
+    this.deps.engine.record('connector.create', {
       tenant: connector.tenant,
       name: connector.connector_name,
       type: connector.connector_type,
@@ -156,7 +162,7 @@ export class Connectors {
     if (!this.byKey.has(key)) throw failed(`Connector ${name} does not exist.`);
     this.endThread(key);
     this.byKey.delete(key);
-    this.cluster.engine.record('connector.delete', { tenant, name });
+    this.deps.engine.record('connector.delete', { tenant, name });
   }
 
   /** Spec: detail only while running; the two failure texts come from the spec's Errors table. */
@@ -249,7 +255,7 @@ export class Connectors {
 
   /** Marks an external target (a type's `targetKey` value, e.g. a webhook url) down or up. */
   setTargetDown(target: string, down: boolean): void {
-    if (this.outages.setDown(target, down)) this.cluster.engine.record('connector.target', { target, down });
+    if (this.outages.setDown(target, down)) this.deps.engine.record('connector.target', { target, down });
   }
 
   /** Messages waiting in a connector's thread (0 when it is not running). */
@@ -278,7 +284,7 @@ export class Connectors {
 
   private nodeUsable(id: number | null): boolean {
     if (id === null) return false;
-    const node = this.cluster.nodes.get(id);
+    const node = this.deps.nodes.get(id);
     return node !== undefined && node.online && node.roles.includes('broker');
   }
 
@@ -286,7 +292,7 @@ export class Connectors {
     const load = new Map<number, number>();
     for (const c of this.byKey) if (c.brokerId !== null) load.set(c.brokerId, (load.get(c.brokerId) ?? 0) + 1);
     let best: SimNode | undefined;
-    for (const node of [...this.cluster.nodes.online()].sort((a, b) => a.id - b.id)) {
+    for (const node of [...this.deps.nodes.online()].sort((a, b) => a.id - b.id)) {
       if (!node.roles.includes('broker')) continue;
       if (!best || (load.get(node.id) ?? 0) < (load.get(best.id) ?? 0)) best = node;
     }
@@ -312,9 +318,9 @@ export class Connectors {
     this.byKey.modify(keyOf(c.tenant, c.connector_name), () => {
       c.status = status;
       c.brokerId = brokerId;
-      c.updatedAt = this.cluster.now();
+      c.updatedAt = this.deps.engine.now();
     });
-    this.cluster.engine.record('connector.status', { tenant: c.tenant, name: c.connector_name, status, brokerId, reason });
+    this.deps.engine.record('connector.status', { tenant: c.tenant, name: c.connector_name, status, brokerId, reason });
   }
 
   private mustGet(tenant: string, name: string): Connector {
@@ -324,14 +330,14 @@ export class Connectors {
   }
 
   private threadEnv(): ThreadEnv {
-    const engine = this.cluster.engine;
+    const engine = this.deps.engine;
     return {
       now: () => engine.now(),
       after: (ms, kind, run) => void engine.after(ms, kind, run),
       record: (kind, detail) => engine.record(kind, detail),
       sink: (c) => (this.sinkFactory ? this.sinkFactory(c) : outageAwareSink(c, this.outages)),
       deadLetter: (c, topic, failures, retryTimes) => {
-        const outcome = writeDeadLetters(this.cluster, c, topic, failures, retryTimes);
+        const outcome = writeDeadLetters(this.deps, c, topic, failures, retryTimes);
         return outcome.ok ? null : outcome.error;
       },
     };

@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { Connector } from './connector-types.ts';
 import type { SinkFailure } from './simulated-sink.ts';
 
@@ -28,12 +28,11 @@ export function deadLetterRecord(connector: Connector, failure: SinkFailure, ret
   };
 }
 
-/** What the storage and topic parts must offer for dead letters (checked at run time). */
-interface DeadLetterStore {
-  appendToTopic?: (tenant: string, topicName: string, record: { key?: string; payload: string; timestamp: number }) => unknown;
-}
-interface TopicCreator {
-  ensure?: (tenant: string, topicName: string) => unknown;
+/** Where dead letters go: a topic of the connector's tenant (created when absent) in the storage engine. */
+export interface DeadLetterSink {
+  engine: Pick<SimEngine, 'now'>;
+  topics: { ensure(tenant: string, topicName: string): unknown };
+  storage: { appendToTopic(tenant: string, topicName: string, record: { key?: string; payload: string; timestamp: number }): number };
 }
 
 export type DeadLetterOutcome = { ok: true; written: number } | { ok: false; error: string };
@@ -44,22 +43,18 @@ export type DeadLetterOutcome = { ok: true; written: number } | { ok: false; err
  * can record it (a crash inside a scheduled event would stop the whole run).
  */
 export function writeDeadLetters(
-  cluster: Cluster,
+  sink: DeadLetterSink,
   connector: Connector,
   topicName: string,
   failures: readonly SinkFailure[],
   retryTimes: number,
 ): DeadLetterOutcome {
-  const storage = cluster.storage as unknown as DeadLetterStore;
-  if (typeof storage?.appendToTopic !== 'function') {
-    return { ok: false, error: 'cluster.storage.appendToTopic is not available: the storage part does not implement it yet' };
-  }
   try {
-    (cluster.topics as unknown as TopicCreator)?.ensure?.(connector.tenant, topicName);
-    const now = cluster.now();
+    sink.topics.ensure(connector.tenant, topicName);
+    const now = sink.engine.now();
     for (const failure of failures) {
       const record = deadLetterRecord(connector, failure, retryTimes, now);
-      storage.appendToTopic(connector.tenant, topicName, {
+      sink.storage.appendToTopic(connector.tenant, topicName, {
         ...(failure.msg.key !== undefined ? { key: failure.msg.key } : {}),
         payload: JSON.stringify(record),
         timestamp: now,

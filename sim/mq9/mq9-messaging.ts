@@ -1,5 +1,5 @@
 import { failed } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import { MailboxMessages, PRIORITIES, type Mq9Message, type Mq9Priority } from './mailbox-messages.ts';
 import type { Mailbox } from './mq9.ts';
 
@@ -71,7 +71,7 @@ export class Mq9Messaging {
   private readonly logs = new Map<string, { box: Mailbox; messages: MailboxMessages }>();
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly engine: Pick<SimEngine, 'now' | 'record' | 'after'>,
     private readonly mailbox: (tenant: string, address: string) => Mailbox | undefined,
     private readonly requireRunning: () => void,
   ) {}
@@ -99,7 +99,7 @@ export class Mq9Messaging {
     const messages = this.messagesOf(tenant, address, `mailbox ${address} does not exist`);
     const priority = priorityOf(input.priority);
     const store = (): Mq9Message => {
-      const now = this.cluster.now();
+      const now = this.engine.now();
       const { message, replaced } = messages.append({
         payload: input.payload,
         priority,
@@ -109,7 +109,7 @@ export class Mq9Messaging {
         expiresAt: input.ttlSec === undefined ? null : now + input.ttlSec * 1000,
         header: input.header ?? null,
       });
-      this.cluster.engine.record('mq9.msg.send', {
+      this.engine.record('mq9.msg.send', {
         tenant,
         address,
         msgId: message.msgId,
@@ -120,8 +120,8 @@ export class Mq9Messaging {
     };
     if (input.delaySec === undefined || input.delaySec <= 0) return store().msgId;
     const box = this.mailbox(tenant, address);
-    this.cluster.engine.record('mq9.msg.delay', { tenant, address, delaySec: input.delaySec });
-    this.cluster.engine.after(input.delaySec * 1000, 'mq9.msg.deliver', () => {
+    this.engine.record('mq9.msg.delay', { tenant, address, delaySec: input.delaySec });
+    this.engine.after(input.delaySec * 1000, 'mq9.msg.deliver', () => {
       // Stored only if the very mailbox is still there.
       if (this.mailbox(tenant, address) === box && box) store();
     });
@@ -132,13 +132,13 @@ export class Mq9Messaging {
   fetch(input: FetchInput): Mq9Message[] {
     const tenant = input.tenant ?? TENANT;
     const messages = this.messagesOf(tenant, input.mailAddress, `mailbox ${input.mailAddress} does not exist`);
-    const now = this.cluster.now();
+    const now = this.engine.now();
     const committed = input.group === undefined ? undefined : messages.position(input.group);
     let from: number;
     if (input.group !== undefined && committed !== undefined && input.force) {
       from = this.startFor(messages, input, now);
       messages.commit(input.group, from);
-      this.cluster.engine.record('mq9.msg.reset', { tenant, address: input.mailAddress, group: input.group, position: from });
+      this.engine.record('mq9.msg.reset', { tenant, address: input.mailAddress, group: input.group, position: from });
     } else {
       from = committed ?? this.startFor(messages, input, now);
     }
@@ -176,7 +176,7 @@ export class Mq9Messaging {
     const tenant = input.tenant ?? TENANT;
     const messages = this.messagesOf(tenant, input.mailAddress, `mailbox not found: ${input.mailAddress}`);
     messages.commit(input.group, input.msgId + 1);
-    this.cluster.engine.record('mq9.msg.ack', { tenant, address: input.mailAddress, group: input.group, msgId: input.msgId });
+    this.engine.record('mq9.msg.ack', { tenant, address: input.mailAddress, group: input.group, msgId: input.msgId });
   }
 
   /**
@@ -188,7 +188,7 @@ export class Mq9Messaging {
     const tenant = input.tenant ?? TENANT;
     const messages = this.messagesOf(tenant, input.mailAddress, `mailbox ${input.mailAddress} does not exist`);
     const limit = Math.min(input.limit ?? QUERY_MAX_MESSAGES, QUERY_MAX_MESSAGES);
-    const live = messages.live(this.cluster.now());
+    const live = messages.live(this.engine.now());
     if (input.key !== undefined)
       return live
         .filter((m) => m.key === input.key)
@@ -210,11 +210,11 @@ export class Mq9Messaging {
     const tenant = input.tenant ?? TENANT;
     const messages = this.messagesOf(tenant, input.mailAddress, `mailbox ${input.mailAddress} does not exist`);
     if (!messages.delete(input.msgId)) throw failed('message not found');
-    this.cluster.engine.record('mq9.msg.delete', { tenant, address: input.mailAddress, msgId: input.msgId });
+    this.engine.record('mq9.msg.delete', { tenant, address: input.mailAddress, msgId: input.msgId });
   }
 
   /** How many messages a mailbox holds now (for views and tests). */
   count(tenant: string, address: string): number {
-    return this.logs.get(`${tenant}\u0000${address}`)?.messages.live(this.cluster.now()).length ?? 0;
+    return this.logs.get(`${tenant}\u0000${address}`)?.messages.live(this.engine.now()).length ?? 0;
   }
 }

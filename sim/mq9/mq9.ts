@@ -1,5 +1,5 @@
 import { failed, unavailable } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
@@ -56,16 +56,16 @@ export class Mq9 {
   /** The messages of the mailboxes (MSG.SEND, FETCH, ACK, QUERY, DELETE). */
   readonly messages: Mq9Messaging;
 
-  constructor(private readonly cluster: Cluster) {
+  constructor(private readonly engine: Pick<SimEngine, 'now' | 'record' | 'after' | 'random'>) {
     this.messages = new Mq9Messaging(
-      cluster,
+      engine,
       (tenant, address) => this.mailboxes.get(tenant, address),
       () => this.requireRunning(),
     );
   }
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('mq9');
+    this.rng = this.engine.random.fork('mq9');
   }
 
   seedDemo(): void {
@@ -88,7 +88,7 @@ export class Mq9 {
 
   setRunning(running: boolean): void {
     this.running = running;
-    this.cluster.engine.record('mq9.running', { running });
+    this.engine.record('mq9.running', { running });
   }
 
   private requireRunning(): void {
@@ -106,15 +106,15 @@ export class Mq9 {
     const ttl = input.ttl ?? DEFAULT_MAILBOX_TTL_SECONDS;
     if (!Number.isInteger(ttl) || ttl < 0) throw failed(`mailbox ttl must be a whole number of seconds >= 0, got ${ttl}`);
     if (this.mailboxes.has(tenant, address)) throw failed(`mailbox ${address} already exists`);
-    const box: Mailbox = { tenant, mail_address: address, desc: input.desc ?? '', ttl, create_time: this.cluster.now() };
+    const box: Mailbox = { tenant, mail_address: address, desc: input.desc ?? '', ttl, create_time: this.engine.now() };
     this.mailboxes.set(tenant, address, box);
-    this.cluster.engine.record('mq9.mailbox.create', { tenant, address, ttl });
+    this.engine.record('mq9.mailbox.create', { tenant, address, ttl });
     if (ttl > 0) {
-      this.cluster.engine.after(ttl * 1000, 'mq9.mailbox.expire', () => {
+      this.engine.after(ttl * 1000, 'mq9.mailbox.expire', () => {
         if (this.mailboxes.get(tenant, address) === box) {
           this.mailboxes.delete(tenant, address);
           this.messages.forget(tenant, address);
-          this.cluster.engine.record('mq9.mailbox.expire', { tenant, address });
+          this.engine.record('mq9.mailbox.expire', { tenant, address });
         }
       });
     }
@@ -129,9 +129,9 @@ export class Mq9 {
     if (input.agent_info.length === 0) throw failed('agent_info must not be empty');
     const existing = this.agents.get(tenant, input.name);
     if (existing) return existing;
-    const agent: Agent = { tenant, name: input.name, agent_info: input.agent_info, create_time: this.cluster.now() };
+    const agent: Agent = { tenant, name: input.name, agent_info: input.agent_info, create_time: this.engine.now() };
     this.agents.set(tenant, input.name, agent);
-    this.cluster.engine.record('mq9.agent.register', { tenant, name: input.name });
+    this.engine.record('mq9.agent.register', { tenant, name: input.name });
     return agent;
   }
 
@@ -139,7 +139,7 @@ export class Mq9 {
   unregisterAgent(tenant: string, name: string): void {
     this.requireRunning();
     if (name.length === 0) throw failed('agent name must not be empty');
-    if (this.agents.delete(tenant, name)) this.cluster.engine.record('mq9.agent.unregister', { tenant, name });
+    if (this.agents.delete(tenant, name)) this.engine.record('mq9.agent.unregister', { tenant, name });
   }
 
   /** AGENT.REPORT: appended as the real server appends it to its inner topic; the agent need not be registered. */
@@ -150,11 +150,11 @@ export class Mq9 {
       tenant: input.tenant ?? 'default',
       name: input.name,
       report_info: input.reportInfo ?? '',
-      report_time: Math.floor(this.cluster.now() / 1000),
+      report_time: Math.floor(this.engine.now() / 1000),
     };
     this.reports.push(report);
     if (this.reports.length > MAX_AGENT_REPORTS) this.reports.shift();
-    this.cluster.engine.record('mq9.agent.report', { tenant: report.tenant, name: report.name });
+    this.engine.record('mq9.agent.report', { tenant: report.tenant, name: report.name });
     return report;
   }
 

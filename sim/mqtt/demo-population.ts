@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type LastWill } from './mqtt-model.ts';
@@ -62,7 +62,7 @@ export class DemoPopulation {
   private publishesPerTick: [number, number] = PUBLISHES_PER_TICK;
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>,
     private readonly broker: MqttBroker,
   ) {}
 
@@ -88,7 +88,7 @@ export class DemoPopulation {
   }
 
   seed(): void {
-    this.rng = this.cluster.engine.random.fork('mqtt.demo');
+    this.rng = this.deps.engine.random.fork('mqtt.demo');
     this.specs = this.buildSpecs();
     if (this.targetSize !== undefined) this.specs = this.resize(this.specs, this.targetSize);
     this.specs.forEach((spec, i) => {
@@ -109,17 +109,17 @@ export class DemoPopulation {
 
   /** Schedules the life of the population (only called with the demo workload). */
   startLife(): void {
-    this.cluster.engine.every(TICK_MS, 'mqtt.demo.tick', () => this.tick());
+    this.deps.engine.every(TICK_MS, 'mqtt.demo.tick', () => this.tick());
     const sysTopics = (): void => {
       this.publishSystemTopics();
-      this.cluster.engine.after(
-        Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms),
+      this.deps.engine.after(
+        Math.max(1_000, this.deps.config.current().MqttSystemMonitor.system_topic_interval_ms),
         'mqtt.demo.sys',
         sysTopics,
       );
     };
-    this.cluster.engine.after(
-      Math.max(1_000, this.cluster.config.current().MqttSystemMonitor.system_topic_interval_ms),
+    this.deps.engine.after(
+      Math.max(1_000, this.deps.config.current().MqttSystemMonitor.system_topic_interval_ms),
       'mqtt.demo.sys',
       sysTopics,
     );
@@ -555,8 +555,8 @@ export class DemoPopulation {
 
   /** `$SYS/brokers/<node>/...` topics of the default tenant, as brokers publish them. */
   private publishSystemTopics(): void {
-    const now = this.cluster.now();
-    for (const node of this.cluster.nodes.online()) {
+    const now = this.deps.engine.now();
+    for (const node of this.deps.nodes.online()) {
       const base = `$SYS/brokers/${node.id}`;
       const uptime = String(Math.floor((now - node.startTime) / 1000));
       this.broker.publish({ tenant: 'default', topic: `${base}/uptime`, payload: uptime, qos: 0, retain: true });

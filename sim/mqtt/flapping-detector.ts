@@ -1,5 +1,5 @@
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import { clientKey } from './mqtt-model.ts';
 
 /** The flapping list's record (reference notes §7). */
@@ -43,24 +43,24 @@ export class FlappingDetector {
   private readonly banLog: BanLogRecord[] = [];
   private bans = 0;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'blacklist'>) {}
 
   /** Drops windows with no attempt in the last window, so memory follows active clients only. */
   start(): void {
-    this.cluster.engine.every(10_000, 'mqtt.flapping.sweep', () => this.sweep());
+    this.deps.engine.every(10_000, 'mqtt.flapping.sweep', () => this.sweep());
   }
 
   /** Whether a flapping ban of this client is in force. */
   isBanned(tenant: string, clientId: string): boolean {
     const until = this.bannedUntil.get(clientKey(tenant, clientId));
-    return until !== undefined && until > this.cluster.now();
+    return until !== undefined && until > this.deps.engine.now();
   }
 
   /** Counts one connect attempt (one that passed the blacklist) and decides whether it bans the client. */
   onConnectAttempt(tenant: string, clientId: string): FlappingVerdict {
-    const cfg = this.cluster.config.current().MqttFlappingDetect;
+    const cfg = this.deps.config.current().MqttFlappingDetect;
     if (!cfg.enable) return { banned: false };
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     const key = clientKey(tenant, clientId);
     const windowMs = cfg.window_time * 1000;
     const attempts = (this.windows.get(key) ?? []).filter((t) => now - t < windowMs);
@@ -89,7 +89,7 @@ export class FlappingDetector {
       create_time: localTimeString(now),
     });
     if (this.banLog.length > MAX_BAN_LOG) this.banLog.splice(0, this.banLog.length - MAX_BAN_LOG);
-    this.cluster.blacklist.add({
+    this.deps.blacklist.add({
       tenant,
       name: `flapping-ban-${tenant}-${clientId}`,
       blacklist_type: 'ClientId',
@@ -98,12 +98,12 @@ export class FlappingDetector {
       desc: 'Ban due to connection jitter',
       source: 'flapping',
     });
-    this.cluster.engine.record('mqtt.flapping.ban', { tenant, clientId, attempts: attempts.length, untilMs });
-    this.cluster.engine.after(cfg.ban_time * 1000, 'mqtt.flapping.unban', () => {
-      if ((this.bannedUntil.get(key) ?? 0) > this.cluster.now()) return; // banned again since
+    this.deps.engine.record('mqtt.flapping.ban', { tenant, clientId, attempts: attempts.length, untilMs });
+    this.deps.engine.after(cfg.ban_time * 1000, 'mqtt.flapping.unban', () => {
+      if ((this.bannedUntil.get(key) ?? 0) > this.deps.engine.now()) return; // banned again since
       this.bannedUntil.delete(key);
       this.records.delete(key);
-      this.cluster.engine.record('mqtt.flapping.unban', { tenant, clientId });
+      this.deps.engine.record('mqtt.flapping.unban', { tenant, clientId });
     });
     return { banned: true, untilMs };
   }
@@ -124,8 +124,8 @@ export class FlappingDetector {
 
   private sweep(): void {
     if (this.windows.size === 0) return;
-    const windowMs = this.cluster.config.current().MqttFlappingDetect.window_time * 1000;
-    const now = this.cluster.now();
+    const windowMs = this.deps.config.current().MqttFlappingDetect.window_time * 1000;
+    const now = this.deps.engine.now();
     for (const [key, attempts] of [...this.windows]) {
       if (attempts.length === 0 || now - attempts[attempts.length - 1] >= windowMs) this.windows.delete(key);
     }

@@ -3,7 +3,6 @@ import { unixSeconds } from '../api/time-format.ts';
 import { Cluster } from '../cluster/cluster.ts';
 import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
 import { MAX_POINTS, RETENTION_MS, SAMPLE_INTERVAL_MS, type MonitorPoint } from './monitor.ts';
-import { connectorList } from './peer-parts.ts';
 
 type Dims = Partial<Record<MonitorDimension, string>>;
 
@@ -91,7 +90,7 @@ class ReferenceMonitor {
       counter('session_out_num', e.out, { client_id: clientId });
     }
     const perConnector = new Map<string, { success: number; failure: number }>();
-    for (const c of connectorList(this.cluster)) {
+    for (const c of this.cluster.connectors.all()) {
       const e = perConnector.get(c.connector_name) ?? { success: 0, failure: 0 };
       e.success += c.stats?.sendSuccessTotal ?? 0;
       e.failure += c.stats?.sendFailTotal ?? 0;

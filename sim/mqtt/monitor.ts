@@ -1,6 +1,7 @@
 import { unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
-import { connectorList } from './peer-parts.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
+import type { MqttBroker } from './mqtt-broker.ts';
+import type { ConnectorLike } from './peer-parts.ts';
 import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
 import { SeriesStore } from './series-store.ts';
 
@@ -84,6 +85,14 @@ function remove(tree: KeyTree, keys: readonly string[], depth = 0): void {
   if (next.size === 0) tree.delete(keys[depth]);
 }
 
+export interface MonitorDeps {
+  engine: Pick<SimEngine, 'now' | 'record' | 'every'>;
+  /** The counters sampled: connections, subscriptions, messages in and out, per client and topic. */
+  mqtt: Pick<MqttBroker, 'connectionCount' | 'subscriptions' | 'counters' | 'allClients'>;
+  topics: { readonly size: number; hasName(topicName: string): boolean };
+  connectors: { all(): readonly ConnectorLike[] };
+}
+
 /**
  * Monitoring time series (spec: GET /api/mqtt/monitor/data). Every 60 virtual seconds every data type
  * is sampled for every dimension value that exists at that moment: gauges (connection_num, topic_num,
@@ -114,10 +123,10 @@ export class Monitor {
   private inRate = 0;
   private outRate = 0;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: MonitorDeps) {}
 
   start(): void {
-    this.cluster.engine.every(SAMPLE_INTERVAL_MS, 'monitor.sample', () => this.sample());
+    this.deps.engine.every(SAMPLE_INTERVAL_MS, 'monitor.sample', () => this.sample());
   }
 
   /** Messages per second received and sent over the last sampling interval. */
@@ -164,10 +173,10 @@ export class Monitor {
 
   /** Takes one sample of every series now (also what the 60 s schedule runs). */
   sample(): void {
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     const date = unixSeconds(now);
     const n = ++this.samples;
-    const broker = this.cluster.mqtt;
+    const broker = this.deps.mqtt;
     const scalars = this.scalars;
     const pairs = this.pairs;
     const scalar = (type: ScalarType): number | undefined => {
@@ -197,7 +206,7 @@ export class Monitor {
     };
 
     gauge('connection_num', broker.connectionCount);
-    gauge('topic_num', this.cluster.topics.size);
+    gauge('topic_num', this.deps.topics.size);
     gauge('subscribe_num', broker.subscriptions.size);
     const totals = broker.counters.totals;
     const inDelta = counter('message_in_num', totals.in);
@@ -233,7 +242,7 @@ export class Monitor {
     for (const row of touched) pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
 
     const connectorRows: number[] = [];
-    for (const c of connectorList(this.cluster)) {
+    for (const c of this.deps.connectors.all()) {
       const row = this.pairRow('connector', c.connector_name);
       if (row === undefined) continue;
       if (pairs.accumulate(row, 0, n, c.stats?.sendSuccessTotal ?? 0)) connectorRows.push(row);
@@ -252,9 +261,9 @@ export class Monitor {
     gauge('connector_send_failure_total', failure);
 
     this.expire(now);
-    const topics = this.cluster.topics;
+    const topics = this.deps.topics;
     broker.counters.retainTopics((name) => topics.hasName(name));
-    this.cluster.engine.record('monitor.sample', {
+    this.deps.engine.record('monitor.sample', {
       series: this.seriesCount,
       connections: broker.connectionCount,
       in: inDelta,

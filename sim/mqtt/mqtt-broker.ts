@@ -1,6 +1,5 @@
 import { OperationError } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
 import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
@@ -11,7 +10,7 @@ import { HeartbeatWheel } from './heartbeat-wheel.ts';
 import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS, type RetainHandling } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
-import { connectorSinkOf, storageOf, topicsOf } from './peer-parts.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import { SchemaValidation } from './schema-validation.ts';
 import { keepUnacknowledged, keepWhileOffline, takePending } from './session-queue.ts';
 import { SlowSubscriptions } from './slow-subscriptions.ts';
@@ -200,24 +199,24 @@ export class MqttBroker {
   private latencyRng!: SeededRandom;
   private shareGroupIds!: SeededRandom;
 
-  constructor(private readonly cluster: Cluster) {
-    this.flapping = new FlappingDetector(cluster);
-    this.slowSubscriptions = new SlowSubscriptions(cluster);
-    this.alarms = new SystemAlarms(cluster, (_nodeId, alarm) => {
+  constructor(private readonly deps: MqttBrokerDeps) {
+    this.flapping = new FlappingDetector(deps);
+    this.slowSubscriptions = new SlowSubscriptions(deps);
+    this.alarms = new SystemAlarms(deps, (_nodeId, alarm) => {
       this.publish({ tenant: 'default', topic: '$SYS/brokers/alarms/alert', payload: JSON.stringify(alarm), qos: 0, retain: false });
     });
-    this.demo = new DemoPopulation(cluster, this);
-    this.schemaValidation = new SchemaValidation(cluster);
+    this.demo = new DemoPopulation(deps, this);
+    this.schemaValidation = new SchemaValidation(deps);
   }
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('mqtt');
-    this.shareGroupIds = this.cluster.engine.random.fork('mqtt.share-groups');
-    this.latencyRng = this.cluster.engine.random.fork('mqtt.latency');
+    this.rng = this.deps.engine.random.fork('mqtt');
+    this.shareGroupIds = this.deps.engine.random.fork('mqtt.share-groups');
+    this.latencyRng = this.deps.engine.random.fork('mqtt.latency');
     this.flapping.start();
     this.alarms.start();
-    this.heartbeats.start(this.cluster.now());
-    this.cluster.engine.every(HOUSEKEEPING_MS, 'mqtt.housekeeping', () => this.housekeeping());
+    this.heartbeats.start(this.deps.engine.now());
+    this.deps.engine.every(HOUSEKEEPING_MS, 'mqtt.housekeeping', () => this.housekeeping());
   }
 
   /** Seeds the demo population and schedules its life (only with `--workload demo`). */
@@ -230,7 +229,7 @@ export class MqttBroker {
 
   connect(input: ConnectInput): ConnectResult {
     const refused = ({ refusal, reason }: Refused): ConnectResult => {
-      this.cluster.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
+      this.deps.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
       return { ok: false, reason, refusal };
     };
     const req = this.normalizeConnect(input);
@@ -240,10 +239,10 @@ export class MqttBroker {
     const refusal = this.admissionRefusal(req, existing);
     if (refusal) return refused(refusal);
     const { tenant, clientId, nodeId, connectionType, protocol, cleanStart, sessionExpiry } = req;
-    const protocolCfg = this.cluster.config.current().MqttProtocol;
+    const protocolCfg = this.deps.config.current().MqttProtocol;
     this.connectsThisSecond.set(tenant, (this.connectsThisSecond.get(tenant) ?? 0) + 1);
     this.connectsThisSecondTotal++;
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     if (existing?.connection) this.closeConnection(existing, 'takeover');
     const connectionId = this.nextConnectionId++;
     const port = req.port ?? this.rng.int(30_000, 65_000);
@@ -293,11 +292,11 @@ export class MqttBroker {
     if (req.keepAlive > 0 && !input.networkClient)
       this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     this.countLive(nodeId, tenant, +1);
-    this.cluster.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
+    this.deps.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
     // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged
     // messages on reconnect). Without a sink (a journal being replayed) it is consumed just the same.
     if (client.session.pending) {
-      for (const m of takePending(client.session, now, this.cluster.config.current().MqttOfflineMessage.expire_ms)) input.sink?.deliver(m);
+      for (const m of takePending(client.session, now, this.deps.config.current().MqttOfflineMessage.expire_ms)) input.sink?.deliver(m);
     }
     const event: ConnectedEvent = { tenant, clientId, username: req.username, ip: req.ip, nodeId, sessionPresent };
     for (const listener of [...this.connectListeners]) listener(event);
@@ -329,14 +328,14 @@ export class MqttBroker {
     const keepAlive = input.keepAlive ?? DEFAULT_KEEP_ALIVE;
     if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > 65_535)
       return invalid(`keep alive must be 0-65535 seconds, got ${keepAlive}`);
-    const protocolCfg = this.cluster.config.current().MqttProtocol;
+    const protocolCfg = this.deps.config.current().MqttProtocol;
     const sessionExpiry = Math.min(
       input.sessionExpiry ?? protocolCfg.default_session_expiry_interval,
       protocolCfg.max_session_expiry_interval,
     );
     if (!Number.isInteger(sessionExpiry) || sessionExpiry < 0)
       return invalid(`session expiry must be a non-negative integer, got ${input.sessionExpiry}`);
-    const online = this.cluster.nodes.online();
+    const online = this.deps.nodes.online();
     if (online.length === 0) return { refusal: 'unavailable', reason: 'no broker node is online' };
     if (input.nodeId !== undefined && !online.some((n) => n.id === input.nodeId))
       return { refusal: 'unavailable', reason: `node ${input.nodeId} is not online` };
@@ -365,7 +364,7 @@ export class MqttBroker {
     const { tenant, clientId, nodeId } = req;
     const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
     const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
-    const blocking = this.cluster.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
+    const blocking = this.deps.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
     if (blocking) return banned(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
     if (this.flapping.isBanned(tenant, clientId)) return banned(`client ${clientId} is banned for connection flapping`);
     const verdict = this.flapping.onConnectAttempt(tenant, clientId);
@@ -374,8 +373,8 @@ export class MqttBroker {
         `client ${clientId} connected more than max_client_connections times within window_time: banned for flapping until ${localTimeString(verdict.untilMs)}`,
       );
 
-    const quota = this.cluster.tenants.quota(tenant);
-    const limits = this.cluster.config.current();
+    const quota = this.deps.tenants.quota(tenant);
+    const limits = this.deps.config.current();
     this.rollRateSecond();
     if ((this.connectsThisSecond.get(tenant) ?? 0) >= quota.max_create_connection_rate_per_second) {
       return {
@@ -428,10 +427,7 @@ export class MqttBroker {
     if (!client?.connection) return false;
     if (options.connectionId !== undefined && client.connection.connectionId !== options.connectionId) return false;
     if (options.sessionExpiry !== undefined && client.session) {
-      client.session.sessionExpiry = Math.min(
-        options.sessionExpiry,
-        this.cluster.config.current().MqttProtocol.max_session_expiry_interval,
-      );
+      client.session.sessionExpiry = Math.min(options.sessionExpiry, this.deps.config.current().MqttProtocol.max_session_expiry_interval);
     }
     this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost', options.keep);
     return true;
@@ -439,11 +435,11 @@ export class MqttBroker {
 
   private closeConnection(client: ClientState, why: ConnectionCloseReason, keep?: readonly PendingMessage[]): void {
     const conn = client.connection!;
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     client.connection = null;
     client.generation++;
     this.countLive(conn.nodeId, client.tenant, -1);
-    this.cluster.engine.record('mqtt.disconnect', {
+    this.deps.engine.record('mqtt.disconnect', {
       tenant: client.tenant,
       clientId: client.clientId,
       connectionId: conn.connectionId,
@@ -463,7 +459,7 @@ export class MqttBroker {
     }
     if (keep) keepUnacknowledged(session, keep);
     const generation = client.generation;
-    this.cluster.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
+    this.deps.engine.after(session.sessionExpiry * 1000, 'mqtt.session.expire', () => {
       if (client.generation !== generation || client.connection || this.clients.get(clientKey(client.tenant, client.clientId)) !== client)
         return;
       this.endSession(client, 'expired');
@@ -477,7 +473,7 @@ export class MqttBroker {
     const fire = (): void => {
       // A reconnect within the delay cancels the will (MQTT 5 §3.1.3.2.2).
       if (delayS > 0 && (client.generation !== generation || client.connection)) return;
-      this.cluster.engine.record('mqtt.will', { tenant: client.tenant, clientId: client.clientId, topic: will.topic });
+      this.deps.engine.record('mqtt.will', { tenant: client.tenant, clientId: client.clientId, topic: will.topic });
       this.publish({
         tenant: client.tenant,
         topic: will.topic,
@@ -488,7 +484,7 @@ export class MqttBroker {
       });
     };
     if (delayS === 0) fire();
-    else this.cluster.engine.after(delayS * 1000, 'mqtt.will', fire);
+    else this.deps.engine.after(delayS * 1000, 'mqtt.will', fire);
   }
 
   private endSession(client: ClientState, why: string): void {
@@ -498,7 +494,7 @@ export class MqttBroker {
     const n = (this.sessionsByTenant.get(client.tenant) ?? 1) - 1;
     if (n > 0) this.sessionsByTenant.set(client.tenant, n);
     else this.sessionsByTenant.delete(client.tenant);
-    this.cluster.engine.record('mqtt.session.end', { tenant: client.tenant, clientId: client.clientId, why, subscriptions: removed });
+    this.deps.engine.record('mqtt.session.end', { tenant: client.tenant, clientId: client.clientId, why, subscriptions: removed });
   }
 
   private forgetIfIdle(client: ClientState): void {
@@ -513,7 +509,7 @@ export class MqttBroker {
   }
 
   private rollRateSecond(): void {
-    const second = this.cluster.engine.clock.nowSeconds();
+    const second = this.deps.engine.clock.nowSeconds();
     if (second === this.rateSecond) return;
     this.rateSecond = second;
     this.connectsThisSecond = new Map();
@@ -528,8 +524,8 @@ export class MqttBroker {
    * holding connections is offline.
    */
   private housekeeping(): void {
-    const now = this.cluster.now();
-    const nodes = this.cluster.nodes;
+    const now = this.deps.engine.now();
+    const nodes = this.deps.nodes;
     const lost: ClientState[] = [];
     let nodeDown = false;
     for (const [nodeId, live] of this.liveByNode) if (live > 0 && !nodes.get(nodeId)?.online) nodeDown = true;
@@ -551,7 +547,7 @@ export class MqttBroker {
       this.heartbeats.add(entry, conn.lastHeartbeatAt + periodMs);
     }
     for (const client of lost) this.closeConnection(client, 'node-offline');
-    if (heartbeats > 0) this.cluster.engine.record('mqtt.heartbeats', { count: heartbeats });
+    if (heartbeats > 0) this.deps.engine.record('mqtt.heartbeats', { count: heartbeats });
   }
 
   // ---------------------------------------------------------------- subscriptions
@@ -566,7 +562,7 @@ export class MqttBroker {
       parsed = parseSubscriptionPath(input.path);
       // Topic rewrite rules of action Subscribe (or All) turn the filter into another (EMQX semantics):
       // the subscription keeps the path as subscribed and routes by the rewritten filter.
-      const rewritten = this.cluster.rewriteRules.rewrite(input.tenant, parsed.filter, 'Subscribe');
+      const rewritten = this.deps.rewriteRules.rewrite(input.tenant, parsed.filter, 'Subscribe');
       if (rewritten !== parsed.filter) {
         const problem = topicFilterProblem(rewritten);
         if (problem) throw new Error(`the topic rewrite rules turn ${parsed.filter} into ${rewritten}: ${problem}`);
@@ -584,7 +580,7 @@ export class MqttBroker {
     if (qos !== 0 && qos !== 1 && qos !== 2) return { ok: false, reason: `qos must be 0, 1 or 2, got ${qos}`, refusal: 'invalid' };
     const aclDenial = this.aclDenial(client, parsed.filter, 'Subscribe');
     if (aclDenial) {
-      this.cluster.engine.record('mqtt.subscribe.refused', {
+      this.deps.engine.record('mqtt.subscribe.refused', {
         tenant: input.tenant,
         clientId: input.clientId,
         path: input.path,
@@ -610,14 +606,14 @@ export class MqttBroker {
       protocol: client.last.protocol,
       brokerId: client.connection.nodeId,
       pkId,
-      createdAt: this.cluster.now(),
+      createdAt: this.deps.engine.now(),
       push: new Map(),
       successTotal: 0,
       failureTotal: 0,
     };
     const { created, subscription } = this.subscriptions.put(sub);
     const retained = this.sendRetained(subscription, created);
-    this.cluster.engine.record('mqtt.subscribe', {
+    this.deps.engine.record('mqtt.subscribe', {
       tenant: input.tenant,
       clientId: input.clientId,
       path: input.path,
@@ -635,10 +631,10 @@ export class MqttBroker {
    */
   private sendRetained(sub: Subscription, created: boolean): number {
     if (sub.group !== null || sub.retainHandling === 2 || (sub.retainHandling === 1 && !created)) return 0;
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     let sent = 0;
     // Only the tenant's topics holding a retained message, in name order (as the full topic list had them).
-    for (const t of topicsOf(this.cluster).retainedTopics(sub.tenant)) {
+    for (const t of this.deps.topics.retainedTopics(sub.tenant)) {
       const r = t.retained;
       if (t.tenant !== sub.tenant || !t.topic_name || !r || (r.expiresAt != null && r.expiresAt <= now)) continue;
       if (!topicMatches(sub.filter, t.topic_name)) continue;
@@ -657,7 +653,7 @@ export class MqttBroker {
 
   unsubscribe(input: { tenant: string; clientId: string; path: string }): boolean {
     const removed = this.subscriptions.remove(input.tenant, input.clientId, input.path);
-    if (removed) this.cluster.engine.record('mqtt.unsubscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path });
+    if (removed) this.deps.engine.record('mqtt.unsubscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path });
     return removed !== undefined;
   }
 
@@ -686,12 +682,12 @@ export class MqttBroker {
       }
     }
     this.slowSubscriptions.forgetTopic(tenant, topicName);
-    this.cluster.engine.record('mqtt.topic-deleted', { tenant, topic: topicName, subscriptions: removed });
+    this.deps.engine.record('mqtt.topic-deleted', { tenant, topic: topicName, subscriptions: removed });
   }
 
   /** Node leading a share group: drawn from the online nodes by a hash of the group, so it moves only when nodes do. */
   shareLeaderId(tenant: string, group: string): number | undefined {
-    const online = this.cluster.nodes.online();
+    const online = this.deps.nodes.online();
     if (online.length === 0) return undefined;
     return online[fnv1a(`${tenant}/${group}`) % online.length].id;
   }
@@ -701,9 +697,9 @@ export class MqttBroker {
   publish(input: PublishInput): PublishResult {
     const { tenant, payload } = input;
     // Topic rewrite rules apply before anything else sees the topic (EMQX semantics).
-    const topic = this.cluster.rewriteRules.rewrite(tenant, input.topic, 'Publish');
+    const topic = this.deps.rewriteRules.rewrite(tenant, input.topic, 'Publish');
     const refused = (reason: string, refusal: PublishRefusal): PublishResult => {
-      this.cluster.engine.record('mqtt.publish.refused', { tenant, topic, reason });
+      this.deps.engine.record('mqtt.publish.refused', { tenant, topic, reason });
       return { ok: false, reason, refusal };
     };
     const problem = topicNameProblem(topic);
@@ -722,13 +718,13 @@ export class MqttBroker {
     const schemaRefusal = this.schemaRefusal(tenant, topic, payload, publisher);
     if (schemaRefusal) return refused(schemaRefusal, 'payload-format');
     this.rollRateSecond();
-    const rate = this.cluster.tenants.quota(tenant).max_publish_rate;
+    const rate = this.deps.tenants.quota(tenant).max_publish_rate;
     if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate)
       return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
-    const topics = topicsOf(this.cluster);
-    const storage = storageOf(this.cluster);
-    const connectors = connectorSinkOf(this.cluster);
-    const now = this.cluster.now();
+    const topics = this.deps.topics;
+    const storage = this.deps.storage;
+    const connectors = this.deps.connectors;
+    const now = this.deps.engine.now();
     const message: RoutedMessage = {
       topic,
       payload,
@@ -794,7 +790,7 @@ export class MqttBroker {
     if (routes.exclusive.length === 0 && routes.groups.length === 0) dropped++;
     if (dropped > 0) this.counters.countDropped(tenant, dropped);
     connectors.onMessage(tenant, topic, { payload, timestamp: now });
-    this.cluster.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
+    this.deps.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
     return { ok: true, delivered, dropped, offset };
   }
 
@@ -804,8 +800,8 @@ export class MqttBroker {
    */
   private aclDenial(client: ClientState, topic: string, action: 'Publish' | 'Subscribe'): string | undefined {
     const username = client.last.username;
-    if (username && this.cluster.users.get(client.tenant, username)?.is_superuser) return undefined;
-    const decision = this.cluster.acl.decide({
+    if (username && this.deps.users.get(client.tenant, username)?.is_superuser) return undefined;
+    const decision = this.deps.acl.decide({
       tenant: client.tenant,
       clientId: client.clientId,
       ...(username ? { username } : {}),
@@ -824,12 +820,12 @@ export class MqttBroker {
    * Returns the refusal text, or undefined when the publish goes on.
    */
   private schemaRefusal(tenant: string, topic: string, payload: string, publisher: ClientState | undefined): string | undefined {
-    const cfg = this.cluster.config.current().MqttSchema;
+    const cfg = this.deps.config.current().MqttSchema;
     if (!cfg.enable) return undefined;
     const verdict = this.schemaValidation.validate(tenant, topic, payload, cfg.strategy);
     if (verdict.ok) return undefined;
     const clientId = publisher?.clientId;
-    this.cluster.engine.record('mqtt.schema.invalid', {
+    this.deps.engine.record('mqtt.schema.invalid', {
       tenant,
       topic,
       clientId: clientId ?? null,
@@ -844,8 +840,8 @@ export class MqttBroker {
 
   /** A push that could not be made: the subscriber (or every member of its share group) is offline. */
   private recordFailure(sub: Subscription, topic: string): void {
-    const stats = this.subscriptions.pushStats(sub, topic, this.cluster.now());
-    stats.lastRunAt = this.cluster.now();
+    const stats = this.subscriptions.pushStats(sub, topic, this.deps.engine.now());
+    stats.lastRunAt = this.deps.engine.now();
     stats.failure++;
     sub.failureTotal++;
   }
@@ -857,7 +853,7 @@ export class MqttBroker {
    * sent because of a subscribe, which keeps its RETAIN flag (MQTT 3.1.1 §3.3.1.3).
    */
   private deliver(sub: Subscription, message: RoutedMessage, retainedOnSubscribe = false): boolean {
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     const topic = message.topic;
     const client = this.clients.get(clientKey(sub.tenant, sub.clientId));
     if (!client?.connection) {
@@ -865,7 +861,7 @@ export class MqttBroker {
       if (
         client?.networkClient &&
         client.session &&
-        keepWhileOffline(client.session, copyFor(sub, message, false), this.cluster.config.current().MqttOfflineMessage, now)
+        keepWhileOffline(client.session, copyFor(sub, message, false), this.deps.config.current().MqttOfflineMessage, now)
       ) {
         this.countPush(sub, client, topic, now);
         return true;
@@ -922,14 +918,14 @@ export class MqttBroker {
    */
   touch(tenant: string, clientId: string, connectionId: number): void {
     const conn = this.clients.get(clientKey(tenant, clientId))?.connection;
-    if (conn && conn.connectionId === connectionId) conn.lastHeartbeatAt = this.cluster.now();
+    if (conn && conn.connectionId === connectionId) conn.lastHeartbeatAt = this.deps.engine.now();
   }
 
   /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */
   private expiryOf(extras: MessageExtras | undefined, now: number): number | null {
     const seconds = extras?.properties?.messageExpiryInterval;
     if (seconds === undefined) return null;
-    return now + Math.min(seconds, this.cluster.config.current().MqttProtocol.max_message_expiry_interval) * 1000;
+    return now + Math.min(seconds, this.deps.config.current().MqttProtocol.max_message_expiry_interval) * 1000;
   }
 
   // ---------------------------------------------------------------- reading

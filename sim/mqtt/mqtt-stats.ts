@@ -1,6 +1,6 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBroker } from './mqtt-broker.ts';
 import { CONNECTION_TYPES, type ConnectionType } from './mqtt-labels.ts';
-import { connectorList, type ConnectorLike, type TopicRecordLike } from './peer-parts.ts';
+import type { ConnectorLike, TopicRecordLike } from './peer-parts.ts';
 
 /** Counts of the MQTT side at one instant, by tenant: what the overview and `/metrics` both show. */
 export interface MqttStats {
@@ -22,20 +22,17 @@ export interface MqttStats {
 const zeroByType = (): Record<ConnectionType, number> =>
   Object.fromEntries(CONNECTION_TYPES.map((t) => [t, 0])) as Record<ConnectionType, number>;
 
-/**
- * Topic records of every tenant. While the topics part has no `all()` yet, the topic names the broker
- * has carried messages on stand in (tenant unknown: counted under `default`).
- */
-export function topicRecords(cluster: Cluster): TopicRecordLike[] {
-  const topics = cluster.topics as unknown as { all?: () => TopicRecordLike[] };
-  if (typeof topics?.all === 'function') return topics.all();
-  return [...cluster.mqtt.counters.byTopic()].map(([name]) => ({ tenant: 'default', topic_name: name }));
+/** What the counts are taken from: the broker's clients and subscriptions, the topics, the connectors. */
+export interface MqttStatsSources {
+  mqtt: Pick<MqttBroker, 'allClients' | 'subscriptions' | 'client'>;
+  topics: { all(): readonly TopicRecordLike[] };
+  connectors: { all(): readonly ConnectorLike[] };
 }
 
 const bump = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
 
-export function collectMqttStats(cluster: Cluster): MqttStats {
-  const broker = cluster.mqtt;
+export function collectMqttStats(sources: MqttStatsSources): MqttStats {
+  const broker = sources.mqtt;
   const byType = zeroByType();
   const byTenantType = new Map<string, Record<ConnectionType, number>>();
   const sessionsByTenant = new Map<string, number>();
@@ -55,8 +52,8 @@ export function collectMqttStats(cluster: Cluster): MqttStats {
   }
 
   const topicsByTenant = new Map<string, number>();
-  const topics = topicRecords(cluster);
-  for (const t of topics) bump(topicsByTenant, t.tenant ?? 'default');
+  const topics = sources.topics.all();
+  for (const t of topics) bump(topicsByTenant, t.tenant);
 
   const subsByTenant = new Map<string, { exclusive: number; shared: number }>();
   let exclusive = 0;
@@ -97,7 +94,7 @@ export function collectMqttStats(cluster: Cluster): MqttStats {
       sharedThreads,
       byTenant: subsByTenant,
     },
-    connectors: connectorList(cluster),
+    connectors: [...sources.connectors.all()],
   };
 }
 

@@ -1,7 +1,6 @@
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import { collectMqttStats } from './mqtt-stats.ts';
-import { metaLeaderId } from './peer-parts.ts';
 
 /**
  * The spec's cluster overview, answered by `node`. Connection counts by type: `websocket_connection_num`
@@ -20,7 +19,7 @@ export function clusterOverview(cluster: Cluster, node: SimNode) {
     session_num: stats.sessions.total,
     topic_num: stats.topics.total,
     subscribe_num: stats.subscriptions.total,
-    placement_status: node.id === metaLeaderId(cluster) ? 'Leader' : 'Follower',
+    placement_status: node.id === cluster.raft.metaLeaderId() ? 'Leader' : 'Follower',
     tcp_connection_num: t.Tcp,
     tls_connection_num: t.Tls,
     websocket_connection_num: t.Websocket + t.Websockets,

@@ -1,12 +1,18 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { AclRules } from '../broker/acl-rules.ts';
+import type { Blacklist } from '../broker/blacklist.ts';
+import type { Schemas } from '../broker/schemas.ts';
+import type { TenantQuota } from '../broker/tenants.ts';
+import type { TopicRewriteRules } from '../broker/topic-rewrite-rules.ts';
+import type { SimNode } from '../cluster/node-registry.ts';
+import type { DynamicConfig } from '../config/dynamic-config.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { MessageExtras } from './delivery.ts';
 
 /**
- * The MQTT broker's view of the parts other helpers own (topics and storage: helper D; connectors:
- * helper A; raft: helper D). The method names are the agreed interfaces of the briefing. Typed here
- * structurally so this part compiles whatever stage those parts are at, and checked at call time:
- * a missing method the broker cannot do without fails loudly with the name of what is missing; the
- * read-only ones the overview may guard fall back to a documented value.
+ * What the MQTT broker and its helpers (flapping detection, slow subscriptions, system alarms, the
+ * demo population, schema validation, the monitor) use of the other parts, each as the narrow
+ * interface it calls. The composition root hands them the real parts; every one of them is built
+ * before the broker.
  */
 
 export interface RetainedMessageInput {
@@ -19,21 +25,23 @@ export interface RetainedMessageInput {
 }
 
 export interface TopicRecordLike {
-  tenant?: string;
-  topic_name?: string;
+  tenant: string;
+  topic_name: string;
   /** Retained message; `expiresAt` virtual ms or null (never). */
-  retained?: { payload: string; qos?: number; expiresAt?: number | null; extras?: MessageExtras } | null;
+  retained: { payload: string; qos?: number; expiresAt?: number | null; extras?: MessageExtras } | null;
 }
 
+/** Topics: created on first publish, holding the retained messages. */
 export interface TopicsPart {
   ensure(tenant: string, topicName: string): unknown;
   get(tenant: string, topicName: string): unknown;
-  all(): TopicRecordLike[];
+  all(): readonly TopicRecordLike[];
   /** Topics of the tenant holding a retained message (expired ones included), by name. */
   retainedTopics(tenant: string): readonly TopicRecordLike[];
   setRetained(tenant: string, topicName: string, retained: RetainedMessageInput | null): void;
 }
 
+/** Storage: every published message is appended to its topic. */
 export interface StoragePart {
   appendToTopic(tenant: string, topicName: string, record: { key?: string; payload: string; timestamp: number }): unknown;
 }
@@ -47,53 +55,30 @@ export interface ConnectorLike {
   stats?: { sendSuccessTotal?: number; sendFailTotal?: number };
 }
 
+/** Connectors: listed by the overview and the monitor, and handed every published message. */
 export interface ConnectorsPart {
-  all(): ConnectorLike[];
+  all(): readonly ConnectorLike[];
   onMessage(tenant: string, topicName: string, message: { payload: string; key?: string; timestamp: number }): void;
 }
 
-function requireMethods<T>(part: unknown, partName: string, owner: string, methods: readonly string[]): T {
-  for (const m of methods) {
-    if (typeof (part as Record<string, unknown> | undefined)?.[m] !== 'function') {
-      throw new Error(`the MQTT broker needs cluster.${partName}.${m}() (${owner}), which is not implemented yet`);
-    }
-  }
-  return part as T;
+/** The nodes clients connect to. */
+export interface MqttNodes {
+  get(id: number): SimNode | undefined;
+  online(): readonly SimNode[];
 }
 
-/** Topics; throws when the part lacks an agreed method (publishing cannot work without it). */
-export function topicsOf(cluster: Cluster): TopicsPart {
-  return requireMethods<TopicsPart>(cluster.topics, 'topics', 'helper D, sim/storage/topics.ts', [
-    'ensure',
-    'get',
-    'all',
-    'retainedTopics',
-    'setRetained',
-  ]);
-}
-
-/** Storage; throws when `appendToTopic` is missing. */
-export function storageOf(cluster: Cluster): StoragePart {
-  return requireMethods<StoragePart>(cluster.storage, 'storage', 'helper D, sim/storage/storage-engine.ts', ['appendToTopic']);
-}
-
-/** Connectors for message hand-off; throws when `onMessage` is missing. */
-export function connectorSinkOf(cluster: Cluster): ConnectorsPart {
-  return requireMethods<ConnectorsPart>(cluster.connectors, 'connectors', 'helper A, sim/connectors/connectors.ts', ['onMessage']);
-}
-
-/** Every connector, or none while the connectors part has no `all()` yet (the overview guards this). */
-export function connectorList(cluster: Cluster): ConnectorLike[] {
-  const part = cluster.connectors as unknown as Partial<ConnectorsPart> | undefined;
-  return typeof part?.all === 'function' ? part.all() : [];
-}
-
-/**
- * Node id of the meta group's leader (undefined while it has none, e.g. during an election); node 1
- * while the raft part has no `metaLeaderId()` yet.
- */
-export function metaLeaderId(cluster: Cluster): number | undefined {
-  const raft = cluster.raft as unknown as { metaLeaderId?: () => number | undefined | null };
-  if (typeof raft?.metaLeaderId !== 'function') return 1;
-  return raft.metaLeaderId() ?? undefined;
+export interface MqttBrokerDeps {
+  /** Virtual time, scheduling, the trace and the seeded random source. */
+  engine: SimEngine;
+  config: { current(): DynamicConfig };
+  nodes: MqttNodes;
+  tenants: { quota(name: string): TenantQuota };
+  users: { get(tenant: string, username: string): { readonly is_superuser: boolean } | undefined };
+  acl: Pick<AclRules, 'decide'>;
+  blacklist: Pick<Blacklist, 'blocking' | 'add'>;
+  rewriteRules: Pick<TopicRewriteRules, 'rewrite'>;
+  schemas: Pick<Schemas, 'get' | 'allBindings'>;
+  topics: TopicsPart;
+  storage: StoragePart;
+  connectors: ConnectorsPart;
 }

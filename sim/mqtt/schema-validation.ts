@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { Schema } from '../broker/schemas.ts';
 import { topicMatches } from './topic-filter.ts';
 
@@ -70,15 +70,15 @@ export class SchemaValidation {
   private readonly ajv = new Ajv({ allErrors: false, strict: false });
   private readonly compiled = new Map<string, Check>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: Pick<MqttBrokerDeps, 'schemas'>) {}
 
   /** The schemas bound to a topic: a binding's resource is the topic name or a topic filter. */
   boundSchemas(tenant: string, topic: string): Schema[] {
     const out: Schema[] = [];
-    for (const b of this.cluster.schemas.allBindings()) {
+    for (const b of this.deps.schemas.allBindings()) {
       if (b.tenant !== tenant) continue;
       if (b.resource_name !== topic && !topicMatches(b.resource_name, topic)) continue;
-      const s = this.cluster.schemas.get(tenant, b.schema_name);
+      const s = this.deps.schemas.get(tenant, b.schema_name);
       if (s && !out.includes(s)) out.push(s);
     }
     return out;

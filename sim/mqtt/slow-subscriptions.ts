@@ -1,5 +1,5 @@
 import { localTimeString } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 
 /** The spec's slow subscription record. */
@@ -30,7 +30,7 @@ export function nodeInfo(node: SimNode): string {
 export class SlowSubscriptions {
   private readonly records = new Map<string, SlowSubscriptionRecord>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>) {}
 
   /**
    * Called for every delivery with its two delay components: `internalMs` (from the message's
@@ -38,11 +38,11 @@ export class SlowSubscriptions {
    * both, PublishTime only the send.
    */
   observe(d: { tenant: string; clientId: string; topic: string; path: string; nodeId: number; internalMs: number; sendMs: number }): void {
-    const cfg = this.cluster.config.current().MqttSlowSubscribeConfig;
+    const cfg = this.deps.config.current().MqttSlowSubscribeConfig;
     if (!cfg.enable) return;
     const span = cfg.delay_type === 'PublishTime' ? d.sendMs : d.internalMs + d.sendMs;
     if (span <= cfg.record_time) return;
-    const node = this.cluster.nodes.get(d.nodeId);
+    const node = this.deps.nodes.get(d.nodeId);
     const key = `${d.tenant}\u0000${d.clientId}\u0000${d.topic}`;
     this.records.delete(key);
     this.records.set(key, {
@@ -51,11 +51,11 @@ export class SlowSubscriptions {
       topic_name: d.topic,
       time_span: span,
       node_info: node ? nodeInfo(node) : `node-${d.nodeId}`,
-      create_time: localTimeString(this.cluster.now()),
+      create_time: localTimeString(this.deps.engine.now()),
       subscribe_name: d.path,
     });
     if (this.records.size > MAX_SLOW_SUBSCRIPTIONS) this.records.delete(this.records.keys().next().value as string);
-    this.cluster.engine.record('mqtt.slow-subscribe', { tenant: d.tenant, clientId: d.clientId, topic: d.topic, span });
+    this.deps.engine.record('mqtt.slow-subscribe', { tenant: d.tenant, clientId: d.clientId, topic: d.topic, span });
   }
 
   /** Drops the records of a deleted topic. */

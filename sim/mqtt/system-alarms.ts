@@ -1,5 +1,5 @@
 import { unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 
 export type AlarmName = 'HighCpuUsage' | 'HighMemoryUsage';
@@ -37,14 +37,14 @@ export class SystemAlarms {
   private rng!: SeededRandom;
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>,
     /** Called with each alarm, so the broker can publish it on `$SYS/brokers/alarms/alert`. */
     private readonly onAlarm: (nodeId: number, alarm: SystemAlarmRecord) => void,
   ) {}
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('mqtt.system-load');
-    this.cluster.engine.every(SYSTEM_MONITOR_INTERVAL_MS, 'mqtt.system-monitor', () => this.sample());
+    this.rng = this.deps.engine.random.fork('mqtt.system-load');
+    this.deps.engine.every(SYSTEM_MONITOR_INTERVAL_MS, 'mqtt.system-monitor', () => this.sample());
   }
 
   /** Last sampled load of a node; undefined before its first sample. Reading never draws randomness. */
@@ -68,8 +68,8 @@ export class SystemAlarms {
   }
 
   private sample(): void {
-    const cfg = this.cluster.config.current().MqttSystemMonitor;
-    for (const node of this.cluster.nodes.online()) {
+    const cfg = this.deps.config.current().MqttSystemMonitor;
+    for (const node of this.deps.nodes.online()) {
       const l = this.loadOf(node.id);
       // CPU wanders faster than memory and now and then spikes, so alarms come and go.
       const spike = this.rng.chance(0.03) ? 0.35 : 0;
@@ -85,13 +85,13 @@ export class SystemAlarms {
     const alarm: SystemAlarmRecord = {
       name,
       message: `${name} is ${pct(usage)}%, but config is ${pct(watermark)}%`,
-      create_time: unixSeconds(this.cluster.now()),
+      create_time: unixSeconds(this.deps.engine.now()),
     };
     let list = this.alarms.get(nodeId);
     if (!list) this.alarms.set(nodeId, (list = []));
     list.push(alarm);
     if (list.length > MAX_ALARMS_PER_NODE) list.splice(0, list.length - MAX_ALARMS_PER_NODE);
-    this.cluster.engine.record('mqtt.alarm', { nodeId, name, usage: Math.round(usage * 10_000) });
+    this.deps.engine.record('mqtt.alarm', { nodeId, name, usage: Math.round(usage * 10_000) });
     this.onAlarm(nodeId, alarm);
   }
 }

@@ -1,5 +1,5 @@
 import { failed } from '../api/operation-error.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
 import type { GroupOffsetRecord } from '../../fixtures/contract/records.ts';
 
 /** One committed position, as `offset/commit` carries it (`AdapterCommitOffset`). */
@@ -17,6 +17,17 @@ interface StoredOffset extends CommitOffset {
 
 const groupKey = (tenant: string, group: string): string => `${tenant}\u0000${group}`;
 
+export interface ConsumerOffsetsDeps {
+  engine: Pick<SimEngine, 'now' | 'record'>;
+  /** The offset consensus groups a commit is written to. */
+  raft: { offsetGroupFor(key: string): string; write(groupName: string, kind: string): unknown };
+  /** The demo commits on the demo topic's partitions. */
+  topics: {
+    get(tenant: string, topicName: string): { readonly topic_name: string; readonly storage_name_list: readonly string[] } | undefined;
+  };
+  storage: { segmentSeqOf(shardName: string, offset: number): number | null };
+}
+
 /**
  * Committed offsets of consumer groups, per tenant and group, one position per shard; a commit
  * overwrites. Each group's commits are written to the offset consensus group its name hashes to.
@@ -24,10 +35,10 @@ const groupKey = (tenant: string, group: string): string => `${tenant}\u0000${gr
 export class ConsumerOffsets {
   private readonly groups = new Map<string, { tenant: string; group: string; byShard: Map<string, StoredOffset> }>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: ConsumerOffsetsDeps) {}
 
   seedDemo(): void {
-    const topic = this.cluster.topics.get('default', 'sensors/temperature');
+    const topic = this.deps.topics.get('default', 'sensors/temperature');
     if (!topic) return;
     this.commit(
       'default',
@@ -38,10 +49,10 @@ export class ConsumerOffsets {
 
   commit(tenant: string, group: string, offsets: readonly CommitOffset[]): void {
     if (offsets.length === 0) throw failed('offsets cannot be empty');
-    this.cluster.raft.write(this.cluster.raft.offsetGroupFor(groupKey(tenant, group)), 'offset.commit');
+    this.deps.raft.write(this.deps.raft.offsetGroupFor(groupKey(tenant, group)), 'offset.commit');
     const key = groupKey(tenant, group);
     const entry = this.groups.get(key) ?? { tenant, group, byShard: new Map<string, StoredOffset>() };
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     for (const o of offsets) {
       entry.byShard.set(o.shard_name, {
         shard_name: o.shard_name,
@@ -52,7 +63,7 @@ export class ConsumerOffsets {
       });
     }
     this.groups.set(key, entry);
-    this.cluster.engine.record('offset.commit', { tenant, group, offsets: offsets.map((o) => [o.shard_name, o.offset]) });
+    this.deps.engine.record('offset.commit', { tenant, group, offsets: offsets.map((o) => [o.shard_name, o.offset]) });
   }
 
   /** The group's positions, by shard name; an unknown group has none. */
@@ -64,7 +75,7 @@ export class ConsumerOffsets {
       .map((o) => ({
         group,
         shard_name: o.shard_name,
-        segment_no: this.cluster.storage.segmentSeqOf(o.shard_name, o.offset) ?? 0,
+        segment_no: this.deps.storage.segmentSeqOf(o.shard_name, o.offset) ?? 0,
         topic_name: o.topic_name,
         partition: o.partition,
         offset: o.offset,
@@ -78,6 +89,6 @@ export class ConsumerOffsets {
       for (const name of shardNames) if (entry.byShard.delete(name)) dropped++;
       if (entry.byShard.size === 0) this.groups.delete(key);
     }
-    if (dropped > 0) this.cluster.engine.record('offset.forget', { shards: [...shardNames], dropped });
+    if (dropped > 0) this.deps.engine.record('offset.forget', { shards: [...shardNames], dropped });
   }
 }

@@ -1,7 +1,7 @@
-import type { Cluster } from '../cluster/cluster.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { epochEndOf, type EpochStart, type RecordLog, type StoredRecord } from './record-log.ts';
 import { leaderReplica, replicaOn, type Replica, type Segment } from './shard-model.ts';
+import type { StoragePeers } from './storage-peers.ts';
 import type { StorageBugs, StorageSettings } from './storage-settings.ts';
 
 /**
@@ -59,7 +59,7 @@ interface FetchResponse {
 
 /** What replication needs from the rest of the storage engine. */
 export interface ReplicationHost {
-  readonly cluster: Cluster;
+  readonly peers: Pick<StoragePeers, 'engine' | 'nodes' | 'network'>;
   settings(): StorageSettings;
   bugs(): StorageBugs;
   /** Whether the leader on `nodeId` can have the controller change an ISR now. */
@@ -110,9 +110,9 @@ export class ReplicaFetchers {
     this.rng = rng;
     const loop = (): void => {
       this.checkIsr();
-      this.host.cluster.engine.after(this.host.settings().isr_check_interval_ms, 'storage.isr-check', loop);
+      this.host.peers.engine.after(this.host.settings().isr_check_interval_ms, 'storage.isr-check', loop);
     };
-    this.host.cluster.engine.after(this.host.settings().isr_check_interval_ms, 'storage.isr-check', loop);
+    this.host.peers.engine.after(this.host.settings().isr_check_interval_ms, 'storage.isr-check', loop);
   }
 
   /** Every fetcher, in creation order. */
@@ -122,7 +122,7 @@ export class ReplicaFetchers {
 
   /** The spec's `fetcher_index` of the fetcher on `follower` for `leader`: the leader's rank among the follower's peers. */
   fetcherIndex(follower: number, leader: number): number {
-    return this.host.cluster.nodes.all().filter((n) => n.id !== follower && n.id < leader).length;
+    return this.host.peers.nodes.all().filter((n) => n.id !== follower && n.id < leader).length;
   }
 
   /** The fetcher of `follower` for `leader`, created (and its fetch loop started) on first use. */
@@ -130,15 +130,15 @@ export class ReplicaFetchers {
     const key = fetcherKey(follower, leader);
     let f = this.fetchers.get(key);
     if (f) return f;
-    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.cluster.nodes.localNow(leader));
+    f = new Fetcher(follower, leader, this.fetcherIndex(follower, leader), this.host.peers.nodes.localNow(leader));
     this.fetchers.set(key, f);
     // A seeded phase, so the fetchers of a cluster do not all fire at the same instant.
     const fetcher = f;
     const tick = (): void => {
       this.sendFetch(fetcher);
-      this.host.cluster.engine.after(this.host.settings().replica_fetch_interval_ms, 'storage.fetch', tick);
+      this.host.peers.engine.after(this.host.settings().replica_fetch_interval_ms, 'storage.fetch', tick);
     };
-    this.host.cluster.engine.after(this.rng.int(1, this.host.settings().replica_fetch_interval_ms), 'storage.fetch', tick);
+    this.host.peers.engine.after(this.rng.int(1, this.host.settings().replica_fetch_interval_ms), 'storage.fetch', tick);
     return f;
   }
 
@@ -184,7 +184,7 @@ export class ReplicaFetchers {
     leader.log.assignEpoch(seg.leaderEpoch);
     leader.syncedEpoch = seg.leaderEpoch;
     // Lag times are the leader's own clock readings (a clock step on it makes followers look late).
-    const now = this.host.cluster.nodes.localNow(newLeader);
+    const now = this.host.peers.nodes.localNow(newLeader);
     for (const r of seg.replicas) {
       if (r === leader) continue;
       r.progressEpoch = -1;
@@ -252,8 +252,8 @@ export class ReplicaFetchers {
   // ---- the fetch protocol --------------------------------------------------------------------
 
   private sendFetch(f: Fetcher): void {
-    const cluster = this.host.cluster;
-    if (f.segments.size === 0 || cluster.nodes.get(f.follower)?.online !== true) return;
+    const peers = this.host.peers;
+    if (f.segments.size === 0 || peers.nodes.get(f.follower)?.online !== true) return;
     const full = f.requests % this.host.settings().replica_fetch_full_every === 0;
     f.requests++;
     const updates: FetchUpdate[] = [];
@@ -262,13 +262,13 @@ export class ReplicaFetchers {
       updates.push({ seg, leo: r.log.nextOffset, epoch: r.syncedEpoch, truncations: r.log.truncations });
     }
     f.pending.clear();
-    cluster.network.send<FetchRequest>(f.follower, f.leader, { fetcher: f, updates }, this.deliverRequest);
+    peers.network.send<FetchRequest>(f.follower, f.leader, { fetcher: f, updates }, this.deliverRequest);
   }
 
   /** Leader side: learn the follower's progress, then answer with what it lacks. */
   private serveFetch(req: FetchRequest): void {
     const f = req.fetcher;
-    const now = this.host.cluster.nodes.localNow(f.leader);
+    const now = this.host.peers.nodes.localNow(f.leader);
     f.lastServedMs = now;
     for (const u of req.updates) {
       const seg = u.seg;
@@ -325,7 +325,7 @@ export class ReplicaFetchers {
       f.dirty.add(seg);
     }
     if (entries.length > 0)
-      this.host.cluster.network.send<FetchResponse>(f.leader, f.follower, { fetcher: f, entries }, this.deliverResponse);
+      this.host.peers.network.send<FetchResponse>(f.leader, f.follower, { fetcher: f, entries }, this.deliverResponse);
   }
 
   /** Follower side: reconcile or append what the leader sent, if it still leads in that epoch. */
@@ -393,7 +393,7 @@ export class ReplicaFetchers {
     seg.lastKnownIsr = seg.isr;
     seg.isr = isr;
     seg.segmentEpoch++;
-    this.host.cluster.engine.record(kind, { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr });
+    this.host.peers.engine.record(kind, { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr });
     this.host.touched(seg);
   }
 
@@ -403,11 +403,11 @@ export class ReplicaFetchers {
    * where the follower is known to be behind are looked at.
    */
   private checkIsr(): void {
-    const cluster = this.host.cluster;
+    const peers = this.host.peers;
     const lagMax = this.host.settings().replica_lag_time_max_ms;
     for (const f of this.fetchers.values()) {
-      if (f.segments.size === 0 || cluster.nodes.get(f.leader)?.online !== true || !this.host.canAlterIsr(f.leader)) continue;
-      const now = cluster.nodes.localNow(f.leader);
+      if (f.segments.size === 0 || peers.nodes.get(f.leader)?.online !== true || !this.host.canAlterIsr(f.leader)) continue;
+      const now = peers.nodes.localNow(f.leader);
       const pool = now - f.lastServedMs > lagMax ? f.segments : f.dirty;
       const lagging: Segment[] = [];
       for (const seg of pool) {

@@ -1,11 +1,11 @@
-import type { Cluster } from '../cluster/cluster.ts';
 import type { ReplicaFetchers } from './replica-fetcher.ts';
 import type { Segment } from './shard-model.ts';
+import type { StoragePeers } from './storage-peers.ts';
 import type { StorageBugs, StorageSettings } from './storage-settings.ts';
 
 /** What the controller needs from the rest of the storage engine. */
 export interface ControllerHost {
-  readonly cluster: Cluster;
+  readonly peers: StoragePeers;
   readonly replication: ReplicaFetchers;
   settings(): StorageSettings;
   bugs(): StorageBugs;
@@ -34,14 +34,14 @@ export class StorageController {
   constructor(private readonly host: ControllerHost) {}
 
   start(): void {
-    const { cluster } = this.host;
+    const { peers } = this.host;
     const loop = (): void => {
       this.check();
-      cluster.engine.after(this.host.settings().controller_check_interval_ms, 'storage.controller', loop);
+      peers.engine.after(this.host.settings().controller_check_interval_ms, 'storage.controller', loop);
     };
-    cluster.engine.after(this.host.settings().controller_check_interval_ms, 'storage.controller', loop);
+    peers.engine.after(this.host.settings().controller_check_interval_ms, 'storage.controller', loop);
     // Lifecycle events make detection immediate; the periodic check finds the same changes later.
-    cluster.nodes.onLifecycle((e) => {
+    peers.nodes.onLifecycle((e) => {
       if (e.kind === 'start' || e.kind === 'restart') this.starts.set(e.nodeId, this.brokerEpoch(e.nodeId) + 1);
       // A node back on a wiped data directory holds none of its old replicas' records.
       if (e.kind === 'start') this.host.onNodeWiped(e.nodeId);
@@ -60,11 +60,11 @@ export class StorageController {
    * may still believe it leads, from fencing the majority.
    */
   controllerId(): number | null {
-    const { cluster } = this.host;
-    const id = cluster.raft.metaLeaderId();
-    if (id === null || cluster.nodes.get(id)?.online !== true) return null;
-    const members = cluster.nodes.all().filter((n) => !n.removed);
-    const heard = members.filter((n) => n.online && cluster.network.reachable(id, n.id) && cluster.network.reachable(n.id, id)).length;
+    const { peers } = this.host;
+    const id = peers.raft.metaLeaderId();
+    if (id === null || peers.nodes.get(id)?.online !== true) return null;
+    const members = peers.nodes.all().filter((n) => !n.removed);
+    const heard = members.filter((n) => n.online && peers.network.reachable(id, n.id) && peers.network.reachable(n.id, id)).length;
     return heard * 2 > members.length ? id : null;
   }
 
@@ -75,7 +75,7 @@ export class StorageController {
   /** Whether a leader on `nodeId` can have its ISR changed now: the controller exists and hears it. */
   canAlterIsr(nodeId: number): boolean {
     const ctrl = this.controllerId();
-    return ctrl !== null && this.host.cluster.nodes.get(nodeId)?.online === true && this.host.cluster.network.reachable(nodeId, ctrl);
+    return ctrl !== null && this.host.peers.nodes.get(nodeId)?.online === true && this.host.peers.network.reachable(nodeId, ctrl);
   }
 
   /** Whether a controller exists and counts `nodeId` alive (running, a member, reachable from it). */
@@ -85,8 +85,8 @@ export class StorageController {
   }
 
   private alive(nodeId: number, ctrl: number): boolean {
-    const node = this.host.cluster.nodes.get(nodeId);
-    return node !== undefined && node.online && !node.removed && this.host.cluster.network.reachable(ctrl, nodeId);
+    const node = this.host.peers.nodes.get(nodeId);
+    return node !== undefined && node.online && !node.removed && this.host.peers.network.reachable(ctrl, nodeId);
   }
 
   /**
@@ -110,7 +110,7 @@ export class StorageController {
       if (!seg.gone && !seg.available && seg.phase !== 'PreDelete' && seg.phase !== 'Deleting') this.elect(seg, ctrl);
       if (seg.gone || seg.available) this.orphaned.delete(seg);
     }
-    for (const node of this.host.cluster.nodes.all()) {
+    for (const node of this.host.peers.nodes.all()) {
       const alive = this.alive(node.id, ctrl);
       if (!alive && !this.fenced.has(node.id)) this.fence(node.id, ctrl);
       else if (alive && this.fenced.has(node.id)) this.unfence(node.id, ctrl);
@@ -119,7 +119,7 @@ export class StorageController {
 
   private fence(nodeId: number, ctrl: number): void {
     this.fenced.add(nodeId);
-    this.host.cluster.engine.record('storage.node.fenced', { node: nodeId, controller: ctrl });
+    this.host.peers.engine.record('storage.node.fenced', { node: nodeId, controller: ctrl });
     for (const seg of [...this.host.segmentsOn(nodeId)]) {
       // An unavailable segment keeps its ISR as it was: any of those members may bring it back.
       if (seg.gone || !seg.available || seg.phase === 'PreDelete' || seg.phase === 'Deleting') continue;
@@ -130,7 +130,7 @@ export class StorageController {
 
   private unfence(nodeId: number, ctrl: number): void {
     this.fenced.delete(nodeId);
-    this.host.cluster.engine.record('storage.node.unfenced', { node: nodeId, controller: ctrl });
+    this.host.peers.engine.record('storage.node.unfenced', { node: nodeId, controller: ctrl });
     for (const seg of [...this.host.segmentsOn(nodeId)]) {
       if (!seg.gone && !seg.available && seg.phase !== 'PreDelete' && seg.phase !== 'Deleting') this.elect(seg, ctrl);
     }
@@ -139,7 +139,7 @@ export class StorageController {
   private markUnavailable(seg: Segment): void {
     seg.available = false;
     seg.segmentEpoch++;
-    this.host.cluster.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: 'Unavailable', isr: seg.isr });
+    this.host.peers.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: 'Unavailable', isr: seg.isr });
     this.host.touched(seg);
     this.host.onLeadershipChanged(seg);
   }
@@ -163,7 +163,7 @@ export class StorageController {
     }
     const from = seg.leaderNodeId;
     this.host.replication.installLeader(seg, leader, isr, this.brokerEpoch(leader));
-    this.host.cluster.engine.record('storage.leader.change', {
+    this.host.peers.engine.record('storage.leader.change', {
       shard: seg.shard.name,
       seq: seg.seq,
       from,

@@ -2,7 +2,7 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, unavailable } from '../api/operation-error.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { InvariantRegistry } from '../invariants/invariant-registry.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { RecordLog, type StoredRecord } from './record-log.ts';
@@ -25,6 +25,7 @@ import {
   type Shard,
 } from './shard-model.ts';
 import { StorageController } from './storage-controller.ts';
+import type { StoragePeers } from './storage-peers.ts';
 import { SegmentJournal, StorageInvariants } from './storage-invariants.ts';
 import { DEFAULT_STORAGE_SETTINGS, type StorageBugs, type StorageSettings } from './storage-settings.ts';
 import { segmentMetaView, segmentView, shardDetailView, unavailableReplicaView } from './storage-views.ts';
@@ -72,6 +73,14 @@ export function defaultShardConfig(replicaNum = 1, storageType: EngineShardConfi
   };
 }
 
+export interface StorageEngineDeps extends StoragePeers {
+  invariants: InvariantRegistry;
+  /** A record appended to a topic that does not exist yet creates it with defaults. */
+  topics: { ensure(tenant: string, topicName: string): { readonly storage_name_list: readonly string[] } };
+  /** Built after the storage engine: read at call time (a deleted shard's committed offsets go). */
+  readonly offsets: { forgetShards(shardNames: readonly string[]): void };
+}
+
 /**
  * The storage engine: shards (one per topic partition, or standalone) made of segments, each placed
  * on `replica_num` nodes with one leader. The active segment's leader takes the writes; followers
@@ -99,10 +108,10 @@ export class StorageEngine {
   private readonly roundRobin = new Map<string, number>();
   private rng!: SeededRandom;
 
-  constructor(private readonly cluster: Cluster) {
+  constructor(private readonly deps: StorageEngineDeps) {
     const touched = (seg: Segment): void => this.journal.touch(seg);
     this.replication = new ReplicaFetchers({
-      cluster,
+      peers: deps,
       settings: () => this.settings,
       bugs: () => this.bugs,
       canAlterIsr: (nodeId) => this.controller.canAlterIsr(nodeId),
@@ -111,7 +120,7 @@ export class StorageEngine {
       onHighWatermark: (seg) => this.maybeSeal(seg),
     });
     this.controller = new StorageController({
-      cluster,
+      peers: deps,
       replication: this.replication,
       settings: () => this.settings,
       bugs: () => this.bugs,
@@ -124,14 +133,14 @@ export class StorageEngine {
   }
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('storage');
-    this.cluster.nodes.onLifecycle((e) => {
+    this.rng = this.deps.engine.random.fork('storage');
+    this.deps.nodes.onLifecycle((e) => {
       if (e.kind === 'leave') this.onNodeLeft(e.nodeId);
     });
-    this.replication.start(this.cluster.engine.random.fork('storage-fetch'));
+    this.replication.start(this.deps.engine.random.fork('storage-fetch'));
     this.controller.start();
-    this.invariants.register(this.cluster.invariants);
-    this.cluster.engine.every(RETENTION_SWEEP_MS, 'storage.retention', () => this.sweepRetention());
+    this.invariants.register(this.deps.invariants);
+    this.deps.engine.every(RETENTION_SWEEP_MS, 'storage.retention', () => this.sweepRetention());
   }
 
   seedDemo(): void {
@@ -169,7 +178,7 @@ export class StorageEngine {
 
   /** Nodes that can hold a new replica: online, still members, with the engine role, not fenced. */
   private placeableNodes(): number[] {
-    return this.cluster.nodes
+    return this.deps.nodes
       .online()
       .filter((n) => !n.removed && n.roles.includes('engine') && !this.controller.isFenced(n.id))
       .map((n) => n.id);
@@ -194,7 +203,7 @@ export class StorageEngine {
       );
     }
     this.checkPlacement(config.replica_num, `Shard ${input.shard_name}`);
-    this.cluster.raft.write(this.cluster.raft.dataGroupFor(input.shard_name), 'shard.create');
+    this.deps.raft.write(this.deps.raft.dataGroupFor(input.shard_name), 'shard.create');
     const shard: Shard = {
       uid: this.rng.id(),
       name: input.shard_name,
@@ -203,14 +212,14 @@ export class StorageEngine {
       desc: input.desc ?? '',
       config: { ...config },
       status: 'Run',
-      createdAt: this.cluster.now(),
+      createdAt: this.deps.engine.now(),
       segments: [],
       logStartOffset: 0,
       deleted: new Set(),
     };
     const seg = this.newSegment(shard, 0, 0);
     this.shards.set(shard.name, shard);
-    this.cluster.engine.record('storage.shard.create', {
+    this.deps.engine.record('storage.shard.create', {
       name: shard.name,
       topic: shard.topicName,
       replicas: seg.replicas.map((r) => r.nodeId),
@@ -232,23 +241,23 @@ export class StorageEngine {
         `Shard ${name} stores partition ${shard.topic.partition} of topic ${shard.topic.topicName} (tenant ${shard.topic.tenant}); delete the topic instead`,
       );
     }
-    this.cluster.raft.write(this.cluster.raft.dataGroupFor(name), 'shard.delete');
+    this.deps.raft.write(this.deps.raft.dataGroupFor(name), 'shard.delete');
     shard.status = 'PrepareDelete';
     for (const seg of shard.segments) {
       this.replication.detach(seg);
       this.setPhase(seg, 'PreDelete');
     }
-    this.cluster.offsets.forgetShards([name]);
-    this.cluster.engine.record('storage.shard.delete', { name });
+    this.deps.offsets.forgetShards([name]);
+    this.deps.engine.record('storage.shard.delete', { name });
     const step = this.settings.delete_step_ms;
-    this.cluster.engine.after(step, 'storage.shard.deleting', () => {
+    this.deps.engine.after(step, 'storage.shard.deleting', () => {
       shard.status = 'Deleting';
       for (const seg of shard.segments) this.setPhase(seg, 'Deleting');
-      this.cluster.engine.record('storage.shard.deleting', { name });
-      this.cluster.engine.after(step, 'storage.shard.deleted', () => {
+      this.deps.engine.record('storage.shard.deleting', { name });
+      this.deps.engine.after(step, 'storage.shard.deleted', () => {
         if (this.shards.get(name) === shard) this.shards.delete(name);
         for (const seg of shard.segments) this.forgetSegment(seg);
-        this.cluster.engine.record('storage.shard.deleted', { name });
+        this.deps.engine.record('storage.shard.deleted', { name });
       });
     });
   }
@@ -257,7 +266,7 @@ export class StorageEngine {
   private newSegment(shard: Shard, seq: number, startOffset: number): Segment {
     const nodes = this.rng.shuffle(this.placeableNodes()).slice(0, shard.config.replica_num);
     const replicas: Replica[] = nodes.map((nodeId, i) => {
-      const folds = this.cluster.nodes.get(nodeId)?.storageFold ?? [];
+      const folds = this.deps.nodes.get(nodeId)?.storageFold ?? [];
       const fold = folds.length > 0 ? folds[fnv1a(`${shard.name}/${seq}`) % folds.length] : '';
       // Every replica of a new segment starts empty in epoch 0: nothing to reconcile.
       return {
@@ -268,7 +277,7 @@ export class StorageEngine {
         syncedEpoch: 0,
         progressLeo: startOffset,
         progressEpoch: 0,
-        lastCaughtUpMs: this.cluster.nodes.localNow(nodes[0]),
+        lastCaughtUpMs: this.deps.nodes.localNow(nodes[0]),
         fetcher: null,
       };
     });
@@ -330,7 +339,7 @@ export class StorageEngine {
         seg.lastKnownIsr = seg.isr;
         seg.isr = seg.isr.filter((n) => n !== nodeId);
         seg.segmentEpoch++;
-        this.cluster.engine.record('storage.isr.shrink', { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr: seg.isr, wiped: true });
+        this.deps.engine.record('storage.isr.shrink', { shard: seg.shard.name, seq: seg.seq, node: nodeId, isr: seg.isr, wiped: true });
       }
       // A leader that left, was never replaced (no controller at the time) and came back wiped.
       if (seg.leaderNodeId === nodeId) this.controller.leaderWiped(seg);
@@ -365,7 +374,7 @@ export class StorageEngine {
   private onNodeLeft(nodeId: number): void {
     for (const seg of this.soleCopiesOn(nodeId)) {
       const to = Math.max(seg.hw, seg.startOffset);
-      this.cluster.engine.record('storage.leave.data-lost', {
+      this.deps.engine.record('storage.leave.data-lost', {
         node: nodeId,
         shard: seg.shard.name,
         seq: seg.seq,
@@ -385,7 +394,7 @@ export class StorageEngine {
     if (seg.phase === phase) return;
     seg.phase = phase;
     seg.segmentEpoch++;
-    this.cluster.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: phase });
+    this.deps.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: phase });
     this.journal.touch(seg);
   }
 
@@ -410,7 +419,7 @@ export class StorageEngine {
         `Shard ${name} is unavailable: no in-sync replica of segment ${seg.seq} is alive (ISR ${JSON.stringify(seg.isr)}); the write was refused, retry when one of them is back`,
       );
     }
-    if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
+    if (this.deps.nodes.get(seg.leaderNodeId)?.online !== true) {
       throw unavailable(
         `Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the write was refused, retry shortly`,
       );
@@ -422,7 +431,7 @@ export class StorageEngine {
     }
     // The leader stamps the record with its own clock (log-append time): a skewed leader's records
     // carry its offset; a producer's timestamp was taken on the true clock.
-    const timestampMs = (input.timestamp ?? this.cluster.now()) + (this.cluster.nodes.get(seg.leaderNodeId)?.clockSkewMs ?? 0);
+    const timestampMs = (input.timestamp ?? this.deps.engine.now()) + (this.deps.nodes.get(seg.leaderNodeId)?.clockSkewMs ?? 0);
     const key = input.key ?? null;
     const bytes = Buffer.byteLength(input.payload, 'utf8') + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
     const leader = leaderReplica(seg);
@@ -431,7 +440,7 @@ export class StorageEngine {
     seg.firstTimestampMs ??= timestampMs;
     seg.lastTimestampMs = timestampMs;
     seg.bytes += bytes;
-    this.cluster.engine.record('storage.append', { shard: name, offset: record.offset, bytes });
+    this.deps.engine.record('storage.append', { shard: name, offset: record.offset, bytes });
     this.journal.touch(seg);
     this.replication.onAppend(seg, leoBefore);
     const excess = logEndOffset(shard) - shard.logStartOffset - maxRecordsHeld(shard.config);
@@ -445,7 +454,7 @@ export class StorageEngine {
    * goes to the partition of its key's hash, a keyless one round-robin over the partitions.
    */
   appendToTopic(tenant: string, topicName: string, input: AppendInput): number {
-    const topic = this.cluster.topics.ensure(tenant, topicName);
+    const topic = this.deps.topics.ensure(tenant, topicName);
     const partitions = topic.storage_name_list.length;
     let p = 0;
     if (input.key !== undefined && input.key !== '') p = fnv1a(input.key) % partitions;
@@ -472,8 +481,8 @@ export class StorageEngine {
     const old = activeSegment(shard);
     this.setPhase(old, 'PreSealUp');
     const next = this.newSegment(shard, old.seq + 1, segmentEnd(old));
-    this.cluster.raft.tryWrite(this.cluster.raft.dataGroupFor(shard.name), 'segment.create');
-    this.cluster.engine.record('storage.segment.roll', {
+    this.deps.raft.tryWrite(this.deps.raft.dataGroupFor(shard.name), 'segment.create');
+    this.deps.engine.record('storage.segment.roll', {
       shard: shard.name,
       sealed: old.seq,
       active: next.seq,
@@ -505,11 +514,11 @@ export class StorageEngine {
     }
     while (shard.segments.length > 1 && segmentEnd(shard.segments[0]) <= to) this.forgetSegment(shard.segments.shift()!);
     for (const o of shard.deleted) if (o < to) shard.deleted.delete(o);
-    this.cluster.engine.record('storage.trim', { shard: shard.name, logStartOffset: to, dropped });
+    this.deps.engine.record('storage.trim', { shard: shard.name, logStartOffset: to, dropped });
   }
 
   private sweepRetention(): void {
-    const cutoff = this.cluster.now();
+    const cutoff = this.deps.engine.now();
     for (const shard of this.shards) {
       if (shard.status !== 'Run') continue;
       const before = cutoff - shard.config.retention_sec * 1000;
@@ -532,7 +541,7 @@ export class StorageEngine {
 
   /** A replica that can serve reads of a segment: its leader, or a live ISR member while the leader is down. */
   private readableReplica(seg: Segment): Replica | undefined {
-    const up = (r: Replica): boolean => this.cluster.nodes.get(r.nodeId)?.online === true;
+    const up = (r: Replica): boolean => this.deps.nodes.get(r.nodeId)?.online === true;
     const leader = leaderReplica(seg);
     if (up(leader)) return leader;
     return seg.replicas.find((r) => seg.isr.includes(r.nodeId) && up(r) && r.log.nextOffset >= seg.hw);
@@ -601,7 +610,7 @@ export class StorageEngine {
     const shard = this.require(name);
     if (shard.config.storage_type === 'EngineSegment') throw failed(`${operation} operation is not supported`);
     const seg = activeSegment(shard);
-    if (this.cluster.nodes.get(seg.leaderNodeId)?.online !== true) {
+    if (this.deps.nodes.get(seg.leaderNodeId)?.online !== true) {
       throw unavailable(
         `Shard ${name}: the leader of segment ${seg.seq} (node ${seg.leaderNodeId}) is down and no new leader is elected yet; the delete was refused, retry shortly`,
       );
@@ -624,7 +633,7 @@ export class StorageEngine {
     if (offsets.length === 0) return 0;
     const sorted = [...offsets].sort((a, b) => a - b);
     for (const o of sorted) shard.deleted.add(o);
-    this.cluster.engine.record('storage.record.delete', { shard: shard.name, by, offsets: sorted });
+    this.deps.engine.record('storage.record.delete', { shard: shard.name, by, offsets: sorted });
     return sorted.length;
   }
 
@@ -742,7 +751,7 @@ export class StorageEngine {
             current_leader_epoch: seg.leaderEpoch,
             max_bytes: this.settings.replica_fetch_max_bytes,
             fetcher_index: this.replication.fetcherIndex(nodeId, seg.leaderNodeId),
-            thread_running: !deleting && seg.available && replica.fetcher !== null && this.cluster.nodes.get(nodeId)?.online === true,
+            thread_running: !deleting && seg.available && replica.fetcher !== null && this.deps.nodes.get(nodeId)?.online === true,
           },
       available: true,
       error: null,

@@ -1,10 +1,14 @@
 import { TOPIC_SOURCES } from '../../fixtures/contract/endpoints/topics.ts';
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimNode } from '../cluster/node-registry.ts';
+import type { DynamicConfig } from '../config/dynamic-config.ts';
+import type { SimEngine } from '../engine/sim-engine.ts';
+import type { TenantQuota } from '../broker/tenants.ts';
+import type { AppendInput, ShardCreateInput } from './storage-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { SortedList } from '../api/sorted-list.ts';
-import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type StorageType } from './shard-model.ts';
+import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type Shard, type StorageType } from './shard-model.ts';
 import type { AdapterShardDetailRecord, TopicDetailRecord, TopicRecord as ApiTopicRecord } from '../../fixtures/contract/records.ts';
 import type { MessageExtras } from '../mqtt/delivery.ts';
 
@@ -69,6 +73,41 @@ export const byTenantThenName = (a: TopicRecord, b: TopicRecord): number => cmp(
 /** The order of `sort_field=topic_name`: name, ties in the base order (tenant). */
 export const byNameThenTenant = (a: TopicRecord, b: TopicRecord): number => cmp(a.topic_name, b.topic_name) || cmp(a.tenant, b.tenant);
 
+/** The shards behind the topics: a topic's partitions are shards of the storage engine. */
+export interface TopicStorage {
+  get(name: string): Shard | undefined;
+  checkPlacement(replicaNum: number, what: string): void;
+  createShard(input: ShardCreateInput): Shard;
+  deleteShard(name: string, options?: { byTopic?: boolean }): void;
+  appendToTopic(tenant: string, topicName: string, input: AppendInput): number;
+  shardDetail(shard: Shard): AdapterShardDetailRecord;
+}
+
+/** The metadata groups a topic change is written to. */
+export interface TopicRaft {
+  requireLeader(groupName: string): unknown;
+  dataGroupFor(key: string): string;
+  write(groupName: string, kind: string): unknown;
+  tryWrite(groupName: string, kind: string): boolean;
+}
+
+/** What the topics tell the MQTT broker (a deleted topic) and ask it (a topic's subscribers). */
+export interface TopicBroker {
+  onTopicDeleted(tenant: string, topicName: string): void;
+  subscribersOf(tenant: string, topicName: string): readonly { client_id: string; path: string }[];
+}
+
+export interface TopicsDeps {
+  engine: Pick<SimEngine, 'now' | 'record' | 'random'>;
+  nodes: { online(): readonly SimNode[] };
+  config: { current(): DynamicConfig };
+  raft: TopicRaft;
+  tenants: { has(name: string): boolean; quota(name: string): TenantQuota };
+  /** Built after the topics: read at call time. */
+  readonly storage: TopicStorage;
+  readonly mqtt: TopicBroker;
+}
+
 /**
  * Topics per tenant. Creating a topic creates one storage shard per partition (`<topic_id>-<p>`);
  * deleting it removes the shards, their records, the retained message and committed offsets.
@@ -93,29 +132,29 @@ export class Topics {
   private readonly namesInUse = new Map<string, number>();
   private rng!: SeededRandom;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly deps: TopicsDeps) {}
 
   start(): void {
-    this.rng = this.cluster.engine.random.fork('topics');
+    this.rng = this.deps.engine.random.fork('topics');
   }
 
   seedDemo(): void {
-    const now = this.cluster.now();
+    const now = this.deps.engine.now();
     this.create({
       tenant: 'default',
       topic_name: 'sensors/temperature',
       partition: 2,
-      replication: Math.min(2, this.cluster.nodes.online().length),
+      replication: Math.min(2, this.deps.nodes.online().length),
     });
     for (let i = 0; i < 12; i++) {
-      this.cluster.storage.appendToTopic('default', 'sensors/temperature', {
+      this.deps.storage.appendToTopic('default', 'sensors/temperature', {
         key: `sensor-${i % 4}`,
         payload: JSON.stringify({ c: 20 + (i % 7) }),
         timestamp: now,
       });
     }
     this.ensure('default', '$SYS/brokers/uptime');
-    const tenant = this.cluster.tenants.has('acme') ? 'acme' : 'default';
+    const tenant = this.deps.tenants.has('acme') ? 'acme' : 'default';
     this.ensure(tenant, 'factory/line1/status');
     this.setRetained(tenant, 'factory/line1/status', { payload: '{"state":"running"}', qos: 1, retainedAt: now });
   }
@@ -169,13 +208,13 @@ export class Topics {
   create(input: TopicCreateInput): TopicRecord {
     const { tenant, topic_name } = input;
     if (this.byKey.has(keyOf(tenant, topic_name))) throw failed(`Topic ${topic_name} already exists in tenant ${tenant}`);
-    const maxTopics = this.cluster.tenants.quota(tenant).max_topics;
+    const maxTopics = this.deps.tenants.quota(tenant).max_topics;
     if (this.countOf(tenant) >= maxTopics) {
       throw failed(
         `Tenant ${tenant} has reached its topic quota (max_topics ${maxTopics}); delete topics or raise the quota with /api/cluster/tenant/update`,
       );
     }
-    const clusterMax = this.cluster.config.current().MqttLimit?.cluster?.max_topics;
+    const clusterMax = this.deps.config.current().MqttLimit?.cluster?.max_topics;
     if (clusterMax !== undefined && this.byKey.size >= clusterMax) {
       throw failed(
         `The cluster has reached its topic quota (MqttLimit cluster max_topics ${clusterMax}); delete topics or raise the quota with /api/cluster/config/set`,
@@ -183,13 +222,13 @@ export class Topics {
     }
     const partition = input.partition ?? 1;
     const replication = input.replication ?? 1;
-    this.cluster.storage.checkPlacement(replication, `Topic ${topic_name}`);
+    this.deps.storage.checkPlacement(replication, `Topic ${topic_name}`);
     const topicId = this.rng.id();
     const shardNames = Array.from({ length: partition }, (_, p) => `${topicId}-${p}`);
     // Check every group this write touches first, so a topic is never left half-created.
-    this.cluster.raft.requireLeader('mqtt');
-    for (const name of shardNames) this.cluster.raft.requireLeader(this.cluster.raft.dataGroupFor(name));
-    this.cluster.raft.write('mqtt', 'topic.create');
+    this.deps.raft.requireLeader('mqtt');
+    for (const name of shardNames) this.deps.raft.requireLeader(this.deps.raft.dataGroupFor(name));
+    this.deps.raft.write('mqtt', 'topic.create');
 
     const storageType = input.storage_type ?? 'EngineMemory';
     const topic: TopicRecord = {
@@ -203,7 +242,7 @@ export class Topics {
       storage_name_list: shardNames,
       config: { max_segment_size: DEFAULT_MAX_SEGMENT_SIZE, max_record_num: null, retention_sec: DEFAULT_RETENTION_SEC },
       mark_delete: false,
-      createdAt: this.cluster.now(),
+      createdAt: this.deps.engine.now(),
       retained: null,
     };
     this.byKey.set(keyOf(tenant, topic_name), topic);
@@ -214,9 +253,9 @@ export class Topics {
     ofType.orderedByName.insert(topic);
     this.namesInUse.set(topic_name, (this.namesInUse.get(topic_name) ?? 0) + 1);
     this.countByTenant.set(tenant, this.countOf(tenant) + 1);
-    this.cluster.engine.record('topic.create', { tenant, name: topic_name, id: topicId, partition, replication, storageType });
+    this.deps.engine.record('topic.create', { tenant, name: topic_name, id: topicId, partition, replication, storageType });
     topic.storage_name_list.forEach((shardName, p) => {
-      this.cluster.storage.createShard({
+      this.deps.storage.createShard({
         shard_name: shardName,
         config: {
           replica_num: replication,
@@ -237,11 +276,11 @@ export class Topics {
   delete(tenant: string, topicName: string): void {
     const topic = this.get(tenant, topicName);
     if (!topic) throw failed(`Topic ${topicName} does not exist`);
-    this.cluster.raft.requireLeader('mqtt');
-    for (const name of topic.storage_name_list) this.cluster.raft.requireLeader(this.cluster.raft.dataGroupFor(name));
-    this.cluster.raft.write('mqtt', 'topic.delete');
+    this.deps.raft.requireLeader('mqtt');
+    for (const name of topic.storage_name_list) this.deps.raft.requireLeader(this.deps.raft.dataGroupFor(name));
+    this.deps.raft.write('mqtt', 'topic.delete');
     for (const shardName of topic.storage_name_list) {
-      if (this.cluster.storage.get(shardName)) this.cluster.storage.deleteShard(shardName, { byTopic: true });
+      if (this.deps.storage.get(shardName)) this.deps.storage.deleteShard(shardName, { byTopic: true });
     }
     this.byKey.delete(keyOf(tenant, topicName));
     this.ordered.delete(topic);
@@ -254,10 +293,9 @@ export class Topics {
     if (users > 0) this.namesInUse.set(topicName, users);
     else this.namesInUse.delete(topicName);
     this.countByTenant.set(tenant, Math.max(0, this.countOf(tenant) - 1));
-    this.cluster.engine.record('topic.delete', { tenant, name: topicName, id: topic.topic_id });
+    this.deps.engine.record('topic.delete', { tenant, name: topicName, id: topic.topic_id });
     // The broker drops what it holds for the topic (the real server removes its subscriptions too).
-    const mqtt = this.cluster.mqtt as { onTopicDeleted?: (tenant: string, topicName: string) => void };
-    if (typeof mqtt.onTopicDeleted === 'function') mqtt.onTopicDeleted(tenant, topicName);
+    this.deps.mqtt.onTopicDeleted(tenant, topicName);
   }
 
   /**
@@ -282,8 +320,8 @@ export class Topics {
             ...(message.extras ? { extras: message.extras } : {}),
           };
     this.indexRetained(topic, topic.retained !== null);
-    this.cluster.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
-    this.cluster.engine.record('topic.retain', {
+    this.deps.raft.tryWrite('mqtt', message === null ? 'retain.clear' : 'retain.set');
+    this.deps.engine.record('topic.retain', {
       tenant,
       name: topicName,
       set: message !== null,
@@ -294,7 +332,7 @@ export class Topics {
   /** The retained message if it has not expired. */
   retainedOf(topic: TopicRecord): RetainedMessage | null {
     const r = topic.retained;
-    return r && (r.expiresAt === null || r.expiresAt > this.cluster.now()) ? r : null;
+    return r && (r.expiresAt === null || r.expiresAt > this.deps.engine.now()) ? r : null;
   }
 
   view(t: TopicRecord): ApiTopicRecord {
@@ -329,8 +367,10 @@ export class Topics {
       case 'config':
       case 'mark_delete':
         return t[name];
-      default:
-        return (this.view(t) as unknown as Record<string, unknown>)[name];
+      default: {
+        const view: Readonly<Record<string, unknown>> = this.view(t);
+        return view[name];
+      }
     }
   }
 
@@ -338,12 +378,11 @@ export class Topics {
     const retained = this.retainedOf(t);
     const storageList: Record<string, AdapterShardDetailRecord> = {};
     t.storage_name_list.forEach((name, p) => {
-      const shard = this.cluster.storage.get(name);
-      if (shard) storageList[String(p)] = this.cluster.storage.shardDetail(shard);
+      const shard = this.deps.storage.get(name);
+      if (shard) storageList[String(p)] = this.deps.storage.shardDetail(shard);
     });
-    // The MQTT broker knows the subscriptions; it may not be there in a stripped-down model.
-    const mqtt = this.cluster.mqtt as { subscribersOf?: (tenant: string, topic: string) => { client_id: string; path: string }[] };
-    const subs = typeof mqtt.subscribersOf === 'function' ? mqtt.subscribersOf(t.tenant, t.topic_name) : [];
+    // The MQTT broker knows the subscriptions.
+    const subs = this.deps.mqtt.subscribersOf(t.tenant, t.topic_name);
     return {
       topic_info: this.view(t),
       retain_message: retained
