@@ -27,8 +27,6 @@ const PENDING_REWIRING = [
   'sim/connectors/failure-strategy.ts',
   'sim/control/control-api.ts',
   'sim/http/deviations/real-server-deviations.ts',
-  'sim/http/handler-types.ts',
-  'sim/http/handlers/schemas.ts',
   'sim/invariants/invariant-registry.ts',
   'sim/mqtt-wire/wire-connection.ts',
 ];

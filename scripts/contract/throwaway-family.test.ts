@@ -4,7 +4,7 @@ import { API } from '../../fixtures/contract/index.ts';
 import { obj, str, strEnum, successText } from '../../fixtures/contract/schema-builders.ts';
 import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
 import { failed } from '../../sim/api/operation-error.ts';
-import type { HandlerTable } from '../../sim/http/handler-types.ts';
+import { handlersFor, type HandlerTable } from '../../sim/http/handler-types.ts';
 import { HANDLERS } from '../../sim/http/handlers/index.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/conform/runner.ts';
@@ -23,11 +23,25 @@ import { missingParts } from './completeness.ts';
 
 // ---- 1. The contract entries: one per endpoint -----------------------------------------------
 
-const tenant: ParamSpec = { name: 'tenant', type: 'string', required: true, minLength: 1, maxLength: 64, description: 'tenant' };
-const name: ParamSpec = { name: 'name', type: 'string', required: true, minLength: 1, maxLength: 32, description: 'widget name' };
+const tenant = {
+  name: 'tenant',
+  type: 'string',
+  required: true,
+  minLength: 1,
+  maxLength: 64,
+  description: 'tenant',
+} as const satisfies ParamSpec;
+const name = {
+  name: 'name',
+  type: 'string',
+  required: true,
+  minLength: 1,
+  maxLength: 32,
+  description: 'widget name',
+} as const satisfies ParamSpec;
 const COLORS = ['red', 'green', 'blue'];
 
-const widgetEndpoints: EndpointContract[] = [
+const widgetEndpoints = [
   {
     id: 'widgets.widget.list',
     method: 'GET',
@@ -79,7 +93,7 @@ const widgetEndpoints: EndpointContract[] = [
     response: { kind: 'envelope', data: successText, source: 'decision' },
     errors: [operationFailure('widget-not-found', 'no widget of this name in the tenant', 'does not exist', 'INFO', 'decision')],
   },
-];
+] as const satisfies readonly EndpointContract[];
 
 // ---- 2. The family entry -----------------------------------------------------------------------
 
@@ -134,7 +148,7 @@ class WidgetShelf {
 
 /** The handlers of the three endpoints; `forgetful` lists nothing, whatever was created (a bug to find). */
 function widgetHandlers(shelf: WidgetShelf, forgetful = false): HandlerTable {
-  return {
+  return handlersFor(widgetEndpoints, {
     'widgets.widget.list': () => (forgetful ? [] : shelf.all()),
     'widgets.widget.create': ({ params }) => {
       shelf.create({ tenant: params.tenant, name: params.name, color: params.color, desc: params.desc ?? '' });
@@ -144,7 +158,7 @@ function widgetHandlers(shelf: WidgetShelf, forgetful = false): HandlerTable {
       shelf.delete(params.tenant, params.name);
       return 'success';
     },
-  };
+  });
 }
 
 // ---- The proof ----------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/acl.ts';
 import type { AclRule } from '../../broker/acl-rules.ts';
-import type { HandlerTable } from '../handler-types.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.acl.list': ({ cluster }) => cluster.acl.listing(),
   'cluster.acl.create': ({ cluster, params }) => {
     const rule: AclRule = {
@@ -22,4 +23,4 @@ export const handlers: HandlerTable = {
     cluster.acl.delete(params.tenant, params.name);
     return 'success';
   },
-};
+});

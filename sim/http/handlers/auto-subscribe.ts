@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/auto-subscribe.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'mqtt.auto-subscribe.list': ({ cluster }) => cluster.autoSubscribe.listing(),
   'mqtt.auto-subscribe.create': ({ cluster, params }) => {
     cluster.autoSubscribe.create({
@@ -19,4 +20,4 @@ export const handlers: HandlerTable = {
     cluster.autoSubscribe.delete(params.tenant, params.name);
     return 'success';
   },
-};
+});

@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/blacklist.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.blacklist.list': ({ cluster }) => cluster.blacklist.listing(),
   'cluster.blacklist.create': ({ cluster, params }) => {
     cluster.blacklist.add({
@@ -18,4 +19,4 @@ export const handlers: HandlerTable = {
     cluster.blacklist.delete(params.tenant, params.name);
     return 'success';
   },
-};
+});

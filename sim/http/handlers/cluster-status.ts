@@ -1,9 +1,10 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/cluster-status.ts';
 import { MQSIM_VERSION } from '../../version.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { SimNode } from '../../cluster/node-registry.ts';
 
-import { WithStatus, type HandlerTable } from '../handler-types.ts';
+import { WithStatus, handlersFor } from '../handler-types.ts';
 import type { RaftStateRecord } from '../../../fixtures/contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */
@@ -45,7 +46,7 @@ function clusterHealth(cluster: Cluster) {
     : { status: 'degraded', check_type: 'cluster', message: `${up}; ${problems.join('; ')}` };
 }
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.status': ({ cluster, node }) => clusterStatus(cluster, node),
   'cluster.info': ({ cluster, node }) => clusterStatus(cluster, node),
   'cluster.healthy': () => true,
@@ -55,4 +56,4 @@ export const handlers: HandlerTable = {
       : new WithStatus(503, { status: 'not_ready', check_type: 'ready', message: 'one or more configured ports are not ready' }),
   'health.node': ({ node }) => ({ status: 'ok', check_type: 'node', message: `node ${node.id} is alive` }),
   'health.cluster': ({ cluster }) => clusterHealth(cluster),
-};
+});

@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/connectors.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.connector.list': ({ cluster }) => cluster.connectors.listing(),
   'cluster.connector.detail': ({ cluster, params }) => cluster.connectors.detail(params.tenant, params.connector_name),
   'cluster.connector.create': ({ cluster, params }) => {
@@ -18,4 +19,4 @@ export const handlers: HandlerTable = {
     cluster.connectors.delete(params.tenant, params.connector_name);
     return 'success';
   },
-};
+});

@@ -1,7 +1,8 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/login.ts';
 import { MQSIM_VERSION } from '../../version.ts';
-import { RawBody, type HandlerTable } from '../handler-types.ts';
+import { RawBody, handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'auth.login': async ({ cluster, params }) => {
     const issued = await cluster.auth.login(params.username, params.password);
     if (!issued) {
@@ -14,4 +15,4 @@ export const handlers: HandlerTable = {
     return issued;
   },
   root: () => new RawBody('text/plain; charset=utf-8', `mqsim ${MQSIM_VERSION}`),
-};
+});

@@ -1,15 +1,15 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/mqtt.ts';
 import { failed } from '../../api/operation-error.ts';
 import { clientRecord, sessionRecord, subscriptionDetail } from '../../mqtt/client-views.ts';
 import { metricsText } from '../../mqtt/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../../mqtt/metrics-text.ts';
-import type { MonitorDataType } from '../../../fixtures/contract/endpoints/mqtt.ts';
 import { clusterOverview } from '../../mqtt/overview.ts';
-import { RawBody, type HandlerTable } from '../handler-types.ts';
+import { RawBody, handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'mqtt.overview': ({ cluster, node }) => clusterOverview(cluster, node),
   'mqtt.monitor.data': ({ cluster, params }) =>
-    cluster.monitor.query(params.data_type as MonitorDataType, {
+    cluster.monitor.query(params.data_type, {
       topic_name: params.topic_name,
       client_id: params.client_id,
       path: params.path,
@@ -28,4 +28,4 @@ export const handlers: HandlerTable = {
   'mqtt.system-alarm.list': ({ cluster, node }) => cluster.mqtt.alarms.alarmsOf(node.id),
   'mqtt.ban-log.list': ({ cluster }) => cluster.mqtt.flapping.banLogRecords(),
   metrics: ({ cluster }) => new RawBody(PROMETHEUS_CONTENT_TYPE, metricsText(cluster)),
-};
+});

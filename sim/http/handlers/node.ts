@@ -1,5 +1,6 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/node.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.node.leave': ({ cluster, params }) => cluster.nodes.leave(params.node_id, params.force === true),
-};
+});

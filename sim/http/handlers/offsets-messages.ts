@@ -1,8 +1,9 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/offsets-messages.ts';
 import { MESSAGE_READ_MAX } from '../../../fixtures/contract/endpoints/offsets-messages.ts';
 import { failed, invalidParam } from '../../api/operation-error.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { OffsetStrategy } from '../../storage/storage-engine.ts';
-import type { HandlerTable } from '../handler-types.ts';
+import { handlersFor } from '../handler-types.ts';
 
 function strategyOf(raw: string): OffsetStrategy {
   const s = raw.toLowerCase();
@@ -10,7 +11,7 @@ function strategyOf(raw: string): OffsetStrategy {
   return s;
 }
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.offset.timestamp': ({ cluster, params }) => ({
     offset: cluster.storage.offsetForTimestamp(params.shard_name, params.timestamp, strategyOf(params.strategy)),
   }),
@@ -40,4 +41,4 @@ export const handlers: HandlerTable = {
     const records = cluster.storage.read(topic.storage_name_list[0], params.offset, MESSAGE_READ_MAX);
     return { messages: records.map((r) => ({ offset: r.offset, content: r.payload, timestamp: unixSeconds(r.timestampMs) })) };
   },
-};
+});

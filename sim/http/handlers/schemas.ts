@@ -1,5 +1,10 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/schemas.ts';
+import type { EndpointParams } from '../../../fixtures/contract/param-types.ts';
 import type { SchemaBinding } from '../../broker/schemas.ts';
-import type { HandlerTable } from '../handler-types.ts';
+import { handlersFor } from '../handler-types.ts';
+
+/** The filters of the schema-bind list, as its contract entry declares them. */
+type BindListParams = EndpointParams<(typeof endpoints)[number] & { readonly id: 'cluster.schema-bind.list' }>;
 
 interface BindRow {
   data_type: 'resource' | 'schema';
@@ -9,7 +14,7 @@ interface BindRow {
 }
 
 /** Groups bindings the way the real server reports them: per resource or per schema. */
-function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindRow[] {
+function bindRows(bindings: SchemaBinding[], params: BindListParams): BindRow[] {
   const rows: BindRow[] = [];
   const inTenant = (b: SchemaBinding): boolean => params.tenant === undefined || b.tenant === params.tenant;
   const byResource = (tenant: string, resource: string): BindRow => ({
@@ -45,7 +50,7 @@ function bindRows(bindings: SchemaBinding[], params: Record<string, any>): BindR
   return rows;
 }
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.schema.list': ({ cluster }) => cluster.schemas.listing(),
   'cluster.schema.create': ({ cluster, params }) => {
     cluster.schemas.create({
@@ -70,4 +75,4 @@ export const handlers: HandlerTable = {
     cluster.schemas.unbind(params.tenant, params.schema_name, params.resource_name);
     return 'success';
   },
-};
+});

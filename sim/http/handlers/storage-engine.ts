@@ -1,9 +1,9 @@
-import { ENGINE_SHARD_CONFIG_FIELDS } from '../../../fixtures/contract/endpoints/storage-engine.ts';
+import { ENGINE_SHARD_CONFIG_FIELDS, endpoints } from '../../../fixtures/contract/endpoints/storage-engine.ts';
 import { failed, invalidParam } from '../../api/operation-error.ts';
 import { validateFields } from '../../api/validate-params.ts';
 import type { EngineShardConfig } from '../../storage/shard-model.ts';
 import type { ReplicaStateRecord } from '../../../fixtures/contract/records.ts';
-import type { HandlerContext, HandlerTable } from '../handler-types.ts';
+import { type HandlerContext, handlersFor } from '../handler-types.ts';
 
 const REPLICA_STATE_PATH = '/api/storage-engine/segment/replica-state';
 
@@ -56,7 +56,7 @@ async function remoteReplicaState(ctx: HandlerContext, nodeId: number, shardName
   return cluster.storage.unreachableReplica(shardName, seq, nodeId, error);
 }
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'storage.shard.list': ({ cluster }) => cluster.storage.listing(),
   'storage.shard.create': ({ cluster, params }) => {
     const config = parseShardConfig(params.config);
@@ -70,8 +70,8 @@ export const handlers: HandlerTable = {
   'storage.segment.list': ({ cluster, params }) => ({ segment_list: cluster.storage.segmentList(params.shard_name) }),
   'storage.segment.detail': async (ctx) => {
     const { cluster, node, params } = ctx;
-    const shardName = params.shard_name as string;
-    const seq = params.segment_seq as number;
+    const shardName = params.shard_name;
+    const seq = params.segment_seq;
     const detail = cluster.storage.segmentDetail(shardName, seq);
     if (!detail) throw failed(`segment ${shardName}/${seq} does not exist`);
     const replicas: ReplicaStateRecord[] = [];
@@ -87,4 +87,4 @@ export const handlers: HandlerTable = {
   },
   'storage.segment.replica-state': ({ cluster, node, params }) =>
     cluster.storage.replicaState(params.shard_name, params.segment_seq, node.id),
-};
+});

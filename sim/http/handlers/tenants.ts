@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/tenants.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.tenant.list': ({ cluster }) => cluster.tenants.listing(),
   'cluster.tenant.create': ({ cluster, params }) => {
     cluster.tenants.create({ tenant_name: params.tenant_name, desc: params.desc, config: params.config });
@@ -14,4 +15,4 @@ export const handlers: HandlerTable = {
     cluster.tenants.delete(params.tenant_name);
     return 'success';
   },
-};
+});

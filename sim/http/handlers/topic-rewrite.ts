@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/topic-rewrite.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.topic-rewrite.list': ({ cluster }) => cluster.rewriteRules.listing(),
   'cluster.topic-rewrite.create': ({ cluster, params }) => {
     cluster.rewriteRules.create({
@@ -18,4 +19,4 @@ export const handlers: HandlerTable = {
     cluster.rewriteRules.delete(params.tenant, params.name);
     return 'success';
   },
-};
+});

@@ -1,14 +1,15 @@
+import { endpoints } from '../../../fixtures/contract/endpoints/topics.ts';
 import { failed } from '../../api/operation-error.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
 import { type TopicRecord } from '../../storage/topics.ts';
-import type { HandlerTable } from '../handler-types.ts';
+import { handlersFor } from '../handler-types.ts';
 import type { TopicRecord as ApiTopicRecord } from '../../../fixtures/contract/records.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   // Topics are held in maintained sorted indexes (base order: tenant then name; and by name), so the
   // list query pages them by position instead of building and sorting every record per request.
   'cluster.topic.list': ({ cluster, params }) => {
-    const type = params.topic_type as 'all' | 'normal' | 'system';
+    const type = params.topic_type;
     const topics = cluster.topics;
     // topic_type picks the indexes holding only that type: every page is read by position.
     const { ordered, orderedByName } = type === 'all' ? topics : topics.orderedOfType[type];
@@ -43,4 +44,4 @@ export const handlers: HandlerTable = {
     cluster.topics.delete(params.tenant, params.topic_name);
     return 'success';
   },
-};
+});

@@ -1,6 +1,7 @@
-import type { HandlerTable } from '../handler-types.ts';
+import { endpoints } from '../../../fixtures/contract/endpoints/users.ts';
+import { handlersFor } from '../handler-types.ts';
 
-export const handlers: HandlerTable = {
+export const handlers = handlersFor(endpoints, {
   'cluster.user.list': ({ cluster }) => cluster.users.listing(),
   'cluster.user.create': ({ cluster, params }) => {
     cluster.users.create({
@@ -15,4 +16,4 @@ export const handlers: HandlerTable = {
     cluster.users.delete(params.tenant, params.username);
     return 'success';
   },
-};
+});
