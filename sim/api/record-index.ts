@@ -22,6 +22,12 @@ export interface RecordIndexOptions<R> {
    * from createdAt); the others are read from the record as they are.
    */
   readonly viewFields?: Readonly<Record<string, FieldReader<R>>>;
+  /**
+   * Where the fields not in `viewFields` are read when the record's own properties are not the
+   * view's (other names or forms): the view itself, built per read. Sort fields must then be in
+   * `viewFields`, read cheaply.
+   */
+  readonly otherFieldsFromView?: (record: R) => object;
 }
 
 /**
@@ -40,6 +46,7 @@ export class RecordIndex<R> {
   private readonly built = new Map<string, SortedList<IndexEntry<R>>>();
   private readonly baseOrder: (a: IndexEntry<R>, b: IndexEntry<R>) => number;
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
+  private readonly otherFieldsFromView: ((record: R) => object) | undefined;
   private nextSeq = 0;
   /**
    * `sorted` of every IndexedList served: the index of any field the query sorts by (the list query
@@ -55,6 +62,7 @@ export class RecordIndex<R> {
     this.baseOrder = order ? (a, b) => order(a.record, b.record) || a.seq - b.seq : (a, b) => a.seq - b.seq;
     this.base = new SortedList(this.baseOrder);
     this.viewReaders = options.viewFields ?? {};
+    this.otherFieldsFromView = options.otherFieldsFromView;
   }
 
   get size(): number {
@@ -114,6 +122,11 @@ export class RecordIndex<R> {
     for (const e of this.byKey.values()) yield e.record;
   }
 
+  /** The keys in insertion order (the first is the oldest), as a Map's. */
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
   /** Every record in base order. */
   values(): R[] {
     const out: R[] = new Array(this.base.size);
@@ -124,21 +137,31 @@ export class RecordIndex<R> {
     return out;
   }
 
-  /** The list as an IndexedList for the list query: pages read by position from these indexes. */
-  listing<V>(view: (record: R) => V, where?: (record: R) => boolean): IndexedList<IndexEntry<R>, V> {
+  /**
+   * The list as an IndexedList for the list query: pages read by position from these indexes.
+   * `where` keeps only some records (e.g. clients with a session); `fieldsFromView` overrides
+   * `otherFieldsFromView` for a list showing the records through another view.
+   */
+  listing<V>(
+    view: (record: R) => V,
+    where?: (record: R) => boolean,
+    fieldsFromView?: (record: R) => object,
+  ): IndexedList<IndexEntry<R>, V> {
     return new IndexedList<IndexEntry<R>, V>({
       base: this.base,
       sorted: this.sortedView,
       where: where && ((e) => where(e.record)),
-      field: (e, name) => this.field(e.record, name),
+      field: (e, name) => this.field(e.record, name, fieldsFromView),
       view: (e) => view(e.record),
     });
   }
 
   /** The value of view field `name` of a record. */
-  field(record: R, name: string): unknown {
+  field(record: R, name: string, fieldsFromView = this.otherFieldsFromView): unknown {
     const read = this.viewReaders[name];
-    return read ? read(record) : (record as Record<string, unknown>)[name];
+    if (read) return read(record);
+    const from = fieldsFromView ? fieldsFromView(record) : record;
+    return (from as Record<string, unknown>)[name];
   }
 
   private sortedBy(field: string): SortedList<IndexEntry<R>> {

@@ -98,6 +98,8 @@ function propertiesJson(sub: Subscription): string {
 }
 
 export type SubscriptionRecordView = ReturnType<typeof subscriptionRecord>;
+export type ClientRecordView = ReturnType<typeof clientRecord>;
+export type SessionRecordView = ReturnType<typeof sessionRecord>;
 
 export function subscriptionRecord(sub: Subscription) {
   return {

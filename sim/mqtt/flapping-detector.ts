@@ -1,3 +1,5 @@
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import { clientKey } from './mqtt-model.ts';
@@ -39,8 +41,10 @@ export type FlappingVerdict = { banned: false } | { banned: true; untilMs: numbe
 export class FlappingDetector {
   private readonly windows = new Map<string, number[]>();
   private readonly bannedUntil = new Map<string, number>();
-  private readonly records = new Map<string, FlappingRecord>();
-  private readonly banLog: BanLogRecord[] = [];
+  private readonly records = new RecordIndex<FlappingRecord>();
+  /** The ban log under increasing keys (insertion order is log order); the oldest go first. */
+  private readonly banLog = new RecordIndex<BanLogRecord>();
+  private banLogSeq = 0;
   private bans = 0;
 
   constructor(private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'blacklist'>) {}
@@ -80,7 +84,7 @@ export class FlappingDetector {
       first_request_time: unixSeconds(attempts[0]),
     };
     this.records.set(key, record);
-    this.banLog.push({
+    this.banLog.set(String(this.banLogSeq++), {
       tenant,
       ban_type: 'client_id',
       resource_name: clientId,
@@ -88,7 +92,7 @@ export class FlappingDetector {
       end_time: localTimeString(untilMs),
       create_time: localTimeString(now),
     });
-    if (this.banLog.length > MAX_BAN_LOG) this.banLog.splice(0, this.banLog.length - MAX_BAN_LOG);
+    while (this.banLog.size > MAX_BAN_LOG) this.banLog.delete(this.banLog.keys().next().value as string);
     this.deps.blacklist.add({
       tenant,
       name: `flapping-ban-${tenant}-${clientId}`,
@@ -110,7 +114,17 @@ export class FlappingDetector {
 
   /** Clients whose flapping ban is in force, in ban order. */
   flappingRecords(): FlappingRecord[] {
-    return [...this.records.values()].map((r) => ({ ...r }));
+    return this.records.values().map((r) => ({ ...r }));
+  }
+
+  /** The flapping list (each record as a copy), served from the sorted indexes. */
+  flappingListing(): IndexedList<IndexEntry<FlappingRecord>, FlappingRecord> {
+    return this.records.listing((r) => ({ ...r }));
+  }
+
+  /** The ban log (each record as a copy), served from the sorted indexes. */
+  banLogListing(): IndexedList<IndexEntry<BanLogRecord>, BanLogRecord> {
+    return this.banLog.listing((r) => ({ ...r }));
   }
 
   /** Flapping bans since start (the ban log keeps only the latest MAX_BAN_LOG). */
@@ -119,7 +133,7 @@ export class FlappingDetector {
   }
 
   banLogRecords(): BanLogRecord[] {
-    return this.banLog.map((r) => ({ ...r }));
+    return this.banLog.values().map((r) => ({ ...r }));
   }
 
   private sweep(): void {

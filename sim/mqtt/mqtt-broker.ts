@@ -2,7 +2,16 @@ import { OperationError } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
-import { subscriptionRecord, type SubscriptionRecordView } from './client-views.ts';
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
+import {
+  clientRecord,
+  sessionRecord,
+  subscriptionRecord,
+  type ClientRecordView,
+  type SessionRecordView,
+  type SubscriptionRecordView,
+} from './client-views.ts';
 import type { ConnectionCloseReason, DeliverySink, MessageExtras, OutgoingMessage, PendingMessage } from './delivery.ts';
 import { DemoPopulation } from './demo-population.ts';
 import { FlappingDetector } from './flapping-detector.ts';
@@ -173,14 +182,18 @@ function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe:
  */
 export class MqttBroker {
   // Share group ids come from a stream of their own, so naming a group shifts no other draw.
-  readonly subscriptions = new SubscriptionStore(() => this.shareGroupIds.uuid());
+  readonly subscriptions = new SubscriptionStore(() => this.shareGroupIds.uuid(), subscriptionRecord);
   readonly counters = new MessageCounters();
   readonly flapping: FlappingDetector;
   readonly slowSubscriptions: SlowSubscriptions;
   readonly alarms: SystemAlarms;
   readonly demo: DemoPopulation;
   readonly schemaValidation: SchemaValidation;
-  private readonly clients = new Map<string, ClientState>();
+  /** In arrival order; the client and session lists are read from it (sampled scans). */
+  private readonly clients = new RecordIndex<ClientState>({
+    viewFields: { tenant: (c) => c.tenant, client_id: (c) => c.clientId },
+    otherFieldsFromView: clientRecord,
+  });
   /** Live connections per `${nodeId}\0${tenant}`, per node, and in all. */
   private readonly liveByNodeTenant = new Map<string, number>();
   private readonly liveByNode = new Map<number, number>();
@@ -530,7 +543,7 @@ export class MqttBroker {
     let nodeDown = false;
     for (const [nodeId, live] of this.liveByNode) if (live > 0 && !nodes.get(nodeId)?.online) nodeDown = true;
     if (nodeDown) {
-      for (const client of this.clients.values()) {
+      for (const client of this.clients) {
         if (client.connection && !nodes.get(client.connection.nodeId)?.online) lost.push(client);
       }
     }
@@ -945,7 +958,17 @@ export class MqttBroker {
 
   /** Every known client (connected, or disconnected with a live session), in first-connect order. */
   allClients(): IterableIterator<ClientState> {
-    return this.clients.values();
+    return this.clients[Symbol.iterator]();
+  }
+
+  /** The client list, served from the index (its query scans it once and views only the sample). */
+  clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
+    return this.clients.listing(clientRecord);
+  }
+
+  /** The session list (clients with a session), served like the client list. */
+  sessionListing(): IndexedList<IndexEntry<ClientState>, SessionRecordView> {
+    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord);
   }
 
   /** The subscription list's records (spec: Subscription record), in subscribe order. */

@@ -1,3 +1,5 @@
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
@@ -28,7 +30,7 @@ export function nodeInfo(node: SimNode): string {
  * Records are cluster-wide (decision; the real server keeps them per node).
  */
 export class SlowSubscriptions {
-  private readonly records = new Map<string, SlowSubscriptionRecord>();
+  private readonly records = new RecordIndex<SlowSubscriptionRecord>();
 
   constructor(private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>) {}
 
@@ -60,12 +62,20 @@ export class SlowSubscriptions {
 
   /** Drops the records of a deleted topic. */
   forgetTopic(tenant: string, topic: string): void {
-    for (const [key, r] of this.records) if (r.tenant === tenant && r.topic_name === topic) this.records.delete(key);
+    for (const key of [...this.records.keys()]) {
+      const r = this.records.get(key)!;
+      if (r.tenant === tenant && r.topic_name === topic) this.records.delete(key);
+    }
   }
 
   /** Every record, oldest update first. */
   all(): SlowSubscriptionRecord[] {
-    return [...this.records.values()].map((r) => ({ ...r }));
+    return this.records.values().map((r) => ({ ...r }));
+  }
+
+  /** The slow-subscription list (each record as a copy), served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<SlowSubscriptionRecord>, SlowSubscriptionRecord> {
+    return this.records.listing((r) => ({ ...r }));
   }
 
   get size(): number {

@@ -1,3 +1,5 @@
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { clientKey, type PushStats, type Subscription } from './mqtt-model.ts';
 import { FilterIndex } from './filter-index.ts';
 
@@ -45,9 +47,19 @@ const groupKey = (tenant: string, group: string, filter: string): string => `${t
  */
 export class SubscriptionStore {
   /** `newGroupId` names a share group when its first member arrives (a seeded stream of its own). */
-  constructor(private readonly newGroupId: () => string) {}
+  /** `view`: a subscription as the subscription list shows it. */
+  constructor(
+    private readonly newGroupId: () => string,
+    private readonly view: (sub: Subscription) => object,
+  ) {
+    this.byKey = new RecordIndex<Subscription>({
+      viewFields: { tenant: (s) => s.tenant, client_id: (s) => s.clientId, path: (s) => s.path },
+      otherFieldsFromView: view,
+    });
+  }
 
-  private readonly byKey = new Map<string, Subscription>();
+  /** In subscribe order; the subscription list's pages are read from its sorted indexes. */
+  private readonly byKey: RecordIndex<Subscription>;
   private readonly byClient = new Map<string, Map<string, Subscription>>();
   private readonly groups = new Map<string, ShareGroup>();
   private readonly filters = new Map<string, TenantFilters>();
@@ -160,7 +172,12 @@ export class SubscriptionStore {
   }
 
   all(): IterableIterator<Subscription> {
-    return this.byKey.values();
+    return this.byKey[Symbol.iterator]();
+  }
+
+  /** The subscription list, served from the sorted indexes. */
+  listing(): IndexedList<IndexEntry<Subscription>, object> {
+    return this.byKey.listing(this.view);
   }
 
   /** Every share group, in the order the groups came to be. */

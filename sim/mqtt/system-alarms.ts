@@ -1,3 +1,5 @@
+import type { IndexedList } from '../api/indexed-list.ts';
+import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
@@ -20,6 +22,9 @@ export interface NodeLoad {
 
 /** Alarms kept per node; the oldest go first. */
 export const MAX_ALARMS_PER_NODE = 1_000;
+
+/** The list of a node that raised none (never written to). */
+const NO_ALARMS = new RecordIndex<SystemAlarmRecord>();
 export const SYSTEM_MONITOR_INTERVAL_MS = 60_000;
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
@@ -33,7 +38,9 @@ const pct = (fraction: number): string => String(Math.round(fraction * 10_000) /
  */
 export class SystemAlarms {
   private readonly load = new Map<number, NodeLoad>();
-  private readonly alarms = new Map<number, SystemAlarmRecord[]>();
+  /** Per node, its alarms under increasing keys (insertion order is raise order); the oldest go first. */
+  private readonly alarms = new Map<number, RecordIndex<SystemAlarmRecord>>();
+  private alarmSeq = 0;
   private rng!: SeededRandom;
 
   constructor(
@@ -64,7 +71,12 @@ export class SystemAlarms {
   }
 
   alarmsOf(nodeId: number): SystemAlarmRecord[] {
-    return (this.alarms.get(nodeId) ?? []).map((a) => ({ ...a }));
+    return (this.alarms.get(nodeId)?.values() ?? []).map((a) => ({ ...a }));
+  }
+
+  /** A node's alarm list (each as a copy), served from the sorted indexes. */
+  listing(nodeId: number): IndexedList<IndexEntry<SystemAlarmRecord>, SystemAlarmRecord> {
+    return (this.alarms.get(nodeId) ?? NO_ALARMS).listing((a) => ({ ...a }));
   }
 
   private sample(): void {
@@ -88,9 +100,9 @@ export class SystemAlarms {
       create_time: unixSeconds(this.deps.engine.now()),
     };
     let list = this.alarms.get(nodeId);
-    if (!list) this.alarms.set(nodeId, (list = []));
-    list.push(alarm);
-    if (list.length > MAX_ALARMS_PER_NODE) list.splice(0, list.length - MAX_ALARMS_PER_NODE);
+    if (!list) this.alarms.set(nodeId, (list = new RecordIndex()));
+    list.set(String(this.alarmSeq++), alarm);
+    while (list.size > MAX_ALARMS_PER_NODE) list.delete(list.keys().next().value as string);
     this.deps.engine.record('mqtt.alarm', { nodeId, name, usage: Math.round(usage * 10_000) });
     this.onAlarm(nodeId, alarm);
   }

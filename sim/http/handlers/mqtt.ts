@@ -1,6 +1,6 @@
 import { endpoints } from '../../../fixtures/contract/endpoints/mqtt.ts';
 import { failed } from '../../api/operation-error.ts';
-import { clientRecord, sessionRecord, subscriptionDetail } from '../../mqtt/client-views.ts';
+import { subscriptionDetail } from '../../mqtt/client-views.ts';
 import { metricsText } from '../../mqtt/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../../mqtt/metrics-text.ts';
 import { clusterOverview } from '../../mqtt/overview.ts';
@@ -15,17 +15,17 @@ export const handlers = handlersFor(endpoints, {
       path: params.path,
       connector_name: params.connector_name,
     }),
-  'mqtt.client.list': ({ cluster }) => [...cluster.mqtt.allClients()].map(clientRecord),
-  'mqtt.session.list': ({ cluster }) => [...cluster.mqtt.allClients()].filter((c) => c.session).map(sessionRecord),
-  'mqtt.subscribe.list': ({ cluster }) => cluster.mqtt.subscriptionsList(),
+  'mqtt.client.list': ({ cluster }) => cluster.mqtt.clientListing(),
+  'mqtt.session.list': ({ cluster }) => cluster.mqtt.sessionListing(),
+  'mqtt.subscribe.list': ({ cluster }) => cluster.mqtt.subscriptions.listing(),
   'mqtt.subscribe.detail': ({ cluster, params }) => {
     const sub = cluster.mqtt.subscriptions.get(params.tenant, params.client_id, params.path);
     if (!sub) throw failed(`Subscription ${params.path} of client ${params.client_id} in tenant ${params.tenant} does not exist`);
     return subscriptionDetail(cluster, cluster.mqtt, sub);
   },
-  'mqtt.slow-subscribe.list': ({ cluster }) => cluster.mqtt.slowSubscriptions.all(),
-  'mqtt.flapping-detect.list': ({ cluster }) => cluster.mqtt.flapping.flappingRecords(),
-  'mqtt.system-alarm.list': ({ cluster, node }) => cluster.mqtt.alarms.alarmsOf(node.id),
-  'mqtt.ban-log.list': ({ cluster }) => cluster.mqtt.flapping.banLogRecords(),
+  'mqtt.slow-subscribe.list': ({ cluster }) => cluster.mqtt.slowSubscriptions.listing(),
+  'mqtt.flapping-detect.list': ({ cluster }) => cluster.mqtt.flapping.flappingListing(),
+  'mqtt.system-alarm.list': ({ cluster, node }) => cluster.mqtt.alarms.listing(node.id),
+  'mqtt.ban-log.list': ({ cluster }) => cluster.mqtt.flapping.banLogListing(),
   metrics: ({ cluster }) => new RawBody(PROMETHEUS_CONTENT_TYPE, metricsText(cluster)),
 });
