@@ -46,6 +46,14 @@ module.exports = {
       to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
     },
     {
+      name: 'sim-no-circular',
+      comment:
+        'No import cycle inside sim/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/cluster/compose-cluster.ts); shared types live in leaf modules.',
+      severity: 'error',
+      from: { path: '^sim/' },
+      to: { circular: true },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to no file is a typo or a missing dependency.',
       severity: 'error',

@@ -7,7 +7,7 @@
  *   npx tsx scripts/fuzz-http.ts [--runs 100000] [--seed N]
  */
 import fc from 'fast-check';
-import type { ApiResponse } from '../sim/http/admin-app.ts';
+import type { ApiResponse } from '../sim/http/api-exchange.ts';
 import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from '../sim/http/fuzz-requests.ts';
 import { InProcessSim } from '../sim/http/in-process-client.ts';
 import { argNumber } from './bench/script-args.ts';

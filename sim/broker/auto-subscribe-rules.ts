@@ -1,7 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import type { AutoSubscribeRecord } from '../../fixtures/contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
-import type { ConnectedEvent, SubscribeInput, SubscribeResult } from '../mqtt/mqtt-broker.ts';
+import type { ConnectedEvent, SubscribeInput, SubscribeResult } from '../mqtt/broker-api.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { QOS_LABELS, RETAIN_HANDLING_LABELS } from '../mqtt/mqtt-labels.ts';

@@ -9,6 +9,7 @@ import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
 import { PathRateLimiter } from '../auth/rate-limiter.ts';
 import { AppliedDeviations } from './deviations/applied-deviations.ts';
 import type { ExtraRoute } from './deviations/deviation.ts';
+import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
@@ -16,26 +17,6 @@ import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
 /** One HTTP request as the app sees it, independent of sockets. */
-export interface ApiRequest {
-  method: string;
-  /** Path and query, e.g. `/api/cluster/tenant/list?limit=5`. */
-  url: string;
-  headers?: Record<string, string | string[] | undefined>;
-  body?: Buffer | string;
-  /** Set by a listener that stopped reading a body past MAX_BODY_BYTES. */
-  bodyTooLarge?: boolean;
-  /** TCP peer address as the listener saw it. */
-  peer: string;
-  /** Node whose listener received the request. */
-  nodeId: number;
-}
-
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 export interface AdminAppOptions {
   /** Envelope form of every answer except login and 401 (always form A). */
   envelope?: EnvelopeForm;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { EndpointContract, ParamSpec } from '../../fixtures/contract/types.ts';
-import type { ApiRequest, ApiResponse } from './admin-app.ts';
+import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { parseUrl } from './parse-request.ts';
 
 /** Keys that would reach an object's prototype if a layer merged them naively. */

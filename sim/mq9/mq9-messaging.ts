@@ -1,7 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import { MailboxMessages, PRIORITIES, type Mq9Message, type Mq9Priority } from './mailbox-messages.ts';
-import type { Mailbox } from './mq9.ts';
+import type { Mailbox } from './mailbox.ts';
 
 /** Where a FETCH starts when the group has no committed position, or is forced back (protocol.md `deliver`). */
 export type DeliverPolicy = 'earliest' | 'latest' | 'from_time' | 'from_id';

@@ -4,17 +4,8 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from '../broker/tenant-scoped-store.ts';
+import type { Mailbox } from './mailbox.ts';
 import { Mq9Messaging } from './mq9-messaging.ts';
-
-export interface Mailbox {
-  tenant: string;
-  mail_address: string;
-  desc: string;
-  /** Seconds; 0 means no expiry. */
-  ttl: number;
-  /** Virtual Unix ms (the API shows mq9 times in milliseconds). */
-  create_time: number;
-}
 
 export interface Agent {
   tenant: string;

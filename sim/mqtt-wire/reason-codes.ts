@@ -1,4 +1,4 @@
-import type { ConnectRefusal, PublishRefusal, SubscribeRefusal } from '../mqtt/mqtt-broker.ts';
+import type { ConnectRefusal, PublishRefusal, SubscribeRefusal } from '../mqtt/broker-api.ts';
 import type { ProtocolVersion } from '../mqtt/mqtt-labels.ts';
 
 /**

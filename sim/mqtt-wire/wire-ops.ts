@@ -1,6 +1,6 @@
 import type { Cluster } from '../cluster/cluster.ts';
 import type { DeliverySink, MessageExtras, PendingMessage } from '../mqtt/delivery.ts';
-import type { ConnectResult, PublishResult, SubscribeResult } from '../mqtt/mqtt-broker.ts';
+import type { ConnectResult, PublishResult, SubscribeResult } from '../mqtt/broker-api.ts';
 import type { ProtocolVersion, QoS, RetainHandling } from '../mqtt/mqtt-labels.ts';
 import type { LastWill } from '../mqtt/mqtt-model.ts';
 

@@ -1,8 +1,7 @@
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { SimNode } from '../cluster/node-registry.ts';
 import { heartbeatProtocolLabel, protocolLabel, qosLabel, retainHandlingLabel } from './mqtt-labels.ts';
 import type { ClientState, LastWill, SessionState, Subscription } from './mqtt-model.ts';
-import type { MqttBroker } from './mqtt-broker.ts';
 
 /**
  * The spec's records built from the broker's state: client (composite), session, subscription list
@@ -124,7 +123,11 @@ export function subscriptionRecord(sub: Subscription) {
  * subscription has pushed to (or tried to), keyed by that topic's path, as the real server does; a
  * subscription that has matched no message yet has empty maps.
  */
-export function subscriptionDetail(cluster: Cluster, broker: MqttBroker, sub: Subscription) {
+export function subscriptionDetail(
+  cluster: { nodes: { get(id: number): SimNode | undefined } },
+  broker: { shareLeaderId(tenant: string, group: string): number | undefined },
+  sub: Subscription,
+) {
   const leaderId = sub.group !== null ? (broker.shareLeaderId(sub.tenant, sub.group) ?? null) : null;
   const leader = leaderId !== null ? cluster.nodes.get(leaderId) : undefined;
   const pushSubscribe: Record<string, unknown> = {};

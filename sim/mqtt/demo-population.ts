@@ -2,7 +2,15 @@ import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type LastWill } from './mqtt-model.ts';
-import type { MqttBroker } from './mqtt-broker.ts';
+import type {
+  ConnectedEvent,
+  ConnectInput,
+  ConnectResult,
+  PublishInput,
+  PublishResult,
+  SubscribeInput,
+  SubscribeResult,
+} from './broker-api.ts';
 
 /** One subscription a demo client makes when it (re)connects without a session. */
 interface DemoSubscription {
@@ -44,6 +52,17 @@ const SAMPLED_TICK_ABOVE = 2_000;
 /** Telemetry topics per fleet group (see `resize`). */
 const FLEET_CHANNELS = 4;
 
+/** The broker as the demo population drives it: its clients connect, subscribe, publish and drop. */
+export interface DemoBroker {
+  connect(input: ConnectInput): ConnectResult;
+  disconnect(clientId: string, tenant: string, options: { clean: boolean }): boolean;
+  subscribe(input: SubscribeInput): SubscribeResult;
+  publish(input: PublishInput): PublishResult;
+  onConnect(listener: (e: ConnectedEvent) => void): () => void;
+  clientByKey(key: string): ClientState | undefined;
+  readonly connectionCount: number;
+}
+
 /**
  * The demo workload of the MQTT side: about 60 clients across the four demo tenants, with sessions,
  * last wills, ~100 subscriptions (some shared), and a life of seeded publishes, reconnects, flappy
@@ -63,7 +82,7 @@ export class DemoPopulation {
 
   constructor(
     private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>,
-    private readonly broker: MqttBroker,
+    private readonly broker: DemoBroker,
   ) {}
 
   /** The demo's client specs (for tests and tools). */

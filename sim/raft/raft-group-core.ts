@@ -2,18 +2,11 @@ import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { RaftBugs } from './raft-bugs.ts';
 import type { GroupAudit } from './raft-invariants.ts';
 import { RaftStore } from './raft-log.ts';
+import type { RaftEnv } from './raft-env.ts';
 import type { RaftMessage } from './raft-messages.ts';
 import { RaftNode } from './raft-node.ts';
 import type { RaftTiming } from './raft-timing.ts';
 import type { LogEntry, Membership } from './types.ts';
-
-/** What a Raft group needs from the simulation: time, timers, the trace and the network. */
-export interface RaftEnv {
-  now(): number;
-  after(delayMs: number, kind: string, run: () => void): void;
-  record(kind: string, detail: unknown): void;
-  send(from: number, to: number, message: RaftMessage, deliver: (message: RaftMessage, from: number, to: number) => void): void;
-}
 
 /**
  * One consensus group: its nodes (one per cluster node that ever joined it), the timing, the seeded

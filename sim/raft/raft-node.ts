@@ -1,6 +1,9 @@
-import type { RaftGroupCore } from './raft-group-core.ts';
+import type { RaftBugs } from './raft-bugs.ts';
+import type { RaftEnv } from './raft-env.ts';
+import type { GroupAudit } from './raft-invariants.ts';
 import type { AppendEntries, AppendReply, InstallSnapshot, RaftMessage, RequestVote, TimeoutNow, VoteReply } from './raft-messages.ts';
 import type { RaftLog, RaftSnapshot, RaftStore } from './raft-log.ts';
+import type { RaftTiming } from './raft-timing.ts';
 import { quorumOf, type LogEntry, type Membership, type RaftRole } from './types.ts';
 
 /** What a leader knows of one member it replicates to. */
@@ -11,6 +14,21 @@ export interface PeerProgress {
   match: number;
   /** Virtual ms the latest AppendEntries this member answered was sent; -1 before the first. */
   ackAt: number;
+}
+
+/** What a node uses of its group: the shared environment, timing, bugs and audit, and message delivery. */
+export interface RaftGroupContext {
+  readonly name: string;
+  readonly env: RaftEnv;
+  readonly timing: RaftTiming;
+  readonly bugs: RaftBugs;
+  readonly audit: GroupAudit;
+  /** Scratch array for quorum computations (no allocation per message). */
+  readonly scratch: number[];
+  readonly deliver: (m: RaftMessage, from: number, to: number) => void;
+  nextUid(): number;
+  drawElectionTimeout(): number;
+  onSnapshot(): void;
 }
 
 /**
@@ -45,7 +63,7 @@ export class RaftNode {
   private flushPending = false;
 
   constructor(
-    readonly core: RaftGroupCore,
+    readonly core: RaftGroupContext,
     readonly id: number,
     public store: RaftStore,
   ) {}

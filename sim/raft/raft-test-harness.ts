@@ -1,7 +1,8 @@
 import { SimEngine } from '../engine/sim-engine.ts';
 import { SimNetwork } from '../net/sim-network.ts';
 import type { RaftBugs } from './raft-bugs.ts';
-import { RaftGroupCore, type RaftEnv } from './raft-group-core.ts';
+import type { RaftEnv } from './raft-env.ts';
+import { RaftGroupCore } from './raft-group-core.ts';
 import { GroupAudit, RaftViolations } from './raft-invariants.ts';
 import type { RaftNode } from './raft-node.ts';
 import { DEFAULT_RAFT_TIMING, type RaftTiming } from './raft-timing.ts';

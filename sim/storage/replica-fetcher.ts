@@ -1,36 +1,8 @@
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { epochEndOf, type EpochStart, type RecordLog, type StoredRecord } from './record-log.ts';
-import { leaderReplica, replicaOn, type Replica, type Segment } from './shard-model.ts';
+import { Fetcher, leaderReplica, replicaOn, type Replica, type Segment } from './shard-model.ts';
 import type { StoragePeers } from './storage-peers.ts';
 import type { StorageBugs, StorageSettings } from './storage-settings.ts';
-
-/**
- * One replica fetcher: the thread on a follower node that fetches, from one leader node, the records
- * of every segment that follower replicates from that leader, in one request per fetch interval.
- * Both ends' bookkeeping of the pair lives here: `pending` is the follower's (segments whose local
- * log changed since its last request), `dirty` and `lastServedMs` are the leader's.
- */
-export class Fetcher {
-  /** Segments led by `leader` that `follower` replicates. */
-  readonly segments = new Set<Segment>();
-  /** Leader side: segments where the follower may lack records, must reconcile its log, or is out of the ISR. */
-  readonly dirty = new Set<Segment>();
-  /** Follower side: segments to report in the next request (their LEO or epoch changed). */
-  readonly pending = new Set<Segment>();
-  /** Leader side: virtual ms of the last request served; a follower at the leader's LEO was caught up then. */
-  lastServedMs: number;
-  requests = 0;
-
-  constructor(
-    readonly follower: number,
-    readonly leader: number,
-    /** The spec's `fetcher_index`: the rank of the leader among the follower's peers, from 0. */
-    readonly index: number,
-    createdMs: number,
-  ) {
-    this.lastServedMs = createdMs;
-  }
-}
 
 /** A follower's state of one segment, as its fetch request carries it. */
 interface FetchUpdate {

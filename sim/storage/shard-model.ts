@@ -1,6 +1,5 @@
 import { STORAGE_TYPES } from '../../fixtures/contract/endpoints/storage-engine.ts';
 import type { RecordLog } from './record-log.ts';
-import type { Fetcher } from './replica-fetcher.ts';
 
 export { STORAGE_TYPES };
 /** Storage kinds a topic or shard may use (the engine kinds the real server accepts on create). */
@@ -153,4 +152,32 @@ export function highWatermark(shard: Shard): number {
 /** Log end offset of the shard: the next offset a write gets. */
 export function logEndOffset(shard: Shard): number {
   return segmentEnd(activeSegment(shard));
+}
+
+/**
+ * One replica fetcher: the thread on a follower node that fetches, from one leader node, the records
+ * of every segment that follower replicates from that leader, in one request per fetch interval.
+ * Both ends' bookkeeping of the pair lives here: `pending` is the follower's (segments whose local
+ * log changed since its last request), `dirty` and `lastServedMs` are the leader's.
+ */
+export class Fetcher {
+  /** Segments led by `leader` that `follower` replicates. */
+  readonly segments = new Set<Segment>();
+  /** Leader side: segments where the follower may lack records, must reconcile its log, or is out of the ISR. */
+  readonly dirty = new Set<Segment>();
+  /** Follower side: segments to report in the next request (their LEO or epoch changed). */
+  readonly pending = new Set<Segment>();
+  /** Leader side: virtual ms of the last request served; a follower at the leader's LEO was caught up then. */
+  lastServedMs: number;
+  requests = 0;
+
+  constructor(
+    readonly follower: number,
+    readonly leader: number,
+    /** The spec's `fetcher_index`: the rank of the leader among the follower's peers, from 0. */
+    readonly index: number,
+    createdMs: number,
+  ) {
+    this.lastServedMs = createdMs;
+  }
 }

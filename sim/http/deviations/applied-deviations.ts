@@ -1,6 +1,6 @@
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import { parseUrl } from '../parse-request.ts';
 import { deviationById, DEVIATION_IDS } from './catalogue.ts';
 import type { Deviation, DeviationContext, ExtraRoute, NextResult } from './deviation.ts';

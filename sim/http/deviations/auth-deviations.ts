@@ -1,7 +1,7 @@
 /** Bugs in authentication and login. */
 import { JwtTokens } from '../../auth/jwt-tokens.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
-import type { ApiRequest } from '../admin-app.ts';
+import type { ApiRequest } from '../api-exchange.ts';
 import { RawBody } from '../handler-types.ts';
 import type { Deviation } from './deviation.ts';
 import { aroundOn, endpointById, responseOn, rewriteJson } from './hook-helpers.ts';

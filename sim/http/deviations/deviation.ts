@@ -6,7 +6,7 @@
  */
 import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { PeerTransport } from '../handler-types.ts';
 
 /** What a hook sees of the request being served. */

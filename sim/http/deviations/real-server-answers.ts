@@ -6,7 +6,7 @@
  */
 import { CONTRACT } from '../../../fixtures/contract/index.ts';
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
-import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  */
 import { CONTRACT } from '../../../fixtures/contract/index.ts';
 import { OperationError } from '../../api/operation-error.ts';
-import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { Deviation, DeviationHooks } from './deviation.ts';
 import {
   bodyText,

@@ -5,7 +5,7 @@
  */
 import { OperationError, failed } from '../../api/operation-error.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { Deviation, DeviationHooks } from './deviation.ts';
 import { aroundOn, changeSpec, validationOn } from './hook-helpers.ts';
 import {

@@ -4,7 +4,7 @@
  * content type (415), is no JSON (400) or does not deserialize into the request struct (422).
  */
 import type { ParamSpec } from '../../../../fixtures/contract/types.ts';
-import type { ApiRequest, ApiResponse } from '../../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../../api-exchange.ts';
 import { jsonDepth } from '../../../api/json-depth.ts';
 import { bodyText, headerOf } from '../real-server-answers.ts';
 import {

@@ -6,7 +6,7 @@
  */
 import { OperationError } from '../../../api/operation-error.ts';
 import type { Cluster } from '../../../cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../../api-exchange.ts';
 import type { ExtraRoute } from '../deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { formBFailure, formBSuccess, methodNotAllowed } from './route-answers.ts';

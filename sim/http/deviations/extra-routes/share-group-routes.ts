@@ -7,7 +7,7 @@ import type { ListSpec, ParamSpec } from '../../../../fixtures/contract/types.ts
 import { applyListQuery } from '../../../api/list-query.ts';
 import type { Cluster } from '../../../cluster/cluster.ts';
 import { findShareGroup, shareGroupDetail, shareGroupRows, type ShareGroupRow } from '../../../mqtt/share-group-views.ts';
-import type { ApiRequest, ApiResponse } from '../../admin-app.ts';
+import type { ApiRequest, ApiResponse } from '../../api-exchange.ts';
 import { parseUrl } from '../../parse-request.ts';
 import type { ExtraRoute } from '../deviation.ts';
 import { QUERY_REJECTION_PREFIX, queryFieldsRejection } from '../real-server-rejections.ts';

@@ -1,0 +1,20 @@
+/** One request to the admin API as a listener hands it over, and its answer (a leaf module: the deviations and tools use these shapes without the app). */
+export interface ApiRequest {
+  method: string;
+  /** Path and query, e.g. `/api/cluster/tenant/list?limit=5`. */
+  url: string;
+  headers?: Record<string, string | string[] | undefined>;
+  body?: Buffer | string;
+  /** Set by a listener that stopped reading a body past MAX_BODY_BYTES. */
+  bodyTooLarge?: boolean;
+  /** TCP peer address as the listener saw it. */
+  peer: string;
+  /** Node whose listener received the request. */
+  nodeId: number;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
