@@ -13,6 +13,7 @@ import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
+import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
@@ -45,6 +46,11 @@ export interface AdminAppOptions {
   onModelWrite?: (write: ModelWrite) => void;
   /** The endpoints served and their handlers (default: the built-in API). */
   api?: ServedApi;
+  /**
+   * Writes every body with its compiled writer and with JSON.stringify and throws when they differ
+   * (response-writers.ts). Default: on when the environment has MQSIM_VERIFY_WRITERS=1.
+   */
+  verifyWriters?: boolean;
 }
 
 /** A request that changed the model, as `onModelWrite` reports it. */
@@ -99,6 +105,9 @@ export class AdminApp {
   /** A switch's queuing rate limit in place of the 429 limiter, and its per-path queues. */
   private readonly queuedLimit: ReturnType<AppliedDeviations['rateLimit']>;
   private readonly queueLimiter: PathRateLimiter | undefined;
+  /** Compiled body writers, except when a switch is on: a deviation may change a body's shape on purpose. */
+  private readonly compiledWriters: boolean;
+  private readonly verifyWriters: boolean;
 
   constructor(
     readonly cluster: Cluster,
@@ -114,6 +123,8 @@ export class AdminApp {
     this.virtualStart = cluster.options.epochMs;
     this.peers = options.peers ?? new InProcessPeers(this);
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
+    this.compiledWriters = (options.deviations ?? []).length === 0;
+    this.verifyWriters = options.verifyWriters ?? process.env.MQSIM_VERIFY_WRITERS === '1';
     this.queuedLimit = this.deviations.rateLimit();
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
@@ -159,20 +170,39 @@ export class AdminApp {
       return response;
     } catch (error) {
       this.options.onInternalError?.(error, req);
-      return this.json(500, failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`));
+      const body = failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`);
+      return this.json(500, body, {}, this.failureWriter(this.envelope));
     }
   }
 
-  private json(status: number, body: unknown, extra: Record<string, string> = {}): ApiResponse {
+  private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
     return {
       status,
       headers: { 'content-type': JSON_TYPE, 'x-mqsim-virtual-time': String(this.cluster.now()), ...extra },
-      body: JSON.stringify(body),
+      body: write(body),
     };
   }
 
+  /** The compiled writer of a success of `endpoint` in `form` (checked against JSON.stringify in verification mode). */
+  private successWriter(endpoint: EndpointContract, form: EnvelopeForm): BodyWriter {
+    if (!this.compiledWriters) return JSON.stringify;
+    const writer = successWriter(endpoint, form);
+    return this.verifyWriters ? verifiedWriter(writer, `${endpoint.id} (form ${form})`) : writer;
+  }
+
+  private failureWriter(form: EnvelopeForm): BodyWriter {
+    if (!this.compiledWriters) return JSON.stringify;
+    const writer = failureWriter(form);
+    return this.verifyWriters ? verifiedWriter(writer, `the failure envelope (form ${form})`) : writer;
+  }
+
   private fail(status: number, code: number, text: string, extra: Record<string, string> = {}): ApiResponse {
-    return this.json(status, failureEnvelope(this.envelope, code, text), extra);
+    return this.json(status, failureEnvelope(this.envelope, code, text), extra, this.failureWriter(this.envelope));
+  }
+
+  /** The 401 answer, always form A as the spec gives it. */
+  private unauthorized(message: string): ApiResponse {
+    return this.json(401, { code: 401, message, data: null }, {}, this.failureWriter('A'));
   }
 
   private async dispatch(req: ApiRequest, outcome: { changedModel: boolean }): Promise<ApiResponse> {
@@ -196,7 +226,7 @@ export class AdminApp {
 
     if (endpoint.auth === 'token') {
       const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
-      if (!decision.ok) return this.json(401, { code: 401, message: decision.message, data: null });
+      if (!decision.ok) return this.unauthorized(decision.message);
     }
 
     const limited = this.rateLimited(path);
@@ -236,7 +266,7 @@ export class AdminApp {
   ): Promise<ApiResponse> {
     if (route.auth === 'token') {
       const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
-      if (!decision.ok) return this.json(401, { code: 401, message: decision.message, data: null });
+      if (!decision.ok) return this.unauthorized(decision.message);
     }
     const limited = this.rateLimited(path);
     if (limited) return limited;
@@ -371,10 +401,11 @@ export class AdminApp {
         body: result.body,
       };
     }
-    if (result instanceof WithStatus) return this.json(result.status, successEnvelope(this.envelope, result.data));
+    if (result instanceof WithStatus)
+      return this.json(result.status, successEnvelope(this.envelope, result.data), {}, this.successWriter(endpoint, this.envelope));
     // Login answers in form A whatever the configured form, as the spec shows it.
-    if (endpoint.id === 'auth.login') return this.json(200, { code: 0, message: 'success', data: result });
-    return this.json(200, successEnvelope(this.envelope, result));
+    if (endpoint.id === 'auth.login') return this.json(200, successEnvelope('A', result), {}, this.successWriter(endpoint, 'A'));
+    return this.json(200, successEnvelope(this.envelope, result), {}, this.successWriter(endpoint, this.envelope));
   }
 }
 
