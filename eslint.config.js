@@ -25,7 +25,6 @@ const PENDING_REWIRING = [
   'sim/config/section-read-view.ts',
   'sim/config/section-rules.ts',
   'sim/connectors/failure-strategy.ts',
-  'sim/control/control-api.ts',
   'sim/http/deviations/real-server-deviations.ts',
   'sim/invariants/invariant-registry.ts',
   'sim/mqtt-wire/wire-connection.ts',

@@ -74,23 +74,19 @@ const tenantOf = (body: Body): string => str(body, 'tenant') ?? 'default';
  * listener's reason codes and is left out, so control answers (and the state files that digest
  * them) read as they did before it existed.
  */
-function answerOf<T extends { ok: boolean }>(result: T): T | { ok: false; reason: string } {
+function answerOf<T extends { ok: true }>(result: T | { ok: false; reason: string }): T | { ok: false; reason: string } {
   if (result.ok) return result;
-  const { reason } = result as unknown as { reason: string };
-  return { ok: false, reason };
+  return { ok: false, reason: result.reason };
 }
 
-/** Node lifecycle through `cluster.nodes`; guarded in case an operation is missing from the model. */
+/** Node lifecycle through `cluster.nodes`. */
 function nodeAction(action: 'crash' | 'restart' | 'stop' | 'start'): Route {
   return (cluster, body) => {
     const nodeId = int(body, 'node_id', { required: true, min: 1 })!;
     const wiped = bool(body, 'wiped') ?? false;
-    const nodes = cluster.nodes as unknown as Record<string, unknown>;
-    const fn = nodes[action === 'start' ? 'startNode' : action];
-    if (typeof fn !== 'function') throw bad(`node ${action} is not supported by this build of the model`);
     if (!cluster.nodes.get(nodeId)) throw bad(`node ${nodeId} does not exist`);
     if (action === 'start') cluster.nodes.startNode(nodeId, { wiped });
-    else (fn as (id: number) => unknown).call(cluster.nodes, nodeId);
+    else cluster.nodes[action](nodeId);
     const n = cluster.nodes.get(nodeId)!;
     return { node_id: nodeId, online: n.online };
   };
