@@ -268,7 +268,7 @@ class InProcessCluster implements SimulatedCluster {
   }
 
   checkInvariants(): InvariantViolation[] {
-    return this.model.invariants.checkAll(this.model.now(), this.model.engine.eventsProcessed);
+    return [...this.model.invariants.checkAll(this.model.now(), this.model.engine.eventsProcessed)];
   }
 
   async close(): Promise<void> {

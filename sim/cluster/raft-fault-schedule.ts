@@ -197,7 +197,7 @@ function faultOf(kind: RaftFault['kind'], rng: SeededRandom, nodes: number, grou
 }
 
 export interface FaultRunResult {
-  violations: InvariantViolation[];
+  violations: readonly InvariantViolation[];
   /** Virtual ms after the start when the first violation was seen, or null. */
   violationAtMs: number | null;
   applied: string[];

@@ -29,6 +29,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Replaces one section (generic, so the section's type follows its name). */
+function setSection<T extends ConfigType>(sections: DynamicConfig, type: T, value: DynamicConfig[T]): void {
+  sections[type] = value;
+}
+
 function freezeSections(config: DynamicConfig): DynamicConfig {
   for (const name of CONFIG_TYPE_NAMES) deepFreeze(config[name]);
   return config;
@@ -127,14 +132,15 @@ export class ClusterConfig {
     const defaults = defaultDynamicConfig();
     const restored = {} as Record<ConfigType, unknown>;
     for (const type of CONFIG_TYPE_NAMES) {
-      const saved = (snapshot.sections as unknown as Record<string, unknown>)[type];
+      // A snapshot from before a section existed lacks it, whatever its type says.
+      const saved: unknown = snapshot.sections[type];
       restored[type] = saved === undefined ? defaults[type] : patchSection(type, defaults[type], saved);
     }
     const changes: ConfigChange[] = [];
     for (const type of CONFIG_TYPE_NAMES) {
       const previous = this.sections[type];
       const next = deepFreeze(restored[type]) as DynamicConfig[typeof type];
-      (this.sections as unknown as Record<ConfigType, unknown>)[type] = next;
+      setSection(this.sections, type, next);
       if (canonicalJson(previous) !== canonicalJson(next)) changes.push({ configType: type, previous, current: next });
     }
     this.deps.engine.record('config.restore', { changed: changes.map((c) => c.configType) });

@@ -23,7 +23,8 @@ function fieldsReadView(fields: readonly ConfigFieldSpec[], section: Record<stri
 /** One section as config get shows it: read-view enum names, watermarks in percent. */
 export function sectionReadView(type: ConfigType, section: DynamicConfig[ConfigType]): Record<string, unknown> {
   const spec = CONFIG_TYPES.find((t) => t.configType === type)!;
-  return fieldsReadView(spec.fields, section as unknown as Record<string, unknown>);
+  // The section's fields by name (its interface has no index signature to read them by a spec's name).
+  return fieldsReadView(spec.fields, Object.fromEntries(Object.entries(section)));
 }
 
 /** Every dynamic section keyed by its read-view name (`mqtt_slow_subscribe`, `cluster_limit`...). */

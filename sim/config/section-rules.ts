@@ -44,7 +44,10 @@ function defaultsOf(fields: readonly ConfigFieldSpec[]): Record<string, unknown>
 
 /** A fresh copy of every section at its default values. */
 export function defaultDynamicConfig(): DynamicConfig {
-  return Object.fromEntries(CONFIG_TYPE_NAMES.map((name) => [name, defaultsOf(specOf(name).fields)])) as unknown as DynamicConfig;
+  const config: Partial<Record<ConfigType, unknown>> = {};
+  for (const name of CONFIG_TYPE_NAMES) config[name] = defaultsOf(specOf(name).fields);
+  // Built from the contract's field specs, which DynamicConfig's interfaces are written from.
+  return config as DynamicConfig;
 }
 
 /**

@@ -42,6 +42,13 @@ function checkField(spec: FailureStrategyFieldSpec, value: unknown): string | nu
   return value;
 }
 
+/** Sets one field of the strategy, as the catalogue types it (text for `topic_name`, integers otherwise). */
+function setField(out: FailureStrategy, name: FailureStrategyFieldSpec['name'], value: string | number): void {
+  if (name === 'topic_name' && typeof value === 'string') out.topic_name = value;
+  else if ((name === 'retry_total_times' || name === 'wait_time_ms') && typeof value === 'number') out[name] = value;
+  else throw new Error(`failure strategy field ${name} cannot hold ${JSON.stringify(value)}: the catalogue and FailureStrategy disagree`);
+}
+
 /**
  * Checks a `failure_strategy` object and returns it normalised, with the strategy's defaults.
  * Omitted (undefined or null) → `{strategy: 'discard'}` (decision). Unknown fields are ignored;
@@ -74,10 +81,10 @@ export function parseFailureStrategy(raw: unknown): FailureStrategy {
     if (value === undefined) {
       if (rules.required.includes(spec.name)) refuse(spec.name, `is required for strategy ${strategy}`);
       const dflt = rules.defaults[spec.name];
-      if (dflt !== undefined) (out as unknown as Record<string, unknown>)[spec.name] = dflt;
+      if (dflt !== undefined) setField(out, spec.name, dflt);
       continue;
     }
-    (out as unknown as Record<string, unknown>)[spec.name] = checkField(spec, value);
+    setField(out, spec.name, checkField(spec, value));
   }
   return out;
 }

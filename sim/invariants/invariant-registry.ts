@@ -29,7 +29,7 @@ export class InvariantRegistry {
   }
 
   /** Runs every checker once; returns the violations found (empty when all hold). */
-  checkAll(at: number, event: number): InvariantViolation[] {
+  checkAll(at: number, event: number): readonly InvariantViolation[] {
     let out: InvariantViolation[] | undefined;
     for (const c of this.checkers) {
       c.count++;
@@ -46,4 +46,4 @@ export class InvariantRegistry {
 }
 
 /** The answer of a clean check, shared (callers only read it). */
-const NO_VIOLATIONS: InvariantViolation[] = Object.freeze([]) as unknown as InvariantViolation[];
+const NO_VIOLATIONS: readonly InvariantViolation[] = Object.freeze([]);

@@ -63,6 +63,17 @@ interface Identity {
 }
 
 /**
+ * Length of the packet mqtt-packet's parser is reading, once its fixed header announced it; -1 before.
+ * The parser keeps that packet in a field its type declarations leave out, so it is read with a guard.
+ */
+function announcedLength(parser: object): number {
+  const packet: unknown = Reflect.get(parser, 'packet');
+  if (typeof packet !== 'object' || packet === null) return -1;
+  const length: unknown = Reflect.get(packet, 'length');
+  return typeof length === 'number' ? length : -1;
+}
+
+/**
  * One MQTT connection: a socket, mqtt-packet's parser and the protocol's state machine
  * (awaiting CONNECT → connected → closing → closed). Every packet that changes the model becomes a
  * journaled op through the host; everything else (acknowledgements, keep-alive, packet ids, topic
@@ -140,7 +151,7 @@ export class WireConnection {
     this.lastInboundAt = Date.now();
     this.parser.parse(chunk);
     // The packet being read announced its length: refuse it now rather than buffer it (MQTT 5 §3.1.2.11.4).
-    const reading = (this.parser as unknown as { packet?: { length?: number } }).packet?.length ?? -1;
+    const reading = announcedLength(this.parser);
     const state = this.state as State; // parse() may have closed the connection
     if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize)
       this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);

@@ -99,11 +99,21 @@ interface SimDeadLetter {
   original_timestamp: number;
 }
 
+/** A dead letter as the simulator writes it (dead-letter.ts): recognised by its payload bytes and connector name. */
+function isSimDeadLetter(r: unknown): r is SimDeadLetter {
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    Array.isArray(Reflect.get(r, 'original_data')) &&
+    typeof Reflect.get(r, 'connector_name') === 'string'
+  );
+}
+
 function asSimDeadLetter(content: unknown): SimDeadLetter | undefined {
   if (typeof content !== 'string' || !content.includes('"dead_letter_timestamp"')) return undefined;
   try {
-    const r = JSON.parse(content) as Obj;
-    return Array.isArray(r.original_data) && typeof r.connector_name === 'string' ? (r as unknown as SimDeadLetter) : undefined;
+    const r: unknown = JSON.parse(content);
+    return isSimDeadLetter(r) ? r : undefined;
   } catch {
     return undefined;
   }
