@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Users } from '../broker/users.ts';
 import { MQTT_RUNTIME_DEFAULTS } from '../config/static-node-config.ts';
 import { LOGIN_REFUSAL_CODES, type ConnackRefusal } from './reason-codes.ts';
 
@@ -31,11 +31,18 @@ export type LoginOutcome = { ok: true; tenant: string; username: string } | { ok
 /** Positive password checks remembered, so a reconnect storm does not pay scrypt every time. */
 const CACHE_LIMIT = 10_000;
 
+/** What a login reads: the tenants, the users' stored credentials and whether anonymous login is on. */
+export interface LoginSources {
+  tenants: { has(name: string): boolean };
+  users: Pick<Users, 'get' | 'authenticate'>;
+  options: { readonly secretFreeLogin: boolean };
+}
+
 export class Login {
   /** Digests of (tenant, user, password, stored hash) that verified; a changed or recreated user has another stored hash. */
   private readonly verified = new Set<string>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: LoginSources) {}
 
   check(req: LoginRequest): LoginOutcome {
     const tenants = this.cluster.tenants;

@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { ConnectInput, ConnectResult } from './broker-api.ts';
 
 /** What a storm of reconnects did: connects admitted, and connects refused (a flapping ban, or another refusal). */
 export interface FlappingStormOutcome {
@@ -13,7 +13,12 @@ export interface FlappingStormOutcome {
  * The chaos runner's and the scenario runner's `flapping` fault, and the library's
  * `cluster.mqtt.flappingStorm`.
  */
-export function flappingStorm(cluster: Cluster, clientId: string, attempts: number, tenant = 'default'): FlappingStormOutcome {
+export function flappingStorm(
+  cluster: { mqtt: { connect(input: ConnectInput): ConnectResult; disconnect(clientId: string, tenant: string): boolean } },
+  clientId: string,
+  attempts: number,
+  tenant = 'default',
+): FlappingStormOutcome {
   let admitted = 0;
   let refused = 0;
   for (let i = 0; i < attempts; i++) {

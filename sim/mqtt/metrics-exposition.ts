@@ -1,13 +1,23 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Blacklist } from '../broker/blacklist.ts';
+import type { SimNode } from '../cluster/node-registry.ts';
+import type { MqttBroker } from './mqtt-broker.ts';
 import { CONNECTION_TYPES } from './mqtt-labels.ts';
 import { PrometheusText } from './metrics-text.ts';
-import { collectMqttStats, sortedEntries } from './mqtt-stats.ts';
+import { collectMqttStats, sortedEntries, type MqttStatsSources } from './mqtt-stats.ts';
+
+/** What `/metrics` reads: the MQTT counts, the broker's detectors, the blacklist and the online nodes. */
+export interface MetricsSources extends MqttStatsSources {
+  mqtt: MqttBroker;
+  blacklist: Pick<Blacklist, 'all'>;
+  nodes: { online(): readonly SimNode[] };
+  now(): number;
+}
 
 /**
  * `GET /metrics`: the cluster's MQTT counters in the Prometheus text format, from the same model and
  * the same counting as the overview (`mqtt_connection_num` equals the overview's connection_num).
  */
-export function metricsText(cluster: Cluster): string {
+export function metricsText(cluster: MetricsSources): string {
   const stats = collectMqttStats(cluster);
   const broker = cluster.mqtt;
   const out = new PrometheusText();

@@ -1,13 +1,22 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { ResolvedClusterOptions } from '../cluster/cluster-options.ts';
+import type { NodeRegistry } from '../cluster/node-registry.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
-import { collectMqttStats } from './mqtt-stats.ts';
+import { collectMqttStats, type MqttStatsSources } from './mqtt-stats.ts';
+
+/** What the overview reads besides the MQTT counts: the nodes, the cluster name, the monitor's rates and the meta leader. */
+export interface OverviewSources extends MqttStatsSources {
+  nodes: Pick<NodeRegistry, 'online' | 'view'>;
+  options: Pick<ResolvedClusterOptions, 'clusterName'>;
+  monitor: { readonly messageInRate: number; readonly messageOutRate: number };
+  raft: { metaLeaderId(): number | null };
+}
 
 /**
  * The spec's cluster overview, answered by `node`. Connection counts by type: `websocket_connection_num`
  * counts both Websocket and Websockets (the overview has no separate secure-websocket field).
  * Message rates are per second over the monitor's last sampling interval (0 before the first sample).
  */
-export function clusterOverview(cluster: Cluster, node: SimNode) {
+export function clusterOverview(cluster: OverviewSources, node: SimNode) {
   const stats = collectMqttStats(cluster);
   const t = stats.connections.byType;
   return {
