@@ -1,3 +1,23 @@
+/** Matching records of filtered queries, by query, kept until the next write (bounded). */
+export class MatchCache<R> {
+  private readonly byQuery = new Map<string, R[]>();
+
+  constructor(private readonly maxQueries = 64) {}
+
+  get(key: string): R[] | undefined {
+    return this.byQuery.get(key);
+  }
+
+  set(key: string, records: R[]): void {
+    if (this.byQuery.size >= this.maxQueries) this.byQuery.clear();
+    this.byQuery.set(key, records);
+  }
+
+  clear(): void {
+    if (this.byQuery.size > 0) this.byQuery.clear();
+  }
+}
+
 /** A sequence read by position, kept in order by its owner (e.g. a SortedList). */
 export interface OrderedIndex<R> {
   readonly size: number;
@@ -26,6 +46,11 @@ export interface IndexedListSource<R, V> {
   readonly leadingField?: ReadonlyMap<OrderedIndex<R>, string>;
   /** The handler's own filter (e.g. the topic list's topic_type); records failing it are not in the list. */
   readonly where?: (record: R) => boolean;
+  /**
+   * Where filtered queries may keep their matching records (by query), when the views are functions
+   * of records the owner changes only through itself: it empties this on every write.
+   */
+  readonly matches?: MatchCache<R>;
   /** The value of field `name` of the record's view, without building the view. */
   field(record: R, name: string): unknown;
   /** The API record of a model record. */

@@ -205,13 +205,37 @@ function applyIndexedListQuery<R, T>(
     return { data, total_count: total };
   }
 
+  // The records matching these filters, in this order, may be kept from an earlier request (the
+  // index clears them on any write): the page is then read by position.
+  const cache = src.matches;
+  const cacheKey = cache
+    ? JSON.stringify([
+        sortField ?? null,
+        descending,
+        from,
+        to,
+        named.map((p) => [p.name, String(params[p.name])]),
+        fieldTest ? [params.filter_field, params.filter_values, params.exact_match === 'true'] : null,
+      ])
+    : '';
+  const kept = cache?.get(cacheKey);
+  if (kept) return { data: kept.slice(start, start + limit).map(view), total_count: kept.length };
+
   const data: T[] = [];
   let total = 0;
+  const matching: R[] | undefined = cache ? [] : undefined;
   const visit = (r: R): void => {
     for (let i = 0; i < tests.length; i++) if (!tests[i](r)) return;
     if (total >= start && total < start + limit) data.push(view(r));
+    matching?.push(r);
     total++;
   };
+  if (matching) {
+    if (descending) for (const r of descendingScan(index, key)) visit(r);
+    else index.forEach(visit, from, to);
+    cache!.set(cacheKey, matching);
+    return { data, total_count: total };
+  }
   if (descending) {
     for (const r of descendingScan(index, key)) visit(r);
     return { data, total_count: total };

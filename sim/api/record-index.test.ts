@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyListQuery } from './list-query.ts';
 import { RecordIndex } from './record-index.ts';
 
 interface Rec {
@@ -62,4 +63,42 @@ describe('RecordIndex', () => {
       );
     });
   }
+});
+
+describe('RecordIndex kept matches', () => {
+  const spec = { defaultLimit: 100, sortFields: ['k', 'v'] };
+  const fields = ['k', 'v'];
+  const query = { filter_field: 'v', filter_values: ['1'], exact_match: 'true', sort_field: 'k', sort_by: 'desc' };
+  const keys = (index: RecordIndex<Rec>): string[] =>
+    applyListQuery(
+      index.listing((r) => ({ ...r })),
+      query,
+      [],
+      spec,
+      fields,
+    ).data.map((r) => r.k);
+
+  it('are dropped by every write: set, replace, modify, delete, invalidate', () => {
+    const index = new RecordIndex<Rec>({ viewsOfRecordsOnly: true });
+    for (const k of ['a', 'b', 'c']) index.set(k, { k, v: 1 });
+    expect(keys(index)).toEqual(['c', 'b', 'a']);
+    expect(keys(index)).toEqual(['c', 'b', 'a']); // from the kept matches
+    index.set('b', { k: 'b', v: 2 }); // replaced: no longer matches
+    expect(keys(index)).toEqual(['c', 'a']);
+    index.modify('a', (r) => (r.v = 2));
+    expect(keys(index)).toEqual(['c']);
+    index.delete('c');
+    index.set('d', { k: 'd', v: 1 }); // same size as before
+    expect(keys(index)).toEqual(['d']);
+    const held = index.get('d')!;
+    held.v = 3; // changed in place, then told
+    index.invalidate();
+    expect(keys(index)).toEqual([]);
+  });
+
+  it('are not kept for an index whose views read more than its records', () => {
+    const index = new RecordIndex<Rec>();
+    index.set('a', { k: 'a', v: 1 });
+    expect(index.listing((r) => r).source.matches).toBeUndefined();
+  });
 });

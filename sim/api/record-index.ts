@@ -1,5 +1,5 @@
 import { compareValues } from './compare-values.ts';
-import { IndexedList, type OrderedIndex } from './indexed-list.ts';
+import { IndexedList, MatchCache, type OrderedIndex } from './indexed-list.ts';
 import { SortedList } from './sorted-list.ts';
 
 /** A held record and its insertion number (the tie-break that makes every order total and stable). */
@@ -28,6 +28,11 @@ export interface RecordIndexOptions<R> {
    * `viewFields`, read cheaply.
    */
   readonly otherFieldsFromView?: (record: R) => object;
+  /**
+   * The views are functions of the records, and records change only through this index (set,
+   * delete, modify): filtered queries may then keep their matches until the next write.
+   */
+  readonly viewsOfRecordsOnly?: boolean;
 }
 
 /**
@@ -48,6 +53,8 @@ export class RecordIndex<R> {
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
   private readonly otherFieldsFromView: ((record: R) => object) | undefined;
   private nextSeq = 0;
+  /** Matches of filtered queries, emptied on every write; absent unless the views allow it. */
+  private readonly matches: MatchCache<IndexEntry<R>> | undefined;
   /**
    * `sorted` of every IndexedList served: the index of any field the query sorts by (the list query
    * asks only for the contract's sort fields), built on first use.
@@ -63,6 +70,7 @@ export class RecordIndex<R> {
     this.base = new SortedList(this.baseOrder);
     this.viewReaders = options.viewFields ?? {};
     this.otherFieldsFromView = options.otherFieldsFromView;
+    this.matches = options.viewsOfRecordsOnly ? new MatchCache() : undefined;
   }
 
   get size(): number {
@@ -79,6 +87,7 @@ export class RecordIndex<R> {
 
   /** Adds or replaces the record under `key` (a replaced record keeps its insertion place). */
   set(key: string, record: R): void {
+    this.matches?.clear();
     const held = this.byKey.get(key);
     if (held) {
       this.modifyEntry(held, () => {
@@ -96,6 +105,7 @@ export class RecordIndex<R> {
   delete(key: string): boolean {
     const entry = this.byKey.get(key);
     if (!entry) return false;
+    this.matches?.clear();
     this.byKey.delete(key);
     this.unlink(entry);
     return true;
@@ -110,6 +120,7 @@ export class RecordIndex<R> {
 
   /** Sort-field values changed outside `modify`: the field indexes are rebuilt when next needed. */
   invalidate(): void {
+    this.matches?.clear();
     this.built.clear();
   }
 
@@ -151,6 +162,8 @@ export class RecordIndex<R> {
       base: this.base,
       sorted: this.sortedView,
       where: where && ((e) => where(e.record)),
+      // Kept matches hold for the index's own view only (another view or filter reads other fields).
+      ...(this.matches && !where && !fieldsFromView ? { matches: this.matches } : {}),
       field: (e, name) => this.field(e.record, name, fieldsFromView),
       view: (e) => view(e.record),
     });
@@ -179,6 +192,7 @@ export class RecordIndex<R> {
   }
 
   private modifyEntry(entry: IndexEntry<R>, change: () => void): void {
+    this.matches?.clear();
     this.unlink(entry);
     change();
     this.base.insert(entry);

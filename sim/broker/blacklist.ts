@@ -61,7 +61,10 @@ function wildcardMatches(pattern: string, value: string): boolean {
  * flapping bans, which are removed when they end.
  */
 export class Blacklist {
-  private readonly entries = new RecordIndex<BlacklistEntry>({ viewFields: { end_time: (e) => localTimeString(e.endTimeMs) } });
+  private readonly entries = new RecordIndex<BlacklistEntry>({
+    viewFields: { end_time: (e) => localTimeString(e.endTimeMs) },
+    viewsOfRecordsOnly: true,
+  });
 
   constructor(private readonly engine: Pick<SimEngine, 'now' | 'record' | 'after'>) {}
 

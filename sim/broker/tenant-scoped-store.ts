@@ -9,9 +9,13 @@ import type { IndexedList } from '../api/indexed-list.ts';
 export class TenantScopedStore<T> {
   private readonly records: RecordIndex<T>;
 
-  /** `options`: the base order (insertion by default) and the view fields that differ from the record's. */
+  /**
+   * `options`: the base order (insertion by default) and the view fields that differ from the
+   * record's. The stores replace records and never change them in place, so their list views are
+   * functions of the records (filtered queries may keep their matches until the next write).
+   */
   constructor(options: RecordIndexOptions<T> = {}) {
-    this.records = new RecordIndex(options);
+    this.records = new RecordIndex({ viewsOfRecordsOnly: true, ...options });
   }
 
   private key(tenant: string, name: string): string {

@@ -34,6 +34,7 @@ export class Tenants {
   private readonly byName = new RecordIndex<Tenant>({
     order: (a, b) => (a.tenant_name < b.tenant_name ? -1 : a.tenant_name > b.tenant_name ? 1 : 0),
     viewFields: { create_time: (t) => unixSeconds(t.createdAt) },
+    viewsOfRecordsOnly: true,
   });
 
   constructor(private readonly engine: Pick<SimEngine, 'now' | 'record'>) {}

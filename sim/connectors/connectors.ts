@@ -58,6 +58,8 @@ export class Connectors {
       create_time: (c) => localTimeString(c.createdAt),
       update_time: (c) => localTimeString(c.updatedAt),
     },
+    // Status, node and update time change through modify; the rest of a connector is fixed.
+    viewsOfRecordsOnly: true,
   });
   private readonly threads = new Map<string, ConnectorThread>();
   /** Targets the model knows are down; the default sink fails every send to them. */

@@ -81,9 +81,16 @@ function header(req: ApiRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Field names of a list's records, per record schema (read once, not per request). */
+const recordFieldsCache = new WeakMap<object, string[] | undefined>();
+
 function recordFieldsOf(schema: JsonSchema | undefined): string[] | undefined {
-  const props = schema?.properties as Record<string, unknown> | undefined;
-  return props ? Object.keys(props) : undefined;
+  if (!schema) return undefined;
+  if (recordFieldsCache.has(schema)) return recordFieldsCache.get(schema);
+  const props = schema.properties as Record<string, unknown> | undefined;
+  const fields = props ? Object.keys(props) : undefined;
+  recordFieldsCache.set(schema, fields);
+  return fields;
 }
 
 /**

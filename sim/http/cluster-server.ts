@@ -478,14 +478,16 @@ async function serve(
         peer: req.socket.remoteAddress ?? '',
         nodeId,
       }));
+    // Encoded once: its length is the content-length and the bytes are sent as they are.
+    const bytes = Buffer.from(answer.body);
     const headers: Record<string, string> = {
       ...CORS_HEADERS,
       ...answer.headers,
-      'content-length': String(Buffer.byteLength(answer.body)),
+      'content-length': String(bytes.length),
     };
     if (tooLarge) headers.connection = 'close';
     res.writeHead(answer.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    res.end(req.method === 'HEAD' ? undefined : bytes);
   } catch (e) {
     if (!res.headersSent) {
       res.writeHead(400, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', connection: 'close' });

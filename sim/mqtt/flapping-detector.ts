@@ -41,9 +41,9 @@ export type FlappingVerdict = { banned: false } | { banned: true; untilMs: numbe
 export class FlappingDetector {
   private readonly windows = new Map<string, number[]>();
   private readonly bannedUntil = new Map<string, number>();
-  private readonly records = new RecordIndex<FlappingRecord>();
+  private readonly records = new RecordIndex<FlappingRecord>({ viewsOfRecordsOnly: true });
   /** The ban log under increasing keys (insertion order is log order); the oldest go first. */
-  private readonly banLog = new RecordIndex<BanLogRecord>();
+  private readonly banLog = new RecordIndex<BanLogRecord>({ viewsOfRecordsOnly: true });
   private banLogSeq = 0;
   private bans = 0;
 

@@ -30,7 +30,7 @@ export function nodeInfo(node: SimNode): string {
  * Records are cluster-wide (decision; the real server keeps them per node).
  */
 export class SlowSubscriptions {
-  private readonly records = new RecordIndex<SlowSubscriptionRecord>();
+  private readonly records = new RecordIndex<SlowSubscriptionRecord>({ viewsOfRecordsOnly: true });
 
   constructor(private readonly deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'nodes'>) {}
 

@@ -100,7 +100,7 @@ export class SystemAlarms {
       create_time: unixSeconds(this.deps.engine.now()),
     };
     let list = this.alarms.get(nodeId);
-    if (!list) this.alarms.set(nodeId, (list = new RecordIndex()));
+    if (!list) this.alarms.set(nodeId, (list = new RecordIndex({ viewsOfRecordsOnly: true })));
     list.set(String(this.alarmSeq++), alarm);
     while (list.size > MAX_ALARMS_PER_NODE) list.delete(list.keys().next().value as string);
     this.deps.engine.record('mqtt.alarm', { nodeId, name, usage: Math.round(usage * 10_000) });
