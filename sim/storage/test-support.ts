@@ -46,16 +46,12 @@ export function runChecked(cluster: Cluster, forMs: number): SeenViolation[] {
   return [...seen.values()];
 }
 
-/** Test helper: a node's process dies (crash when the node registry offers it, else a stop). */
+/** Test helper: a node's process dies. */
 export function crashNode(cluster: Cluster, id: number): void {
-  const nodes = cluster.nodes as unknown as { crash?: (id: number) => unknown; stop: (id: number) => unknown };
-  if (typeof nodes.crash === 'function') nodes.crash(id);
-  else nodes.stop(id);
+  cluster.nodes.crash(id);
 }
 
-/** Test helper: a dead node's process starts again with its data (restart when offered, else start). */
+/** Test helper: a dead node's process starts again with its data. */
 export function restartNode(cluster: Cluster, id: number): void {
-  const nodes = cluster.nodes as unknown as { restart?: (id: number) => unknown; start: (id: number) => unknown };
-  if (typeof nodes.restart === 'function') nodes.restart(id);
-  else nodes.start(id);
+  cluster.nodes.restart(id);
 }
