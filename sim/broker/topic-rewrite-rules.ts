@@ -1,3 +1,4 @@
+import type { TopicRewriteRecord } from '../../fixtures/contract/records.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
@@ -18,8 +19,8 @@ export interface TopicRewriteRule {
   createdAt: number;
 }
 
-/** A rule as the list shows it. */
-export type TopicRewriteView = Omit<TopicRewriteRule, 'createdAt'>;
+/** A rule as the list shows it (the contract's record). */
+export type TopicRewriteView = TopicRewriteRecord;
 
 /**
  * Topic rewrite rules (EMQX semantics): a topic that matches `source_topic` and `regex` becomes

@@ -1,3 +1,4 @@
+import type { BrokerConfigRecord } from '../../fixtures/contract/records.ts';
 import type { ResolvedClusterOptions } from '../cluster/cluster-options.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import type { RaftGroupLayout } from '../cluster/raft-groups.ts';
@@ -24,7 +25,7 @@ export interface ConfigViewSources {
  * cluster-wide dynamic sections in their read form, then `llm_client` and `admin` (secrets redacted).
  * Keys are in the spec table's order.
  */
-export function brokerConfigView(cluster: ConfigViewSources, node: SimNode, dynamic: DynamicConfig) {
+export function brokerConfigView(cluster: ConfigViewSources, node: SimNode, dynamic: DynamicConfig): BrokerConfigRecord {
   const fixed = staticNodeConfig(node, cluster.raft.layoutOf(), cluster.options.secretFreeLogin);
   const sections = dynamicReadView(dynamic);
   const admin = cluster.options.admin;
@@ -67,4 +68,4 @@ export function brokerConfigView(cluster: ConfigViewSources, node: SimNode, dyna
   };
 }
 
-export type BrokerConfigView = ReturnType<typeof brokerConfigView>;
+export type BrokerConfigView = BrokerConfigRecord;

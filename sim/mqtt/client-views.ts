@@ -1,3 +1,4 @@
+import type { ClientRecord, SessionRecord, SubscriptionDetailRecord, SubscriptionRecord } from '../../fixtures/contract/records.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import { heartbeatProtocolLabel, protocolLabel, qosLabel, retainHandlingLabel } from './mqtt-labels.ts';
@@ -36,12 +37,12 @@ function lastWillView(c: ClientState, will: LastWill) {
   };
 }
 
-export function sessionRecord(c: ClientState) {
+export function sessionRecord(c: ClientState): SessionRecord {
   const s = c.session!;
   return { tenant: c.tenant, ...sessionFields(c, s), last_will: s.lastWill ? lastWillView(c, s.lastWill) : null };
 }
 
-export function clientRecord(c: ClientState) {
+export function clientRecord(c: ClientState): ClientRecord {
   const last = c.last;
   const conn = c.connection;
   const inflight = conn?.sink?.inflight?.();
@@ -96,11 +97,11 @@ function propertiesJson(sub: Subscription): string {
   });
 }
 
-export type SubscriptionRecordView = ReturnType<typeof subscriptionRecord>;
-export type ClientRecordView = ReturnType<typeof clientRecord>;
-export type SessionRecordView = ReturnType<typeof sessionRecord>;
+export type SubscriptionRecordView = SubscriptionRecord;
+export type ClientRecordView = ClientRecord;
+export type SessionRecordView = SessionRecord;
 
-export function subscriptionRecord(sub: Subscription) {
+export function subscriptionRecord(sub: Subscription): SubscriptionRecord {
   return {
     tenant: sub.tenant,
     client_id: sub.clientId,
@@ -127,11 +128,11 @@ export function subscriptionDetail(
   cluster: { nodes: { get(id: number): SimNode | undefined } },
   broker: { shareLeaderId(tenant: string, group: string): number | undefined },
   sub: Subscription,
-) {
+): SubscriptionDetailRecord {
   const leaderId = sub.group !== null ? (broker.shareLeaderId(sub.tenant, sub.group) ?? null) : null;
   const leader = leaderId !== null ? cluster.nodes.get(leaderId) : undefined;
-  const pushSubscribe: Record<string, unknown> = {};
-  const pushThread: Record<string, unknown> = {};
+  const pushSubscribe: SubscriptionDetailRecord['sub_data']['push_subscribe'] = {};
+  const pushThread: SubscriptionDetailRecord['sub_data']['push_thread'] = {};
   for (const [topic, stats] of sub.push) {
     pushSubscribe[topic] = {
       client_id: sub.clientId,
