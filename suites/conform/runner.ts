@@ -147,6 +147,7 @@ async function runProperties(
     ...(options.api ? { api: options.api } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
+    ...(options.username !== undefined ? { username: options.username } : {}),
     onProgress: (line) => progress(`property         ${line}`),
   });
   const inRun = new Set(checked.map((e) => e.id));

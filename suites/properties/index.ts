@@ -57,6 +57,8 @@ export interface PropertySuiteOptions {
    * none for the embedded simulator (a target with a control interface waits out 429s on virtual time).
    */
   ratePerPath?: number;
+  /** The `--username` the run was given, repeated in replay commands (absent: the target logs in on its own). */
+  username?: string;
   /** Per property: stop generating and shrinking after this many ms (default 60 000). */
   timeLimitMs?: number;
   /**
@@ -162,7 +164,7 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     ...(replay ? { replay } : {}),
     targetName: target.name,
     baseUrl: target.baseUrl,
-    ...(target.credentials && target.name !== 'sim' ? { username: target.credentials.username } : {}),
+    ...(options.username !== undefined ? { username: options.username } : {}),
     timeLimitMs: options.timeLimitMs ?? 60_000,
   };
 
