@@ -63,22 +63,25 @@ function patchRules(fields: readonly ConfigFieldSpec[]): ParamSpec[] {
 
 const PATCH_RULES: ReadonlyMap<ConfigType, ParamSpec[]> = new Map(CONFIG_TYPES.map((t) => [t.configType, patchRules(t.fields)]));
 
-/** Read-view enum names become the set-form value they are stored as; patches of quota objects merge. */
-function applyPatch(
-  fields: readonly ConfigFieldSpec[],
-  current: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...current };
+/**
+ * `current` with the patched fields replaced (the patch was validated against the same fields): read-view
+ * enum names become the set-form value they are stored as; patches of quota objects merge field by field.
+ */
+function applyPatch<S extends object>(fields: readonly ConfigFieldSpec[], current: S, patch: Record<string, unknown>): S {
+  const next = { ...current };
   for (const field of fields) {
     if (!(field.name in patch)) continue;
     const value = patch[field.name];
     if (field.properties) {
-      next[field.name] = applyPatch(field.properties, current[field.name] as Record<string, unknown>, value as Record<string, unknown>);
+      Reflect.set(
+        next,
+        field.name,
+        applyPatch(field.properties, Object(Reflect.get(current, field.name)), value as Record<string, unknown>),
+      );
     } else if (field.fromReadNames && typeof value === 'string' && !field.setValues?.includes(value)) {
-      next[field.name] = field.fromReadNames[value];
+      Reflect.set(next, field.name, field.fromReadNames[value]);
     } else {
-      next[field.name] = value;
+      Reflect.set(next, field.name, value);
     }
   }
   return next;
@@ -93,7 +96,7 @@ export function patchSection<T extends ConfigType>(type: T, current: DynamicConf
     throw invalidParam('config', `invalid parameter 'config': the ${type} section must be a JSON object of its fields`);
   }
   const checked = validateFields(PATCH_RULES.get(type)!, patch as Record<string, unknown>, 'body', 'config.');
-  return applyPatch(specOf(type).fields, current as unknown as Record<string, unknown>, checked) as unknown as DynamicConfig[T];
+  return applyPatch(specOf(type).fields, current, checked);
 }
 
 /** Parses the `config` text of a set: JSON text of one section's fields. */
