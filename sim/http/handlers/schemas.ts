@@ -39,12 +39,21 @@ function bindRows(bindings: SchemaBinding[], params: BindListParams): BindRow[] 
     }
   }
   if (params.resource_name === undefined && params.schema_name === undefined) {
+    // Every resource's schemas in one pass (binding order), rows in the order resources first appear.
+    const schemasOf = new Map<string, string[]>();
+    for (const b of bindings) {
+      const key = `${b.tenant}\u0000${b.resource_name}`;
+      const names = schemasOf.get(key);
+      if (names) names.push(b.schema_name);
+      else schemasOf.set(key, [b.schema_name]);
+    }
     const seen = new Set<string>();
-    for (const b of bindings.filter(inTenant)) {
+    for (const b of bindings) {
+      if (!inTenant(b)) continue;
       const key = `${b.tenant}\u0000${b.resource_name}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      rows.push(byResource(b.tenant, b.resource_name));
+      rows.push({ data_type: 'resource', tenant: b.tenant, name: b.resource_name, data: schemasOf.get(key)! });
     }
   }
   return rows;
