@@ -40,6 +40,11 @@ export interface IndexedListSource<R, V> {
    */
   readonly sorted: Readonly<Record<string, OrderedIndex<R>>>;
   /**
+   * Per sortable field, optionally, an index in the order a stable descending sort of the base order
+   * gives (field value descending, then base order): descending pages are then read by position.
+   */
+  readonly sortedDescending?: Readonly<Record<string, OrderedIndex<R>>>;
+  /**
    * The string field each index is ordered by first (e.g. the base order starts with tenant): an
    * exact filter on it narrows a scan of that index to the matching range.
    */

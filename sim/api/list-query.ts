@@ -157,8 +157,11 @@ function applyIndexedListQuery<R, T>(
   if (spec.sampleLimit !== undefined || spec.totalCount === 'scope') {
     return applySampledQuery(list, params, named, spec, recordFields, sortField);
   }
-  const index = sortField === undefined ? src.base : src.sorted[sortField];
-  const descending = sortField !== undefined && isDescending(params);
+  const askedDescending = sortField !== undefined && isDescending(params);
+  // A descending index reads a descending page by position, like an ascending one.
+  const descendingIndex = askedDescending ? src.sortedDescending?.[sortField!] : undefined;
+  const index = sortField === undefined ? src.base : (descendingIndex ?? src.sorted[sortField]);
+  const descending = askedDescending && descendingIndex === undefined;
   // An exact filter on the field the index is ordered by first (ascending reads): only its range can
   // match, so it is applied as that range rather than tested record by record.
   const leading = index === undefined || descending ? undefined : src.leadingField?.get(index);

@@ -48,6 +48,7 @@ export interface RecordIndexOptions<R> {
 export class RecordIndex<R> {
   private readonly byKey = new Map<string, IndexEntry<R>>();
   private readonly base: SortedList<IndexEntry<R>>;
+  /** Field indexes built so far, by field (`-field` for the descending ones). */
   private readonly built = new Map<string, SortedList<IndexEntry<R>>>();
   private readonly baseOrder: (a: IndexEntry<R>, b: IndexEntry<R>) => number;
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
@@ -61,7 +62,11 @@ export class RecordIndex<R> {
    */
   private readonly sortedView: Readonly<Record<string, OrderedIndex<IndexEntry<R>>>> = new Proxy(
     {},
-    { get: (_target, field) => (typeof field === 'string' ? this.sortedBy(field) : undefined) },
+    { get: (_target, field) => (typeof field === 'string' ? this.sortedBy(field, 1) : undefined) },
+  );
+  private readonly sortedDescendingView: Readonly<Record<string, OrderedIndex<IndexEntry<R>>>> = new Proxy(
+    {},
+    { get: (_target, field) => (typeof field === 'string' ? this.sortedBy(field, -1) : undefined) },
   );
 
   constructor(options: RecordIndexOptions<R> = {}) {
@@ -161,6 +166,7 @@ export class RecordIndex<R> {
     return new IndexedList<IndexEntry<R>, V>({
       base: this.base,
       sorted: this.sortedView,
+      sortedDescending: this.sortedDescendingView,
       where: where && ((e) => where(e.record)),
       // Kept matches hold for the index's own view only (another view or filter reads other fields).
       ...(this.matches && !where && !fieldsFromView ? { matches: this.matches } : {}),
@@ -177,17 +183,18 @@ export class RecordIndex<R> {
     return (from as Record<string, unknown>)[name];
   }
 
-  private sortedBy(field: string): SortedList<IndexEntry<R>> {
-    let list = this.built.get(field);
+  private sortedBy(field: string, direction: 1 | -1): SortedList<IndexEntry<R>> {
+    const name = direction === 1 ? field : `-${field}`;
+    let list = this.built.get(name);
     if (list) return list;
     const baseOrder = this.baseOrder;
-    // A stable ascending sort of the base order by the field: the value, then the base order.
+    // A stable sort of the base order by the field: the value (ascending or descending), then the base order.
     const order = (a: IndexEntry<R>, b: IndexEntry<R>): number =>
-      compareValues(this.field(a.record, field), this.field(b.record, field)) || baseOrder(a, b);
+      direction * compareValues(this.field(a.record, field), this.field(b.record, field)) || baseOrder(a, b);
     list = new SortedList<IndexEntry<R>>(order);
     // Inserted in order, each lands at the end of the last block (no splicing inside blocks).
     for (const e of this.base.toArray().sort(order)) list.insert(e);
-    this.built.set(field, list);
+    this.built.set(name, list);
     return list;
   }
 
