@@ -9,10 +9,13 @@ export interface Page<T> {
   total_count: number;
 }
 
-type Row = Record<string, unknown>;
+/** A record's field by name: the query names fields at run time (the contract's list parameters). */
+function fieldOf(row: object, field: string): unknown {
+  return Reflect.get(row, field);
+}
 
-function fieldText(row: Row, field: string): string | undefined {
-  return valueText(row[field]);
+function fieldText(row: object, field: string): string | undefined {
+  return valueText(fieldOf(row, field));
 }
 
 /**
@@ -21,8 +24,8 @@ function fieldText(row: Row, field: string): string | undefined {
  * sort → page. `total_count` counts every matching record (or the tenant/cluster scope for the
  * client list), never only the page.
  */
-export function applyListQuery<T extends object>(
-  records: readonly T[] | IndexedList<any, T>,
+export function applyListQuery<T extends object, R = unknown>(
+  records: readonly T[] | IndexedList<R, T>,
   params: Record<string, unknown>,
   namedParams: readonly ParamSpec[],
   spec: ListSpec,
@@ -32,7 +35,7 @@ export function applyListQuery<T extends object>(
     if (recordFields) return applyIndexedListQuery(records, params, namedParams, spec, recordFields);
     records = records.toArray();
   }
-  let rows = records as unknown as Row[];
+  let rows: readonly T[] = records;
 
   // Named filters: exact first, so `scope` totals can be taken before fuzzy ones.
   const named = namedParams.filter((p) => p.match && params[p.name] !== undefined);
@@ -75,14 +78,14 @@ export function applyListQuery<T extends object>(
   if (sortField !== undefined) {
     const dir = isDescending(params) ? -1 : 1;
     // Array.prototype.sort is stable, so ties keep the base order.
-    rows = rows.slice().sort((a, b) => dir * compareValues(a[sortField], b[sortField]));
+    rows = rows.slice().sort((a, b) => dir * compareValues(fieldOf(a, sortField), fieldOf(b, sortField)));
   }
 
   const limitParam = params.limit as number | undefined;
   const limit = limitParam === undefined || limitParam === 0 ? spec.defaultLimit : limitParam;
   const page = Math.max(1, (params.page as number | undefined) ?? 1);
   const start = (page - 1) * limit;
-  return { data: rows.slice(start, start + limit) as unknown as T[], total_count: total };
+  return { data: rows.slice(start, start + limit), total_count: total };
 }
 
 /**
@@ -142,7 +145,7 @@ function* descendingScan<R>(index: OrderedIndex<R>, key: (r: R) => unknown): Gen
  * position from the index of the order asked for (no sort, no scan); with filters the records are
  * scanned once in that order (linear), counting the matches and keeping the page's.
  */
-function applyIndexedListQuery<R, T>(
+function applyIndexedListQuery<R, T extends object>(
   list: IndexedList<R, T>,
   params: Record<string, unknown>,
   namedParams: readonly ParamSpec[],
@@ -180,7 +183,7 @@ function applyIndexedListQuery<R, T>(
 
   if (index === undefined) {
     // No index for this sort field: the general path (filter, stable sort, slice).
-    return applyListQuery(list.toArray() as unknown as object[], params, namedParams, spec, recordFields) as unknown as Page<T>;
+    return applyListQuery(list.toArray(), params, namedParams, spec, recordFields);
   }
   const key = (r: R): unknown => src.field(r, sortField!);
   const view = (r: R): T => src.view(r);
