@@ -79,8 +79,7 @@ try {
   const recorded: RecordedListAnswer[] = await recordAnswers(sim.url, requests);
   mkdirSync(OUT, { recursive: true });
   const recordedFile = `${OUT}list-answers.json`;
-  writeFileSync(recordedFile, JSON.stringify(recorded));
-  const bare = await startBareServer(recordedFile);
+  const bare = await startBareServer(recorded, recordedFile);
   targets.push(bare);
   // Same bytes: the bare server answers each request with the simulator's body for it.
   for (const [i, r] of requests.entries()) {

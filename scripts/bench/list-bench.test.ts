@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,8 +22,7 @@ describe('list benchmark machinery (npm run bench:lists)', () => {
       // 600 tenants and the default one; the fifth page of 100 is full in default order.
       expect(countsOf(recorded[0])).toEqual({ total: 601, page: 100 });
       const file = join(mkdtempSync(join(tmpdir(), 'bench-lists-')), 'answers.json');
-      writeFileSync(file, JSON.stringify(recorded));
-      bare = await startBareServer(file);
+      bare = await startBareServer(recorded, file);
       for (const [i, r] of requests.entries()) {
         const fromSim = await send(sim.url, r);
         const fromBare = await send(bare.url, r);

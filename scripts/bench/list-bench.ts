@@ -4,9 +4,11 @@
  * and sorted), their answers recorded from the simulator, a bare node:http server replaying exactly
  * those bytes, and the load measured against both in the same run.
  */
+import { writeFileSync } from 'node:fs';
 import { request } from 'undici';
 import { endpointById } from '../../fixtures/contract/index.ts';
 import { spawnPrintingUrl, type SpawnedTarget } from '../../suites/targets/spawned-target.ts';
+import type { RecordedAnswer } from './bare-server.ts';
 import { LIST_CASES, type ListCase } from './list-cases.ts';
 
 export interface RecordedListAnswer {
@@ -18,8 +20,6 @@ export interface RecordedListAnswer {
   headers: Record<string, string>;
   answer: string;
 }
-
-export const requestKey = (method: string, url: string, body: string | undefined): string => `${method} ${url} ${body ?? ''}`;
 
 export type QueryKind = 'default' | 'sorted' | 'filtered+sorted';
 
@@ -84,8 +84,18 @@ export function startSimServer(records: number, ids?: readonly string[]): Promis
   return spawnPrintingUrl(process.execPath, args, 'list simulator server');
 }
 
-export function startBareServer(recordedFile: string): Promise<SpawnedTarget> {
-  return spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/list-bare-server.ts', recordedFile], 'bare server');
+/** Starts the bare server (scripts/bench/bare-server.ts) answering each recorded request, exactly, with its bytes; `file` holds them. */
+export function startBareServer(recorded: readonly RecordedListAnswer[], file: string): Promise<SpawnedTarget> {
+  const answers: RecordedAnswer[] = recorded.map((a) => ({
+    method: a.method,
+    path: a.url.split('?')[0],
+    request: { url: a.url, ...(a.body !== undefined ? { body: a.body } : {}) },
+    status: a.status,
+    headers: a.headers,
+    body: a.answer,
+  }));
+  writeFileSync(file, JSON.stringify(answers));
+  return spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', file], 'bare server');
 }
 
 /** Records the simulator's answer to every request; each must be a success with at most one page. */
