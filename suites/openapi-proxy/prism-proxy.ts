@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { connect } from 'node:net';
+import { freePort, PRISM_BIN, ROOT, stopper } from '../targets/spawned-target.ts';
 
 /**
  * Stoplight Prism's validation proxy (`prism proxy`) in its own process: it forwards every request
@@ -23,21 +23,6 @@ export interface PrismProxyOptions {
   upstream: string;
   /** Longest wait for Prism to accept connections, in ms (default 60 000: a large document takes a while to load). */
   startTimeoutMs?: number;
-}
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The Prism CLI installed from package.json (devDependency @stoplight/prism-cli). */
-export const PRISM_BIN = `${ROOT}node_modules/.bin/prism`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -84,16 +69,7 @@ export async function startPrismProxy(options: PrismProxyOptions): Promise<Prism
   let log = '';
   child.stdout!.on('data', (c) => (log = (log + c).slice(-20_000)));
   child.stderr!.on('data', (c) => (log = (log + c).slice(-20_000)));
-  const stop = (): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = stopper(child);
   const deadline = performance.now() + (options.startTimeoutMs ?? 60_000);
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`prism proxy exited with ${child.exitCode} before listening: ${log.slice(-1000)}`);

@@ -10,11 +10,14 @@ export interface SpawnedTarget {
   stop(): Promise<void>;
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The project's root (where bin/ and node_modules/ are). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MQSIM_BIN = `${ROOT}bin/mqsim.js`;
+/** The Prism CLI installed from package.json (devDependency @stoplight/prism-cli). */
 export const PRISM_BIN = `${ROOT}node_modules/.bin/prism`;
 
-function stopper(child: ChildProcess): () => Promise<void> {
+/** Stops `child`: SIGTERM, then SIGKILL after 5 s; resolves once it has exited. */
+export function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
