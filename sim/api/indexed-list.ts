@@ -56,10 +56,22 @@ export interface IndexedListSource<R, V> {
    * of records the owner changes only through itself: it empties this on every write.
    */
   readonly matches?: MatchCache<R>;
+  /**
+   * What the whole list depends on, when the owner can tell: the same owner at the same version
+   * gives the same records in the same views, so an answer computed from them may be kept and sent
+   * again for the same query until the version moves (sim/http/kept-answers.ts).
+   */
+  readonly stamp?: ListStamp;
   /** The value of field `name` of the record's view, without building the view. */
   field(record: R, name: string): unknown;
   /** The API record of a model record. */
   view(record: R): V;
+}
+
+/** An owner of records and its write count (see IndexedListSource.stamp). */
+export interface ListStamp {
+  readonly owner: object;
+  readonly version: number;
 }
 
 /**

@@ -30,7 +30,8 @@ export interface RecordIndexOptions<R> {
   readonly otherFieldsFromView?: (record: R) => object;
   /**
    * The views are functions of the records, and records change only through this index (set,
-   * delete, modify): filtered queries may then keep their matches until the next write.
+   * delete, modify): filtered queries may then keep their matches until the next write, and a list
+   * answer may be kept until then too (the listing's stamp).
    */
   readonly viewsOfRecordsOnly?: boolean;
 }
@@ -54,6 +55,8 @@ export class RecordIndex<R> {
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
   private readonly otherFieldsFromView: ((record: R) => object) | undefined;
   private nextSeq = 0;
+  /** Writes so far (set, delete, modify, invalidate): the version of the listing's stamp. */
+  private writes = 0;
   /** Matches of filtered queries, emptied on every write; absent unless the views allow it. */
   private readonly matches: MatchCache<IndexEntry<R>> | undefined;
   /**
@@ -92,6 +95,7 @@ export class RecordIndex<R> {
 
   /** Adds or replaces the record under `key` (a replaced record keeps its insertion place). */
   set(key: string, record: R): void {
+    this.writes++;
     this.matches?.clear();
     const held = this.byKey.get(key);
     if (held) {
@@ -110,6 +114,7 @@ export class RecordIndex<R> {
   delete(key: string): boolean {
     const entry = this.byKey.get(key);
     if (!entry) return false;
+    this.writes++;
     this.matches?.clear();
     this.byKey.delete(key);
     this.unlink(entry);
@@ -125,6 +130,7 @@ export class RecordIndex<R> {
 
   /** Sort-field values changed outside `modify`: the field indexes are rebuilt when next needed. */
   invalidate(): void {
+    this.writes++;
     this.matches?.clear();
     this.built.clear();
   }
@@ -168,8 +174,8 @@ export class RecordIndex<R> {
       sorted: this.sortedView,
       sortedDescending: this.sortedDescendingView,
       where: where && ((e) => where(e.record)),
-      // Kept matches hold for the index's own view only (another view or filter reads other fields).
-      ...(this.matches && !where && !fieldsFromView ? { matches: this.matches } : {}),
+      // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
+      ...(this.matches && !where && !fieldsFromView ? { matches: this.matches, stamp: { owner: this, version: this.writes } } : {}),
       field: (e, name) => this.field(e.record, name, fieldsFromView),
       view: (e) => view(e.record),
     });
@@ -199,6 +205,7 @@ export class RecordIndex<R> {
   }
 
   private modifyEntry(entry: IndexEntry<R>, change: () => void): void {
+    this.writes++;
     this.matches?.clear();
     this.unlink(entry);
     change();

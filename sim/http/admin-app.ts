@@ -1,6 +1,6 @@
 import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
 import type { EndpointContract, JsonSchema } from '../../fixtures/contract/types.ts';
-import { IndexedList } from '../api/indexed-list.ts';
+import { IndexedList, type ListStamp } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
 import { OperationError } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
@@ -14,6 +14,7 @@ import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } fro
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
+import { KeptAnswers, type KeptAnswer } from './kept-answers.ts';
 import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
@@ -48,9 +49,15 @@ export interface AdminAppOptions {
   api?: ServedApi;
   /**
    * Writes every body with its compiled writer and with JSON.stringify and throws when they differ
-   * (response-writers.ts). Default: on when the environment has MQSIM_VERIFY_WRITERS=1.
+   * (response-writers.ts), and computes every kept list answer afresh and throws when it differs
+   * (kept-answers.ts). Default: on when the environment has MQSIM_VERIFY_WRITERS=1.
    */
   verifyWriters?: boolean;
+  /**
+   * Keep list answers per query until their records change (kept-answers.ts); default on, off with
+   * MQSIM_KEEP_ANSWERS=0. Never with deviations switched on (a switch may change a body on purpose).
+   */
+  keepAnswers?: boolean;
 }
 
 /** A request that changed the model, as `onModelWrite` reports it. */
@@ -115,6 +122,8 @@ export class AdminApp {
   /** Compiled body writers, except when a switch is on: a deviation may change a body's shape on purpose. */
   private readonly compiledWriters: boolean;
   private readonly verifyWriters: boolean;
+  /** List answers kept until their records change; absent when off. */
+  private readonly keptAnswers: KeptAnswers | undefined;
 
   constructor(
     readonly cluster: Cluster,
@@ -132,6 +141,8 @@ export class AdminApp {
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
     this.compiledWriters = (options.deviations ?? []).length === 0;
     this.verifyWriters = options.verifyWriters ?? process.env.MQSIM_VERIFY_WRITERS === '1';
+    const keep = options.keepAnswers ?? process.env.MQSIM_KEEP_ANSWERS !== '0';
+    this.keptAnswers = keep && this.compiledWriters ? new KeptAnswers() : undefined;
     this.queuedLimit = this.deviations.rateLimit();
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
@@ -368,12 +379,21 @@ export class AdminApp {
       return this.fail(200, FAILURE_CODE[this.envelope], metaRefusal);
     }
     const traceBefore = this.cluster.engine.trace.length;
+    // A stamped list's answer to this query, when kept from records at the same stamp (kept-answers.ts).
+    let keeping: { key: string; stamp: ListStamp; kept: KeptAnswer | undefined } | undefined;
     try {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
         if (!e.list) return data;
         if (!Array.isArray(data) && !(data instanceof IndexedList))
           throw new Error(`list handler ${e.id} returned ${typeof data}, not an array or an IndexedList`);
+        const stamp = this.keptAnswers && data instanceof IndexedList ? data.source.stamp : undefined;
+        if (stamp) {
+          const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
+          keeping = { key, stamp, kept: this.keptAnswers!.get(key, stamp) };
+          // Verification computes the page anyway, to compare it with the kept one below.
+          if (keeping.kept && !this.verifyWriters) return undefined;
+        }
         return applyListQuery(data, p, e.params, e.list, recordFieldsOf(e.response.data));
       });
     } catch (e) {
@@ -412,7 +432,22 @@ export class AdminApp {
       return this.json(result.status, successEnvelope(this.envelope, result.data), {}, this.successWriter(endpoint, this.envelope));
     // Login answers in form A whatever the configured form, as the spec shows it.
     if (endpoint.id === 'auth.login') return this.json(200, successEnvelope('A', result), {}, this.successWriter(endpoint, 'A'));
+    if (keeping) return this.keptListAnswer(endpoint, keeping, result);
     return this.json(200, successEnvelope(this.envelope, result), {}, this.successWriter(endpoint, this.envelope));
+  }
+
+  /** A stamped list's answer: the kept one, or computed from `page` and kept (verified against a fresh one in verification mode). */
+  private keptListAnswer(
+    endpoint: EndpointContract,
+    keeping: { key: string; stamp: ListStamp; kept: KeptAnswer | undefined },
+    page: unknown,
+  ): ApiResponse {
+    const { key, stamp, kept } = keeping;
+    if (kept && !this.verifyWriters) return { ...this.json(200, null, {}, () => kept.body), bytes: kept.bytes };
+    const fresh = this.json(200, successEnvelope(this.envelope, page), {}, this.successWriter(endpoint, this.envelope));
+    if (kept && kept.body !== fresh.body)
+      throw new Error(`the kept answer of ${endpoint.id} differs from a fresh one at the same stamp: its records changed without a write`);
+    return { ...fresh, bytes: this.keptAnswers!.keep(key, stamp, fresh.body).bytes };
   }
 }
 

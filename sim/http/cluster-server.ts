@@ -5,6 +5,7 @@ import { Agent, request } from 'undici';
 import { Cluster } from '../cluster/cluster.ts';
 import type { ClusterOptions } from '../cluster/cluster-options.ts';
 import type { ServedApi } from './served-api.ts';
+import type { ApiResponse } from './api-exchange.ts';
 import { AdminApp } from './admin-app.ts';
 import type { EnvelopeForm } from './envelope.ts';
 import type { PeerReply, PeerTransport } from './handler-types.ts';
@@ -467,7 +468,7 @@ async function serve(
       control && !tooLarge
         ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' })
         : undefined;
-    const answer =
+    const answer: ControlHttpAnswer | ApiResponse =
       controlAnswer ??
       (await app.handle({
         method: req.method ?? 'GET',
@@ -478,8 +479,9 @@ async function serve(
         peer: req.socket.remoteAddress ?? '',
         nodeId,
       }));
-    // Encoded once: its length is the content-length and the bytes are sent as they are.
-    const bytes = Buffer.from(answer.body);
+    // Encoded once (or kept encoded by the app): its length is the content-length and the bytes are sent as they are.
+    const kept = 'bytes' in answer ? answer.bytes : undefined;
+    const bytes = kept ?? Buffer.from(answer.body);
     const headers: Record<string, string> = {
       ...CORS_HEADERS,
       ...answer.headers,

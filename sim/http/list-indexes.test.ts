@@ -2,7 +2,9 @@
  * Every list endpoint served from maintained sorted indexes answers exactly what the straightforward
  * full-array query answers (filter, stable sort, page over every record as a view): random model
  * operations interleaved with random queries (so indexes built by one query are kept up to date by
- * the writes after it), compared query by query, including the refusals.
+ * the writes after it), compared query by query, including the refusals. The same queries go through
+ * the app too, each twice, in verification mode: an answer kept since an earlier query (kept-answers.ts)
+ * is computed afresh and must be the same, so a stamp that missed a write fails here.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -310,13 +312,13 @@ const noPeers: PeerTransport = {
 };
 
 /** Runs the steps, comparing the indexed answer with the full-array answer at every query; the largest list seen. */
-function checkList(id: string, steps: ({ op: Op } | { query: Record<string, unknown> })[]): number {
+async function checkList(id: string, steps: ({ op: Op } | { query: Record<string, unknown> })[]): Promise<number> {
   let largest = 0;
   /** Queries asked before: asked again at every query step, after the writes since (kept matches must not outlive them). */
   const asked: Record<string, unknown>[] = [];
   const endpoint = endpointById(id);
   const fields = Object.keys((endpoint.response.data as { properties: Record<string, unknown> }).properties);
-  const sim = new InProcessSim({ seed: 'list-indexes', workload: 'none', nodes: 1 });
+  const sim = new InProcessSim({ seed: 'list-indexes', workload: 'none', nodes: 1 }, { verifyWriters: true });
   sim.advance(5_000);
   const { cluster } = sim;
   // The lists fed by detectors: every delivery slow, two connections a window, alarms at low load.
@@ -341,6 +343,15 @@ function checkList(id: string, steps: ({ op: Op } | { query: Record<string, unkn
       const viaArray = outcome(() => applyListQuery(indexed.toArray(), query, endpoint.params, endpoint.list!, fields));
       expect(viaIndex).toEqual(viaArray);
     }
+    // Through the app (parameters as a JSON body), the same queries: an answer kept since an earlier
+    // step must have been dropped by the writes since (verification mode computes it afresh).
+    for (const query of [step.query, ...asked.slice(-5), step.query]) {
+      const expected = outcome(() => applyListQuery(indexed.toArray(), query, endpoint.params, endpoint.list!, fields));
+      const viaApp = await sim.call(endpoint.method, endpoint.path, query);
+      expect(viaApp.status, viaApp.text).not.toBe(500);
+      if (viaApp.json?.code === 0 && 'ok' in (expected as object))
+        expect(viaApp.json.data).toEqual(JSON.parse(JSON.stringify((expected as { ok: unknown }).ok)));
+    }
     // Every sort order in full, so each field index is built early and checked after every write.
     for (const sort_field of endpoint.list!.sortFields) {
       for (const sort_by of ['asc', 'desc']) {
@@ -356,15 +367,15 @@ function checkList(id: string, steps: ({ op: Op } | { query: Record<string, unkn
 
 describe('list endpoints served from maintained indexes', () => {
   for (const [id, writes] of Object.entries(WRITES)) {
-    it(`${id}: the indexed page equals filter/sort/page over the full array`, () => {
+    it(`${id}: the indexed page equals filter/sort/page over the full array`, async () => {
       let largest = 0;
       const step = fc.oneof(
         { weight: 3, arbitrary: fc.oneof(...writes, advance).map((op) => ({ op })) },
         { weight: 2, arbitrary: queryArb(id).map((query) => ({ query })) },
       );
-      fc.assert(
-        fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
-          largest = Math.max(largest, checkList(id, steps));
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+          largest = Math.max(largest, await checkList(id, steps));
         }),
         // A fixed seed per list (LIST_SEED to explore others), so the fill check below is stable.
         { numRuns: Number(process.env.LIST_RUNS ?? 100), seed: Number(process.env.LIST_SEED ?? 14) },

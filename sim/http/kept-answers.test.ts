@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { KeptAnswers } from './kept-answers.ts';
+import { InProcessSim } from './in-process-client.ts';
+import { startClusterServer } from './cluster-server.ts';
+
+describe('kept list answers', () => {
+  it('hold for the same owner at the same version only', () => {
+    const kept = new KeptAnswers();
+    const owner = {};
+    const key = KeptAnswers.keyOf('cluster.tenant.list', 1, 'A', { limit: 10 });
+    kept.keep(key, { owner, version: 3 }, '{"a":1}');
+    expect(kept.get(key, { owner, version: 3 })?.bytes.toString()).toBe('{"a":1}');
+    expect(kept.get(key, { owner, version: 4 })).toBeUndefined();
+    expect(kept.get(key, { owner: {}, version: 3 })).toBeUndefined();
+    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 2, 'A', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
+    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 1, 'B', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
+    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 1, 'A', { limit: 11 }), { owner, version: 3 })).toBeUndefined();
+  });
+
+  it('are bounded: one query past the limit drops them all', () => {
+    const kept = new KeptAnswers(2);
+    const stamp = { owner: {}, version: 0 };
+    kept.keep('a', stamp, '1');
+    kept.keep('b', stamp, '2');
+    kept.keep('b', stamp, '3');
+    expect(kept.size).toBe(2);
+    kept.keep('c', stamp, '4');
+    expect(kept.size).toBe(1);
+    expect(kept.get('a', stamp)).toBeUndefined();
+  });
+
+  it('are sent again until a write, then computed afresh (the bytes of a kept answer are the same object)', async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
+    const ask = () =>
+      sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list?limit=5&sort_field=tenant_name', peer: '127.0.0.1', nodeId: 1 });
+    const first = await ask();
+    const second = await ask();
+    expect(first.bytes).toBeInstanceOf(Buffer);
+    expect(second.bytes).toBe(first.bytes);
+    expect(second.body).toBe(first.body);
+    const created = await sim.post('/api/cluster/tenant/create', { tenant_name: 'aaa-first', desc: '' });
+    expect(created.json.code).toBe(0);
+    const third = await ask();
+    expect(third.bytes).not.toBe(first.bytes);
+    expect(JSON.parse(third.body).data.data[0].tenant_name).toBe('aaa-first');
+    // The virtual time header is made per request, not kept.
+    sim.advance(1_000);
+    const fourth = await ask();
+    expect(fourth.bytes).toBe(third.bytes);
+    expect(Number(fourth.headers['x-mqsim-virtual-time'])).toBe(Number(third.headers['x-mqsim-virtual-time']) + 1_000);
+  });
+
+  it('are off with keepAnswers: false and with a deviation switched on', async () => {
+    for (const appOptions of [{ keepAnswers: false }, { deviations: ['tenant-list-total-count-is-page-length'] }]) {
+      const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, appOptions);
+      const a = await sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list', peer: '127.0.0.1', nodeId: 1 });
+      expect(a.bytes).toBeUndefined();
+    }
+  });
+
+  it('go over the socket as they were kept', async () => {
+    const running = await startClusterServer({ port: 0, nodes: 1, workload: 'none', seed: '1' });
+    try {
+      const url = `${running.baseUrl}/api/cluster/tenant/list?limit=3`;
+      const [a, b] = [await fetch(url), await fetch(url)];
+      const [ta, tb] = [await a.text(), await b.text()];
+      expect(tb).toBe(ta);
+      expect(b.headers.get('content-length')).toBe(String(Buffer.byteLength(tb)));
+      expect(JSON.parse(tb).code).toBe(0);
+    } finally {
+      await running.close();
+    }
+  });
+});
