@@ -1,3 +1,4 @@
+import type { ListStamp } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
@@ -49,6 +50,8 @@ function checkSchemaText(type: SchemaType, text: string): void {
 export class Schemas {
   private readonly schemas = new TenantScopedStore<Schema>();
   private bindings: SchemaBinding[] = [];
+  /** Binds and unbinds so far: the version of the bindings' stamp. */
+  private bindingWrites = 0;
 
   constructor(private readonly engine: Pick<SimEngine, 'record'>) {}
 
@@ -91,6 +94,7 @@ export class Schemas {
     if (!this.schemas.has(tenant, schemaName)) throw failed(`Schema ${schemaName} does not exist in tenant ${tenant}`);
     if (this.bindings.some((b) => b.tenant === tenant && b.schema_name === schemaName && b.resource_name === resourceName)) return;
     this.bindings.push({ tenant, schema_name: schemaName, resource_name: resourceName });
+    this.bindingWrites++;
     this.engine.record('schema.bind', { tenant, schemaName, resourceName });
   }
 
@@ -98,6 +102,7 @@ export class Schemas {
     const before = this.bindings.length;
     this.bindings = this.bindings.filter((b) => !(b.tenant === tenant && b.schema_name === schemaName && b.resource_name === resourceName));
     if (this.bindings.length === before) throw failed(`Schema ${schemaName} is not bound to ${resourceName} in tenant ${tenant}`);
+    this.bindingWrites++;
     this.engine.record('schema.unbind', { tenant, schemaName, resourceName });
   }
 
@@ -116,5 +121,10 @@ export class Schemas {
 
   allBindings(): SchemaBinding[] {
     return this.bindings.slice();
+  }
+
+  /** The bindings change only through bind and unbind: this stamp moves with each. */
+  bindingsStamp(): ListStamp {
+    return { owner: this, version: this.bindingWrites };
   }
 }

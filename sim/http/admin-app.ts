@@ -2,6 +2,7 @@ import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
 import type { EndpointContract, JsonSchema } from '../../fixtures/contract/types.ts';
 import { IndexedList, type ListStamp } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
+import { StampedRows } from '../api/stamped-rows.ts';
 import { OperationError } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
 import type { Cluster } from '../cluster/cluster.ts';
@@ -385,16 +386,17 @@ export class AdminApp {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
         if (!e.list) return data;
-        if (!Array.isArray(data) && !(data instanceof IndexedList))
-          throw new Error(`list handler ${e.id} returned ${typeof data}, not an array or an IndexedList`);
-        const stamp = this.keptAnswers && data instanceof IndexedList ? data.source.stamp : undefined;
-        if (stamp) {
+        if (!Array.isArray(data) && !(data instanceof IndexedList) && !(data instanceof StampedRows))
+          throw new Error(`list handler ${e.id} returned ${typeof data}, not an array, an IndexedList or StampedRows`);
+        const stamp = data instanceof IndexedList ? data.source.stamp : data instanceof StampedRows ? data.stamp : undefined;
+        if (stamp && this.keptAnswers) {
           const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
-          keeping = { key, stamp, kept: this.keptAnswers!.get(key, stamp) };
+          keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
           // Verification computes the page anyway, to compare it with the kept one below.
           if (keeping.kept && !this.verifyWriters) return undefined;
         }
-        return applyListQuery(data, p, e.params, e.list, recordFieldsOf(e.response.data));
+        const records = data instanceof StampedRows ? data.rows() : data;
+        return applyListQuery(records, p, e.params, e.list, recordFieldsOf(e.response.data));
       });
     } catch (e) {
       if (e instanceof OperationError) {

@@ -50,6 +50,40 @@ describe('kept list answers', () => {
     expect(Number(fourth.headers['x-mqsim-virtual-time'])).toBe(Number(third.headers['x-mqsim-virtual-time']) + 1_000);
   });
 
+  it("follow the changes made in place: a subscription's options on subscribing again, its broker when its session resumes elsewhere", async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 2 }, { verifyWriters: true });
+    sim.advance(5_000);
+    const mqtt = sim.cluster.mqtt;
+    const list = async (): Promise<{ qos: string; broker_id: number }> => {
+      const res = await sim.get('/api/mqtt/subscribe/list?client_id=c1');
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.data.find((s: { path: string }) => s.path === 'x/#');
+    };
+    mqtt.connect({ tenant: 'default', clientId: 'c1', cleanStart: false, sessionExpiry: 3_600, nodeId: 1 });
+    mqtt.subscribe({ tenant: 'default', clientId: 'c1', path: 'x/#', qos: 1 });
+    const first = await list();
+    expect(await list()).toEqual(first);
+    mqtt.subscribe({ tenant: 'default', clientId: 'c1', path: 'x/#', qos: 2 });
+    const resubscribed = await list();
+    expect(resubscribed.qos).not.toBe(first.qos);
+    mqtt.disconnect('c1', 'default', { clean: false });
+    expect((await list()).broker_id).toBe(1);
+    mqtt.connect({ tenant: 'default', clientId: 'c1', cleanStart: false, sessionExpiry: 3_600, nodeId: 2 });
+    expect((await list()).broker_id).toBe(2);
+  });
+
+  it('follow topics created and deleted', async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, { verifyWriters: true });
+    const names = async (): Promise<string[]> =>
+      (await sim.get('/api/cluster/topic/list?topic_name=kept')).json.data.data.map((t: { topic_name: string }) => t.topic_name);
+    expect(await names()).toEqual([]);
+    sim.cluster.topics.create({ tenant: 'default', topic_name: 'kept/1' });
+    expect(await names()).toEqual(['kept/1']);
+    expect(await names()).toEqual(['kept/1']);
+    sim.cluster.topics.delete('default', 'kept/1');
+    expect(await names()).toEqual([]);
+  });
+
   it('are off with keepAnswers: false and with a deviation switched on', async () => {
     for (const appOptions of [{ keepAnswers: false }, { deviations: ['tenant-list-total-count-is-page-length'] }]) {
       const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, appOptions);

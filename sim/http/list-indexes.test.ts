@@ -52,6 +52,25 @@ const FLAPPING_WRITES: fc.Arbitrary<Op>[] = [
   }),
 ];
 
+/**
+ * Subscribing again changes the options of the subscription in place (qos), and a session resumed
+ * on another node moves its subscriptions there (broker_id). Three times as likely as the other
+ * writes of the subscription list, so it fills.
+ */
+const SUBSCRIBE: fc.Arbitrary<Op> = fc
+  .record({
+    t: tenantArb,
+    n: nameArb,
+    p: fc.constantFrom('x/#', 'a/+', 'b', '$share/g/x'),
+    qos: fc.constantFrom(0, 1, 2),
+    node: fc.constantFrom(1, 2),
+  })
+  .map(({ t, n, p, qos, node }) => (c: Cluster) => {
+    if (!c.mqtt.isConnected(t, n)) c.mqtt.connect({ tenant: t, clientId: n, cleanStart: false, sessionExpiry: 3_600, nodeId: node });
+    c.mqtt.subscribe({ tenant: t, clientId: n, path: p, qos: qos as 0 | 1 | 2 });
+  });
+const SUBSCRIBES = [SUBSCRIBE, SUBSCRIBE, SUBSCRIBE];
+
 /** Per list endpoint: the writes that change its records. */
 const WRITES: Record<string, fc.Arbitrary<Op>[]> = {
   'cluster.tenant.list': [
@@ -223,19 +242,32 @@ const WRITES: Record<string, fc.Arbitrary<Op>[]> = {
           void c.topics.create({ tenant: t, topic_name: `topic/${n}`, partition: 1, replication: 1 }),
     ),
   ],
+  'cluster.topic.list': [
+    fc.record({ t: tenantArb, n: nameArb }).map(
+      ({ t, n }) =>
+        (c: Cluster) =>
+          void c.topics.create({ tenant: t, topic_name: n, partition: 1, replication: 1 }),
+    ),
+    fc.record({ t: tenantArb, n: nameArb }).map(
+      ({ t, n }) =>
+        (c: Cluster) =>
+          c.topics.delete(t, n),
+    ),
+  ],
   'mqtt.client.list': MQTT_CLIENT_WRITES,
   'mqtt.session.list': MQTT_CLIENT_WRITES,
   'mqtt.subscribe.list': [
     ...MQTT_CLIENT_WRITES,
-    fc.record({ t: tenantArb, n: nameArb, p: fc.constantFrom('x/#', 'a/+', 'b', '$share/g/x') }).map(({ t, n, p }) => (c: Cluster) => {
-      if (!c.mqtt.isConnected(t, n)) c.mqtt.connect({ tenant: t, clientId: n, cleanStart: false, sessionExpiry: 3_600 });
-      c.mqtt.subscribe({ tenant: t, clientId: n, path: p, qos: 1 });
-    }),
+    ...SUBSCRIBES,
     fc.record({ t: tenantArb, n: nameArb, p: fc.constantFrom('x/#', 'a/+', 'b', '$share/g/x') }).map(
       ({ t, n, p }) =>
         (c: Cluster) =>
           void c.mqtt.unsubscribe({ tenant: t, clientId: n, path: p }),
     ),
+    // Only a reconnect, resuming the session (and its subscriptions) on either node.
+    fc.record({ t: tenantArb, n: nameArb, node: fc.constantFrom(1, 2) }).map(({ t, n, node }) => (c: Cluster) => {
+      if (!c.mqtt.isConnected(t, n)) c.mqtt.connect({ tenant: t, clientId: n, cleanStart: false, sessionExpiry: 3_600, nodeId: node });
+    }),
   ],
   'mqtt.slow-subscribe.list': [
     fc.record({ t: tenantArb, n: nameArb, topic: nameArb, ms: fc.constantFrom(5, 10, 20) }).map(
@@ -318,7 +350,10 @@ async function checkList(id: string, steps: ({ op: Op } | { query: Record<string
   const asked: Record<string, unknown>[] = [];
   const endpoint = endpointById(id);
   const fields = Object.keys((endpoint.response.data as { properties: Record<string, unknown> }).properties);
-  const sim = new InProcessSim({ seed: 'list-indexes', workload: 'none', nodes: 1 }, { verifyWriters: true });
+  const sim = new InProcessSim(
+    { seed: 'list-indexes', workload: 'none', nodes: id === 'mqtt.subscribe.list' ? 2 : 1 },
+    { verifyWriters: true },
+  );
   sim.advance(5_000);
   const { cluster } = sim;
   // The lists fed by detectors: every delivery slow, two connections a window, alarms at low load.
@@ -331,7 +366,9 @@ async function checkList(id: string, steps: ({ op: Op } | { query: Record<string
       outcome(() => step.op(cluster, sim));
       continue;
     }
-    const ctx: HandlerContext = { cluster, node, params: step.query, endpoint, peers: noPeers };
+    // The handler gets validated parameters: the contract's defaults (e.g. topic_type) filled in.
+    const defaults = Object.fromEntries(endpoint.params.filter((p) => p.default !== undefined).map((p) => [p.name, p.default]));
+    const ctx: HandlerContext = { cluster, node, params: { ...defaults, ...step.query }, endpoint, peers: noPeers };
     const list = HANDLERS[id as keyof typeof HANDLERS](ctx);
     expect(list).toBeInstanceOf(IndexedList);
     const indexed = list as IndexedList<unknown, object>;

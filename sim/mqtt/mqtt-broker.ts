@@ -211,7 +211,7 @@ export class MqttBroker {
       client.session.sessionExpiry = sessionExpiry;
       client.session.lastWill = req.lastWill;
       // The resumed session now lives on this node, and so do its subscriptions.
-      for (const sub of this.subscriptions.ofClient(tenant, clientId)) sub.brokerId = nodeId;
+      this.subscriptions.moveToBroker(tenant, clientId, nodeId);
     } else {
       client.session = { sessionExpiry, createdAt: now, reconnectAt: null, disconnectAt: null, brokerId: nodeId, lastWill: req.lastWill };
       this.sessionsByTenant.set(tenant, (this.sessionsByTenant.get(tenant) ?? 0) + 1);

@@ -55,6 +55,9 @@ export class SubscriptionStore {
     this.byKey = new RecordIndex<Subscription>({
       viewFields: { tenant: (s) => s.tenant, client_id: (s) => s.clientId, path: (s) => s.path },
       otherFieldsFromView: view,
+      // The list's view (subscriptionRecord) reads the subscription alone, and its listed fields
+      // change only through this index (put's modify, moveToBroker): pages and answers may be kept.
+      viewsOfRecordsOnly: true,
     });
   }
 
@@ -86,14 +89,17 @@ export class SubscriptionStore {
     const key = subKey(sub.tenant, sub.clientId, sub.path);
     const existing = this.byKey.get(key);
     if (existing) {
-      existing.qos = sub.qos;
-      existing.noLocal = sub.noLocal;
-      existing.preserveRetain = sub.preserveRetain;
-      existing.retainHandling = sub.retainHandling;
-      existing.subscriptionIdentifier = sub.subscriptionIdentifier;
-      existing.userProperties = sub.userProperties;
-      existing.brokerId = sub.brokerId;
-      existing.pkId = sub.pkId;
+      // Through the index, like every change of a listed field (its views are of the records alone).
+      this.byKey.modify(key, (e) => {
+        e.qos = sub.qos;
+        e.noLocal = sub.noLocal;
+        e.preserveRetain = sub.preserveRetain;
+        e.retainHandling = sub.retainHandling;
+        e.subscriptionIdentifier = sub.subscriptionIdentifier;
+        e.userProperties = sub.userProperties;
+        e.brokerId = sub.brokerId;
+        e.pkId = sub.pkId;
+      });
       return { created: false, subscription: existing };
     }
     this.byKey.set(key, sub);
@@ -165,6 +171,13 @@ export class SubscriptionStore {
     const paths = [...mine.keys()];
     for (const p of paths) this.remove(tenant, clientId, p);
     return paths.length;
+  }
+
+  /** A resumed session's subscriptions now live on `nodeId` (their broker_id), changed through the index. */
+  moveToBroker(tenant: string, clientId: string, nodeId: number): void {
+    for (const sub of this.byClient.get(clientKey(tenant, clientId))?.values() ?? []) {
+      if (sub.brokerId !== nodeId) this.byKey.modify(subKey(tenant, clientId, sub.path), (s) => void (s.brokerId = nodeId));
+    }
   }
 
   ofClient(tenant: string, clientId: string): Subscription[] {

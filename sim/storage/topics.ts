@@ -1,3 +1,4 @@
+import type { ListStamp } from '../api/indexed-list.ts';
 import { TOPIC_SOURCES } from '../../fixtures/contract/endpoints/topics.ts';
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
@@ -114,6 +115,8 @@ export interface TopicsDeps {
  */
 export class Topics {
   private readonly byKey = new Map<string, TopicRecord>();
+  /** Creates and deletes so far (topic records do not change once created): the version of the list's stamp. */
+  private writes = 0;
   private readonly countByTenant = new Map<string, number>();
   /**
    * Maintained sorted indexes (updated on create and delete), so listing and paging never sort:
@@ -195,6 +198,11 @@ export class Topics {
     }
   }
 
+  /** The topic list's stamp: list views are of the records alone, which change only by create and delete. */
+  stamp(): ListStamp {
+    return { owner: this, version: this.writes };
+  }
+
   countOf(tenant: string): number {
     return this.countByTenant.get(tenant) ?? 0;
   }
@@ -246,6 +254,7 @@ export class Topics {
       retained: null,
     };
     this.byKey.set(keyOf(tenant, topic_name), topic);
+    this.writes++;
     this.ordered.insert(topic);
     this.orderedByName.insert(topic);
     const ofType = this.orderedOfType[isSystemTopic(topic_name) ? 'system' : 'normal'];
@@ -283,6 +292,7 @@ export class Topics {
       if (this.deps.storage.get(shardName)) this.deps.storage.deleteShard(shardName, { byTopic: true });
     }
     this.byKey.delete(keyOf(tenant, topicName));
+    this.writes++;
     this.ordered.delete(topic);
     this.orderedByName.delete(topic);
     const ofType = this.orderedOfType[isSystemTopic(topicName) ? 'system' : 'normal'];

@@ -5,6 +5,7 @@ import type { SchemaBinding } from '../../broker/schemas.ts';
 import type { HandlerContext, PeerTransport } from '../handler-types.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { HANDLERS } from './index.ts';
+import { StampedRows } from '../../api/stamped-rows.ts';
 
 /** The rows of the list without filters as first written: per resource, a scan of every binding. */
 function rowsByScan(bindings: SchemaBinding[], tenant: string | undefined): unknown[] {
@@ -47,9 +48,40 @@ describe('schema-bind list without filters', () => {
         const endpoint = endpointById('cluster.schema-bind.list');
         const params = tenant === undefined ? {} : { tenant };
         const ctx: HandlerContext = { cluster, node: cluster.nodes.get(1)!, params, endpoint, peers: noPeers };
-        expect(HANDLERS['cluster.schema-bind.list'](ctx)).toEqual(rowsByScan(cluster.schemas.allBindings(), tenant));
+        const listed = HANDLERS['cluster.schema-bind.list'](ctx);
+        expect(listed).toBeInstanceOf(StampedRows);
+        expect((listed as StampedRows<unknown>).rows()).toEqual(rowsByScan(cluster.schemas.allBindings(), tenant));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('is answered afresh after every bind and unbind, and kept in between (verified afresh)', async () => {
+    const op = fc.record({
+      bind: fc.boolean(),
+      schema: fc.constantFrom('s1', 's2'),
+      resource: fc.constantFrom('r/1', 'r/2', 'r/3'),
+      asks: fc.integer({ min: 0, max: 2 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+        const sim = new InProcessSim({ seed: 'schema-bind', workload: 'none', nodes: 1 }, { verifyWriters: true });
+        for (const name of ['s1', 's2'])
+          sim.cluster.schemas.create({ tenant: 'default', name, schema_type: 'json', schema: '{}', desc: '' });
+        for (const o of ops) {
+          await sim.post(`/api/cluster/schema-bind/${o.bind ? 'create' : 'delete'}`, {
+            tenant: 'default',
+            schema_name: o.schema,
+            resource_name: o.resource,
+          });
+          for (let i = 0; i < o.asks; i++) {
+            const listed = await sim.get('/api/cluster/schema-bind/list?tenant=default');
+            expect(listed.status, listed.text).toBe(200);
+            expect(listed.json.data.data).toEqual(rowsByScan(sim.cluster.schemas.allBindings(), 'default'));
+          }
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 });

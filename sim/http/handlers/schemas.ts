@@ -1,3 +1,4 @@
+import { StampedRows } from '../../api/stamped-rows.ts';
 import { endpoints } from '../../../fixtures/contract/endpoints/schemas.ts';
 import type { EndpointParams } from '../../../fixtures/contract/param-types.ts';
 import type { SchemaBinding } from '../../broker/schemas.ts';
@@ -75,7 +76,8 @@ export const handlers = handlersFor(endpoints, {
     cluster.schemas.delete(params.tenant, params.schema_name);
     return 'success';
   },
-  'cluster.schema-bind.list': ({ cluster, params }) => bindRows(cluster.schemas.allBindings(), params),
+  'cluster.schema-bind.list': ({ cluster, params }) =>
+    new StampedRows(cluster.schemas.bindingsStamp(), () => bindRows(cluster.schemas.allBindings(), params)),
   'cluster.schema-bind.create': ({ cluster, params }) => {
     cluster.schemas.bind(params.tenant, params.schema_name, params.resource_name);
     return 'success';

@@ -20,6 +20,7 @@ export const handlers = handlersFor(endpoints, {
         [ordered, 'tenant'],
         [orderedByName, 'topic_name'],
       ]),
+      stamp: topics.stamp(),
       field: (t, name) => topics.viewField(t, name),
       view: (t) => topics.view(t),
     });
