@@ -1,5 +1,5 @@
 import { compareValues } from './compare-values.ts';
-import { IndexedList, MatchCache, type OrderedIndex } from './indexed-list.ts';
+import { IndexedList, MatchCache, type ListStamp, type OrderedIndex } from './indexed-list.ts';
 import { SortedList } from './sorted-list.ts';
 
 /** A held record and its insertion number (the tie-break that makes every order total and stable). */
@@ -162,12 +162,14 @@ export class RecordIndex<R> {
   /**
    * The list as an IndexedList for the list query: pages read by position from these indexes.
    * `where` keeps only some records (e.g. clients with a session); `fieldsFromView` overrides
-   * `otherFieldsFromView` for a list showing the records through another view.
+   * `otherFieldsFromView` for a list showing the records through another view. `stamp`: the owner's
+   * own stamp of the list, when it counts the changes its records go through outside this index.
    */
   listing<V>(
     view: (record: R) => V,
     where?: (record: R) => boolean,
     fieldsFromView?: (record: R) => object,
+    stamp?: ListStamp,
   ): IndexedList<IndexEntry<R>, V> {
     return new IndexedList<IndexEntry<R>, V>({
       base: this.base,
@@ -176,6 +178,7 @@ export class RecordIndex<R> {
       where: where && ((e) => where(e.record)),
       // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
       ...(this.matches && !where && !fieldsFromView ? { matches: this.matches, stamp: { owner: this, version: this.writes } } : {}),
+      ...(stamp ? { stamp } : {}),
       field: (e, name) => this.field(e.record, name, fieldsFromView),
       view: (e) => view(e.record),
     });

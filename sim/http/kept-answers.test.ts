@@ -72,6 +72,54 @@ describe('kept list answers', () => {
     expect((await list()).broker_id).toBe(2);
   });
 
+  it('follow clients and sessions: connections ending, sessions ending, heartbeats in a new second', async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, { verifyWriters: true });
+    sim.advance(5_000);
+    const mqtt = sim.cluster.mqtt;
+    const client = async () => {
+      const res = await sim.get('/api/mqtt/client/list?client_id=c1');
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.data[0];
+    };
+    const session = async () => {
+      const res = await sim.get('/api/mqtt/session/list?client_id=c1');
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.data[0];
+    };
+    mqtt.connect({ tenant: 'default', clientId: 'c1', cleanStart: false, sessionExpiry: 3_600, keepAlive: 2 });
+    const connected = await client();
+    expect(connected.mqtt_connection.is_login).toBe(true);
+    expect((await session()).connection_id).not.toBeNull();
+    // Simulated heartbeats move last_heartbeat_time on (in seconds).
+    sim.advance(10_000);
+    expect((await client()).heartbeat.heartbeat).toBeGreaterThan(connected.heartbeat.heartbeat);
+    mqtt.disconnect('c1', 'default', { clean: true });
+    expect((await client()).mqtt_connection.is_login).toBe(false);
+    const kept = await session();
+    expect(kept.connection_id).toBeNull();
+    expect(kept.distinct_time).not.toBeNull();
+    // The session expires: the session list has it no more.
+    sim.advance(3_601_000);
+    expect(await session()).toBeUndefined();
+    // The session ends (clean start): the session list has it no more, nor the client list once it is gone.
+    mqtt.connect({ tenant: 'default', clientId: 'c1', cleanStart: true, sessionExpiry: 0 });
+    mqtt.disconnect('c1', 'default', { clean: true });
+    expect(await session()).toBeUndefined();
+    expect(await client()).toBeUndefined();
+  });
+
+  it('are not kept for the client list while a network client is connected (its in-flight counts change unseen)', async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
+    const ask = (path: string) => sim.app.handle({ method: 'GET', url: path, peer: '127.0.0.1', nodeId: 1 });
+    const sink = { deliver: () => {}, closed: () => {}, inflight: () => ({ receiving: 0, sending: 0 }) };
+    const connected = sim.cluster.mqtt.connect({ tenant: 'default', clientId: 'net', networkClient: true, sink });
+    expect(connected.ok).toBe(true);
+    expect((await ask('/api/mqtt/client/list')).bytes).toBeUndefined();
+    expect((await ask('/api/mqtt/session/list')).bytes).toBeInstanceOf(Buffer);
+    sim.cluster.mqtt.disconnect('net', 'default', { clean: true });
+    expect((await ask('/api/mqtt/client/list')).bytes).toBeInstanceOf(Buffer);
+  });
+
   it('follow topics created and deleted', async () => {
     const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, { verifyWriters: true });
     const names = async (): Promise<string[]> =>

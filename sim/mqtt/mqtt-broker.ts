@@ -2,7 +2,7 @@ import { OperationError } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
-import type { IndexedList } from '../api/indexed-list.ts';
+import type { IndexedList, ListStamp } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import {
   clientRecord,
@@ -18,7 +18,7 @@ import { FlappingDetector } from './flapping-detector.ts';
 import { HeartbeatWheel } from './heartbeat-wheel.ts';
 import { MessageCounters } from './message-counters.ts';
 import { CONNECTION_TYPES, type ConnectionType, type ProtocolVersion, type QoS } from './mqtt-labels.ts';
-import { clientKey, type ClientState, type ConnectParams, type LastWill, type Subscription } from './mqtt-model.ts';
+import { clientKey, type ClientState, type ConnectParams, type LastWill, type LiveConnection, type Subscription } from './mqtt-model.ts';
 import type {
   ConnectInput,
   ConnectRefusal,
@@ -107,6 +107,13 @@ export class MqttBroker {
   readonly alarms: SystemAlarms;
   readonly demo: DemoPopulation;
   readonly schemaValidation: SchemaValidation;
+  /**
+   * Changes of anything the client and session lists show (clients come and go, connections,
+   * sessions, heartbeat seconds): the version of their stamp, so their answers are kept until the next.
+   */
+  private clientChanges = 0;
+  /** Live connections whose client is on the network: its sink's in-flight counts and topic aliases change unseen. */
+  private networkSinks = 0;
   /** In arrival order; the client and session lists are read from it (sampled scans). */
   private readonly clients = new RecordIndex<ClientState>({
     viewFields: { tenant: (c) => c.tenant, client_id: (c) => c.clientId },
@@ -219,6 +226,8 @@ export class MqttBroker {
     if (input.mqtt5Session) client.session.survivesCleanStart = true;
     else if (client.session.survivesCleanStart) client.session.survivesCleanStart = false;
     client.connection = { connectionId, nodeId, lastHeartbeatAt: now, ...(input.sink ? { sink: input.sink } : {}) };
+    if (input.sink) this.networkSinks++;
+    this.clientChanges++;
     // A network client's heartbeats are its own packets (see touch); only simulated clients get simulated ones.
     if (req.keepAlive > 0 && !input.networkClient)
       this.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
@@ -359,6 +368,7 @@ export class MqttBroker {
     if (options.connectionId !== undefined && client.connection.connectionId !== options.connectionId) return false;
     if (options.sessionExpiry !== undefined && client.session) {
       client.session.sessionExpiry = Math.min(options.sessionExpiry, this.deps.config.current().MqttProtocol.max_session_expiry_interval);
+      this.clientChanges++;
     }
     this.closeConnection(client, options.clean ? 'disconnect' : 'connection-lost', options.keep);
     return true;
@@ -369,6 +379,8 @@ export class MqttBroker {
     const now = this.deps.engine.now();
     client.connection = null;
     client.generation++;
+    this.clientChanges++;
+    if (conn.sink) this.networkSinks--;
     this.countLive(conn.nodeId, client.tenant, -1);
     this.deps.engine.record('mqtt.disconnect', {
       tenant: client.tenant,
@@ -421,6 +433,7 @@ export class MqttBroker {
   private endSession(client: ClientState, why: string): void {
     if (!client.session) return;
     client.session = null;
+    this.clientChanges++;
     const removed = this.subscriptions.removeClient(client.tenant, client.clientId);
     const n = (this.sessionsByTenant.get(client.tenant) ?? 1) - 1;
     if (n > 0) this.sessionsByTenant.set(client.tenant, n);
@@ -429,7 +442,7 @@ export class MqttBroker {
   }
 
   private forgetIfIdle(client: ClientState): void {
-    if (!client.connection && !client.session) this.clients.delete(clientKey(client.tenant, client.clientId));
+    if (!client.connection && !client.session && this.clients.delete(clientKey(client.tenant, client.clientId))) this.clientChanges++;
   }
 
   private countLive(nodeId: number, tenant: string, delta: number): void {
@@ -472,7 +485,7 @@ export class MqttBroker {
       if (!nodes.get(conn.nodeId)?.online) continue; // lost: closed below
       const periodMs = entry.client.last.keepAlive * 1000;
       if (now - conn.lastHeartbeatAt >= periodMs) {
-        conn.lastHeartbeatAt = now;
+        this.heartbeatAt(conn, now);
         heartbeats++;
       }
       this.heartbeats.add(entry, conn.lastHeartbeatAt + periodMs);
@@ -686,7 +699,7 @@ export class MqttBroker {
     this.counters.countIn(tenant, topic);
     if (publisher) {
       publisher.messagesIn++;
-      publisher.connection!.lastHeartbeatAt = now;
+      this.heartbeatAt(publisher.connection!, now);
     }
 
     let delivered = 0;
@@ -849,7 +862,21 @@ export class MqttBroker {
    */
   touch(tenant: string, clientId: string, connectionId: number): void {
     const conn = this.clients.get(clientKey(tenant, clientId))?.connection;
-    if (conn && conn.connectionId === connectionId) conn.lastHeartbeatAt = this.deps.engine.now();
+    if (conn && conn.connectionId === connectionId) this.heartbeatAt(conn, this.deps.engine.now());
+  }
+
+  /** A connection's last heartbeat; the lists show it in seconds, so a new second is a change of them. */
+  private heartbeatAt(conn: LiveConnection, now: number): void {
+    if (Math.floor(now / 1000) !== Math.floor(conn.lastHeartbeatAt / 1000)) this.clientChanges++;
+    conn.lastHeartbeatAt = now;
+  }
+
+  /**
+   * The client and session lists' stamp. The client list shows a network client's in-flight counts
+   * and topic aliases, read from its connection as they are: no stamp while one is connected.
+   */
+  private clientsStamp(ofNetworkSinks: boolean): ListStamp | undefined {
+    return ofNetworkSinks && this.networkSinks > 0 ? undefined : { owner: this.clients, version: this.clientChanges };
   }
 
   /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */
@@ -881,12 +908,12 @@ export class MqttBroker {
 
   /** The client list, served from the index (its query scans it once and views only the sample). */
   clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
-    return this.clients.listing(clientRecord);
+    return this.clients.listing(clientRecord, undefined, undefined, this.clientsStamp(true));
   }
 
   /** The session list (clients with a session), served like the client list. */
   sessionListing(): IndexedList<IndexEntry<ClientState>, SessionRecordView> {
-    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord);
+    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord, this.clientsStamp(false));
   }
 
   /** The subscription list's records (spec: Subscription record), in subscribe order. */
