@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KeptAnswers } from './kept-answers.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { startClusterServer } from './cluster-server.ts';
+import { defaultShardConfig } from '../storage/storage-engine.ts';
 
 describe('kept list answers', () => {
   it('hold for the same owner at the same version only', () => {
@@ -118,6 +119,31 @@ describe('kept list answers', () => {
     expect((await ask('/api/mqtt/session/list')).bytes).toBeInstanceOf(Buffer);
     sim.cluster.mqtt.disconnect('net', 'default', { clean: true });
     expect((await ask('/api/mqtt/client/list')).bytes).toBeInstanceOf(Buffer);
+  });
+
+  it('follow shards: records appended, the high watermark moving with replication, retention, deletion', async () => {
+    const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 3 }, { verifyWriters: true });
+    sim.advance(5_000);
+    const storage = sim.cluster.storage;
+    const shard = async () => {
+      const res = await sim.post('/api/storage-engine/shard/list', { shard_name: 'kept-s' });
+      expect(res.status, res.text).toBe(200);
+      return res.json.data.data[0]?.shard_info;
+    };
+    storage.createShard({ shard_name: 'kept-s', config: { ...defaultShardConfig(3), retention_sec: 60 } });
+    expect((await shard()).offset).toEqual({ start_offset: 0, end_offset: 0, high_watermark: 0 });
+    for (let i = 0; i < 5; i++) storage.appendToShard('kept-s', { payload: `m${i}` });
+    const appended = await shard();
+    expect(appended.offset.end_offset).toBe(5);
+    sim.advance(2_000);
+    expect((await shard()).offset.high_watermark).toBe(5);
+    // Past the retention time the records go: the log start moves up.
+    sim.advance(180_000);
+    expect((await shard()).offset.start_offset).toBe(5);
+    storage.deleteShard('kept-s');
+    expect((await shard()).shard.status).not.toBe(appended.shard.status);
+    sim.advance(60_000);
+    expect(await shard()).toBeUndefined();
   });
 
   it('follow topics created and deleted', async () => {

@@ -97,6 +97,11 @@ export class StorageEngine {
   readonly controller: StorageController;
   readonly invariants: StorageInvariants;
   private readonly journal = new SegmentJournal();
+  /**
+   * Changes of anything the shard list shows (shards created and deleted, their status and log start,
+   * and every segment change, which all go through touch): the version of the list's stamp.
+   */
+  private changes = 0;
   /** By name (the list's base order); pages are read from its sorted indexes. */
   private readonly shards = new RecordIndex<Shard>({
     order: (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
@@ -109,7 +114,7 @@ export class StorageEngine {
   private rng!: SeededRandom;
 
   constructor(private readonly deps: StorageEngineDeps) {
-    const touched = (seg: Segment): void => this.journal.touch(seg);
+    const touched = (seg: Segment): void => this.touch(seg);
     this.replication = new ReplicaFetchers({
       peers: deps,
       settings: () => this.settings,
@@ -167,7 +172,18 @@ export class StorageEngine {
 
   /** The shard list, served from the sorted indexes. */
   listing(): IndexedList<IndexEntry<Shard>, ShardListRow> {
-    return this.shards.listing((s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }));
+    return this.shards.listing(
+      (s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }),
+      undefined,
+      undefined,
+      { owner: this, version: this.changes },
+    );
+  }
+
+  /** A segment changed: the invariants check it after this event, and the shard list is computed afresh. */
+  private touch(seg: Segment): void {
+    this.changes++;
+    this.journal.touch(seg);
   }
 
   private require(name: string): Shard {
@@ -219,6 +235,7 @@ export class StorageEngine {
     };
     const seg = this.newSegment(shard, 0, 0);
     this.shards.set(shard.name, shard);
+    this.changes++;
     this.deps.engine.record('storage.shard.create', {
       name: shard.name,
       topic: shard.topicName,
@@ -243,6 +260,7 @@ export class StorageEngine {
     }
     this.deps.raft.write(this.deps.raft.dataGroupFor(name), 'shard.delete');
     shard.status = 'PrepareDelete';
+    this.changes++;
     for (const seg of shard.segments) {
       this.replication.detach(seg);
       this.setPhase(seg, 'PreDelete');
@@ -252,10 +270,12 @@ export class StorageEngine {
     const step = this.settings.delete_step_ms;
     this.deps.engine.after(step, 'storage.shard.deleting', () => {
       shard.status = 'Deleting';
+      this.changes++;
       for (const seg of shard.segments) this.setPhase(seg, 'Deleting');
       this.deps.engine.record('storage.shard.deleting', { name });
       this.deps.engine.after(step, 'storage.shard.deleted', () => {
         if (this.shards.get(name) === shard) this.shards.delete(name);
+        this.changes++;
         for (const seg of shard.segments) this.forgetSegment(seg);
         this.deps.engine.record('storage.shard.deleted', { name });
       });
@@ -308,7 +328,7 @@ export class StorageEngine {
       set.add(seg);
     }
     this.replication.attach(seg);
-    this.journal.touch(seg);
+    this.touch(seg);
     return seg;
   }
 
@@ -345,7 +365,7 @@ export class StorageEngine {
       if (seg.leaderNodeId === nodeId) this.controller.leaderWiped(seg);
       r.fetcher?.pending.add(seg);
       r.fetcher?.dirty.add(seg);
-      this.journal.touch(seg);
+      this.touch(seg);
     }
   }
 
@@ -395,7 +415,7 @@ export class StorageEngine {
     seg.phase = phase;
     seg.segmentEpoch++;
     this.deps.engine.record('storage.segment.status', { shard: seg.shard.name, seq: seg.seq, status: phase });
-    this.journal.touch(seg);
+    this.touch(seg);
   }
 
   /** A sealing segment is sealed once its whole content is committed (every ISR member holds it). */
@@ -441,7 +461,7 @@ export class StorageEngine {
     seg.lastTimestampMs = timestampMs;
     seg.bytes += bytes;
     this.deps.engine.record('storage.append', { shard: name, offset: record.offset, bytes });
-    this.journal.touch(seg);
+    this.touch(seg);
     this.replication.onAppend(seg, leoBefore);
     const excess = logEndOffset(shard) - shard.logStartOffset - maxRecordsHeld(shard.config);
     if (excess > 0) this.trim(shard, shard.logStartOffset + excess);
@@ -500,6 +520,7 @@ export class StorageEngine {
     const to = Math.min(cut, highWatermark(shard));
     if (to <= shard.logStartOffset) return;
     shard.logStartOffset = to;
+    this.changes++;
     let dropped = 0;
     for (const seg of shard.segments) {
       if (seg.startOffset >= to) break;
@@ -510,7 +531,7 @@ export class StorageEngine {
         // A follower whose LEO jumped to the new log start reports it.
         if (r.log.nextOffset !== leo) r.fetcher?.pending.add(seg);
       }
-      this.journal.touch(seg);
+      this.touch(seg);
     }
     while (shard.segments.length > 1 && segmentEnd(shard.segments[0]) <= to) this.forgetSegment(shard.segments.shift()!);
     for (const o of shard.deleted) if (o < to) shard.deleted.delete(o);
