@@ -30,6 +30,22 @@ describe('kept list answers', () => {
     expect(kept.get('a', stamp)).toBeUndefined();
   });
 
+  it('are bounded in bytes: an answer over a quarter of the budget is not kept, one past the budget drops them all', () => {
+    const kept = new KeptAnswers(100, 40);
+    const stamp = { owner: {}, version: 0 };
+    expect(kept.keep('big', stamp, 'x'.repeat(11)).bytes.length).toBe(11);
+    expect(kept.get('big', stamp)).toBeUndefined();
+    kept.keep('a', stamp, 'x'.repeat(10));
+    kept.keep('b', stamp, 'x'.repeat(10));
+    kept.keep('a', stamp, 'x'.repeat(9));
+    expect(kept.bytes).toBe(19);
+    kept.keep('c', stamp, 'x'.repeat(10));
+    kept.keep('d', stamp, 'x'.repeat(10));
+    expect([kept.size, kept.bytes]).toEqual([4, 39]);
+    kept.keep('e', stamp, 'x'.repeat(2));
+    expect([kept.size, kept.bytes]).toEqual([1, 2]);
+  });
+
   it('are sent again until a write, then computed afresh (the bytes of a kept answer are the same object)', async () => {
     const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
     const ask = () =>

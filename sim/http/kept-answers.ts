@@ -20,9 +20,17 @@ export interface KeptAnswer {
  */
 export class KeptAnswers {
   private readonly byQuery = new Map<string, KeptAnswer>();
+  private bytesKept = 0;
 
-  /** At most `maxQueries` queries are kept; one more drops them all (lists are polled by few distinct queries). */
-  constructor(private readonly maxQueries = 256) {}
+  /**
+   * At most `maxQueries` queries and `maxBytes` bytes are kept; one more drops them all (lists are
+   * polled by few distinct queries). An answer larger than `maxBytes / 4` (a page of thousands of
+   * records) is not kept.
+   */
+  constructor(
+    private readonly maxQueries = 256,
+    private readonly maxBytes = 64 * 1024 * 1024,
+  ) {}
 
   /** The key of a query: endpoint, node, envelope form and the validated parameters (in declaration order). */
   static keyOf(endpointId: string, nodeId: number, form: string, params: Record<string, unknown>): string {
@@ -35,15 +43,31 @@ export class KeptAnswers {
     return kept && kept.stamp.owner === stamp.owner && kept.stamp.version === stamp.version ? kept : undefined;
   }
 
-  /** Keeps `body` as the answer of `key` at `stamp`; returns its bytes. */
+  /** Keeps `body` as the answer of `key` at `stamp` (unless too large); returns it with its bytes. */
   keep(key: string, stamp: ListStamp, body: string): KeptAnswer {
-    if (this.byQuery.size >= this.maxQueries && !this.byQuery.has(key)) this.byQuery.clear();
     const kept: KeptAnswer = { stamp: { owner: stamp.owner, version: stamp.version }, body, bytes: Buffer.from(body) };
+    const size = kept.bytes.length;
+    if (size > this.maxBytes / 4) return kept;
+    const before = this.byQuery.get(key);
+    if (before) this.bytesKept -= before.bytes.length;
+    else if (this.byQuery.size >= this.maxQueries) this.clear();
+    if (this.bytesKept + size > this.maxBytes) this.clear();
     this.byQuery.set(key, kept);
+    this.bytesKept += size;
     return kept;
   }
 
   get size(): number {
     return this.byQuery.size;
+  }
+
+  /** Bytes of the bodies kept. */
+  get bytes(): number {
+    return this.bytesKept;
+  }
+
+  private clear(): void {
+    this.byQuery.clear();
+    this.bytesKept = 0;
   }
 }

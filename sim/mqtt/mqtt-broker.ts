@@ -112,6 +112,8 @@ export class MqttBroker {
    * sessions, heartbeat seconds): the version of their stamp, so their answers are kept until the next.
    */
   private clientChanges = 0;
+  /** Heartbeats in a new second: the client list shows them, the session list does not. */
+  private heartbeatSeconds = 0;
   /** Live connections whose client is on the network: its sink's in-flight counts and topic aliases change unseen. */
   private networkSinks = 0;
   /** In arrival order; the client and session lists are read from it (sampled scans). */
@@ -867,7 +869,7 @@ export class MqttBroker {
 
   /** A connection's last heartbeat; the lists show it in seconds, so a new second is a change of them. */
   private heartbeatAt(conn: LiveConnection, now: number): void {
-    if (Math.floor(now / 1000) !== Math.floor(conn.lastHeartbeatAt / 1000)) this.clientChanges++;
+    if (Math.floor(now / 1000) !== Math.floor(conn.lastHeartbeatAt / 1000)) this.heartbeatSeconds++;
     conn.lastHeartbeatAt = now;
   }
 
@@ -875,9 +877,13 @@ export class MqttBroker {
    * The client and session lists' stamp. The client list shows a network client's in-flight counts
    * and topic aliases, read from its connection as they are: no stamp while one is connected.
    */
-  private clientsStamp(ofNetworkSinks: boolean): ListStamp | undefined {
-    return ofNetworkSinks && this.networkSinks > 0 ? undefined : { owner: this.clients, version: this.clientChanges };
+  private clientsStamp(list: 'client' | 'session'): ListStamp | undefined {
+    if (list === 'session') return { owner: this.sessionsStampOwner, version: this.clientChanges };
+    return this.networkSinks > 0 ? undefined : { owner: this.clients, version: this.clientChanges + this.heartbeatSeconds };
   }
+
+  /** The session list's stamp owner (its version counts other changes than the client list's). */
+  private readonly sessionsStampOwner = {};
 
   /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */
   private expiryOf(extras: MessageExtras | undefined, now: number): number | null {
@@ -908,12 +914,12 @@ export class MqttBroker {
 
   /** The client list, served from the index (its query scans it once and views only the sample). */
   clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
-    return this.clients.listing(clientRecord, undefined, undefined, this.clientsStamp(true));
+    return this.clients.listing(clientRecord, undefined, undefined, this.clientsStamp('client'));
   }
 
   /** The session list (clients with a session), served like the client list. */
   sessionListing(): IndexedList<IndexEntry<ClientState>, SessionRecordView> {
-    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord, this.clientsStamp(false));
+    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord, this.clientsStamp('session'));
   }
 
   /** The subscription list's records (spec: Subscription record), in subscribe order. */
