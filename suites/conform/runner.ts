@@ -137,6 +137,7 @@ async function runProperties(
   checked: readonly EndpointContract[],
   options: ConformOptions,
   progress: (line: string) => void,
+  targetFlags: readonly string[],
 ): Promise<PropertyRunRecord> {
   const started = performance.now();
   const numRuns = options.propertyRuns ?? DEFAULT_MODEL_RUNS;
@@ -148,6 +149,7 @@ async function runProperties(
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
     ...(options.username !== undefined ? { username: options.username } : {}),
+    replayFlags: [...targetFlags, ...connectionFlags(options)],
     onProgress: (line) => progress(`property         ${line}`),
   });
   const inRun = new Set(checked.map((e) => e.id));
@@ -281,11 +283,18 @@ function reportEndpointDone(
 function replayOf(targetName: string, options: ConformOptions, targetFlags: readonly string[]): string {
   const parts = ['mqsim conform --target', shellArg(targetName), '--seed', String(options.seed), ...targetFlags];
   if (options.username !== undefined) parts.push('--username', shellArg(options.username), '--password "$MQSIM_PASSWORD"');
+  parts.push(...connectionFlags(options));
+  return `${parts.join(' ')}${selectionFlags(options)}`;
+}
+
+/** The flags that reach the target as this run did (other than the login), repeated in every replay command. */
+function connectionFlags(options: ConformOptions): string[] {
+  const parts: string[] = [];
   if (options.jwtSecret !== undefined) parts.push('--jwt-secret "$MQSIM_JWT_SECRET"');
   if (options.peerAddress !== undefined) parts.push('--peer-address', shellArg(options.peerAddress));
   if (options.mqtt !== undefined) parts.push('--mqtt', shellArg(options.mqtt));
   if (options.rate !== undefined) parts.push('--rate', String(options.rate));
-  return `${parts.join(' ')}${selectionFlags(options)}`;
+  return parts;
 }
 
 /**
@@ -378,7 +387,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     const leftovers = await resources.cleanup();
     ctx.notes.push(...leftovers);
     if (options.properties !== false || options.propertyPath)
-      propertyRun = await runProperties(ctx, target, selection.selected, options, progress);
+      propertyRun = await runProperties(ctx, target, selection.selected, options, progress, replayFlags);
     for (const e of checked) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.

@@ -59,6 +59,8 @@ export interface PropertySuiteOptions {
   ratePerPath?: number;
   /** The `--username` the run was given, repeated in replay commands (absent: the target logs in on its own). */
   username?: string;
+  /** Further flags of the run that reach the target the same way (e.g. `--nodes 5`), repeated in replay commands. */
+  replayFlags?: readonly string[];
   /** Per property: stop generating and shrinking after this many ms (default 60 000). */
   timeLimitMs?: number;
   /**
@@ -165,6 +167,7 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     targetName: target.name,
     baseUrl: target.baseUrl,
     ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.replayFlags?.length ? { replayFlags: options.replayFlags } : {}),
     timeLimitMs: options.timeLimitMs ?? 60_000,
   };
 

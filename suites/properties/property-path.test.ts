@@ -26,6 +26,10 @@ describe('--property-path', () => {
     expect(replayCommand('http://h:1', 7, 'p~1', 'admin')).toBe(
       "mqsim conform --target http://h:1 --seed 7 --property-path 'p~1' --username 'admin' --password '…'",
     );
+    // The run's target flags (a simulator of another size, the MQTT listener) come with it.
+    expect(replayCommand('sim', 7, 'p~1', undefined, ['--nodes', '5', '--mqtt', "'mqtt://127.0.0.1:1883'"])).toBe(
+      "mqsim conform --target sim --nodes 5 --mqtt 'mqtt://127.0.0.1:1883' --seed 7 --property-path 'p~1'",
+    );
   });
 
   it('maps any seed to a 32-bit fast-check seed, the same every time', () => {

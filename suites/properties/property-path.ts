@@ -30,8 +30,8 @@ export function parsePropertyPath(text: string): PropertyPath {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The command that replays one failing case. */
-export function replayCommand(targetName: string, seed: number, path: string, username?: string): string {
-  return `mqsim conform --target ${targetName} --seed ${seed} --property-path ${shellQuote(path)}${username !== undefined ? ` --username ${shellQuote(username)} --password '…'` : ''}`;
+export function replayCommand(targetName: string, seed: number, path: string, username?: string, flags: readonly string[] = []): string {
+  return `mqsim conform --target ${targetName}${flags.map((f) => ` ${f}`).join('')} --seed ${seed} --property-path ${shellQuote(path)}${username !== undefined ? ` --username ${shellQuote(username)} --password '…'` : ''}`;
 }
 
 /** fast-check's seed is a 32-bit integer: any CLI seed maps to one, the same every time. */

@@ -19,6 +19,8 @@ export interface RunSettings {
   targetName: string;
   baseUrl: string;
   username?: string;
+  /** Flags repeated in replay commands after the target (e.g. `--nodes 5`). */
+  replayFlags?: readonly string[];
   /** Stop generating (and shrinking) after this long; a failure found so far is still reported. */
   timeLimitMs?: number;
 }
@@ -105,7 +107,7 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
   const replayPath = def.commands ? (replayPathOf(cex) ?? s.replay?.replayPath) : undefined;
   const path = formatPropertyPath({ propertyId: o.propertyId, fcPath, ...(replayPath ? { replayPath } : {}) });
   const lines = cex !== undefined ? def.describe(cex) : [];
-  const replay = replayCommand(s.targetName, s.seed, path, s.username);
+  const replay = replayCommand(s.targetName, s.seed, path, s.username, s.replayFlags);
   const message = [
     `[${err.rule}] ${err.message}`,
     `seed ${s.seed}, property path ${path} (found after ${d.numRuns} runs, shrunk in ${d.numShrinks} steps)`,
