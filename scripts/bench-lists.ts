@@ -59,14 +59,25 @@ const cases = only ? LIST_CASES.filter((c) => only.split(',').includes(c.id)) : 
 if (cases.length === 0) throw new Error(`bench-lists: no list endpoint among ${JSON.stringify(only)}`);
 const requests: ListRequest[] = cases.flatMap(requestsOf);
 
+/** Medians over the rounds; the server's CPU time per request when it could be read. */
+interface Figures {
+  perSecond: number;
+  p99Ms: number;
+  cpuUsPerRequest?: number;
+  errors: number;
+  firstError?: string;
+}
+
 interface Row {
   request: ListRequest;
   records: number;
   page: number;
   bytes: number;
   /** Medians over the rounds. */
-  sim: { perSecond: number; p99Ms: number; errors: number; firstError?: string };
-  bare: { perSecond: number; p99Ms: number; errors: number; firstError?: string };
+  sim: Figures;
+  bare: Figures;
+  /** Bare CPU time per request ÷ the simulator's (medians), when both were read. */
+  cpuRatio?: number;
   /** Median of the rounds' ratios. */
   ratio: number;
   /** Each round's simulator ÷ bare. */
@@ -78,19 +89,22 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const ratioOf = (sim: number, bare: number): number => Number((sim / Math.max(1, bare)).toFixed(2));
-const summarize = (runs: LoadResult[]): Row['sim'] => {
+const summarize = (runs: LoadResult[]): Figures => {
   const firstError = runs.find((r) => r.firstError)?.firstError;
+  const cpu = runs.map((r) => r.serverCpuUsPerRequest).filter((x): x is number => x !== undefined);
   return {
     perSecond: Math.round(median(runs.map((r) => r.perSecond))),
     p99Ms: Number(median(runs.map((r) => r.p99Ms)).toFixed(2)),
+    ...(cpu.length === runs.length ? { cpuUsPerRequest: Number(median(cpu).toFixed(1)) } : {}),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     ...(firstError ? { firstError } : {}),
   };
 };
 
-const load = (url: string, r: ListRequest): Promise<LoadResult> =>
+const load = (target: SpawnedTarget, r: ListRequest): Promise<LoadResult> =>
   runLoad({
-    url,
+    url: target.url,
+    ...(target.child.pid !== undefined ? { serverPid: target.child.pid } : {}),
     method: r.method,
     path: r.url,
     ...(r.body !== undefined ? { body: () => JSON.parse(r.body!) as unknown } : {}),
@@ -122,18 +136,23 @@ try {
     const simRuns: LoadResult[] = [];
     const bareRuns: LoadResult[] = [];
     for (let round = 0; round < rounds; round++) {
-      simRuns.push(await load(sim.url, r));
-      bareRuns.push(await load(bare.url, r));
+      simRuns.push(await load(sim, r));
+      bareRuns.push(await load(bare, r));
     }
     const { total, page } = countsOf(recorded[i]);
     const roundRatios = simRuns.map((s, k) => ratioOf(s.perSecond, bareRuns[k].perSecond));
+    const simFigures = summarize(simRuns);
+    const bareFigures = summarize(bareRuns);
     rows.push({
       request: r,
       records: total,
       page,
       bytes: Buffer.byteLength(recorded[i].answer),
-      sim: summarize(simRuns),
-      bare: summarize(bareRuns),
+      sim: simFigures,
+      bare: bareFigures,
+      ...(simFigures.cpuUsPerRequest && bareFigures.cpuUsPerRequest
+        ? { cpuRatio: Number((bareFigures.cpuUsPerRequest / simFigures.cpuUsPerRequest).toFixed(2)) }
+        : {}),
       ratio: Number(median(roundRatios).toFixed(2)),
       roundRatios,
     });
@@ -146,19 +165,25 @@ const loadAfter = loadavg();
 const met = rows.filter((r) => r.ratio >= TARGET).length;
 const worst = rows.reduce((w, r) => (r.ratio < w.ratio ? r : w), rows[0]);
 const fmt = (n: number): string => n.toLocaleString('en-US');
-const header = `| list | query | records | sim req/s | bare req/s | ratio | rounds | sim p99 ms | bare p99 ms |`;
+const header = `| list | query | records | sim req/s | bare req/s | ratio | rounds | sim p99 ms | bare p99 ms | sim CPU µs/req | bare CPU µs/req | CPU ratio |`;
 const table = [
   header,
-  '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ...rows.map(
     (r) =>
-      `| ${r.request.id} | ${r.request.kind} | ${fmt(r.records)} | ${fmt(r.sim.perSecond)} | ${fmt(r.bare.perSecond)} | ${r.ratio.toFixed(2)} | ${r.roundRatios.map((x) => x.toFixed(2)).join(' ')} | ${r.sim.p99Ms} | ${r.bare.p99Ms} |` +
+      `| ${r.request.id} | ${r.request.kind} | ${fmt(r.records)} | ${fmt(r.sim.perSecond)} | ${fmt(r.bare.perSecond)} | ${r.ratio.toFixed(2)} | ${r.roundRatios.map((x) => x.toFixed(2)).join(' ')} | ${r.sim.p99Ms} | ${r.bare.p99Ms} | ${r.sim.cpuUsPerRequest ?? '–'} | ${r.bare.cpuUsPerRequest ?? '–'} | ${r.cpuRatio?.toFixed(2) ?? '–'} |` +
       (r.sim.errors || r.bare.errors ? ` errors: ${r.sim.errors}/${r.bare.errors} ${r.sim.firstError ?? r.bare.firstError ?? ''}` : ''),
   ),
 ];
+const cpuRows = rows.filter((r) => r.cpuRatio !== undefined);
+const cpuMet = cpuRows.filter((r) => r.cpuRatio! >= TARGET).length;
 const summary =
   `${met} of ${rows.length} queries at or above the target ${TARGET} (simulator req/s ÷ bare req/s, median of the rounds); lowest ${worst.ratio.toFixed(2)} ` +
-  `(${worst.request.id} ${worst.request.kind})`;
+  `(${worst.request.id} ${worst.request.kind})` +
+  (cpuRows.length > 0
+    ? `\n${cpuMet} of ${cpuRows.length} at or above it by server CPU time per request (bare ÷ simulator; steadier than req/s where the host steals CPU time); ` +
+      `median CPU ratio ${median(cpuRows.map((r) => r.cpuRatio!)).toFixed(2)}`
+    : '');
 const setup =
   `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ` +
   `load average ${loadBefore[0].toFixed(1)} before / ${loadAfter[0].toFixed(1)} after; ${fmt(records)} records per list, page ${100} records, ` +
@@ -167,5 +192,5 @@ const setup =
 process.stdout.write(`${setup}\n\n${table.join('\n')}\n\n${summary}\n`);
 writeFileSync(
   `${OUT}${computed ? 'lists-computed' : 'lists'}.json`,
-  `${JSON.stringify({ startedAt: startedAt.toISOString(), setup, target: TARGET, met, rows, summary }, null, 2)}\n`,
+  `${JSON.stringify({ startedAt: startedAt.toISOString(), setup, target: TARGET, met, cpuMet, rows, summary }, null, 2)}\n`,
 );

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { processCpuMs } from './process-cpu.ts';
 
 /**
  * Fixed-concurrency HTTP load with undici: `concurrency` loops, each sending its next request as soon
@@ -15,6 +16,8 @@ export interface LoadOptions {
   concurrency: number;
   seconds: number;
   warmUpSeconds: number;
+  /** The server's process: its CPU time over the measured phase is reported (Linux). */
+  serverPid?: number;
 }
 
 export interface LoadResult {
@@ -24,6 +27,8 @@ export interface LoadResult {
   p99Ms: number;
   errors: number;
   firstError?: string;
+  /** The server process's CPU time per measured request, µs (with serverPid, on Linux). */
+  serverCpuUsPerRequest?: number;
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
@@ -72,10 +77,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   errors = 0;
   firstError = undefined;
   measuring = true;
+  const cpuBefore = processCpuMs(o.serverPid);
   const t0 = performance.now();
   stopAt = t0 + o.seconds * 1000;
   await phase();
   const ms = performance.now() - t0;
+  const cpuAfter = processCpuMs(o.serverPid);
   await pool.close();
   latencies.sort((a, b) => a - b);
   const pct = (p: number): number =>
@@ -87,5 +94,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     p99Ms: pct(99),
     errors,
     ...(firstError ? { firstError } : {}),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
+      ? { serverCpuUsPerRequest: Number((((cpuAfter - cpuBefore) * 1000) / requests).toFixed(1)) }
+      : {}),
   };
 }
