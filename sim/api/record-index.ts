@@ -1,5 +1,5 @@
 import { compareValues } from './compare-values.ts';
-import { IndexedList, MatchCache, type ListStamp, type OrderedIndex } from './indexed-list.ts';
+import { IndexedList, MatchCache, type IndexedListSource, type ListStamp, type OrderedIndex } from './indexed-list.ts';
 import { SortedList } from './sorted-list.ts';
 
 /** A held record and its insertion number (the tie-break that makes every order total and stable). */
@@ -171,17 +171,14 @@ export class RecordIndex<R> {
     fieldsFromView?: (record: R) => object,
     stamp?: ListStamp,
   ): IndexedList<IndexEntry<R>, V> {
-    return new IndexedList<IndexEntry<R>, V>({
-      base: this.base,
-      sorted: this.sortedView,
-      sortedDescending: this.sortedDescendingView,
-      where: where && ((e) => where(e.record)),
-      // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
-      ...(this.matches && !where && !fieldsFromView ? { matches: this.matches, stamp: { owner: this, version: this.writes } } : {}),
-      ...(stamp ? { stamp } : {}),
-      field: (e, name) => this.field(e.record, name, fieldsFromView),
-      view: (e) => view(e.record),
-    });
+    // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
+    const own = this.matches && !where && !fieldsFromView;
+    return new IndexedList<IndexEntry<R>, V>(
+      new RecordIndexListing(this, this.base, this.sortedView, this.sortedDescendingView, view, where, fieldsFromView, {
+        matches: own ? this.matches : undefined,
+        stamp: stamp ?? (own ? { owner: this, version: this.writes } : undefined),
+      }),
+    );
   }
 
   /** The value of view field `name` of a record. */
@@ -222,5 +219,38 @@ export class RecordIndex<R> {
       // A sort field changed in place without modify/invalidate: drop that index rather than corrupt it.
       if (!list.delete(entry)) this.built.delete(field);
     }
+  }
+}
+
+/**
+ * The source of a RecordIndex's IndexedList, one per list request. A class rather than an object of
+ * arrow functions: a list is served per request, and its methods are then shared, not made anew.
+ */
+class RecordIndexListing<R, V> implements IndexedListSource<IndexEntry<R>, V> {
+  readonly where: ((entry: IndexEntry<R>) => boolean) | undefined;
+  readonly matches: MatchCache<IndexEntry<R>> | undefined;
+  readonly stamp: ListStamp | undefined;
+
+  constructor(
+    private readonly index: RecordIndex<R>,
+    readonly base: OrderedIndex<IndexEntry<R>>,
+    readonly sorted: Readonly<Record<string, OrderedIndex<IndexEntry<R>>>>,
+    readonly sortedDescending: Readonly<Record<string, OrderedIndex<IndexEntry<R>>>>,
+    private readonly viewOfRecord: (record: R) => V,
+    whereRecord: ((record: R) => boolean) | undefined,
+    private readonly fieldsFromView: ((record: R) => object) | undefined,
+    kept: { matches: MatchCache<IndexEntry<R>> | undefined; stamp: ListStamp | undefined },
+  ) {
+    this.where = whereRecord ? (e) => whereRecord(e.record) : undefined;
+    this.matches = kept.matches;
+    this.stamp = kept.stamp;
+  }
+
+  field(entry: IndexEntry<R>, name: string): unknown {
+    return this.index.field(entry.record, name, this.fieldsFromView);
+  }
+
+  view(entry: IndexEntry<R>): V {
+    return this.viewOfRecord(entry.record);
   }
 }

@@ -173,7 +173,9 @@ export class AdminApp {
       this.syncClock();
       const at = this.cluster.now();
       const outcome = { changedModel: false };
-      const response = await this.deviations.response(req, await this.dispatch(await this.deviations.request(req), outcome));
+      const before = this.deviations.request(req);
+      const request = before instanceof Promise ? await before : before;
+      const response = this.deviations.response(req, await this.dispatch(request, outcome));
       if (outcome.changedModel && this.options.onModelWrite) {
         const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
         this.options.onModelWrite({

@@ -129,12 +129,12 @@ class HttpPeers implements PeerTransport {
 
 const EMPTY = { body: Buffer.alloc(0), tooLarge: false };
 
-function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+function readBody(req: IncomingMessage): { body: Buffer; tooLarge: boolean } | Promise<{ body: Buffer; tooLarge: boolean }> {
   // No Content-Length and no Transfer-Encoding: HTTP/1.1 framing says there is no body (most GETs).
-  // Answer at once instead of waiting for 'end'; resume() lets the parser finish the message.
+  // Answer at once (not even a promise) instead of waiting for 'end'; resume() lets the parser finish the message.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
     req.resume();
-    return Promise.resolve(EMPTY);
+    return EMPTY;
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -444,7 +444,8 @@ async function serve(
   ui?: StaticUi,
 ): Promise<void> {
   try {
-    const { body, tooLarge } = await readBody(req);
+    const read = readBody(req);
+    const { body, tooLarge } = read instanceof Promise ? await read : read;
     // A browser's CORS preflight is answered before anything else: it carries no token (cors.ts).
     if (isPreflight(req.method ?? 'GET', req.headers)) {
       const pre = preflightAnswer(req.headers);

@@ -40,8 +40,13 @@ export class AppliedDeviations {
     for (const d of this.active) for (const r of d.hooks.routes ?? []) this.routes.set(`${r.method} ${r.path}`, r);
   }
 
-  /** Before routing and authentication. */
-  async request(req: ApiRequest): Promise<ApiRequest> {
+  /** Before routing and authentication; the request itself, not a promise, when no switch is on (no await per request). */
+  request(req: ApiRequest): ApiRequest | Promise<ApiRequest> {
+    if (this.active.length === 0) return req;
+    return this.requestThroughHooks(req);
+  }
+
+  private async requestThroughHooks(req: ApiRequest): Promise<ApiRequest> {
     let out = req;
     for (const d of this.active) if (d.hooks.request) out = await d.hooks.request(out, this.cluster);
     return out;
