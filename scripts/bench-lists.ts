@@ -40,6 +40,7 @@ import {
 } from './bench/list-bench.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 import type { SpawnedTarget } from '../suites/targets/spawned-target.ts';
+import { median } from './bench/median.ts';
 
 const quick = process.argv.includes('--quick');
 const records = argNumber('records', quick ? 300 : 10_000, { positive: true });
@@ -84,10 +85,6 @@ interface Row {
   roundRatios: number[];
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const ratioOf = (sim: number, bare: number): number => Number((sim / Math.max(1, bare)).toFixed(2));
 const summarize = (runs: LoadResult[]): Figures => {
   const firstError = runs.find((r) => r.firstError)?.firstError;

@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { argNumber } from './bench/script-args.ts';
 import { measureConnects, measurePublishes, reachable, type ConnectFigures, type PublishFigures } from './bench/mqtt-load.ts';
+import { median } from './bench/median.ts';
 
 const rounds = argNumber('rounds', 3, { positive: true });
 const connections = argNumber('connections', 2_000, { positive: true });
@@ -63,10 +64,6 @@ async function startMqsim(): Promise<Served> {
   return { child, url, mqttPort };
 }
 
-const median = (xs: number[]): number => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 interface TargetRounds {

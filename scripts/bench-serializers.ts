@@ -10,6 +10,7 @@ import { endpointById } from '../fixtures/contract/index.ts';
 import { successWriter, type BodyWriter } from '../sim/http/response-writers.ts';
 import { InProcessSim } from '../sim/http/in-process-client.ts';
 import { argText } from './bench/script-args.ts';
+import { median } from './bench/median.ts';
 
 function positiveInt(name: string, fallback: string): number {
   const raw = argText(name, fallback);
@@ -25,10 +26,6 @@ const records = positiveInt('records', '100');
 const rounds = positiveInt('rounds', '15');
 const ops = positiveInt('ops', '2000');
 
-const median = (xs: number[]): number => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
 // ---- a page of each list, as the simulator answers it

@@ -17,6 +17,7 @@ import { HANDLERS } from '../sim/http/handlers/index.ts';
 import type { Handler } from '../sim/http/handler-types.ts';
 import { isSystemTopic, type TopicRecord } from '../sim/storage/topics.ts';
 import { argText } from './bench/script-args.ts';
+import { median } from './bench/median.ts';
 
 function positiveInt(name: string, fallback: string): number {
   const raw = argText(name, fallback);
@@ -35,10 +36,6 @@ const seed = argText('seed', '1');
 const TENANTS = ['default', 'fleet-a', 'fleet-b', 'fleet-c'];
 
 const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const median = (xs: number[]): number => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 // ---- population
 const sim = new InProcessSim({ seed, workload: 'none', nodes: 1 });

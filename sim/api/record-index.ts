@@ -95,8 +95,7 @@ export class RecordIndex<R> {
 
   /** Adds or replaces the record under `key` (a replaced record keeps its insertion place). */
   set(key: string, record: R): void {
-    this.writes++;
-    this.matches?.clear();
+    this.wrote();
     const held = this.byKey.get(key);
     if (held) {
       this.modifyEntry(held, () => {
@@ -114,8 +113,7 @@ export class RecordIndex<R> {
   delete(key: string): boolean {
     const entry = this.byKey.get(key);
     if (!entry) return false;
-    this.writes++;
-    this.matches?.clear();
+    this.wrote();
     this.byKey.delete(key);
     this.unlink(entry);
     return true;
@@ -130,8 +128,7 @@ export class RecordIndex<R> {
 
   /** Sort-field values changed outside `modify`: the field indexes are rebuilt when next needed. */
   invalidate(): void {
-    this.writes++;
-    this.matches?.clear();
+    this.wrote();
     this.built.clear();
   }
 
@@ -165,12 +162,8 @@ export class RecordIndex<R> {
    * `otherFieldsFromView` for a list showing the records through another view. `stamp`: the owner's
    * own stamp of the list, when it counts the changes its records go through outside this index.
    */
-  listing<V>(
-    view: (record: R) => V,
-    where?: (record: R) => boolean,
-    fieldsFromView?: (record: R) => object,
-    stamp?: ListStamp,
-  ): IndexedList<IndexEntry<R>, V> {
+  listing<V>(view: (record: R) => V, options: ListingOptions<R> = {}): IndexedList<IndexEntry<R>, V> {
+    const { where, fieldsFromView, stamp } = options;
     // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
     const own = this.matches && !where && !fieldsFromView;
     return new IndexedList<IndexEntry<R>, V>(
@@ -205,12 +198,17 @@ export class RecordIndex<R> {
   }
 
   private modifyEntry(entry: IndexEntry<R>, change: () => void): void {
-    this.writes++;
-    this.matches?.clear();
+    this.wrote();
     this.unlink(entry);
     change();
     this.base.insert(entry);
     for (const list of this.built.values()) list.insert(entry);
+  }
+
+  /** Every write: kept matches are dropped, and the listing's stamp moves (kept answers are dropped). */
+  private wrote(): void {
+    this.writes++;
+    this.matches?.clear();
   }
 
   private unlink(entry: IndexEntry<R>): void {
@@ -220,6 +218,13 @@ export class RecordIndex<R> {
       if (!list.delete(entry)) this.built.delete(field);
     }
   }
+}
+
+/** How a list shows a RecordIndex's records (see RecordIndex.listing). */
+export interface ListingOptions<R> {
+  where?: (record: R) => boolean;
+  fieldsFromView?: (record: R) => object;
+  stamp?: ListStamp;
 }
 
 /**

@@ -84,6 +84,13 @@ const NOT_MODEL_WRITES = new Set(['storage.segment.detail', 'storage.segment.rep
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** A stamped list query: its key among the kept answers, the stamp its records are at, and the answer kept at that stamp, if any. */
+interface KeptQuery {
+  key: string;
+  stamp: ListStamp;
+  kept: KeptAnswer | undefined;
+}
+
 function header(req: ApiRequest, name: string): string | undefined {
   const v = req.headers?.[name];
   return Array.isArray(v) ? v[0] : v;
@@ -197,11 +204,12 @@ export class AdminApp {
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
-    return {
-      status,
-      headers: { 'content-type': JSON_TYPE, 'x-mqsim-virtual-time': String(this.cluster.now()), ...extra },
-      body: write(body),
-    };
+    return { status, headers: this.jsonHeaders(extra), body: write(body) };
+  }
+
+  /** Headers of a JSON answer, made per request (the virtual time moves). */
+  private jsonHeaders(extra: Record<string, string> = {}): Record<string, string> {
+    return { 'content-type': JSON_TYPE, 'x-mqsim-virtual-time': String(this.cluster.now()), ...extra };
   }
 
   /** The compiled writer of a success of `endpoint` in `form` (checked against JSON.stringify in verification mode). */
@@ -383,7 +391,7 @@ export class AdminApp {
     }
     const traceBefore = this.cluster.engine.trace.length;
     // A stamped list's answer to this query, when kept from records at the same stamp (kept-answers.ts).
-    let keeping: { key: string; stamp: ListStamp; kept: KeptAnswer | undefined } | undefined;
+    let keeping: KeptQuery | undefined;
     try {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
@@ -441,13 +449,9 @@ export class AdminApp {
   }
 
   /** A stamped list's answer: the kept one, or computed from `page` and kept (verified against a fresh one in verification mode). */
-  private keptListAnswer(
-    endpoint: EndpointContract,
-    keeping: { key: string; stamp: ListStamp; kept: KeptAnswer | undefined },
-    page: unknown,
-  ): ApiResponse {
+  private keptListAnswer(endpoint: EndpointContract, keeping: KeptQuery, page: unknown): ApiResponse {
     const { key, stamp, kept } = keeping;
-    if (kept && !this.verifyWriters) return { ...this.json(200, null, {}, () => kept.body), bytes: kept.bytes };
+    if (kept && !this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: kept.body, bytes: kept.bytes };
     const fresh = this.json(200, successEnvelope(this.envelope, page), {}, this.successWriter(endpoint, this.envelope));
     if (kept && kept.body !== fresh.body)
       throw new Error(`the kept answer of ${endpoint.id} differs from a fresh one at the same stamp: its records changed without a write`);

@@ -45,7 +45,7 @@ export class KeptAnswers {
 
   /** Keeps `body` as the answer of `key` at `stamp` (unless too large); returns it with its bytes. */
   keep(key: string, stamp: ListStamp, body: string): KeptAnswer {
-    const kept: KeptAnswer = { stamp: { owner: stamp.owner, version: stamp.version }, body, bytes: Buffer.from(body) };
+    const kept: KeptAnswer = { stamp, body, bytes: Buffer.from(body) };
     const size = kept.bytes.length;
     if (size > this.maxBytes / 4) return kept;
     const before = this.byQuery.get(key);

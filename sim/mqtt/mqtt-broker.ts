@@ -1,5 +1,5 @@
 import { OperationError } from '../api/operation-error.ts';
-import { localTimeString } from '../api/time-format.ts';
+import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
 import type { IndexedList, ListStamp } from '../api/indexed-list.ts';
@@ -116,6 +116,8 @@ export class MqttBroker {
   private heartbeatSeconds = 0;
   /** Live connections whose client is on the network: its sink's in-flight counts and topic aliases change unseen. */
   private networkSinks = 0;
+  /** The session list's stamp owner (its version counts other changes than the client list's). */
+  private readonly sessionsStampOwner = {};
   /** In arrival order; the client and session lists are read from it (sampled scans). */
   private readonly clients = new RecordIndex<ClientState>({
     viewFields: { tenant: (c) => c.tenant, client_id: (c) => c.clientId },
@@ -869,7 +871,7 @@ export class MqttBroker {
 
   /** A connection's last heartbeat; the lists show it in seconds, so a new second is a change of them. */
   private heartbeatAt(conn: LiveConnection, now: number): void {
-    if (Math.floor(now / 1000) !== Math.floor(conn.lastHeartbeatAt / 1000)) this.heartbeatSeconds++;
+    if (unixSeconds(now) !== unixSeconds(conn.lastHeartbeatAt)) this.heartbeatSeconds++;
     conn.lastHeartbeatAt = now;
   }
 
@@ -881,9 +883,6 @@ export class MqttBroker {
     if (list === 'session') return { owner: this.sessionsStampOwner, version: this.clientChanges };
     return this.networkSinks > 0 ? undefined : { owner: this.clients, version: this.clientChanges + this.heartbeatSeconds };
   }
-
-  /** The session list's stamp owner (its version counts other changes than the client list's). */
-  private readonly sessionsStampOwner = {};
 
   /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */
   private expiryOf(extras: MessageExtras | undefined, now: number): number | null {
@@ -914,12 +913,16 @@ export class MqttBroker {
 
   /** The client list, served from the index (its query scans it once and views only the sample). */
   clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
-    return this.clients.listing(clientRecord, undefined, undefined, this.clientsStamp('client'));
+    return this.clients.listing(clientRecord, { stamp: this.clientsStamp('client') });
   }
 
   /** The session list (clients with a session), served like the client list. */
   sessionListing(): IndexedList<IndexEntry<ClientState>, SessionRecordView> {
-    return this.clients.listing(sessionRecord, (c) => c.session !== null, sessionRecord, this.clientsStamp('session'));
+    return this.clients.listing(sessionRecord, {
+      where: (c) => c.session !== null,
+      fieldsFromView: sessionRecord,
+      stamp: this.clientsStamp('session'),
+    });
   }
 
   /** The subscription list's records (spec: Subscription record), in subscribe order. */

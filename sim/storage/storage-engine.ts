@@ -172,12 +172,9 @@ export class StorageEngine {
 
   /** The shard list, served from the sorted indexes. */
   listing(): IndexedList<IndexEntry<Shard>, ShardListRow> {
-    return this.shards.listing(
-      (s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }),
-      undefined,
-      undefined,
-      { owner: this, version: this.changes },
-    );
+    return this.shards.listing((s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }), {
+      stamp: { owner: this, version: this.changes },
+    });
   }
 
   /** A segment changed: the invariants check it after this event, and the shard list is computed afresh. */
