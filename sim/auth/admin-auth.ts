@@ -55,9 +55,14 @@ export class AdminAuth {
     return { token, expires_in: this.ttlSeconds };
   }
 
+  /** Rule 1 of the spec's Authentication section: a request from this peer needs no token. */
+  needsNoToken(peer: string | undefined): boolean {
+    return isLoopbackPeer(peer);
+  }
+
   /** Rules 1, 2, 5 and 6 of the spec's Authentication section for a path that needs a token. */
   async authorize(peer: string | undefined, authorization: string | undefined): Promise<AuthDecision> {
-    if (isLoopbackPeer(peer)) return { ok: true };
+    if (this.needsNoToken(peer)) return { ok: true };
     if (!authorization)
       return { ok: false, message: 'Missing Authorization header: send Authorization: Bearer <token> from POST /api/v1/login' };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

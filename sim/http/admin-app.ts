@@ -1,10 +1,10 @@
 import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
-import type { EndpointContract, JsonSchema } from '../../fixtures/contract/types.ts';
+import type { EndpointContract, JsonSchema, ParamSpec } from '../../fixtures/contract/types.ts';
 import { IndexedList, type ListStamp } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
 import { StampedRows } from '../api/stamped-rows.ts';
 import { OperationError } from '../api/operation-error.ts';
-import { validateFields } from '../api/validate-params.ts';
+import { validateFields, type ParamOrigin } from '../api/validate-params.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
 import { PathRateLimiter } from '../auth/rate-limiter.ts';
@@ -16,6 +16,7 @@ import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport }
 import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { KeptAnswers, type KeptAnswer } from './kept-answers.ts';
+import { KnownListUrls, type KnownListUrl } from './known-list-urls.ts';
 import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
@@ -132,6 +133,8 @@ export class AdminApp {
   private readonly verifyWriters: boolean;
   /** List answers kept until their records change; absent when off. */
   private readonly keptAnswers: KeptAnswers | undefined;
+  /** List URLs served before and what they resolved to, for answers given at once; with kept answers only. */
+  private readonly knownListUrls: KnownListUrls | undefined;
 
   constructor(
     readonly cluster: Cluster,
@@ -151,6 +154,7 @@ export class AdminApp {
     this.verifyWriters = options.verifyWriters ?? process.env.MQSIM_VERIFY_WRITERS === '1';
     const keep = options.keepAnswers ?? process.env.MQSIM_KEEP_ANSWERS !== '0';
     this.keptAnswers = keep && this.compiledWriters ? new KeptAnswers() : undefined;
+    this.knownListUrls = this.keptAnswers ? new KnownListUrls() : undefined;
     this.queuedLimit = this.deviations.rateLimit();
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
@@ -175,7 +179,22 @@ export class AdminApp {
     this.virtualStart = virtualMs;
   }
 
-  async handle(req: ApiRequest): Promise<ApiResponse> {
+  /** The answer to one request (see respond). */
+  handle(req: ApiRequest): Promise<ApiResponse> {
+    const answer = this.respond(req);
+    return answer instanceof Promise ? answer : Promise.resolve(answer);
+  }
+
+  /**
+   * The answer to one request: given at once, without a promise, when it is a known list URL whose
+   * kept answer still holds (answerAtOnce); otherwise through the whole pipeline. Listeners call
+   * this and wait only when they must.
+   */
+  respond(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
+    return this.answerAtOnce(req) ?? this.handleInFull(req);
+  }
+
+  private async handleInFull(req: ApiRequest): Promise<ApiResponse> {
     try {
       this.syncClock();
       const at = this.cluster.now();
@@ -197,10 +216,69 @@ export class AdminApp {
       }
       return response;
     } catch (error) {
-      this.options.onInternalError?.(error, req);
-      const body = failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`);
-      return this.json(500, body, {}, this.failureWriter(this.envelope));
+      return this.internalError(error, req);
     }
+  }
+
+  /** The 500 answer to a request whose handling threw unexpectedly (a bug), reported to onInternalError. */
+  private internalError(error: unknown, req: ApiRequest): ApiResponse {
+    this.options.onInternalError?.(error, req);
+    const body = failureEnvelope(this.envelope, 500, `internal server error: ${(error as Error)?.message ?? String(error)}`);
+    return this.json(500, body, {}, this.failureWriter(this.envelope));
+  }
+
+  /**
+   * The kept answer of a known list URL (KnownListUrls: a body-less GET served before), when the
+   * list's records are still at the stamp it was computed at. The URL is not parsed, routed or
+   * validated again and nothing is awaited; the request is still authenticated (a peer that needs
+   * no token; a token to verify takes the full path) and counted by the rate limit, and the
+   * list's handler, a read, still gives the stamp. In any other case it returns undefined before
+   * anything observable happened, and the request takes the full path.
+   */
+  private answerAtOnce(req: ApiRequest): ApiResponse | undefined {
+    const known = this.knownListUrls?.get(req);
+    if (!known) return undefined;
+    const { endpoint, params, key } = known;
+    if (endpoint.auth === 'token' && !this.cluster.auth.needsNoToken(req.peer)) return undefined;
+    const node = this.cluster.nodes.get(req.nodeId);
+    if (!node) return undefined;
+    try {
+      this.syncClock();
+      const traceBefore = this.cluster.engine.trace.length;
+      const data = this.api.handlers[endpoint.id]({ cluster: this.cluster, node, params, endpoint, peers: this.peers });
+      if (data instanceof Promise) {
+        // Not a list whose answer is at hand: the full path calls the handler again and waits for it.
+        data.catch(() => undefined);
+        return undefined;
+      }
+      if (!(data instanceof IndexedList || data instanceof StampedRows)) return undefined;
+      const stamp = listStampOf(data);
+      const kept = stamp && this.keptAnswers!.get(key, stamp);
+      if (!stamp || !kept) return undefined;
+      if (this.verifyWriters) this.verifyKnownUrl(req, known, traceBefore);
+      // From here on the answer is given here.
+      const limited = this.rateLimited(endpoint.path);
+      if (limited) return limited;
+      if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: kept.body, bytes: kept.bytes };
+      return this.keptListAnswer(endpoint, { key, stamp, kept }, this.pageOf(endpoint, params, data));
+    } catch (error) {
+      return this.internalError(error, req);
+    }
+  }
+
+  /**
+   * Verification mode: a known URL resolves now as it did when it was remembered (route, validated
+   * parameters, key), and the handler that gave the stamp changed nothing.
+   */
+  private verifyKnownUrl(req: ApiRequest, known: KnownListUrl, traceBefore: number): void {
+    if (this.cluster.engine.trace.length !== traceBefore)
+      throw new Error(`the list handler of ${known.endpoint.id} recorded trace entries: a list read must change nothing`);
+    const { path, query } = parseUrl(req.url);
+    const route = this.router.match('GET', path);
+    const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, query, 'query') : undefined;
+    const key = params && KeptAnswers.keyOf(known.endpoint.id, req.nodeId, this.envelope, params);
+    if (route.kind !== 'found' || route.endpoint !== known.endpoint || key !== known.key)
+      throw new Error(`the known list URL ${req.url} resolves differently now than when it was remembered`);
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
@@ -372,8 +450,7 @@ export class AdminApp {
     let params: Record<string, unknown>;
     try {
       const checked = this.deviations.validation(endpoint, endpoint.params, raw);
-      params = validateFields(checked.specs, checked.raw, origin);
-      if (endpoint.list) params = { ...validateFields(COMMON_LIST_PARAMS, checked.raw, origin), ...params };
+      params = this.validatedParams(endpoint, checked.specs, checked.raw, origin);
     } catch (e) {
       if (e instanceof OperationError) return this.fail(400, 400, e.message);
       throw e;
@@ -398,15 +475,16 @@ export class AdminApp {
         if (!e.list) return data;
         if (!Array.isArray(data) && !(data instanceof IndexedList) && !(data instanceof StampedRows))
           throw new Error(`list handler ${e.id} returned ${typeof data}, not an array, an IndexedList or StampedRows`);
-        const stamp = data instanceof IndexedList ? data.source.stamp : data instanceof StampedRows ? data.stamp : undefined;
+        const stamp = listStampOf(data);
         if (stamp && this.keptAnswers) {
           const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
           keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
+          // A GET of this URL can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
+          if (fromQuery) this.knownListUrls?.remember(req, { endpoint: e, params: p, key });
           // Verification computes the page anyway, to compare it with the kept one below.
           if (keeping.kept && !this.verifyWriters) return undefined;
         }
-        const records = data instanceof StampedRows ? data.rows() : data;
-        return applyListQuery(records, p, e.params, e.list, recordFieldsOf(e.response.data));
+        return this.pageOf(e, p, data);
       });
     } catch (e) {
       if (e instanceof OperationError) {
@@ -448,6 +526,27 @@ export class AdminApp {
     return this.json(200, successEnvelope(this.envelope, result), {}, this.successWriter(endpoint, this.envelope));
   }
 
+  /** Validated parameters of a request to `endpoint` (with the common list parameters for a list). */
+  private validatedParams(
+    endpoint: EndpointContract,
+    specs: readonly ParamSpec[],
+    raw: Record<string, unknown>,
+    origin: ParamOrigin,
+  ): Record<string, unknown> {
+    const params = validateFields(specs, raw, origin);
+    return endpoint.list ? { ...validateFields(COMMON_LIST_PARAMS, raw, origin), ...params } : params;
+  }
+
+  /** The page a list query asks for, of the records a list handler returned. */
+  private pageOf(
+    endpoint: EndpointContract,
+    params: Record<string, unknown>,
+    data: readonly object[] | IndexedList<unknown, object> | StampedRows<object>,
+  ): unknown {
+    const records = data instanceof StampedRows ? data.rows() : data;
+    return applyListQuery(records, params, endpoint.params, endpoint.list!, recordFieldsOf(endpoint.response.data));
+  }
+
   /** A stamped list's answer: the kept one, or computed from `page` and kept (verified against a fresh one in verification mode). */
   private keptListAnswer(endpoint: EndpointContract, keeping: KeptQuery, page: unknown): ApiResponse {
     const { key, stamp, kept } = keeping;
@@ -457,6 +556,11 @@ export class AdminApp {
       throw new Error(`the kept answer of ${endpoint.id} differs from a fresh one at the same stamp: its records changed without a write`);
     return { ...fresh, bytes: this.keptAnswers!.keep(key, stamp, fresh.body).bytes };
   }
+}
+
+/** The stamp of a list handler's records, when its owner gives one (IndexedListSource.stamp, StampedRows). */
+function listStampOf(data: unknown): ListStamp | undefined {
+  return data instanceof IndexedList ? data.source.stamp : data instanceof StampedRows ? data.stamp : undefined;
 }
 
 /** Reaches another node by calling this same app as that node's listener would, from loopback. */

@@ -469,9 +469,9 @@ async function serve(
       control && !tooLarge
         ? control({ method: req.method ?? 'GET', url: req.url ?? '/', body, peer: req.socket.remoteAddress ?? '' })
         : undefined;
-    const answer: ControlHttpAnswer | ApiResponse =
+    const responding =
       controlAnswer ??
-      (await app.handle({
+      app.respond({
         method: req.method ?? 'GET',
         url: req.url ?? '/',
         headers: req.headers,
@@ -479,7 +479,9 @@ async function serve(
         bodyTooLarge: tooLarge,
         peer: req.socket.remoteAddress ?? '',
         nodeId,
-      }));
+      });
+    // A kept list answer comes at once (no promise): nothing to wait for.
+    const answer: ControlHttpAnswer | ApiResponse = responding instanceof Promise ? await responding : responding;
     // Encoded once (or kept encoded by the app): its length is the content-length and the bytes are sent as they are.
     const kept = 'bytes' in answer ? answer.bytes : undefined;
     const bytes = kept ?? Buffer.from(answer.body);

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { CONTRACT } from '../../fixtures/contract/index.ts';
+import type { ApiRequest, ApiResponse } from './api-exchange.ts';
+import { InProcessSim } from './in-process-client.ts';
+import { KnownListUrls } from './known-list-urls.ts';
+import { BUILT_IN_API } from './served-api.ts';
+
+const TENANTS = '/api/cluster/tenant/list?limit=5&sort_field=tenant_name';
+const REMOTE = '127.0.0.2';
+
+const get = (url: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({ method: 'GET', url, peer: '127.0.0.1', nodeId: 1, ...extra });
+
+/** The answer of `respond` and whether it came at once (no promise: the known-URL path) or through the whole pipeline. */
+async function respond(sim: InProcessSim, req: ApiRequest): Promise<{ atOnce: boolean; res: ApiResponse }> {
+  const answer = sim.app.respond(req);
+  return { atOnce: !(answer instanceof Promise), res: await answer };
+}
+
+describe('known list URLs', () => {
+  it('hold body-less GETs only, per node and URL, and are bounded', () => {
+    const urls = new KnownListUrls(2);
+    const endpoint = CONTRACT.find((e) => e.id === 'cluster.tenant.list')!;
+    const known = { endpoint, params: { limit: 5 }, key: 'k' };
+    urls.remember(get('/a'), known);
+    expect(urls.get(get('/a'))).toBe(known);
+    expect(urls.get(get('/a', { nodeId: 2 }))).toBeUndefined();
+    expect(urls.get(get('/a', { method: 'HEAD' }))).toBeUndefined();
+    expect(urls.get(get('/a', { body: '{"limit":5}' }))).toBeUndefined();
+    expect(urls.get(get('/a', { bodyTooLarge: true }))).toBeUndefined();
+    urls.remember(get('/b', { body: '{}' }), known);
+    expect(urls.size).toBe(1);
+    urls.remember(get('/b'), known);
+    urls.remember(get('/c'), known);
+    expect(urls.size).toBe(1);
+    expect(urls.get(get('/a'))).toBeUndefined();
+  });
+
+  it('answer a repeated list GET at once with the kept answer, and through the whole pipeline after a write', async () => {
+    const sim = new InProcessSim({ seed: 'known', workload: 'none', nodes: 2 });
+    const first = await respond(sim, get(TENANTS));
+    expect(first.atOnce).toBe(false);
+    const second = await respond(sim, get(TENANTS));
+    expect(second.atOnce).toBe(true);
+    expect(second.res.status).toBe(200);
+    expect(second.res.body).toBe(first.res.body);
+    expect(second.res.bytes).toBe(first.res.bytes);
+    expect(second.res.headers['x-mqsim-virtual-time']).toBe(String(sim.cluster.now()));
+    // Another node, another URL form of the same query: each is resolved once in full.
+    expect((await respond(sim, get(TENANTS, { nodeId: 2 }))).atOnce).toBe(false);
+    expect((await respond(sim, get(`${TENANTS}&page=1`))).atOnce).toBe(false);
+    expect((await respond(sim, get(`${TENANTS}&page=1`))).atOnce).toBe(true);
+
+    expect((await sim.post('/api/cluster/tenant/create', { tenant_name: 'aaa-first', desc: '' })).json.code).toBe(0);
+    const afterWrite = await respond(sim, get(TENANTS));
+    expect(afterWrite.atOnce).toBe(false);
+    expect(JSON.parse(afterWrite.res.body).data.data[0].tenant_name).toBe('aaa-first');
+    const again = await respond(sim, get(TENANTS));
+    expect(again.atOnce).toBe(true);
+    expect(again.res.body).toBe(afterWrite.res.body);
+  });
+
+  it('never pass a request that needs a token: a remote peer gets 401 without one and the list with one, both in full', async () => {
+    const sim = new InProcessSim({
+      seed: 'known-auth',
+      workload: 'none',
+      admin: { password: 'pw', jwtSecret: 'known-secret-0123456789abcdef0123' },
+    });
+    await respond(sim, get(TENANTS));
+    expect((await respond(sim, get(TENANTS))).atOnce).toBe(true);
+    const refused = await respond(sim, get(TENANTS, { peer: REMOTE }));
+    expect([refused.atOnce, refused.res.status]).toEqual([false, 401]);
+    const login = await sim.post('/api/v1/login', { username: 'admin', password: 'pw' }, { peer: REMOTE });
+    const withToken = await respond(sim, get(TENANTS, { peer: REMOTE, headers: { authorization: `Bearer ${login.json.data.token}` } }));
+    expect([withToken.atOnce, withToken.res.status]).toEqual([false, 200]);
+    const bad = await respond(sim, get(TENANTS, { peer: REMOTE, headers: { authorization: 'Bearer not-a-token' } }));
+    expect([bad.atOnce, bad.res.status]).toEqual([false, 401]);
+  });
+
+  it('count against the rate limit as requests in full do', async () => {
+    const sim = new InProcessSim({ seed: 'known-rate', workload: 'none' });
+    sim.cluster.config.set('ClusterLimit', { max_admin_http_uri_rate: 3 });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await respond(sim, get(TENANTS)));
+    expect(answers.map((a) => [a.atOnce, a.res.status])).toEqual([
+      [false, 200],
+      [true, 200],
+      [true, 200],
+      [true, 429],
+    ]);
+    expect(JSON.parse(answers[3].res.body).message).toMatch(/max_admin_http_uri_rate/);
+    expect(answers[3].res.headers['retry-after']).toBe('1');
+  });
+
+  it('are not used for a HEAD, a GET with its parameters in a body, or with kept answers off', async () => {
+    const sim = new InProcessSim({ seed: 'known-forms', workload: 'none' });
+    await respond(sim, get(TENANTS));
+    expect((await respond(sim, get(TENANTS, { method: 'HEAD' }))).atOnce).toBe(false);
+    const inBody = await respond(sim, get('/api/cluster/tenant/list', { body: '{"limit":5,"sort_field":"tenant_name"}' }));
+    expect((await respond(sim, get('/api/cluster/tenant/list', { body: '{"limit":5,"sort_field":"tenant_name"}' }))).atOnce).toBe(false);
+    expect(inBody.res.status).toBe(200);
+    const off = new InProcessSim({ seed: 'known-off', workload: 'none' }, { keepAnswers: false });
+    await respond(off, get(TENANTS));
+    expect((await respond(off, get(TENANTS))).atOnce).toBe(false);
+  });
+
+  it('in verification mode, find a list handler that records a trace entry (a list read must change nothing)', async () => {
+    const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
+    let calls = 0;
+    const api = {
+      ...BUILT_IN_API,
+      handlers: {
+        ...BUILT_IN_API.handlers,
+        'cluster.tenant.list': (ctx: Parameters<typeof tenantList>[0]) => {
+          // Records on every call after the first two (the first request in full, the second one's stamp check).
+          if (++calls > 2) ctx.cluster.engine.record('test.list-read-wrote', {});
+          return tenantList(ctx);
+        },
+      },
+    };
+    const errors: unknown[] = [];
+    const sim = new InProcessSim(
+      { seed: 'known-verify', workload: 'none' },
+      { api, verifyWriters: true, onInternalError: (e) => errors.push(e) },
+    );
+    expect((await respond(sim, get(TENANTS))).res.status).toBe(200);
+    expect((await respond(sim, get(TENANTS))).res.status).toBe(200);
+    const third = await respond(sim, get(TENANTS));
+    expect([third.atOnce, third.res.status]).toEqual([true, 500]);
+    expect(String(errors[0])).toMatch(/recorded trace entries/);
+  });
+});
