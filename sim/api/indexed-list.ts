@@ -25,8 +25,8 @@ export interface OrderedIndex<R> {
   slice(start: number, end?: number): R[];
   partitionPoint(below: (item: R) => boolean): number;
   [Symbol.iterator](): Iterator<R>;
-  /** Every item from the last to the first. */
-  reversed(): Iterable<R>;
+  /** Calls `visit` with every item from the last to the first. */
+  forEachReversed(visit: (item: R) => void): void;
   /** Calls `visit` with the items at positions [from, to) in order. */
   forEach(visit: (item: R) => void, from?: number, to?: number): void;
 }

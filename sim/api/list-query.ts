@@ -124,20 +124,26 @@ function* descendingPositions<R>(index: OrderedIndex<R>, key: (r: R) => unknown,
   }
 }
 
-/** Every record in the descending order of `descendingPositions`, in one backward pass (linear). */
-function* descendingScan<R>(index: OrderedIndex<R>, key: (r: R) => unknown): Generator<R> {
+/**
+ * Calls `visit` with every record in the descending order of `descendingPositions`, in one backward
+ * pass (linear): each group of equal keys is held until its key changes, then given in base order.
+ * A callback, not a generator: a scan visits every record, and resuming a generator per record cost
+ * more than the tests it runs.
+ */
+function forEachDescending<R>(index: OrderedIndex<R>, key: (r: R) => unknown, visit: (r: R) => void): void {
   const group: R[] = [];
+  let held = 0;
   let groupKey: unknown;
-  for (const r of index.reversed()) {
+  index.forEachReversed((r) => {
     const k = key(r);
-    if (group.length > 0 && compareValues(k, groupKey) !== 0) {
-      for (let i = group.length - 1; i >= 0; i--) yield group[i];
-      group.length = 0;
+    if (held > 0 && compareValues(k, groupKey) !== 0) {
+      for (let i = held - 1; i >= 0; i--) visit(group[i]);
+      held = 0;
     }
-    group.push(r);
+    group[held++] = r;
     groupKey = k;
-  }
-  for (let i = group.length - 1; i >= 0; i--) yield group[i];
+  });
+  for (let i = held - 1; i >= 0; i--) visit(group[i]);
 }
 
 /**
@@ -237,13 +243,13 @@ function applyIndexedListQuery<R, T extends object>(
     total++;
   };
   if (matching) {
-    if (descending) for (const r of descendingScan(index, key)) visit(r);
+    if (descending) forEachDescending(index, key, visit);
     else index.forEach(visit, from, to);
     cache!.set(cacheKey, matching);
     return { data, total_count: total };
   }
   if (descending) {
-    for (const r of descendingScan(index, key)) visit(r);
+    forEachDescending(index, key, visit);
     return { data, total_count: total };
   }
   index.forEach(visit, from, to);
@@ -266,10 +272,13 @@ function filterFieldTest<R>(
     );
   }
   const exact = params.exact_match === 'true';
+  // Called for every record of a scan: a plain loop, no closure made per record.
+  const n = filterValues.length;
   return (r) => {
     const v = valueText(src.field(r, filterField));
     if (v === undefined) return false;
-    return filterValues.some((want) => (exact ? v === want : v.includes(want)));
+    for (let i = 0; i < n; i++) if (exact ? v === filterValues[i] : v.includes(filterValues[i])) return true;
+    return false;
   };
 }
 

@@ -27,7 +27,9 @@ describe('SortedList', () => {
           expect(list.size).toBe(expected.length);
           expect(list.toArray()).toEqual(expected);
           expect([...list]).toEqual(expected);
-          expect([...list.reversed()]).toEqual(expected.slice().reverse());
+          const reversed: typeof expected = [];
+          list.forEachReversed((x) => reversed.push(x));
+          expect(reversed).toEqual(expected.slice().reverse());
           const i = expected.length === 0 ? 0 : a % expected.length;
           expect(list.at(i)).toBe(expected[i]);
           const [from, to] = [a % (expected.length + 5), b % (expected.length + 5)];

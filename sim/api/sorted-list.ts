@@ -168,11 +168,11 @@ export class SortedList<T> {
     }
   }
 
-  /** Every item from the last to the first. */
-  *reversed(): IterableIterator<T> {
+  /** Calls `visit` with every item from the last to the first. */
+  forEachReversed(visit: (item: T) => void): void {
     for (let b = this.blocks.length - 1; b >= 0; b--) {
       const block = this.blocks[b];
-      for (let i = block.length - 1; i >= 0; i--) yield block[i];
+      for (let i = block.length - 1; i >= 0; i--) visit(block[i]);
     }
   }
 }
