@@ -41,20 +41,19 @@ function bindRows(bindings: SchemaBinding[], params: BindListParams): BindRow[] 
   }
   if (params.resource_name === undefined && params.schema_name === undefined) {
     // Every resource's schemas in one pass (binding order), rows in the order resources first appear.
-    const schemasOf = new Map<string, string[]>();
-    for (const b of bindings) {
-      const key = `${b.tenant}\u0000${b.resource_name}`;
-      const names = schemasOf.get(key);
-      if (names) names.push(b.schema_name);
-      else schemasOf.set(key, [b.schema_name]);
-    }
-    const seen = new Set<string>();
+    // Rows are found by tenant, then resource (no key strings joined per binding).
+    const rowOf = new Map<string, Map<string, BindRow>>();
     for (const b of bindings) {
       if (!inTenant(b)) continue;
-      const key = `${b.tenant}\u0000${b.resource_name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      rows.push({ data_type: 'resource', tenant: b.tenant, name: b.resource_name, data: schemasOf.get(key)! });
+      let resources = rowOf.get(b.tenant);
+      if (!resources) rowOf.set(b.tenant, (resources = new Map()));
+      const row = resources.get(b.resource_name);
+      if (row) row.data.push(b.schema_name);
+      else {
+        const added: BindRow = { data_type: 'resource', tenant: b.tenant, name: b.resource_name, data: [b.schema_name] };
+        resources.set(b.resource_name, added);
+        rows.push(added);
+      }
     }
   }
   return rows;
