@@ -304,13 +304,13 @@ function applySampledQuery<R, T>(
   sortField: string | undefined,
 ): Page<T> {
   const src = list.source;
-  const textTest =
-    (p: ParamSpec): ((r: R) => boolean) =>
-    (r) => {
-      const want = String(params[p.name]);
-      const v = valueText(src.field(r, p.field ?? p.name));
-      return p.match === 'exact' ? v === want : (v ?? '').includes(want);
-    };
+  const textTest = (p: ParamSpec): ((r: R) => boolean) => {
+    const want = String(params[p.name]);
+    const field = p.field ?? p.name;
+    return p.match === 'exact'
+      ? (r) => valueText(src.field(r, field)) === want
+      : (r) => (valueText(src.field(r, field)) ?? '').includes(want);
+  };
   const scopeTests = named.filter((p) => p.match === 'exact').map(textTest);
   if (src.where) scopeTests.unshift(src.where);
   const otherTests = named.filter((p) => p.match === 'fuzzy').map(textTest);
