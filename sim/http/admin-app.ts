@@ -13,7 +13,7 @@ import type { ExtraRoute } from './deviations/deviation.ts';
 import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
-import { MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
+import { isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { KeptAnswers, type KeptAnswer } from './kept-answers.ts';
 import { KnownListUrls, type KnownListUrl } from './known-list-urls.ts';
@@ -240,6 +240,8 @@ export class AdminApp {
     if (!known) return undefined;
     const { endpoint, params, key } = known;
     if (endpoint.auth === 'token' && !this.cluster.auth.needsNoToken(req.peer)) return undefined;
+    // A POST that may write metadata answers only through the meta group (invoke).
+    if (endpoint.method === 'POST' && metaWritePolicy(endpoint) !== 'none') return undefined;
     const node = this.cluster.nodes.get(req.nodeId);
     if (!node) return undefined;
     try {
@@ -259,6 +261,8 @@ export class AdminApp {
       // From here on the answer is given here.
       const limited = this.rateLimited(endpoint.path);
       if (limited) return limited;
+      // An accepted POST is recorded, as in full (invoke).
+      if (endpoint.method === 'POST') this.cluster.engine.record('api.accepted', { path: endpoint.path });
       if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: kept.body, bytes: kept.bytes };
       return this.keptListAnswer(endpoint, { key, stamp, kept }, this.pageOf(endpoint, params, data));
     } catch (error) {
@@ -274,8 +278,10 @@ export class AdminApp {
     if (this.cluster.engine.trace.length !== traceBefore)
       throw new Error(`the list handler of ${known.endpoint.id} recorded trace entries: a list read must change nothing`);
     const { path, query } = parseUrl(req.url);
-    const route = this.router.match('GET', path);
-    const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, query, 'query') : undefined;
+    const route = this.router.match(req.method, path);
+    const [raw, origin]: [Record<string, unknown>, ParamOrigin] =
+      req.method === 'POST' ? [JSON.parse(KnownListUrls.bodyText(req)) as Record<string, unknown>, 'body'] : [query, 'query'];
+    const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, raw, origin) : undefined;
     const key = params && KeptAnswers.keyOf(known.endpoint.id, req.nodeId, this.envelope, params);
     if (route.kind !== 'found' || route.endpoint !== known.endpoint || key !== known.key)
       throw new Error(`the known list URL ${req.url} resolves differently now than when it was remembered`);
@@ -343,7 +349,7 @@ export class AdminApp {
     if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES))
       return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
     const contentType = header(req, 'content-type');
-    if (body && body.length > 0 && contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())) {
+    if (body && body.length > 0 && !isJsonBodyType(contentType)) {
       return this.fail(
         415,
         400,
@@ -480,7 +486,7 @@ export class AdminApp {
           const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
           keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
           // A GET of this URL can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
-          if (fromQuery) this.knownListUrls?.remember(req, { endpoint: e, params: p, key });
+          if (fromQuery || method === 'POST') this.knownListUrls?.remember(req, { endpoint: e, params: p, key });
           // Verification computes the page anyway, to compare it with the kept one below.
           if (keeping.kept && !this.verifyWriters) return undefined;
         }

@@ -33,6 +33,11 @@ export function parseUrl(rawUrl: string): ParsedUrl {
   return { path, query };
 }
 
+/** Whether a body sent with this Content-Type is read as JSON: none given (or empty), or `application/json` or `application/*+json`. */
+export function isJsonBodyType(contentType: string | undefined): boolean {
+  return !contentType || /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
+}
+
 export type BodyParse = { ok: true; value: unknown } | { ok: false; message: string };
 
 /** Parses a request body as JSON with a depth limit; an empty body reads as "no body". */
