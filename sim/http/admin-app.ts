@@ -133,7 +133,7 @@ export class AdminApp {
   private readonly verifyWriters: boolean;
   /** List answers kept until their records change; absent when off. */
   private readonly keptAnswers: KeptAnswers | undefined;
-  /** List URLs served before and what they resolved to, for answers given at once; with kept answers only. */
+  /** List requests served before and what they resolved to, for answers given at once; with kept answers only. */
   private readonly knownListUrls: KnownListUrls | undefined;
 
   constructor(
@@ -186,9 +186,9 @@ export class AdminApp {
   }
 
   /**
-   * The answer to one request: given at once, without a promise, when it is a known list URL whose
-   * kept answer still holds (answerAtOnce); otherwise through the whole pipeline. Listeners call
-   * this and wait only when they must.
+   * The answer to one request: given at once, without a promise, when it is a known list request
+   * whose kept answer still holds (answerAtOnce); otherwise through the whole pipeline. Listeners
+   * call this and wait only when they must.
    */
   respond(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
     return this.answerAtOnce(req) ?? this.handleInFull(req);
@@ -228,12 +228,13 @@ export class AdminApp {
   }
 
   /**
-   * The kept answer of a known list URL (KnownListUrls: a body-less GET served before), when the
-   * list's records are still at the stamp it was computed at. The URL is not parsed, routed or
-   * validated again and nothing is awaited; the request is still authenticated (a peer that needs
-   * no token; a token to verify takes the full path) and counted by the rate limit, and the
-   * list's handler, a read, still gives the stamp. In any other case it returns undefined before
-   * anything observable happened, and the request takes the full path.
+   * The kept answer of a known list request (KnownListUrls: a body-less GET, or a POST list with its
+   * JSON body, served before), when the list's records are still at the stamp it was computed at.
+   * The request is not parsed, routed or validated again and nothing is awaited; it is still
+   * authenticated (a peer that needs no token; a token to verify takes the full path) and counted
+   * by the rate limit, a POST's acceptance is recorded, and the list's handler, a read, still gives
+   * the stamp. In any other case (the handler throwing included: the full path maps its refusal) it
+   * returns undefined before anything observable happened, and the request takes the full path.
    */
   private answerAtOnce(req: ApiRequest): ApiResponse | undefined {
     const known = this.knownListUrls?.get(req);
@@ -247,7 +248,12 @@ export class AdminApp {
     try {
       this.syncClock();
       const traceBefore = this.cluster.engine.trace.length;
-      const data = this.api.handlers[endpoint.id]({ cluster: this.cluster, node, params, endpoint, peers: this.peers });
+      let data: unknown;
+      try {
+        data = this.api.handlers[endpoint.id]({ cluster: this.cluster, node, params, endpoint, peers: this.peers });
+      } catch {
+        return undefined;
+      }
       if (data instanceof Promise) {
         // Not a list whose answer is at hand: the full path calls the handler again and waits for it.
         data.catch(() => undefined);
@@ -271,8 +277,8 @@ export class AdminApp {
   }
 
   /**
-   * Verification mode: a known URL resolves now as it did when it was remembered (route, validated
-   * parameters, key), and the handler that gave the stamp changed nothing.
+   * Verification mode: a known request resolves now as it did when it was remembered (route,
+   * validated parameters, key), and the handler that gave the stamp changed nothing.
    */
   private verifyKnownUrl(req: ApiRequest, known: KnownListUrl, traceBefore: number): void {
     if (this.cluster.engine.trace.length !== traceBefore)
@@ -284,7 +290,7 @@ export class AdminApp {
     const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, raw, origin) : undefined;
     const key = params && KeptAnswers.keyOf(known.endpoint.id, req.nodeId, this.envelope, params);
     if (route.kind !== 'found' || route.endpoint !== known.endpoint || key !== known.key)
-      throw new Error(`the known list URL ${req.url} resolves differently now than when it was remembered`);
+      throw new Error(`the known list request ${req.method} ${req.url} resolves differently now than when it was remembered`);
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
@@ -485,7 +491,7 @@ export class AdminApp {
         if (stamp && this.keptAnswers) {
           const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
           keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
-          // A GET of this URL can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
+          // The same request can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
           if (fromQuery || method === 'POST') this.knownListUrls?.remember(req, { endpoint: e, params: p, key });
           // Verification computes the page anyway, to compare it with the kept one below.
           if (keeping.kept && !this.verifyWriters) return undefined;

@@ -4,6 +4,7 @@ import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { KnownListUrls } from './known-list-urls.ts';
 import { BUILT_IN_API } from './served-api.ts';
+import { failed } from '../api/operation-error.ts';
 
 const TENANTS = '/api/cluster/tenant/list?limit=5&sort_field=tenant_name';
 const SHARDS = '/api/storage-engine/shard/list';
@@ -178,5 +179,29 @@ describe('known list URLs', () => {
     expect(on.answers.map(([, status]) => status)).toEqual([200, 200, 200, 200, 415, 401, 200, 200, 200, 200]);
     // Each POST list answered, at once or in full, records its acceptance: the traces are the same.
     expect([on.hash, on.length]).toEqual([off.hash, off.length]);
+  });
+
+  it('leave a handler that refuses to the whole pipeline, which maps the refusal (not a 500)', async () => {
+    const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
+    let calls = 0;
+    const api = {
+      ...BUILT_IN_API,
+      handlers: {
+        ...BUILT_IN_API.handlers,
+        'cluster.tenant.list': (ctx: Parameters<typeof tenantList>[0]) => {
+          if (++calls > 2) throw failed('the tenant list is not available');
+          return tenantList(ctx);
+        },
+      },
+    };
+    const errors: unknown[] = [];
+    const sim = new InProcessSim({ seed: 'known-refuse', workload: 'none' }, { api, onInternalError: (e) => errors.push(e) });
+    await respond(sim, get(TENANTS));
+    expect((await respond(sim, get(TENANTS))).atOnce).toBe(true);
+    const refused = await respond(sim, get(TENANTS));
+    expect([refused.atOnce, refused.res.status]).toEqual([false, 200]);
+    const body = JSON.parse(refused.res.body);
+    expect([body.code === 0, body.message]).toEqual([false, 'the tenant list is not available']);
+    expect(errors).toEqual([]);
   });
 });
