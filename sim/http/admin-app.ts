@@ -10,13 +10,13 @@ import { metaWritePolicy } from '../cluster/meta-write-gate.ts';
 import { PathRateLimiter } from '../auth/rate-limiter.ts';
 import { AppliedDeviations } from './deviations/applied-deviations.ts';
 import type { ExtraRoute } from './deviations/deviation.ts';
-import type { ApiRequest, ApiResponse } from './api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { KeptAnswers, type KeptAnswer } from './kept-answers.ts';
-import { KnownListUrls, type KnownListUrl } from './known-list-urls.ts';
+import { KnownListRequests, type KnownListRequest } from './known-list-requests.ts';
 import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
@@ -92,11 +92,6 @@ interface KeptQuery {
   kept: KeptAnswer | undefined;
 }
 
-function header(req: ApiRequest, name: string): string | undefined {
-  const v = req.headers?.[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /** Field names of a list's records, per record schema (read once, not per request). */
 const recordFieldsCache = new WeakMap<object, string[] | undefined>();
 
@@ -134,7 +129,7 @@ export class AdminApp {
   /** List answers kept until their records change; absent when off. */
   private readonly keptAnswers: KeptAnswers | undefined;
   /** List requests served before and what they resolved to, for answers given at once; with kept answers only. */
-  private readonly knownListUrls: KnownListUrls | undefined;
+  private readonly knownListRequests: KnownListRequests | undefined;
 
   constructor(
     readonly cluster: Cluster,
@@ -154,7 +149,7 @@ export class AdminApp {
     this.verifyWriters = options.verifyWriters ?? process.env.MQSIM_VERIFY_WRITERS === '1';
     const keep = options.keepAnswers ?? process.env.MQSIM_KEEP_ANSWERS !== '0';
     this.keptAnswers = keep && this.compiledWriters ? new KeptAnswers() : undefined;
-    this.knownListUrls = this.keptAnswers ? new KnownListUrls() : undefined;
+    this.knownListRequests = this.keptAnswers ? new KnownListRequests() : undefined;
     this.queuedLimit = this.deviations.rateLimit();
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
@@ -228,7 +223,7 @@ export class AdminApp {
   }
 
   /**
-   * The kept answer of a known list request (KnownListUrls: a body-less GET, or a POST list with its
+   * The kept answer of a known list request (KnownListRequests: a body-less GET, or a POST list with its
    * JSON body, served before), when the list's records are still at the stamp it was computed at.
    * The request is not parsed, routed or validated again and nothing is awaited; it is still
    * authenticated (a peer that needs no token; a token to verify takes the full path) and counted
@@ -237,7 +232,7 @@ export class AdminApp {
    * returns undefined before anything observable happened, and the request takes the full path.
    */
   private answerAtOnce(req: ApiRequest): ApiResponse | undefined {
-    const known = this.knownListUrls?.get(req);
+    const known = this.knownListRequests?.get(req);
     if (!known) return undefined;
     const { endpoint, params, key } = known;
     if (endpoint.auth === 'token' && !this.cluster.auth.needsNoToken(req.peer)) return undefined;
@@ -263,7 +258,7 @@ export class AdminApp {
       const stamp = listStampOf(data);
       const kept = stamp && this.keptAnswers!.get(key, stamp);
       if (!stamp || !kept) return undefined;
-      if (this.verifyWriters) this.verifyKnownUrl(req, known, traceBefore);
+      if (this.verifyWriters) this.verifyKnownRequest(req, known, traceBefore);
       // From here on the answer is given here.
       const limited = this.rateLimited(endpoint.path);
       if (limited) return limited;
@@ -280,13 +275,13 @@ export class AdminApp {
    * Verification mode: a known request resolves now as it did when it was remembered (route,
    * validated parameters, key), and the handler that gave the stamp changed nothing.
    */
-  private verifyKnownUrl(req: ApiRequest, known: KnownListUrl, traceBefore: number): void {
+  private verifyKnownRequest(req: ApiRequest, known: KnownListRequest, traceBefore: number): void {
     if (this.cluster.engine.trace.length !== traceBefore)
       throw new Error(`the list handler of ${known.endpoint.id} recorded trace entries: a list read must change nothing`);
     const { path, query } = parseUrl(req.url);
     const route = this.router.match(req.method, path);
     const [raw, origin]: [Record<string, unknown>, ParamOrigin] =
-      req.method === 'POST' ? [JSON.parse(KnownListUrls.bodyText(req)) as Record<string, unknown>, 'body'] : [query, 'query'];
+      req.method === 'POST' ? [JSON.parse(bodyText(req)) as Record<string, unknown>, 'body'] : [query, 'query'];
     const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, raw, origin) : undefined;
     const key = params && KeptAnswers.keyOf(known.endpoint.id, req.nodeId, this.envelope, params);
     if (route.kind !== 'found' || route.endpoint !== known.endpoint || key !== known.key)
@@ -344,7 +339,7 @@ export class AdminApp {
     const endpoint = route.endpoint;
 
     if (endpoint.auth === 'token') {
-      const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
+      const decision = await this.cluster.auth.authorize(req.peer, headerOf(req, 'authorization'));
       if (!decision.ok) return this.unauthorized(decision.message);
     }
 
@@ -354,7 +349,7 @@ export class AdminApp {
     const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
     if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES))
       return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
-    const contentType = header(req, 'content-type');
+    const contentType = headerOf(req, 'content-type');
     if (body && body.length > 0 && !isJsonBodyType(contentType)) {
       return this.fail(
         415,
@@ -384,7 +379,7 @@ export class AdminApp {
     outcome: { changedModel: boolean },
   ): Promise<ApiResponse> {
     if (route.auth === 'token') {
-      const decision = await this.cluster.auth.authorize(req.peer, header(req, 'authorization'));
+      const decision = await this.cluster.auth.authorize(req.peer, headerOf(req, 'authorization'));
       if (!decision.ok) return this.unauthorized(decision.message);
     }
     const limited = this.rateLimited(path);
@@ -492,7 +487,7 @@ export class AdminApp {
           const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
           keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
           // The same request can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
-          if (fromQuery || method === 'POST') this.knownListUrls?.remember(req, { endpoint: e, params: p, key });
+          if (fromQuery || method === 'POST') this.knownListRequests?.remember(req, { endpoint: e, params: p, key });
           // Verification computes the page anyway, to compare it with the kept one below.
           if (keeping.kept && !this.verifyWriters) return undefined;
         }

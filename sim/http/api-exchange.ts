@@ -13,6 +13,18 @@ export interface ApiRequest {
   nodeId: number;
 }
 
+/** A request header's value (the first, when sent more than once). */
+export function headerOf(req: ApiRequest, name: string): string | undefined {
+  const v = req.headers?.[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The request body as text ('' when none). */
+export function bodyText(req: ApiRequest): string {
+  if (req.body === undefined) return '';
+  return typeof req.body === 'string' ? req.body : req.body.toString('utf8');
+}
+
 export interface ApiResponse {
   status: number;
   headers: Record<string, string>;

@@ -33,9 +33,14 @@ export function parseUrl(rawUrl: string): ParsedUrl {
   return { path, query };
 }
 
-/** Whether a body sent with this Content-Type is read as JSON: none given (or empty), or `application/json` or `application/*+json`. */
+/** Whether a Content-Type names JSON: `application/json` or `application/*+json` (parameters allowed). */
+export function isJsonMediaType(contentType: string): boolean {
+  return /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
+}
+
+/** Whether a body sent with this Content-Type is read as JSON: none given (or empty), or a JSON media type. */
 export function isJsonBodyType(contentType: string | undefined): boolean {
-  return !contentType || /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
+  return !contentType || isJsonMediaType(contentType);
 }
 
 export type BodyParse = { ok: true; value: unknown } | { ok: false; message: string };

@@ -127,14 +127,3 @@ export function isEnvelope(body: Obj | undefined): body is Obj {
 export function withJson(res: ApiResponse, body: Obj): ApiResponse {
   return { ...res, body: JSON.stringify(body) };
 }
-
-/** The request body as text ('' when none). */
-export function bodyText(req: ApiRequest): string {
-  if (req.body === undefined) return '';
-  return typeof req.body === 'string' ? req.body : req.body.toString('utf8');
-}
-
-export function headerOf(req: ApiRequest, name: string): string | undefined {
-  const v = req.headers?.[name];
-  return Array.isArray(v) ? v[0] : v;
-}

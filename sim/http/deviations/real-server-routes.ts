@@ -5,13 +5,12 @@
  */
 import { CONTRACT } from '../../../fixtures/contract/index.ts';
 import { OperationError } from '../../api/operation-error.ts';
-import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../api-exchange.ts';
+import { isJsonMediaType } from '../parse-request.ts';
 import type { Deviation, DeviationHooks } from './deviation.ts';
 import {
-  bodyText,
   endpointAt,
   envelopeText,
-  headerOf,
   isEnvelope,
   jsonBody,
   LOGIN_PATH,
@@ -51,8 +50,6 @@ function queryRejected(text: string, param: string): OperationError {
   return new OperationError('invalid', `${QUERY_REJECTION_PREFIX}${text}`, param);
 }
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-
 /**
  * A body axum's `Json` extractor refuses before deserializing is made one the app refuses before
  * touching the model, so the `response` hook can put the real answer in place: no Content-Type
@@ -63,7 +60,7 @@ function plainJsonRequest(req: ApiRequest): ApiRequest {
   const e = endpointAt('POST', pathOf(req.url));
   if (!e || extractorOf(e) !== 'json') return req;
   const type = headerOf(req, 'content-type');
-  if (!type || !JSON_TYPE.test(type.trim()))
+  if (!type || !isJsonMediaType(type))
     return { ...req, headers: { ...req.headers, 'content-type': type || 'text/plain' }, body: bodyText(req) === '' ? ' ' : req.body };
   if (bodyText(req).trim() === '') return { ...req, body: '\u0000' };
   return req;

@@ -5,16 +5,15 @@
  */
 import { OperationError, failed } from '../../api/operation-error.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../api-exchange.ts';
+import { isJsonMediaType } from '../parse-request.ts';
 import type { Deviation, DeviationHooks } from './deviation.ts';
 import { aroundOn, changeSpec, validationOn } from './hook-helpers.ts';
 import {
-  bodyText,
   emptyAnswer,
   endpointAt,
   endpointsAt,
   envelopeText,
-  headerOf,
   isEnvelope,
   jsonBody,
   LOGIN_PATH,
@@ -34,8 +33,6 @@ type Around = NonNullable<DeviationHooks['around']>;
 
 // ---- ValidatedJson rejections and form B --------------------------------------------------------
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-
 /**
  * A ValidatedJson body without a JSON Content-Type is refused by the real extractor before anything
  * runs; the app is made to refuse it too (as a 415), and `validatedJsonAnswer` words it.
@@ -44,7 +41,7 @@ function validatedJsonRequest(req: ApiRequest): ApiRequest {
   if (req.method.toUpperCase() !== 'POST') return req;
   const e = endpointAt('POST', pathOf(req.url));
   const type = headerOf(req, 'content-type');
-  if (!e || extractorOf(e) !== 'validated-json' || (type && JSON_TYPE.test(type.trim()))) return req;
+  if (!e || extractorOf(e) !== 'validated-json' || (type && isJsonMediaType(type))) return req;
   return { ...req, headers: { ...req.headers, 'content-type': type || 'text/plain' }, body: bodyText(req) === '' ? ' ' : req.body };
 }
 

@@ -6,9 +6,8 @@
  */
 import type { Cluster } from '../../../cluster/cluster.ts';
 import { answerMcp, type McpRequest } from '../../../mcp/mcp-server.ts';
-import type { ApiRequest, ApiResponse } from '../../api-exchange.ts';
+import { headerOf, type ApiRequest, type ApiResponse } from '../../api-exchange.ts';
 import type { ExtraRoute } from '../deviation.ts';
-import { headerOf } from '../real-server-answers.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { emptyAnswer, jsonAnswer, methodNotAllowed } from './route-answers.ts';
 

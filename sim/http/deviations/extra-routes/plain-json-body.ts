@@ -4,9 +4,8 @@
  * content type (415), is no JSON (400) or does not deserialize into the request struct (422).
  */
 import type { ParamSpec } from '../../../../fixtures/contract/types.ts';
-import type { ApiRequest, ApiResponse } from '../../api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../api-exchange.ts';
 import { jsonDepth } from '../../../api/json-depth.ts';
-import { bodyText, headerOf } from '../real-server-answers.ts';
 import {
   JSON_CONTENT_TYPE_TEXT,
   JSON_DATA_PREFIX,

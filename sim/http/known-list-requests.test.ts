@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../fixtures/contract/index.ts';
 import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
-import { KnownListUrls } from './known-list-urls.ts';
-import { BUILT_IN_API } from './served-api.ts';
+import { KnownListRequests } from './known-list-requests.ts';
+import { BUILT_IN_API, type ServedApi } from './served-api.ts';
 import { failed } from '../api/operation-error.ts';
 
 const TENANTS = '/api/cluster/tenant/list?limit=5&sort_field=tenant_name';
@@ -12,15 +12,40 @@ const REMOTE = '127.0.0.2';
 
 const get = (url: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({ method: 'GET', url, peer: '127.0.0.1', nodeId: 1, ...extra });
 
+/** Shard-list POST with its parameters as a body of `type`. */
+const shardsPost = (type = 'application/json'): ApiRequest =>
+  get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': type } });
+
+type TenantListContext = Parameters<(typeof BUILT_IN_API.handlers)['cluster.tenant.list']>[0];
+
+/**
+ * The built-in API with a tenant list handler that, from its third call on (after the first request
+ * in full and the second one's stamp check), first runs `misbehave`.
+ */
+function tenantListMisbehavingAfterTwoCalls(misbehave: (ctx: TenantListContext) => void): ServedApi {
+  const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
+  let calls = 0;
+  return {
+    ...BUILT_IN_API,
+    handlers: {
+      ...BUILT_IN_API.handlers,
+      'cluster.tenant.list': (ctx: TenantListContext) => {
+        if (++calls > 2) misbehave(ctx);
+        return tenantList(ctx);
+      },
+    },
+  };
+}
+
 /** The answer of `respond` and whether it came at once (no promise: the known-URL path) or through the whole pipeline. */
 async function respond(sim: InProcessSim, req: ApiRequest): Promise<{ atOnce: boolean; res: ApiResponse }> {
   const answer = sim.app.respond(req);
   return { atOnce: !(answer instanceof Promise), res: await answer };
 }
 
-describe('known list URLs', () => {
-  it('hold body-less GETs only, per node and URL, and are bounded', () => {
-    const urls = new KnownListUrls(2);
+describe('known list requests', () => {
+  it('hold a GET only without a body, per node and URL, and are bounded', () => {
+    const urls = new KnownListRequests(2);
     const endpoint = CONTRACT.find((e) => e.id === 'cluster.tenant.list')!;
     const known = { endpoint, params: { limit: 5 }, key: 'k' };
     urls.remember(get('/a'), known);
@@ -38,7 +63,7 @@ describe('known list URLs', () => {
   });
 
   it('hold POSTs by URL and JSON body, up to 4 KiB', () => {
-    const urls = new KnownListUrls();
+    const urls = new KnownListRequests();
     const endpoint = CONTRACT.find((e) => e.id === 'storage.shard.list')!;
     const known = { endpoint, params: { limit: 5 }, key: 'k' };
     const post = (body: string, type?: string): ApiRequest =>
@@ -123,19 +148,7 @@ describe('known list URLs', () => {
   });
 
   it('in verification mode, find a list handler that records a trace entry (a list read must change nothing)', async () => {
-    const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
-    let calls = 0;
-    const api = {
-      ...BUILT_IN_API,
-      handlers: {
-        ...BUILT_IN_API.handlers,
-        'cluster.tenant.list': (ctx: Parameters<typeof tenantList>[0]) => {
-          // Records on every call after the first two (the first request in full, the second one's stamp check).
-          if (++calls > 2) ctx.cluster.engine.record('test.list-read-wrote', {});
-          return tenantList(ctx);
-        },
-      },
-    };
+    const api = tenantListMisbehavingAfterTwoCalls((ctx) => ctx.cluster.engine.record('test.list-read-wrote', {}));
     const errors: unknown[] = [];
     const sim = new InProcessSim(
       { seed: 'known-verify', workload: 'none' },
@@ -152,14 +165,14 @@ describe('known list URLs', () => {
     const requests: ApiRequest[] = [
       get(TENANTS),
       get(TENANTS),
-      get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': 'application/json' } }),
-      get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': 'application/json' } }),
-      get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': 'text/plain' } }),
+      shardsPost(),
+      shardsPost(),
+      shardsPost('text/plain'),
       get(TENANTS, { peer: REMOTE }),
       { ...get('/api/cluster/tenant/create'), method: 'POST', body: '{"tenant_name":"aaa-first","desc":""}' },
       get(TENANTS),
-      get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': 'application/json' } }),
-      get(SHARDS, { method: 'POST', body: '{"limit":5,"sort_field":"shard_name"}', headers: { 'content-type': 'application/json' } }),
+      shardsPost(),
+      shardsPost(),
     ];
     const run = async (keepAnswers: boolean) => {
       const sim = new InProcessSim({ seed: 'known-same', workload: 'none' }, { keepAnswers });
@@ -182,18 +195,9 @@ describe('known list URLs', () => {
   });
 
   it('leave a handler that refuses to the whole pipeline, which maps the refusal (not a 500)', async () => {
-    const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
-    let calls = 0;
-    const api = {
-      ...BUILT_IN_API,
-      handlers: {
-        ...BUILT_IN_API.handlers,
-        'cluster.tenant.list': (ctx: Parameters<typeof tenantList>[0]) => {
-          if (++calls > 2) throw failed('the tenant list is not available');
-          return tenantList(ctx);
-        },
-      },
-    };
+    const api = tenantListMisbehavingAfterTwoCalls(() => {
+      throw failed('the tenant list is not available');
+    });
     const errors: unknown[] = [];
     const sim = new InProcessSim({ seed: 'known-refuse', workload: 'none' }, { api, onInternalError: (e) => errors.push(e) });
     await respond(sim, get(TENANTS));
