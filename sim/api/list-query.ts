@@ -220,10 +220,12 @@ function applyIndexedListQuery<R, T extends object>(
   // The records matching these filters, in this order, may be kept from an earlier request (the
   // index clears them on any write): the page is then read by position.
   const cache = src.matches;
+  // Keyed by the direction asked for, not by how the index is walked: with a descending index both
+  // directions walk forward, through different indexes.
   const cacheKey = cache
     ? JSON.stringify([
         sortField ?? null,
-        descending,
+        askedDescending,
         from,
         to,
         named.map((p) => [p.name, String(params[p.name])]),

@@ -102,3 +102,23 @@ describe('RecordIndex kept matches', () => {
     expect(index.listing((r) => r).source.matches).toBeUndefined();
   });
 });
+
+describe('kept matches of a filtered query', () => {
+  it('are kept per sort direction: the same filter sorted desc then asc answers each order', () => {
+    const index = new RecordIndex<{ name: string }>({ viewsOfRecordsOnly: true });
+    for (const i of ['000', '001', '002', '003', '004']) index.set(`pgx_${i}`, { name: `pgx_${i}` });
+    const params = [{ name: 'name', type: 'string' as const, match: 'fuzzy' as const, description: 'name contains' }];
+    const spec = { defaultLimit: 100, sortFields: ['name'] };
+    const names = (sort_by: string): string[] =>
+      applyListQuery(
+        index.listing((r) => r),
+        { name: 'pgx', limit: 3, sort_field: 'name', sort_by },
+        params,
+        spec,
+        ['name'],
+      ).data.map((r) => r.name);
+    expect(names('desc')).toEqual(['pgx_004', 'pgx_003', 'pgx_002']);
+    expect(names('asc')).toEqual(['pgx_000', 'pgx_001', 'pgx_002']);
+    expect(names('desc')).toEqual(['pgx_004', 'pgx_003', 'pgx_002']);
+  });
+});
