@@ -624,9 +624,13 @@ export function innerPart(value: string): string {
   return chars.length >= 3 ? chars.slice(1, -1).join('') : value;
 }
 
+/**
+ * Does the record's field match? A contains match may ignore letter case: the spec says "fuzzy,
+ * contains match" and names no case rule (the reference server lowercases both sides).
+ */
 const matches = (row: Row, field: string, want: string, exact: boolean): boolean => {
   const v = fieldText(row, field);
-  return v !== undefined && (exact ? v === want : v.includes(want));
+  return v !== undefined && (exact ? v === want : v.toLowerCase().includes(want.toLowerCase()));
 };
 
 /**
