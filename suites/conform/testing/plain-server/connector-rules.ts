@@ -1,40 +1,19 @@
 import { refuse } from './answers.ts';
+import { CATALOGUE, checkTypeConfig } from './connector-catalogue.ts';
 import type { Body } from './rules.ts';
 
 /**
  * The connector rules of the spec beyond types and lengths (Connectors: create body, Failure
  * strategy, Connector catalogue): the type is a catalogue identifier, `config` is JSON text of an
- * object holding the type's required keys, and the failure strategy's per-strategy rules. The
- * catalogue's optional keys and their ranges are not checked.
+ * object following its type's rules, and the failure strategy's per-strategy rules.
  */
-
-/** Required keys of each type's config (the catalogue's "req" lists; a key with a default is optional). */
-const REQUIRED_KEYS: Readonly<Record<string, readonly string[]>> = {
-  kafka: ['bootstrap_servers', 'topic'],
-  pulsar: ['server', 'topic'],
-  rabbitmq: ['server', 'username', 'password', 'exchange'],
-  mqtt: ['server'],
-  redis: ['server', 'command_template'],
-  mysql: ['host', 'database', 'username', 'password', 'table'],
-  postgres: ['host', 'database', 'username', 'password', 'table'],
-  mongodb: ['host', 'database', 'collection'],
-  clickhouse: ['url', 'database', 'table'],
-  cassandra: ['nodes', 'keyspace', 'table'],
-  elasticsearch: ['url', 'index'],
-  greptime: ['server_addr', 'database', 'user', 'password'],
-  influxdb: ['server', 'measurement', 'token', 'org', 'bucket', 'database', 'username', 'password'],
-  opentsdb: ['server'],
-  webhook: ['url'],
-  s3: ['bucket', 'region', 'access_key_id', 'secret_access_key', 'session_token'],
-  file: ['local_file_path'],
-};
 
 const STRATEGIES = ['discard', 'discard_after_retry', 'dead_message_queue'];
 
 /** The catalogue identifier of `type`, matched ignoring case; refuses an unknown one. */
 export function connectorType(type: string): string {
   const id = type.toLowerCase();
-  if (!(id in REQUIRED_KEYS)) refuse(`connector_type must be one of ${Object.keys(REQUIRED_KEYS).join(', ')}`);
+  if (!(id in CATALOGUE)) refuse(`connector_type must be one of ${Object.keys(CATALOGUE).join(', ')}`);
   return id;
 }
 
@@ -46,8 +25,7 @@ export function checkConfig(type: string, config: string): void {
     refuse('config must be JSON text of an object');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) refuse('config must be JSON text of an object');
-  const missing = REQUIRED_KEYS[type].find((k) => (parsed as Body)[k] === undefined || (parsed as Body)[k] === null);
-  if (missing) refuse(`config.${missing} is required for a ${type} connector`);
+  checkTypeConfig(type, parsed as Body);
 }
 
 const positive = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
