@@ -35,7 +35,11 @@ import { PlainStore } from './plain-server/store.ts';
  * - tenant update: `desc` left out clears it, a given `config` replaces the quota (defaults for the
  *   fields left out), as the real server; an unknown tenant is code 100 "Tenant <name> not found";
  * - no tenant needs to exist for a record in it; names are unique per tenant (connectors too);
- * - connectors stay Idle with broker_id null (nothing runs them); their config is listed as sent;
+ * - connectors stay Idle with broker_id null (nothing runs them); their config is listed as sent; the
+ *   catalogue's rules are checked, not ranges it does not give (ports); the failure strategy's
+ *   numbers are typed as the reference server types them (retry_total_times u32, wait_time_ms u64);
+ * - nothing beyond the spec's field rules: a rewrite regex is not compiled, a schema text not parsed,
+ *   no tenant quota enforced, a shard's replica_num not held against the one node;
  * - schema-bind list: the reference rows `{data_type, data: [names]}` for the given resource_name
  *   and/or schema_name, none without either; topic create answers the new topic record;
  * - shard list rows are the reference's `{shard_info: {...}}` only; a shard delete is immediate;

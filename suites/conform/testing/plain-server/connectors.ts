@@ -1,6 +1,6 @@
 import { refuse } from './answers.ts';
 import { CATALOGUE, checkTypeConfig } from './connector-catalogue.ts';
-import { need, text, type Body } from './rules.ts';
+import { need, oneOf, text, u32, u64, type Body, type Rules } from './rules.ts';
 import { contains, exact, GENERAL, localTime, type FamilyDef } from './family.ts';
 
 /**
@@ -29,18 +29,21 @@ function checkConfig(type: string, config: string): void {
   checkTypeConfig(type, parsed as Body);
 }
 
-const positive = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
+/**
+ * The failure strategy (Connectors: Failure strategy), its numbers typed as the reference server
+ * types them (retry_total_times u32, wait_time_ms u64: the spec says "number"); retries "must be above
+ * 0 for the two retrying strategies", so discard_after_retry needs them.
+ */
+const FAILURE_STRATEGY: Rules = {
+  strategy: need(oneOf(...STRATEGIES)),
+  retry_total_times: u32(1),
+  wait_time_ms: u64(1),
+  topic_name: text(1, 256),
+};
 
 function checkFailureStrategy(fs: Body): void {
-  const { strategy, retry_total_times: retries, wait_time_ms: wait, topic_name: topic } = fs;
-  if (typeof strategy !== 'string' || !STRATEGIES.includes(strategy))
-    refuse(`failure_strategy.strategy must be one of ${STRATEGIES.join(', ')}`);
-  const given = (v: unknown) => v !== undefined && v !== null;
-  if (strategy === 'discard_after_retry' && !positive(retries)) refuse('failure_strategy.retry_total_times must be above 0');
-  if (given(retries) && !positive(retries)) refuse('failure_strategy.retry_total_times must be above 0');
-  if (given(wait) && !positive(wait)) refuse('failure_strategy.wait_time_ms must be above 0');
-  if (given(topic) && (typeof topic !== 'string' || topic.length === 0 || [...topic].length > 256))
-    refuse('failure_strategy.topic_name must be 1-256 characters');
+  if (fs.strategy === 'discard_after_retry' && fs.retry_total_times === undefined)
+    refuse('failure_strategy.retry_total_times must be above 0 for discard_after_retry');
 }
 
 export const connectors: FamilyDef = {
@@ -52,7 +55,7 @@ export const connectors: FamilyDef = {
     connector_type: need(text(1, 50)),
     config: need(text(1, 4096)),
     topic_name: need(text(1, 256)),
-    failure_strategy: { type: 'object', required: true },
+    failure_strategy: { type: 'object', required: true, fields: FAILURE_STRATEGY },
   },
   remove: { tenant: need(text(1, 256)), connector_name: need(text(1, 128)) },
   identity: ['tenant', 'connector_name'],
