@@ -91,12 +91,13 @@ export function indexedListPage<R, T extends object>(
   // Keyed by the direction asked for, not by how the index is walked: with a descending index both
   // directions walk forward, through different indexes (the seeded fault keys by the walk).
   const directionKey = listFaultOn('sort-direction-remembered') ? descending : askedDescending;
+  // The range is part of the key only when a leading exact filter chose it: the whole index's range
+  // changes only with a write, which drops every kept match.
   const cacheKey = cache
     ? JSON.stringify([
         sortField ?? null,
         directionKey,
-        from,
-        to,
+        exactOnLeading ? [from, to] : null,
         named.map((p) => [p.name, String(params[p.name])]),
         fieldTest ? [params.filter_field, params.filter_values, params.exact_match === 'true'] : null,
       ])

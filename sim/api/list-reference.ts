@@ -25,7 +25,7 @@ export interface Page<T> {
  * 6. the page: `limit` records (0 or absent: the list's default) from `(page - 1) * limit` (page 0 is 1).
  *
  * `records` is the whole list in its base order (its order without `sort_field`). Every fast path
- * (sim/api/list-query.ts: maintained sorted and descending indexes, leading-field ranges, kept
+ * (sim/api/indexed-list-query.ts: maintained sorted and descending indexes, leading-field ranges, kept
  * matches of filtered queries; sim/http: kept answers and known list requests) must answer exactly
  * this: the differential test (sim/http/list-differential) compares them byte for byte after long
  * random histories. So this module shares no code with them beyond how two field values compare and
