@@ -5,21 +5,21 @@
  * byte for byte with the reference answer (reference-answer.ts) computed at the same moment.
  *
  * Commands (fast-check `fc.commands`): a write of one list's records (list-writes.ts), virtual time
- * passing, a new request of a list (list-queries.ts), an earlier request sent again (as it was, or
- * with its keys in another order: the kept answer and the known request are read back) and an
- * earlier request in the other sort direction (the same filter both ways). The model is the
- * requests asked so far. A difference throws `ListAnswerDifference`, which ends the run: fast-check
- * then shrinks the history and reports it with its seed and replay path.
+ * passing, a new request of a list (list-queries.ts), and a recent request again: as it was (the
+ * kept answer and the known request are read back), with its keys in another order, with its
+ * parameters in a GET's JSON body, in the other sort direction (the same filter both ways), or all
+ * recent requests after a write. The model is the requests asked so far. A difference throws
+ * `ListAnswerDifference`, which ends the run: fast-check then shrinks the history and reports it
+ * with its seed, path and replay path. docs/lists.md says what it proves.
  */
 import fc from 'fast-check';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT, endpointById } from '../../../fixtures/contract/index.ts';
 import { OperationError } from '../../api/operation-error.ts';
 import type { EnvelopeForm } from '../envelope.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { bodyOf, describeQuery, flipped, inBody, listQueryArb, reordered, sendsBody, urlOf, type ListQuery } from './list-queries.ts';
 import { ADVANCE, configureListFeeds, LIST_WRITES, type ListWrite } from './list-writes.ts';
 import { referenceAnswer, type ListAnswer } from './reference-answer.ts';
-import { endpointById } from '../../../fixtures/contract/index.ts';
 
 /** Every list endpoint of the contract. */
 export const LIST_ENDPOINT_IDS: readonly string[] = CONTRACT.filter((e) => e.list).map((e) => e.id);
