@@ -25,7 +25,8 @@ const steps = argNumber('steps', 100_000, { positive: true });
 const keep = argText('keep', 'both');
 const focus = Math.round(argNumber('focus', 3, { positive: true }));
 const maxSteps = Math.round(argNumber('max-steps', 1000, { positive: true }));
-const lists = argText('lists', LIST_ENDPOINT_IDS.join(',')).split(',');
+const listsArg = argText('lists', '');
+const lists = listsArg ? listsArg.split(',') : LIST_ENDPOINT_IDS;
 const seed0 = Math.round(argNumber('seed', Date.now() % 1_000_000_000));
 const path = argText('path', '');
 const replayPath = argText('replay-path', '');
@@ -56,7 +57,7 @@ const optionsOf = (keepAnswers: boolean): ListHistoryOptions => ({
   ...(replayPath ? { replayPath } : {}),
 });
 const command = (keepAnswers: boolean, seed: number): string =>
-  `npm run soak:lists -- --keep ${keepAnswers ? 'on' : 'off'} --envelope ${envelope} --focus ${focus} --max-steps ${maxSteps} --lists ${lists.join(',')}${fault ? ` --fault ${fault}` : ''} --seed ${seed}`;
+  `npm run soak:lists -- --keep ${keepAnswers ? 'on' : 'off'} --envelope ${envelope} --focus ${focus} --max-steps ${maxSteps}${listsArg ? ` --lists ${listsArg}` : ''}${fault ? ` --fault ${fault}` : ''} --seed ${seed}`;
 
 process.stderr.write(
   `soak-lists: ${steps} steps, histories of at most ${maxSteps} steps over at most ${focus} of ${lists.length} lists, kept answers ${keep}, envelope ${envelope}, seeds from ${seed0}${fault ? `, fault ${fault} on` : ''}\n`,
@@ -71,7 +72,9 @@ while (stats.steps < steps) {
   const seconds = (performance.now() - started) / 1000;
   if (details.failed) {
     const found = stats.stepsToFirstDifference ?? stats.steps;
-    console.log(`DIFFERENCE after ${found} steps (${stats.requests} requests compared), kept answers ${keepAnswers ? 'on' : 'off'}:`);
+    console.log(
+      `DIFFERENCE found after ${found} steps, kept answers ${keepAnswers ? 'on' : 'off'} (shrinking ran ${stats.steps - found} more):`,
+    );
     console.log(describeFailure(details));
     const rp = replayPathOf(details);
     console.log(
