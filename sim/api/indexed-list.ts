@@ -62,6 +62,12 @@ export interface IndexedListSource<R, V> {
    * again for the same query until the version moves (sim/http/kept-answers.ts).
    */
   readonly stamp?: ListStamp;
+  /**
+   * Every record of the list in base order (before `where`), computed from the owner's plain store
+   * without the maintained indexes (a Map in insertion order, sorted by the base order): what the
+   * reference answer (list-reference.ts) is computed from. Absent: the base index is read.
+   */
+  plainRecords?(): Iterable<R>;
   /** The value of field `name` of the record's view, without building the view. */
   field(record: R, name: string): unknown;
   /** The API record of a model record. */
@@ -83,11 +89,15 @@ export interface ListStamp {
 export class IndexedList<R, V> {
   constructor(readonly source: IndexedListSource<R, V>) {}
 
-  /** Every record of the list as API records, in base order (the plain-array form of the list). */
+  /**
+   * Every record of the list as API records, in base order (the plain-array form of the list, the
+   * reference's input): from the owner's plain store when it has one (`plainRecords`), else the base index.
+   */
   toArray(): V[] {
-    const { base, where, view } = this.source;
+    const source = this.source;
+    const { where, view } = source;
     const out: V[] = [];
-    for (const r of base) if (!where || where(r)) out.push(view.call(this.source, r));
+    for (const r of source.plainRecords ? source.plainRecords() : source.base) if (!where || where(r)) out.push(view.call(source, r));
     return out;
   }
 }

@@ -1,5 +1,6 @@
 import { compareValues } from './compare-values.ts';
 import { IndexedList, MatchCache, type IndexedListSource, type ListStamp, type OrderedIndex } from './indexed-list.ts';
+import { listFaultOn } from './list-faults.ts';
 import { SortedList } from './sorted-list.ts';
 
 /** A held record and its insertion number (the tie-break that makes every order total and stable). */
@@ -52,6 +53,7 @@ export class RecordIndex<R> {
   /** Field indexes built so far, by field (`-field` for the descending ones). */
   private readonly built = new Map<string, SortedList<IndexEntry<R>>>();
   private readonly baseOrder: (a: IndexEntry<R>, b: IndexEntry<R>) => number;
+  private readonly order: ((a: R, b: R) => number) | undefined;
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
   private readonly otherFieldsFromView: ((record: R) => object) | undefined;
   private nextSeq = 0;
@@ -74,6 +76,7 @@ export class RecordIndex<R> {
 
   constructor(options: RecordIndexOptions<R> = {}) {
     const order = options.order;
+    this.order = order;
     this.baseOrder = order ? (a, b) => order(a.record, b.record) || a.seq - b.seq : (a, b) => a.seq - b.seq;
     this.base = new SortedList(this.baseOrder);
     this.viewReaders = options.viewFields ?? {};
@@ -113,7 +116,9 @@ export class RecordIndex<R> {
   delete(key: string): boolean {
     const entry = this.byKey.get(key);
     if (!entry) return false;
-    this.wrote();
+    // The seeded fault delete-kept-in-filtered (list-faults.ts) keeps the matches of filtered queries.
+    if (listFaultOn('delete-kept-in-filtered')) this.writes++;
+    else this.wrote();
     this.byKey.delete(key);
     this.unlink(entry);
     return true;
@@ -154,6 +159,17 @@ export class RecordIndex<R> {
       out[i++] = e.record;
     });
     return out;
+  }
+
+  /**
+   * Every entry in base order, computed from the key map alone (insertion order, stably sorted by
+   * the given order), not read from the maintained indexes: the input of the reference answer
+   * (list-reference.ts), so that a fault of the indexes cannot hide in it.
+   */
+  plainEntries(): IndexEntry<R>[] {
+    const entries = [...this.byKey.values()];
+    const order = this.order;
+    return order ? entries.sort((a, b) => order(a.record, b.record)) : entries;
   }
 
   /**
@@ -199,6 +215,13 @@ export class RecordIndex<R> {
 
   private modifyEntry(entry: IndexEntry<R>, change: () => void): void {
     this.wrote();
+    if (listFaultOn('update-keeps-old-place')) {
+      // The seeded fault (list-faults.ts): the field indexes keep the record where its old value was.
+      if (!this.base.delete(entry)) throw new Error('RecordIndex: the base index lost a record (its order changed in place)');
+      change();
+      this.base.insert(entry);
+      return;
+    }
     this.unlink(entry);
     change();
     this.base.insert(entry);
@@ -253,6 +276,10 @@ class RecordIndexListing<R, V> implements IndexedListSource<IndexEntry<R>, V> {
 
   field(entry: IndexEntry<R>, name: string): unknown {
     return this.index.field(entry.record, name, this.fieldsFromView);
+  }
+
+  plainRecords(): IndexEntry<R>[] {
+    return this.index.plainEntries();
   }
 
   view(entry: IndexEntry<R>): V {

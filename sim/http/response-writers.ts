@@ -86,7 +86,7 @@ function isSchema(value: unknown): value is JsonSchema {
 const INTEGER = { type: 'integer' };
 const STRING = { type: 'string' };
 
-/** `data` of a list endpoint: one page of records and the count of all matching ones (sim/api/list-query.ts Page). */
+/** `data` of a list endpoint: one page of records and the count of all matching ones (sim/api/list-reference.ts Page). */
 function pageSchema(record: JsonSchema): JsonSchema {
   return { type: 'object', properties: { data: { type: 'array', items: record }, total_count: INTEGER } };
 }

@@ -171,6 +171,15 @@ export class Topics {
     return this.ordered.toArray();
   }
 
+  /**
+   * The topics of a `topic_type` (`all`, `system`, `normal`) by tenant then name, sorted from the key
+   * map rather than read off the maintained indexes: the input of the reference list answer.
+   */
+  plainRecords(type: string): TopicRecord[] {
+    const of = [...this.byKey.values()].filter((t) => type === 'all' || (type === 'system') === isSystemTopic(t.topic_name));
+    return of.sort(byTenantThenName);
+  }
+
   /** Number of topics of every tenant. */
   get size(): number {
     return this.byKey.size;

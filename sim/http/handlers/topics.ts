@@ -21,6 +21,7 @@ export const handlers = handlersFor(endpoints, {
         [orderedByName, 'topic_name'],
       ]),
       stamp: topics.stamp(),
+      plainRecords: () => topics.plainRecords(type),
       field: (t, name) => topics.viewField(t, name),
       view: (t) => topics.view(t),
     });
