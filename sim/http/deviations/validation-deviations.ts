@@ -110,4 +110,42 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
       })),
     },
   },
+  {
+    id: 'influxdb-unused-version-keys-dropped',
+    spec: 'allows',
+    rule: 'Connector catalogue: "For version v2 fill token, org, bucket and pass empty strings for database, username, password; for v1 the reverse." instructs clients; what a server does with a non-empty key of the other version is not said',
+    endpoint: 'cluster.connector.create',
+    description:
+      'influxdb connector create accepts a non-empty key of the version not in use (database with v2, token with v1) and drops it, instead of refusing it',
+    checks: [],
+    caught: false,
+    reason:
+      "allowed by the spec: its sentence tells clients what to send, and states no refusal; only the project's decision to refuse such a key (INFO) notices",
+    hooks: {
+      validation: validationOn('cluster.connector.create', ({ specs, raw }) => ({ specs, raw: withUnusedInfluxKeysEmpty(raw) })),
+    },
+  },
 ];
+
+/** The keys an influxdb config leaves unused with each version (catalogue: "for v1 the reverse"). */
+const INFLUX_UNUSED: Readonly<Record<string, readonly string[]>> = {
+  v2: ['database', 'username', 'password'],
+  v1: ['token', 'org', 'bucket'],
+};
+
+/** An influxdb create's config with the keys of the version not in use emptied, as a server ignoring them stores it. */
+function withUnusedInfluxKeysEmpty(raw: Record<string, unknown>): Record<string, unknown> {
+  if (typeof raw.connector_type !== 'string' || raw.connector_type.toLowerCase() !== 'influxdb' || typeof raw.config !== 'string')
+    return raw;
+  let config: unknown;
+  try {
+    config = JSON.parse(raw.config);
+  } catch {
+    return raw;
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return raw;
+  const fields = config as Record<string, unknown>;
+  const unused = INFLUX_UNUSED[typeof fields.version === 'string' ? fields.version : 'v2'] ?? [];
+  const emptied = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, unused.includes(k) && typeof v === 'string' ? '' : v]));
+  return { ...raw, config: JSON.stringify(emptied) };
+}
