@@ -34,3 +34,14 @@ describe('influxdb-unused-version-keys-dropped', () => {
     expect((await sw.post('/api/cluster/connector/create', v1Body)).json.code).toBe(0);
   });
 });
+
+describe('system-monitor-watermark-unchecked', () => {
+  it('accepts a watermark of 1.5 and stores 1; the unbroken app refuses it', async () => {
+    const apps = new TwinApps({ workload: 'none', seed: 7 });
+    const body = { config_type: 'MqttSystemMonitor', config: JSON.stringify({ os_cpu_high_watermark: 1.5 }) };
+    expect((await apps.plain.post('/api/cluster/config/set', body)).json.code).toBe(400);
+    const sw = apps.with('system-monitor-watermark-unchecked');
+    expect((await sw.post('/api/cluster/config/set', body)).json.code).toBe(0);
+    expect((await sw.get('/api/cluster/config/get')).json.data.mqtt_system_monitor.os_cpu_high_watermark).toBe(100);
+  });
+});

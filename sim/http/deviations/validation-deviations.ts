@@ -2,7 +2,7 @@
 import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
 import { invalidParam } from '../../api/operation-error.ts';
 import type { Deviation } from './deviation.ts';
-import { changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';
+import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';
 
 export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   {
@@ -111,6 +111,19 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     },
   },
   {
+    id: 'system-monitor-watermark-unchecked',
+    spec: 'breaks',
+    endpoint: 'cluster.config.set',
+    description: 'config set of MqttSystemMonitor accepts a watermark above 1 (stored as 1) instead of refusing it',
+    checks: ['config.invalid.MqttSystemMonitor.os_cpu_high_watermark', 'config.invalid.MqttSystemMonitor.os_memory_high_watermark'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.config.set', (params, next) =>
+        next(params.config_type === 'MqttSystemMonitor' ? clampWatermarks(params) : params),
+      ),
+    },
+  },
+  {
     id: 'influxdb-unused-version-keys-dropped',
     spec: 'allows',
     rule: 'Connector catalogue: "For version v2 fill token, org, bucket and pass empty strings for database, username, password; for v1 the reverse." instructs clients; what a server does with a non-empty key of the other version is not said',
@@ -126,6 +139,22 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
     },
   },
 ];
+
+/** A MqttSystemMonitor set with its watermarks cut into 0..1, as a server that never checks their range stores them. */
+function clampWatermarks(params: Record<string, unknown>): Record<string, unknown> {
+  if (typeof params.config !== 'string') return params;
+  let config: unknown;
+  try {
+    config = JSON.parse(params.config);
+  } catch {
+    return params;
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return params;
+  const clamped = Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, /_high_watermark$/.test(k) && typeof v === 'number' ? Math.min(1, Math.max(0, v)) : v]),
+  );
+  return { ...params, config: JSON.stringify(clamped) };
+}
 
 /** The keys an influxdb config leaves unused with each version (catalogue: "for v1 the reverse"). */
 const INFLUX_UNUSED: Readonly<Record<string, readonly string[]>> = {
