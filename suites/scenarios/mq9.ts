@@ -57,12 +57,15 @@ function defaultLimit(list: 'mail' | 'agent'): Scenario {
         if (control)
           for (let i = 1; i <= PAST_DEFAULT; i++) {
             if (list === 'mail') control.createMailbox({ tenant, name: boxName(ctx, i), ttl: 3600, desc: '' });
-            else
+            else {
+              // Names that do not contain mq9.agent-listed's agent name, so its fuzzy read finds that one alone.
+              const name = `conform-${ctx.seed}-bulk-agent-${i}`;
               control.registerAgent({
                 tenant,
-                name: `conform-agent-${ctx.seed}-${i}`,
-                agent_info: JSON.stringify({ name: `conform-agent-${ctx.seed}-${i}`, description: 'agent of mqsim conform', skills: [] }),
+                name,
+                agent_info: JSON.stringify({ name, description: 'agent of mqsim conform', skills: [] }),
               });
+            }
           }
         // Without control, every record of the target counts: the run cannot add any.
         const ex = await ctx.call(e, control ? { tenant } : {});
@@ -127,8 +130,6 @@ export const mq9: ScenarioSuite = {
         });
       },
     },
-    defaultLimit('mail'),
-    defaultLimit('agent'),
     {
       endpoint: 'GET /api/mq9/mail/list',
       checks: ['mq9.mailbox-expiry'],
@@ -187,5 +188,8 @@ export const mq9: ScenarioSuite = {
         });
       },
     },
+    // Last: the records they make must not crowd the lists the checks above read.
+    defaultLimit('mail'),
+    defaultLimit('agent'),
   ],
 };
