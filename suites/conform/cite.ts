@@ -88,13 +88,14 @@ export function pagedAssertion(
   rule: 'data' | 'total' | 'page' | 'limit' | 'filter-values' | 'exact-match',
 ): string {
   if (e.specTable === 'path-only') return citeRuleOrDecision(e.id, 'response').id;
+  // The common filters are the spec's rule only where the list's own paragraph names them (the tenant list).
+  if (rule === 'filter-values') return citeRuleOrDecision(e.id, 'match', 'filter_values').id;
+  if (rule === 'exact-match') return citeRuleOrDecision(e.id, 'match', 'exact_match').id;
   const byRule = {
     data: A.pagedData,
     total: A.pagedTotal,
     page: A.listPage,
     limit: A.listLimit,
-    'filter-values': A.listFilterValues,
-    'exact-match': A.listExactMatch,
   };
   return byRule[rule];
 }

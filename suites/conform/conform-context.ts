@@ -149,6 +149,8 @@ export class ConformContext {
   formBNoteAt?: string;
   /** The endpoint the loopback-exemption probe asks (null: none answered the run), once chosen. */
   exemptionProbe?: EndpointContract | null;
+  /** Set by `withUnmetBase` while checks run whose base request is not known to be accepted: why not. */
+  private unmetBase?: string;
 
   constructor(
     readonly target: Target,
@@ -181,6 +183,40 @@ export class ConformContext {
   }
 
   /**
+   * Runs `fn` with the checks it records standing on a base request that is not known to be accepted
+   * (`unmet` says why: the fixture it varies could not be created, or the valid request was refused).
+   * A check that varies one parameter of a refused request learns nothing from the answer: refused
+   * again, the refusal may be the base's; accepted or refused for the "wrong" reason, the base was
+   * never shown acceptable. So such checks are inconclusive with the reason, never pass or fail — except
+   * what the answer shows by itself: a failure it explains (a 5xx, no answer, a non-JSON success), which
+   * no base excuses, and a pass on the exchange's own success (a value accepted is accepted, whatever the
+   * base). A server cannot hide behind this: refusing the base request fails the valid-request check.
+   */
+  async withUnmetBase<T>(unmet: string | undefined, fn: () => Promise<T>): Promise<T> {
+    const outer = this.unmetBase;
+    this.unmetBase = unmet ?? outer;
+    try {
+      return await fn();
+    } finally {
+      this.unmetBase = outer;
+    }
+  }
+
+  /** The verdict of a check whose base request is unmet: inconclusive unless its failure stands on its own. */
+  private onUnmetBase(e: EndpointContract, verdict: Verdict): Verdict {
+    if (this.unmetBase === undefined || (verdict.status !== 'pass' && verdict.status !== 'fail')) return verdict;
+    if (verdict.status === 'pass' && verdict.exchange && succeeded(verdict.exchange)) return verdict;
+    if (verdict.status === 'fail' && verdict.exchange) {
+      const answered = this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path) ?? e;
+      if (failureCause(answered, verdict.exchange)) return verdict;
+    }
+    return {
+      ...inconclusive(`not decided: ${this.unmetBase}, so this answer shows nothing about the rule (it saw: ${verdict.message})`),
+      ...(verdict.assertion ? { assertion: verdict.assertion } : {}),
+    };
+  }
+
+  /**
    * Runs one check of the spec assertion `assertion` (its level is the check's level) and records the
    * outcome on the endpoint. An exception inside the check is a bug of the harness, not a finding
    * about the target: the check is recorded as skipped with the error, and the run's notes say so.
@@ -195,6 +231,7 @@ export class ConformContext {
       this.notes.push(`harness error in check ${id} of ${e.method} ${e.path}: ${where}`);
       verdict = skip(`not decided: the harness failed (${where})`);
     }
+    verdict = this.onUnmetBase(e, verdict);
     const precise = verdict.assertion ? assertionById(verdict.assertion) : cited;
     if (precise.level !== cited.level)
       throw new Error(`check ${id}: assertion ${precise.id} (${precise.level}) is not of the level of ${cited.id} (${cited.level})`);
@@ -216,7 +253,8 @@ export class ConformContext {
       }
       record.request = verdict.exchange.record;
       record.response = responseRecord(verdict.exchange);
-      record.curl = curlOf(this.target.baseUrl, verdict.exchange, this.target.capabilities.remoteVia);
+      const caps = this.target.capabilities;
+      record.curl = curlOf(this.target.baseUrl, verdict.exchange, caps.remoteVia, caps.loopbackPeer);
     }
     const list = this.results.get(e.id) ?? [];
     list.push(record);

@@ -33,11 +33,17 @@ export function responseRecord(ex: Exchange): ResponseRecord {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A curl command repeating the request; the token is left as $MQSIM_TOKEN, never written out. */
-export function curlOf(baseUrl: string, ex: Exchange, remoteVia?: { address: string; baseUrl?: string }): string {
+export function curlOf(
+  baseUrl: string,
+  ex: Exchange,
+  remoteVia?: { address: string; baseUrl?: string },
+  loopbackPeer = '127.0.0.2',
+): string {
   const r = ex.sent;
   const remoteBase = r.asRemotePeer ? remoteVia?.baseUrl : undefined;
   const parts = ['curl', '-sS', '-X', r.method, shellQuote(`${remoteBase ?? baseUrl}${ex.record.path}`)];
-  if (r.asRemotePeer && !remoteBase) parts.push('--interface', remoteVia?.address ?? '127.0.0.2');
+  if (r.asLoopbackPeer) parts.push('--interface', loopbackPeer);
+  else if (r.asRemotePeer && !remoteBase) parts.push('--interface', remoteVia?.address ?? '127.0.0.2');
   const auth = ex.record.authorization;
   if (auth === 'token') parts.push('-H', '"Authorization: Bearer $MQSIM_TOKEN"');
   else if (auth && auth !== 'none') parts.push('-H', shellQuote(`Authorization: ${auth}`));
@@ -74,6 +80,7 @@ export class ExchangeLog {
       path: pathWithQuery(req.path, req.query),
       ...(req.rawBody !== undefined ? { body: req.rawBody } : req.body !== undefined ? { body: redactPassword(req.path, req.body) } : {}),
       ...(req.asRemotePeer ? { asRemotePeer: true } : {}),
+      ...(req.asLoopbackPeer ? { asLoopbackPeer: true } : {}),
       authorization,
     };
     const started = performance.now();

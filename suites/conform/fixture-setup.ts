@@ -24,6 +24,7 @@ export async function setUpFixtures(ctx: ConformContext, resources: CreatedResou
       (d) => !resources.fixtures.has(d) && ctx.families.some((f) => f.key === d && resources.createEndpoint(f)),
     );
     if (missing.length > 0) {
+      resources.fixtureProblems.set(family.key, `it needs the ${missing.join(', ')} fixture, which could not be created`);
       problems.push(`fixture ${family.key} not created: it needs ${missing.join(', ')}, which could not be created`);
       continue;
     }
@@ -35,7 +36,10 @@ export async function setUpFixtures(ctx: ConformContext, resources: CreatedResou
       if (removed && succeeded(removed)) ex = await resources.create(family, fields, 'fixture');
     }
     if (ex && succeeded(ex)) resources.fixtures.set(family.key, fields);
-    else if (ex) problems.push(`fixture ${family.key} not created (${describeAnswer(ex)}); checks that need it are skipped`);
+    else if (ex) {
+      resources.fixtureProblems.set(family.key, `its create was refused (${describeAnswer(ex)})`);
+      problems.push(`fixture ${family.key} not created (${describeAnswer(ex)}); checks that need it are inconclusive`);
+    }
   }
   await discover(ctx, resources);
   return problems;

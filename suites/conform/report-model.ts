@@ -28,6 +28,8 @@ export interface RequestRecord {
   body?: unknown;
   /** Sent from the non-loopback address (auth checks). */
   asRemotePeer?: boolean;
+  /** Sent from a loopback address other than 127.0.0.1 (the loopback-exemption check). */
+  asLoopbackPeer?: boolean;
   /** `token`: the run's token; `none`: no Authorization header; other text: that header, verbatim. */
   authorization?: string;
 }

@@ -93,6 +93,8 @@ export class CreatedResources {
   private readonly created: Created[] = [];
   /** Fixture fields by family key, for families whose fixture exists. */
   readonly fixtures = new Map<string, Record<string, unknown>>();
+  /** Why a family's fixture could not be created (its refusal, or the fixture it depends on), by family key. */
+  readonly fixtureProblems = new Map<string, string>();
 
   constructor(private readonly ctx: ConformContext) {}
 

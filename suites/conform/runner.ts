@@ -15,6 +15,7 @@ import { runRangeChecks } from './checks/range-checks.ts';
 import { runScenarios } from '../scenarios/index.ts';
 import type { Exchange } from './exchange.ts';
 import { populateLists, setUpFixtures } from './fixture-setup.ts';
+import { unmetBase } from './base-request.ts';
 import { connectListedClients } from './mqtt-population.ts';
 import { parseMqttFlag } from './mqtt-listener-address.ts';
 import { preflight } from './preflight.ts';
@@ -224,12 +225,16 @@ async function checkEndpoint(
     const listed = familyByListing(ctx, e);
     if (listed) await runShowsCreated(ctx, e, listed, resources, params);
   }
-  await runRequiredParamChecks(ctx, e, params, resources);
-  if (happy) await runUnknownFieldCheck(ctx, e, params, resources);
-  const family = familyByCreate(ctx, e);
-  if (family) await runLimitChecks(ctx, e, family, resources);
-  else await runOutOfRangeLengthChecks(ctx, e, params);
-  await runRangeChecks(ctx, e, params, resources);
+  // The generated checks vary one parameter of a request that must itself be accepted to decide anything.
+  const unmet = unmetBase(ctx, e, resources, happy, OWN_HAPPY_PATH.has(`${e.method} ${e.path}`));
+  await ctx.withUnmetBase(unmet, async () => {
+    await runRequiredParamChecks(ctx, e, params, resources);
+    if (happy) await runUnknownFieldCheck(ctx, e, params, resources);
+    const family = familyByCreate(ctx, e);
+    if (family) await runLimitChecks(ctx, e, family, resources);
+    else await runOutOfRangeLengthChecks(ctx, e, params);
+    await runRangeChecks(ctx, e, params, resources);
+  });
   await runWrongMethodCheck(ctx, e);
   await runAuthChecks(ctx, e, tokens);
 }

@@ -10,11 +10,20 @@ import { familyByKey, fixtureFields } from './resource-families.ts';
  */
 export interface Scenario {
   /** Fields of a valid request, or a reason why none can be built on this target. */
-  fields?(ctx: ConformContext): Promise<Record<string, unknown> | { skip: string }> | Record<string, unknown> | { skip: string };
+  fields?(ctx: ConformContext): Promise<Record<string, unknown> | Unsendable> | Record<string, unknown> | Unsendable;
   /** An answer other than a plain success that the spec allows; undefined = judge as usual. */
   alternative?(ex: Exchange, ctx: ConformContext): Verdict | undefined;
   /** The request changes state in a way that must not be repeated freely (extra-field checks skip it). */
   unsafe?: boolean;
+}
+
+/**
+ * Why no valid request can be sent: `skip` says why; `noFixture` when it is a fixture the run could not
+ * make (the check is then inconclusive, not skipped: the target was not shown to lack anything).
+ */
+export interface Unsendable {
+  skip: string;
+  noFixture?: true;
 }
 
 /** Finds the first value of `key` anywhere in a JSON value (shard names hide at different depths). */
@@ -28,17 +37,17 @@ export function findKey(value: unknown, key: string, depth = 0): unknown {
   return undefined;
 }
 
-function topicFields(ctx: ConformContext, key = 'topic_name'): Record<string, unknown> | { skip: string } {
+function topicFields(ctx: ConformContext, key = 'topic_name'): Record<string, unknown> | Unsendable {
   const t = ctx.state.topic;
   return t
     ? { tenant: t.tenant, [key]: t.topic_name }
-    : { skip: 'no topic to read: the fixture topic could not be created and the topic list is empty' };
+    : { skip: 'no topic to read: the fixture topic could not be created and the topic list is empty', noFixture: true };
 }
 
-function shardFields(ctx: ConformContext): Record<string, unknown> | { skip: string } {
+function shardFields(ctx: ConformContext): Record<string, unknown> | Unsendable {
   return ctx.state.shardName
     ? { shard_name: ctx.state.shardName, segment_seq: ctx.state.segmentSeq ?? 0 }
-    : { skip: 'no shard to read: none could be created or found' };
+    : { skip: 'no shard to read: none could be created or found', noFixture: true };
 }
 
 /** mq9 endpoints may answer that the messaging component is not running (spec: mq9). */
@@ -92,13 +101,15 @@ export const SCENARIOS: Record<string, Scenario> = {
   'POST /api/storage-engine/segment/list': { fields: shardFields },
   'POST /api/cluster/offset/timestamp': {
     fields: (ctx) =>
-      ctx.state.shardName ? { shard_name: ctx.state.shardName, timestamp: 0, strategy: 'earliest' } : { skip: 'no shard to query' },
+      ctx.state.shardName
+        ? { shard_name: ctx.state.shardName, timestamp: 0, strategy: 'earliest' }
+        : { skip: 'no shard to query: none could be created or found', noFixture: true },
   },
   'POST /api/cluster/offset/group': { fields: (ctx) => ({ tenant: ctx.names.tenant, group_name: ctx.names.group }) },
   'POST /api/cluster/offset/commit': {
     fields: (ctx) => {
       const t = ctx.state.topic;
-      if (!ctx.state.shardName || !t) return { skip: 'no shard and topic to commit an offset for' };
+      if (!ctx.state.shardName || !t) return { skip: 'no shard and topic to commit an offset for', noFixture: true };
       return {
         tenant: ctx.names.tenant,
         group_name: ctx.names.group,
@@ -141,9 +152,9 @@ export async function messageTopic(ctx: ConformContext): Promise<{ tenant: strin
   return ctx.state.messageTopic ?? ctx.state.topic;
 }
 
-async function messageFields(ctx: ConformContext, op: 'send' | 'read'): Promise<Record<string, unknown> | { skip: string }> {
+async function messageFields(ctx: ConformContext, op: 'send' | 'read'): Promise<Record<string, unknown> | Unsendable> {
   const t = await messageTopic(ctx);
-  if (!t) return { skip: 'no topic to use' };
+  if (!t) return { skip: 'no topic to use: none could be created or found', noFixture: true };
   const base = { tenant: t.tenant, topic: t.topic_name, topic_name: t.topic_name };
   return op === 'send' ? { ...base, payload: 'mqsim conform', key: 'conform' } : { ...base, offset: 0 };
 }

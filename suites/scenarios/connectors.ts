@@ -36,6 +36,8 @@ interface ConfigCase {
   source: Source;
   /** Keys the refusal may name (any one of them). */
   keys: string[];
+  /** The assertion the case cites when not its type's bullet or a key's source (a rule's decision). */
+  assertion?: string;
 }
 
 /** A catalogue rule cites its type's bullet; a key rule the project added (a range the spec leaves open) its decision. */
@@ -144,6 +146,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
       };
     }
     case 'empty-when': {
+      // The keys the condition leaves unused are given, not empty: what the rule's assertion says of that.
       const config = { ...base, [rule.when.key]: rule.when.equals };
       // Keep the rule's other requirements met: fill whatever the same condition requires.
       for (const other of t.rules)
@@ -157,6 +160,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
         config,
         source: rule.source,
         keys: [rule.keys[0]],
+        ...(rule.assertion ? { assertion: rule.assertion } : {}),
       };
     }
     case 'one-of-groups': {
@@ -662,7 +666,8 @@ export const connectors: ScenarioSuite = {
           for (const c of invalidConfigs(t)) {
             const { ex } = await attempt(ctx, env.resources, `-cf-${t.id}`, { connector_type: t.id, config: JSON.stringify(c.config) });
             // A req key missing, a value outside its range or values: the key conventions of the catalogue as much as the type's bullet.
-            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, keyAssertion(t, c.source), ex, `${t.id}: ${c.what}`, c.keys, [
+            const assertion = c.assertion ?? keyAssertion(t, c.source);
+            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, assertion, ex, `${t.id}: ${c.what}`, c.keys, [
               'catalogue.key-conventions',
             ]);
           }

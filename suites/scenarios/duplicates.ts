@@ -1,4 +1,4 @@
-import { describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
+import { describeAnswer, envelopeOf, fail, inconclusive, pass, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { buildParams } from '../../fixtures/contract/minimal-params.ts';
 import { listingEndpointId, recordIdentity } from '../../fixtures/contract/family-rules.ts';
@@ -40,7 +40,10 @@ export function duplicateCreate(familyKey: string, assertion: string, checkId = 
     async run(ctx, e, env) {
       const fixture = env.resources.fixtures.get(familyKey);
       await ctx.check(e, checkId, assertion, async () => {
-        if (!fixture) return skip(`the run has no ${familyKey} fixture to create again`);
+        if (!fixture)
+          return inconclusive(
+            `the run's ${familyKey} fixture could not be created (${env.resources.fixtureProblems.get(familyKey) ?? 'no create was answered'}), so there is none to create again`,
+          );
         // Sent directly, not tracked: an accepted duplicate is the fixture itself, deleted once at cleanup.
         const ex = await ctx.call(e, buildParams(e, fixture));
         return expectFailure(
@@ -128,9 +131,10 @@ export function topicQuota(assertion: string, checkId = 'topic.create-past-max-t
       const topics = [1, 2].map((n) => ({ ...fixtureFields(ctx, topicFamily, `-quota${n}`), tenant: tenant.tenant_name }));
       try {
         await ctx.check(e, checkId, assertion, async () => {
-          if (!succeeded(made)) return skip(`a tenant with max_topics 1 could not be created (${describeAnswer(made)})`);
+          if (!succeeded(made)) return inconclusive(`a tenant with max_topics 1 could not be created (${describeAnswer(made)})`);
           const first = (await env.resources.create(topicFamily, topics[0], 'check'))!;
-          if (!succeeded(first)) return skip(`the first topic of a tenant with max_topics 1 was refused (${describeAnswer(first)})`);
+          if (!succeeded(first))
+            return inconclusive(`the first topic of a tenant with max_topics 1 was refused (${describeAnswer(first)})`);
           const second = (await env.resources.create(topicFamily, topics[1], 'check'))!;
           return expectFailure(second, `a second topic in the tenant ${String(tenant.tenant_name)} with max_topics 1`, /.+/);
         });

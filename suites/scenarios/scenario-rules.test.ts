@@ -77,10 +77,14 @@ describe('config cases', () => {
       expect(cases.length, t.configType).toBeGreaterThan(0);
       expect(cases.length).toBeLessThanOrEqual(2);
     }
-    expect(invalidCases(CONFIG_TYPES.find((t) => t.configType === 'MqttSystemMonitor')!).map((c) => c.config)).toEqual([
-      { os_cpu_high_watermark: 1.5 },
-      { os_memory_high_watermark: 1.5 },
+    // The watermarks' range is stated ("range 0 to 1"): their refusal cites the section's row (MUST).
+    expect(invalidCases(CONFIG_TYPES.find((t) => t.configType === 'MqttSystemMonitor')!).map((c) => [c.config, c.assertion])).toEqual([
+      [{ os_cpu_high_watermark: 1.5 }, 'config.set.type.system-monitor'],
+      [{ os_memory_high_watermark: 1.5 }, 'config.set.type.system-monitor'],
     ]);
+    expect(
+      invalidCases(CONFIG_TYPES.find((t) => t.configType === 'MqttProtocol')!).every((c) => c.assertion === 'decision.config.field-checks'),
+    ).toBe(true);
   });
 });
 

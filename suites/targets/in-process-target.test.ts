@@ -32,7 +32,12 @@ describe('InProcessTarget', () => {
   it('hands the request to the handler with the query, JSON body, token and peer address', async () => {
     const { target, seen } = echoTarget();
     expect(target.baseUrl).toBe('http://127.0.0.1:58080');
-    expect(target.capabilities).toEqual({ loopback: true, remotePeer: { available: true } });
+    expect(target.capabilities).toEqual({
+      loopback: true,
+      remotePeer: { available: true },
+      remoteVia: { address: '127.0.0.2' },
+      loopbackPeer: '127.0.0.2',
+    });
     await target.login();
     expect(target.token).toBe('tok');
     const res = await target.request({ method: 'GET', path: '/api/x', query: { a: 1, v: ['p', 'q'] } });
@@ -49,6 +54,23 @@ describe('InProcessTarget', () => {
     expect(seen[2].headers.authorization).toBeUndefined();
     await target.request({ method: 'GET', path: '/api/z', headers: { Authorization: 'Bearer other' } });
     expect(seen[3].headers.authorization).toBe('Bearer other');
+  });
+
+  it('with a non-loopback remote peer, sends as it and as the second loopback peer 127.0.0.2', async () => {
+    const seen: string[] = [];
+    const target = new InProcessTarget({
+      name: 'x',
+      baseUrl: 'http://h',
+      remotePeer: '10.0.0.9',
+      handle: async (req) => {
+        seen.push(req.peer);
+        return { status: 200, headers: {}, body: '' };
+      },
+    });
+    expect(target.capabilities).toMatchObject({ remoteVia: { address: '10.0.0.9' }, loopbackPeer: '127.0.0.2' });
+    for (const extra of [{}, { asRemotePeer: true }, { asLoopbackPeer: true }])
+      await target.request({ method: 'GET', path: '/', ...extra });
+    expect(seen).toEqual(['127.0.0.1', '10.0.0.9', '127.0.0.2']);
   });
 
   it('waits out 429 with the injected wait (virtual time on the simulator), a bounded number of times', async () => {

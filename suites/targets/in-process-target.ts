@@ -1,4 +1,5 @@
 import {
+  isLoopbackV4,
   pathWithQuery,
   TransportError,
   type Target,
@@ -58,13 +59,21 @@ export class InProcessTarget implements Target {
   readonly baseUrl: string;
   readonly credentials?: { username: string; password: string };
   readonly control?: TargetControl;
-  readonly capabilities: TargetCapabilities = { loopback: true, remotePeer: { available: true } };
+  readonly capabilities: TargetCapabilities;
   token?: string;
   private closed = false;
 
   constructor(private readonly options: InProcessTargetOptions) {
     this.name = options.name;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    // No socket is bound: any address can be told to the handler, so a second loopback peer is always there.
+    const remote = options.remotePeer ?? '127.0.0.2';
+    this.capabilities = {
+      loopback: true,
+      remotePeer: { available: true },
+      remoteVia: { address: remote },
+      loopbackPeer: isLoopbackV4(remote) ? remote : '127.0.0.2',
+    };
     if (options.credentials) this.credentials = options.credentials;
     if (options.control) this.control = options.control;
   }
@@ -107,7 +116,11 @@ export class InProcessTarget implements Target {
         url: pathWithQuery(req.path, req.query),
         headers,
         ...(body !== undefined ? { body } : {}),
-        peer: req.asRemotePeer ? (this.options.remotePeer ?? '127.0.0.2') : (this.options.localPeer ?? '127.0.0.1'),
+        peer: req.asLoopbackPeer
+          ? this.capabilities.loopbackPeer!
+          : req.asRemotePeer
+            ? this.capabilities.remoteVia!.address
+            : (this.options.localPeer ?? '127.0.0.1'),
       });
     } catch (e) {
       throw new TransportError(`${req.method} ${req.path}: ${(e as Error)?.message ?? String(e)}`, performance.now() - started);

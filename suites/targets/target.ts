@@ -21,6 +21,12 @@ export interface TargetRequest {
    * meaningful when `capabilities.remotePeer.available`.
    */
   asRemotePeer?: boolean;
+  /**
+   * Send from `capabilities.loopbackPeer`, a loopback address other than 127.0.0.1 (the spec exempts
+   * only 127.0.0.1 and ::1, so a server exempting all of 127.0.0.0/8 shows there). Only meaningful
+   * when that capability is set.
+   */
+  asLoopbackPeer?: boolean;
   /** `token` (default): the run's Bearer token if there is one; `none`: no Authorization header. */
   auth?: 'token' | 'none';
 }
@@ -57,6 +63,17 @@ export interface TargetCapabilities {
    * interface then sees a truly remote peer).
    */
   remoteVia?: { address: string; baseUrl?: string };
+  /**
+   * A loopback address other than 127.0.0.1 that `asLoopbackPeer` requests come from (the remote
+   * peer's own when it is one, else 127.0.0.2), on a target reached over IPv4 loopback; unset when
+   * none can be sent from. With a non-loopback remote peer, both peers are checked in one run.
+   */
+  loopbackPeer?: string;
+}
+
+/** An IPv4 loopback address (127.0.0.0/8), also in its IPv6-mapped form. */
+export function isLoopbackV4(address: string): boolean {
+  return /^(::ffff:)?127\./i.test(address);
 }
 
 /** Outcome of one MQTT client action through a driver: done, or why not. */

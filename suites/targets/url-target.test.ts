@@ -122,6 +122,8 @@ describe('UrlTarget', () => {
     }
     expect(((await t.request({ method: 'GET', path: '/' })).json as any).data).toBe('127.0.0.1');
     expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe('127.0.0.2');
+    expect(t.capabilities.loopbackPeer).toBe('127.0.0.2');
+    expect(((await t.request({ method: 'GET', path: '/', asLoopbackPeer: true })).json as any).data).toBe('127.0.0.2');
   });
 
   it('sends from the --peer-address it is given, for a loopback target and for one that is not', async () => {
@@ -134,6 +136,8 @@ describe('UrlTarget', () => {
         return;
       }
       expect(t.capabilities.remoteVia).toEqual({ address: '127.0.0.3' });
+      // A loopback peer is also the loopback-exemption check's peer; a target not on loopback has none.
+      expect(t.capabilities.loopbackPeer).toBe(loopback ? '127.0.0.3' : undefined);
       expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe('127.0.0.3');
       expect(((await t.request({ method: 'GET', path: '/' })).json as any).data).toBe('127.0.0.1');
     }
@@ -162,6 +166,10 @@ describe('UrlTarget', () => {
     expect(via.baseUrl).toBe(`http://${via.address}:${(server.address() as AddressInfo).port}`);
     expect(((await t.request({ method: 'GET', path: '/' })).json as any).data).toBe('127.0.0.1');
     expect(((await t.request({ method: 'GET', path: '/', asRemotePeer: true })).json as any).data).toBe(via.address);
+    // The second loopback address stays usable beside it, for the loopback-exemption check.
+    if (t.capabilities.loopbackPeer === undefined) return; // some sandboxes do not route 127.0.0.2
+    expect(t.capabilities.loopbackPeer).toBe('127.0.0.2');
+    expect(((await t.request({ method: 'GET', path: '/', asLoopbackPeer: true })).json as any).data).toBe('127.0.0.2');
   });
 
   it('refuses target URLs that are not http(s) base URLs', () => {

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, request as undiciRequest } from 'undici';
 import {
+  isLoopbackV4,
   pathWithQuery,
   TransportError,
   type Capability,
@@ -76,6 +77,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** The command-line flag that chooses the non-exempt peer address, named in reasons. */
 const PEER_FLAG = '--peer-address';
+/** The loopback address other than 127.0.0.1 a run sends from (Linux routes all of 127/8 to lo). */
+const SECOND_LOOPBACK = '127.0.0.2';
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -123,6 +126,8 @@ export class UrlTarget implements Target {
   private readonly url: URL;
   private readonly agent: Agent;
   private remoteAgent?: Agent;
+  /** Agent bound to `capabilities.loopbackPeer` when the remote peer is not a loopback address. */
+  private loopbackAgent?: Agent;
   /** Base URL of `asRemotePeer` requests when they go to a non-loopback address of this host. */
   private remoteBaseUrl?: string;
   private readonly timeoutMs: number;
@@ -178,7 +183,7 @@ export class UrlTarget implements Target {
         reason: `the target listens on ::1; no second IPv6 loopback address to send from: give one of this host's addresses with ${PEER_FLAG}`,
       };
     } else {
-      const localAddress = chosen ?? '127.0.0.2';
+      const localAddress = chosen ?? SECOND_LOOPBACK;
       const probe = await probeBind(host, port, localAddress, Math.min(target.timeoutMs, 3000));
       const hint = chosen === undefined ? `; give another address of this host with ${PEER_FLAG}` : ` (${PEER_FLAG})`;
       target.capabilities.remotePeer = probe.available
@@ -189,7 +194,25 @@ export class UrlTarget implements Target {
         target.capabilities.remoteVia = { address: localAddress };
       }
     }
+    if (target.capabilities.loopback && host !== '::1') await target.bindLoopbackPeer(host, port);
     return target;
+  }
+
+  /**
+   * The loopback peer of `asLoopbackPeer` requests: the remote peer itself when it is a loopback
+   * address; else 127.0.0.2 when this host can send from it, so a run whose auth checks go from a
+   * non-loopback address still sees a server exempting all of 127.0.0.0/8.
+   */
+  private async bindLoopbackPeer(host: string, port: number): Promise<void> {
+    const via = this.capabilities.remoteVia;
+    if (via && !via.baseUrl && isLoopbackV4(via.address)) {
+      this.capabilities.loopbackPeer = via.address;
+      return;
+    }
+    const probe = await probeBind(host, port, SECOND_LOOPBACK, Math.min(this.timeoutMs, 3000));
+    if (!probe.available) return;
+    this.loopbackAgent = new Agent({ keepAliveTimeout: 10_000, connections: 2, localAddress: SECOND_LOOPBACK });
+    this.capabilities.loopbackPeer = SECOND_LOOPBACK;
   }
 
   /** The first non-loopback IPv4 address of this host at which the target's port answers, if any. */
@@ -242,7 +265,14 @@ export class UrlTarget implements Target {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if ((req.auth ?? 'token') === 'token' && this.token) headers.authorization = `Bearer ${this.token}`;
     Object.assign(headers, req.headers ?? {});
-    const dispatcher = req.asRemotePeer && this.remoteAgent ? this.remoteAgent : this.agent;
+    if (req.asLoopbackPeer && !this.capabilities.loopbackPeer)
+      throw new TransportError('no second loopback address to send from (127.0.0.2 cannot be bound)', 0);
+    const fromLoopbackPeer = req.asLoopbackPeer && this.loopbackAgent;
+    const dispatcher = fromLoopbackPeer
+      ? this.loopbackAgent!
+      : (req.asRemotePeer || req.asLoopbackPeer) && this.remoteAgent
+        ? this.remoteAgent
+        : this.agent;
     if (req.asRemotePeer && !this.remoteAgent && this.capabilities.loopback) {
       throw new TransportError(`no non-loopback peer available: ${this.capabilities.remotePeer.reason}`, 0);
     }
@@ -303,6 +333,6 @@ export class UrlTarget implements Target {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.agent.close(), this.remoteAgent?.close()]);
+    await Promise.allSettled([this.agent.close(), this.remoteAgent?.close(), this.loopbackAgent?.close()]);
   }
 }

@@ -102,6 +102,21 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     },
   },
   {
+    id: 'mq9-lists-answer-every-record',
+    spec: 'breaks',
+    endpoint: 'mq9.mail.list',
+    alsoEndpoints: ['mq9.agent.list'],
+    description: 'mq9 mailbox and agent lists: without limit a page holds every record instead of 20',
+    checks: ['mq9.default-limit-20', 'list.default-limit'],
+    caught: true,
+    hooks: {
+      around: (params, next, cx) =>
+        cx.endpoint.id === 'mq9.mail.list' || cx.endpoint.id === 'mq9.agent.list'
+          ? next(params, { ...cx.endpoint, list: { ...cx.endpoint.list!, defaultLimit: 10_000 } })
+          : next(params),
+    },
+  },
+  {
     id: 'tenant-list-default-limit-10',
     spec: 'breaks',
     notes: 'notes §11.5, §3',

@@ -244,9 +244,9 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     id: 'exact-match-true-is-fuzzy',
     spec: 'breaks',
     notes: 'notes §11.6, §3',
-    rule: 'Common list parameters: "| exact_match | string | no | `true` or `false` |" — a parameter named exact_match set to true asks for exact matching',
-    endpoint: 'cluster.topic.list',
-    alsoEndpoints: LIST_IDS.filter((id) => id !== 'cluster.topic.list'),
+    rule: 'Common list parameters: "| exact_match | string | no | `true` or `false` |" — a parameter named exact_match set to true asks for exact matching; a rule of the lists whose paragraph names it (the tenant list), the project\'s decision on the others',
+    endpoint: 'cluster.tenant.list',
+    alsoEndpoints: LIST_IDS.filter((id) => id !== 'cluster.tenant.list'),
     description:
       'filter_values match exactly only when exact_match is absent or "exact"; "true" (and anything else) means a substring match',
     maskedBy: {

@@ -51,8 +51,20 @@ export const JSON_CONTENT_TYPE_TEXT = 'Expected request with `Content-Type: appl
 /** axum's rejection of a body over its default limit (2 MB): `FailedToBufferBody::LengthLimitError`, HTTP 413. */
 export const BODY_LIMIT_TEXT = 'Failed to buffer the request body: length limit exceeded';
 
+/**
+ * Fields the real request struct declares without `Option` where the contract makes them optional:
+ * topic create's `source` (notes §4.3, "`source`: 1-32") and schema create's `desc` (notes §4.6,
+ * "required String"). serde reports them missing before any validator runs.
+ */
+const REAL_REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  'cluster.topic.create': ['source'],
+  'cluster.schema.create': ['desc'],
+};
+
 function declared(e: EndpointContract): readonly ParamSpec[] {
-  return e.list ? [...e.params, ...COMMON_LIST_PARAMS] : e.params;
+  const specs = e.list ? [...e.params, ...COMMON_LIST_PARAMS] : e.params;
+  const required = REAL_REQUIRED[e.id];
+  return required ? specs.map((p) => (required.includes(p.name) ? { ...p, required: true } : p)) : specs;
 }
 
 const INT_BOUNDS: Partial<Record<ParamType, [bigint, bigint]>> = {

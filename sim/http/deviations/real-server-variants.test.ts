@@ -226,6 +226,21 @@ describe('list, tenant and schema variants', () => {
   });
 });
 
+describe('topic-create-needs-source', () => {
+  it('refuses a topic create without source as serde does ("missing field `source`"), and takes one with it', async () => {
+    const own = new TwinApps({ workload: 'none', seed: 5 });
+    const topic = { tenant: 'default', topic_name: 'no-source', storage_type: 'EngineMemory' };
+    expect((await own.plain.post('/api/cluster/topic/create', topic)).json.code).toBe(0);
+    const sw = own.with('topic-create-needs-source', 'validation-texts-in-words');
+    const refused = await sw.post('/api/cluster/topic/create', { ...topic, topic_name: 'no-source-2' });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toMatch(
+      /^JSON parsing failed: Failed to deserialize the JSON body into the target type: missing field `source`/,
+    );
+    expect((await sw.post('/api/cluster/topic/create', { ...topic, topic_name: 'with-source', source: 'MQTT' })).json.code).toBe(0);
+  });
+});
+
 describe('status, health, mq9, config, topics, segments', () => {
   it('health-cluster-placeholder: ok with the placeholder text even with a node down', async () => {
     const own = new TwinApps({ workload: 'none', seed: 11 });

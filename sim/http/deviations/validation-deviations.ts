@@ -2,7 +2,7 @@
 import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
 import { invalidParam } from '../../api/operation-error.ts';
 import type { Deviation } from './deviation.ts';
-import { changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';
+import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';
 
 export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   {
@@ -110,4 +110,71 @@ export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
       })),
     },
   },
+  {
+    id: 'system-monitor-watermark-unchecked',
+    spec: 'breaks',
+    endpoint: 'cluster.config.set',
+    description: 'config set of MqttSystemMonitor accepts a watermark above 1 (stored as 1) instead of refusing it',
+    checks: ['config.invalid.MqttSystemMonitor.os_cpu_high_watermark', 'config.invalid.MqttSystemMonitor.os_memory_high_watermark'],
+    caught: true,
+    hooks: {
+      around: aroundOn('cluster.config.set', (params, next) =>
+        next(params.config_type === 'MqttSystemMonitor' ? clampWatermarks(params) : params),
+      ),
+    },
+  },
+  {
+    id: 'influxdb-unused-version-keys-dropped',
+    spec: 'allows',
+    rule: 'Connector catalogue: "For version v2 fill token, org, bucket and pass empty strings for database, username, password; for v1 the reverse." instructs clients; what a server does with a non-empty key of the other version is not said',
+    endpoint: 'cluster.connector.create',
+    description:
+      'influxdb connector create accepts a non-empty key of the version not in use (database with v2, token with v1) and drops it, instead of refusing it',
+    checks: [],
+    caught: false,
+    reason:
+      "allowed by the spec: its sentence tells clients what to send, and states no refusal; only the project's decision to refuse such a key (INFO) notices",
+    hooks: {
+      validation: validationOn('cluster.connector.create', ({ specs, raw }) => ({ specs, raw: withUnusedInfluxKeysEmpty(raw) })),
+    },
+  },
 ];
+
+/** A MqttSystemMonitor set with its watermarks cut into 0..1, as a server that never checks their range stores them. */
+function clampWatermarks(params: Record<string, unknown>): Record<string, unknown> {
+  if (typeof params.config !== 'string') return params;
+  let config: unknown;
+  try {
+    config = JSON.parse(params.config);
+  } catch {
+    return params;
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return params;
+  const clamped = Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, /_high_watermark$/.test(k) && typeof v === 'number' ? Math.min(1, Math.max(0, v)) : v]),
+  );
+  return { ...params, config: JSON.stringify(clamped) };
+}
+
+/** The keys an influxdb config leaves unused with each version (catalogue: "for v1 the reverse"). */
+const INFLUX_UNUSED: Readonly<Record<string, readonly string[]>> = {
+  v2: ['database', 'username', 'password'],
+  v1: ['token', 'org', 'bucket'],
+};
+
+/** An influxdb create's config with the keys of the version not in use emptied, as a server ignoring them stores it. */
+function withUnusedInfluxKeysEmpty(raw: Record<string, unknown>): Record<string, unknown> {
+  if (typeof raw.connector_type !== 'string' || raw.connector_type.toLowerCase() !== 'influxdb' || typeof raw.config !== 'string')
+    return raw;
+  let config: unknown;
+  try {
+    config = JSON.parse(raw.config);
+  } catch {
+    return raw;
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return raw;
+  const fields = config as Record<string, unknown>;
+  const unused = INFLUX_UNUSED[typeof fields.version === 'string' ? fields.version : 'v2'] ?? [];
+  const emptied = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, unused.includes(k) && typeof v === 'string' ? '' : v]));
+  return { ...raw, config: JSON.stringify(emptied) };
+}

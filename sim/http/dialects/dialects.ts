@@ -85,6 +85,7 @@ const ROBUSTMQ: Dialect = {
     'tenant-update-clears-desc',
     'idempotent-deletes',
     'schema-create-needs-desc',
+    'topic-create-needs-source',
     'schema-bind-list-needs-tenant',
     'health-node-placeholder',
     'health-cluster-placeholder',

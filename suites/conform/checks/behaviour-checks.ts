@@ -261,13 +261,50 @@ const NO_DIMENSION_ROWS: Record<string, readonly string[]> = {
   'endpoints.monitor.types.connector-totals': ['connector_send_success_total', 'connector_send_failure_total'],
 };
 
-/** Every data_type of the spec's table answers an array with code 0 (without its dimensions: []). */
+/** The server's clock when the run logged in: the `iat` of its token (Unix seconds), when it has one. */
+export function serverClockAtLogin(ctx: ConformContext): number | undefined {
+  const payload = ctx.target.token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const iat = Number((JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iat?: unknown }).iat);
+    return Number.isFinite(iat) && iat > 0 ? iat : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why the series answered are not shown to be the server's own, or undefined when they are. A canned
+ * answer (a mock of the API document: one example per response) gives every data type the same series
+ * with a date of its own making; a server's series differ between types (connections are not messages
+ * are not topics) and reach into the hour before the run logged in (retention: the last hour).
+ */
+export function cannedSeriesReason(
+  series: ReadonlyMap<string, readonly { date?: unknown }[]>,
+  clock: number | undefined,
+): string | undefined {
+  const answered = [...series].filter(([, points]) => points.length > 0);
+  if (answered.length === 0) return 'every data type answered an empty series: nothing shows the series are kept';
+  if (new Set(answered.map(([, points]) => JSON.stringify(points))).size < 2)
+    return `the ${answered.length} data types that answered points all answered the same series: a canned answer would look the same`;
+  if (clock === undefined) return undefined;
+  const newest = Math.max(...answered.flatMap(([, points]) => points.map((p) => Number(p.date))).filter(Number.isFinite));
+  if (!(newest >= clock - 3600))
+    return `the newest point (date ${newest}) is more than an hour older than the server's clock when the run logged in (${clock}): the series are not of the last hour`;
+  return undefined;
+}
+
+/**
+ * Every data_type of the spec's table answers an array of monitor points with code 0 — and the series
+ * are the server's: they differ between data types and reach into the last hour of the server's clock
+ * (`cannedSeriesReason`), else the check is inconclusive (a mock's canned example is an array too).
+ */
 export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract): Promise<void> {
   const types = e.params.find((p) => p.name === 'data_type')?.enum ?? [];
   if (types.length === 0) return;
   await ctx.check(e, 'monitor.every-data-type', 'endpoints.monitor.response', async () => {
     let points = 0;
-    const empty = new Set<string>();
+    const series = new Map<string, { date?: unknown }[]>();
     for (const type of types) {
       const ex = await ctx.call(e, { data_type: type });
       const data = envelopeOf(ex)?.data;
@@ -276,13 +313,18 @@ export async function runMonitorTypes(ctx: ConformContext, e: EndpointContract):
       const check = ctx.validator.checkData(e, data);
       if (!check.ok) return fail(`data_type ${String(type)}: ${check.errors.join('; ')}`, ex);
       points += data.length;
-      if (data.length === 0) empty.add(String(type));
+      series.set(String(type), data as { date?: unknown }[]);
     }
+    const canned = cannedSeriesReason(series, serverClockAtLogin(ctx));
+    if (canned) return inconclusive(`${types.length} data types answer arrays (${points} points in all), but ${canned}`);
     // The rows of types that need no dimension ("| … | none |"): each of their types answered points without one.
     const rows = Object.entries(NO_DIMENSION_ROWS)
-      .filter(([, ts]) => ts.every((t) => types.includes(t) && !empty.has(t)))
+      .filter(([, ts]) => ts.every((t) => types.includes(t) && (series.get(t)?.length ?? 0) > 0))
       .map(([row]) => row);
-    return { ...pass(`${types.length} data types answer arrays (${points} points in all)`, undefined, points === 0), also: rows };
+    return {
+      ...pass(`${types.length} data types answer arrays (${points} points in all), differing between types and of the last hour`),
+      also: rows,
+    };
   });
 }
 

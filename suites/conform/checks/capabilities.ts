@@ -1,6 +1,6 @@
 import type { EndpointContract } from '../../../fixtures/contract/types.ts';
 import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
-import type { Capability } from '../../targets/target.ts';
+import { type Capability, isLoopbackV4 } from '../../targets/target.ts';
 import { A } from '../cite.ts';
 import {
   type ConformContext,
@@ -50,7 +50,8 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   // Only a loopback address of the run can be wrongly exempted; a target answering a truly remote
   // peer (a remote URL, or this host's own non-loopback address) without a token fails the auth checks.
   const via = ctx.target.capabilities.remoteVia;
-  if (!ctx.target.capabilities.loopback || (via && !via.address.startsWith('127.'))) return { authChecks: { available: true } };
+  if (!ctx.target.capabilities.loopback || (via && (via.baseUrl !== undefined || !isLoopbackV4(via.address))))
+    return { authChecks: { available: true } };
   const peer = via?.address ?? '127.0.0.2';
   const e = await probeEndpoint(ctx);
   if (!e) return { authChecks: { available: true } };
@@ -198,27 +199,30 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
 /**
  * The wider exemption as one finding of its own (spec, Authentication rule 2: "A request from any
  * other address must carry the header" — only 127.0.0.1 and ::1 are exempt, so a target that answers
- * 127.0.0.2 without a token breaks a MUST; the real server exempts all of 127.0.0.0/8). Pass when the
- * run's second loopback address without a token is refused, fail when it is answered. The other auth
- * checks are then skipped with that reason (or run from --peer-address), so the cause is named once.
+ * 127.0.0.2 without a token breaks a MUST; the real server exempts all of 127.0.0.0/8). Sent from the
+ * target's loopback peer (127.0.0.2, or the remote peer when that is a loopback address) whatever peer
+ * the other auth checks use: with a non-loopback remote peer both exemptions are checked in one run,
+ * each by its own checks. Pass when the loopback peer without a token is refused, fail when answered.
+ * When the loopback peer is the auth checks' own, they are skipped with that reason (or run from
+ * --peer-address), so the cause is named once.
  */
 export async function runLoopbackExemptionCheck(ctx: ConformContext, on: EndpointContract): Promise<void> {
   await ctx.check(on, 'auth.loopback-exemption', A.authRemoteToken, async () => {
     const caps = ctx.capabilities;
     if (!caps) return skip('capabilities were not detected');
-    if (!caps.remotePeer.available) return skip(`no non-loopback peer: ${caps.remotePeer.reason ?? 'unavailable'}`);
-    const via = ctx.target.capabilities.remoteVia;
-    if (!ctx.target.capabilities.loopback) return skip('the target is not reached over loopback, so no loopback exemption can show');
-    if (via && !via.address.startsWith('127.'))
-      return skip(`the remote peer is this host's own address ${via.address}, not a loopback one, so no loopback exemption can show`);
+    const { loopback, loopbackPeer: peer, remoteVia: via } = ctx.target.capabilities;
+    if (!loopback) return skip('the target is not reached over loopback, so no loopback exemption can show');
+    if (!peer)
+      return skip('no loopback address other than 127.0.0.1 can be sent from (127.0.0.2 cannot be bound), so no wider exemption can show');
     const e = (await probeEndpoint(ctx)) ?? (on.auth === 'token' && on.method === 'GET' ? on : undefined);
     if (!e) return skip('no token endpoint to probe');
-    const peer = via?.address ?? '127.0.0.2';
-    const ex = await ctx.send({ method: e.method, path: e.path, asRemotePeer: true, auth: 'none' }, 'auth', e.id);
+    // The auth checks' own peer: its exemption was probed already, and the checks skipped for it.
+    const ownPeer = via !== undefined && via.baseUrl === undefined && via.address === peer;
+    const ex = await ctx.send({ method: e.method, path: e.path, asLoopbackPeer: true, auth: 'none' }, 'auth', e.id);
     if (!ex.response) return skip(`the probe got no answer: ${ex.error}`);
-    if (caps.exemptPeer || succeeded(ex)) {
+    if ((ownPeer && caps.exemptPeer) || succeeded(ex)) {
       return fail(
-        `${e.method} ${e.path} from ${peer} without a token was answered (${describeAnswer(ex)}): the target exempts more peers than the spec (${SPEC_EXEMPT}); auth checks from that peer are skipped`,
+        `${e.method} ${e.path} from ${peer} without a token was answered (${describeAnswer(ex)}): the target exempts more peers than the spec (${SPEC_EXEMPT}); ${ownPeer ? 'auth checks from that peer are skipped' : `the other auth checks run from ${via?.address ?? 'the remote peer'}`}`,
         ex,
       );
     }

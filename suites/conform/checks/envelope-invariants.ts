@@ -19,7 +19,7 @@ const UNDESCRIBED = new Set([404, 405, 413, 429]);
 export function envelopeAnswers(ctx: ConformContext, e: EndpointContract): Exchange[] {
   return ctx.log.exchanges.filter((x) => {
     if (x.endpointId !== e.id || !x.response || x.purpose === 'auth') return false;
-    if (x.sent.method !== e.method || x.sent.asRemotePeer) return false;
+    if (x.sent.method !== e.method || x.sent.asRemotePeer || x.sent.asLoopbackPeer) return false;
     if (UNDESCRIBED.has(x.response.status)) return false;
     return e.response.kind === 'envelope' || x.response.status >= 400;
   });

@@ -22,7 +22,7 @@ import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { buildParams, declaredParams } from '../../../fixtures/contract/minimal-params.ts';
 import { type CreatedResources, familyByCreate, familyByDelete, fixtureFields, listingEndpoint } from '../resource-families.ts';
-import { scenarioOf } from '../scenarios.ts';
+import { scenarioOf, type Unsendable } from '../scenarios.ts';
 
 /** Endpoints whose valid request is a behaviour check of its own (see behaviour-checks.ts). */
 export const OWN_HAPPY_PATH = new Set(['POST /api/cluster/config/set', 'POST /api/cluster/node/leave']);
@@ -52,7 +52,7 @@ export async function happyRequest(
   ctx: ConformContext,
   e: EndpointContract,
   resources: CreatedResources,
-): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | { skip: string }> {
+): Promise<{ params: Record<string, unknown>; send: () => Promise<Exchange> } | Unsendable> {
   const created = familyByCreate(ctx, e);
   if (created) {
     const fields = fixtureFields(ctx, created, '-hp');
@@ -68,7 +68,7 @@ export async function happyRequest(
   }
   const scenario = scenarioOf(e);
   const fields = scenario.fields ? await scenario.fields(ctx) : {};
-  if ('skip' in fields && typeof fields.skip === 'string') return { skip: fields.skip };
+  if ('skip' in fields && typeof fields.skip === 'string') return fields as Unsendable;
   const params = buildParams(e, fields as Record<string, unknown>);
   return { params, send: () => ctx.call(e, params) };
 }
@@ -182,9 +182,12 @@ export function happyAlso(e: EndpointContract, ex: Exchange | undefined): string
  * wrapper for lists). Returns the exchange for later checks.
  */
 export async function runHappyPath(ctx: ConformContext, e: EndpointContract, resources: CreatedResources): Promise<Exchange | undefined> {
-  const plan = await happyRequest(ctx, e, resources).catch((err: Error) => ({ skip: `could not prepare the request: ${err.message}` }));
+  const plan = await happyRequest(ctx, e, resources).catch((err: Error): Unsendable => ({
+    skip: `could not prepare the request: ${err.message}`,
+  }));
   if ('skip' in plan) {
-    await ctx.check(e, 'happy-path', happyAssertion(e), () => skip(plan.skip));
+    // A fixture the run could not make shows nothing about the target: inconclusive, not skipped.
+    await ctx.check(e, 'happy-path', happyAssertion(e), () => (plan.noFixture ? inconclusive(plan.skip) : skip(plan.skip)));
     return undefined;
   }
   const ex = await plan.send();

@@ -63,7 +63,7 @@ export async function runLimitChecks(
       if (c.inRange) {
         await ctx.check(e, id, assertion, () => {
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-          if (succeeded(ex)) return pass(`${p.name} of ${c.length} characters accepted (allowed ${range})`);
+          if (succeeded(ex)) return pass(`${p.name} of ${c.length} characters accepted (allowed ${range})`, ex);
           const env = envelopeOf(ex);
           if (refusedAsInvalid(ex) && namesParam(env?.text ?? ex.response.text, p.name)) {
             return fail(`${p.name} of ${c.length} characters is within ${range} but was refused as invalid: ${describeAnswer(ex)}`, ex);

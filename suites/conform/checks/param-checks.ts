@@ -90,7 +90,8 @@ export async function runUnknownFieldCheck(
   await ctx.check(e, 'unknown-fields-ignored', A.decisionUnknownParams, () => {
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const textOk = e.response.kind !== 'envelope' && ex.response.status === 200;
-    if (textOk || succeeded(ex) || (e.response.otherStatuses ?? []).includes(ex.response.status)) return pass('extra keys were ignored');
+    if (textOk || succeeded(ex) || (e.response.otherStatuses ?? []).includes(ex.response.status))
+      return pass('extra keys were ignored', ex);
     if (refusedAsInvalid(ex))
       return fail(
         `a valid request with unknown ${e.method === 'GET' ? 'query keys' : 'body fields'} was refused: ${describeAnswer(ex)}`,

@@ -140,7 +140,7 @@ export async function runRangeChecks(
       if (c.valid) {
         await ctx.check(e, c.id, assertion, () => {
           if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-          if (succeeded(ex)) return pass(`${c.what}: accepted`);
+          if (succeeded(ex)) return pass(`${c.what}: accepted`, ex);
           if (refused(ex) && refusalNames(ex, p.name)) return fail(`${c.what}, but it was refused as invalid: ${describeAnswer(ex)}`, ex);
           // The family's valid instance was created, and only this value (with the fields it needs) changed:
           // a refusal, whatever its text, refuses the value.
