@@ -62,10 +62,17 @@ async function normalRequestMs(): Promise<number> {
 
 const withinCutoff = (ms: number, timeout: number) => ms < timeout + timeout / 2 + 1000; // timeout + check interval + slack
 
+/**
+ * A normal request answered within this is not starved: one waiting behind the slow connections would
+ * wait for them to be cut off, at the headers timeout or later. Not a speed target (the machine may
+ * be loaded), only shorter than any wait the slow connections could cause.
+ */
+const NOT_STARVED_MS = HEADERS_TIMEOUT_MS;
+
 describe('slow and half-open connections', () => {
   it('connections that send nothing do not starve others and are closed after the headers timeout', async () => {
     const idle = await Promise.all(Array.from({ length: 50 }, () => open()));
-    for (let i = 0; i < 5; i++) expect(await normalRequestMs()).toBeLessThan(500);
+    for (let i = 0; i < 5; i++) expect(await normalRequestMs()).toBeLessThan(NOT_STARVED_MS);
     const closed = await Promise.all(idle.map((c) => c.closedAfter));
     for (const ms of closed) expect(withinCutoff(ms, HEADERS_TIMEOUT_MS), `closed after ${Math.round(ms)} ms`).toBe(true);
   }, 15_000);
@@ -81,7 +88,7 @@ describe('slow and half-open connections', () => {
     });
     const during: number[] = [];
     for (let i = 0; i < 5; i++) during.push(await normalRequestMs());
-    for (const ms of during) expect(ms).toBeLessThan(500);
+    for (const ms of during) expect(ms).toBeLessThan(NOT_STARVED_MS);
     const closed = await Promise.all(slow.map((c) => c.closedAfter));
     timers.forEach(clearInterval);
     for (const ms of closed) expect(withinCutoff(ms, HEADERS_TIMEOUT_MS), `closed after ${Math.round(ms)} ms`).toBe(true);
@@ -98,7 +105,7 @@ describe('slow and half-open connections', () => {
       'POST /api/cluster/tenant/create HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"tenant_name":"',
     );
     const timer = setInterval(() => c.socket.writable && c.socket.write('a'), 100);
-    expect(await normalRequestMs()).toBeLessThan(500);
+    expect(await normalRequestMs()).toBeLessThan(NOT_STARVED_MS);
     const ms = await c.closedAfter;
     clearInterval(timer);
     expect(withinCutoff(ms, REQUEST_TIMEOUT_MS), `closed after ${Math.round(ms)} ms`).toBe(true);
@@ -131,6 +138,6 @@ describe('slow and half-open connections', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).message).toMatch(/exceeds the limit of 2097152 bytes/);
     expect(performance.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
-    expect(await normalRequestMs()).toBeLessThan(500);
+    expect(await normalRequestMs()).toBeLessThan(NOT_STARVED_MS);
   }, 15_000);
 });
