@@ -86,8 +86,8 @@ export interface ConformOptions {
    * `METHOD /path/glob`; comma-separated values allowed), then leave out those matching `skip`.
    * A pattern matching no endpoint throws a SelectionError before the target is opened.
    */
-  only?: readonly string[];
-  skip?: readonly string[];
+  only?: string | readonly string[];
+  skip?: string | readonly string[];
   /** Check one shard of the selection (fixtures are still set up in every shard). */
   shard?: ShardSpec;
   /** An earlier report: only new findings (at the --fail-on level) make the verdict fail; the report lists new and fixed findings. */
