@@ -50,7 +50,9 @@ export interface ConformOptions {
 
 /**
  * Runs the conformance suites against a target and returns the report (`report.verdict`,
- * `report.findings`, MUST first; the same object `mqsim conform --json` prints).
+ * `report.findings`, MUST first; the same object `mqsim conform --json` prints). When the target
+ * stops answering in the middle of the run, the run ends there and the report has `stopped` and one
+ * finding `target-stopped` (the case in which `mqsim conform` exits 2 with a report).
  *
  * @throws SetupError when the run cannot start: nothing answers at the URL, it is not this API, or
  * the login is refused (the same cases in which `mqsim conform` exits 2 without a report).

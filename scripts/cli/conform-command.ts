@@ -156,8 +156,13 @@ export function summaryText(report: Report, reportDir: string, quiet = false): s
   if (quiet) return `${report.verdictLine}\n`;
   const lines = [report.verdictLine];
   if (report.vacuous) lines.unshift(`WARNING: vacuous run — ${report.vacuousReason}`);
+  // A finding grouped by rule or cause names it, then the assertion it cites (and how many more rows state it).
+  const cites = (f: Report['findings'][number]) =>
+    f.id === f.assertion
+      ? f.assertion
+      : `${f.id} (${f.assertion}${f.assertions && f.assertions.length > 1 ? ` and ${f.assertions.length - 1} more` : ''})`;
   const line = (f: Report['findings'][number]) =>
-    `  ✗ [${f.level}] ${f.title}\n      ${f.assertion} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`;
+    `  ✗ [${f.level}] ${f.title}\n      ${cites(f)} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`;
   const cross = report.findings.filter((f) => f.crossCutting).map(line);
   const own = report.findings.filter((f) => !f.crossCutting).map(line);
   if (cross.length > 0) lines.push(`cross-cutting findings (${cross.length}; not counted in each endpoint's status):`, ...cross);

@@ -361,7 +361,7 @@ export const config: ScenarioSuite = {
     },
     {
       endpoint: 'POST /api/cluster/config/set',
-      checks: ['config.set-get-roundtrip', 'config.read-percent', 'config.read-view-form', 'config.set-same-values-back'],
+      checks: ['config.set.*', 'config.set-get-roundtrip', 'config.read-percent', 'config.read-view-form', 'config.set-same-values-back'],
       assertion: 'config.set.at-once',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
