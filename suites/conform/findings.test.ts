@@ -160,8 +160,9 @@ describe('findings: failed checks grouped by cause', () => {
             assertion: 'decision.connector.unstated-ranges',
             ...range('clickhouse'),
           }),
-          // No rule: grouped by its assertion as before.
+          // No rule: grouped by its assertion, each decision its own finding (not one "connector.config" kind).
           check('connector.config.file-path-relative', 'fail', 'INFO', { assertion: 'decision.connector.file-path-absolute' }),
+          check('connector.config.empty-required-strings', 'fail', 'INFO', { assertion: 'decision.connector.empty-required-strings' }),
         ],
         'cluster.connector.create',
       ),
@@ -169,6 +170,7 @@ describe('findings: failed checks grouped by cause', () => {
     expect(f.map((x) => `${x.level} ${x.id} ${x.checks.length} | ${x.title}`)).toEqual([
       'MUST connector.config.range 3 | connector configs: a number outside its range is accepted (kafka, webhook, clickhouse)',
       'MUST connector.config.url-scheme 2 | connector configs: a URL without its scheme is accepted (webhook, clickhouse)',
+      expect.stringMatching(/^INFO decision\.connector\.empty-required-strings 1 \| /),
       expect.stringMatching(/^INFO decision\.connector\.file-path-absolute 1 \| /),
     ]);
     expect(f[0].assertions).toEqual(['catalogue.kafka', 'catalogue.webhook', 'decision.connector.unstated-ranges']);

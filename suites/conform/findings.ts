@@ -122,7 +122,7 @@ const PARAMETRISED = [
   'enum',
   'required',
   'failure-strategy',
-  'connector.config',
+  // Not `connector.config`: its generated cases name their rules, and its other checks are a decision each.
   'connector.type',
   'auth',
   'monitor.missing-dimension',
