@@ -401,7 +401,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
     if (!target.stopped && (options.properties !== false || options.propertyPath))
       propertyRun = await runProperties(ctx, target, selection.selected, options, progress, replayFlags);
-    for (const e of checked) if (durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
+    for (const e of checked) if (!target.stopped || durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);

@@ -3,7 +3,7 @@ import { TransportError, type Target, type TargetRequest, type TargetResponse } 
 import { LOST_IN_A_ROW, WatchedTarget } from './target-watch.ts';
 
 /** A target whose answers a test decides: `down(path)` true means no answer at all (connection refused). */
-function fakeTarget(down: (req: TargetRequest) => boolean): Target & { asked: string[] } {
+function fakeTarget(down: (req: TargetRequest) => boolean, error = 'connect ECONNREFUSED 127.0.0.1:1'): Target & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -14,7 +14,7 @@ function fakeTarget(down: (req: TargetRequest) => boolean): Target & { asked: st
     close: () => Promise.resolve(),
     request: async (req): Promise<TargetResponse> => {
       asked.push(`${req.method} ${req.path}`);
-      if (down(req)) throw new TransportError('connect ECONNREFUSED 127.0.0.1:1', 1);
+      if (down(req)) throw new TransportError(error, 1);
       return { status: 200, headers: {}, text: '{}', json: {}, durationMs: 1, retries: 0 };
     },
   };
@@ -42,6 +42,30 @@ describe('WatchedTarget', () => {
     expect(inner.asked.slice(-1)).toEqual(['GET /health/ready']);
     expect(watch.stopped).toBeUndefined();
     expect(await settle(watch.request(get('/api/fine')))).toBe('answered');
+  });
+
+  it('takes broken answers (resets, not HTTP, too large) for a target that is there: no probe, no stop', async () => {
+    const inner = fakeTarget(() => true, 'GET http://127.0.0.1:1/x: UND_ERR_SOCKET: other side closed');
+    const watch = new WatchedTarget(inner);
+    for (let i = 0; i < 9; i++) await settle(watch.request(get(`/api/p${i}`)));
+    expect(inner.asked.filter((a) => a === 'GET /health/ready')).toEqual([]);
+    expect(watch.stopped).toBeUndefined();
+    // A probe that gets a broken answer is an answer: the target is there.
+    let timeouts = true;
+    const half = fakeTarget(
+      (r) => timeouts || r.path === '/health/ready',
+      'GET http://127.0.0.1:1/x: HPE_INVALID_CONSTANT: Expected HTTP/',
+    );
+    const watch2 = new WatchedTarget({
+      ...half,
+      request: (req) =>
+        timeouts && req.path !== '/health/ready'
+          ? Promise.reject(new TransportError('no answer within 300 ms (--timeout)', 300))
+          : half.request(req),
+    });
+    for (const p of ['/api/a', '/api/b', '/api/c']) await settle(watch2.request(get(p)));
+    timeouts = false;
+    expect(watch2.stopped).toBeUndefined();
   });
 
   it('stops when the probe of /health/ready and / gets no answer either: later requests are not sent', async () => {

@@ -1,17 +1,27 @@
 import { TransportError, type Target, type TargetRequest, type TargetResponse } from '../targets/target.ts';
 
 /**
- * Notices a target that went away in the middle of a run (killed, crashed, its host gone): without
- * it, every check after that point fails with "no answer", one finding per endpoint. The watch
- * counts consecutive requests that got no answer at all; once they span two paths (one endpoint
- * that never answers is that endpoint's finding, not the target's), it asks `GET /health/ready` and
- * then `GET /` with no token. When neither answers either, the target has stopped: every later
+ * Notices a target that went away in the middle of a run (killed, crashed, frozen, its host gone):
+ * without it, every check after that point fails with "no answer", one finding per endpoint. The
+ * watch counts consecutive requests that got no answer at all (isNoAnswer); once they span two paths
+ * (one endpoint that never answers is that endpoint's finding, not the target's), it asks
+ * `GET /health/ready` and then `GET /` with no token. When neither answers either, the target has stopped: every later
  * request fails at once without being sent, and the runner ends the run with one finding
  * (`stopped`), the report marks the run incomplete, and the CLI exits 2.
  */
 
 /** Consecutive requests without an answer, over at least two paths, before the target is probed. */
 export const LOST_IN_A_ROW = 3;
+
+/**
+ * A transport error that means nothing came back from a server: no connection (refused, unreachable,
+ * no such host), no answer within the timeout, or not sent because the target is already known to be
+ * unresponsive. A reset in the middle of an answer, bytes that are not HTTP or a body over the cap
+ * show a server that is there, answering badly: those are findings of the endpoints that got them.
+ */
+export function isNoAnswer(message: string): boolean {
+  return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|no answer within|not sent:|target is closed/.test(message);
+}
 
 /** When and where the target stopped answering. */
 export interface TargetStop {
@@ -92,7 +102,13 @@ export class WatchedTarget implements Target {
     } catch (e) {
       if (!(e instanceof TransportError)) throw e;
       this.streak.push({ req, n, at: this.now(), error: e.message });
-      if (this.streak.length >= LOST_IN_A_ROW && new Set(this.streak.map((s) => s.req.path)).size >= 2) await this.probe();
+      // Answers that are merely broken (resets, not HTTP, too large) alone never make the watch probe.
+      if (
+        this.streak.length >= LOST_IN_A_ROW &&
+        new Set(this.streak.map((s) => s.req.path)).size >= 2 &&
+        this.streak.some((s) => isNoAnswer(s.error))
+      )
+        await this.probe();
       if (this.stopped) this.lost.add(req);
       throw e;
     }
@@ -110,6 +126,11 @@ export class WatchedTarget implements Target {
           return;
         } catch (e) {
           if (!(e instanceof TransportError)) throw e;
+          // Something came back, however broken: the target is there.
+          if (!isNoAnswer(e.message)) {
+            this.streak = [];
+            return;
+          }
           asked.push(`GET ${path}: ${e.message}`);
         }
       }
