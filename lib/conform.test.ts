@@ -55,4 +55,39 @@ describe('conform', () => {
     );
     await expect(conform({ target: 'sim', only: ['/no/such/path'] })).rejects.toBeInstanceOf(SelectionError);
   });
+
+  it('takes only/skip as a string, as the CLI flag gives it, or as an array', async () => {
+    const one = await conform({ target: 'sim', only: '/api/cluster/tenant/*', skip: 'POST /api/cluster/tenant/delete', properties: false });
+    expect(one.endpoints.map((e) => e.path).sort()).toEqual([
+      '/api/cluster/tenant/create',
+      '/api/cluster/tenant/list',
+      '/api/cluster/tenant/update',
+    ]);
+    expect(one.selection).toMatchObject({ only: ['/api/cluster/tenant/*'], skip: ['POST /api/cluster/tenant/delete'] });
+    const commas = await conform({ target: 'sim', only: '/api/cluster/tenant/list,/api/status', properties: false });
+    expect(commas.endpoints.map((e) => e.path).sort()).toEqual(['/api/cluster/tenant/list', '/api/status']);
+  });
+
+  it('refuses an option of the wrong type with a TypeError naming it and what it takes', async () => {
+    const bad = (options: Record<string, unknown>) => conform({ target: 'sim', ...options } as Parameters<typeof conform>[0]);
+    await expect(bad({ only: 7 })).rejects.toThrow(
+      new TypeError(
+        `conform: option "only" must be a string or an array of strings (patterns such as '/api/cluster/tenant/*', 'tenants' or 'cluster.*'; comma-separated allowed), got number 7`,
+      ),
+    );
+    await expect(bad({ skip: ['tenants', 3] })).rejects.toThrow(/^conform: option "skip" must be a string or an array of strings/);
+    await expect(bad({ failOn: 'MUST' })).rejects.toThrow(
+      `conform: option "failOn" must be one of 'must', 'should', 'info', got the string "MUST"`,
+    );
+    await expect(bad({ properties: 'false' })).rejects.toThrow(`conform: option "properties" must be a boolean, got the string "false"`);
+    await expect(bad({ seed: '7' })).rejects.toThrow(/option "seed" must be an integer from 0/);
+    await expect(bad({ nodes: 12 })).rejects.toThrow(/option "nodes" must be an integer from 1 to 9, got number 12/);
+    await expect(bad({ timeoutMs: -1 })).rejects.toThrow(/option "timeoutMs" must be an integer from 1/);
+    await expect(bad({ propertyRuns: 1.5 })).rejects.toThrow(/option "propertyRuns"/);
+    await expect(bad({ onProgress: 'log' })).rejects.toThrow(/option "onProgress" must be a function/);
+    await expect(bad({ username: 1 })).rejects.toThrow(/option "username" must be a string/);
+    await expect(bad({ onlyy: ['tenants'] })).rejects.toThrow(/^conform: unknown option "onlyy" \(the options are target, seed,/);
+    await expect(conform({ target: 42 } as never)).rejects.toThrow(TypeError);
+    await expect(conform(undefined as never)).rejects.toThrow(/^conform: options must be an object/);
+  });
 });

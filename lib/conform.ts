@@ -1,6 +1,7 @@
 import type { FailOn, Report } from '../suites/conform/report-model.ts';
 import { runConform } from '../suites/conform/runner.ts';
 import { SimTarget } from '../suites/targets/sim-target.ts';
+import { checkConformOptions } from './conform-options.ts';
 import { internalsOf, type SimulatedCluster } from './create-cluster.ts';
 
 /** Options of {@link conform}. */
@@ -24,10 +25,13 @@ export interface ConformOptions {
   peerAddress?: string;
   /** The target's MQTT listener as `HOST:PORT`, or `none` (URL targets; default: detected). */
   mqtt?: string;
-  /** Check only endpoints matching these patterns: path globs, endpoint id globs, tags or `METHOD /path` (as `--only`). */
-  only?: readonly string[];
-  /** Leave out endpoints matching these patterns (as `--skip`). */
-  skip?: readonly string[];
+  /**
+   * Check only endpoints matching these patterns: path globs, endpoint id globs, tags or `METHOD /path`
+   * (as `--only`): one string (comma-separated patterns allowed) or an array of them.
+   */
+  only?: string | readonly string[];
+  /** Leave out endpoints matching these patterns (as `--skip`): a string or an array of strings. */
+  skip?: string | readonly string[];
   /** Run the property-based suites too (default true). */
   properties?: boolean;
   /** Runs per property (fast-check `numRuns`). */
@@ -46,14 +50,17 @@ export interface ConformOptions {
 
 /**
  * Runs the conformance suites against a target and returns the report (`report.verdict`,
- * `report.findings`, MUST first; the same object `mqsim conform --json` prints).
+ * `report.findings`, MUST first; the same object `mqsim conform --json` prints). When the target
+ * stops answering in the middle of the run, the run ends there and the report has `stopped` and one
+ * finding `target-stopped` (the case in which `mqsim conform` exits 2 with a report).
  *
  * @throws SetupError when the run cannot start: nothing answers at the URL, it is not this API, or
  * the login is refused (the same cases in which `mqsim conform` exits 2 without a report).
  * @throws SelectionError when an `only` or `skip` pattern matches no endpoint.
+ * @throws TypeError when an option is not of its type (naming the option and what it takes) or is no option.
  */
 export async function conform(options: ConformOptions): Promise<Report> {
-  const { target, seed = 1, ...rest } = options;
+  const { target, seed = 1, ...rest } = checkConformOptions(options);
   const common = {
     seed,
     ...(rest.username !== undefined ? { username: rest.username } : {}),
@@ -72,7 +79,7 @@ export async function conform(options: ConformOptions): Promise<Report> {
     ...(rest.onProgress !== undefined ? { onProgress: rest.onProgress } : {}),
   };
   if (typeof target === 'string') return runConform({ target, ...common });
-  const internals = internalsOf(target);
+  const internals = target !== null && typeof target === 'object' ? internalsOf(target) : undefined;
   if (!internals) throw new TypeError('conform: target must be "sim", a URL, or a cluster made by createCluster()');
   const o = target.options;
   const name = `cluster(seed ${o.seed}, ${o.nodes} nodes, ${o.workload}, ${o.dialect})`;

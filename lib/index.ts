@@ -38,6 +38,8 @@ export { conform } from './conform.ts';
 export type { ConformOptions } from './conform.ts';
 export type {
   CheckRecord,
+  CheckRef,
+  CheckRule,
   CheckStatus,
   Citation,
   EndpointReport,
@@ -50,6 +52,7 @@ export type {
   ReportSummary,
   RequestRecord,
   ResponseRecord,
+  RunStop,
   SpecCoverage,
 } from '../suites/conform/report-model.ts';
 export { SetupError } from '../suites/conform/preflight.ts';

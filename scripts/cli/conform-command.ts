@@ -156,15 +156,26 @@ export function summaryText(report: Report, reportDir: string, quiet = false): s
   if (quiet) return `${report.verdictLine}\n`;
   const lines = [report.verdictLine];
   if (report.vacuous) lines.unshift(`WARNING: vacuous run — ${report.vacuousReason}`);
-  const findings = report.findings.map(
-    (f) =>
-      `  ✗ [${f.level}] ${f.title}\n      ${f.assertion} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`,
-  );
-  if (findings.length > 0)
+  // A finding grouped by rule or cause names it, then the assertion it cites (and how many more rows state it).
+  const cites = (f: Report['findings'][number]) =>
+    f.id === f.assertion
+      ? f.assertion
+      : `${f.id} (${f.assertion}${f.assertions && f.assertions.length > 1 ? ` and ${f.assertions.length - 1} more` : ''})`;
+  const line = (f: Report['findings'][number]) =>
+    `  ✗ [${f.level}] ${f.title}\n      ${cites(f)} · ${f.endpoints.slice(0, 4).join(', ')}${f.endpoints.length > 4 ? ` and ${f.endpoints.length - 4} more` : ''}`;
+  const cross = report.findings.filter((f) => f.crossCutting).map(line);
+  const own = report.findings.filter((f) => !f.crossCutting).map(line);
+  if (cross.length > 0) lines.push(`cross-cutting findings (${cross.length}; not counted in each endpoint's status):`, ...cross);
+  if (own.length > 0)
     lines.push(
-      `findings (${findings.length}):`,
-      ...findings.slice(0, 15),
-      ...(findings.length > 15 ? [`  … and ${findings.length - 15} more in the report`] : []),
+      `${cross.length > 0 ? 'findings of particular endpoints' : 'findings'} (${own.length}):`,
+      ...own.slice(0, 15),
+      ...(own.length > 15 ? [`  … and ${own.length - 15} more in the report`] : []),
+    );
+  const e = report.summary.endpoints;
+  if (e)
+    lines.push(
+      `endpoints by their own checks at --fail-on ${report.failOn ?? 'must'}: ${e.fail} fail, ${e.pass} pass, ${e.inconclusive} inconclusive, ${e.skipped} skipped, ${e.untested} untested`,
     );
   if (report.coverage) lines.push(coverageLine(report.coverage));
   lines.push(`report: ${join(reportDir, 'index.html')} (also report.json, junit.xml)`);
@@ -181,8 +192,10 @@ export function loadBaseline(file: string | undefined): { file: string; report: 
 /**
  * Runs `mqsim conform` with parsed options; returns the exit status: 0 pass, 1 fail or vacuous (with
  * a baseline: 1 only for new MUST failures), 2 usage error (bad selection, unreadable baseline, a
- * --peer-address this host cannot send from) or set-up error (the target is down, is not this API,
- * or refuses the login: one sentence on stderr and no report, since nothing was checked).
+ * --peer-address this host cannot send from), set-up error (the target is down, is not this API,
+ * or refuses the login: one sentence on stderr and no report, since nothing was checked), or a run
+ * that could not be completed (the target stopped answering mid-run: the report is written, with one
+ * finding saying when and at which request).
  */
 export async function runConformCommand(options: ConformCommandOptions, io: ConformIo = defaultIo): Promise<number> {
   if ((options.username === undefined) !== (options.password === undefined)) {
@@ -360,8 +373,10 @@ coverage. Exit status: 0 when the run reached the API and no finding at the --fa
 must: MUST findings only) exists; 1 otherwise or when the run was vacuous (e.g. every request answered
 401); 2 on a usage error, or when the run cannot start: nothing answers at --target, it is not this
 API (e.g. a plain file server), or the login with --username/--password is refused. Then one sentence
-on stderr says what to fix, and no report is written. With --baseline, 1 only for findings the
-baseline did not have (or that now show on more endpoints).
+on stderr says what to fix, and no report is written. Also 2 when the target stops answering in the
+middle of the run (several requests in a row get no answer and neither /health/ready nor / answers):
+the run ends there and its report has one finding, target-stopped, saying when and at which request.
+With --baseline, 1 only for findings the baseline did not have (or that now show on more endpoints).
 
 Secrets: --password and --jwt-secret never appear in a report; its replay command reads them from
 $MQSIM_PASSWORD and $MQSIM_JWT_SECRET. Secrets the target shows in its answers (passwords, signing

@@ -7,7 +7,7 @@ import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
 import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
 import { requestParts } from './param-values.ts';
-import type { CheckRecord, CheckStatus, FailureCause } from './report-model.ts';
+import type { CheckRecord, CheckRule, CheckStatus, FailureCause } from './report-model.ts';
 import type { CreatedResources } from './resource-families.ts';
 
 /** The outcome of one check, before it is recorded. */
@@ -22,6 +22,14 @@ export interface Verdict {
    */
   assertion?: string;
   also?: readonly string[];
+  /** A failure's rule, when finer or wider than the assertion (a URL scheme across connector types): findings group by it. */
+  rule?: CheckRule;
+  /**
+   * Earlier checks this one's evidence rests on (the set a read-back reads, the create a list shows).
+   * When one of them failed, this check decides nothing by itself: a pass is recorded as inconclusive,
+   * a failure as that check's consequence (folded under its finding).
+   */
+  dependsOn?: readonly CheckRecord[];
 }
 
 /**
@@ -134,6 +142,8 @@ export class ConformContext {
   readonly names: FixtureNames;
   readonly state: RunState = { lists: new Map(), listedBeforeDelete: new Map() };
   readonly results = new Map<string, CheckRecord[]>();
+  /** The endpoint each recorded check belongs to (a later check may rest on a check of another endpoint). */
+  private readonly endpointOf = new WeakMap<CheckRecord, string>();
   readonly notes: string[] = [];
   /** Set by `detectCapabilities` before the first check. */
   capabilities?: DetectedCapabilities;
@@ -236,6 +246,13 @@ export class ConformContext {
     if (precise.level !== cited.level)
       throw new Error(`check ${id}: assertion ${precise.id} (${precise.level}) is not of the level of ${cited.id} (${cited.level})`);
     const also = (verdict.also ?? []).filter((a) => a !== precise.id && assertionById(a).level === precise.level);
+    const failedDependency = (verdict.dependsOn ?? []).find((d) => d.status === 'fail');
+    if (failedDependency && verdict.status === 'pass')
+      verdict = {
+        ...verdict,
+        status: 'inconclusive',
+        message: `${verdict.message} (not evidence: it rests on ${failedDependency.id}, which failed)`,
+      };
     const record: CheckRecord = {
       id,
       assertion: precise.id,
@@ -244,6 +261,10 @@ export class ConformContext {
       message: verdict.message,
       ...(also.length ? { also } : {}),
     };
+    if (verdict.status === 'fail') {
+      if (verdict.rule) record.rule = verdict.rule;
+      if (failedDependency) record.consequenceOf = { endpoint: this.endpointOf.get(failedDependency) ?? e.id, check: failedDependency.id };
+    }
     if (verdict.exchange && verdict.status === 'fail') {
       const answered = this.endpoint(verdict.exchange.sent.method, verdict.exchange.sent.path);
       const cause = failureCause(answered ?? e, verdict.exchange);
@@ -259,6 +280,7 @@ export class ConformContext {
     const list = this.results.get(e.id) ?? [];
     list.push(record);
     this.results.set(e.id, list);
+    this.endpointOf.set(record, e.id);
     return record;
   }
 

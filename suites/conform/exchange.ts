@@ -32,6 +32,55 @@ export function responseRecord(ex: Exchange): ResponseRecord {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * Request bodies above this many characters are not written out in full (a body-size check sends
+ * 2 MiB): the report keeps a cut copy, and the curl command rebuilds the body from its repeated runs.
+ */
+export const REPORTED_BODY_LIMIT = 16_384;
+/** A character repeated at least this often is one run (`'x'.repeat(n)` of a length check). */
+const RUN = /([ -[\]-~])\1{255,}/g;
+
+/** A long text with its runs of one character written as `xxxxxxxx…[2097153 × "x"]`, and the rest cut at the limit. */
+function cutText(text: string): string {
+  const runs = text.replace(RUN, (run: string, ch: string) => `${ch.repeat(8)}…[${run.length} × ${JSON.stringify(ch)}]`);
+  return runs.length > REPORTED_BODY_LIMIT ? `${runs.slice(0, REPORTED_BODY_LIMIT)}… (cut: ${text.length} characters)` : runs;
+}
+
+/** A body as the report keeps it: as sent, or, above the limit, with its long strings cut (the JSON stays readable). */
+export function reportedBody(body: unknown): unknown {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (text === undefined || text.length <= REPORTED_BODY_LIMIT) return body;
+  if (typeof body === 'string') return cutText(body);
+  return JSON.parse(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'string' && v.length > 256 ? cutText(v) : v)));
+}
+
+/**
+ * The curl argument sending `body`: `--data-raw '…'`, or above the limit a `printf` that rebuilds its
+ * runs of one character (`head -c N /dev/zero | tr '\0' x`) piped in with `--data-binary @-`. What
+ * no run explains is cut, with a note that the replay sends it.
+ */
+function curlBody(body: string): { pipeFrom?: string; args: string[] } {
+  if (body.length <= REPORTED_BODY_LIMIT) return { args: ['--data-raw', shellQuote(body)] };
+  const parts: string[] = [];
+  let at = 0;
+  let literal = 0;
+  for (const m of body.matchAll(RUN)) {
+    const text = body.slice(at, m.index);
+    literal += text.length;
+    if (text) parts.push(shellQuote(text));
+    parts.push(`"$(head -c ${m[0].length} /dev/zero | tr '\\0' ${shellQuote(m[1])})"`);
+    at = m.index + m[0].length;
+  }
+  const tail = body.slice(at);
+  literal += tail.length;
+  if (tail) parts.push(shellQuote(tail));
+  if (literal > REPORTED_BODY_LIMIT)
+    return {
+      args: ['--data-raw', shellQuote(`${cutText(body)}`), `# the body (${body.length} characters) is cut here: replay the run to send it`],
+    };
+  return { pipeFrom: `printf '%s' ${parts.join(' ')}`, args: ['--data-binary', '@-'] };
+}
+
 /** A curl command repeating the request; the token is left as $MQSIM_TOKEN, never written out. */
 export function curlOf(
   baseUrl: string,
@@ -47,9 +96,11 @@ export function curlOf(
   const auth = ex.record.authorization;
   if (auth === 'token') parts.push('-H', '"Authorization: Bearer $MQSIM_TOKEN"');
   else if (auth && auth !== 'none') parts.push('-H', shellQuote(`Authorization: ${auth}`));
-  const body = r.rawBody ?? (ex.record.body !== undefined ? JSON.stringify(ex.record.body) : undefined);
-  if (body !== undefined) parts.push('-H', shellQuote('Content-Type: application/json'), '--data-raw', shellQuote(body));
-  return parts.join(' ');
+  const body = r.rawBody ?? (r.body !== undefined ? JSON.stringify(redactPassword(r.path, r.body)) : undefined);
+  if (body === undefined) return parts.join(' ');
+  const sent = curlBody(body);
+  parts.push('-H', shellQuote('Content-Type: application/json'), ...sent.args);
+  return sent.pipeFrom ? `${sent.pipeFrom} | ${parts.join(' ')}` : parts.join(' ');
 }
 
 /** Login bodies carry the target's real password: reports show a placeholder. */
@@ -78,7 +129,11 @@ export class ExchangeLog {
     const record: RequestRecord = {
       method: req.method,
       path: pathWithQuery(req.path, req.query),
-      ...(req.rawBody !== undefined ? { body: req.rawBody } : req.body !== undefined ? { body: redactPassword(req.path, req.body) } : {}),
+      ...(req.rawBody !== undefined
+        ? { body: reportedBody(req.rawBody) }
+        : req.body !== undefined
+          ? { body: reportedBody(redactPassword(req.path, req.body)) }
+          : {}),
       ...(req.asRemotePeer ? { asRemotePeer: true } : {}),
       ...(req.asLoopbackPeer ? { asLoopbackPeer: true } : {}),
       authorization,

@@ -138,4 +138,116 @@ describe('findings: failed checks grouped by cause', () => {
     expect(buildFindings(eps, citations)).toEqual(buildFindings(eps, citations));
     expect(buildFindings([endpoint('GET', '/api/a', 'a', [check('x', 'pass')])], citations)).toEqual([]);
   });
+
+  it('groups failures naming a rule by that rule across the assertions stating it, titled by what is wrong and where', () => {
+    const rule = (kind: string, wrong: string, subject: string) => ({ rule: { id: `connector.config.${kind}`, wrong, subject } });
+    const scheme = (t: string) => rule('url-scheme', 'connector configs: a URL without its scheme is accepted', t);
+    const range = (t: string) => rule('range', 'connector configs: a number outside its range is accepted', t);
+    const f = findingsOf(
+      endpoint(
+        'POST',
+        '/api/cluster/connector/create',
+        'connectors',
+        [
+          check('connector.config.kafka.batch_size-below-1', 'fail', 'MUST', { assertion: 'catalogue.kafka', ...range('kafka') }),
+          check('connector.config.webhook.url-bad-scheme', 'fail', 'MUST', { assertion: 'catalogue.webhook', ...scheme('webhook') }),
+          check('connector.config.webhook.timeout_ms-below-1', 'fail', 'MUST', { assertion: 'catalogue.webhook', ...range('webhook') }),
+          check('connector.config.clickhouse.url-bad-scheme', 'fail', 'MUST', {
+            assertion: 'catalogue.clickhouse',
+            ...scheme('clickhouse'),
+          }),
+          check('connector.config.clickhouse.pool_size-above-64', 'fail', 'INFO', {
+            assertion: 'decision.connector.unstated-ranges',
+            ...range('clickhouse'),
+          }),
+          // No rule: grouped by its assertion, each decision its own finding (not one "connector.config" kind).
+          check('connector.config.file-path-relative', 'fail', 'INFO', { assertion: 'decision.connector.file-path-absolute' }),
+          check('connector.config.empty-required-strings', 'fail', 'INFO', { assertion: 'decision.connector.empty-required-strings' }),
+        ],
+        'cluster.connector.create',
+      ),
+    );
+    expect(f.map((x) => `${x.level} ${x.id} ${x.checks.length} | ${x.title}`)).toEqual([
+      'MUST connector.config.range 3 | connector configs: a number outside its range is accepted (kafka, webhook, clickhouse)',
+      'MUST connector.config.url-scheme 2 | connector configs: a URL without its scheme is accepted (webhook, clickhouse)',
+      expect.stringMatching(/^INFO decision\.connector\.empty-required-strings 1 \| /),
+      expect.stringMatching(/^INFO decision\.connector\.file-path-absolute 1 \| /),
+    ]);
+    expect(f[0].assertions).toEqual(['catalogue.kafka', 'catalogue.webhook', 'decision.connector.unstated-ranges']);
+    expect(f[0].assertion).toBe('catalogue.kafka');
+    expect(f[0].folded).toBeUndefined();
+  });
+
+  it('folds a consequence under the finding of the check it rests on, on any endpoint, without raising its level', () => {
+    const f = findingsOf(
+      endpoint(
+        'POST',
+        '/api/cluster/config/set',
+        'config',
+        [
+          check('config.set.MqttLimit.accepted', 'fail', 'INFO', { assertion: 'decision.config.partial' }),
+          check('config.set-get-roundtrip', 'fail', 'MUST', {
+            assertion: 'config.set.at-once',
+            consequenceOf: { endpoint: 'cluster.config.set', check: 'config.set.MqttLimit.accepted' },
+          }),
+        ],
+        'cluster.config.set',
+      ),
+      endpoint(
+        'GET',
+        '/api/cluster/config/get',
+        'config',
+        [
+          check('config.read-back', 'fail', 'MUST', {
+            assertion: 'config.set.read-percent',
+            consequenceOf: { endpoint: 'cluster.config.set', check: 'config.set-get-roundtrip' },
+          }),
+        ],
+        'cluster.config.get',
+      ),
+    );
+    expect(
+      f.map((x) => `${x.level} ${x.id} ${x.checks.map((c) => c.id).join(',')} ${x.endpoints.length} ${(x.folded ?? []).join(',')}`),
+    ).toEqual([
+      'INFO decision.config.partial config.set.MqttLimit.accepted,config.set-get-roundtrip,config.read-back 2 config.set.at-once,config.set.read-percent',
+    ]);
+    // A consequence whose cause did not fail (or is not in the report) stands on its own.
+    const alone = findingsOf(
+      endpoint(
+        'POST',
+        '/api/cluster/config/set',
+        'config',
+        [
+          check('config.set-get-roundtrip', 'fail', 'MUST', {
+            assertion: 'config.set.at-once',
+            consequenceOf: { endpoint: 'cluster.config.set', check: 'happy-path' },
+          }),
+        ],
+        'cluster.config.set',
+      ),
+    );
+    expect(alone.map((x) => x.id)).toEqual(['config.set.at-once']);
+  });
+
+  it('marks an API-wide rule broken on many endpoints cross-cutting, and an endpoint rule or a rule on few endpoints not', () => {
+    const wire = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        endpoint('GET', `/api/x${i}`, 'x', [check('content-type', 'fail', 'MUST', { assertion: 'conventions.wire-format' })], `x.${i}`),
+      );
+    expect(findingsOf(...wire(5)).map((x) => `${x.id} ${x.crossCutting ?? false}`)).toEqual(['conventions.wire-format true']);
+    const few = [...wire(2), ...Array.from({ length: 8 }, (_, i) => endpoint('GET', `/api/y${i}`, 'y', [check('z', 'pass')], `y.${i}`))];
+    expect(findingsOf(...few).map((x) => `${x.id} ${x.crossCutting ?? false}`)).toEqual(['conventions.wire-format false']);
+    // A run of two endpoints, both broken: cross-cutting as well.
+    expect(findingsOf(...wire(2)).map((x) => x.crossCutting)).toEqual([true]);
+    const perList = Array.from({ length: 6 }, (_, i) =>
+      endpoint(
+        'GET',
+        `/api/l${i}`,
+        'l',
+        [check('list.total-count', 'fail', 'MUST', { assertion: 'envelope.paged.total-count' })],
+        `l.${i}`,
+      ),
+    );
+    expect(findingsOf(...perList).map((x) => x.crossCutting)).toEqual([undefined]);
+  });
 });

@@ -99,11 +99,25 @@ function expectReasonPerEndpoint(report: Report, reason: RegExp): void {
   }
 }
 
+/**
+ * A target that stops answering after the preflight (it hangs): the run notices (requests in a row
+ * without an answer, then /health/ready and / without one either) and ends with ONE finding saying
+ * when and at which request, instead of one "no answer" finding per endpoint (target-watch.ts).
+ */
+function expectStopped(report: Report, reason: RegExp): void {
+  expect(report.stopped, 'the run noticed the target stopped answering').toBeDefined();
+  expect(report.findings.map((f) => f.id)).toEqual(['target-stopped']);
+  expect(report.findings[0].title).toMatch(reason);
+  expect(report.verdictLine).toMatch(/^INCOMPLETE — the target stopped answering at /);
+  // No endpoint is failed by requests that never got an answer.
+  expect(report.endpoints.filter((e) => e.status === 'fail')).toEqual([]);
+}
+
 describe('runConform against hostile targets', () => {
-  it('(a) a target that accepts connections and never answers: every request times out, the run ends', async () => {
+  it('(a) a target that accepts connections and never answers: the requests time out, the run ends as stopped', async () => {
     const url = await tcpTarget(() => {}); // reads nothing, writes nothing, keeps the socket open
     const report = await runHostile(url, 'hang', 30_000);
-    expectReasonPerEndpoint(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
+    expectStopped(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
     expect(report.requests.transportErrors).toBe(report.requests.total);
   }, 90_000);
 
@@ -115,7 +129,8 @@ describe('runConform against hostile targets', () => {
     expect(performance.now() - started).toBeLessThan(45_000);
     for (const file of ['report.json', 'index.html', 'junit.xml']) expect(existsSync(join(reportDir, file)), file).toBe(true);
     expect(report.endpoints).toHaveLength(CONTRACT.length);
-    expectReasonPerEndpoint(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
+    expectStopped(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
+    expect(report.stopped!.endpointsChecked).toBeLessThan(5);
     expect(report.requests.transportErrors).toBe(report.requests.total);
   }, 90_000);
 
@@ -127,7 +142,7 @@ describe('runConform against hostile targets', () => {
       res.on('close', () => clearInterval(drip));
     });
     const report = await runHostile(url, 'drip', 30_000);
-    expectReasonPerEndpoint(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
+    expectStopped(report, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
   }, 90_000);
 
   it('(b) a target answering garbage (random bytes, truncated JSON, HTML) fails the envelope checks', async () => {

@@ -48,8 +48,30 @@ export interface ResponseRecord {
 /**
  * Why a failure is not (only) its own rule's: the answer it got was a server error, a transport
  * failure or not JSON at all. Failures with the same cause on one endpoint are one finding.
+ * `stopped`: no answer because the whole target had stopped answering (target-watch.ts): one finding
+ * for the run.
  */
-export type FailureCause = 'server-error' | 'transport' | 'non-json' | 'not-found';
+export type FailureCause = 'server-error' | 'transport' | 'non-json' | 'not-found' | 'stopped';
+
+/**
+ * The rule a failure broke, finer or wider than its assertion: one catalogue row per connector type
+ * states several rules (a required key, a range, a URL scheme), and one rule (a URL scheme) is stated
+ * in several rows. Failures of one rule are one finding, titled by `wrong` and the subjects it showed on.
+ */
+export interface CheckRule {
+  /** Stable across runs: the finding's id (`connector.config.url-scheme`). */
+  id: string;
+  /** What is wrong, as a finding title: "connector configs: a URL with another scheme than the type's is accepted". */
+  wrong: string;
+  /** What this check applied the rule to (a connector type, a config section), listed after the title. */
+  subject?: string;
+}
+
+/** An earlier check of the run, named so a later check can say it rests on it. */
+export interface CheckRef {
+  endpoint: string;
+  check: string;
+}
 
 /** One check of one endpoint: what it tested (the assertion it cites, at its level) and its outcome. */
 export interface CheckRecord {
@@ -66,6 +88,14 @@ export interface CheckRecord {
   cause?: FailureCause;
   /** With `cause`: the endpoint id that gave that answer (a check of one endpoint may read another). */
   causeEndpoint?: string;
+  /** Failures only: the rule broken, when the check names one finer or wider than its assertion (findings group by it). */
+  rule?: CheckRule;
+  /**
+   * Failures only: an earlier check this one rests on failed (the set it reads back was refused), so
+   * this failure is a consequence: it is folded under that check's finding and does not fail its
+   * endpoint on its own.
+   */
+  consequenceOf?: CheckRef;
   request?: RequestRecord;
   response?: ResponseRecord;
   /** A curl command that repeats the request (failures only). */
@@ -127,12 +157,19 @@ export interface FindingCheck {
  * what a scenario check found in the same family) are folded under their cause.
  */
 export interface Finding {
-  /** Stable across runs: the assertion id, or `<cause>@<endpoint id>`. */
+  /** Stable across runs: the assertion id, a rule id, `<cause>@<endpoint id>`, or `target-stopped`. */
   id: string;
   title: string;
   level: Level;
   assertion: string;
+  /** With a rule stated in several places (one row per connector type): every assertion its checks cite. */
+  assertions?: string[];
   citation?: Citation;
+  /**
+   * An API-wide rule (wire format, envelope, authentication, common list parameters, refusal texts)
+   * broken on many endpoints: shown once, and not counted in each endpoint's status (`crossCutting.ts`).
+   */
+  crossCutting?: boolean;
   /** `METHOD /path` of every endpoint where it showed. */
   endpoints: string[];
   checks: FindingCheck[];
@@ -262,6 +299,26 @@ export interface Report {
   properties?: PropertyRunRecord;
   /** Problems of the harness itself that are not tied to an endpoint (e.g. fixture setup). */
   notes: string[];
+  /**
+   * Present when the target stopped answering in the middle of the run (killed, crashed): the run
+   * ended there and is incomplete; its one finding `target-stopped` says when and at which request.
+   */
+  stopped?: RunStop;
+}
+
+/** When and where the target stopped answering, and how much of the run was done. */
+export interface RunStop {
+  /** Wall time of the first request that got no answer (ISO). */
+  at: string;
+  /** That request (`METHOD /path`) and its number among the run's requests. */
+  request: string;
+  requestNumber: number;
+  error: string;
+  /** What the re-probe asked (`GET /health/ready`, `GET /`) and got. */
+  probe: string;
+  /** Endpoints whose checks ran (at least in part) before the stop, of those selected. */
+  endpointsChecked: number;
+  endpointsSelected: number;
 }
 
 /** The property-based part of a run: replay it with the same seed (and `--property-path` for one case). */
@@ -274,13 +331,61 @@ export interface PropertyRunRecord {
   durationMs: number;
 }
 
-/** fail if any check failed, pass if one passed, inconclusive if one was, skipped if every check was skipped, untested if none ran. */
-export function endpointStatusOf(checks: readonly CheckRecord[]): EndpointStatus {
+/**
+ * How an endpoint's status is decided, the same in every output (report.json, HTML, JUnit, console):
+ * the findings levels of `--fail-on`, and the failures that belong to findings about more than the
+ * endpoint (cross-cutting findings, consequences of a failure elsewhere).
+ */
+export interface StatusRule {
+  failOn: FailOn;
+  /** `checkKey(endpoint, check)` of the failed checks held by cross-cutting findings. */
+  crossCutting?: ReadonlySet<string>;
+}
+
+/** How a failed check is named across findings and statuses: endpoint id and check id. */
+export const checkKey = (endpoint: string, check: string): string => `${endpoint}\u0000${check}`;
+
+/**
+ * Does this failure fail its endpoint? Only a failure of the endpoint's own: at a `--fail-on` level,
+ * not part of a cross-cutting finding (shown once for every endpoint), not the consequence of an
+ * earlier check that failed (folded under that check's finding).
+ */
+export function failsEndpoint(endpointId: string, c: CheckRecord, rule: StatusRule): boolean {
+  return (
+    c.status === 'fail' &&
+    failingLevels(rule.failOn).includes(c.level) &&
+    !c.consequenceOf &&
+    c.cause !== 'stopped' &&
+    !rule.crossCutting?.has(checkKey(endpointId, c.id))
+  );
+}
+
+/**
+ * An endpoint's status, by its own checks (the one rule of every output): `fail` when a failure of its
+ * own at a `--fail-on` level exists (failsEndpoint); else `pass` when a check passed or failed below
+ * that level or elsewhere (it is reported, as a finding, without failing the endpoint); else
+ * `inconclusive`, `skipped`, or `untested` when no check ran (or none got to the target before it
+ * stopped answering).
+ */
+export function endpointStatusOf(e: { id: string; checks: readonly CheckRecord[] }, rule: StatusRule = { failOn: 'must' }): EndpointStatus {
+  // A request lost because the target had stopped answering tested nothing of the endpoint.
+  const checks = e.checks.filter((c) => c.cause !== 'stopped');
   if (checks.length === 0) return 'untested';
-  if (checks.some((c) => c.status === 'fail')) return 'fail';
-  if (checks.some((c) => c.status === 'pass')) return 'pass';
+  if (checks.some((c) => failsEndpoint(e.id, c, rule))) return 'fail';
+  if (checks.some((c) => c.status === 'pass' || c.status === 'fail')) return 'pass';
   if (checks.some((c) => c.status === 'inconclusive')) return 'inconclusive';
   return 'skipped';
+}
+
+/** The failed checks of cross-cutting findings, as the status rule takes them. */
+export function crossCuttingChecks(findings: readonly Pick<Finding, 'crossCutting' | 'checks'>[]): Set<string> {
+  return new Set(findings.filter((f) => f.crossCutting).flatMap((f) => f.checks.map((c) => checkKey(c.endpoint, c.id))));
+}
+
+/** Sets every endpoint's status by the one rule, from the report's findings and `--fail-on`. */
+export function applyEndpointStatuses(report: Pick<Report, 'endpoints' | 'findings' | 'failOn'>): void {
+  const rule: StatusRule = { failOn: report.failOn ?? 'must', crossCutting: crossCuttingChecks(report.findings) };
+  for (const e of report.endpoints) e.status = endpointStatusOf(e, rule);
 }
 
 /** Share of 401 answers from which a run counts as vacuous. */
@@ -336,9 +441,11 @@ export function failingLevels(failOn: FailOn): readonly Level[] {
 
 /**
  * Exit status of `mqsim conform`: 0 only when the run reached the API and no finding at or above the
- * `--fail-on` level exists — or, with a baseline, none that is new.
+ * `--fail-on` level exists — or, with a baseline, none that is new; 2 when the run could not be
+ * completed because the target stopped answering.
  */
-export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous' | 'baseline' | 'findings' | 'failOn'>): 0 | 1 {
+export function exitCodeOf(report: Pick<Report, 'summary' | 'vacuous' | 'baseline' | 'findings' | 'failOn' | 'stopped'>): 0 | 1 | 2 {
+  if (report.stopped) return 2;
   if (report.vacuous) return 1;
   const levels = failingLevels(report.failOn ?? 'must');
   const gating = report.baseline ? report.baseline.newFindings : report.findings;
@@ -350,12 +457,18 @@ function findingCounts(byLevel: Record<Level, number>): string {
   return `${total} finding${total === 1 ? '' : 's'} (MUST ${byLevel.MUST}, SHOULD ${byLevel.SHOULD}, INFO ${byLevel.INFO})`;
 }
 
-export function verdictLineOf(report: Pick<Report, 'summary' | 'vacuous' | 'vacuousReason' | 'baseline' | 'failOn' | 'findings'>): string {
+export function verdictLineOf(
+  report: Pick<Report, 'summary' | 'vacuous' | 'vacuousReason' | 'baseline' | 'failOn' | 'findings' | 'stopped'>,
+): string {
   const s = report.summary;
   const counts = `${s.checks} checks: ${s.passed} passed, ${s.failed} failed, ${s.inconclusive} inconclusive, ${s.skipped} skipped; ${s.untested} endpoints untested`;
   const findings = findingCounts(s.findingsByLevel);
   const levels = failingLevels(report.failOn ?? 'must');
   const gate = levels.join('/');
+  if (report.stopped) {
+    const st = report.stopped;
+    return `INCOMPLETE — the target stopped answering at ${st.at} (request ${st.requestNumber}, ${st.request}); the run ended after ${st.endpointsChecked} of ${st.endpointsSelected} endpoints (${findings}; ${counts})`;
+  }
   if (report.vacuous) return `VACUOUS — not a pass: ${report.vacuousReason ?? 'the checks never reached the API'} (${findings}; ${counts})`;
   if (report.baseline) {
     const b = report.baseline;

@@ -24,7 +24,10 @@ import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from './coverage.ts';
 import { buildFindings } from './findings.ts';
 import { redactReport } from './redact.ts';
+import { recordRunStop } from './run-stop.ts';
+import { WatchedTarget } from './target-watch.ts';
 import {
+  applyEndpointStatuses,
   applyVerdict,
   endpointStatusOf,
   summarize,
@@ -87,8 +90,8 @@ export interface ConformOptions {
    * `METHOD /path/glob`; comma-separated values allowed), then leave out those matching `skip`.
    * A pattern matching no endpoint throws a SelectionError before the target is opened.
    */
-  only?: readonly string[];
-  skip?: readonly string[];
+  only?: string | readonly string[];
+  skip?: string | readonly string[];
   /** Check one shard of the selection (fixtures are still set up in every shard). */
   shard?: ShardSpec;
   /** An earlier report: only new findings (at the --fail-on level) make the verdict fail; the report lists new and fixed findings. */
@@ -264,6 +267,7 @@ function reportEndpointDone(
   total: number,
   soFar: { failures: number; mustFailures: number },
   onEndpoint: ConformOptions['onEndpoint'],
+  failOn: FailOn,
 ): void {
   const failed = checks.filter((c) => c.status === 'fail');
   soFar.failures += failed.length;
@@ -272,7 +276,8 @@ function reportEndpointDone(
     index,
     total,
     endpoint: { id: e.id, method: e.method, path: e.path, tag: e.tag },
-    status: endpointStatusOf(checks),
+    // Cross-cutting findings are known only at the end: the live status counts every failure at the --fail-on levels.
+    status: endpointStatusOf({ id: e.id, checks }, { failOn }),
     checks: checks.length,
     failed: failed.length,
     durationMs,
@@ -323,7 +328,10 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const checked = selection.inShard;
   const durations = new Map<string, number>();
   const progress = options.onProgress ?? (() => {});
-  const { target, owned, replayFlags } = await openTarget(options);
+  const opened = await openTarget(options);
+  const { owned, replayFlags } = opened;
+  // Every request goes through the watch: a target that stops answering mid-run ends the run with one finding.
+  const target = new WatchedTarget(opened.target);
   // Down, not this API, or credentials refused: one SetupError instead of hundreds of failed checks.
   const ready = await preflight(target).catch(async (e: unknown) => {
     if (owned) await target.close().catch(() => {});
@@ -338,6 +346,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     (e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`),
   )?.id;
   let propertyRun: PropertyRunRecord | undefined;
+  let endpointsStarted = 0;
   let listedClients: Awaited<ReturnType<typeof connectListedClients>> | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
@@ -361,9 +370,11 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (options.shard && checked.length === 0)
       progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
     for (const tag of tags) {
+      if (target.stopped) break;
       const tagStart = performance.now();
       const endpoints = checked.filter((e) => e.tag === tag);
       for (const e of endpoints) {
+        if (target.stopped) break;
         const endpointStart = performance.now();
         try {
           await checkEndpoint(ctx, e, resources, tokens);
@@ -382,18 +393,20 @@ export async function runConform(options: ConformOptions): Promise<Report> {
           checked.length,
           done,
           options.onEndpoint,
+          options.failOn ?? 'must',
         );
       }
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     }
 
+    endpointsStarted = done.endpoints;
     await listedClients.close();
     listedClients = undefined;
-    const leftovers = await resources.cleanup();
-    ctx.notes.push(...leftovers);
-    if (options.properties !== false || options.propertyPath)
+    // Nothing is left to clean up on a target that stopped answering, and nothing more to check.
+    if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
+    if (!target.stopped && (options.properties !== false || options.propertyPath))
       propertyRun = await runProperties(ctx, target, selection.selected, options, progress, replayFlags);
-    for (const e of checked) await runEnvelopeInvariants(ctx, e);
+    for (const e of checked) if (!target.stopped || durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);
@@ -402,6 +415,13 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (owned) await target.close().catch(() => {});
   }
 
+  const stopped = target.stopped
+    ? await recordRunStop(ctx, target, target.stopped, checked.length ? checked : selection.selected, {
+        endpointsChecked: endpointsStarted || durations.size,
+        endpointsSelected: checked.length,
+      })
+    : undefined;
+  if (stopped) progress(`the target stopped answering at ${stopped.at} (${stopped.request}): the run ended there`);
   // A shard also reports the checks it ran on other shards' endpoints (its properties'), so merged shards have every check once.
   const reported = options.shard ? selection.selected.filter((e) => checked.includes(e) || ctx.results.has(e.id)) : checked;
   const endpoints: EndpointReport[] = reported.map((e) => {
@@ -414,7 +434,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
       path: e.path,
       tag: e.tag,
       summary: e.summary,
-      status: endpointStatusOf(checks),
+      status: 'untested',
       checks,
       ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}),
     };
@@ -423,6 +443,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const vac = vacuousRun(requests);
   const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
   const findings = buildFindings(endpoints, citations);
+  const failOn = options.failOn ?? 'must';
+  applyEndpointStatuses({ endpoints, findings, failOn });
   const summary = summarize(endpoints, vac.vacuous, findings);
   const finishedAt = new Date();
   const targetName = target.name;
@@ -437,7 +459,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     replay: options.replay ?? replayOf(targetName, options, replayFlags),
     vacuous: vac.vacuous,
     ...(vac.reason ? { vacuousReason: vac.reason } : {}),
-    failOn: options.failOn ?? 'must',
+    failOn,
     verdict: 'pass',
     verdictLine: '',
     requests,
@@ -460,6 +482,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     ...(ctx.capabilities ? { capabilities: ctx.capabilities } : {}),
     ...(propertyRun ? { properties: propertyRun } : {}),
     notes: ctx.notes,
+    ...(stopped ? { stopped } : {}),
   };
   // Every artifact is written from this copy: no secret the target showed (or the run was given) leaves.
   const report = redactReport(built, {

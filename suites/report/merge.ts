@@ -5,6 +5,7 @@ import { buildFindings } from '../conform/findings.ts';
 import {
   applyVerdict,
   endpointKey,
+  applyEndpointStatuses,
   endpointStatusOf,
   summarize,
   vacuousRun,
@@ -87,7 +88,8 @@ function shardGroupOf(report: Report): string {
 function combineEndpoint(a: EndpointReport, b: EndpointReport): EndpointReport {
   const checks = [...a.checks, ...b.checks];
   const ms = a.durationMs === undefined && b.durationMs === undefined ? undefined : (a.durationMs ?? 0) + (b.durationMs ?? 0);
-  return { ...a, checks, status: endpointStatusOf(checks), ...(ms !== undefined ? { durationMs: ms } : {}) };
+  // The status is set again by the rule over the merged findings (applyEndpointStatuses).
+  return { ...a, checks, status: endpointStatusOf({ id: a.id, checks }), ...(ms !== undefined ? { durationMs: ms } : {}) };
 }
 
 /** The replay commands of the inputs without their `--shard`: one command when the shards split one run. */
@@ -169,10 +171,15 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   const selections = new Set(inputs.map((i) => selectionKey(i.report.selection)));
   const shared = selections.size === 1 ? first.selection : undefined;
   const notes = [...new Set(inputs.flatMap((i) => i.report.notes ?? []))];
+  const stoppedInput = inputs.find((i) => i.report.stopped);
+  if (stoppedInput)
+    notes.push(`${stoppedInput.file}: the target stopped answering at ${stoppedInput.report.stopped!.at}; that run is incomplete`);
   // Findings are made again over all endpoints: a rule broken in two shards is one finding.
   const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
   for (const i of inputs) for (const [id, c] of Object.entries(i.report.citations ?? {})) citations[id] ??= c;
   const findings = buildFindings(merged, citations);
+  const failOn = options.failOn ?? first.failOn ?? 'must';
+  applyEndpointStatuses({ endpoints: merged, findings, failOn });
   const baseline = options.baseline
     ? compareWithBaseline({ findings, endpoints: merged }, options.baseline.report, options.baseline.file)
     : combinedBaseline(inputs);
@@ -190,7 +197,7 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
     replay: mergedReplay(inputs),
     vacuous,
     ...(vacuous && vacuousReason ? { vacuousReason } : {}),
-    failOn: options.failOn ?? first.failOn ?? 'must',
+    failOn,
     verdict: 'pass',
     verdictLine: '',
     requests,
@@ -212,6 +219,8 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
       })),
     },
     notes,
+    // An input whose target stopped answering leaves the merge incomplete too (exit status 2).
+    ...(stoppedInput ? { stopped: stoppedInput.report.stopped } : {}),
   };
   return applyVerdict(report);
 }

@@ -2,6 +2,7 @@ import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
 import { citationOf, specCoverage } from '../conform/coverage.ts';
 import { buildFindings } from '../conform/findings.ts';
 import {
+  applyEndpointStatuses,
   applyVerdict,
   endpointStatusOf,
   summarize,
@@ -37,7 +38,7 @@ export function endpoint(
   checks: CheckRecord[],
   id = `${tag}.${method.toLowerCase()}${path.replace(/\//g, '.')}`,
 ): EndpointReport {
-  return { id, method, path, tag, status: endpointStatusOf(checks), checks };
+  return { id, method, path, tag, status: endpointStatusOf({ id, checks }), checks };
 }
 
 export function reportOf(endpoints: EndpointReport[], overrides: Partial<Report> = {}): Report {
@@ -63,6 +64,7 @@ export function reportOf(endpoints: EndpointReport[], overrides: Partial<Report>
     ...overrides,
   };
   report.findings = buildFindings(report.endpoints, report.citations);
+  applyEndpointStatuses(report);
   report.coverage ??= specCoverage(ASSERTIONS, report.endpoints);
   report.summary = summarize(report.endpoints, report.vacuous, report.findings);
   return applyVerdict(report);

@@ -24,8 +24,9 @@ export interface Selectable {
 }
 
 export interface SelectionSpec {
-  only?: readonly string[];
-  skip?: readonly string[];
+  /** Patterns: an array (one per flag), or one string as one flag gives it. */
+  only?: string | readonly string[];
+  skip?: string | readonly string[];
   shard?: ShardSpec;
 }
 
@@ -43,9 +44,9 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** Flag values as patterns: comma-separated, repeatable, blanks dropped. */
-export function splitPatterns(values: readonly string[] | undefined): string[] {
-  return (values ?? [])
+/** Flag values as patterns: comma-separated, repeatable, blanks dropped (one string is one flag's value). */
+export function splitPatterns(values: string | readonly string[] | undefined): string[] {
+  return (typeof values === 'string' ? [values] : (values ?? []))
     .flatMap((v) => v.split(','))
     .map((p) => p.trim())
     .filter((p) => p.length > 0);

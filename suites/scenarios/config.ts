@@ -3,6 +3,7 @@ import type { EndpointContract } from '../../fixtures/contract/types.ts';
 import { runConfigForwarding, runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
+import type { CheckRecord, CheckRule } from '../conform/report-model.ts';
 import { namesParam } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
@@ -180,6 +181,10 @@ const TYPE_ROW: Record<string, string> = {
 
 interface Outcome {
   type: string;
+  /** The check of the set of changed values being accepted (the happy path for the first section); none when no set was sent. */
+  accepted?: CheckRecord;
+  /** The set of changed values was sent and not accepted: nothing of the section was read back. */
+  refused?: boolean;
   problems: string[];
   decisionMisses: string[];
   /** Watermarks read back: set value, shown value, and whether the read view showed a percentage. */
@@ -206,15 +211,29 @@ async function roundTrip(
   const plan = setFields(t).flatMap((f) => planField(t, f, section[f.name]));
   const forms = new Map<string, FieldForm>();
   const changed = await ctx.call(set, { config_type: t.configType, config: JSON.stringify(patchOf(plan, 'changed', forms)) });
+  // A refused valid set is its own failure (one finding for every section refused); the read-backs resting on it decide nothing.
+  const rule: CheckRule = {
+    id: 'config.set.valid-set-refused',
+    wrong: 'config set: a valid set of a section is refused',
+    subject: t.configType,
+  };
   if (!first.done) {
     first.done = true;
-    await recordAnswerChecks(ctx, set, changed);
+    out.accepted = await recordAnswerChecks(ctx, set, changed, { refusalRule: rule });
+  } else {
+    out.accepted = await ctx.check(set, `config.set.${t.configType}.accepted`, TYPE_ROW[t.configType] ?? 'config.set.types', () =>
+      succeeded(changed)
+        ? pass(`a set of every ${t.configType} field to another valid value was accepted`)
+        : {
+            ...fail(
+              `a valid ${t.configType} set (every field changed to another valid value) was refused: ${describeAnswer(changed)}`,
+              changed,
+            ),
+            rule,
+          },
+    );
   }
-  if (!succeeded(changed)) {
-    out.problems.push(`the set was refused: ${describeAnswer(changed)}`);
-    out.exchange = changed;
-    return out;
-  }
+  if (!succeeded(changed)) return { ...out, refused: true };
   const after = await ctx.call(get, {});
   const shown = sectionOf(dataOf(after), t.readViewKey);
   for (const p of plan) {
@@ -360,7 +379,7 @@ export const config: ScenarioSuite = {
     },
     {
       endpoint: 'POST /api/cluster/config/set',
-      checks: ['config.set-get-roundtrip', 'config.read-percent', 'config.read-view-form', 'config.set-same-values-back'],
+      checks: ['config.set.*', 'config.set-get-roundtrip', 'config.read-percent', 'config.read-view-form', 'config.set-same-values-back'],
       assertion: 'config.set.at-once',
       async run(ctx, set) {
         const get = ctx.endpoint('GET', '/api/cluster/config/get');
@@ -373,21 +392,33 @@ export const config: ScenarioSuite = {
         const first = { done: false };
         const outcomes: Outcome[] = [];
         for (const t of CONFIG_TYPES) outcomes.push(await roundTrip(ctx, set, get, t, first));
-        const bad = outcomes.filter((o) => o.problems.length > 0);
+        // A section whose set was refused was never read back: its refusal is the finding, not the round trip.
+        const refused = outcomes.filter((o) => o.refused);
+        const refusedSets = refused.flatMap((o) => (o.accepted ? [o.accepted] : []));
+        const decided = outcomes.filter((o) => !o.refused);
+        const bad = decided.filter((o) => o.problems.length > 0);
+        const undecided = refused.length > 0 ? `; not decided for ${refused.map((o) => o.type).join(', ')} (the set was refused)` : '';
         // Every field of each section's row was set and read back: the row's fields are the section's
         // (config.set.type.*), and configuration is read and changed at run time (service.config).
-        const rows = ['service.config', ...outcomes.map((o) => TYPE_ROW[o.type]).filter((x): x is string => x !== undefined)];
+        const rows = ['service.config', ...decided.map((o) => TYPE_ROW[o.type]).filter((x): x is string => x !== undefined)];
         await ctx.check(set, 'config.set-get-roundtrip', 'config.set.at-once', () => ({
           ...(bad.length > 0
             ? fail(
-                `set → get of ${bad.length} of ${outcomes.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}`,
+                `set → get of ${bad.length} of ${decided.length} sections did not show the new values: ${bad.map((o) => `${o.type}: ${o.problems.slice(0, 3).join('; ')}`).join(' | ')}${undecided}`,
                 bad[0].exchange,
               )
-            : pass(`all ${outcomes.length} sections (${outcomes.map((o) => o.type).join(', ')}) show every changed field at once`)),
+            : pass(
+                `${decided.length === outcomes.length ? 'all ' : ''}${decided.length} sections (${decided.map((o) => o.type).join(', ')}) show every changed field at once${undecided}`,
+              )),
           also: rows,
+          // With no section read back, nothing was decided: the refusals are the finding.
+          ...(decided.length === 0 ? { dependsOn: refusedSets } : {}),
         }));
         const watermarks = outcomes.flatMap((o) => o.percent);
+        const monitor = outcomes.find((o) => o.type === 'MqttSystemMonitor');
         await ctx.check(set, 'config.read-percent', 'config.set.read-percent', () => {
+          if (watermarks.length === 0 && monitor?.refused && monitor.accepted)
+            return { ...pass('no watermark was read back: the MqttSystemMonitor set was refused'), dependsOn: [monitor.accepted] };
           if (watermarks.length === 0) return skip('no watermark was read back after a set');
           const fractions = watermarks.filter((w) => !w.asPercent);
           if (fractions.length > 0)
@@ -407,16 +438,21 @@ export const config: ScenarioSuite = {
               )
             : pass('the read view shows enum names, percentages and seconds as the project decided')),
           also: ['decision.config.flapping-read-seconds'],
+          ...(decided.length === 0 ? { dependsOn: refusedSets } : {}),
         }));
         const unrestored = outcomes.filter((o) => o.restoreProblems.length > 0);
-        ctx.state.configSetApplies = bad.length === 0;
+        ctx.state.configSetApplies = decided.length > 0 && bad.length === 0;
         await ctx.check(set, 'config.set-same-values-back', 'config.set.at-once', () => {
           if (unrestored.length > 0)
             return fail(
               `the original values could not be set back: ${unrestored.map((o) => `${o.type}: ${o.restoreProblems.slice(0, 3).join('; ')}`).join(' | ')}`,
             );
           // Values that never changed are "back" on any server: only after a round trip that showed the changes is this evidence.
-          return pass(`the original values of all ${outcomes.length} sections are back`, undefined, bad.length > 0);
+          return pass(
+            `the original values of the ${decided.length} sections set are back`,
+            undefined,
+            bad.length > 0 || decided.length === 0,
+          );
         });
       },
     },

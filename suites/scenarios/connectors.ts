@@ -29,8 +29,12 @@ import { implicitTenant } from './duplicates.ts';
 
 const CONNECTOR = familyByKey('connector');
 
+/** The kinds of broken config, one rule each across the types (a finding per rule, not per type). */
+type CaseKind = 'required-key' | 'range' | 'enum' | 'url-scheme' | 'length' | 'cross-key';
+
 interface ConfigCase {
   id: string;
+  kind: CaseKind;
   what: string;
   config: Row;
   source: Source;
@@ -38,6 +42,34 @@ interface ConfigCase {
   keys: string[];
   /** The assertion the case cites when not its type's bullet or a key's source (a rule's decision). */
   assertion?: string;
+}
+
+/** What is wrong when a server accepts a config of that kind: the finding's title, whatever the type. */
+const ACCEPTED_WRONG: Record<CaseKind, string> = {
+  'required-key': 'connector configs: a config without a required key is accepted',
+  range: 'connector configs: a number outside its range is accepted',
+  enum: 'connector configs: a value outside its listed values is accepted',
+  'url-scheme': "connector configs: a URL without its type's scheme (http:// or https://, mqtt://, pulsar://) is accepted",
+  length: 'connector configs: a text over its length limit is accepted',
+  'cross-key': 'connector configs: a config breaking a rule between its keys is accepted',
+};
+
+/**
+ * The rule a failed case broke: accepted, the rule of its kind (one finding for every type that
+ * accepts it); refused otherwise than the contract says, the refusal's form.
+ */
+function caseRule(v: Verdict, ex: Exchange, t: ConnectorTypeSpec, c: ConfigCase): Verdict {
+  if (v.status !== 'fail') return v;
+  if (succeeded(ex)) return { ...v, rule: { id: `connector.config.${c.kind}`, wrong: ACCEPTED_WRONG[c.kind], subject: t.id } };
+  if (!ex.response) return v;
+  return {
+    ...v,
+    rule: {
+      id: 'connector.config.refusal-form',
+      wrong: 'connector configs: an invalid config is refused, but not as a parameter error',
+      subject: t.id,
+    },
+  };
 }
 
 /** A catalogue rule cites its type's bullet; a key rule the project added (a range the spec leaves open) its decision. */
@@ -54,6 +86,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
     const { [req.name]: _gone, ...rest } = base;
     cases.push({
       id: `missing-${req.name}`,
+      kind: 'required-key',
       what: `the required key ${req.name} is missing`,
       config: rest,
       source: req.source ?? 'spec',
@@ -64,6 +97,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
   if (low)
     cases.push({
       id: `${low.name}-below-${low.minimum}`,
+      kind: 'range',
       what: `${low.name} ${low.minimum! - 1} is below ${low.minimum}`,
       config: { ...base, [low.name]: low.minimum! - 1 },
       source: low.source ?? 'spec',
@@ -73,6 +107,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
   if (high)
     cases.push({
       id: `${high.name}-above-${high.maximum}`,
+      kind: 'range',
       what: `${high.name} ${high.maximum! + 1} is above ${high.maximum}`,
       config: { ...base, [high.name]: high.maximum! + 1 },
       source: high.source ?? 'spec',
@@ -83,6 +118,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
     const bad = en.enum!.every((v) => typeof v === 'number') ? 7 : 'bogus';
     cases.push({
       id: `${en.name}-not-in-enum`,
+      kind: 'enum',
       what: `${en.name} ${JSON.stringify(bad)} is none of ${en.enum!.join(', ')}`,
       config: { ...base, [en.name]: bad },
       source: en.source ?? 'spec',
@@ -93,6 +129,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
   if (scheme)
     cases.push({
       id: `${scheme.name}-bad-scheme`,
+      kind: 'url-scheme',
       what: `${scheme.name} must start with ${scheme.prefixes!.join(' or ')}`,
       config: { ...base, [scheme.name]: 'ftp://localhost:21/x' },
       source: scheme.source ?? 'spec',
@@ -102,6 +139,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
   if (long)
     cases.push({
       id: `${long.name}-too-long`,
+      kind: 'length',
       what: `${long.name} of ${long.maxLength! + 1} characters is over ${long.maxLength}`,
       config: { ...base, [long.name]: 'x'.repeat(long.maxLength! + 1) },
       source: long.source ?? 'spec',
@@ -113,6 +151,7 @@ export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
     const { [second.name]: _gone, ...rest } = base;
     cases.push({
       id: `missing-${second.name}`,
+      kind: 'required-key',
       what: `the required key ${second.name} is missing`,
       config: rest,
       source: second.source ?? 'spec',
@@ -139,6 +178,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
           for (const k of other.keys) config[k] = '';
       return {
         id,
+        kind: 'cross-key',
         what: `${rule.when.key} ${JSON.stringify(rule.when.equals)} needs ${rule.keys.join(', ')}`,
         config,
         source: rule.source,
@@ -156,6 +196,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
       config[rule.keys[0]] = 'not-empty';
       return {
         id,
+        kind: 'cross-key',
         what: `with ${rule.when.key} ${JSON.stringify(rule.when.equals)}, ${rule.keys[0]} must be empty`,
         config,
         source: rule.source,
@@ -170,6 +211,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
         for (const k of g) config[k] = k === 'oauth' ? '{"issuer_url":"https://auth.example"}' : `conform-${k}`;
       return {
         id,
+        kind: 'cross-key',
         what: `authentication is one of ${rule.groups.map((g) => g.join('+')).join(', ')}; two were given`,
         config,
         source: rule.source,
@@ -179,6 +221,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
     case 'placeholder-count':
       return {
         id,
+        kind: 'cross-key',
         what: `${rule.key} needs exactly ${rule.count} ${rule.token} placeholders`,
         config: {
           ...base,
@@ -192,6 +235,7 @@ function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): Config
     case 'placeholder-set':
       return {
         id,
+        kind: 'cross-key',
         what: `${rule.key} needs the placeholders ${rule.numbers.map((n) => `${rule.prefix}${n}`).join(', ')}`,
         config: {
           ...base,
@@ -255,8 +299,9 @@ async function refusedCheck(
   what: string,
   params: readonly string[],
   also: readonly string[] = [],
+  withRule: (v: Verdict) => Verdict = (v) => v,
 ): Promise<void> {
-  await ctx.check(e, id, assertion, () => ({ ...expectRefused(ex, what), ...(also.length ? { also } : {}) }));
+  await ctx.check(e, id, assertion, () => ({ ...withRule(expectRefused(ex, what)), ...(also.length ? { also } : {}) }));
   if (refused(ex)) {
     await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
       params.some((p) => refusalNames(ex, p))
@@ -612,21 +657,39 @@ export const connectors: ScenarioSuite = {
           await ctx.check(e, `connector.type.${t.id}.accepted`, `catalogue.${t.id}`, () => ({
             ...(succeeded(ex)
               ? pass(`a ${t.id} connector with the minimal config ${JSON.stringify(t.example)} was accepted`)
-              : fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex)),
+              : {
+                  ...fail(`a ${t.id} connector with a valid minimal config was refused: ${describeAnswer(ex)}`, ex),
+                  rule: {
+                    id: 'connector.type.valid-config-refused',
+                    wrong: 'connector create: a valid minimal config is refused',
+                    subject: t.id,
+                  },
+                }),
             also: ['catalogue.type-ids'],
           }));
           if (!succeeded(ex) || !list) continue;
           await ctx.check(e, `connector.type.${t.id}.config-defaults`, 'decision.connector.config-normalised', async () => {
             const got = await readList(ctx, list.path, { tenant: fields.tenant, connector_name: fields.connector_name });
             const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
-            if (!row) return fail(`the ${t.id} connector is not listed`, got?.ex);
+            const rule = (id: string, wrong: string) => ({ rule: { id: `connector.list.${id}`, wrong, subject: t.id } });
+            if (!row)
+              return {
+                ...fail(`the ${t.id} connector is not listed`, got?.ex),
+                ...rule('created-not-listed', 'connector list: a connector just created is not listed'),
+              };
             created.push({ type: t.id, row, ex: got!.ex });
             const config = listedConfig(row.config);
             if (!config)
-              return fail(`the listed config is not JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex);
+              return {
+                ...fail(`the listed config is not JSON text of an object: ${JSON.stringify(row.config).slice(0, 120)}`, got?.ex),
+                ...rule('config-form', 'connector list: the listed config is not JSON text of an object'),
+              };
             const missing = missingDefaults(t, config);
             return missing.length > 0
-              ? fail(`the listed config lacks the catalogue's defaults: ${missing.slice(0, 5).join(', ')}`, got?.ex)
+              ? {
+                  ...fail(`the listed config lacks the catalogue's defaults: ${missing.slice(0, 5).join(', ')}`, got?.ex),
+                  ...rule('config-defaults', "connector list: the listed config lacks the catalogue's defaults of the keys not given"),
+                }
               : pass(
                   `the listed config shows the ${t.keys.filter((k) => k.default !== undefined && !(k.name in t.example)).length} defaults of the omitted keys`,
                 );
@@ -663,13 +726,22 @@ export const connectors: ScenarioSuite = {
       assertion: 'catalogue.type-ids',
       async run(ctx, e, env) {
         for (const t of CONNECTOR_CATALOGUE) {
+          // A refusal tells a broken config from a valid one only where the type's valid config was accepted.
+          const valid = ctx.results.get(e.id)?.find((r) => r.id === `connector.type.${t.id}.accepted`);
           for (const c of invalidConfigs(t)) {
             const { ex } = await attempt(ctx, env.resources, `-cf-${t.id}`, { connector_type: t.id, config: JSON.stringify(c.config) });
             // A req key missing, a value outside its range or values: the key conventions of the catalogue as much as the type's bullet.
-            const assertion = c.assertion ?? keyAssertion(t, c.source);
-            await refusedCheck(ctx, e, `connector.config.${t.id}.${c.id}`, assertion, ex, `${t.id}: ${c.what}`, c.keys, [
-              'catalogue.key-conventions',
-            ]);
+            await refusedCheck(
+              ctx,
+              e,
+              `connector.config.${t.id}.${c.id}`,
+              c.assertion ?? keyAssertion(t, c.source),
+              ex,
+              `${t.id}: ${c.what}`,
+              c.keys,
+              ['catalogue.key-conventions'],
+              (v) => (v.status === 'pass' && valid ? { ...v, dependsOn: [valid] } : caseRule(v, ex, t, c)),
+            );
           }
         }
       },

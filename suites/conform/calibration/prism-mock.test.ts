@@ -47,6 +47,7 @@ const SHAPE_AND_VALIDATION = [
   'user.no-password-listed', // no password field in the records
   'config.read-view-form', // which of the read view's forms the answers use
   'config.alias-FlappingDetect', // an accepted config_type value
+  'config.set.', // `config.set.<type>.accepted`: a valid set of each section accepted (the other sections' happy path)
   'node-leave.node-id-minimum', // node_id 0 refused
   'connector.type-case-insensitive', // an accepted connector_type spelling
 ];

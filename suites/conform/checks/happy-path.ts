@@ -13,10 +13,12 @@ import {
   failureCause,
   inconclusive,
   pass,
+  refused,
   skip,
   succeeded,
   type Verdict,
 } from '../conform-context.ts';
+import type { CheckRecord, CheckRule } from '../report-model.ts';
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
@@ -226,10 +228,18 @@ export async function runHappyPath(ctx: ConformContext, e: EndpointContract, res
  * answer or a non-JSON body is a failure), a sound envelope, a JSON media type, and `data` matching
  * the contract's schema.
  */
-export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
+export async function recordAnswerChecks(
+  ctx: ConformContext,
+  e: EndpointContract,
+  ex: Exchange,
+  options: { refusalRule?: CheckRule } = {},
+): Promise<CheckRecord> {
   const scenario = scenarioOf(e);
   const okStatuses = [200, ...(e.response.otherStatuses ?? [])];
-  const accepted = await ctx.check(e, 'happy-path', happyAssertion(e), () => withAlso(acceptedVerdict(), happyAlso(e, ex)));
+  // A refusal may name a rule the caller's other checks share (every config section's valid set), so they are one finding.
+  const withRule = (v: Verdict): Verdict =>
+    v.status === 'fail' && options.refusalRule && refused(ex) ? { ...v, rule: options.refusalRule } : v;
+  const accepted = await ctx.check(e, 'happy-path', happyAssertion(e), () => withAlso(withRule(acceptedVerdict()), happyAlso(e, ex)));
   function acceptedVerdict(): Verdict {
     if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
     const env = envelopeOf(ex);
@@ -304,6 +314,7 @@ export async function recordAnswerChecks(ctx: ConformContext, e: EndpointContrac
   for (const broken of furtherBroken)
     await ctx.check(e, 'data-schema.field', broken.assertion, () => fail(`data does not match the contract schema: ${broken.problem}`, ex));
   if (accepted.status === 'pass') await runTimeForms(ctx, e, ex);
+  return accepted;
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildFindings } from '../findings.ts';
-import { applyVerdict, endpointStatusOf, summarize, type Report } from '../report-model.ts';
+import { applyEndpointStatuses, applyVerdict, summarize, type Report } from '../report-model.ts';
 import { runConform } from '../runner.ts';
 import { writeReports } from './write-reports.ts';
 
@@ -44,8 +44,10 @@ async function reportWithOneFailure(): Promise<Report> {
     response: { status: 200, contentType: 'text/html', body: '<script>window.__xss=3;alert(3)</script><svg onload="window.__xss=4">' },
     curl: `curl -sS -X GET 'http://127.0.0.1:1/api/cluster/tenant/list'`,
   });
-  victim.status = endpointStatusOf(victim.checks);
+  // SHOULD findings fail the run (and their endpoints), so the filters have one failing endpoint to find.
+  report.failOn = 'should';
   report.findings = buildFindings(report.endpoints, report.citations);
+  applyEndpointStatuses(report);
   report.summary = summarize(report.endpoints, report.vacuous, report.findings);
   return applyVerdict(report);
 }
@@ -87,19 +89,33 @@ describe('index.html in headless Chromium', () => {
         await page.click('#findings a[href="#finding-0"]');
         expect(await page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
 
-        // Status: only the failing endpoint stays; its failure card with request, response and curl shows.
+        // The failing endpoint's checks are listed at once (its section is open); a passing one's when it is opened.
+        const victimKey = report.endpoints.findIndex((e) => e.path === '/api/cluster/tenant/list');
+        const victim = report.endpoints[victimKey];
+        expect(await page.locator(`#d-${victimKey} li.ck`).count()).toBe(victim.checks.length);
+        const quietKey = report.endpoints.findIndex((e) => e.status === 'pass');
+        expect(await page.locator(`#d-${quietKey} li.ck`).count()).toBe(0);
+        await page.click(`#d-${quietKey} > summary`);
+        expect(await page.locator(`#d-${quietKey} li.ck`).count()).toBe(report.endpoints[quietKey].checks.length);
+        expect(await page.locator(`#d-${quietKey} li.ck`).first().locator('code').textContent()).toBe(
+          report.endpoints[quietKey].checks[0].id,
+        );
+
+        // Status: only the failing endpoint stays; its failure's request, response and curl are filled in when opened.
         await page.click('button[data-filter="status"][data-value="fail"]');
         expect(await visible.count()).toBe(1);
         expect(await visible.first().getAttribute('data-status')).toBe('fail');
         expect(await page.locator('#matrix tr.ep:visible code', { hasText: '/api/cluster/tenant/list' }).count()).toBe(1);
+        expect(await page.locator('details.failure pre').count()).toBe(0);
+        // The check list's "details" link opens the finding's list and the failure in it.
+        await page.click(`#d-${victimKey} li.ck a[href^="#f-"]`);
         expect(await page.locator('.failure:visible').count()).toBe(1);
-        expect(await page.locator('.failure:visible pre').allTextContents()).toEqual(
-          expect.arrayContaining([
-            expect.stringContaining('<script>window.__xss=3;alert(3)</script>'),
-            expect.stringContaining('curl -sS -X GET'),
-            report.replay,
-          ]),
-        );
+        expect(await page.locator('.failure:visible pre').allTextContents()).toEqual([
+          expect.stringContaining('<script>window.__xss=3;alert(3)</script>'),
+          expect.stringContaining('curl -sS -X GET'),
+        ]);
+        expect(await page.locator('.failure:visible').getAttribute('open')).not.toBeNull();
+        expect(await page.locator('#replay').textContent()).toBe(report.replay);
         expect(await page.locator('tr.group:visible').count()).toBe(1);
 
         // Level: the failure is SHOULD, so "fail" among MUST checks shows nothing; among SHOULD it shows it again.
@@ -120,6 +136,14 @@ describe('index.html in headless Chromium', () => {
         for (const tag of await visible.evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))) expect(tag).toBe('health');
         await page.click('button[data-filter="status"][data-value="pass"]');
         expect(await visible.count()).toBe(report.endpoints.filter((e) => e.tag === 'health' && e.status === 'pass').length);
+
+        // Opening every endpoint lists every check, and the level filter hides the others' checks.
+        await page.click('#reset');
+        await page.click('#open-all');
+        expect(await page.locator('li.ck').count()).toBe(report.endpoints.reduce((n, e) => n + e.checks.length, 0));
+        await page.click('button[data-filter="level"][data-value="SHOULD"]');
+        const shouldChecks = report.endpoints.reduce((n, e) => n + e.checks.filter((c) => c.level === 'SHOULD').length, 0);
+        expect(await page.locator('li.ck:visible').count()).toBe(shouldChecks);
 
         // None of the hostile markup ran.
         expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();

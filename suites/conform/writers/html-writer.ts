@@ -1,7 +1,20 @@
 import { shellArg, selectionFlags } from '../../report/selection.ts';
-import type { CheckRecord, CheckStatus, EndpointReport, EndpointStatus, FailureRef, Finding, Level, Report } from '../report-model.ts';
+import {
+  checkKey,
+  crossCuttingChecks,
+  failingLevels,
+  type CheckRecord,
+  type CheckStatus,
+  type EndpointReport,
+  type EndpointStatus,
+  type FailureRef,
+  type Finding,
+  type Level,
+  type Report,
+} from '../report-model.ts';
 import { renderChart, STATUS_COLORS } from './html-chart.ts';
 import { htmlEscape } from './html-escape.ts';
+import { OnDemand, requestText, responseHead } from './html-failures.ts';
 import { FILTER_SCRIPT, FILTER_SCRIPT_HASH } from './html-script.ts';
 
 export { htmlEscape } from './html-escape.ts';
@@ -32,7 +45,7 @@ table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #dde1
 td,th{padding:4px 8px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
 tr.group th{background:#eef1f5;font-size:13px} tr.ep:hover{background:#f6f8fb}
 td.lvl{font:12px ui-monospace,Menlo,Consolas,monospace;white-space:nowrap;text-align:center}
-td.lvl.fail{background:#fbd9d9}td.lvl.pass{background:#e3f6e8}td.lvl.skipped{background:#eef0f3}td.lvl.none{color:#aab}
+td.lvl.fail{background:#fbd9d9}td.lvl.pass{background:#e3f6e8}td.lvl.skipped{background:#eef0f3}td.lvl.none{color:#aab}td.lvl.below{background:#fff0c2}
 #matrix.hide-MUST .c-MUST,#matrix.hide-SHOULD .c-SHOULD,#matrix.hide-INFO .c-INFO{display:none}
 .st{font-weight:700;text-transform:uppercase;font-size:11px;padding:2px 6px;border-radius:3px;white-space:nowrap}
 .st.pass{background:#d9f2e1;color:#1e6b37}.st.fail{background:#fbd9d9;color:#9b1c1c}
@@ -48,7 +61,8 @@ blockquote.cite{margin:6px 0;padding:4px 10px;border-left:3px solid #c9ced8;colo
 .filters div{margin:3px 0} .filters .k{display:inline-block;width:70px;color:#5b6475}
 .filters button{font:12px system-ui,sans-serif;border:1px solid #c9ced8;background:#f6f7f9;border-radius:12px;padding:2px 10px;margin:2px;cursor:pointer}
 .filters button[aria-pressed="true"]{background:#1d2330;color:#fff;border-color:#1d2330}
-.failure{background:#fff;border:1px solid #e7b4b4;border-left:4px solid #d64545;border-radius:6px;padding:10px 14px;margin:10px 0}
+.failure{background:#fff;border:1px solid #e7b4b4;border-left:4px solid #d64545;border-radius:6px;padding:6px 12px;margin:6px 0}
+.crosscut{background:#fff;border:1px solid #dde1e7;border-left:4px solid #5b6475;border-radius:6px;padding:8px 14px;margin:12px 0}
 details.detail{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:6px 12px;margin:6px 0} details summary{cursor:pointer}
 ul.checks{list-style:none;padding-left:0;margin:6px 0} ul.checks li{padding:3px 0;border-bottom:1px dotted #e3e6ea}
 `;
@@ -66,37 +80,57 @@ function levelStatus(checks: readonly CheckRecord[]): CheckStatus | 'none' {
   return 'skipped';
 }
 
-function levelCell(e: EndpointReport, level: Level): string {
-  const checks = e.checks.filter((c) => c.level === level);
+/** Which failures of a report are counted elsewhere: in a cross-cutting finding, or as a consequence of another check. */
+interface Elsewhere {
+  has(e: EndpointReport, c: CheckRecord): boolean;
+}
+
+function elsewhereOf(report: Report): Elsewhere {
+  const cross = crossCuttingChecks(report.findings);
+  return { has: (e, c) => c.status === 'fail' && (!!c.consequenceOf || cross.has(checkKey(e.id, c.id))) };
+}
+
+/** The endpoint's own checks of one level: a failure counted elsewhere is left out (shown as ↗ in its cell). */
+const ownChecks = (e: EndpointReport, level: Level, elsewhere: Elsewhere) =>
+  e.checks.filter((c) => c.level === level && !elsewhere.has(e, c));
+
+function levelCell(report: Report, e: EndpointReport, level: Level, elsewhere: Elsewhere): string {
+  const checks = ownChecks(e, level, elsewhere);
+  const away = e.checks.filter((c) => c.level === level && elsewhere.has(e, c)).length;
   const status = levelStatus(checks);
-  if (status === 'none') return `<td class="lvl none c-${level}" title="no ${level} check">—</td>`;
+  if (status === 'none' && away === 0) return `<td class="lvl none c-${level}" title="no ${level} check">—</td>`;
   const n = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
   const text = [
     n('fail') ? `✗${n('fail')}` : '',
     n('pass') ? `✓${n('pass')}` : '',
     n('inconclusive') ? `?${n('inconclusive')}` : '',
     n('skipped') ? `–${n('skipped')}` : '',
+    away ? `↗${away}` : '',
   ]
     .filter(Boolean)
     .join(' ');
-  return `<td class="lvl ${status} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('inconclusive')} inconclusive, ${n('skipped')} skipped`)}">${text}</td>`;
+  // A level below --fail-on with failures is not red: its findings do not fail the run.
+  const shown = status === 'fail' && !failingLevels(report.failOn ?? 'must').includes(level) ? 'fail below' : status;
+  const awayText = away ? `, ${away} failed in cross-cutting findings or as consequences (counted there)` : '';
+  return `<td class="lvl ${shown} c-${level}" title="${htmlEscape(`${level}: ${n('pass')} passed, ${n('fail')} failed, ${n('inconclusive')} inconclusive, ${n('skipped')} skipped${awayText}`)}">${text}</td>`;
 }
 
-function matrixRow(e: EndpointReport, key: number): string {
-  const per = Object.fromEntries(LEVELS.map((l) => [l, levelStatus(e.checks.filter((c) => c.level === l))]));
+function matrixRow(report: Report, e: EndpointReport, key: number, elsewhere: Elsewhere): string {
+  const per = Object.fromEntries(LEVELS.map((l) => [l, levelStatus(ownChecks(e, l, elsewhere))]));
   const data = `data-key="${key}" data-tag="${htmlEscape(e.tag)}" data-status="${htmlEscape(e.status)}" data-s-must="${per.MUST}" data-s-should="${per.SHOULD}" data-s-info="${per.INFO}"`;
   const time = e.durationMs !== undefined ? `${(e.durationMs / 1000).toFixed(2)} s` : '';
-  return `<tr class="ep" ${data}><td>${badge(e.status)}</td><td><code>${htmlEscape(e.method)}</code> <a href="#d-${key}"><code>${htmlEscape(e.path)}</code></a></td>${LEVELS.map((l) => levelCell(e, l)).join('')}<td>${e.checks.length}</td><td class="lv">${time}</td></tr>`;
+  return `<tr class="ep" ${data}><td>${badge(e.status)}</td><td><code>${htmlEscape(e.method)}</code> <a href="#d-${key}"><code>${htmlEscape(e.path)}</code></a></td>${LEVELS.map((l) => levelCell(report, e, l, elsewhere)).join('')}<td>${e.checks.length}</td><td class="lv">${time}</td></tr>`;
 }
 
 function matrix(report: Report, keys: Map<EndpointReport, number>): string {
+  const elsewhere = elsewhereOf(report);
   const tags = [...new Set(report.endpoints.map((e) => e.tag))];
   const body = tags
     .map((tag) => {
       const rows = report.endpoints.filter((e) => e.tag === tag);
       const failing = rows.filter((e) => e.status === 'fail').length;
       const head = `<tr class="group" data-tag="${htmlEscape(tag)}"><th colspan="7">${htmlEscape(tag)} <span class="lv">${rows.length} endpoints${failing ? `, ${failing} failing` : ''}</span></th></tr>`;
-      return head + rows.map((e) => matrixRow(e, keys.get(e)!)).join('');
+      return head + rows.map((e) => matrixRow(report, e, keys.get(e)!, elsewhere)).join('');
     })
     .join('\n');
   return `<table id="matrix"><thead><tr><th>status</th><th>endpoint</th>${LEVELS.map((l) => `<th class="c-${l}">${l}</th>`).join('')}<th>checks</th><th>time</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
@@ -130,16 +164,6 @@ export function endpointReplay(report: Report, e: EndpointReport): string | unde
   return `${base} --only ${shellArg(e.id)}`;
 }
 
-function requestText(c: CheckRecord): string {
-  const r = c.request!;
-  const body = r.body === undefined ? '' : `\n\n${typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2)}`;
-  const auth =
-    r.authorization === undefined
-      ? ''
-      : `\nAuthorization: ${r.authorization === 'token' ? 'Bearer <the run’s token>' : r.authorization === 'none' ? '(none)' : r.authorization}`;
-  return `${r.method} ${r.path}${auth}${body}`;
-}
-
 /** A JSON body pretty-printed (a cut body is not JSON any more and stays as it came). */
 function readableBody(body: string): string {
   if (!/^\s*[[{]/.test(body)) return body;
@@ -148,16 +172,6 @@ function readableBody(body: string): string {
   } catch {
     return body;
   }
-}
-
-/** Is the check part of a finding the baseline did not have (on this endpoint)? */
-function isNew(report: Report, e: EndpointReport, c: CheckRecord): boolean {
-  const finding = findingOf(report, e, c);
-  return !!finding && !!report.baseline?.newFindings.some((f) => f.id === finding.id && f.endpoints.includes(`${e.method} ${e.path}`));
-}
-
-function findingOf(report: Report, e: EndpointReport, c: CheckRecord): Finding | undefined {
-  return report.findings.find((f) => f.checks.some((x) => x.endpoint === e.id && x.id === c.id));
 }
 
 /** The spec text a check or finding cites, with its section and level. */
@@ -173,39 +187,68 @@ function citationBlock(report: Report, assertion: string): string {
   return `<div class="lv">assertion <code>${htmlEscape(assertion)}</code> · <span class="lvl-${htmlEscape(c.level)}">${htmlEscape(c.level)}</span> · ${htmlEscape(from)}</div><blockquote class="cite">${htmlEscape(c.quote)}</blockquote>`;
 }
 
-/** "N findings", MUST first, each a jump link to its card. */
+/** "N findings", MUST first, each a jump link to its card; the cross-cutting ones apart, first. */
 function findingsSection(report: Report): string {
   const list = report.findings ?? [];
   if (list.length === 0) return `<section class="findings" id="findings"><h2>0 findings</h2><p>No check failed.</p></section>`;
-  const items = list.map(
-    (f, i) =>
-      `<li><a href="#finding-${i}"><span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</a> <span class="lv">${f.endpoints.length} endpoint${f.endpoints.length === 1 ? '' : 's'}, ${f.checks.length} check${f.checks.length === 1 ? '' : 's'}</span></li>`,
-  );
+  const item = (f: Finding) =>
+    `<li><a href="#finding-${list.indexOf(f)}"><span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</a> <span class="lv">${f.endpoints.length} endpoint${f.endpoints.length === 1 ? '' : 's'}, ${f.checks.length} check${f.checks.length === 1 ? '' : 's'}</span></li>`;
+  const cross = list.filter((f) => f.crossCutting);
+  const own = list.filter((f) => !f.crossCutting);
   const n = (l: Level) => list.filter((f) => f.level === l).length;
-  return `<section class="findings" id="findings"><h2>${list.length} finding${list.length === 1 ? '' : 's'} <span class="lv">MUST ${n('MUST')} · SHOULD ${n('SHOULD')} · INFO ${n('INFO')}</span></h2><ol>${items.join('')}</ol></section>`;
+  const crossPart = cross.length
+    ? `<div class="crosscut" id="cross-cutting"><h3>${cross.length} cross-cutting finding${cross.length === 1 ? '' : 's'} <span class="lv">an API-wide rule (wire format, envelope, authentication, common list parameters, refusal texts) broken on many endpoints: shown once here, not counted in each endpoint's status</span></h3><ol>${cross.map(item).join('')}</ol></div>`
+    : '';
+  const ownPart = own.length ? `${cross.length ? '<h3>Findings of particular endpoints</h3>' : ''}<ol>${own.map(item).join('')}</ol>` : '';
+  return `<section class="findings" id="findings"><h2>${list.length} finding${list.length === 1 ? '' : 's'} <span class="lv">MUST ${n('MUST')} · SHOULD ${n('SHOULD')} · INFO ${n('INFO')}</span></h2>${crossPart}${ownPart}</section>`;
 }
 
-function findingCard(report: Report, f: Finding, i: number): string {
+function findingCard(report: Report, f: Finding, i: number, onDemand: OnDemand): string {
   const isNewFinding = report.baseline?.newFindings.some((x) => x.id === f.id);
+  const others = (f.assertions ?? []).filter((a) => a !== f.assertion);
   const parts = [
     `<h3>${report.baseline ? (isNewFinding ? '<span class="new">NEW</span> ' : '<span class="lv">known (in baseline)</span> ') : ''}<span class="lvl-${htmlEscape(f.level)}">${htmlEscape(f.level)}</span> ${htmlEscape(f.title)}</h3>`,
-    `<div class="lv">finding <code>${htmlEscape(f.id)}</code> · endpoints: ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')}${f.folded?.length ? ` · folded cascades: ${f.folded.map((x) => `<code>${htmlEscape(x)}</code>`).join(', ')}` : ''}</div>`,
+    `<div class="lv">finding <code>${htmlEscape(f.id)}</code>${f.crossCutting ? ' · cross-cutting: not counted in each endpoint’s status' : ''} · endpoints: ${f.endpoints.map((k) => `<code>${htmlEscape(k)}</code>`).join(', ')}${f.folded?.length ? ` · folded cascades and consequences: ${f.folded.map((x) => `<code>${htmlEscape(x)}</code>`).join(', ')}` : ''}</div>`,
     citationBlock(report, f.assertion),
-    `<details><summary>${f.checks.length} failed check${f.checks.length === 1 ? '' : 's'}</summary><ul class="checks">${f.checks.map((c) => `<li><code>${htmlEscape(c.key)}</code> <code>${htmlEscape(c.id)}</code> — ${htmlEscape(c.message)}</li>`).join('')}</ul></details>`,
+    ...(others.length
+      ? [`<div class="lv">the same rule, stated also in: ${others.map((a) => `<code>${htmlEscape(a)}</code>`).join(', ')}</div>`]
+      : []),
+    `<details class="fchecks"><summary>${f.checks.length} failed check${f.checks.length === 1 ? '' : 's'} <span class="lv">(✗ fails its endpoint, · counted only here; open one for its request, response and curl command)</span></summary>${failureLines(report, f, onDemand)}</details>`,
   ];
   const ex = f.example;
   if (ex?.request)
-    parts.push(
-      `<div class="lv">example request (${htmlEscape(ex.check)})</div><pre>${htmlEscape(requestText({ request: ex.request } as CheckRecord))}</pre>`,
-    );
+    parts.push(`<div class="lv">example request (${htmlEscape(ex.check)})</div><pre>${htmlEscape(requestText(ex.request))}</pre>`);
   if (ex?.response) {
     const r = ex.response;
     parts.push(
-      `<div class="lv">response</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`,
+      `<div class="lv">response</div><pre>${htmlEscape(r.error ? responseHead(r) : `${responseHead(r)}\n\n${readableBody(r.body)}`)}</pre>`,
     );
   }
   if (ex?.curl) parts.push(`<div class="lv">reproduce with curl</div><pre>${htmlEscape(ex.curl)}</pre>`);
   return `<article class="finding ${htmlEscape(f.level)}" id="finding-${i}" data-level="${htmlEscape(f.level)}">${parts.join('\n')}</article>`;
+}
+
+/** A finding's failed checks as collapsed lines (filled in when opened). */
+function failureLines(report: Report, f: Finding, onDemand: OnDemand): string {
+  const byId = new Map(report.endpoints.map((e) => [e.id, e]));
+  return f.checks
+    .map((x) => {
+      const e = byId.get(x.endpoint);
+      const c = e?.checks.find((k) => k.id === x.id && k.status === 'fail');
+      return e && c
+        ? onDemand.failureLine(e, c)
+        : `<div><code>${htmlEscape(x.key)}</code> <code>${htmlEscape(x.id)}</code> — ${htmlEscape(x.message)}</div>`;
+    })
+    .join('');
+}
+
+/** Failed checks no finding holds (a report whose findings were edited): listed on their own, so none is lost. */
+function unheldFailures(report: Report, onDemand: OnDemand): string {
+  const held = new Set((report.findings ?? []).flatMap((f) => f.checks.map((c) => `${c.endpoint} ${c.id}`)));
+  const lines = report.endpoints.flatMap((e) =>
+    e.checks.filter((c) => c.status === 'fail' && !held.has(`${e.id} ${c.id}`)).map((c) => onDemand.failureLine(e, c)),
+  );
+  return lines.length ? `<h2>Failed checks in no finding (${lines.length})</h2>${lines.join('\n')}` : '';
 }
 
 function coverageSection(report: Report): string {
@@ -221,43 +264,25 @@ function coverageSection(report: Report): string {
 <details><summary>${c.untestable.length} assertions no HTTP check can test</summary><ul class="checks">${untestable}</ul></details>`;
 }
 
-function failureCard(report: Report, e: EndpointReport, c: CheckRecord, anchor: string): string {
-  const parts = [
-    `<h3>${report.baseline ? (isNew(report, e, c) ? '<span class="new">NEW</span> ' : '<span class="lv">known (in baseline)</span> ') : ''}<span class="lv">${htmlEscape(c.level)}</span> <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> · <code>${htmlEscape(c.id)}</code></h3>`,
-    `<div>${htmlEscape(c.message)}</div>`,
-    citationBlock(report, c.assertion),
-  ];
-  if (c.request)
-    parts.push(
-      `<div class="lv">request${c.request.asRemotePeer ? ' (from a non-loopback address)' : ''}</div><pre>${htmlEscape(requestText(c))}</pre>`,
-    );
-  if (c.response) {
-    const r = c.response;
-    parts.push(
-      `<div class="lv">response${r.durationMs !== undefined ? ` (${r.durationMs} ms)` : ''}</div><pre>${htmlEscape(r.error ? `transport error: ${r.error}` : `HTTP ${r.status}${r.contentType ? `\nContent-Type: ${r.contentType}` : ''}\n\n${readableBody(r.body)}`)}</pre>`,
-    );
-  }
-  if (c.curl)
-    parts.push(
-      `<div class="lv">reproduce with curl (set MQSIM_TOKEN to a token from POST /api/v1/login)</div><pre>${htmlEscape(c.curl)}</pre>`,
-    );
-  const one = endpointReplay(report, e);
-  parts.push(`<div class="lv">replay the run</div><pre>${htmlEscape(report.replay)}</pre>`);
-  if (one) parts.push(`<div class="lv">replay this endpoint only</div><pre>${htmlEscape(one)}</pre>`);
-  return `<article class="failure" id="${anchor}" data-tag="${htmlEscape(e.tag)}" data-level="${htmlEscape(c.level)}">${parts.join('\n')}</article>`;
+/** An endpoint's section: its checks are listed from the data block when it is opened (failing endpoints open at once). */
+function detailSection(report: Report, e: EndpointReport, key: number): string {
+  const failed = e.checks.filter((c) => c.status === 'fail').length;
+  const list = e.checks.length ? '<ul class="checks"></ul>' : '<p><em>no check ran for this endpoint</em></p>';
+  const one = failed ? endpointReplay(report, e) : undefined;
+  const replay = one ? `<div class="lv">replay this endpoint only</div><pre>${htmlEscape(one)}</pre>` : '';
+  const meta = `${htmlEscape(e.id)}${e.summary ? ` — ${htmlEscape(e.summary)}` : ''} · ${e.checks.length} checks${failed ? `, ${failed} failed` : ''}${e.durationMs !== undefined ? ` · ${(e.durationMs / 1000).toFixed(2)} s` : ''}`;
+  return `<details class="detail" id="d-${key}"${e.status === 'fail' ? ' open' : ''}><summary>${badge(e.status)} <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> <span class="lv">${meta}</span></summary>${replay}${list}</details>`;
 }
 
-function detailSection(report: Report, e: EndpointReport, key: number, failureIds: Map<CheckRecord, string>): string {
-  const failed = e.checks.filter((c) => c.status === 'fail').length;
-  const items = e.checks.map((c) => {
-    const link = failureIds.has(c) ? ` <a href="#${failureIds.get(c)}">details</a>` : '';
-    const cite = report.citations?.[c.assertion];
-    const title = cite ? ` title="${htmlEscape(`${cite.section}: ${cite.quote}`)}"` : '';
-    return `<li class="ck" data-status="${htmlEscape(c.status)}" data-level="${htmlEscape(c.level)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> <span class="lv">${htmlEscape(c.level)} · <span${title}>${htmlEscape(c.assertion)}</span></span> — ${htmlEscape(c.message)}${link}</li>`;
+/** Every assertion the checks cite, once, with its quote: the check lists link here instead of repeating it. */
+function citedSection(report: Report): string {
+  const cited = [...new Set(report.endpoints.flatMap((e) => e.checks.map((c) => c.assertion)))].sort();
+  const items = cited.map((id) => {
+    const c = report.citations?.[id];
+    const text = c ? ` <span class="lv">${htmlEscape(c.level)} · ${htmlEscape(c.section)}</span> — ${htmlEscape(c.quote)}` : '';
+    return `<li id="a-${htmlEscape(id)}"><code>${htmlEscape(id)}</code>${text}</li>`;
   });
-  const list = items.length ? `<ul class="checks">${items.join('')}</ul>` : '<p><em>no check ran for this endpoint</em></p>';
-  const meta = `${htmlEscape(e.id)}${e.summary ? ` — ${htmlEscape(e.summary)}` : ''} · ${e.checks.length} checks${failed ? `, ${failed} failed` : ''}${e.durationMs !== undefined ? ` · ${(e.durationMs / 1000).toFixed(2)} s` : ''}`;
-  return `<details class="detail" id="d-${key}"${failed ? ' open' : ''}><summary>${badge(e.status)} <code>${htmlEscape(e.method)} ${htmlEscape(e.path)}</code> <span class="lv">${meta}</span></summary>${list}</details>`;
+  return `<details id="cited"><summary>${cited.length} assertions cited by the checks</summary><ul class="checks">${items.join('')}</ul></details>`;
 }
 
 function baselineSection(report: Report): string {
@@ -293,8 +318,9 @@ function runMeta(report: Report): string {
 /**
  * The report as one self-contained offline page: the vacuous warning first, the verdict, summary
  * cards and an inline SVG chart, filters (status, level, resource), the endpoint-by-level matrix,
- * every failure with its request, response, curl and replay commands, then each endpoint's checks.
- * Every text from the report is escaped; the CSP allows only the page's own filter script.
+ * every failure (its request, response and curl command shown when opened, from one data block in
+ * which each distinct text is stored once), then each endpoint's checks and the assertions they cite.
+ * Every text from the report is escaped; the CSP allows only the page's own script.
  */
 export function renderHtml(report: Report): string {
   const s = report.summary;
@@ -309,19 +335,8 @@ export function renderHtml(report: Report): string {
     );
   if (s.untested > 0) others.push(`<div class="warn">${s.untested} endpoints had no check.</div>`);
 
-  const failureIds = new Map<CheckRecord, string>();
-  const cards: string[] = [];
-  for (const e of report.endpoints) {
-    e.checks.forEach((c, j) => {
-      if (c.status !== 'fail') return;
-      const anchor = `f-${keys.get(e)}-${j}`;
-      failureIds.set(c, anchor);
-      cards.push(failureCard(report, e, c, anchor));
-    });
-  }
-  const failures = cards.length
-    ? `<h2>Failed checks (<span id="failure-count">${cards.length}</span>)</h2>${cards.join('\n')}`
-    : '<h2>Failed checks</h2><p>None.</p>';
+  const onDemand = new OnDemand(report, keys);
+  const failedCount = report.endpoints.reduce((n, e) => n + e.checks.filter((c) => c.status === 'fail').length, 0);
   const notes = report.notes.length ? `<h2>Notes</h2><ul>${report.notes.map((n) => `<li>${htmlEscape(n)}</li>`).join('')}</ul>` : '';
   const card = (label: string, value: number | string, color?: string) =>
     `<div class="card"${color ? ` style="border-top:3px solid ${color}"` : ''}><b>${htmlEscape(String(value))}</b>${htmlEscape(label)}</div>`;
@@ -354,16 +369,19 @@ ${others.join('\n')}
 <div class="summary"><div class="cards">${cardsHtml}</div>${renderChart(report)}</div>
 <p class="meta">Replay the run:</p><pre id="replay">${htmlEscape(report.replay)}</pre>
 ${baselineSection(report)}
-${(report.findings ?? []).length ? `<h2>Findings</h2>${report.findings.map((f, i) => findingCard(report, f, i)).join('\n')}` : ''}
+${(report.findings ?? []).length ? `<h2>Findings <span class="lv"><span id="failure-count">${failedCount}</span> failed checks</span></h2>${report.findings.map((f, i) => findingCard(report, f, i, onDemand)).join('\n')}` : ''}
+${unheldFailures(report, onDemand)}
 ${coverageSection(report)}
 <h2>Endpoints by level</h2>
-<p class="meta">One row per endpoint, grouped by resource. Each level cell counts the checks of that level: ✗ failed, ✓ passed, – skipped. Choose filters to narrow the matrix, the failures and the check lists; with levels chosen, a row's status counts only the checks of those levels.</p>
+<p class="meta">One row per endpoint, grouped by resource. An endpoint's status is decided by its own checks: it fails on a failed check at the --fail-on level (${htmlEscape(failingLevels(report.failOn ?? 'must').join(', '))}); failures of cross-cutting findings and consequences of a failure elsewhere count in their findings. Each level cell counts the checks of that level: ✗ failed (amber below the --fail-on level), ✓ passed, ? inconclusive, – skipped, ↗ failed but counted in a cross-cutting finding or as a consequence. Choose filters to narrow the matrix, the failures and the check lists; with levels chosen, a row's status counts only its own checks of those levels.</p>
 ${filterButtons(report)}
 ${matrix(report, keys)}
-${failures}
 ${notes}
 <h2>Checks per endpoint</h2>
-${report.endpoints.map((e) => detailSection(report, e, keys.get(e)!, failureIds)).join('\n')}
+<p class="meta">Open an endpoint for its checks (the failing ones are open). <button type="button" id="open-all">open every endpoint</button></p>
+${report.endpoints.map((e) => detailSection(report, e, keys.get(e)!)).join('\n')}
+${citedSection(report)}
+${onDemand.block()}
 <script>${FILTER_SCRIPT}</script>
 </body></html>
 `;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  checkKey,
   endpointStatusOf,
   exitCodeOf,
   summarize,
@@ -80,12 +81,75 @@ function assertWellFormedXml(xml: string): void {
 }
 
 describe('report model', () => {
-  it('derives endpoint statuses: fail > pass > inconclusive > skipped > untested', () => {
-    expect(endpointStatusOf([])).toBe('untested');
-    expect(endpointStatusOf([check('a', 'skipped')])).toBe('skipped');
-    expect(endpointStatusOf([check('a', 'skipped'), check('b', 'inconclusive')])).toBe('inconclusive');
-    expect(endpointStatusOf([check('a', 'skipped'), check('b', 'pass')])).toBe('pass');
-    expect(endpointStatusOf([check('a', 'pass'), check('b', 'fail', 'INFO')])).toBe('fail');
+  it('derives endpoint statuses by their own checks: fail (at --fail-on) > pass > inconclusive > skipped > untested', () => {
+    const of = (checks: CheckRecord[], rule?: Parameters<typeof endpointStatusOf>[1]) => endpointStatusOf({ id: 'e', checks }, rule);
+    expect(of([])).toBe('untested');
+    expect(of([check('a', 'skipped')])).toBe('skipped');
+    expect(of([check('a', 'skipped'), check('b', 'inconclusive')])).toBe('inconclusive');
+    expect(of([check('a', 'skipped'), check('b', 'pass')])).toBe('pass');
+    expect(of([check('a', 'pass'), check('b', 'fail', 'MUST')])).toBe('fail');
+    // Below --fail-on, a failure is a finding that does not fail the endpoint (as in JUnit).
+    expect(of([check('a', 'pass'), check('b', 'fail', 'INFO')])).toBe('pass');
+    expect(of([check('b', 'fail', 'SHOULD')])).toBe('pass');
+    expect(of([check('b', 'fail', 'SHOULD')], { failOn: 'should' })).toBe('fail');
+    expect(of([check('b', 'fail', 'INFO')], { failOn: 'info' })).toBe('fail');
+    // A failure of a cross-cutting finding, or a consequence of a failure elsewhere, counts in that finding.
+    expect(of([check('a', 'pass'), check('b', 'fail')], { failOn: 'must', crossCutting: new Set([checkKey('e', 'b')]) })).toBe('pass');
+    expect(of([check('a', 'pass'), check('b', 'fail', 'MUST', { consequenceOf: { endpoint: 'x', check: 'y' } })])).toBe('pass');
+    // Requests lost because the target had stopped answering tested nothing.
+    expect(of([check('b', 'fail', 'MUST', { cause: 'stopped' })])).toBe('untested');
+  });
+
+  it('decides an endpoint the same way in report.json, the HTML matrix and JUnit', () => {
+    const wire = (i: number) =>
+      ep('GET', `/api/x${i}`, 'x', [
+        check('happy-path', 'pass'),
+        check('content-type', 'fail', 'MUST', { assertion: 'conventions.wire-format' }),
+      ]);
+    const r = reportOf([
+      ...Array.from({ length: 5 }, (_, i) => wire(i)),
+      ep('GET', '/api/info-only', 'x', [check('happy-path', 'pass'), check('d', 'fail', 'INFO', { assertion: 'decision.time-forms' })]),
+      ep('GET', '/api/own', 'x', [check('happy-path', 'fail', 'MUST', { assertion: 'limits.tenant' })]),
+    ]);
+    expect(r.findings.map((f) => `${f.id} ${f.crossCutting ?? false}`)).toEqual([
+      'conventions.wire-format true',
+      'limits.tenant false',
+      'decision.time-forms false',
+    ]);
+    const statuses = Object.fromEntries(r.endpoints.map((e) => [e.path, e.status]));
+    expect(statuses).toEqual({
+      '/api/x0': 'pass',
+      '/api/x1': 'pass',
+      '/api/x2': 'pass',
+      '/api/x3': 'pass',
+      '/api/x4': 'pass',
+      '/api/info-only': 'pass',
+      '/api/own': 'fail',
+    });
+    expect(r.summary.endpoints).toMatchObject({ pass: 6, fail: 1 });
+    const html = renderHtml(r);
+    for (const e of r.endpoints)
+      expect(html).toMatch(
+        new RegExp(
+          `<tr class="ep" [^>]*data-status="${e.status}"[^>]*><td><span class="st ${e.status}">[^]*?<code>${e.path.replace(/\//g, '\\/')}</code>`,
+        ),
+      );
+    const xml = renderJunit(r);
+    assertWellFormedXml(xml);
+    for (const e of r.endpoints)
+      expect(xml).toMatch(
+        new RegExp(`<testsuite name="GET ${e.path.replace(/\//g, '\\/')}" tests="\\d+" failures="${e.status === 'fail' ? 1 : 0}"`),
+      );
+    // The cross-cutting finding is one failing case of its own testsuite, not five.
+    expect(xml).toMatch(
+      /<testsuite name="cross-cutting findings" tests="1" failures="1"[^>]*>\s*<testcase classname="cross-cutting" name="conventions.wire-format \[MUST\]">/,
+    );
+    expect(xml).toMatch(/<testsuites [^>]*failures="2"/);
+    expect(xml.match(/<property name="mqsim.not-failing" value="part of a cross-cutting finding/g)).toHaveLength(5);
+    // --fail-on info: the INFO failure fails its endpoint too, everywhere.
+    const strict = reportOf(r.endpoints, { failOn: 'info' });
+    expect(strict.endpoints.find((e) => e.path === '/api/info-only')!.status).toBe('fail');
+    expect(renderJunit(strict)).toMatch(/<testsuite name="GET \/api\/info-only" tests="2" failures="1"/);
   });
 
   it('counts checks, failures per level and endpoint statuses', () => {
@@ -101,7 +165,8 @@ describe('report model', () => {
       untested: 1,
       vacuous: false,
     });
-    expect(r.summary.endpoints).toEqual({ pass: 1, fail: 2, skipped: 1, inconclusive: 0, untested: 1 });
+    // The overview's only failure is INFO: a finding, below --fail-on must, so the endpoint passes (as in JUnit).
+    expect(r.summary.endpoints).toEqual({ pass: 2, fail: 1, skipped: 1, inconclusive: 0, untested: 1 });
     // Each failed check cites its assertion; findings group them and say which rule of the spec broke.
     expect(r.findings.map((f) => `${f.level} ${f.id} ${f.endpoints.join(',')}`)).toEqual([
       'MUST limits.tenant POST /api/cluster/tenant/create',
@@ -160,7 +225,7 @@ describe('report writers', () => {
     expect(html.match(/<tr class="group" /g)).toHaveLength(new Set(r.endpoints.map((e) => e.tag)).size);
     expect(html).toContain('curl -sS -X POST');
     expect(html).toContain('bad &lt;tag&gt; &amp; &quot;quote&quot;');
-    expect(html).toContain('<pre>mqsim conform --target http://127.0.0.1:1 --seed 7</pre>');
+    expect(html).toContain('<pre id="replay">mqsim conform --target http://127.0.0.1:1 --seed 7</pre>');
     expect(html).toContain('mqsim conform --target http://127.0.0.1:1 --seed 7 --only tenants./api/cluster/tenant/create</pre>');
     expect(html).toMatch(/<svg class="chart"[^>]*>.*<rect /s);
     for (const f of [
@@ -185,11 +250,52 @@ describe('report writers', () => {
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
-    expect(html.match(/<script/g)).toHaveLength(1);
+    // One script runs (by its hash); the other is a data block, which no browser runs.
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html.match(/<script type="application\/json" id="page-data">/g)).toHaveLength(1);
+    const data = html.slice(html.indexOf('id="page-data">'), html.indexOf('</script>', html.indexOf('id="page-data">')));
+    expect(data).toContain('\\u003cscript>alert(1)\\u003c/script>');
+    expect(data).not.toContain('<');
     expect(html).not.toMatch(/<link|<iframe|src="|href="(?!#)|url\(|@import/);
+    // The page's script is valid JavaScript (a template literal's escapes are easy to get wrong).
+    expect(() => new Function(FILTER_SCRIPT)).not.toThrow();
     const hash = createHash('sha256').update(FILTER_SCRIPT).digest('base64');
     expect(html).toContain(`script-src 'sha256-${hash}'`);
     expect(html).toContain(`<script>${FILTER_SCRIPT}</script>`);
+  });
+
+  it('stays small with many failures: each distinct body is stored once, exchanges are loaded on demand', () => {
+    const answer = JSON.stringify({ code: 0, message: 'success', data: { echo: 'y'.repeat(3000) } });
+    const endpoints = Array.from({ length: 40 }, (_, i) =>
+      ep(
+        'POST',
+        `/api/p${i}`,
+        `t${i % 5}`,
+        Array.from({ length: 20 }, (_, j) =>
+          check(`limit.name.length-${j}`, 'fail', 'MUST', {
+            assertion: 'limits.tenant',
+            request: { method: 'POST', path: `/api/p${i}`, body: { name: 'x'.repeat(j) } },
+            response: { status: 200, contentType: 'application/json', body: answer },
+            curl: `curl -sS -X POST 'http://127.0.0.1:1/api/p${i}' --data-raw '{"name":"${'x'.repeat(j)}"}'`,
+          }),
+        ),
+      ),
+    );
+    const r = reportOf(endpoints);
+    const html = renderHtml(r);
+    // 800 failures answered with the same 3 KB body: one copy in the data block (plus the finding's example).
+    expect(html.split('y'.repeat(3000)).length - 1).toBe(2);
+    expect(html.length).toBeLessThan(600_000);
+    // Every failure is a collapsed line whose exchange the data block holds.
+    expect(html.match(/<details class="failure" id="f-\d+-\d+"/g)).toHaveLength(800);
+    const data = JSON.parse(
+      html.slice(html.indexOf('id="page-data">') + 15, html.indexOf('</script>', html.indexOf('id="page-data">'))),
+    ) as {
+      failures: Record<string, number[]>;
+      texts: string[];
+    };
+    expect(Object.keys(data.failures)).toHaveLength(800);
+    expect(data.texts.filter((t) => t === answer)).toHaveLength(1);
   });
 
   it('narrows the replay command to one endpoint only when it can be derived', () => {
@@ -222,7 +328,7 @@ describe('report writers', () => {
     // The INFO failure is a passed case with a property, not a <failure>; the inconclusive check a skipped one.
     expect(xml).toMatch(/<testsuites [^>]*tests="7" failures="1" errors="0" skipped="3"/);
     expect(xml).toMatch(
-      /<testcase classname="mqtt" name="data-schema \[INFO\]">\s*<properties>[\s\S]*?<property name="mqsim.info-finding" value="bad &lt;tag&gt;[^"]*"\/>\s*<\/properties>\s*<\/testcase>/,
+      /<testcase classname="mqtt" name="data-schema \[INFO\]">\s*<properties>[\s\S]*?<property name="mqsim.info-finding" value="bad &lt;tag&gt;[^"]*"\/>\s*<property name="mqsim.not-failing" value="below --fail-on must[^"]*"\/>\s*<\/properties>\s*<\/testcase>/,
     );
     expect(xml).toContain('<skipped message="inconclusive: list.sort.tenant_name inconclusive"/>');
     expect(xml.match(/<testsuite /g)).toHaveLength(r.endpoints.length);
