@@ -32,6 +32,11 @@ export interface ConformOptions {
   properties?: boolean;
   /** Runs per property (fast-check `numRuns`). */
   propertyRuns?: number;
+  /**
+   * Steps per list history (the `history.lists` property: writes and filtered, sorted, paged list
+   * reads, each answer judged against the acknowledged writes), as `--depth`.
+   */
+  depth?: number;
   /** Findings from this level up make the verdict `fail` (default `must`). */
   failOn?: FailOn;
   /** Per-request timeout in ms for URL targets (default 10 000). */
@@ -65,6 +70,7 @@ export async function conform(options: ConformOptions): Promise<Report> {
     ...(rest.skip !== undefined ? { skip: rest.skip } : {}),
     ...(rest.properties !== undefined ? { properties: rest.properties } : {}),
     ...(rest.propertyRuns !== undefined ? { propertyRuns: rest.propertyRuns } : {}),
+    ...(rest.depth !== undefined ? { depth: rest.depth } : {}),
     ...(rest.failOn !== undefined ? { failOn: rest.failOn } : {}),
     ...(rest.timeoutMs !== undefined ? { timeoutMs: rest.timeoutMs } : {}),
     ...(rest.nodes !== undefined ? { nodes: rest.nodes } : {}),
@@ -84,7 +90,7 @@ export async function conform(options: ConformOptions): Promise<Report> {
     return await runConform({
       target: sim,
       ...common,
-      replay: `conform({ target: createCluster({ seed: ${JSON.stringify(o.seed)}, nodes: ${o.nodes}, workload: '${o.workload}', dialect: '${o.dialect}' }), seed: ${seed} }) on a fresh cluster`,
+      replay: `conform({ target: createCluster({ seed: ${JSON.stringify(o.seed)}, nodes: ${o.nodes}, workload: '${o.workload}', dialect: '${o.dialect}' }), seed: ${seed}${rest.depth !== undefined ? `, depth: ${rest.depth}` : ''} }) on a fresh cluster`,
     });
   } finally {
     await sim.close();
