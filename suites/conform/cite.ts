@@ -100,11 +100,20 @@ export function pagedAssertion(
 }
 
 /**
+ * The fields a list's statement gives `sort_field`: "`sort_field` (`a`, `b`)" or "`sort_field` `a`".
+ * Only those: the same statement names its filters too ("`tenant` (exact)"), which are no sort fields.
+ */
+export function listedSortFields(quote: string): string[] {
+  const m = /`sort_field`\s*(\([^)]*\)|`[^`]+`)/.exec(quote);
+  return m ? [...m[1].matchAll(/`([^`]+)`/g)].map((x) => x[1]) : [];
+}
+
+/**
  * A sort law on `field` of list `e`: the list's own statement when the spec lists that field among
- * its sort fields (the quote names it), else the project's decision to sort by it too (INFO).
+ * its sort fields, else the project's decision to sort by it too (INFO).
  */
 export function sortAssertion(e: Pick<EndpointContract, 'id'>, field: string): string {
   const a = citeRuleOrDecision(e.id, 'sort', field);
-  if (a.source === 'spec' && !a.quote.includes(`\`${field}\``)) return A.decisionExtraSortFields;
+  if (a.source === 'spec' && !listedSortFields(a.quote).includes(field)) return A.decisionExtraSortFields;
   return a.id;
 }

@@ -41,9 +41,12 @@ const UNGENERATED = new Set(['filter_field', 'filter_values', 'exact_match', 'so
 /**
  * Valid paging values: 1 and up (the spec: pages start at 1; 0 has no agreed meaning), with the
  * largest u32 now and then, which a server must answer (an empty page) rather than overflow on.
+ * sort_by only as the spec gives it, `asc` or `desc`: what another value means is a decision, and a
+ * server may refuse it as a parameter error (list.sort_by.invalid accepts that).
  */
 function queryOverrides(): Record<string, fc.Arbitrary<unknown>> {
   return {
+    sort_by: fc.constantFrom('asc', 'desc'),
     limit: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 200 }), weight: 4 }, { arbitrary: fc.constant(4_294_967_295), weight: 1 }),
     page: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 5 }), weight: 4 }, { arbitrary: fc.constant(4_294_967_295), weight: 1 }),
   };
