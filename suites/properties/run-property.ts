@@ -114,7 +114,9 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
     'counterexample:',
     ...lines.map((l, i) => `  ${i + 1}. ${l}`),
     ...(err.names ? [`names in the failing run: ${err.names}`] : []),
-    ...(err.transcript ? ['requests of the failing run, in order (curl; the failing list request last, then any diagnosis):', ...err.transcript] : []),
+    ...(err.transcript
+      ? ['requests of the failing run, in order (curl; the failing list request last, then any diagnosis):', ...err.transcript]
+      : []),
     `replay: ${replay}`,
   ].join('\n');
   const failing: PropertyResult = {

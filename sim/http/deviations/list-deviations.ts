@@ -170,7 +170,11 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     finding: 'endpoints.tenant.list.query',
     caught: true,
     hooks: {
-      around: keptFilteredAnswers('cluster.tenant.list', 'tenant_name', ['cluster.tenant.create', 'cluster.tenant.update', 'cluster.tenant.delete']),
+      around: keptFilteredAnswers('cluster.tenant.list', 'tenant_name', [
+        'cluster.tenant.create',
+        'cluster.tenant.update',
+        'cluster.tenant.delete',
+      ]),
     },
   },
   {
@@ -220,7 +224,8 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
     spec: 'breaks',
     rule: 'Response envelope, paged list: "| data | array | the records of the requested page |"',
     endpoint: 'cluster.topic-rewrite.list',
-    description: 'topic-rewrite list: the page is cut from the unsorted rules and then sorted, so each page is in order but not the requested slice of the sorted list',
+    description:
+      'topic-rewrite list: the page is cut from the unsorted rules and then sorted, so each page is in order but not the requested slice of the sorted list',
     checks: ['property.history.lists'],
     finding: 'envelope.paged.data',
     caught: true,

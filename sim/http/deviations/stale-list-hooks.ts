@@ -91,7 +91,13 @@ export function sortIndexKeptOnUpsert(listId: string, createId: string, deleteId
  * A search index of its own for the name filter, fed by creates and not told of deletes: a deleted
  * record keeps turning up in answers filtered by name (not in the others), until it is created again.
  */
-export function searchIndexMissesDeletes(listId: string, createId: string, deleteId: string, filterParam: string, snapshot: (params: Record<string, unknown>, cx: Parameters<Around>[2]) => Row | undefined): Around {
+export function searchIndexMissesDeletes(
+  listId: string,
+  createId: string,
+  deleteId: string,
+  filterParam: string,
+  snapshot: (params: Record<string, unknown>, cx: Parameters<Around>[2]) => Row | undefined,
+): Around {
   const list = endpointById(listId);
   endpointById(createId);
   endpointById(deleteId);

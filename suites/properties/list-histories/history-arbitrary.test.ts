@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { History, HistoryArbitrary, parseReplayPath } from './history-arbitrary.ts';
+import { type History, HistoryArbitrary, parseReplayPath } from './history-arbitrary.ts';
 
 /** Two sources of steps: letters and digits, so a burst shows which source made it. */
 const SOURCES = [fc.constantFrom('a', 'b', 'c'), fc.integer({ min: 0, max: 9 }).map(String)];
@@ -41,7 +41,8 @@ describe('histories of a fixed depth that shrink like fc.commands', () => {
   });
 
   it('replays the shrunk case from seed, path and replay path alone', async () => {
-    const property = (replay?: string) => fc.property(new HistoryArbitrary(SOURCES, 200, parseReplayPath(replay)), (h) => runUntil(h, bThen7));
+    const property = (replay?: string) =>
+      fc.property(new HistoryArbitrary(SOURCES, 200, parseReplayPath(replay)), (h) => runUntil(h, bThen7));
     const first = await fc.check(property(), { seed: 11, numRuns: 50 });
     const cex = first.counterexample![0];
     const replayPath = /replayPath="([^"]*)"/.exec(cex.metadataForReplay())![1];
@@ -51,8 +52,32 @@ describe('histories of a fixed depth that shrink like fc.commands', () => {
     expect(again.counterexample![0].steps.slice(0, again.counterexample![0].ran)).toEqual(cex.steps.slice(0, cex.ran));
   });
 
+  it('tries the failing source alone first, and replays that too', async () => {
+    // Three b's make it fail, whatever digits come between: the letters' source is the one to keep.
+    const threeBs = (h: History<string>) => {
+      runUntil(h, (seen) => seen.filter((x) => x === 'b').length === 3);
+    };
+    const property = (replay?: string) =>
+      fc.property(new HistoryArbitrary(SOURCES, 300, parseReplayPath(replay)), (h) => {
+        try {
+          threeBs(h);
+        } catch (e) {
+          h.focus = 0;
+          throw e;
+        }
+      });
+    const first = await fc.check(property(), { seed: 5, numRuns: 20 });
+    const cex = first.counterexample![0];
+    expect(cex.steps.slice(0, cex.ran)).toEqual(['b', 'b', 'b']);
+    const replayPath = /replayPath="([^"]*)"/.exec(cex.metadataForReplay())![1];
+    expect(replayPath).toMatch(/f0/);
+    const again = await fc.check(property(replayPath), { seed: 5, path: first.counterexamplePath!, endOnFailure: true });
+    expect(again.counterexample![0].steps.slice(0, 3)).toEqual(['b', 'b', 'b']);
+  });
+
   it('refuses a malformed replay path', () => {
-    expect(() => parseReplayPath('12:3')).toThrow(/numbers joined by dots/);
+    expect(() => parseReplayPath('12:3')).toThrow(/step counts joined by dots/);
     expect(parseReplayPath('')).toBeUndefined();
+    expect(parseReplayPath('12f3.4')).toEqual([{ ran: 12, focus: 3 }, { ran: 4 }]);
   });
 });

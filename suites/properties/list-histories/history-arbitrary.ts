@@ -13,7 +13,8 @@ import fc from 'fast-check';
  *
  * Which steps ran depends on the target, not on the value, so an exact replay of a shrunk case needs
  * it besides the seed and fast-check's path: the replay path, the number of steps that ran in each
- * value whose shrinks were walked (`1200.36.9`), read back with `metadataForReplay()`.
+ * value whose shrinks were walked, with the source that failed when known (`1200f3.36f3.9`), read
+ * back with `metadataForReplay()`.
  */
 
 /** One generated history: its steps, and how many of them ran (set by whoever runs it). */
@@ -24,6 +25,8 @@ export class History<S> {
   lines: string[] = [];
   /** Whether the failure came after the last step (in the reads that close a history). */
   failedAfterSteps = false;
+  /** The source (family) whose step or read failed, when known: shrinking tries its steps alone first. */
+  focus?: number;
 
   constructor(
     readonly steps: readonly S[],
@@ -53,11 +56,27 @@ interface Context<S> {
   shrunkOnce: boolean;
 }
 
-/** Parses a replay path (`1200.36.9`); undefined for an empty one, an Error for a malformed one. */
-export function parseReplayPath(text: string | undefined): number[] | undefined {
+/** What shrinking read of one executed value: how many steps ran, and the source that failed. */
+export interface Walked {
+  ran: number;
+  focus?: number;
+}
+
+/** Parses a replay path (`1200f3.36.9`); undefined for an empty one, an Error for a malformed one. */
+export function parseReplayPath(text: string | undefined): Walked[] | undefined {
   if (text === undefined || text === '') return undefined;
-  if (!/^\d+(\.\d+)*$/.test(text)) throw new Error(`a history's replay path is numbers joined by dots (1200.36.9), got ${JSON.stringify(text)}`);
-  return text.split('.').map(Number);
+  if (!/^\d+(f\d+)?(\.\d+(f\d+)?)*$/.test(text))
+    throw new Error(
+      `a history's replay path is step counts joined by dots, each with an optional fN (1200f3.36.9), got ${JSON.stringify(text)}`,
+    );
+  return text.split('.').map((part) => {
+    const [ran, focus] = part.split('f');
+    return focus === undefined ? { ran: Number(ran) } : { ran: Number(ran), focus: Number(focus) };
+  });
+}
+
+function formatWalked(w: readonly Walked[]): string {
+  return w.map((x) => `${x.ran}${x.focus !== undefined ? `f${x.focus}` : ''}`).join('.');
 }
 
 /** `x` shrunk toward 0 the way fast-check shrinks an integer: 0, then halving the distance to x. */
@@ -68,14 +87,14 @@ function* towardZero(x: number): Generator<number> {
 }
 
 export class HistoryArbitrary<S> extends fc.Arbitrary<History<S>> {
-  /** Steps that ran in each value whose shrinks were walked, in walking order. */
-  private walked: number[] = [];
+  /** Steps that ran (and the source that failed) in each value whose shrinks were walked, in walking order. */
+  private walked: Walked[] = [];
   private position = 0;
 
   constructor(
     private readonly sources: readonly fc.Arbitrary<S>[],
     private readonly depth: number,
-    private readonly sourceReplayPath?: readonly number[],
+    private readonly sourceReplayPath?: readonly Walked[],
     private readonly burst = 6,
   ) {
     super();
@@ -100,26 +119,32 @@ export class HistoryArbitrary<S> extends fc.Arbitrary<History<S>> {
   shrink(value: History<S>, context: unknown): fc.Stream<fc.Value<History<S>>> {
     if (context === undefined) return fc.Stream.nil();
     const { items, shrunkOnce } = context as Context<S>;
-    const kept = items.slice(0, this.ranOf(value));
+    const { ran, focus } = this.walkedOf(value);
+    const kept = items.slice(0, ran);
     if (kept.length === 0) return fc.Stream.nil();
-    return new fc.Stream(this.candidates(kept, shrunkOnce));
+    return new fc.Stream(this.candidates(kept, shrunkOnce, focus));
   }
 
-  /** How many steps of `value` ran: from the replay path while replaying it, else from its execution. */
-  private ranOf(value: History<S>): number {
+  /** How many steps of `value` ran and what failed: from the replay path while replaying it, else from its execution. */
+  private walkedOf(value: History<S>): Walked {
     if (this.position === 0) this.walked = this.sourceReplayPath ? [...this.sourceReplayPath] : [];
-    let ran: number;
-    if (this.position < this.walked.length) ran = this.walked[this.position];
+    let w: Walked;
+    if (this.position < this.walked.length) w = this.walked[this.position];
     else {
-      ran = value.ran;
-      this.walked.push(ran);
+      w = value.focus === undefined ? { ran: value.ran } : { ran: value.ran, focus: value.focus };
+      this.walked.push(w);
     }
     this.position++;
-    return ran;
+    return w;
   }
 
-  private *candidates(items: readonly Item<S>[], shrunkOnce: boolean): Generator<fc.Value<History<S>>> {
+  private *candidates(items: readonly Item<S>[], shrunkOnce: boolean, focus: number | undefined): Generator<fc.Value<History<S>>> {
     if (!shrunkOnce) yield this.historyValue([], true);
+    // The failing source's steps alone: most faults need no other family's writes.
+    if (focus !== undefined) {
+      const alone = items.filter((i) => i.source === focus);
+      if (alone.length > 0 && alone.length < items.length) yield this.historyValue(alone, true);
+    }
     // Remove a chunk after the first `keep` steps, the biggest chunks first.
     for (let keep = 0; keep < items.length; keep++) {
       for (const tail of towardZero(items.length - 1 - keep)) {
@@ -138,7 +163,7 @@ export class HistoryArbitrary<S> extends fc.Arbitrary<History<S>> {
   private historyValue(items: readonly Item<S>[], shrunkOnce: boolean): fc.Value<History<S>> {
     const history = new History(
       items.map((i) => i.value.value_),
-      () => this.walked.join('.'),
+      () => formatWalked(this.walked),
     );
     const context: Context<S> = { items, shrunkOnce };
     return new fc.Value(history, context);

@@ -4,7 +4,7 @@ import type { Level } from '../../conform/report-model.ts';
 import type { ApiContract, EndpointContract } from '../../../fixtures/contract/types.ts';
 import type { PropertyClient } from '../property-client.ts';
 import type { PropertyDef } from '../property-def.ts';
-import { PropertyAbort } from '../violation.ts';
+import { PropertyAbort, PropertyViolation } from '../violation.ts';
 import { History, HistoryArbitrary, parseReplayPath } from './history-arbitrary.ts';
 import { HistoryRun, OtherCause, type CauseLock } from './history-run.ts';
 import { describeStep, stepSources, type Step } from './history-steps.ts';
@@ -21,7 +21,7 @@ import { sweepLeftovers } from './leftovers.ts';
 
 export const HISTORY_PROPERTY = 'history.lists';
 /** Steps per history by default: with the default runs, a few seconds against a served simulator. */
-export const DEFAULT_HISTORY_DEPTH = 250;
+export const DEFAULT_HISTORY_DEPTH = 400;
 export const DEFAULT_HISTORY_RUNS = 2;
 
 export interface HistoryPropertyOptions {
@@ -63,16 +63,26 @@ export function seedStem(seed: number): string {
 
 function endpointsOf(h: HistoryFamily): EndpointContract[] {
   const e = h.endpoints;
-  return [e.create, e.delete, e.list, ...(e.update ? [e.update] : []), ...(h.binding ? [h.binding.create, h.binding.delete, h.binding.list] : [])];
+  return [
+    e.create,
+    e.delete,
+    e.list,
+    ...(e.update ? [e.update] : []),
+    ...(h.binding ? [h.binding.create, h.binding.delete, h.binding.list] : []),
+  ];
 }
 
 /** The property, or undefined when the run's endpoints leave no family with a list to judge. */
 export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefined {
   const exclude = o.exclude ?? [];
-  const usable = historyFamilies(o.api).filter((h) => [h.endpoints.create, h.endpoints.delete, h.endpoints.list].every((e) => o.endpointIds.has(e.id)));
-  // Every other family lives in tenants of the run, so the tenant family is always there.
-  const families = usable.filter((h) => !exclude.includes(h.tag) || !h.family.scopeParam);
-  if (!families.some((h) => !h.family.scopeParam) || families.length === 0) return undefined;
+  const all = historyFamilies(o.api);
+  // The run's tenants hold every other family's instances: the tenant family's endpoints are used
+  // (as the model properties use them) whether or not its list is judged.
+  const tenants = all.find((h) => !h.family.scopeParam);
+  const families = all.filter(
+    (h) => !exclude.includes(h.tag) && [h.endpoints.create, h.endpoints.delete, h.endpoints.list].every((e) => o.endpointIds.has(e.id)),
+  );
+  if (!tenants || families.length === 0) return undefined;
   const client = o.client.child();
   let served = families;
   let runs = 0;
@@ -82,7 +92,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
   const def: PropertyDef = {
     id: historyId(exclude),
     checkId: `property.${historyId(exclude)}`,
-    endpoints: families.filter((h) => !exclude.includes(h.tag)).flatMap(endpointsOf),
+    endpoints: families.flatMap(endpointsOf),
     assertion: A.pagedData,
     commands: true,
     numRuns: o.runs,
@@ -90,19 +100,40 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
     client,
 
     async setup() {
-      const swept = await sweepLeftovers(client, families, seedStem(o.seed));
+      const swept = await sweepLeftovers(client, tenants, all, seedStem(o.seed));
       if (swept > 0) say(`${def.id}: deleted ${swept} leftovers of an interrupted run with seed ${o.seed}`);
       // A family whose list the target does not serve is left out, with the reason.
       const out: string[] = [];
       served = [];
+      const unsorted: string[] = [];
       for (const h of families) {
         const scope = h.family.scopeParam ? h.filters[0] : h.filters.find((x) => x.source.kind === 'name')!;
         const probe = await client.call(h.endpoints.list, { [scope.param]: seedStem(o.seed), limit: 1, page: 1 });
-        if (probe.outcome === 'ok') served.push(h);
-        else out.push(`${h.tag} (${probe.outcome})`);
+        if (probe.outcome !== 'ok') {
+          out.push(`${h.tag} (${probe.outcome})`);
+          continue;
+        }
+        // A sort field the spec's own paragraph does not list (a decision, the reference notes) may be refused.
+        const sortFields = [];
+        for (const sf of h.sortFields) {
+          const own = sf.assertion.startsWith('endpoints.');
+          const tried = own
+            ? undefined
+            : await client.call(h.endpoints.list, {
+                [scope.param]: seedStem(o.seed),
+                sort_field: sf.field,
+                sort_by: 'asc',
+                limit: 1,
+                page: 1,
+              });
+          if (!tried || tried.outcome === 'ok') sortFields.push(sf);
+          else unsorted.push(`${h.tag} ${sf.field}`);
+        }
+        served.push({ ...h, sortFields });
       }
-      if (!served.some((h) => !h.family.scopeParam)) throw new PropertyAbort(`the tenant list does not answer (${out.join(', ')})`);
+      if (served.length === 0) throw new PropertyAbort(`no list answers (${out.join(', ')})`);
       if (out.length > 0) say(`${def.id}: left out, their lists do not answer: ${out.join(', ')}`);
+      if (unsorted.length > 0) say(`${def.id}: not sorted by, refused (fields the spec's paragraph does not list): ${unsorted.join(', ')}`);
     },
 
     build(minLevel: Level, replayPath?: string) {
@@ -111,7 +142,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
         if (def.aborted) throw def.aborted;
         const n = ++runs;
         const base = baseName(o.seed, o.runTag, n);
-        const run = new HistoryRun({ client, families: served, base, baseUrl: client.target.baseUrl, minLevel, lock });
+        const run = new HistoryRun({ client, families: served, tenants, base, baseUrl: client.target.baseUrl, minLevel, lock });
         let lastSay = performance.now();
         // A line every few seconds on long runs, like the other suites' progress.
         const progress = (done: number) => {
@@ -122,6 +153,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
         try {
           history.lines = [];
           history.failedAfterSteps = false;
+          delete history.focus;
           if (!(await run.setUp())) throw new PropertyAbort(`the run's tenants ${base}s and ${base}ss could not be created`);
           for (const [i, step] of history.steps.entries()) {
             history.ran = i + 1;
@@ -134,6 +166,10 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
           await run.finalReads();
           history.failedAfterSteps = false;
         } catch (e) {
+          if (e instanceof PropertyViolation) {
+            const failing = served.findIndex((h) => endpointsOf(h).some((x) => x.id === e.endpointId));
+            if (failing >= 0) history.focus = failing;
+          }
           if (e instanceof PropertyAbort) def.aborted = e;
           // A failure of another cause than the one being shrunk: not a counterexample of it.
           if (e instanceof OtherCause) return;
@@ -153,7 +189,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
 
     without(endpointId: string): PropertyDef | undefined {
       const h = families.find((x) => endpointsOf(x).some((e) => e.id === endpointId));
-      if (!h || exclude.includes(h.tag) || !h.family.scopeParam) return undefined;
+      if (!h) return undefined;
       return historyProperty({ ...o, exclude: [...exclude, h.tag] });
     },
   };

@@ -6,12 +6,24 @@ import { curlOf, type Exchange } from '../../conform/exchange.ts';
 import type { Level } from '../../conform/report-model.ts';
 import { describeAnswer, type Answer, type PropertyClient } from '../property-client.ts';
 import { BindingModel } from '../reference-model/binding-model.ts';
-import { FamilyModel, type Ident } from '../reference-model/family-model.ts';
-import { judgePage, MAX_WORLDS, worldsOf, type PageAnswer, type PageProblem, type PageQuery, type PageReader } from '../reference-model/list-page.ts';
+import { FamilyModel } from '../reference-model/family-model.ts';
+import { judgePage, MAX_WORLDS, worldsOf, type PageAnswer, type PageProblem } from '../reference-model/list-page.ts';
 import { shownOf } from '../reference-model/record-match.ts';
 import { levelAtLeast, PropertyViolation } from '../violation.ts';
-import { B, describeQuery, describeStep, flipped, resolveRun, RUN_TENANTS, type FilterValue, type QuerySpec, type Step, type ValueRef } from './history-steps.ts';
-import type { FieldSource, HistoryFamily } from './list-families.ts';
+import {
+  B,
+  describeQuery,
+  describeStep,
+  flipped,
+  resolveRun,
+  RUN_TENANTS,
+  type FilterValue,
+  type QuerySpec,
+  type Step,
+} from './history-steps.ts';
+import type { HistoryFamily } from './list-families.ts';
+import { citationOf, inOrder, parsePage, refusalCitation } from './page-causes.ts';
+import { cutOf, listParams, pageQuery, pageReader, WHOLE, type Query } from './run-query.ts';
 
 /**
  * One history run against a target: the run's two tenants are made, the steps are sent in order,
@@ -21,9 +33,6 @@ import type { FieldSource, HistoryFamily } from './list-families.ts';
  * lines. Whatever happens, what the run may have made is deleted at the end.
  */
 
-/** Page size of a read meant to show every record of the run's scope at once. */
-const WHOLE = 10_000;
-
 /** The cause a run is held to while fast-check shrinks: endpoint and assertion of the first failure. */
 export interface CauseLock {
   cause?: string;
@@ -31,7 +40,10 @@ export interface CauseLock {
 
 export interface RunSettings {
   client: PropertyClient;
+  /** The families whose steps the run sends and whose lists it judges. */
   families: readonly HistoryFamily[];
+  /** The tenant family: the run's tenants are made and deleted with it, judged or not. */
+  tenants: HistoryFamily;
   /** The run's base name (`{B}` in the steps). */
   base: string;
   baseUrl: string;
@@ -43,25 +55,6 @@ export interface RunSettings {
 export class OtherCause extends Error {}
 
 const causeOf = (v: PropertyViolation) => `${v.endpointId} ${v.assertion}`;
-
-function fieldValue(h: HistoryFamily, source: FieldSource, ident: Ident, shown: Readonly<Record<string, unknown>>): string {
-  if (source.kind === 'name') return ident[h.family.nameParam] ?? '';
-  if (source.kind === 'tenant') return ident[h.family.scopeParam!] ?? '';
-  const v = shown[source.param];
-  return v === undefined || v === null ? '' : String(v);
-}
-
-/** A query whose filter values are the texts sent (the run's names resolved, references taken). */
-type Query = QuerySpec & { filters: Readonly<Record<string, string>> };
-
-/** The part of a written value a reference cuts out. */
-export function cutOf(value: string, cut: ValueRef['cut']): string {
-  const n = value.length;
-  if (cut === 'prefix') return value.slice(0, Math.max(1, Math.ceil(n / 2)));
-  if (cut === 'suffix') return value.slice(Math.min(n - 1, Math.floor(n / 2)));
-  if (cut === 'middle' && n >= 3) return value.slice(1, -1);
-  return value;
-}
 
 export class HistoryRun {
   readonly models = new Map<string, FamilyModel>();
@@ -77,10 +70,8 @@ export class HistoryRun {
 
   constructor(private readonly s: RunSettings) {
     this.byTag = new Map(s.families.map((h) => [h.tag, h]));
-    for (const h of s.families) this.models.set(h.tag, new FamilyModel(h.family, h.endpoints));
-    const tenants = s.families.find((h) => !h.family.scopeParam);
-    if (!tenants) throw new Error('a list history needs the tenant family (its records live in tenants of the run)');
-    this.tenants = tenants;
+    for (const h of [s.tenants, ...s.families]) this.models.set(h.tag, new FamilyModel(h.family, h.endpoints));
+    this.tenants = s.tenants;
     const schemas = s.families.find((h) => h.binding);
     if (schemas) this.bindings = new BindingModel(this.models.get(schemas.tag)!);
   }
@@ -116,7 +107,18 @@ export class HistoryRun {
   }
 
   private concrete(h: HistoryFamily, q: QuerySpec): Query {
-    return { ...q, filters: Object.fromEntries(Object.entries(q.filters).map(([p, v]) => [p, this.filterText(h, p, v)])) };
+    const filters = Object.fromEntries(Object.entries(q.filters).map(([p, v]) => [p, this.filterText(h, p, v)]));
+    if (typeof q.page === 'number') return { ...q, filters, page: q.page };
+    // The records the model is sure match: their pages, or the first page past them.
+    const model = this.models.get(h.tag)!;
+    const query = pageQuery(h, { ...q, filters, page: 1 });
+    const reader = pageReader(h, { ...q, filters, page: 1 });
+    const count = [...model.entries.values()].filter(
+      (e) => !e.maybe && e.candidates.some((c) => query.failedFilter(reader.viewOf(e.ident, c)) === undefined),
+    ).length;
+    const pages = Math.ceil(count / q.limit);
+    const page = q.page === 'past' ? pages + 1 : pages === 0 ? 1 : 1 + (q.page.inside % pages);
+    return { ...q, filters, page };
   }
 
   /** A write's parameters in this run: names resolved, and the identity of a written instance when the step refers to one. */
@@ -124,7 +126,9 @@ export class HistoryRun {
     const params = this.resolve(step.params) as Record<string, unknown>;
     // Never the run's own tenants: every other family's instances live in them.
     const own = new Set<string>(RUN_TENANTS.map((t) => this.resolve(t)));
-    const touched = [...this.models.get(h.tag)!.touched.values()].filter((ident) => h.family.scopeParam || !own.has(ident[h.family.nameParam]));
+    const touched = [...this.models.get(h.tag)!.touched.values()].filter(
+      (ident) => h.family.scopeParam || !own.has(ident[h.family.nameParam]),
+    );
     if (step.again === undefined || touched.length === 0) return params;
     return { ...params, ...touched[step.again % touched.length] };
   }
@@ -155,7 +159,9 @@ export class HistoryRun {
     const model = this.models.get(this.tenants.tag)!;
     let made = 0;
     for (const [i, name] of RUN_TENANTS.entries()) {
-      const params = this.resolve(buildParams(this.tenants.endpoints.create, { [this.tenants.family.nameParam]: name, desc: 'mqsim list histories; safe to delete' }));
+      const params = this.resolve(
+        buildParams(this.tenants.endpoints.create, { [this.tenants.family.nameParam]: name, desc: 'mqsim list histories; safe to delete' }),
+      );
       const answer = await this.call(this.tenants.endpoints.create, params, `set-up: the run's ${i === 0 ? 'first' : 'second'} tenant`);
       model.applyCreate(model.identOf(params), shownOf(this.tenants.family, params), answer.outcome);
       if (answer.outcome === 'ok') made++;
@@ -223,69 +229,51 @@ export class HistoryRun {
 
   /**
    * Every family's whole scope once more after the last step: as it is (which shows every record, so
-   * each possible state is settled), then sorted by each sort field both ways (which then leaves no
-   * room for a record kept at a wrong place).
+   * each possible state is settled); in the first tenant sorted by each field but the tenant
+   * ascending and by name descending too (which leaves no room for a record kept at a wrong place or
+   * a direction kept from an earlier read); then walked in pages of two by name, from the last.
    */
   async finalReads(): Promise<void> {
     for (const h of this.s.families) {
       const scope = h.family.scopeParam ? h.filters[0] : h.filters.find((x) => x.source.kind === 'name')!;
       const values = !h.family.scopeParam ? [B] : scope.match === 'exact' ? [...RUN_TENANTS] : [RUN_TENANTS[0]];
-      for (const v of values) {
-        const whole: Query = { filters: { [scope.param]: this.resolve(v) }, limit: WHOLE, page: 1 };
-        await this.judgedList(h, whole, `final: the whole ${h.tag} list of ${v}`);
-        for (const { field } of h.sortFields)
-          for (const by of ['asc', 'desc'] as const)
-            await this.judgedList(h, { ...whole, sort: { field, by } }, `final: the whole ${h.tag} list of ${v} sorted by ${field} ${by}`);
-      }
+      const whole = (v: string): Query => ({ filters: { [scope.param]: this.resolve(v) }, limit: WHOLE, page: 1 });
+      for (const v of values) await this.judgedList(h, whole(v), `final: the whole ${h.tag} list of ${v}`);
+      const first = whole(values[0]);
+      const byName = h.sortFields.find((f) => f.source.kind === 'name');
+      const sorts = [
+        ...h.sortFields.filter((f) => f.source.kind !== 'tenant').map((f) => ({ field: f.field, by: 'asc' as const })),
+        ...(byName ? [{ field: byName.field, by: 'desc' as const }] : []),
+      ];
+      for (const sort of sorts)
+        await this.judgedList(h, { ...first, sort }, `final: the whole ${h.tag} list of ${values[0]} sorted by ${sort.field} ${sort.by}`);
+      if (!byName) continue;
+      const count = this.models.get(h.tag)!.entries.size;
+      for (let page = 1; page <= Math.ceil(count / 2) + 1; page++)
+        await this.judgedList(
+          h,
+          { ...first, sort: { field: byName.field, by: 'desc' }, limit: 2, page },
+          `final: the ${h.tag} list of ${values[0]} by ${byName.field} desc, page ${page} of 2 records`,
+        );
     }
   }
 
   // ---- lists -------------------------------------------------------------------------------
 
-  private listParams(q: Query): Record<string, unknown> {
-    const params: Record<string, unknown> = { ...q.filters };
-    if (q.sort) Object.assign(params, { sort_field: q.sort.field, sort_by: q.sort.by });
-    return { ...params, limit: q.limit, page: q.page };
-  }
-
-  private pageQuery(h: HistoryFamily, q: Query): PageQuery {
-    const filters = Object.entries(q.filters).map(([param, value]) => ({ filter: h.filters.find((f) => f.param === param)!, value }));
-    return {
-      failedFilter: (view) =>
-        filters.find(({ filter, value }) => {
-          const v = view[filter.field] ?? '';
-          return filter.match === 'exact' ? v !== value : !v.includes(value);
-        })?.filter.param,
-      ...(q.sort ? { sort: { field: q.sort.field, descending: q.sort.by === 'desc' } } : {}),
-      limit: q.limit,
-      page: q.page,
-    };
-  }
-
-  /** Reads the fields of the query's filters and sort field. */
-  private reader(h: HistoryFamily, q: Query): PageReader {
-    const sources = new Map<string, FieldSource>();
-    for (const param of Object.keys(q.filters)) {
-      const f = h.filters.find((x) => x.param === param)!;
-      sources.set(f.field, f.source);
-    }
-    if (q.sort) sources.set(q.sort.field, h.sortFields.find((x) => x.field === q.sort!.field)!.source);
-    return {
-      viewOf: (ident, shown) => Object.fromEntries([...sources].map(([field, source]) => [field, fieldValue(h, source, ident, shown)])),
-      rowView: (row) => Object.fromEntries([...sources.keys()].map((field) => [field, row[field] === undefined || row[field] === null ? '' : String(row[field])])),
-    };
-  }
-
   private async judgedList(h: HistoryFamily, q: Query, label: string): Promise<void> {
     const model = this.models.get(h.tag)!;
-    const query = this.pageQuery(h, q);
-    const reader = this.reader(h, q);
+    const query = pageQuery(h, q);
+    const reader = pageReader(h, q);
     // Too many possible states to try against one page: the whole scope shows which hold.
     if (worldsOf(model, query, reader) > MAX_WORLDS) {
       const scope = Object.fromEntries(Object.entries(q.filters).slice(0, 1));
-      await this.judgedList(h, { filters: scope, limit: WHOLE, page: 1 }, `${label} (first the whole scope: it decides which of the possible states hold)`);
+      await this.judgedList(
+        h,
+        { filters: scope, limit: WHOLE, page: 1 },
+        `${label} (first the whole scope: it decides which of the possible states hold)`,
+      );
     }
-    const answer = await this.call(h.endpoints.list, this.listParams(q), label);
+    const answer = await this.call(h.endpoints.list, listParams(q), label);
     const page = this.pageOf(h, q, answer);
     if (!page) return;
     this.judged++;
@@ -298,11 +286,18 @@ export class HistoryRun {
     const e = h.endpoints.list;
     if (answer.outcome !== 'ok') {
       // A valid list request the spec lets no server refuse.
-      const assertion = q.sort ? h.sortFields.find((x) => x.field === q.sort!.field)!.assertion : h.filters.find((f) => f.param in q.filters)!.assertion;
-      this.raise(new PropertyViolation(assertion, e.id, 'list.answered', `the list ${describeQuery(q)} was not answered with a page: ${describeAnswer(answer)}`, answer.exchange));
+      this.raise(
+        new PropertyViolation(
+          refusalCitation(h, q),
+          e.id,
+          'list.answered',
+          `the list ${describeQuery(q)} was not answered with a page: ${describeAnswer(answer)}`,
+          answer.exchange,
+        ),
+      );
       return undefined;
     }
-    const page = HistoryRun.parsePage(answer);
+    const page = parsePage(answer);
     if (!page)
       this.raise(
         new PropertyViolation(
@@ -316,32 +311,30 @@ export class HistoryRun {
     return page;
   }
 
-  /** `data` of a page answer: its rows and total_count, or undefined when it is no page. */
-  private static parsePage(answer: Answer): PageAnswer | undefined {
-    if (answer.outcome !== 'ok') return undefined;
-    const data = answer.envelope?.data as { data?: unknown; total_count?: unknown } | undefined;
-    if (!data || typeof data !== 'object' || !Array.isArray(data.data) || typeof data.total_count !== 'number') return undefined;
-    const rows = data.data.map((r) => (r !== null && typeof r === 'object' && !Array.isArray(r) ? (r as Record<string, unknown>) : { value: r }));
-    return { rows, total: data.total_count };
-  }
-
   /**
    * Stops the run at a page that no state of the model explains, citing the statement its cause
    * breaks. The cause is read on the same query as one page (limit 10000, page 1), where paging
    * plays no part: a record it shows that the writes left out, a filter it does not apply, a total
    * or an order it gets wrong there is the list's fault, whatever the small page showed of it;
    * when that page is right, the paging is at fault (an order problem is then the page's slice).
+   * A page whose own keys are out of order needs no second read: the sort is at fault.
    */
   private async raisePage(h: HistoryFamily, q: Query, problems: readonly PageProblem[], answer: Answer): Promise<void> {
     const e = h.endpoints.list;
     let cause = problems[0];
     let paging = false;
     let note = '';
-    if (q.limit < WHOLE) {
+    // A page whose own keys are out of the order asked for breaks the sort, whatever else a second read shows.
+    const unordered = cause.kind === 'order' && q.sort !== undefined && !inOrder(parsePage(answer)!, q.sort);
+    if (q.limit < WHOLE && !unordered) {
       const whole = { ...q, limit: WHOLE, page: 1 };
-      const wholeAnswer = await this.call(e, this.listParams(whole), `diagnosis: the same query as one page (${this.symbolic(describeQuery(whole))})`);
-      const wholePage = HistoryRun.parsePage(wholeAnswer);
-      const verdict = wholePage && judgePage(this.models.get(h.tag)!, this.pageQuery(h, whole), wholePage, this.reader(h, whole));
+      const wholeAnswer = await this.call(
+        e,
+        listParams(whole),
+        `diagnosis: the same query as one page (${this.symbolic(describeQuery(whole))})`,
+      );
+      const wholePage = parsePage(wholeAnswer);
+      const verdict = wholePage && judgePage(this.models.get(h.tag)!, pageQuery(h, whole), wholePage, pageReader(h, whole));
       if (verdict?.kind === 'deviates') {
         cause = verdict.problems[0];
         note = ` The same query as one page (limit ${WHOLE}) shows the cause: ${cause.text}.`;
@@ -350,38 +343,28 @@ export class HistoryRun {
         note = ` The same query as one page (limit ${WHOLE}) is right: the paging is at fault.`;
       }
     }
-    let assertion: string;
-    let rule: string;
     // A record left out of a filtered list: the filter's fault when the list without the other filters shows it.
     const [scope, ...narrowing] = Object.keys(q.filters);
     if (cause.kind === 'missing-record' && narrowing.length > 0) {
       const scoped: Query = { filters: { [scope]: q.filters[scope] }, limit: WHOLE, page: 1 };
-      const scopedAnswer = await this.call(e, this.listParams(scoped), `diagnosis: the list without the other filters (${this.symbolic(describeQuery(scoped))})`);
+      const scopedAnswer = await this.call(
+        e,
+        listParams(scoped),
+        `diagnosis: the list without the other filters (${this.symbolic(describeQuery(scoped))})`,
+      );
       const model = this.models.get(h.tag)!;
-      const shown = new Set((HistoryRun.parsePage(scopedAnswer)?.rows ?? []).map((r) => model.identOfRecord(r)).filter((i) => i !== undefined).map((i) => model.key(i!)));
+      const shown = new Set(
+        (parsePage(scopedAnswer)?.rows ?? [])
+          .map((r) => model.identOfRecord(r))
+          .filter((i) => i !== undefined)
+          .map((i) => model.key(i!)),
+      );
       if (cause.missing!.every((i) => shown.has(model.key(i)))) {
         cause = { kind: 'filter', param: narrowing[0], text: cause.text };
         note += ` The list without ${narrowing.join(' and ')} shows the missing records: the filter leaves out records it matches.`;
       }
     }
-    switch (cause.kind) {
-      case 'unknown-record':
-      case 'missing-record':
-      case 'values':
-        [assertion, rule] = [h.family.manages, 'list.records'];
-        break;
-      case 'filter':
-        [assertion, rule] = [h.filters.find((f) => f.param === cause.param)!.assertion, 'list.filter'];
-        break;
-      case 'total':
-        [assertion, rule] = [pagedAssertion(e, 'total'), 'list.total-count'];
-        break;
-      case 'order':
-        [assertion, rule] = paging ? [pagedAssertion(e, 'data'), 'list.page-slice'] : [h.sortFields.find((x) => x.field === q.sort!.field)!.assertion, 'list.sort'];
-        break;
-      default:
-        [assertion, rule] = [pagedAssertion(e, 'data'), 'list.page'];
-    }
+    const { assertion, rule } = citationOf(h, q, cause, paging);
     const text = problems
       .slice(0, 3)
       .map((p) => p.text)
@@ -399,7 +382,12 @@ export class HistoryRun {
 
   // ---- schema bindings ---------------------------------------------------------------------
 
-  private async bindStep(h: HistoryFamily, kind: 'bind' | 'unbind', symbolic: Readonly<Record<string, unknown>>, label: string): Promise<void> {
+  private async bindStep(
+    h: HistoryFamily,
+    kind: 'bind' | 'unbind',
+    symbolic: Readonly<Record<string, unknown>>,
+    label: string,
+  ): Promise<void> {
     const b = h.binding;
     if (!b || !this.bindings) return;
     const params = this.resolve(symbolic) as Record<string, unknown>;
@@ -421,7 +409,8 @@ export class HistoryRun {
     const listed: string[] = [];
     for (const r of rows as Record<string, unknown>[]) {
       if (r?.data_type === 'schema' && Array.isArray(r.data)) listed.push(...r.data.filter((x): x is string => typeof x === 'string'));
-      else if (typeof r?.resource_name === 'string' && (r.schema_name === undefined || r.schema_name === schema)) listed.push(r.resource_name);
+      else if (typeof r?.resource_name === 'string' && (r.schema_name === undefined || r.schema_name === schema))
+        listed.push(r.resource_name);
     }
     this.judged++;
     const problems = this.bindings.reconcile(schema, listed);
@@ -452,10 +441,16 @@ export class HistoryRun {
     if (schemas && this.bindings) {
       const b = schemas.binding!;
       for (const [schema, resource] of this.bindings.touched.values())
-        await quiet(b.delete, { [b.family.scopeParam ?? 'tenant']: this.resolve(RUN_TENANTS[0]), schema_name: schema, [b.family.nameParam]: resource });
+        await quiet(b.delete, {
+          [b.family.scopeParam ?? 'tenant']: this.resolve(RUN_TENANTS[0]),
+          schema_name: schema,
+          [b.family.nameParam]: resource,
+        });
     }
-    for (const h of [...this.s.families].reverse()) {
-      for (const entry of [...this.models.get(h.tag)!.entries.values()]) await quiet(h.endpoints.delete, buildParams(h.endpoints.delete, { ...entry.ident }));
+    const scoped = this.s.families.filter((h) => h.family.scopeParam);
+    for (const h of [...scoped.reverse(), this.tenants]) {
+      for (const entry of [...this.models.get(h.tag)!.entries.values()])
+        await quiet(h.endpoints.delete, buildParams(h.endpoints.delete, { ...entry.ident }));
     }
     // The run's tenants, even when a refused or unreadable answer kept them out of the model.
     for (const name of RUN_TENANTS) {

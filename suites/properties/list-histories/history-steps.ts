@@ -34,12 +34,18 @@ export interface ValueRef {
 
 export type FilterValue = string | ValueRef;
 
+/**
+ * A page taken, when the read runs, from the number of records the model says match: `inside` the
+ * `pick`-th page that holds records (modulo their number), or the first page `past` the end.
+ */
+export type PageRef = { inside: number } | 'past';
+
 export interface QuerySpec {
   /** Named filters by query parameter (symbolic values or references to written values). */
   filters: Readonly<Record<string, FilterValue>>;
   sort?: { field: string; by: 'asc' | 'desc' };
   limit: number;
-  page: number;
+  page: number | PageRef;
 }
 
 export type Step =
@@ -57,7 +63,8 @@ export type Step =
   /** The bindings of one schema of the run's first tenant. */
   | { kind: 'bindings'; tag: string; schema: string };
 
-const word = (min: number, max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...ALPHABET), minLength: min, maxLength: max });
+const word = (min: number, max: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(...ALPHABET), minLength: min, maxLength: max });
 
 /** A short word, short ones most often, so writes meet the same names again (deletes, re-creates, upserts). */
 const shortWord = (max: number): fc.Arbitrary<string> =>
@@ -65,7 +72,8 @@ const shortWord = (max: number): fc.Arbitrary<string> =>
 
 /** A name of a tenant-scoped instance: `a`, `ab`, `1b`… */
 const scopedName = shortWord(3);
-const maybeLetter = (emptyWeight: number) => fc.oneof({ arbitrary: fc.constant(''), weight: emptyWeight }, { arbitrary: word(1, 1), weight: 1 });
+const maybeLetter = (emptyWeight: number) =>
+  fc.oneof({ arbitrary: fc.constant(''), weight: emptyWeight }, { arbitrary: word(1, 1), weight: 1 });
 /** A tenant made by the history: the base name with a short word after it, sometimes a letter before. */
 const tenantName = fc.tuple(maybeLetter(3), shortWord(2)).map(([before, after]) => `${before}${B}${after}`);
 /** A contains filter on tenant names: scoped to the run, and still a middle of several names. */
@@ -79,7 +87,13 @@ const againArb = (weight: number): fc.Arbitrary<{ again?: number }> =>
 
 /** A filter value: a part of a value the history wrote in the field, or a short word. */
 const valueRefArb: fc.Arbitrary<FilterValue> = fc.oneof(
-  { arbitrary: fc.record({ pick: fc.nat(20), cut: fc.constantFrom('whole' as const, 'prefix' as const, 'middle' as const, 'suffix' as const) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      pick: fc.nat(20),
+      cut: fc.constantFrom('whole' as const, 'prefix' as const, 'middle' as const, 'suffix' as const),
+    }),
+    weight: 3,
+  },
   { arbitrary: shortWord(2), weight: 2 },
 );
 
@@ -117,7 +131,9 @@ function identityArb(h: HistoryFamily): fc.Arbitrary<Record<string, unknown>> {
   const f = h.family;
   return fc
     .tuple(f.scopeParam ? scopeTenant : fc.constant(undefined), f.scopeParam ? scopedName : tenantName)
-    .map(([tenant, name]) => buildParams(h.endpoints.delete, { ...(f.scopeParam ? { [f.scopeParam]: tenant } : {}), [f.nameParam]: nameIn(tenant, name) }));
+    .map(([tenant, name]) =>
+      buildParams(h.endpoints.delete, { ...(f.scopeParam ? { [f.scopeParam]: tenant } : {}), [f.nameParam]: nameIn(tenant, name) }),
+    );
 }
 
 /** A tenant update: a history tenant or the run's first tenant, with a new description. */
@@ -134,6 +150,14 @@ function filterValueArb(h: HistoryFamily, filter: NamedFilter): fc.Arbitrary<Fil
   return valueRefArb;
 }
 
+/** Page 1 most often, then a page holding records, the first past the end, or a number. */
+const pageArb: fc.Arbitrary<number | PageRef> = fc.oneof(
+  { arbitrary: fc.constant<number | PageRef>(1), weight: 3 },
+  { arbitrary: fc.nat(6).map<number | PageRef>((inside) => ({ inside })), weight: 3 },
+  { arbitrary: fc.constant<number | PageRef>('past'), weight: 1 },
+  { arbitrary: fc.integer({ min: 2, max: 5 }).map<number | PageRef>((n) => n), weight: 1 },
+);
+
 /** A sort field; the tenant less often (the run's records live in two tenants, so its keys are mostly equal). */
 function sortFieldArb(h: HistoryFamily): fc.Arbitrary<string> {
   return fc.oneof(...h.sortFields.map((s) => ({ arbitrary: fc.constant(s.field), weight: s.source.kind === 'tenant' ? 1 : 3 })));
@@ -141,15 +165,23 @@ function sortFieldArb(h: HistoryFamily): fc.Arbitrary<string> {
 
 /** A list read: always scoped to the run (its tenant, or its base name in the tenant filter), `limit` always sent. */
 export function queryArb(h: HistoryFamily): fc.Arbitrary<QuerySpec> {
-  const [scope, ...others] = h.family.scopeParam ? h.filters : [h.filters.find((x) => x.source.kind === 'name')!, ...h.filters.filter((x) => x.source.kind !== 'name')];
+  const [scope, ...others] = h.family.scopeParam
+    ? h.filters
+    : [h.filters.find((x) => x.source.kind === 'name')!, ...h.filters.filter((x) => x.source.kind !== 'name')];
   const optional = others.filter((x) => x !== scope);
   return fc
     .record({
       scope: filterValueArb(h, scope),
       more: fc.tuple(...optional.map((x) => fc.option(filterValueArb(h, x), { freq: 3, nil: undefined }))),
-      sort: fc.option(fc.record({ field: sortFieldArb(h), by: fc.constantFrom('asc' as const, 'desc' as const) }), { freq: 4, nil: undefined }),
+      sort:
+        h.sortFields.length === 0
+          ? fc.constant(undefined)
+          : fc.option(fc.record({ field: sortFieldArb(h), by: fc.constantFrom('asc' as const, 'desc' as const) }), {
+              freq: 4,
+              nil: undefined,
+            }),
       limit: fc.integer({ min: 1, max: 7 }),
-      page: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.integer({ min: 2, max: 5 }), weight: 2 }),
+      page: pageArb,
     })
     .map(({ scope: s, more, sort, limit, page }) => {
       const filters: Record<string, FilterValue> = { [scope.param]: s };
@@ -164,8 +196,14 @@ export function queryArb(h: HistoryFamily): fc.Arbitrary<QuerySpec> {
 function familySteps(h: HistoryFamily): fc.Arbitrary<Step> {
   const tag = h.tag;
   const arbs: { arbitrary: fc.Arbitrary<Step>; weight: number }[] = [
-    { arbitrary: fc.tuple(createArb(h), againArb(1)).map(([params, again]) => ({ kind: 'create' as const, tag, params, ...again })), weight: 4 },
-    { arbitrary: fc.tuple(identityArb(h), againArb(3)).map(([params, again]) => ({ kind: 'delete' as const, tag, params, ...again })), weight: 2 },
+    {
+      arbitrary: fc.tuple(createArb(h), againArb(1)).map(([params, again]) => ({ kind: 'create' as const, tag, params, ...again })),
+      weight: 4,
+    },
+    {
+      arbitrary: fc.tuple(identityArb(h), againArb(3)).map(([params, again]) => ({ kind: 'delete' as const, tag, params, ...again })),
+      weight: 2,
+    },
     {
       arbitrary: fc
         .tuple(queryArb(h), fc.constantFrom(undefined, undefined, 'same' as const, 'flip' as const))
@@ -177,9 +215,11 @@ function familySteps(h: HistoryFamily): fc.Arbitrary<Step> {
   if (h.endpoints.update) arbs.push({ arbitrary: updateArb(h).map((params) => ({ kind: 'update' as const, tag, params })), weight: 1 });
   if (h.binding) {
     const b = h.binding;
-    const bind = fc
-      .tuple(scopedName, word(1, 2))
-      .map(([schema, resource]) => ({ [b.family.scopeParam ?? 'tenant']: RUN_TENANTS[0], schema_name: schema, [b.family.nameParam]: resource }));
+    const bind = fc.tuple(scopedName, word(1, 2)).map(([schema, resource]) => ({
+      [b.family.scopeParam ?? 'tenant']: RUN_TENANTS[0],
+      schema_name: schema,
+      [b.family.nameParam]: resource,
+    }));
     arbs.push(
       { arbitrary: bind.map((params) => ({ kind: 'bind' as const, tag, params })), weight: 1 },
       { arbitrary: bind.map((params) => ({ kind: 'unbind' as const, tag, params })), weight: 1 },
@@ -228,6 +268,8 @@ export function flipped<Q extends QuerySpec>(q: Q): Q {
 export function describeQuery(q: QuerySpec): string {
   const parts = Object.entries(q.filters).map(([k, v]) => `${k}=${typeof v === 'string' ? v : `<${v.cut} of written value #${v.pick}>`}`);
   if (q.sort) parts.push(`sort_field=${q.sort.field}`, `sort_by=${q.sort.by}`);
-  parts.push(`limit=${q.limit}`, `page=${q.page}`);
+  const page =
+    typeof q.page === 'number' ? String(q.page) : q.page === 'past' ? '<past the end>' : `<page holding records #${q.page.inside}>`;
+  parts.push(`limit=${q.limit}`, `page=${page}`);
   return parts.join('&');
 }

@@ -7,9 +7,12 @@ import type { HistoryFamily } from './list-families.ts';
  * stem (`h<seed>x`, never written by anything else), with what the histories put in them (bindings
  * first, then instances, then the tenant). Answers are not judged. Returns how many were deleted.
  */
-export async function sweepLeftovers(client: PropertyClient, families: readonly HistoryFamily[], stem: string): Promise<number> {
-  const tenants = families.find((h) => !h.family.scopeParam);
-  if (!tenants) return 0;
+export async function sweepLeftovers(
+  client: PropertyClient,
+  tenants: HistoryFamily,
+  families: readonly HistoryFamily[],
+  stem: string,
+): Promise<number> {
   const nameFilter = tenants.filters.find((f) => f.source.kind === 'name');
   if (!nameFilter) return 0;
   const rowsOf = (data: unknown): Record<string, unknown>[] => {
@@ -32,10 +35,17 @@ export async function sweepLeftovers(client: PropertyClient, families: readonly 
         if (typeof name !== 'string') continue;
         if (h.binding) {
           const b = h.binding;
-          const bound = rowsOf((await client.call(b.list, { [b.family.scopeParam ?? 'tenant']: tenant, schema_name: name, limit: 10_000, page: 1 })).envelope?.data);
+          const bound = rowsOf(
+            (await client.call(b.list, { [b.family.scopeParam ?? 'tenant']: tenant, schema_name: name, limit: 10_000, page: 1 })).envelope
+              ?.data,
+          );
           for (const r of bound)
             for (const resource of r.data_type === 'schema' && Array.isArray(r.data) ? r.data : [])
-              await client.call(b.delete, { [b.family.scopeParam ?? 'tenant']: tenant, schema_name: name, [b.family.nameParam]: String(resource) });
+              await client.call(b.delete, {
+                [b.family.scopeParam ?? 'tenant']: tenant,
+                schema_name: name,
+                [b.family.nameParam]: String(resource),
+              });
         }
         await client.call(h.endpoints.delete, buildParams(h.endpoints.delete, { [f.scopeParam]: tenant, [f.nameParam]: name }));
         deleted++;

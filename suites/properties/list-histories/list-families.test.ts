@@ -1,24 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { API } from '../../../fixtures/contract/index.ts';
 import { historyFamilies, orderAgreeing } from './list-families.ts';
-import { cutOf } from './history-run.ts';
+import { cutOf } from './run-query.ts';
 import { resolveRun } from './history-steps.ts';
 
 const byTag = Object.fromEntries(historyFamilies(API).map((h) => [h.tag, h]));
 
 describe('the families a list history covers, read from the contract', () => {
   it('every writable family with a list that shows its instances by name; schema bindings ride with schemas; shards are not listed by name', () => {
-    expect(Object.keys(byTag).sort()).toEqual(['acl', 'auto-subscribe', 'blacklist', 'connectors', 'schemas', 'tenants', 'topic-rewrite', 'topics', 'users']);
+    expect(Object.keys(byTag).sort()).toEqual([
+      'acl',
+      'auto-subscribe',
+      'blacklist',
+      'connectors',
+      'schemas',
+      'tenants',
+      'topic-rewrite',
+      'topics',
+      'users',
+    ]);
     expect(byTag.schemas.binding?.list.id).toBe('cluster.schema-bind.list');
     expect(byTag.tenants.endpoints.update?.id).toBe('cluster.tenant.update');
   });
 
   it('sorts by the fields whose values the writes give, each cited as the list laws cite it; server-set fields are not judged', () => {
+    // The ACL paragraph gives `sort_field` (`name`); tenant and resource_name are its filters, not its sort fields.
     expect(byTag.acl.sortFields.map((s) => [s.field, s.assertion])).toEqual([
       ['name', 'endpoints.acl.list.query'],
-      ['tenant', 'endpoints.acl.list.query'],
+      ['tenant', 'decision.list.extra-sort-fields'],
       ['resource_type', 'decision.list.extra-sort-fields'],
-      ['resource_name', 'endpoints.acl.list.query'],
+      ['resource_name', 'decision.list.extra-sort-fields'],
     ]);
     expect(byTag.tenants.unjudgedSortFields.map((u) => u.field)).toEqual(['create_time']);
     expect(byTag.connectors.unjudgedSortFields.map((u) => u.field)).toEqual(['status']);
@@ -32,8 +43,19 @@ describe('the families a list history covers, read from the contract', () => {
   });
 
   it('gives a sort field closed values only where every collation orders them alike', () => {
-    expect(orderAgreeing(['ClientId', 'User', 'Ip', 'ClientIdMatch', 'UserMatch', 'IPCIDR'])).toEqual(['ClientId', 'User', 'Ip', 'ClientIdMatch', 'UserMatch']);
-    expect(byTag.blacklist.visible.find((v) => v.param === 'blacklist_type')?.values).toEqual(['ClientId', 'User', 'ClientIdMatch', 'UserMatch']);
+    expect(orderAgreeing(['ClientId', 'User', 'Ip', 'ClientIdMatch', 'UserMatch', 'IPCIDR'])).toEqual([
+      'ClientId',
+      'User',
+      'Ip',
+      'ClientIdMatch',
+      'UserMatch',
+    ]);
+    expect(byTag.blacklist.visible.find((v) => v.param === 'blacklist_type')?.values).toEqual([
+      'ClientId',
+      'User',
+      'ClientIdMatch',
+      'UserMatch',
+    ]);
     expect(byTag.acl.visible.find((v) => v.param === 'resource_type')?.values).toEqual(['ClientId', 'User']);
     expect(byTag.connectors.examples?.examples.every((ex) => /^[a-z0-9]+$/.test(String(ex.connector_type)))).toBe(true);
   });

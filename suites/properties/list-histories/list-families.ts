@@ -89,7 +89,9 @@ function sourceOf(f: ResourceFamilyContract, field: string): FieldSource | undef
 }
 
 function typedPairOf(f: ResourceFamilyContract, param: string): Extract<ParamPair, { kind: 'typed-name' }> | undefined {
-  return f.pairs?.find((p): p is Extract<ParamPair, { kind: 'typed-name' }> => p.kind === 'typed-name' && (p.type === param || p.name === param));
+  return f.pairs?.find(
+    (p): p is Extract<ParamPair, { kind: 'typed-name' }> => p.kind === 'typed-name' && (p.type === param || p.name === param),
+  );
 }
 
 /** The closed values a visible parameter takes, or undefined for generated text. */
@@ -105,7 +107,9 @@ function closedValues(f: ResourceFamilyContract, create: EndpointContract, param
 }
 
 function examplesOf(f: ResourceFamilyContract, visible: readonly string[]): HistoryFamily['examples'] {
-  const pair = f.pairs?.find((p): p is Extract<ParamPair, { kind: 'examples' }> => p.kind === 'examples' && p.params.some((x) => visible.includes(x)));
+  const pair = f.pairs?.find(
+    (p): p is Extract<ParamPair, { kind: 'examples' }> => p.kind === 'examples' && p.params.some((x) => visible.includes(x)),
+  );
   if (!pair) return undefined;
   // Examples whose visible values are plain, so sorting by them agrees under every collation.
   const plain = pair.examples.filter((ex) => pair.params.filter((p) => visible.includes(p)).every((p) => PLAIN.test(String(ex[p]))));
@@ -129,7 +133,11 @@ export function historyFamilies(api: ApiContract): HistoryFamily[] {
     for (const field of list.list.sortFields) {
       const source = sourceOf(f, field);
       if (source) sortFields.push({ field, source, assertion: sortAssertion(list, field) });
-      else unjudgedSortFields.push({ field, why: 'its value is set by the server (a time or a run state), so the model cannot know the order' });
+      else
+        unjudgedSortFields.push({
+          field,
+          why: 'its value is set by the server (a time or a run state), so the model cannot know the order',
+        });
     }
     const filters: NamedFilter[] = [];
     for (const p of list.params) {
@@ -144,12 +152,15 @@ export function historyFamilies(api: ApiContract): HistoryFamily[] {
     const visibleParams = [...new Set([...sortFields, ...filters].flatMap((x) => (x.source.kind === 'param' ? [x.source.param] : [])))];
     const examples = examplesOf(f, visibleParams);
     const visible = visibleParams.map((param) => {
-      const values = examples?.params.includes(param) ? [...new Set(examples.examples.map((ex) => String(ex[param])))] : closedValues(f, create, param);
+      const values = examples?.params.includes(param)
+        ? [...new Set(examples.examples.map((ex) => String(ex[param])))]
+        : closedValues(f, create, param);
       return values ? { param, values } : { param };
     });
 
     const bindingFamily = api.families.find((b) => b.attachesTo === f.key);
-    const bindingEndpoints = bindingFamily && (['create', 'delete', 'list'] as const).map((r) => familyEndpoint(api.endpoints, bindingFamily, r));
+    const bindingEndpoints =
+      bindingFamily && (['create', 'delete', 'list'] as const).map((r) => familyEndpoint(api.endpoints, bindingFamily, r));
     const binding =
       bindingFamily && bindingEndpoints?.every((e) => e !== undefined)
         ? { family: bindingFamily, create: bindingEndpoints[0]!, delete: bindingEndpoints[1]!, list: bindingEndpoints[2]! }

@@ -8,7 +8,8 @@ import { shownOf } from './record-match.ts';
 /** The ACL family: name and resource_name are what its list filters and sorts by. */
 const ACL = modelledFamilies(API).find((m) => m.tag === 'acl')!;
 const acl = () => new FamilyModel(ACL.family, ACL.endpoints);
-const shown = (resource: string) => shownOf(ACL.family, { resource_type: 'ClientId', resource_name: resource, action: 'All', permission: 'Allow' });
+const shown = (resource: string) =>
+  shownOf(ACL.family, { resource_type: 'ClientId', resource_name: resource, action: 'All', permission: 'Allow' });
 const create = (m: FamilyModel, name: string, resource: string, outcome: 'ok' | 'server-error' = 'ok') =>
   m.applyCreate({ tenant: 'T', name }, shown(resource), outcome);
 const row = (name: string, resource: string) => ({ tenant: 'T', name, resource_name: resource, resource_type: 'ClientId' });
@@ -44,30 +45,46 @@ describe('judging a page of a list against the reference model', () => {
   it('a sorted page is the slice of the sorted keys; which of two equal keys shows is not judged', () => {
     const m = model();
     // keys x, y, y, z: page 2 of limit 2 holds y and z; page 1 holds x and either y.
-    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 2, page: 2 }), { rows: [row('b', 'y'), row('ba', 'z')], total: 4 }, reader))).toBe('conforms');
-    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 2, page: 2 }), { rows: [row('ab', 'y'), row('ba', 'z')], total: 4 }, reader))).toBe('conforms');
-    expect(kinds(judgePage(m, query({ sort: 'desc', limit: 3 }), { rows: [row('ba', 'z'), row('ab', 'y'), row('b', 'y')], total: 4 }, reader))).toBe(
-      'conforms',
-    );
+    expect(
+      kinds(judgePage(m, query({ sort: 'asc', limit: 2, page: 2 }), { rows: [row('b', 'y'), row('ba', 'z')], total: 4 }, reader)),
+    ).toBe('conforms');
+    expect(
+      kinds(judgePage(m, query({ sort: 'asc', limit: 2, page: 2 }), { rows: [row('ab', 'y'), row('ba', 'z')], total: 4 }, reader)),
+    ).toBe('conforms');
+    expect(
+      kinds(judgePage(m, query({ sort: 'desc', limit: 3 }), { rows: [row('ba', 'z'), row('ab', 'y'), row('b', 'y')], total: 4 }, reader)),
+    ).toBe('conforms');
   });
 
   it('a page out of order, the wrong slice, a wrong total or a page past the end that is not empty deviates', () => {
     const m = model();
-    expect(kinds(judgePage(m, query({ sort: 'desc', limit: 2 }), { rows: [row('a', 'x'), row('b', 'y')], total: 4 }, reader))).toEqual(['order']);
-    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 1, page: 4 }), { rows: [row('b', 'y')], total: 4 }, reader))).toEqual(['order']);
-    expect(kinds(judgePage(m, query({ limit: 10 }), { rows: [row('a', 'x'), row('ab', 'y'), row('b', 'y'), row('ba', 'z')], total: 7 }, reader))).toEqual([
-      'total',
+    expect(kinds(judgePage(m, query({ sort: 'desc', limit: 2 }), { rows: [row('a', 'x'), row('b', 'y')], total: 4 }, reader))).toEqual([
+      'order',
     ]);
+    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 1, page: 4 }), { rows: [row('b', 'y')], total: 4 }, reader))).toEqual(['order']);
+    expect(
+      kinds(judgePage(m, query({ limit: 10 }), { rows: [row('a', 'x'), row('ab', 'y'), row('b', 'y'), row('ba', 'z')], total: 7 }, reader)),
+    ).toEqual(['total']);
     expect(kinds(judgePage(m, query({ limit: 2, page: 3 }), { rows: [row('a', 'x')], total: 4 }, reader))).toEqual(['page-size']);
   });
 
   it('without a sort field the order is not judged, the records and their number are', () => {
     const m = model();
-    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('b', 'y')], total: 3 }, reader))).toBe('conforms');
-    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('a', 'x')], total: 3 }, reader))).toEqual(['filter']);
-    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('bz', 'q')], total: 3 }, reader))).toEqual(['unknown-record']);
-    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('ba', 'z')], total: 3 }, reader))).toEqual(['duplicate']);
-    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('b', 'q')], total: 3 }, reader))).toEqual(['values']);
+    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('b', 'y')], total: 3 }, reader))).toBe(
+      'conforms',
+    );
+    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('a', 'x')], total: 3 }, reader))).toEqual([
+      'filter',
+    ]);
+    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('bz', 'q')], total: 3 }, reader))).toEqual([
+      'unknown-record',
+    ]);
+    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('ba', 'z')], total: 3 }, reader))).toEqual([
+      'duplicate',
+    ]);
+    expect(kinds(judgePage(m, query({ name: 'b', limit: 2 }), { rows: [row('ba', 'z'), row('b', 'q')], total: 3 }, reader))).toEqual([
+      'values',
+    ]);
   });
 
   it('an instance a 5xx left "maybe" may be there or not; the page that shows which settles it', () => {
@@ -88,7 +105,9 @@ describe('judging a page of a list against the reference model', () => {
     create(m, 'a', 'zz');
     expect(worldsOf(m, query({ sort: 'asc' }), reader)).toBe(2);
     // Kept at its old place (first), but showing the new value: no state explains that.
-    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 2 }), { rows: [row('a', 'zz'), row('ab', 'y')], total: 4 }, reader))).toEqual(['order']);
+    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 2 }), { rows: [row('a', 'zz'), row('ab', 'y')], total: 4 }, reader))).toEqual([
+      'order',
+    ]);
     // The new place, the new value: conforms, and settles the instance on the new values.
     expect(kinds(judgePage(m, query({ sort: 'desc', limit: 1 }), { rows: [row('a', 'zz')], total: 4 }, reader))).toBe('conforms');
     expect(m.get({ tenant: 'T', name: 'a' })?.candidates.map((c) => c.resource_name)).toEqual(['zz']);
@@ -98,7 +117,9 @@ describe('judging a page of a list against the reference model', () => {
     const m = acl();
     for (let i = 0; i < 10; i++) create(m, `n${i}`, `r${i}`, 'server-error');
     expect(worldsOf(m, query({}), reader)).toBeGreaterThan(MAX_WORLDS);
-    expect(judgePage(m, query({ sort: 'asc', limit: 2 }), { rows: [row('n0', 'r0'), row('n1', 'r1')], total: 10 }, reader).kind).toBe('undecided');
+    expect(judgePage(m, query({ sort: 'asc', limit: 2 }), { rows: [row('n0', 'r0'), row('n1', 'r1')], total: 10 }, reader).kind).toBe(
+      'undecided',
+    );
     const all = Array.from({ length: 4 }, (_, i) => row(`n${i}`, `r${i}`));
     expect(kinds(judgePage(m, query({ limit: 10_000 }), { rows: all, total: 4 }, reader))).toBe('conforms');
     expect(m.entries.size).toBe(4);

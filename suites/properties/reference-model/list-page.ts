@@ -32,7 +32,17 @@ export interface PageAnswer {
 }
 
 /** What is wrong with a page, most telling first. */
-export const PROBLEM_KINDS = ['not-a-record', 'unknown-record', 'missing-record', 'filter', 'values', 'duplicate', 'total', 'page-size', 'order'] as const;
+export const PROBLEM_KINDS = [
+  'not-a-record',
+  'unknown-record',
+  'missing-record',
+  'filter',
+  'values',
+  'duplicate',
+  'total',
+  'page-size',
+  'order',
+] as const;
 export type ProblemKind = (typeof PROBLEM_KINDS)[number];
 
 export interface PageProblem {
@@ -116,7 +126,13 @@ function compareKeys(a: string, b: string): number {
 }
 
 /** The problems of the page in one world (`inSet`: the matching records and their views). */
-function problemsIn(model: FamilyModel, inSet: ReadonlyMap<string, RecordView>, query: PageQuery, answer: PageAnswer, reader: PageReader): PageProblem[] {
+function problemsIn(
+  model: FamilyModel,
+  inSet: ReadonlyMap<string, RecordView>,
+  query: PageQuery,
+  answer: PageAnswer,
+  reader: PageReader,
+): PageProblem[] {
   const problems: PageProblem[] = [];
   const seen = new Set<string>();
   const offset = (query.page - 1) * query.limit;
@@ -133,7 +149,8 @@ function problemsIn(model: FamilyModel, inSet: ReadonlyMap<string, RecordView>, 
     const view = reader.rowView(row);
     const failed = query.failedFilter(view);
     const want = inSet.get(key);
-    if (failed !== undefined) problems.push({ kind: 'filter', param: failed, text: `${label} (${viewText(view)}) does not match the filter ${failed}` });
+    if (failed !== undefined)
+      problems.push({ kind: 'filter', param: failed, text: `${label} (${viewText(view)}) does not match the filter ${failed}` });
     else if (!want)
       problems.push({
         kind: 'unknown-record',
@@ -141,7 +158,8 @@ function problemsIn(model: FamilyModel, inSet: ReadonlyMap<string, RecordView>, 
           ? `${label} is listed, but the acknowledged writes leave it out (deleted, or not matching)`
           : `${label} is listed, but no acknowledged write made it (or it was deleted)`,
       });
-    else if (!sameView(want, view)) problems.push({ kind: 'values', text: `${label} shows ${viewText(view)}, but the acknowledged writes give ${viewText(want)}` });
+    else if (!sameView(want, view))
+      problems.push({ kind: 'values', text: `${label} shows ${viewText(view)}, but the acknowledged writes give ${viewText(want)}` });
   }
   // A page that must hold every matching record: each one it leaves out is missing.
   if (offset === 0 && inSet.size <= query.limit) {
@@ -153,7 +171,8 @@ function problemsIn(model: FamilyModel, inSet: ReadonlyMap<string, RecordView>, 
         text: `${missing.map((i) => JSON.stringify(i)).join(', ')} ${missing.length === 1 ? 'matches' : 'match'} the query after the acknowledged writes, but the page does not show ${missing.length === 1 ? 'it' : 'them'}`,
       });
   }
-  if (answer.total !== inSet.size) problems.push({ kind: 'total', text: `total_count is ${answer.total}, but ${inSet.size} records match` });
+  if (answer.total !== inSet.size)
+    problems.push({ kind: 'total', text: `total_count is ${answer.total}, but ${inSet.size} records match` });
   const expected = Math.max(0, Math.min(query.limit, inSet.size - offset));
   if (answer.rows.length !== expected)
     problems.push({
@@ -236,7 +255,13 @@ function rank(problems: readonly PageProblem[]): number {
 }
 
 /** Keeps, for each ambiguous instance, only the states some world explaining the page gives it. */
-function narrow(model: FamilyModel, query: PageQuery, reader: PageReader, ambiguous: readonly Ambiguous[], consistent: readonly Option[][]): void {
+function narrow(
+  model: FamilyModel,
+  query: PageQuery,
+  reader: PageReader,
+  ambiguous: readonly Ambiguous[],
+  consistent: readonly Option[][],
+): void {
   ambiguous.forEach((a, i) => {
     const allowed = consistent.map((w) => w[i]);
     const out = allowed.includes(OUT);
