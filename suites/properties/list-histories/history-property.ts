@@ -86,7 +86,6 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
   const client = o.client.child();
   let served = families;
   let runs = 0;
-  const lock: CauseLock = {};
   const say = o.onProgress ?? (() => {});
 
   const def: PropertyDef = {
@@ -138,6 +137,8 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
 
     build(minLevel: Level, replayPath?: string) {
       const arb = new HistoryArbitrary(stepSources(served), o.depth, parseReplayPath(replayPath));
+      // Each check (and the MUST-only one after a weaker failure) shrinks toward its own first cause.
+      const lock: CauseLock = {};
       return fc.asyncProperty(arb, async (history: History<Step>) => {
         if (def.aborted) throw def.aborted;
         const n = ++runs;

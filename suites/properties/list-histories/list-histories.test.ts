@@ -107,3 +107,19 @@ describe('each list fault that only a history shows is one failure, shrunk, prin
     }, 60_000);
   }
 });
+
+describe('two faults on two lists', () => {
+  it('are two failures: after the first, the histories run again without its family and find the second', async () => {
+    const sim = await simulator({ deviations: ['acl-list-total-before-name-filters', 'blacklist-list-upsert-keeps-sort-position'] });
+    try {
+      const failed = (await histories(sim)).filter((r) => r.status === 'fail');
+      expect(failed.map((r) => `${r.property} ${r.endpointId} ${r.level}`).sort()).toEqual([
+        'history.lists cluster.acl.list MUST',
+        'history.lists.except-acl cluster.blacklist.list INFO',
+      ]);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
+});
+
