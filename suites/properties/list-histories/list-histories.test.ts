@@ -122,4 +122,3 @@ describe('two faults on two lists', () => {
     }
   }, 60_000);
 });
-
