@@ -113,6 +113,26 @@ describe('judging a page of a list against the reference model', () => {
     expect(m.get({ tenant: 'T', name: 'a' })?.candidates.map((c) => c.resource_name)).toEqual(['zz']);
   });
 
+  it('a page that does not show an upserted record leaves its values open, whatever its slice fits: its place is no evidence', () => {
+    const m = model();
+    create(m, 'a', 'zz');
+    // Keys with a's old value: x, y, y, z; with its new one: y, y, z, zz. Page 3 of limit 1 showing y
+    // fits only the old values, but does not show a.
+    expect(kinds(judgePage(m, query({ sort: 'asc', limit: 1, page: 3 }), { rows: [row('ab', 'y')], total: 4 }, reader))).toBe('conforms');
+    expect(m.get({ tenant: 'T', name: 'a' })?.candidates.map((c) => c.resource_name)).toEqual(['x', 'zz']);
+    // The whole list then shows a with the new value at the old place: an order fault, not a lost write.
+    expect(
+      kinds(
+        judgePage(
+          m,
+          query({ sort: 'asc', limit: 9 }),
+          { rows: [row('a', 'zz'), row('ab', 'y'), row('b', 'y'), row('ba', 'z')], total: 4 },
+          reader,
+        ),
+      ),
+    ).toEqual(['order']);
+  });
+
   it('too many possible states are judged only on a page that shows every matching record', () => {
     const m = acl();
     for (let i = 0; i < 10; i++) create(m, `n${i}`, `r${i}`, 'server-error');

@@ -245,7 +245,8 @@ export function judgePage(model: FamilyModel, query: PageQuery, answer: PageAnsw
       closest = problems;
   }
   if (consistent.length === 0) return { kind: 'deviates', problems: closest ?? [] };
-  narrow(model, query, reader, ambiguous, consistent);
+  const shown = new Set(answer.rows.map((r) => model.identOfRecord(r)).flatMap((i) => (i ? [model.key(i)] : [])));
+  narrow(model, query, reader, ambiguous, consistent, (a) => showsAll || shown.has(a.key));
   return { kind: 'conforms', worlds: count };
 }
 
@@ -254,18 +255,33 @@ function rank(problems: readonly PageProblem[]): number {
   return -PROBLEM_KINDS.indexOf(problems[0].kind);
 }
 
-/** Keeps, for each ambiguous instance, only the states some world explaining the page gives it. */
+/**
+ * Keeps, for each ambiguous instance the page shows (or, when the page holds every matching record,
+ * leaves out), only the states some world explaining the page gives it. Of an instance the page
+ * neither shows nor must show, only whether it is there is settled (by the count and the slice),
+ * not its values: where the others stand is no evidence of them, since a page whose slice comes out
+ * right for its old values may come from a server that keeps the record at the wrong place (a later
+ * page then shows the fault as an order, not as a lost write).
+ */
 function narrow(
   model: FamilyModel,
   query: PageQuery,
   reader: PageReader,
   ambiguous: readonly Ambiguous[],
   consistent: readonly Option[][],
+  evidence: (a: Ambiguous) => boolean,
 ): void {
   ambiguous.forEach((a, i) => {
     const allowed = consistent.map((w) => w[i]);
     const out = allowed.includes(OUT);
     const views = allowed.filter((o): o is RecordView => o !== OUT);
+    if (!evidence(a)) {
+      // Only whether it is there, and only when its values cannot decide that (every state matches the query).
+      if (!a.entry.candidates.every((c) => query.failedFilter(reader.viewOf(a.entry.ident, c)) === undefined)) return;
+      if (!out) a.entry.maybe = false;
+      else if (views.length === 0) model.entries.delete(a.key);
+      return;
+    }
     const keep = (c: Shown) => {
       const v = reader.viewOf(a.entry.ident, c);
       if (query.failedFilter(v) !== undefined) return out;
