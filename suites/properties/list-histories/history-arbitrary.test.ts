@@ -77,7 +77,13 @@ describe('histories of a fixed depth that shrink like fc.commands', () => {
 
   it('refuses a malformed replay path', () => {
     expect(() => parseReplayPath('12:3')).toThrow(/step counts joined by dots/);
+    expect(() => parseReplayPath('12f')).toThrow(/step counts joined by dots/);
     expect(parseReplayPath('')).toBeUndefined();
-    expect(parseReplayPath('12f3.4')).toEqual([{ ran: 12, focus: 3 }, { ran: 4 }]);
+    expect(parseReplayPath('12f3.4.5a.6f1a')).toEqual([
+      { ran: 12, focus: 3 },
+      { ran: 4 },
+      { ran: 5, after: true },
+      { ran: 6, focus: 1, after: true },
+    ]);
   });
 });

@@ -60,23 +60,29 @@ interface Context<S> {
 export interface Walked {
   ran: number;
   focus?: number;
+  /** The failure came after the last step: the last step may go too. */
+  after?: boolean;
 }
 
-/** Parses a replay path (`1200f3.36.9`); undefined for an empty one, an Error for a malformed one. */
+const WALKED = /^(\d+)(?:f(\d+))?(a?)$/;
+
+/** Parses a replay path (`1200f3.36a.9`); undefined for an empty one, an Error for a malformed one. */
 export function parseReplayPath(text: string | undefined): Walked[] | undefined {
   if (text === undefined || text === '') return undefined;
-  if (!/^\d+(f\d+)?(\.\d+(f\d+)?)*$/.test(text))
+  const parts = text.split('.').map((p) => WALKED.exec(p));
+  if (parts.some((m) => !m))
     throw new Error(
-      `a history's replay path is step counts joined by dots, each with an optional fN (1200f3.36.9), got ${JSON.stringify(text)}`,
+      `a history's replay path is step counts joined by dots, each with an optional fN and a (1200f3.36a.9), got ${JSON.stringify(text)}`,
     );
-  return text.split('.').map((part) => {
-    const [ran, focus] = part.split('f');
-    return focus === undefined ? { ran: Number(ran) } : { ran: Number(ran), focus: Number(focus) };
-  });
+  return parts.map((m) => ({
+    ran: Number(m![1]),
+    ...(m![2] !== undefined ? { focus: Number(m![2]) } : {}),
+    ...(m![3] ? { after: true } : {}),
+  }));
 }
 
 function formatWalked(w: readonly Walked[]): string {
-  return w.map((x) => `${x.ran}${x.focus !== undefined ? `f${x.focus}` : ''}`).join('.');
+  return w.map((x) => `${x.ran}${x.focus !== undefined ? `f${x.focus}` : ''}${x.after ? 'a' : ''}`).join('.');
 }
 
 /** `x` shrunk toward 0 the way fast-check shrinks an integer: 0, then halving the distance to x. */
@@ -119,10 +125,10 @@ export class HistoryArbitrary<S> extends fc.Arbitrary<History<S>> {
   shrink(value: History<S>, context: unknown): fc.Stream<fc.Value<History<S>>> {
     if (context === undefined) return fc.Stream.nil();
     const { items, shrunkOnce } = context as Context<S>;
-    const { ran, focus } = this.walkedOf(value);
-    const kept = items.slice(0, ran);
+    const walked = this.walkedOf(value);
+    const kept = items.slice(0, walked.ran);
     if (kept.length === 0) return fc.Stream.nil();
-    return new fc.Stream(this.candidates(kept, shrunkOnce, focus));
+    return new fc.Stream(this.candidates(kept, shrunkOnce, walked));
   }
 
   /** How many steps of `value` ran and what failed: from the replay path while replaying it, else from its execution. */
@@ -131,20 +137,26 @@ export class HistoryArbitrary<S> extends fc.Arbitrary<History<S>> {
     let w: Walked;
     if (this.position < this.walked.length) w = this.walked[this.position];
     else {
-      w = value.focus === undefined ? { ran: value.ran } : { ran: value.ran, focus: value.focus };
+      w = {
+        ran: value.ran,
+        ...(value.focus !== undefined ? { focus: value.focus } : {}),
+        ...(value.failedAfterSteps ? { after: true } : {}),
+      };
       this.walked.push(w);
     }
     this.position++;
     return w;
   }
 
-  private *candidates(items: readonly Item<S>[], shrunkOnce: boolean, focus: number | undefined): Generator<fc.Value<History<S>>> {
+  private *candidates(items: readonly Item<S>[], shrunkOnce: boolean, { focus, after }: Walked): Generator<fc.Value<History<S>>> {
     if (!shrunkOnce) yield this.historyValue([], true);
     // The failing source's steps alone: most faults need no other family's writes.
     if (focus !== undefined) {
       const alone = items.filter((i) => i.source === focus);
       if (alone.length > 0 && alone.length < items.length) yield this.historyValue(alone, true);
     }
+    // A failure after the last step need not keep that step (the chunks below always keep it).
+    if (after && items.length > 1) yield this.historyValue(items.slice(0, -1), true);
     // Remove a chunk after the first `keep` steps, the biggest chunks first.
     for (let keep = 0; keep < items.length; keep++) {
       for (const tail of towardZero(items.length - 1 - keep)) {

@@ -185,7 +185,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
       const h = value as History<Step>;
       if (!(h instanceof History)) return [String(value)];
       const lines = h.lines.length > 0 ? h.lines.slice(0, h.ran) : h.steps.slice(0, h.ran).map(describeStep);
-      return [...lines, ...(h.failedAfterSteps ? ['then the whole list of each family'] : [])];
+      return [...lines, ...(h.failedAfterSteps ? ['then the whole list of each family it wrote to, sorted and in pages'] : [])];
     },
 
     without(endpointId: string): PropertyDef | undefined {

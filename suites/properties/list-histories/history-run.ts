@@ -63,6 +63,8 @@ export class HistoryRun {
   judged = 0;
   private readonly byTag: Map<string, HistoryFamily>;
   private readonly lastQuery = new Map<string, Query>();
+  /** The families the history had steps of. */
+  private readonly stepped = new Set<string>();
   /** Values each family's creates wrote, by record field, in first-written order (what filter references pick from). */
   private readonly written = new Map<string, Map<string, string[]>>();
   private readonly transcript: { label: string; ex: Exchange }[] = [];
@@ -176,6 +178,7 @@ export class HistoryRun {
   async run(step: Step, index: number): Promise<string> {
     const h = this.byTag.get(step.tag);
     if (!h) return describeStep(step);
+    this.stepped.add(h.tag);
     const model = this.models.get(h.tag)!;
     switch (step.kind) {
       case 'create':
@@ -231,10 +234,11 @@ export class HistoryRun {
    * Every family's whole scope once more after the last step: as it is (which shows every record, so
    * each possible state is settled); in the first tenant sorted by each field but the tenant
    * ascending and by name descending too (which leaves no room for a record kept at a wrong place or
-   * a direction kept from an earlier read); then walked in pages of two by name, from the last.
+   * a direction kept from an earlier read); then walked in pages of two by name, from the last. Only
+   * the families the history had steps of: the others hold nothing of the run.
    */
   async finalReads(): Promise<void> {
-    for (const h of this.s.families) {
+    for (const h of this.s.families.filter((x) => this.stepped.has(x.tag))) {
       const scope = h.family.scopeParam ? h.filters[0] : h.filters.find((x) => x.source.kind === 'name')!;
       const values = !h.family.scopeParam ? [B] : scope.match === 'exact' ? [...RUN_TENANTS] : [RUN_TENANTS[0]];
       const whole = (v: string): Query => ({ filters: { [scope.param]: this.resolve(v) }, limit: WHOLE, page: 1 });
