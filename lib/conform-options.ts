@@ -28,8 +28,11 @@ const oneOf = (...values: readonly string[]): OptionRule => ({
   accepts: (v) => isString(v) && values.includes(v),
 });
 
-/** Every option but `target` (checked by `conform` itself: a string, or a cluster made by createCluster). */
-const RULES: Record<string, OptionRule> = {
+/**
+ * Every option but `target` (checked by `conform` itself: a string, or a cluster made by createCluster).
+ * lib/conform.ts checks at compile time that every option of ConformOptions has its rule here.
+ */
+export const CONFORM_OPTION_RULES = {
   seed: integer(0),
   username: string,
   password: string,
@@ -40,12 +43,15 @@ const RULES: Record<string, OptionRule> = {
   skip: patterns,
   properties: boolean,
   propertyRuns: integer(1, 100_000),
+  depth: integer(1, 1_000_000),
+
   failOn: oneOf('must', 'should', 'info'),
   timeoutMs: integer(1, 600_000),
   nodes: integer(1, 9),
   reportDir: string,
   onProgress: func,
-};
+} satisfies Record<string, OptionRule>;
+const RULES: Readonly<Record<string, OptionRule>> = CONFORM_OPTION_RULES;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -49,6 +49,16 @@ describe('conform', () => {
     expect(report.verdict).toBe('pass');
   });
 
+  it('runs list histories of the depth asked for, and says it in the replay', async () => {
+    const report = await conform({ target: createCluster({ workload: 'none', seed: 9 }), only: TENANTS, propertyRuns: 2, depth: 30 });
+    const history = report.endpoints
+      .find((e) => e.path === '/api/cluster/tenant/list')!
+      .checks.find((c) => c.id === 'property.history.lists');
+    expect(history?.status).toBe('pass');
+    expect(history?.message).toMatch(/^2 runs agreed with the reference model/);
+    expect(report.replay).toContain('depth: 30');
+  });
+
   it('throws SetupError when nothing answers, SelectionError for a pattern that matches nothing', async () => {
     await expect(conform({ target: 'http://127.0.0.1:9', only: TENANTS, properties: false, timeoutMs: 2_000 })).rejects.toBeInstanceOf(
       SetupError,
@@ -84,6 +94,7 @@ describe('conform', () => {
     await expect(bad({ nodes: 12 })).rejects.toThrow(/option "nodes" must be an integer from 1 to 9, got number 12/);
     await expect(bad({ timeoutMs: -1 })).rejects.toThrow(/option "timeoutMs" must be an integer from 1/);
     await expect(bad({ propertyRuns: 1.5 })).rejects.toThrow(/option "propertyRuns"/);
+    await expect(bad({ depth: 0 })).rejects.toThrow(/option "depth" must be an integer from 1 to 1000000, got number 0/);
     await expect(bad({ onProgress: 'log' })).rejects.toThrow(/option "onProgress" must be a function/);
     await expect(bad({ username: 1 })).rejects.toThrow(/option "username" must be a string/);
     await expect(bad({ onlyy: ['tenants'] })).rejects.toThrow(/^conform: unknown option "onlyy" \(the options are target, seed,/);

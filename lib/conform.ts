@@ -1,7 +1,7 @@
 import type { FailOn, Report } from '../suites/conform/report-model.ts';
 import { runConform } from '../suites/conform/runner.ts';
 import { SimTarget } from '../suites/targets/sim-target.ts';
-import { checkConformOptions } from './conform-options.ts';
+import { checkConformOptions, CONFORM_OPTION_RULES } from './conform-options.ts';
 import { internalsOf, type SimulatedCluster } from './create-cluster.ts';
 
 /** Options of {@link conform}. */
@@ -36,6 +36,11 @@ export interface ConformOptions {
   properties?: boolean;
   /** Runs per property (fast-check `numRuns`). */
   propertyRuns?: number;
+  /**
+   * Steps per list history (the `history.lists` property: writes and filtered, sorted, paged list
+   * reads, each answer judged against the acknowledged writes), as `--depth`.
+   */
+  depth?: number;
   /** Findings from this level up make the verdict `fail` (default `must`). */
   failOn?: FailOn;
   /** Per-request timeout in ms for URL targets (default 10 000). */
@@ -47,6 +52,10 @@ export interface ConformOptions {
   /** One line per resource family as the run goes. */
   onProgress?: (line: string) => void;
 }
+
+/** Every option but `target` has its runtime check: an option added above without one does not compile. */
+const OPTIONS_CHECKED: Record<Exclude<keyof ConformOptions, 'target'>, unknown> = CONFORM_OPTION_RULES;
+void OPTIONS_CHECKED;
 
 /**
  * Runs the conformance suites against a target and returns the report (`report.verdict`,
@@ -72,6 +81,7 @@ export async function conform(options: ConformOptions): Promise<Report> {
     ...(rest.skip !== undefined ? { skip: rest.skip } : {}),
     ...(rest.properties !== undefined ? { properties: rest.properties } : {}),
     ...(rest.propertyRuns !== undefined ? { propertyRuns: rest.propertyRuns } : {}),
+    ...(rest.depth !== undefined ? { depth: rest.depth } : {}),
     ...(rest.failOn !== undefined ? { failOn: rest.failOn } : {}),
     ...(rest.timeoutMs !== undefined ? { timeoutMs: rest.timeoutMs } : {}),
     ...(rest.nodes !== undefined ? { nodes: rest.nodes } : {}),
@@ -91,7 +101,7 @@ export async function conform(options: ConformOptions): Promise<Report> {
     return await runConform({
       target: sim,
       ...common,
-      replay: `conform({ target: createCluster({ seed: ${JSON.stringify(o.seed)}, nodes: ${o.nodes}, workload: '${o.workload}', dialect: '${o.dialect}' }), seed: ${seed} }) on a fresh cluster`,
+      replay: `conform({ target: createCluster({ seed: ${JSON.stringify(o.seed)}, nodes: ${o.nodes}, workload: '${o.workload}', dialect: '${o.dialect}' }), seed: ${seed}${rest.depth !== undefined ? `, depth: ${rest.depth}` : ''} }) on a fresh cluster`,
     });
   } finally {
     await sim.close();

@@ -217,6 +217,7 @@ describe('mqsim conform', () => {
       [['--target', 'ftp://broker'], /--target URL must use http or https/],
       [['--target', 'sim', '--seed', 'abc'], /--seed must be an integer/],
       [['--target', 'sim', '--rate', '0'], /--rate must be a number above 0/],
+      [['--target', 'sim', '--depth', '0'], /--depth must be between 1 and 1000000, got 0/],
       [['--seed', '1'], /required option '--target <url\|sim\|docker:IMAGE>'/],
     ] as const) {
       const r = spawnSync(process.execPath, [BIN, 'conform', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -287,6 +288,8 @@ describe('mqsim conform flags', () => {
       '--jwt-secret <secret>',
       '--peer-address <ip>',
       '--mqtt <host:port|none>',
+      '--depth <n>',
+      '--depth 1000',
       '--jwt-secret "$MQSIM_JWT_SECRET"',
       '--peer-address 192.168.1.10 --mqtt 127.0.0.1:1883',
       'or the login with',

@@ -14,6 +14,7 @@ import { parseShard, selectEndpoints, SelectionError } from '../../suites/report
 import { parsePeerAddress, peerAddressProblem } from '../../suites/targets/peer-address.ts';
 import { parseTargetUrl } from '../../suites/targets/url-target.ts';
 import { parseMqttFlag } from '../../suites/conform/mqtt-listener-address.ts';
+import { DEFAULT_HISTORY_DEPTH, DEFAULT_HISTORY_RUNS } from '../../suites/properties/list-histories/history-property.ts';
 
 export interface ConformCommandOptions {
   target: string;
@@ -47,6 +48,8 @@ export interface ConformCommandOptions {
   properties?: boolean;
   propertyRuns?: number;
   propertyPath?: string;
+  /** Steps per list history. */
+  depth?: number;
 }
 
 export interface ConformIo {
@@ -246,6 +249,7 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
       properties: options.properties !== false,
       ...(options.propertyRuns !== undefined ? { propertyRuns: options.propertyRuns } : {}),
       ...(options.propertyPath !== undefined ? { propertyPath: options.propertyPath } : {}),
+      ...(options.depth !== undefined ? { depth: options.depth } : {}),
       ...(options.quiet ? {} : { onProgress: (line: string) => printer.line(line), onEndpoint: (p) => printer.endpoint(p) }),
     });
   } catch (e) {
@@ -364,6 +368,12 @@ export function configureConformCommand(command: Command, registerOptions: Regis
       new Option('--property-runs <n>', 'runs per property (fast-check numRuns)').argParser(integer('--property-runs', 1, 100_000)),
     )
     .option('--property-path <path>', 'replay exactly one failing property case (printed with its failure); the other checks are left out')
+    .addOption(
+      new Option(
+        '--depth <n>',
+        `steps per list history (property history.lists: writes and filtered, sorted, paged list reads of every family, each answer judged against the acknowledged writes; default ${DEFAULT_HISTORY_DEPTH}, ${DEFAULT_HISTORY_RUNS} histories); longer histories find faults that need more state`,
+      ).argParser(integer('--depth', 1, 1_000_000)),
+    )
     .addHelpText(
       'after',
       `
@@ -385,6 +395,13 @@ secrets, tokens) are redacted in every artifact.
 Auth checks send from a peer the spec does not exempt (127.0.0.2 on a loopback target). When the
 target exempts that peer too (one MUST finding: the spec exempts only 127.0.0.1 and ::1), or it
 cannot be bound, they are skipped with the reason: give --peer-address with another address of this host.
+
+List histories (check property.history.lists): fast-check generates histories of writes and list
+reads over every family with a list (tenants, users, ACL, blacklist, rewrite and auto-subscribe rules,
+schemas and their bindings, connectors, topics), in tenants of the run, and judges every list answer
+by the spec against the writes the target acknowledged: the filters, the sort in both directions, the
+page asked for, total_count. A failure is shrunk to the shortest history that shows it, printed as curl
+lines with its --property-path; --depth N runs longer histories (N steps each).
 
 Progress goes to stderr: one line per endpoint ("endpoint n of N … failures so far"), or one
 updating line on a terminal; --quiet prints only the verdict.
@@ -412,6 +429,8 @@ Examples:
   $ mqsim report merge shard-1 shard-2 --out conform-report
   $ JOB_COMPLETION_INDEX=0 mqsim conform --target sim --shard-count 2 --report-dir shard-1 --quiet   # an Indexed Job's pod 0
   $ mqsim conform --target sim --seed 42 --property-path 'model.users~0:1:0:0~G:B'   # replay one property failure
+  $ mqsim conform --target http://127.0.0.1:58080 --only tenants,users --depth 1000   # longer list histories
+  $ mqsim conform --target sim --seed 3 --depth 1000 --property-path 'history.lists~0:4:3~412.3.3'   # replay a history failure at its depth
   $ mqsim conform --target docker:robustmq/robustmq:latest?port=58080   # needs a Docker engine`,
     )
     // Usage errors throw a CommanderError; the CLI's main turns it into exit status 2 (0 for --help).

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEVIATIONS } from '../../sim/http/deviations/catalogue.ts';
 import { conformWith, describeFindings, keyOf, tagsOf } from './proof-run.ts';
+import { DEFAULT_HISTORY_DEPTH } from '../../suites/properties/list-histories/history-property.ts';
 
 /**
  * Proof that the conformance suites catch deviations: the simulator is served with one deliberately
@@ -38,6 +39,8 @@ describe('the conformance suites catch each invented deviation as a finding on t
       const { report, noRemotePeer, ms } = await conformWith([d.id], {
         tags: tagsOf(d),
         properties: d.checks.some((c) => c.startsWith('property.')),
+        // A list fault only a history shows is proven at the depth `mqsim conform` runs by default.
+        ...(d.checks.includes('property.history.lists') ? { depth: DEFAULT_HISTORY_DEPTH } : {}),
       });
       timings.push(`${d.id} ${ms} ms`);
       if (noRemotePeer && d.checks.every((c) => c.startsWith('auth.'))) test.skip(`auth checks cannot run here: ${noRemotePeer}`);
@@ -47,6 +50,12 @@ describe('the conformance suites catch each invented deviation as a finding on t
         on.length,
         `${d.id}: no finding on ${d.endpoint}; findings: ${JSON.stringify(describeFindings(report.findings))}`,
       ).toBeGreaterThan(0);
+      // A deviation that names its finding is that one finding and no other (one per cause).
+      if (d.finding)
+        expect(
+          report.findings.map((f) => f.id),
+          JSON.stringify(describeFindings(report.findings)),
+        ).toEqual([d.finding]);
       // A MUST finding fails the run as a whole, so a CI gate on the exit status stops it.
       if (on.some((f) => f.level === 'MUST')) expect(report.verdict, `${d.id}: a MUST finding but the verdict is pass`).toBe('fail');
     }, 120_000);

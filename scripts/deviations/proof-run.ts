@@ -30,7 +30,15 @@ export interface ProofOptions {
   properties?: boolean;
   /** Envelope form of the app's own answers (a dialect's). */
   envelope?: 'A' | 'B';
+  /**
+   * Steps per list history (default PROOF_HISTORY_DEPTH, a quarter of a conformance run's): a proof
+   * whose deviation the list histories must catch passes the default depth.
+   */
+  depth?: number;
 }
+
+/** List histories of the proof runs that do not prove a list fault: short, as their property runs are few. */
+export const PROOF_HISTORY_DEPTH = 100;
 
 /**
  * One conformance run against the served simulator with `deviations` on. The simulator serves no MQTT
@@ -60,6 +68,7 @@ export async function conformWith(deviations: readonly string[], options: ProofO
       ...(only ? { only } : {}),
       properties: options.properties ?? true,
       propertyRuns: 10,
+      depth: options.depth ?? PROOF_HISTORY_DEPTH,
     });
     const remote = target.capabilities.remotePeer;
     return {

@@ -132,6 +132,22 @@ describe('findings: failed checks grouped by cause', () => {
     expect(alone.map((x) => x.id)).toEqual(['endpoints.index.user-manage']);
   });
 
+  it("keeps a list history's failure a finding of its own beside another finding of its family", () => {
+    const f = findingsOf(
+      endpoint(
+        'GET',
+        '/api/cluster/tenant/list',
+        'tenants',
+        [
+          check('tenant.default-limit-100', 'fail', 'MUST', { assertion: 'limits.list-limit-default' }),
+          check('property.history.lists', 'fail', 'MUST', { assertion: 'endpoints.tenant.list.query' }),
+        ],
+        'cluster.tenant.list',
+      ),
+    );
+    expect(f.map((x) => x.id).sort()).toEqual(['endpoints.tenant.list.query', 'limits.list-limit-default']);
+  });
+
   it('is a pure function of the checks: the same endpoints give the same findings', () => {
     const eps = [endpoint('GET', '/api/a', 'a', [check('x', 'fail', 'MUST', { assertion: 'envelope.forms' })])];
     const citations = reportOf(eps).citations;

@@ -98,7 +98,12 @@ interface Group {
   failures: Failure[];
 }
 
-const isProperty = (c: CheckRecord) => c.id.startsWith('property.');
+/**
+ * A property failure that re-finds what a scenario check names more precisely (folded under its
+ * family's finding). The list histories are not: they cite the list statement their cause breaks, as
+ * the list laws do, so theirs are findings of their own (or join that assertion's).
+ */
+const isProperty = (c: CheckRecord) => c.id.startsWith('property.') && !c.id.startsWith('property.history.');
 
 /**
  * The kind of a check: its id without the part that names a field or value (`list.sort.name` and

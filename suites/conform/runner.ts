@@ -104,6 +104,8 @@ export interface ConformOptions {
   propertyRuns?: number;
   /** `--property-path`: replay exactly one property case; the per-endpoint checks are left out. */
   propertyPath?: string;
+  /** `--depth`: steps per list history (the `history.lists` property; default DEFAULT_HISTORY_DEPTH). */
+  depth?: number;
   /** How the run can be repeated, shown in the report. */
   replay?: string;
   runId?: string;
@@ -152,6 +154,7 @@ async function runProperties(
     ...(options.api ? { api: options.api } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
+    ...(options.depth !== undefined ? { historyDepth: options.depth } : {}),
     ...(options.username !== undefined ? { username: options.username } : {}),
     replayFlags: [...targetFlags, ...connectionFlags(options)],
     onProgress: (line) => progress(`property         ${line}`),
@@ -304,6 +307,8 @@ function connectionFlags(options: ConformOptions): string[] {
   if (options.peerAddress !== undefined) parts.push('--peer-address', shellArg(options.peerAddress));
   if (options.mqtt !== undefined) parts.push('--mqtt', shellArg(options.mqtt));
   if (options.rate !== undefined) parts.push('--rate', String(options.rate));
+  // The list histories' length: a history replays only at the depth it was generated with.
+  if (options.depth !== undefined) parts.push('--depth', String(options.depth));
   return parts;
 }
 

@@ -14,6 +14,7 @@ import { requestProperties } from './request-properties.ts';
 import { MUST_ONLY, resultsOf, runProperty, type RunSettings } from './run-property.ts';
 import { PropertyAbort, PropertyViolation } from './violation.ts';
 import { levelOf } from './citations.ts';
+import { DEFAULT_HISTORY_DEPTH, DEFAULT_HISTORY_RUNS, historyProperty, parseHistoryId } from './list-histories/history-property.ts';
 
 export type { PropertyResult } from './property-result.ts';
 export { toCheckRecord } from './property-result.ts';
@@ -70,6 +71,10 @@ export interface PropertySuiteOptions {
    * is broken).
    */
   runTag?: string;
+  /** Steps per list history (`--depth`; default DEFAULT_HISTORY_DEPTH). */
+  historyDepth?: number;
+  /** List histories run (fast-check numRuns of `history.lists`; default DEFAULT_HISTORY_RUNS). */
+  historyRuns?: number;
 }
 
 /** A fresh tag of 4 characters [a-z0-9]. */
@@ -132,6 +137,19 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   const model: PropertyDef[] = families
     .filter((m) => [m.endpoints.create, m.endpoints.delete, m.endpoints.list].every((e) => ids.has(e.id)))
     .map((m) => familyProperty(m, { client, seed, numRuns: options.numRuns ?? DEFAULT_MODEL_RUNS, maxCommands, runTag, tenants }));
+  const historyOf = (exclude: readonly string[]) =>
+    historyProperty({
+      client,
+      seed,
+      runTag,
+      depth: options.historyDepth ?? DEFAULT_HISTORY_DEPTH,
+      runs: options.historyRuns ?? DEFAULT_HISTORY_RUNS,
+      api,
+      endpointIds: ids,
+      exclude,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  const history = historyOf([]);
   const requests = requestProperties(contract, families, {
     client,
     seed,
@@ -143,16 +161,19 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   let defs: PropertyDef[];
   if (replay) {
     const baseId = replay.propertyId.endsWith(MUST_ONLY) ? replay.propertyId.slice(0, -MUST_ONLY.length) : replay.propertyId;
-    const def = [...model, ...requests].find((d) => d.id === baseId);
+    const excluded = parseHistoryId(baseId);
+    const def = excluded ? historyOf(excluded) : [...model, ...requests].find((d) => d.id === baseId);
     if (!def)
       throw new Error(
-        `--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...model, ...requests].map((d) => d.id).join(', ')})`,
+        `--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...(history ? [history] : []), ...model, ...requests].map((d) => d.id).join(', ')})`,
       );
     defs = [def];
   } else {
     // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
     defs = shardOf(
       [
+        // First: the longest property starts at once, beside the others.
+        ...(history && selected(options.families, 'history') ? [history] : []),
         ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
         ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
       ],
@@ -188,7 +209,17 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   }
 
   const byDef = new Map<PropertyDef, PropertyResult[]>();
-  await pool(defs, options.concurrency ?? 4, async (def) => {
+  /** A property and, after a failure, the same property without the failing part (list histories), as long as it fails. */
+  const runWithFollowUps = async (first: PropertyDef): Promise<void> => {
+    let def: PropertyDef | undefined = first;
+    while (def) {
+      await runOne(def);
+      const failed: PropertyResult | undefined = byDef.get(def)?.find((r) => r.status === 'fail');
+      def = !replay && failed ? def.without?.(failed.endpointId) : undefined;
+      if (def) defs.push(def);
+    }
+  };
+  const runOne = async (def: PropertyDef): Promise<void> => {
     const started = performance.now();
     const results: PropertyResult[] = [];
     try {
@@ -236,7 +267,8 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
       `${def.id.padEnd(44)} ${failed.length ? `FAIL (${failed.map((r) => `${r.level} ${r.endpointId}`).join(', ')})` : results.every((r) => r.status === 'skipped') ? 'skipped' : 'pass'}  ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     byDef.set(def, results);
-  });
+  };
+  await pool([...defs], options.concurrency ?? 4, runWithFollowUps);
 
   if (needsRequestTenant && !requestTenantProblem)
     await client.call(tenants.delete, { [tenants.nameParam]: requestTenant }).catch(() => undefined);

@@ -22,6 +22,8 @@ export interface PropertyDef {
   commands: boolean;
   /** Default number of runs. */
   numRuns: number;
+  /** The runs are the property's own, not --property-runs' (list histories: their size is set by --depth). */
+  ownRuns?: boolean;
   /** Before the first run (fixtures such as the property's tenant); may throw a PropertyAbort. */
   setup?(): Promise<void>;
   /** After the last run (best effort). */
@@ -34,4 +36,9 @@ export interface PropertyDef {
   client: PropertyClient;
   /** Set once the target made the property unobservable; every later run stops at once. */
   aborted?: PropertyAbort;
+  /**
+   * After a failure on `endpointId`: the same property without what that endpoint belongs to, to
+   * look for other causes (list histories leave out the failing family); undefined when none is left.
+   */
+  without?(endpointId: string): PropertyDef | undefined;
 }

@@ -38,7 +38,7 @@ export async function runProperty(def: PropertyDef, minLevel: Level, s: RunSetti
   const prop = def.build(minLevel, s.replay?.replayPath);
   const params: fc.Parameters<[unknown]> = {
     seed: fcSeedOf(s.seed),
-    numRuns: s.numRuns ?? def.numRuns,
+    numRuns: def.ownRuns ? def.numRuns : (s.numRuns ?? def.numRuns),
     ...(s.replay ? { path: s.replay.fcPath, endOnFailure: true } : {}),
     ...(s.timeLimitMs ? { interruptAfterTimeLimit: s.timeLimitMs, markInterruptAsFailure: false } : {}),
   };
@@ -114,6 +114,9 @@ export function resultsOf(def: PropertyDef, o: Outcome, s: RunSettings): Propert
     'counterexample:',
     ...lines.map((l, i) => `  ${i + 1}. ${l}`),
     ...(err.names ? [`names in the failing run: ${err.names}`] : []),
+    ...(err.transcript
+      ? ['requests of the failing run, in order (curl; the failing list request last, then any diagnosis):', ...err.transcript]
+      : []),
     `replay: ${replay}`,
   ].join('\n');
   const failing: PropertyResult = {

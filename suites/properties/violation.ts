@@ -36,6 +36,9 @@ export class PropertyViolation extends Error {
 
   /** What the symbols of the counterexample stood for in the failing run ($TENANT, $PREFIX). */
   names?: string;
+
+  /** Every request of the failing run in order, as commented curl lines (list histories). */
+  transcript?: string[];
 }
 
 /**

@@ -1,6 +1,13 @@
 /** Paging, sorting, filtering and write-visibility bugs of list endpoints. */
 import type { Deviation } from './deviation.ts';
 import { aroundOn, dropWrite, withParam } from './hook-helpers.ts';
+import {
+  keptFilteredAnswers,
+  pageCutBeforeSort,
+  searchIndexMissesDeletes,
+  sortIndexKeptOnUpsert,
+  totalBeforeContainsFilters,
+} from './stale-list-hooks.ts';
 
 type Page = { data: unknown[]; total_count: number };
 
@@ -164,5 +171,79 @@ export const LIST_DEVIATIONS: readonly Deviation[] = [
         return 'success';
       }),
     },
+  },
+  // Faults of lists that show only after some histories (a filter with a direction, a write between
+  // two reads): the list laws, which read one fixed state, pass them; the list histories catch each.
+  {
+    id: 'tenant-list-filter-keeps-first-direction',
+    spec: 'breaks',
+    rule: 'Common list parameters: "| sort_by | string | no | `asc` or `desc` |"; Tenants: "`sort_field` (`tenant_name`), `sort_by`"',
+    endpoint: 'cluster.tenant.list',
+    description:
+      'tenant list: the sorted matches of a tenant_name filter are kept until a tenant write, keyed without sort_by, so the first direction asked answers every later query of that filter',
+    checks: ['property.history.lists'],
+    finding: 'endpoints.tenant.list.query',
+    caught: true,
+    hooks: {
+      around: keptFilteredAnswers('cluster.tenant.list', 'tenant_name', [
+        'cluster.tenant.create',
+        'cluster.tenant.update',
+        'cluster.tenant.delete',
+      ]),
+    },
+  },
+  {
+    id: 'blacklist-list-upsert-keeps-sort-position',
+    spec: 'breaks',
+    rule: 'notes §3: the blacklist list sorts by name, tenant, blacklist_type, resource_name',
+    endpoint: 'cluster.blacklist.list',
+    description:
+      'blacklist list: sorted through an index of the keys each entry had when first created, so a create that replaces an entry (an upsert with a new resource_name or type) leaves it at its old place',
+    checks: ['property.history.lists'],
+    finding: 'notes.path-only.list-sort-fields',
+    caught: true,
+    hooks: {
+      around: sortIndexKeptOnUpsert('cluster.blacklist.list', 'cluster.blacklist.create', 'cluster.blacklist.delete', ['tenant', 'name']),
+    },
+  },
+  {
+    id: 'user-list-delete-kept-in-name-filter',
+    spec: 'breaks',
+    rule: 'What the service does: "manage tenants, … users, …" (an acknowledged delete is applied)',
+    endpoint: 'cluster.user.list',
+    description:
+      'user list: the user_name filter reads a search index that deletes do not update, so a deleted user keeps showing in lists filtered by name (not in the others) until it is created again',
+    checks: ['property.history.lists'],
+    finding: 'service.manage',
+    caught: true,
+    hooks: {
+      around: searchIndexMissesDeletes('cluster.user.list', 'cluster.user.create', 'cluster.user.delete', 'user_name', (params, cx) => {
+        const user = cx.cluster.users.get(String(params.tenant), String(params.username));
+        return user ? { ...cx.cluster.users.view(user) } : undefined;
+      }),
+    },
+  },
+  {
+    id: 'acl-list-total-before-name-filters',
+    spec: 'breaks',
+    rule: 'Response envelope, paged list: "| total_count | number | total number of matching records |"',
+    endpoint: 'cluster.acl.list',
+    description: "ACL list: total_count counts the tenant's rules before the name and resource_name filters",
+    checks: ['property.history.lists'],
+    finding: 'envelope.paged.total-count',
+    caught: true,
+    hooks: { around: totalBeforeContainsFilters('cluster.acl.list') },
+  },
+  {
+    id: 'rewrite-list-page-cut-before-sort',
+    spec: 'breaks',
+    rule: 'Response envelope, paged list: "| data | array | the records of the requested page |"',
+    endpoint: 'cluster.topic-rewrite.list',
+    description:
+      'topic-rewrite list: the page is cut from the unsorted rules and then sorted, so each page is in order but not the requested slice of the sorted list',
+    checks: ['property.history.lists'],
+    finding: 'envelope.paged.data',
+    caught: true,
+    hooks: { around: pageCutBeforeSort('cluster.topic-rewrite.list') },
   },
 ];
