@@ -1,4 +1,4 @@
-import { TransportError, type Target, type TargetRequest, type TargetResponse } from '../targets/target.ts';
+import { ForwardingTarget, TransportError, type Target, type TargetRequest, type TargetResponse } from '../targets/target.ts';
 
 /**
  * Notices a target that went away in the middle of a run (killed, crashed, frozen, its host gone):
@@ -39,7 +39,7 @@ export interface TargetStop {
 }
 
 /** A target whose requests are watched for the target going away (see above); everything else is the inner target's. */
-export class WatchedTarget implements Target {
+export class WatchedTarget extends ForwardingTarget {
   /** Set once the target is found stopped. */
   stopped?: TargetStop;
   private sent = 0;
@@ -50,38 +50,10 @@ export class WatchedTarget implements Target {
   private probing?: Promise<void>;
 
   constructor(
-    private readonly inner: Target,
+    inner: Target,
     private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  get name(): string {
-    return this.inner.name;
-  }
-  get baseUrl(): string {
-    return this.inner.baseUrl;
-  }
-  get capabilities(): Target['capabilities'] {
-    return this.inner.capabilities;
-  }
-  get control(): Target['control'] {
-    return this.inner.control;
-  }
-  get credentials(): Target['credentials'] {
-    return this.inner.credentials;
-  }
-  get token(): string | undefined {
-    return this.inner.token;
-  }
-  get signingSecret(): string | undefined {
-    return this.inner.signingSecret;
-  }
-
-  login(): Promise<TargetResponse> {
-    return this.inner.login();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  ) {
+    super(inner);
   }
 
   /** Did this request go unanswered because the target had stopped? */
@@ -89,7 +61,7 @@ export class WatchedTarget implements Target {
     return this.lost.has(req);
   }
 
-  async request(req: TargetRequest): Promise<TargetResponse> {
+  override async request(req: TargetRequest): Promise<TargetResponse> {
     const n = ++this.sent;
     if (this.stopped) {
       this.lost.add(req);

@@ -171,6 +171,48 @@ export function pathWithQuery(path: string, query: TargetRequest['query']): stri
 }
 
 /**
+ * A target that passes everything to an inner one: a subclass changes what it is for (watching the
+ * requests, refusing some) and leaves the rest, control interface and credentials included, as is.
+ */
+export class ForwardingTarget implements Target {
+  constructor(protected readonly inner: Target) {}
+
+  get name(): string {
+    return this.inner.name;
+  }
+  get baseUrl(): string {
+    return this.inner.baseUrl;
+  }
+  get capabilities(): TargetCapabilities {
+    return this.inner.capabilities;
+  }
+  get control(): TargetControl | undefined {
+    return this.inner.control;
+  }
+  get credentials(): Target['credentials'] {
+    return this.inner.credentials;
+  }
+  get token(): string | undefined {
+    return this.inner.token;
+  }
+  get signingSecret(): string | undefined {
+    return this.inner.signingSecret;
+  }
+
+  login(): Promise<TargetResponse> {
+    return this.inner.login();
+  }
+
+  request(req: TargetRequest): Promise<TargetResponse> {
+    return this.inner.request(req);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/**
  * A target that answers through an inner target and owns something to stop when it closes (the
  * simulator it started, a container). Subclasses add how they start and what else they expose.
  */
