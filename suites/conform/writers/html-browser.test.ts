@@ -78,72 +78,73 @@ describe('index.html in headless Chromium', () => {
 
         const rows = page.locator('#matrix tr.ep');
         const visible = page.locator('#matrix tr.ep:visible');
-        expect(await rows.count()).toBe(report.endpoints.length);
-        expect(await visible.count()).toBe(report.endpoints.length);
+        await expect.poll(() => rows.count()).toBe(report.endpoints.length);
+        await expect.poll(() => visible.count()).toBe(report.endpoints.length);
         for (const e of report.endpoints) expect(await page.locator('#matrix').getByText(e.path, { exact: true }).count(), e.path).toBe(1);
         expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(0);
-        expect(await page.locator('#shown').textContent()).toBe(`${report.endpoints.length} of ${report.endpoints.length} endpoints shown`);
+        await expect
+          .poll(() => page.locator('#shown').textContent())
+          .toBe(`${report.endpoints.length} of ${report.endpoints.length} endpoints shown`);
 
         // Findings first: the page opens with the count and a jump link to the finding's card.
-        expect(await page.locator('#findings h2').textContent()).toMatch(/^1 finding/);
+        await expect.poll(() => page.locator('#findings h2').textContent()).toMatch(/^1 finding/);
         await page.click('#findings a[href="#finding-0"]');
-        expect(await page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
+        await expect.poll(() => page.locator('#finding-0 blockquote.cite').textContent()).toContain('rejected request body');
 
         // The failing endpoint's checks are listed at once (its section is open); a passing one's when it is opened.
         const victimKey = report.endpoints.findIndex((e) => e.path === '/api/cluster/tenant/list');
         const victim = report.endpoints[victimKey];
-        expect(await page.locator(`#d-${victimKey} li.ck`).count()).toBe(victim.checks.length);
+        await expect.poll(() => page.locator(`#d-${victimKey} li.ck`).count()).toBe(victim.checks.length);
         const quietKey = report.endpoints.findIndex((e) => e.status === 'pass');
-        expect(await page.locator(`#d-${quietKey} li.ck`).count()).toBe(0);
+        await expect.poll(() => page.locator(`#d-${quietKey} li.ck`).count()).toBe(0);
         await page.click(`#d-${quietKey} > summary`);
-        expect(await page.locator(`#d-${quietKey} li.ck`).count()).toBe(report.endpoints[quietKey].checks.length);
-        expect(await page.locator(`#d-${quietKey} li.ck`).first().locator('code').textContent()).toBe(
-          report.endpoints[quietKey].checks[0].id,
-        );
+        await expect.poll(() => page.locator(`#d-${quietKey} li.ck`).count()).toBe(report.endpoints[quietKey].checks.length);
+        await expect
+          .poll(() => page.locator(`#d-${quietKey} li.ck`).first().locator('code').textContent())
+          .toBe(report.endpoints[quietKey].checks[0].id);
 
         // Status: only the failing endpoint stays; its failure's request, response and curl are filled in when opened.
         await page.click('button[data-filter="status"][data-value="fail"]');
-        expect(await visible.count()).toBe(1);
-        expect(await visible.first().getAttribute('data-status')).toBe('fail');
-        expect(await page.locator('#matrix tr.ep:visible code', { hasText: '/api/cluster/tenant/list' }).count()).toBe(1);
-        expect(await page.locator('details.failure pre').count()).toBe(0);
+        await expect.poll(() => visible.count()).toBe(1);
+        await expect.poll(() => visible.first().getAttribute('data-status')).toBe('fail');
+        await expect.poll(() => page.locator('#matrix tr.ep:visible code', { hasText: '/api/cluster/tenant/list' }).count()).toBe(1);
+        await expect.poll(() => page.locator('details.failure pre').count()).toBe(0);
         // The check list's "details" link opens the finding's list and the failure in it.
         await page.click(`#d-${victimKey} li.ck a[href^="#f-"]`);
-        expect(await page.locator('.failure:visible').count()).toBe(1);
-        expect(await page.locator('.failure:visible pre').allTextContents()).toEqual([
-          expect.stringContaining('<script>window.__xss=3;alert(3)</script>'),
-          expect.stringContaining('curl -sS -X GET'),
-        ]);
-        expect(await page.locator('.failure:visible').getAttribute('open')).not.toBeNull();
-        expect(await page.locator('#replay').textContent()).toBe(report.replay);
-        expect(await page.locator('tr.group:visible').count()).toBe(1);
+        await expect.poll(() => page.locator('.failure:visible').count()).toBe(1);
+        await expect
+          .poll(() => page.locator('.failure:visible pre').allTextContents())
+          .toEqual([expect.stringContaining('<script>window.__xss=3;alert(3)</script>'), expect.stringContaining('curl -sS -X GET')]);
+        await expect.poll(() => page.locator('.failure:visible').getAttribute('open')).not.toBeNull();
+        await expect.poll(() => page.locator('#replay').textContent()).toBe(report.replay);
+        await expect.poll(() => page.locator('tr.group:visible').count()).toBe(1);
 
         // Level: the failure is SHOULD, so "fail" among MUST checks shows nothing; among SHOULD it shows it again.
         await page.click('button[data-filter="level"][data-value="MUST"]');
-        expect(await visible.count()).toBe(0);
-        expect(await page.locator('.failure:visible').count()).toBe(0);
+        await expect.poll(() => visible.count()).toBe(0);
+        await expect.poll(() => page.locator('.failure:visible').count()).toBe(0);
         await page.click('button[data-filter="level"][data-value="MUST"]');
         await page.click('button[data-filter="level"][data-value="SHOULD"]');
-        expect(await visible.count()).toBe(1);
-        expect(await page.locator('#matrix th.c-MUST').isVisible()).toBe(false);
+        await expect.poll(() => visible.count()).toBe(1);
+        await expect.poll(() => page.locator('#matrix th.c-MUST').isVisible()).toBe(false);
 
         // Resource: one tag's endpoints only.
         await page.click('#reset');
-        expect(await visible.count()).toBe(report.endpoints.length);
+        await expect.poll(() => visible.count()).toBe(report.endpoints.length);
         await page.click('button[data-filter="tag"][data-value="health"]');
         const health = report.endpoints.filter((e) => e.tag === 'health').length;
-        expect(await visible.count()).toBe(health);
+        await expect.poll(() => visible.count()).toBe(health);
         for (const tag of await visible.evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))) expect(tag).toBe('health');
         await page.click('button[data-filter="status"][data-value="pass"]');
-        expect(await visible.count()).toBe(report.endpoints.filter((e) => e.tag === 'health' && e.status === 'pass').length);
+        await expect.poll(() => visible.count()).toBe(report.endpoints.filter((e) => e.tag === 'health' && e.status === 'pass').length);
 
         // Opening every endpoint lists every check, and the level filter hides the others' checks.
         await page.click('#reset');
         await page.click('#open-all');
-        expect(await page.locator('li.ck').count()).toBe(report.endpoints.reduce((n, e) => n + e.checks.length, 0));
+        await expect.poll(() => page.locator('li.ck').count()).toBe(report.endpoints.reduce((n, e) => n + e.checks.length, 0));
         await page.click('button[data-filter="level"][data-value="SHOULD"]');
         const shouldChecks = report.endpoints.reduce((n, e) => n + e.checks.filter((c) => c.level === 'SHOULD').length, 0);
-        expect(await page.locator('li.ck:visible').count()).toBe(shouldChecks);
+        await expect.poll(() => page.locator('li.ck:visible').count()).toBe(shouldChecks);
 
         // None of the hostile markup ran.
         expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
