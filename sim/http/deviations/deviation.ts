@@ -92,7 +92,7 @@ export interface Deviation {
   readonly spec: SpecStanding;
   /**
    * Where the behaviour comes from when it reproduces the real server, e.g. `notes §11.9, §8.2`
-   * (sections of shared/reference/robustmq-implementation-notes.md). Absent for invented bugs.
+   * (sections of spec/robustmq-implementation-notes.md). Absent for invented bugs.
    */
   readonly notes?: string;
   /**

@@ -8,7 +8,7 @@ import { PlainStore } from './plain-server/store.ts';
 
 /**
  * A second, independent implementation of part of the admin HTTP API, written from the spec
- * (/work/shared/spec/admin-http-api.md) alone, with the reference notes for the shapes the spec does
+ * (spec/admin-http-api.md) alone, with the reference notes for the shapes the spec does
  * not show: it keeps records in plain arrays and answers every list by the obvious computation on
  * each request (filter, sort, slice, count). It serves the probes `mqsim conform` starts with (ready,
  * info, status, login) and tenants, users, ACL rules, blacklist entries, topic-rewrite and
