@@ -9,7 +9,7 @@ import { LOGIN_REFUSAL_CODES, type ConnackRefusal } from './reason-codes.ts';
  * Tenant, as the real server's tests use it: the MQTT 5 user property `tenant`, else the prefix of a
  * user name `tenant@user` when it names an existing tenant, else `default`.
  *
- * Credentials (decisions, documented in the README):
+ * Credentials (decisions, documented in docs/mqtt.md):
  * - A client giving a user name must give that user's password (the tenant's users, checked with
  *   `Users.authenticate`), or be the built-in `mqtt_runtime.default_user` with `default_password`
  *   (admin/robustmq, as the real server creates). Anything else: "bad user name or password".

@@ -3,8 +3,8 @@ import { CHAOS_BUGS, type ChaosBug } from '../chaos/chaos-plan.ts';
 
 /**
  * A named, reviewable chaos scenario: phases setup → workload → faults → heal, then eventually-checks
- * that must all hold within a virtual-time deadline. Format `mqsim-scenario/1`; see the README's
- * chaos section and `fixtures/scenarios/*.json`.
+ * that must all hold within a virtual-time deadline. Format `mqsim-scenario/1`; see docs/chaos.md
+ * (Scenario files) and `fixtures/scenarios/*.json`.
  */
 export interface ScenarioFile {
   format: 'mqsim-scenario/1';
