@@ -22,7 +22,7 @@ export const openJournalFile: OpenJournalFile = async (path) => {
   return {
     async append(bytes) {
       // A write may be partial (a signal, a full disk on the way): go on until every byte is written or it throws.
-      for (let done = 0; done < bytes.length; ) {
+      for (let done = 0; done < bytes.length;) {
         const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, null);
         done += bytesWritten;
       }
@@ -42,7 +42,7 @@ export function replaceFileDurably(path: string, bytes: Buffer): void {
   try {
     const fd = openSync(tmp, 'w', 0o600);
     try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

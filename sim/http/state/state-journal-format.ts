@@ -33,9 +33,7 @@ export const JOURNAL_HEADER = `${STATE_MAGIC} ${STATE_FORMAT_VERSION}\n`;
 
 /** One record of the journal. */
 export type JournalRecord =
-  | { run: { mqsim_version: string; options: ServeStateOptions } }
-  | { write: JournaledWrite }
-  | { virtual_now: number };
+  { run: { mqsim_version: string; options: ServeStateOptions } } | { write: JournaledWrite } | { virtual_now: number };
 
 /** Bytes before a record's payload: length, space, checksum, space. */
 const PREFIX_BYTES = 18;
@@ -114,7 +112,8 @@ export function decodeJournal(buf: Buffer, where: string): DecodedJournal {
         throw new StateFileError(
           `${where} is damaged: record ${n} (at byte ${pos}) is bad (${r.why}) and good records follow it, so it is not a write cut short by a crash; refusing to use or overwrite it — the file is left untouched`,
         );
-      if (!run) bad(`it ends inside its first record (the run's options: ${r.why}), so it was never completely created; delete it to start afresh`);
+      if (!run)
+        bad(`it ends inside its first record (the run's options: ${r.why}), so it was never completely created; delete it to start afresh`);
       return { state: stateOf(run!, writes, virtualNow), goodBytes: pos, torn: { offset: pos, bytes: buf.length - pos, why: r.why } };
     }
     const record = parseRecord(r.payload, n, bad);
