@@ -406,8 +406,8 @@ ${DEVIATION_HELP}`,
               : `  state: ${opts.state} (new)\n`
             : ''),
       );
-      process.stdout.write(`${running.baseUrl}\n`);
-      await new Promise<void>((resolve) => {
+      // Listening for the signals before the URL is printed: a client that reads it may stop serve at once.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -416,6 +416,8 @@ ${DEVIATION_HELP}`,
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      process.stdout.write(`${running.baseUrl}\n`);
+      await stopped;
       await running.close();
       if (keeper) {
         try {
