@@ -173,6 +173,9 @@ export class StateKeeper {
         this.appendedThisRun += upTo - this.durable;
         this.durable = upTo;
         this.settle();
+        // One turn of the event loop before the next batch: requests already read from their sockets
+        // (and answers just released) get to journal their records and join it.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (e) {
       this.fail(e as Error);
