@@ -426,8 +426,9 @@ ${DEVIATION_HELP}`,
               : `  state: ${opts.state} (new)\n`
             : ''),
       );
-      process.stdout.write(`${running.baseUrl}\n`);
-      await new Promise<void>((resolve) => {
+      // The handlers go in before the URL is printed: whoever waits for the URL may signal at once,
+      // and a SIGTERM landing between the two would otherwise kill the process without a save.
+      const stopRequested = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -436,6 +437,8 @@ ${DEVIATION_HELP}`,
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      process.stdout.write(`${running.baseUrl}\n`);
+      await stopRequested;
       await running.close();
       if (keeper) {
         running.app.syncClock();
