@@ -394,7 +394,11 @@ ${DEVIATION_HELP}`,
           ...(opts.liveConnectors ? { liveConnectors: true } : {}),
           ...(recorded && opts.state ? { resume: resumeFrom(recorded, opts.state, () => (rewrite = true)) } : {}),
           ...(keeper ? { onModelWrite: (w) => keeper.record(w) } : {}),
-          admin: { ...stateOptions.admin, jwtSecret: secrets.jwtSecret },
+          admin: {
+            ...stateOptions.admin,
+            jwtSecret: secrets.jwtSecret,
+            ...(secrets.password !== undefined ? { password: secrets.password } : {}),
+          },
           onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
         });
       } catch (e) {

@@ -93,18 +93,20 @@ describe('the admin password of a start', () => {
 
   it('hashes the given one or the default on a fresh start', async () => {
     const given = await adminPassword({ value: 'Given-1', from: 'x' }, undefined);
-    expect(given).toMatchObject({ isDefault: false, changed: false });
+    expect(given).toMatchObject({ isDefault: false, changed: false, clear: 'Given-1' });
     expect(await verifyAdminPassword('Given-1', given.hash)).toBe(true);
     expect(await adminPassword(undefined, undefined)).toMatchObject({ isDefault: true });
   });
 
   it('resuming: keeps the recorded hash unless another password is given, which replaces it', async () => {
     const recorded = { username: 'admin', passwordHash: hashAdminPassword('Kept-pw', salt), tokenTtlHours: 8 };
+    // Not given: the hash is all this start knows.
     expect(await adminPassword(undefined, recorded)).toEqual({ hash: recorded.passwordHash, isDefault: false, changed: false });
     expect(await adminPassword({ value: 'Kept-pw', from: 'x' }, recorded)).toEqual({
       hash: recorded.passwordHash,
       isDefault: false,
       changed: false,
+      clear: 'Kept-pw',
     });
     const other = await adminPassword({ value: 'New-pw', from: 'x' }, recorded);
     expect(other.changed).toBe(true);

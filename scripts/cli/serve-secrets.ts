@@ -96,6 +96,8 @@ export interface AdminPassword {
   isDefault: boolean;
   /** The state file's hash is replaced (a new password was given, or the file held it in clear). */
   changed: boolean;
+  /** The password itself, when this start knows it (see ServeSecrets.password). */
+  clear?: string;
 }
 
 /**
@@ -109,11 +111,14 @@ export async function adminPassword(given: GivenSecret | undefined, recorded: Re
     hash: hashAdminPassword(value, randomBytes(16)),
     isDefault: value === DEFAULT_ADMIN_PASSWORD,
     changed: recorded !== undefined,
+    clear: value,
   });
   const kept = recorded?.passwordHash;
   if (!kept) return fresh(given?.value ?? recorded?.password ?? DEFAULT_ADMIN_PASSWORD);
   if (given && !(await verifyAdminPassword(given.value, kept))) return fresh(given.value);
-  return { hash: kept, isDefault: await verifyAdminPassword(DEFAULT_ADMIN_PASSWORD, kept), changed: false };
+  const isDefault = await verifyAdminPassword(DEFAULT_ADMIN_PASSWORD, kept);
+  const clear = given?.value ?? (isDefault ? DEFAULT_ADMIN_PASSWORD : undefined);
+  return { hash: kept, isDefault, changed: false, ...(clear !== undefined ? { clear } : {}) };
 }
 
 export function jwtSecretIsDefault(given: GivenSecret | undefined): boolean {
@@ -154,6 +159,11 @@ export interface SecretOptions {
 
 export interface ServeSecrets {
   passwordHash: AdminPasswordHash;
+  /**
+   * The admin password in clear when this start knows it, for the server's memory only (never the
+   * state file): login checks the hash; only the deviation that leaks it in config get reads it.
+   */
+  password?: string;
   jwtSecret: string;
   /** Lines for stderr at start (a warning, what changed in the state file). */
   notes: string[];
@@ -190,6 +200,7 @@ export async function serveSecrets(
     );
   return {
     passwordHash: password.hash,
+    ...(password.clear !== undefined ? { password: password.clear } : {}),
     jwtSecret: givenJwt?.value ?? DEVELOPMENT_JWT_SECRET,
     notes,
     rewrite: password.changed || recorded?.jwtSecret !== undefined,

@@ -10,8 +10,9 @@ import { PathRateLimiter } from './rate-limiter.ts';
 export interface AdminSettings {
   username: string;
   /**
-   * The password in clear, when the process holds it (in-process runs). `mqsim serve` gives only
-   * `passwordHash`, so a resumed run can log in with what its state file kept.
+   * The password in clear, when the process holds it (in-process runs; `mqsim serve` when this start
+   * was given it). `mqsim serve` always gives `passwordHash`, and login then checks that, so a resumed
+   * run logs in with what its state file kept.
    */
   password?: string;
   /** When given, login checks against this hash (and `password` is not used for login). */

@@ -66,9 +66,13 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     workload: options.workload ?? 'none',
     admin: {
       username: options.admin?.username ?? 'admin',
-      // A hash alone (mqsim serve) is the password; otherwise the clear one, or the default.
+      // With a hash (mqsim serve), login checks it and the clear password is kept only when known;
+      // otherwise the clear one, or the default.
       ...(options.admin?.passwordHash
-        ? { passwordHash: options.admin.passwordHash }
+        ? {
+            passwordHash: options.admin.passwordHash,
+            ...(options.admin.password !== undefined ? { password: options.admin.password } : {}),
+          }
         : { password: options.admin?.password ?? DEFAULT_ADMIN_PASSWORD }),
       jwtSecret: options.admin?.jwtSecret ?? DEVELOPMENT_JWT_SECRET,
       tokenTtlHours: options.admin?.tokenTtlHours ?? 8,
