@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import { startClusterServer, type ClusterServerOptions } from '../../sim/http/cluster-server.ts';
+import { serveSecrets } from './serve-secrets.ts';
 import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/http/envelope.ts';
 import type { WorkloadName } from '../../sim/cluster/cluster-options.ts';
@@ -18,8 +19,11 @@ interface ServeOptions {
   seed: string;
   workload: WorkloadName;
   adminUser: string;
-  adminPassword: string;
+  adminPassword?: string;
+  adminPasswordFile?: string;
   jwtSecret?: string;
+  jwtSecretFile?: string;
+  insecureDefaults?: boolean;
   tokenTtlHours: number;
   envelope?: EnvelopeForm;
   epoch?: string;
@@ -45,8 +49,6 @@ const RECORDED: { key: keyof ServeOptions; flag: string; recorded: (o: ServeStat
   { key: 'clients', flag: '--clients', recorded: (o) => o.clients },
   { key: 'deviation', flag: '--deviation', recorded: (o) => o.deviations },
   { key: 'adminUser', flag: '--admin-user', recorded: (o) => o.admin.username },
-  { key: 'adminPassword', flag: '--admin-password', recorded: (o) => o.admin.password },
-  { key: 'jwtSecret', flag: '--jwt-secret', recorded: (o) => o.admin.jwtSecret },
   { key: 'tokenTtlHours', flag: '--token-ttl-hours', recorded: (o) => o.admin.tokenTtlHours },
 ];
 
@@ -70,6 +72,22 @@ function checkAgainstRecorded(cmd: Command, opts: ServeOptions, recorded: ServeS
       `--epoch ${opts.epoch} differs from ${new Date(recorded.options.epochMs).toISOString()} recorded in the state file ${path}; drop --epoch or use another --state file`,
     );
   }
+}
+
+/**
+ * The replay of a state file. A user create an older mqsim journaled with the password in clear is
+ * replaced, in the writes the keeper saves (the same objects), by its body with the stored hash.
+ */
+function resumeFrom(recorded: ServeState, where: string, onSealed: () => void): NonNullable<ClusterServerOptions['resume']> {
+  return {
+    writes: recorded.writes,
+    virtualNow: recorded.virtualNow,
+    where,
+    onSealed: (i, body) => {
+      recorded.writes[i].body = body;
+      onSealed();
+    },
+  };
 }
 
 /** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
@@ -122,8 +140,20 @@ export function configureServeCommand(cmd: Command): void {
       'demo',
     )
     .option('--admin-user <name>', 'administrator name for POST /api/v1/login', 'admin')
-    .option('--admin-password <password>', 'administrator password', 'admin')
-    .option('--jwt-secret <secret>', 'HS256 signing secret for tokens (default: a fixed development secret)')
+    .option(
+      '--admin-password <password>',
+      'administrator password (default: admin); shows in ps, so prefer MQSIM_ADMIN_PASSWORD or --admin-password-file',
+    )
+    .option('--admin-password-file <path>', 'read the administrator password from PATH (a trailing newline is dropped)')
+    .option(
+      '--jwt-secret <secret>',
+      'HS256 signing secret for tokens (default: a development secret in the source); shows in ps, so prefer MQSIM_JWT_SECRET or --jwt-secret-file',
+    )
+    .option('--jwt-secret-file <path>', 'read the token signing secret from PATH (a trailing newline is dropped)')
+    .option(
+      '--insecure-defaults',
+      'start beyond loopback (--host 0.0.0.0, ::, another machine address) even with the default password or signing secret, with a warning',
+    )
     .option('--token-ttl-hours <hours>', 'token validity (admin.token_ttl_hours)', parseIntOption('--token-ttl-hours', 1, 8760), 8)
     .option(
       '--dialect <name>',
@@ -211,6 +241,18 @@ Prints the base URL (node 1) on stdout once every listener is ready; runs until 
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
   $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'
 
+Secrets (admin password, token signing secret), each from the first of: --admin-password / --jwt-secret
+(visible in ps: local use only), --admin-password-file / --jwt-secret-file PATH (trailing newline dropped;
+not both a flag and its file), MQSIM_ADMIN_PASSWORD / MQSIM_JWT_SECRET, else the built-in default
+(password admin; a development signing secret written in mqsim's source). A --host other than localhost,
+127.x.y.z or ::1 (0.0.0.0 and :: included) refuses to start (exit 2) while either is the built-in one,
+unless --insecure-defaults, which starts with a warning on every start:
+  $ MQSIM_ADMIN_PASSWORD="$(cat admin.pw)" mqsim serve --host 0.0.0.0 --jwt-secret-file /run/secrets/mqsim-jwt
+With --state, the file keeps a salted scrypt hash of the admin password (never the password, never the
+signing secret, never an MQTT user's password): a restart without a password uses the recorded one; a
+restart given another one replaces it. The signing secret is not kept: give it again at each start (tokens
+issued before a restart stay valid only under the same secret).
+
 Control interface (--control; off by default; kept apart from the spec's API; JSON in and out, same envelope):
   GET  /_sim/clock                       POST /_sim/clock/advance {ms}   (virtual time then runs ahead of wall time)
   POST /_sim/nodes/{crash|restart|stop|start} {node_id, wiped?}
@@ -283,11 +325,10 @@ ${DEVIATION_HELP}`,
           clients: o.clients,
           deviation: o.deviations,
           adminUser: o.admin.username,
-          adminPassword: o.admin.password,
-          jwtSecret: o.admin.jwtSecret,
           tokenTtlHours: o.admin.tokenTtlHours,
         });
       }
+      const secrets = await serveSecrets(opts, recorded?.options.admin);
       // After a state file gave its options: the node count may come from it.
       if (opts.mqttPort !== undefined && opts.mqttPort > 0 && opts.mqttPort + opts.nodes - 1 > 65_535) {
         throw new UsageError(
@@ -314,13 +355,9 @@ ${DEVIATION_HELP}`,
         ...(opts.dialect !== 'spec' ? { dialect: opts.dialect } : {}),
         ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
         deviations: opts.deviation,
-        admin: {
-          username: opts.adminUser,
-          password: opts.adminPassword,
-          tokenTtlHours: opts.tokenTtlHours,
-          ...(opts.jwtSecret ? { jwtSecret: opts.jwtSecret } : {}),
-        },
+        admin: { username: opts.adminUser, passwordHash: secrets.passwordHash, tokenTtlHours: opts.tokenTtlHours },
       };
+      let rewrite = secrets.rewrite;
       let keeper: StateKeeper | undefined;
       let running: Awaited<ReturnType<typeof startClusterServer>> | undefined;
       if (opts.state) {
@@ -366,9 +403,13 @@ ${DEVIATION_HELP}`,
           ...(opts.nats ? { nats: opts.nats } : {}),
           ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
           ...(opts.liveConnectors ? { liveConnectors: true } : {}),
-          ...(recorded && opts.state ? { resume: { writes: recorded.writes, virtualNow: recorded.virtualNow, where: opts.state } } : {}),
+          ...(recorded && opts.state ? { resume: resumeFrom(recorded, opts.state, () => (rewrite = true)) } : {}),
           ...(keeper ? { onModelWrite: (w) => keeper.append(w), durableOutput: keeper } : {}),
-          admin: stateOptions.admin,
+          admin: {
+            ...stateOptions.admin,
+            jwtSecret: secrets.jwtSecret,
+            ...(secrets.password !== undefined ? { password: secrets.password } : {}),
+          },
           onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
         });
       } catch (e) {
@@ -376,15 +417,17 @@ ${DEVIATION_HELP}`,
         throw e;
       }
       // A new state file is created at once, so a wrong path shows now, not at the first write; a
-      // resumed one is touched only now that its replay succeeded (a torn last record cut off, format 1 converted).
+      // resumed one is touched only now that its replay succeeded (a torn last record cut off, format 1
+      // converted; an older file's secrets in clear, or a replaced password, written out anew).
       if (keeper) {
         try {
-          await keeper.open();
+          await keeper.open({ rewrite });
         } catch (e) {
           await running.close();
           throw new Error(`could not open the state file ${opts.state}: ${(e as Error).message}`, { cause: e });
         }
       }
+      for (const line of secrets.notes) process.stderr.write(`mqsim serve: ${line}\n`);
       process.stderr.write(
         `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, dialect ${opts.dialect}${opts.dialect !== 'spec' ? ` (${DIALECTS[opts.dialect].switches.length} switches)` : ''}, envelope ${envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
@@ -406,7 +449,8 @@ ${DEVIATION_HELP}`,
               : `  state: ${opts.state} (new)\n`
             : ''),
       );
-      // Listening for the signals before the URL is printed: a client that reads it may stop serve at once.
+      // The handlers go in before the URL is printed: whoever waits for the URL may signal at once,
+      // and a SIGTERM landing between the two would otherwise kill the process without a save.
       const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

@@ -86,7 +86,7 @@ afterAll(() => {
 describe.skipIf(SKIP !== undefined)('the mqsim image on a Docker engine (host network, loopback only)', () => {
   it(
     title(
-      "`docker run IMAGE serve --host 0.0.0.0 --port P` answers on the host network, turns healthy by the image's own HEALTHCHECK, and exits 0 on docker stop",
+      "`docker run -e MQSIM_ADMIN_PASSWORD -e MQSIM_JWT_SECRET IMAGE serve --host 0.0.0.0 --port P` answers on the host network, turns healthy by the image's own HEALTHCHECK, and exits 0 on docker stop",
     ),
     async () => {
       const t0 = performance.now();
@@ -101,6 +101,8 @@ describe.skipIf(SKIP !== undefined)('the mqsim image on a Docker engine (host ne
       const container = await new GenericContainer(image.tag)
         .withNetworkMode('host')
         .withCommand(['serve', '--host', '0.0.0.0', '--port', String(port)])
+        // Beyond loopback, serve refuses the built-in secrets: given as an operator would, by environment.
+        .withEnvironment({ MQSIM_ADMIN_PASSWORD: 'docker-test-admin-pw', MQSIM_JWT_SECRET: 'docker-test-signing-secret-0123456789' })
         .withHealthCheck({ test: health.Test, interval: 1000, timeout: 5000, retries: 3, startPeriod: 30_000 })
         .withWaitStrategy(Wait.forHealthCheck())
         .withStartupTimeout(60_000)

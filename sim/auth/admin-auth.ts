@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DynamicConfig } from '../config/dynamic-config.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
+import { verifyAdminPassword, type AdminPasswordHash } from './admin-password.ts';
 import { JwtTokens } from './jwt-tokens.ts';
 import { isLoopbackPeer } from './loopback.ts';
 import { PathRateLimiter } from './rate-limiter.ts';
@@ -8,7 +9,14 @@ import { PathRateLimiter } from './rate-limiter.ts';
 /** The `admin` configuration section (spec: Authentication). */
 export interface AdminSettings {
   username: string;
-  password: string;
+  /**
+   * The password in clear, when the process holds it (in-process runs; `mqsim serve` when this start
+   * was given it). `mqsim serve` always gives `passwordHash`, and login then checks that, so a resumed
+   * run logs in with what its state file kept.
+   */
+  password?: string;
+  /** When given, login checks against this hash (and `password` is not used for login). */
+  passwordHash?: AdminPasswordHash;
   jwtSecret: string;
   tokenTtlHours: number;
 }
@@ -45,12 +53,24 @@ export class AdminAuth {
   async login(username: string, password: string): Promise<{ token: string; expires_in: number } | null> {
     const admin = this.deps.admin;
     const userOk = timingSafeEqual(digest(username), digest(admin.username));
-    const passOk = timingSafeEqual(digest(password), digest(admin.password));
+    const passOk = admin.passwordHash
+      ? await verifyAdminPassword(password, admin.passwordHash)
+      : timingSafeEqual(digest(password), digest(admin.password ?? ''));
     if (!(userOk && passOk)) {
       this.deps.engine.record('auth.login-failed', { username });
       return null;
     }
-    const token = await this.tokens.issue(admin.username, this.deps.engine.clock.nowSeconds(), this.ttlSeconds);
+    return this.issueToken();
+  }
+
+  /**
+   * A token for the administrator without a password check: for the nodes' own calls to each other
+   * (which hold the signing secret anyway) and for a deviation that lets any login in. Recorded as a
+   * login, as these callers logged in with the password before the password was only kept hashed.
+   */
+  async issueToken(): Promise<{ token: string; expires_in: number }> {
+    const username = this.deps.admin.username;
+    const token = await this.tokens.issue(username, this.deps.engine.clock.nowSeconds(), this.ttlSeconds);
     this.deps.engine.record('auth.login', { username });
     return { token, expires_in: this.ttlSeconds };
   }

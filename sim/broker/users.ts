@@ -21,6 +21,8 @@ export interface User {
 export class Users {
   private readonly store = new TenantScopedStore<User>({ viewFields: { create_time: (u) => unixSeconds(u.createdAt) } });
   private rng!: SeededRandom;
+  /** Replay only: the hash the next create stores instead of hashing its password (see useRecordedHash). */
+  private recordedHash: PasswordHash | undefined;
 
   constructor(private readonly engine: Pick<SimEngine, 'now' | 'record' | 'random'>) {}
 
@@ -40,12 +42,33 @@ export class Users {
     const user: User = {
       tenant: input.tenant,
       username: input.username,
-      password: hashPassword(input.password, this.rng.bytes(16)),
+      password: this.passwordHash(input.password, this.rng.bytes(16)),
       is_superuser: input.is_superuser,
       createdAt: this.engine.now(),
     };
     this.store.set(input.tenant, input.username, user);
     this.engine.record('user.create', { tenant: user.tenant, username: user.username, superuser: user.is_superuser });
+  }
+
+  /**
+   * A state file keeps a created user's stored hash, not the password (sim/http/state/journal-secrets.ts):
+   * its replay hands the hash here before re-running the create, which then stores it as it is. The
+   * salt is still drawn, so the seeded generator moves on as it did, and must come out as recorded
+   * (a different one means this run is not the recorded one). Cleared with `undefined` after the write.
+   */
+  useRecordedHash(hash: PasswordHash | undefined): void {
+    this.recordedHash = hash;
+  }
+
+  private passwordHash(password: string, salt: Buffer): PasswordHash {
+    const recorded = this.recordedHash;
+    if (!recorded) return hashPassword(password, salt);
+    this.recordedHash = undefined;
+    const drawn = salt.toString('hex');
+    // Short: the replay quotes the start of the answer this becomes.
+    if (recorded.salt !== drawn)
+      throw new Error(`the replayed user create drew salt ${drawn.slice(0, 8)}…, not the recorded ${recorded.salt.slice(0, 8)}…`);
+    return { salt: recorded.salt, hash: recorded.hash };
   }
 
   delete(tenant: string, username: string): void {

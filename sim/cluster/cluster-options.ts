@@ -5,6 +5,14 @@ export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 export type WorkloadName = 'demo' | 'none';
 
+/**
+ * The administrator's built-in password and token signing secret: fine on loopback (where the spec
+ * needs no token at all), and what `mqsim serve` refuses to listen beyond loopback with unless told
+ * `--insecure-defaults` (scripts/cli/serve-secrets.ts). Both are public: they are in this source.
+ */
+export const DEFAULT_ADMIN_PASSWORD = 'admin';
+export const DEVELOPMENT_JWT_SECRET = 'mqsim-change-me-in-production-0123456789';
+
 export interface ClusterOptions {
   seed: string | number;
   /** Virtual time at which the cluster is handed over (served, tested), Unix ms. */
@@ -58,8 +66,15 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     workload: options.workload ?? 'none',
     admin: {
       username: options.admin?.username ?? 'admin',
-      password: options.admin?.password ?? 'admin',
-      jwtSecret: options.admin?.jwtSecret ?? 'mqsim-change-me-in-production-0123456789',
+      // With a hash (mqsim serve), login checks it and the clear password is kept only when known;
+      // otherwise the clear one, or the default.
+      ...(options.admin?.passwordHash
+        ? {
+            passwordHash: options.admin.passwordHash,
+            ...(options.admin.password !== undefined ? { password: options.admin.password } : {}),
+          }
+        : { password: options.admin?.password ?? DEFAULT_ADMIN_PASSWORD }),
+      jwtSecret: options.admin?.jwtSecret ?? DEVELOPMENT_JWT_SECRET,
       tokenTtlHours: options.admin?.tokenTtlHours ?? 8,
     },
     metaRuntime: {

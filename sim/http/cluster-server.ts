@@ -17,6 +17,7 @@ import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } fr
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from './state/state-file.ts';
 import { replayWrites } from './state/state-replay.ts';
+import { sealedWrite } from './state/journal-secrets.ts';
 import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
 import { StaticUi } from './static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
@@ -51,7 +52,13 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
    * virtual times before the listeners open, then virtual time runs on from `virtualNow`. The other
    * options must be the recorded run's. Throws a StateFileError when the replay answers differently.
    */
-  resume?: { writes: readonly JournaledWrite[]; virtualNow: number; where: string };
+  resume?: {
+    writes: readonly JournaledWrite[];
+    virtualNow: number;
+    where: string;
+    /** A write of an older file that held a user's password in clear, with the body to keep instead (state-replay.ts). */
+    onSealed?: (index: number, body: string) => void;
+  };
   /**
    * Called with every request (API, control interface, MQTT listener) that changed the model, to
    * journal it, in the order the model took them. When it returns a promise, the API's and the
@@ -108,12 +115,9 @@ class HttpPeers implements PeerTransport {
   constructor(private readonly cluster: Cluster) {}
 
   private async bearer(): Promise<string> {
-    // Loopback peers need no token, but a cluster bound to another address does: log in once.
-    if (!this.token) {
-      const { username, password } = this.cluster.options.admin;
-      const issued = await this.cluster.auth.login(username, password);
-      this.token = issued?.token ?? '';
-    }
+    // Loopback peers need no token, but a cluster bound to another address does: get one once (the
+    // nodes hold the signing secret; the admin password may be known only as its hash).
+    if (!this.token) this.token = (await this.cluster.auth.issueToken()).token;
     return this.token;
   }
 
@@ -208,12 +212,13 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     onInternalError: (e) => options.onInternalError?.(e),
     ...deviations,
     ...served,
-    ...(journalWrite ? { onModelWrite: (w) => journalWrite(journaled('api', w)) } : {}),
+    // A user's password is journaled as the hash the model stored (journal-secrets.ts).
+    ...(journalWrite ? { onModelWrite: (w) => journalWrite(journaled('api', sealedWrite(w, cluster.users))) } : {}),
   });
   if (options.resume) {
-    const { writes, virtualNow, where } = options.resume;
+    const { writes, virtualNow, where, onSealed } = options.resume;
     const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations, ...served });
-    await replayWrites(cluster, replaying, envelope, writes, virtualNow, where);
+    await replayWrites(cluster, replaying, envelope, writes, virtualNow, where, onSealed);
     // MQTT clients connected when the run stopped have no socket any more: their connections are
     // lost now (wills go out, session expiry starts), and that is journaled like any other change.
     for (const { op, answer } of dropNetworkConnections(cluster)) {

@@ -130,6 +130,8 @@ export class SimTarget extends WrappingTarget {
   static attach(cluster: Cluster, app: AdminApp, options: { name: string; peerAddress?: string }): SimTarget {
     const control = controlOf(cluster);
     const { username, password, jwtSecret } = cluster.options.admin;
+    // Clusters built by createCluster always hold it; only mqsim serve keeps nothing but its hash.
+    if (password === undefined) throw new Error('SimTarget.attach needs the admin password in clear; this cluster keeps only its hash');
     const inner = new InProcessTarget({
       name: options.name,
       baseUrl: `http://${cluster.options.host}:${cluster.nodes.get(1)!.ports.http}`,

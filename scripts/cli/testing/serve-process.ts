@@ -24,12 +24,14 @@ const started = new Set<ChildProcess>();
 
 /**
  * Starts `mqsim serve --port 0 ARGS` (ephemeral ports unless ARGS gives --port) and resolves when it
- * prints its URL; rejects with its stderr when it exits first.
+ * prints its URL; rejects with its stderr when it exits first. `env` is added to this process's
+ * environment (secrets given the way an operator keeps them out of `ps`).
  */
-export function startServe(args: readonly string[]): Promise<ServedProcess> {
+export function startServe(args: readonly string[], env: Record<string, string> = {}): Promise<ServedProcess> {
   const portGiven = args.includes('--port');
   const child = spawn(process.execPath, [MQSIM_BIN, 'serve', ...(portGiven ? [] : ['--port', '0']), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   started.add(child);
   let out = '';

@@ -107,8 +107,7 @@ export const AUTH_DEVIATIONS: readonly Deviation[] = [
       around: aroundOn('auth.login', async (params, next, cx) => {
         const out = await next(params);
         if (!(out instanceof RawBody && out.status === 401)) return out;
-        const { username, password } = cx.cluster.options.admin;
-        return cx.cluster.auth.login(username, password);
+        return cx.cluster.auth.issueToken();
       }),
     },
   },

@@ -74,7 +74,9 @@ export const RECORD_DEVIATIONS: readonly Deviation[] = [
       around: aroundOn('cluster.config.get', async (params, next, cx) => {
         const data = (await next(params)) as Record<string, unknown>;
         const admin = data.admin as Record<string, unknown> | undefined;
-        return admin ? { ...data, admin: { ...admin, password: cx.cluster.options.admin.password } } : data;
+        // A run that keeps only the hash (mqsim serve) leaks that instead.
+        const { password, passwordHash } = cx.cluster.options.admin;
+        return admin ? { ...data, admin: { ...admin, password: password ?? passwordHash?.hash } } : data;
       }),
     },
   },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashAdminPassword } from '../../auth/admin-password.ts';
 import { decodeState, encodeState, journaledMqtt, StateFileError, type ServeState } from './state-file.ts';
 
 const STATE: ServeState = {
@@ -62,6 +63,22 @@ describe('state file format', () => {
     });
     const foreign = { ...STATE, writes: [{ ...STATE.writes[0], source: 'amqp' as never }] };
     expect(() => decodeState(encodeState(foreign), 'f')).toThrow(/write 1 is malformed/);
+  });
+
+  it('reads the admin as a password hash (this version) or a clear password (older files), and nothing else', () => {
+    const passwordHash = hashAdminPassword('pw', Buffer.alloc(16, 1));
+    const hashed = { ...STATE, options: { ...STATE.options, admin: { username: 'admin', passwordHash, tokenTtlHours: 8 } } };
+    expect(decodeState(encodeState(hashed), 'f')).toEqual(hashed);
+    for (const admin of [
+      { username: 'admin', tokenTtlHours: 8 },
+      { username: 'admin', passwordHash: { ...passwordHash, n: 2 ** 31 }, tokenTtlHours: 8 },
+      { username: 'admin', passwordHash: 'pw', tokenTtlHours: 8 },
+    ]) {
+      const bad = { ...STATE, options: { ...STATE.options, admin } } as unknown as ServeState;
+      expect(() => decodeState(encodeState(bad), 'f'), JSON.stringify(admin)).toThrow(
+        /options\.admin\.passwordHash is missing or malformed/,
+      );
+    }
   });
 
   it('refuses a well-formed file whose writes go back in time', () => {

@@ -4,6 +4,7 @@ import type { EnvelopeForm } from '../envelope.ts';
 import type { WorkloadName } from '../../cluster/cluster-options.ts';
 import { DIALECT_NAMES, type DialectName } from '../dialects/dialects.ts';
 import { isOneOf, isRecord } from '../../api/json-guards.ts';
+import { isAdminPasswordHash, type AdminPasswordHash } from '../../auth/admin-password.ts';
 
 /**
  * What a state file of `mqsim serve --state FILE` holds (the run's options and its journaled writes),
@@ -36,7 +37,22 @@ export interface ServeStateOptions {
   /** `--clients`, when given. */
   clients?: number;
   deviations: string[];
-  admin: { username: string; password: string; jwtSecret?: string; tokenTtlHours: number };
+  admin: RecordedAdmin;
+}
+
+/**
+ * The administrator as recorded: the password as a salted hash, and no token signing secret (each
+ * start is given it again: scripts/cli/serve-secrets.ts). Files of older versions hold `password`
+ * in clear and maybe `jwtSecret`; they are still read, and saved without them.
+ */
+export interface RecordedAdmin {
+  username: string;
+  passwordHash?: AdminPasswordHash;
+  /** Older files only. */
+  password?: string;
+  /** Older files only. */
+  jwtSecret?: string;
+  tokenTtlHours: number;
 }
 
 export interface ServeState {
@@ -197,8 +213,11 @@ export function checkOptions(o: unknown, bad: (what: string) => never): ServeSta
   if (o.envelope !== 'A' && o.envelope !== 'B') bad('options.envelope must be A or B');
   if (o.dialect !== undefined && !isOneOf(DIALECT_NAMES, o.dialect))
     bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
-  if (!Array.isArray(o.deviations) || !isRecord(o.admin) || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string')
+  if (!Array.isArray(o.deviations) || !isRecord(o.admin) || typeof o.admin.username !== 'string')
     bad('options.deviations or options.admin are missing');
+  const admin = o.admin as Record<string, unknown>;
+  if (admin.passwordHash !== undefined ? !isAdminPasswordHash(admin.passwordHash) : typeof admin.password !== 'string')
+    bad('options.admin.passwordHash is missing or malformed');
   // Checked field by field above.
   return o as Partial<ServeStateOptions> as ServeStateOptions;
 }

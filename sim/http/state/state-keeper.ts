@@ -95,17 +95,21 @@ export class StateKeeper {
   /**
    * Makes the file ready to append to, once the recorded run was replayed (so a file that does not
    * resume is never touched): creates a new one, cuts a torn last record off, or converts a format-1
-   * file to a journal. Then writes out what was journaled meanwhile and records virtual time every
-   * `virtualTimeEveryMs`.
+   * file to a journal. `rewrite`: the recorded run must be written out anew (its options or write
+   * bodies changed: an older file's secrets in clear sealed, a replaced admin password), through a
+   * temporary file like a conversion. Then writes out what was journaled meanwhile and records
+   * virtual time every `virtualTimeEveryMs`.
    */
-  async open(): Promise<void> {
+  async open(how: { rewrite?: boolean } = {}): Promise<void> {
     const { path, loaded } = this.args;
-    if (!loaded || loaded.format === 1) {
+    if (!loaded || loaded.format === 1 || how.rewrite) {
       const records: JournalRecord[] = loaded
         ? [...loaded.state.writes.map((write) => ({ write })), { virtual_now: loaded.state.virtualNow }]
         : [];
       replaceFileDurably(path, encodeJournal(this.args.mqsimVersion, this.args.options, records));
-      if (loaded) this.args.onNotice?.(`converted ${path} from state format 1 to the journal (format 2)`);
+      if (loaded?.format === 1) this.args.onNotice?.(`converted ${path} from state format 1 to the journal (format 2)`);
+      else if (loaded?.torn)
+        this.args.onNotice?.(`${path}: dropped a torn last record (${loaded.torn.bytes} bytes), a write that was never acknowledged`);
     } else if (loaded.torn) {
       if (!existsSync(path)) throw new Error(`${path} disappeared while the run was replayed`);
       truncateDurably(path, loaded.goodBytes);
