@@ -7,6 +7,12 @@
  * See scripts/cli/testing/crash-torture.ts.
  *
  *   npm run soak:state-crash -- --kills 30 --seed 7 [--port 64000] [--mqtt-port 64100] [--life-ms 150,1500] [--keep]
+ *                               [--checkpoint-path /_sim/PATH]
+ *
+ * CHECKPOINT HOOK: serve has no way yet to ask for a checkpoint of its state file. Once it has one
+ * under /_sim/, --checkpoint-path names it: the kill moments then include "during a checkpoint" (a
+ * POST to that path, the kill 0-20 ms later). Another way (a signal, a CLI command) goes in the
+ * `checkpoint` option of runCrashTorture.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +30,7 @@ if (lifeMs.length !== 2 || !lifeMs.every((n) => Number.isFinite(n) && n >= 0) ||
   process.stderr.write(`soak-state-crash: --life-ms needs MIN,MAX in ms, got ${JSON.stringify(argText('life-ms', ''))}\n`);
   process.exit(2);
 }
+const checkpointPath = argText('checkpoint-path', '');
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-crash-'));
 const stateFile = join(dir, 'torture.state');
 
@@ -41,6 +48,13 @@ const result = await runCrashTorture({
   mqttPort,
   lifeMs,
   onProgress: (line) => process.stderr.write(`  ${line}\n`),
+  ...(checkpointPath
+    ? {
+        checkpoint: async (served) => {
+          await fetch(served.url + checkpointPath, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        },
+      }
+    : {}),
 });
 console.log(formatCrashTally(result, (performance.now() - started) / 1000));
 if (process.argv.includes('--keep')) process.stderr.write(`soak-state-crash: state file kept: ${stateFile}\n`);
