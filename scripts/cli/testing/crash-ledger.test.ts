@@ -72,7 +72,19 @@ describe('CrashLedger', () => {
     ledger.begin('w', 1, first).unanswered();
     ledger.begin('w', 1, second).unanswered();
     await ledger.check(view, 2);
+    await ledger.check(view, 3);
     expect(ledger.tally.outOfOrder).toEqual(['w: second is there but the earlier first is not']);
+  });
+
+  it('takes no overwrite as a witness of order (a later life raised its value)', async () => {
+    const ledger = new CrashLedger();
+    const create = step('create');
+    const set = step('set 1', true);
+    set.now = PRESENT;
+    ledger.begin('w', 1, create).unanswered();
+    ledger.begin('w', 1, set).unanswered();
+    await ledger.check(view, 2);
+    expect(ledger.tally.outOfOrder).toEqual([]);
   });
 
   it('holds a write answered with a failure to staying absent, and leaves it out of the order', async () => {

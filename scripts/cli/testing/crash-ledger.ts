@@ -44,6 +44,7 @@ export interface CrashTally {
 
 export class CrashLedger {
   private readonly entries: Entry[] = [];
+  private readonly reported = new Set<string>();
   readonly tally: CrashTally = {
     acknowledged: 0,
     lost: [],
@@ -119,7 +120,11 @@ export class CrashLedger {
     }
   }
 
-  /** Per writer and life: nothing present after something absent (a dropped unanswered write ends a life). */
+  /**
+   * Per writer and life: nothing present after something absent (a dropped unanswered write ends a
+   * life). An overwrite is no witness: a later life's write makes it look present. Each gap is
+   * reported once, at the first check that shows it.
+   */
   private checkOrder(seen: Map<Entry, Presence>): void {
     const gap = new Map<string, Entry>();
     for (const e of this.entries) {
@@ -128,8 +133,10 @@ export class CrashLedger {
       const there = seen.get(e)?.state !== 'absent';
       const before = gap.get(key);
       if (!there && !before) gap.set(key, e);
-      if (there && before) {
-        this.tally.outOfOrder.push(`${e.writer}: ${e.step.label} is there but the earlier ${before.step.label} is not`);
+      if (there && before && !e.step.overwrite) {
+        const report = `${e.writer}: ${e.step.label} is there but the earlier ${before.step.label} is not`;
+        if (!this.reported.has(report)) this.tally.outOfOrder.push(report);
+        this.reported.add(report);
         gap.delete(key);
       }
     }

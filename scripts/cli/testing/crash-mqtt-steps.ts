@@ -5,8 +5,10 @@
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import { ABSENT, PRESENT, type Step } from './crash-steps.ts';
-import { NotAcknowledged } from './crash-http.ts';
+import { NotAcknowledged, UnexpectedAnswer } from './crash-http.ts';
 import type { WriterContext } from './crash-writers.ts';
+
+const CLOSED = /connection closed|client disconnecting|ECONNRESET|EPIPE|ECONNREFUSED/i;
 
 /** The writer's client between its steps, and the way the harness abandons it at a kill. */
 export class MqttWriterState {
@@ -16,7 +18,11 @@ export class MqttWriterState {
 
   /** Resolves with what `ack` resolves with, unless the server is killed first. */
   race<T>(ack: Promise<T>): Promise<T> {
-    return Promise.race([ack, this.abandoned]);
+    const unanswered = ack.catch((e: Error) => {
+      // The connection went away before the ack (mqtt.js fails what it still waits for): not answered.
+      throw CLOSED.test(e?.message ?? '') ? new NotAcknowledged(e.message, { cause: e }) : e;
+    });
+    return Promise.race([unanswered, this.abandoned]);
   }
 
   /** At a kill: whatever ack is awaited is not coming; the client is dropped. */
@@ -71,7 +77,9 @@ export function mqttSteps(state: MqttWriterState, i: number, { mqttPort }: Write
       label: `MQTT subscribe ${clientId} ct/s/${n}`,
       async run() {
         if (!state.client) throw new NotAcknowledged('no connection');
-        return state.race(state.client.subscribeAsync(`ct/s/${n}`, { qos: 1 }));
+        const granted = await state.race(state.client.subscribeAsync(`ct/s/${n}`, { qos: 1 }));
+        if (granted.some((g) => g.qos > 2)) throw new UnexpectedAnswer(`SUBACK refused: ${JSON.stringify(granted)}`);
+        return granted;
       },
       async presence(view) {
         const rows = await view.list(`/api/mqtt/subscribe/list?client_id=${clientId}`);
