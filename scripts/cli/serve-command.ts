@@ -5,6 +5,7 @@ import type { EnvelopeForm } from '../../sim/http/envelope.ts';
 import type { WorkloadName } from '../../sim/cluster/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
+import { loadState, type LoadedState } from '../../sim/http/state/state-load.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
 import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/http/dialects/dialects.ts';
@@ -167,7 +168,7 @@ export function configureServeCommand(cmd: Command): void {
     )
     .option(
       '--state <file>',
-      'keep the cluster state in FILE: saved after every change and on SIGINT/SIGTERM; a restart with the same FILE resumes the run (created when missing; a foreign, corrupt or newer file is refused)',
+      'keep the cluster state in FILE, a journal: every change is on disk before it is answered; a restart with the same FILE resumes the run (created when missing; a foreign, damaged or newer file is refused)',
     )
     .option(
       '--deviation <id...>',
@@ -197,13 +198,14 @@ subscription lists. Users: a client naming a user must give its password (tenant
 ACL, blacklist, flapping bans, rewrite and auto-subscribe rules, quotas apply. With --state, every MQTT
 action is journaled; connections open at a restart are treated as lost (wills go out, expiry runs).
 
-Durable state (--state FILE): the file records the run's options (seed, nodes, workload, epoch,
-envelope, clients, deviations, admin settings) and every request that changed the model, with its
-virtual time; a restart rebuilds the cluster from the seed and applies them again (checking each
-answers as it did), then virtual time continues where it stopped. Options given with an existing
-file must match it. Saved atomically (temporary file, then rename) 200 ms after a change and on
-shutdown; a kill -9 can lose the last 200 ms. Not with --nats or --live-connectors (effects from
-outside the simulator cannot be replayed).
+Durable state (--state FILE): the file is a write-ahead journal of the run's options (seed, nodes,
+workload, epoch, envelope, clients, deviations, admin settings) and every request that changed the
+model, with its virtual time; a restart rebuilds the cluster from the seed and applies them again
+(checking each answers as it did), then virtual time continues where it stopped. Options given with
+an existing file must match it. A write is answered only once its record is on disk (fsync; writes
+arriving together share one), so an acknowledged write survives kill -9 and power loss. A last record
+cut short by a crash (never acknowledged) is dropped at restart; damage before it is refused. Not with
+--nats or --live-connectors (effects from outside the simulator cannot be replayed).
 
 Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
@@ -261,13 +263,14 @@ ${DEVIATION_HELP}`,
           `--state cannot be combined with ${opts.nats ? '--nats' : '--live-connectors'}: what arrives from outside the simulator cannot be replayed on restart`,
         );
       }
-      let recorded: ServeState | undefined;
+      let loaded: LoadedState | undefined;
       try {
-        recorded = opts.state ? StateKeeper.load(opts.state) : undefined;
+        loaded = opts.state ? loadState(opts.state) : undefined;
       } catch (e) {
         if (e instanceof StateFileError) throw new UsageError(e.message);
         throw e;
       }
+      const recorded: ServeState | undefined = loaded?.state;
       if (recorded && opts.state) {
         checkAgainstRecorded(cmd, opts, recorded, opts.state);
         const o = recorded.options;
@@ -321,13 +324,21 @@ ${DEVIATION_HELP}`,
       let keeper: StateKeeper | undefined;
       let running: Awaited<ReturnType<typeof startClusterServer>> | undefined;
       if (opts.state) {
-        keeper = StateKeeper.open({
+        keeper = new StateKeeper({
           path: opts.state,
           mqsimVersion: MQSIM_VERSION,
           options: stateOptions,
-          writes: recorded?.writes ?? [],
-          virtualNow: () => running?.cluster.now() ?? recorded?.virtualNow ?? epochMs,
-          onError: (e) => process.stderr.write(`mqsim serve: ${e.message}\n`),
+          ...(loaded ? { loaded } : {}),
+          virtualNow: () => {
+            running?.app.syncClock();
+            return running?.cluster.now() ?? recorded?.virtualNow ?? epochMs;
+          },
+          // Durability can no longer be promised: stop at once, as a database would, rather than go on answering.
+          onFatal: (e) => {
+            process.stderr.write(`mqsim serve: ${e.message}; stopping (writes not yet answered were not acknowledged)\n`);
+            process.exit(1);
+          },
+          onNotice: (line) => process.stderr.write(`mqsim serve: ${line}\n`),
         });
       }
       // The demo simulates an hour of history before listening: at 100,000 clients that takes ~40 s,
@@ -356,7 +367,7 @@ ${DEVIATION_HELP}`,
           ...(opts.clients !== undefined ? { clients: opts.clients } : {}),
           ...(opts.liveConnectors ? { liveConnectors: true } : {}),
           ...(recorded && opts.state ? { resume: { writes: recorded.writes, virtualNow: recorded.virtualNow, where: opts.state } } : {}),
-          ...(keeper ? { onModelWrite: (w) => keeper.record(w) } : {}),
+          ...(keeper ? { onModelWrite: (w) => keeper.append(w), durableOutput: keeper } : {}),
           admin: stateOptions.admin,
           onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
         });
@@ -364,8 +375,16 @@ ${DEVIATION_HELP}`,
         if (e instanceof StateFileError) throw new UsageError(e.message);
         throw e;
       }
-      // A new state file is created at once, so a wrong path shows now, not at the first write.
-      if (keeper && !recorded) keeper.saveNow();
+      // A new state file is created at once, so a wrong path shows now, not at the first write; a
+      // resumed one is touched only now that its replay succeeded (a torn last record cut off, format 1 converted).
+      if (keeper) {
+        try {
+          await keeper.open();
+        } catch (e) {
+          await running.close();
+          throw new Error(`could not open the state file ${opts.state}: ${(e as Error).message}`, { cause: e });
+        }
+      }
       process.stderr.write(
         `mqsim serve: ${opts.nodes} node(s), seed ${opts.seed}, workload ${opts.workload}, dialect ${opts.dialect}${opts.dialect !== 'spec' ? ` (${DIALECTS[opts.dialect].switches.length} switches)` : ''}, envelope ${envelope}, virtual epoch ${new Date(epochMs).toISOString()}\n` +
           running.nodeUrls.map((u, i) => `  node ${i + 1}: ${u}\n`).join('') +
@@ -387,8 +406,8 @@ ${DEVIATION_HELP}`,
               : `  state: ${opts.state} (new)\n`
             : ''),
       );
-      process.stdout.write(`${running.baseUrl}\n`);
-      await new Promise<void>((resolve) => {
+      // Listening for the signals before the URL is printed: a client that reads it may stop serve at once.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -397,11 +416,12 @@ ${DEVIATION_HELP}`,
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      process.stdout.write(`${running.baseUrl}\n`);
+      await stopped;
       await running.close();
       if (keeper) {
-        running.app.syncClock();
         try {
-          keeper.close();
+          await keeper.close();
           process.stderr.write(`mqsim serve: state saved to ${opts.state} (${keeper.writeCount} write(s))\n`);
         } catch (e) {
           process.stderr.write(`mqsim serve: ${(e as Error).message}\n`);

@@ -104,7 +104,7 @@ describe('mqsim serve --state with the MQTT listener', () => {
     await stop(third);
   }, 60_000);
 
-  it('after a kill -9, treats the connections the journal left open as lost at the restart (wills go out)', async () => {
+  it('after a kill -9 right after a PUBACK, keeps what was acknowledged and treats the connections the journal left open as lost at the restart (wills go out)', async () => {
     const state = join(dir, 'killed.state');
     const first = await serve(['--workload', 'none', '--state', state, '--mqtt-port', '0']);
     const c = await client(first.mqttPort!, {
@@ -114,7 +114,8 @@ describe('mqsim serve --state with the MQTT listener', () => {
       will: { topic: 'crash/will', payload: Buffer.from('gone with the process'), qos: 0, retain: true },
     });
     await c.subscribeAsync('crash/#', { qos: 1 });
-    await new Promise((r) => setTimeout(r, 600)); // past the 200 ms debounced save
+    await c.publishAsync('crash/acked', 'acknowledged before the kill', { qos: 1, retain: true });
+    // Right after the PUBACK: it was sent only once the publish's record was on disk.
     first.child.kill('SIGKILL');
     await first.exit;
     c.end(true);
@@ -124,6 +125,10 @@ describe('mqsim serve --state with the MQTT listener', () => {
     expect(record.session).not.toBeNull(); // a persistent session outlives the lost connection
     const topic = (await api(second, '/api/cluster/topic/detail?tenant=default&topic_name=crash/will')).data;
     expect(Buffer.from(topic.retain_message.payload).toString()).toBe('gone with the process');
+    const acked = (await api(second, '/api/cluster/topic/detail?tenant=default&topic_name=crash/acked')).data;
+    expect(Buffer.from(acked.retain_message.payload).toString()).toBe('acknowledged before the kill');
+    const subs = (await api(second, '/api/mqtt/subscribe/list')).data.data.map((x: any) => [x.client_id, x.path]);
+    expect(subs).toContainEqual(['crashed', 'crash/#']);
     await stop(second);
     // The loss was journaled too: the next start agrees without dropping anything again.
     expect(readFileSync(state, 'utf8')).toContain('\\"why\\":\\"restart\\"'); // inside the write's JSON body text

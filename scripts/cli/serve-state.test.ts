@@ -1,16 +1,19 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MQSIM_BIN as BIN, startServe, stopAll } from './testing/serve-process.ts';
+import { encodeState } from '../../sim/http/state/state-file.ts';
+import { loadState } from '../../sim/http/state/state-load.ts';
 
 /**
  * `mqsim serve --state FILE` through the real CLI: acknowledged writes of every kind survive a
- * kill -TERM and a restart with the same file; a corrupt, truncated, foreign or newer file is refused
- * with exit 2 and left byte for byte as it was.
+ * kill -TERM, and a kill -9 right after their answers, and a restart with the same file; a torn last
+ * record is dropped; a corrupt, foreign or newer file is refused with exit 2 and left byte for byte as
+ * it was; a format-1 file (older mqsim) resumes and becomes a journal.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-'));
@@ -176,37 +179,90 @@ describe('mqsim serve --state', () => {
     expect(readFileSync(file).equals(bytes)).toBe(true);
   }, 120_000);
 
-  it('a write is saved within the debounce delay, so it survives even kill -9', async () => {
+  it('every acknowledged write survives a kill -9 sent right after the last answer', async () => {
     const file = join(dir, 'killed.state');
-    const s = await serve(['--workload', 'none', '--nodes', '3', '--state', file]);
-    expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'survivor' })).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 800));
+    const s = await serve(['--workload', 'none', '--nodes', '3', '--control', '--state', file]);
+    // Concurrent clients on every node (their records share fsyncs), then a control-interface write.
+    const names = Array.from({ length: 60 }, (_, i) => `survivor-${i}`);
+    const nodes = [...s.stderr().matchAll(/node \d: (http:\/\/\S+)/g)].map((m) => m[1]);
+    expect(nodes).toHaveLength(3);
+    const answers = await Promise.all(names.map((n, i) => post(nodes[i % 3], '/api/cluster/tenant/create', { tenant_name: n })));
+    expect(answers.every((a) => a.code === 0)).toBe(true);
+    expect((await post(s.url, '/_sim/mq9/mailbox/create', { name: 'inbox.killed', ttl: 3600 })).code).toBe(0);
     s.child.kill('SIGKILL');
     await s.exit;
-    const again = await serve(['--state', file]);
+    const again = await serve(['--control', '--state', file]);
     try {
-      expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=survivor')).data.total_count).toBe(1);
+      expect(again.stderr()).toMatch(/resumed 61 write\(s\)/);
+      const listed = await get(again.url, '/api/cluster/tenant/list?limit=1000');
+      const kept = (listed.data.data as { tenant_name: string }[]).map((t) => t.tenant_name).filter((n) => n.startsWith('survivor-'));
+      expect(kept.sort()).toEqual([...names].sort());
+      const mail = await get(again.url, '/api/mq9/mail/list?limit=1000');
+      expect((mail.data.data as { mail_address: string }[]).map((m) => m.mail_address)).toContain('inbox.killed');
     } finally {
       again.child.kill('SIGTERM');
       await again.exit;
     }
-  }, 30_000);
+  }, 60_000);
 
-  it('a missing file is created at start', async () => {
+  it('a missing file is created at start, private to its owner, as a journal', async () => {
     const file = join(dir, 'new.state');
     const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
     try {
       expect(existsSync(file)).toBe(true);
-      expect(readFileSync(file, 'utf8')).toMatch(/^MQSIM-SERVE-STATE 1 sha256=[0-9a-f]{64} bytes=\d+\n\{/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8')).toMatch(/^MQSIM-SERVE-STATE 2\n[0-9a-f]{8} [0-9a-f]{8} \{"run":/);
     } finally {
       s.child.kill('SIGTERM');
       await s.exit;
     }
   }, 30_000);
 
+  it('drops a torn last record (a write never acknowledged) and resumes the rest', async () => {
+    const file = join(dir, 'torn.state');
+    const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
+    for (const n of ['kept-1', 'kept-2']) expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: n })).code).toBe(0);
+    s.child.kill('SIGKILL');
+    await s.exit;
+    const whole = readFileSync(file);
+    writeFileSync(file, whole.subarray(0, whole.length - 9));
+    const again = await serve(['--state', file]);
+    try {
+      expect(again.stderr()).toMatch(/dropped a torn last record \(\d+ bytes/);
+      expect(again.stderr()).toMatch(/resumed 1 write\(s\)/);
+      expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=kept-1')).data.total_count).toBe(1);
+      expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=kept-2')).data.total_count).toBe(0);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+    }
+    expect(loadState(file)!.torn).toBeUndefined();
+  }, 30_000);
+
+  it('resumes a format-1 file (written by an older mqsim) and continues it as a journal', async () => {
+    const file = join(dir, 'format1.state');
+    const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
+    expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'from-format-1' })).code).toBe(0);
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toBe(0);
+    writeFileSync(file, encodeState(loadState(file)!.state));
+    expect(readFileSync(file, 'utf8')).toMatch(/^MQSIM-SERVE-STATE 1 sha256=/);
+    const again = await serve(['--state', file]);
+    try {
+      expect(again.stderr()).toMatch(/converted .* from state format 1/);
+      expect(again.stderr()).toMatch(/resumed 1 write\(s\)/);
+      expect((await get(again.url, '/api/cluster/tenant/list?tenant_name=from-format-1')).data.total_count).toBe(1);
+      expect((await post(again.url, '/api/cluster/tenant/create', { tenant_name: 'after-conversion' })).code).toBe(0);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exit).toBe(0);
+    }
+    expect(loadState(file)).toMatchObject({ format: 2, state: { writes: [{}, {}] } });
+  }, 30_000);
+
   describe('refuses a file it cannot trust, with exit 2, and leaves it byte-identical', () => {
     const good = (): string => {
-      // A real state file with one write, made by a short run.
+      // A real state file with two writes, made by a short run.
       const path = join(dir, 'good.state');
       return readFileSync(path, 'utf8');
     };
@@ -215,15 +271,19 @@ describe('mqsim serve --state', () => {
       const file = join(dir, 'good.state');
       const s = await serve(['--workload', 'none', '--nodes', '1', '--state', file]);
       expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'x' })).code).toBe(0);
+      expect((await post(s.url, '/api/cluster/tenant/create', { tenant_name: 'y' })).code).toBe(0);
       s.child.kill('SIGTERM');
       expect(await s.exit).toBe(0);
       expect(good()).toContain('tenant/create');
     }, 30_000);
 
     const cases: [string, (text: string) => string | Buffer, RegExp][] = [
-      ['corrupt (one byte of the body changed)', (t) => t.replace('tenant/create', 'tenant/crEate'), /is corrupt: the sha256/],
-      ['truncated', (t) => t.slice(0, t.length - 20), /truncated or damaged/],
-      ['header only', (t) => t.slice(0, t.indexOf('\n')), /truncated: it ends after its header/],
+      [
+        'corrupt (one byte of a record before the last changed)',
+        (t) => t.replace('tenant/create', 'tenant/crEate'),
+        /is damaged: record 2 .* good records follow it/,
+      ],
+      ['header only', (t) => t.slice(0, t.indexOf('\n') + 1), /ends after its header/],
       [
         'foreign JSON (package.json)',
         () => readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url))),
@@ -232,8 +292,8 @@ describe('mqsim serve --state', () => {
       ["another program's binary file", () => Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), /not an mqsim serve state file/],
       [
         'a newer format',
-        (t) => t.replace(/^MQSIM-SERVE-STATE 1 /, 'MQSIM-SERVE-STATE 2 '),
-        /newer mqsim \(state format 2; this mqsim reads format 1\)/,
+        (t) => t.replace(/^MQSIM-SERVE-STATE 2\n/, 'MQSIM-SERVE-STATE 3\n'),
+        /newer mqsim \(state format 3; this mqsim reads format 2\)/,
       ],
       [
         'a replay that answers differently (edited with a fixed checksum)',
@@ -261,9 +321,14 @@ describe('mqsim serve --state', () => {
   });
 });
 
-/** Recomputes a state file's header after an edit of its body (to reach the replay check). */
+/** Recomputes every record's length and checksum after an edit (to reach the replay check). */
 function rechecksum(text: string): string {
-  const body = text.slice(text.indexOf('\n') + 1);
-  const sha = createHash('sha256').update(body).digest('hex');
-  return `MQSIM-SERVE-STATE 1 sha256=${sha} bytes=${Buffer.byteLength(body)}\n${body}`;
+  const [header, ...records] = text.split('\n');
+  const fixed = records.map((line) => {
+    if (line === '') return line;
+    const payload = Buffer.from(line.slice(18));
+    const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+    return `${hex(payload.length)} ${hex(crc32(payload))} ${payload.toString()}`;
+  });
+  return [header, ...fixed].join('\n');
 }

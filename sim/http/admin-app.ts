@@ -44,9 +44,11 @@ export interface AdminAppOptions {
   /**
    * Called after every request whose handling changed the model (a write that recorded state
    * changes, answered or not), with what is needed to apply it again at the same virtual time:
-   * `mqsim serve --state` journals these and replays them on restart (sim/http/state).
+   * `mqsim serve --state` journals these and replays them on restart (sim/http/state). When it
+   * returns a promise, the answer waits for it (the journal's record is on disk); if it rejects,
+   * the request gets no answer (`respond` rejects with its error): the write was not made durable.
    */
-  onModelWrite?: (write: ModelWrite) => void;
+  onModelWrite?: (write: ModelWrite) => void | Promise<void>;
   /** The endpoints served and their handlers (default: the built-in API). */
   api?: ServedApi;
   /**
@@ -190,16 +192,18 @@ export class AdminApp {
   }
 
   private async handleInFull(req: ApiRequest): Promise<ApiResponse> {
+    let response: ApiResponse;
+    let journaled: void | Promise<void> = undefined;
     try {
       this.syncClock();
       const at = this.cluster.now();
       const outcome = { changedModel: false };
       const before = this.deviations.request(req);
       const request = before instanceof Promise ? await before : before;
-      const response = this.deviations.response(req, await this.dispatch(request, outcome));
+      response = this.deviations.response(req, await this.dispatch(request, outcome));
       if (outcome.changedModel && this.options.onModelWrite) {
         const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : req.body.toString('utf8');
-        this.options.onModelWrite({
+        journaled = this.options.onModelWrite({
           at,
           nodeId: req.nodeId,
           method: req.method,
@@ -209,10 +213,12 @@ export class AdminApp {
           answer: response.body,
         });
       }
-      return response;
     } catch (error) {
       return this.internalError(error, req);
     }
+    // Outside the catch: a write that could not be made durable is not answered at all (not a 500, not a success).
+    if (journaled instanceof Promise) await journaled;
+    return response;
   }
 
   /** The 500 answer to a request whose handling threw unexpectedly (a bug), reported to onInternalError. */

@@ -20,6 +20,8 @@ import { replayWrites } from './state/state-replay.ts';
 import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
 import { StaticUi } from './static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
+import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';
+import { JournalFailure } from './state/state-keeper.ts';
 import { dropNetworkConnections, encodeWireOp, wireAnswerText } from '../mqtt-wire/wire-ops.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
@@ -50,8 +52,15 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
    * options must be the recorded run's. Throws a StateFileError when the replay answers differently.
    */
   resume?: { writes: readonly JournaledWrite[]; virtualNow: number; where: string };
-  /** Called with every request (API or control interface) that changed the model, to journal it. */
-  onModelWrite?: (write: JournaledWrite) => void;
+  /**
+   * Called with every request (API, control interface, MQTT listener) that changed the model, to
+   * journal it, in the order the model took them. When it returns a promise, the API's and the
+   * control interface's answers wait for it (the record is durable); MQTT packets wait through
+   * `durableOutput`.
+   */
+  onModelWrite?: (write: JournaledWrite) => void | Promise<void>;
+  /** What the MQTT listeners send waits until everything journaled before it is durable (see OutputGate). */
+  durableOutput?: OutputGate;
   /**
    * `spec` (default) or `robustmq`: answer as the real server does where it differs from the spec
    * (sim/http/dialects). Its switches come before `deviations`; its envelope applies unless `envelope` is given.
@@ -176,7 +185,15 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
   cluster.start();
   const peers = new HttpPeers(cluster);
-  const journal = options.onModelWrite;
+  const journalWrite = options.onModelWrite;
+  // Writes whose answer is no HTTP response (MQTT ops, connections lost at a restart) wait through
+  // durableOutput, not through the promise; a failure there is reported by the journal's owner.
+  const journal = journalWrite
+    ? (w: JournaledWrite): void => {
+        const durable = journalWrite(w);
+        if (durable instanceof Promise) durable.catch(() => {});
+      }
+    : undefined;
   const ui = options.ui !== undefined ? new StaticUi(options.ui) : undefined;
   const dialect = DIALECTS[options.dialect ?? 'spec'];
   const envelope = options.envelope ?? dialect.envelope;
@@ -191,7 +208,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
     onInternalError: (e) => options.onInternalError?.(e),
     ...deviations,
     ...served,
-    ...(journal ? { onModelWrite: (w) => journal(journaled('api', w)) } : {}),
+    ...(journalWrite ? { onModelWrite: (w) => journalWrite(journaled('api', w)) } : {}),
   });
   if (options.resume) {
     const { writes, virtualNow, where } = options.resume;
@@ -214,9 +231,10 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         // Synced once, here: a second sync inside could move virtual time past `at` by a wall-clock
         // millisecond, and the journaled write would then replay at another time than it ran.
         const answer = controlHttpAnswer(cluster, envelope, () => {}, req);
-        if (answer && journal && req.method.toUpperCase() === 'POST' && answer.status === 200) {
+        if (answer && journalWrite && req.method.toUpperCase() === 'POST' && answer.status === 200) {
           const body = req.body === undefined ? undefined : req.body.toString();
-          journal(
+          // Answered once its record is durable.
+          const durable = journalWrite(
             journaled('control', {
               at,
               nodeId: 1,
@@ -227,6 +245,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
               answer: answer.body,
             }),
           );
+          if (durable instanceof Promise) return durable.then(() => answer);
         }
         return answer;
       }
@@ -249,6 +268,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
         host,
         port: options.mqttPort,
         syncClock: () => app.syncClock(),
+        ...(options.durableOutput ? { outputGate: options.durableOutput } : {}),
         ...(journal
           ? {
               journal: (e: WireJournalEntry) =>
@@ -315,6 +335,9 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   };
 }
 
+/** The control interface as the listeners call it: undefined for a path it does not own. */
+type ControlHandler = (req: ControlHttpRequest) => ControlHttpAnswer | Promise<ControlHttpAnswer> | undefined;
+
 export interface NodeListenOptions {
   /** Address to listen on; the nodes register it (127.0.0.1 for a wildcard address). */
   host: string;
@@ -326,8 +349,8 @@ export interface NodeListenOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept, in ms (default 5 000). */
   keepAliveTimeoutMs?: number;
-  /** Answers `/_sim/` requests (the control interface) before the API, when given. */
-  control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined;
+  /** Answers `/_sim/` requests (the control interface) before the API, when given (a promise: once its write is durable). */
+  control?: ControlHandler;
   /** A built dashboard served from the API's origin. */
   ui?: StaticUi;
 }
@@ -440,7 +463,7 @@ async function serve(
   nodeId: number,
   req: IncomingMessage,
   res: ServerResponse,
-  control?: (req: ControlHttpRequest) => ControlHttpAnswer | undefined,
+  control?: ControlHandler,
   ui?: StaticUi,
 ): Promise<void> {
   try {
@@ -494,7 +517,9 @@ async function serve(
     res.writeHead(answer.status, headers);
     res.end(req.method === 'HEAD' ? undefined : bytes);
   } catch (e) {
-    if (!res.headersSent) {
+    // The journal could not make the write durable: no answer at all (the process is stopping).
+    if (e instanceof JournalFailure) res.destroy();
+    else if (!res.headersSent) {
       res.writeHead(400, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       res.end(JSON.stringify({ code: 400, message: `could not read the request: ${(e as Error).message}`, data: null }));
     } else res.destroy();

@@ -374,7 +374,7 @@ describe('mcp-server: the HTTP side', () => {
     const writes: ModelWrite[] = [];
     const build = () => new Cluster({ seed: 5, nodes: 1, workload: 'none' }).start();
     const a = build();
-    const app = new AdminApp(a, { deviations: ['mcp-server'], onModelWrite: (w) => writes.push(w) });
+    const app = new AdminApp(a, { deviations: ['mcp-server'], onModelWrite: (w) => void writes.push(w) });
     const caller: Caller = {
       call: async (method, url, body) => {
         const res = await app.handle({

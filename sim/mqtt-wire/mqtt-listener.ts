@@ -6,6 +6,7 @@ import { openFileLimit } from './fd-limit.ts';
 import { Login } from './login.ts';
 import { WireConnection, type WireHost } from './wire-connection.ts';
 import { applyWireOp, type WireOp, type WireOpAnswer } from './wire-ops.ts';
+import type { OutputGate } from './durable-outbox.ts';
 
 /** One journaled model operation of a network connection. */
 export interface WireJournalEntry {
@@ -25,6 +26,8 @@ export interface MqttListenerOptions {
   syncClock: () => void;
   /** Called with every op applied to the model (`mqsim serve --state` journals them). */
   journal?: (entry: WireJournalEntry) => void;
+  /** Packets wait until what was journaled before them is durable (the acknowledgement of an op after its record). */
+  outputGate?: OutputGate;
   /** Broker bugs (an exception while handling a packet); the connection is closed, the listener goes on. */
   onInternalError?: (error: unknown) => void;
   /** Time a new connection has to send CONNECT, ms (default 10 000). */
@@ -76,6 +79,7 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
     nodeId,
     login,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(options.outputGate ? { outputGate: options.outputGate } : {}),
     apply<T extends WireOp>(op: T, sink?: DeliverySink): WireOpAnswer<T> {
       // Synced once, here: the op runs (and is journaled) at exactly the virtual time read after it.
       options.syncClock();

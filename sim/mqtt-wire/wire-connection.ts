@@ -19,6 +19,7 @@ import { payloadFormatBroken, publishPacketOf, readConnect, readPublish, userPro
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
 import type { WireOp, WireOpAnswer, WireSubscription } from './wire-ops.ts';
+import { DurableOutbox, type OutputGate } from './durable-outbox.ts';
 
 /** What a connection needs from its listener. */
 export interface WireHost {
@@ -40,6 +41,8 @@ export interface WireHost {
   internalError(error: unknown): void;
   /** The connection is gone (socket closed). */
   released(connection: WireConnection): void;
+  /** With a journal (`mqsim serve --state`): packets wait until what was journaled before them is durable. */
+  readonly outputGate?: OutputGate;
 }
 
 type State = 'awaiting-connect' | 'connected' | 'closing' | 'closed';
@@ -98,6 +101,8 @@ export class WireConnection {
   private maxPacketSize: number;
   /** Writes are being gathered for one writev at the end of this tick. */
   private corked = false;
+  /** With a journal: packets held until what they acknowledge is durable (then no corking here). */
+  private readonly outbox: DurableOutbox | undefined;
   readonly sink: DeliverySink;
 
   constructor(
@@ -105,6 +110,7 @@ export class WireConnection {
     private readonly host: WireHost,
   ) {
     this.maxPacketSize = host.cluster.config.current().MqttProtocol.max_packet_size;
+    this.outbox = host.outputGate ? new DurableOutbox(socket, host.outputGate) : undefined;
     this.sink = {
       deliver: (m) => this.deliver(m),
       closed: (why) => this.closedByBroker(why),
@@ -438,7 +444,8 @@ export class WireConnection {
       return;
     }
     const me = this.me!;
-    if (message.qos === 0 && this.socket.writableLength > SLOW_READER_BYTES) return; // a slow reader loses QoS 0 messages
+    // A slow reader loses QoS 0 messages.
+    if (message.qos === 0 && this.socket.writableLength + (this.outbox?.heldBytes ?? 0) > SLOW_READER_BYTES) return;
     if (me.clientMaxPacket !== Infinity) {
       // MQTT 5 §3.1.2.11.4: a message larger than the client accepts is discarded, as if delivered.
       const probe = publishPacketOf(message, me.version, this.host.cluster.now(), message.qos > 0 ? 1 : undefined, false);
@@ -550,7 +557,8 @@ export class WireConnection {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.state = 'closing';
     this.disarm();
-    this.socket.end();
+    if (this.outbox) this.outbox.end();
+    else this.socket.end();
     this.arm(CLOSE_GRACE_MS, () => this.socket.destroy());
   }
 
@@ -569,6 +577,10 @@ export class WireConnection {
   private write(packet: Packet, version: ProtocolVersion = this.version): void {
     const socket = this.socket;
     if (socket.destroyed || !socket.writable) return;
+    if (this.outbox) {
+      this.outbox.write(mqttPacket.generate(packet, { protocolVersion: version }));
+      return;
+    }
     // Everything written in one turn of the event loop goes out in one writev: a chunk of PUBLISH
     // packets gets its acknowledgements, and a subscriber its burst of messages, without a syscall each.
     if (!this.corked) {

@@ -249,7 +249,7 @@ describe('record-delete-routes', () => {
     };
     const writes: ModelWrite[] = [];
     const a = build();
-    const appA = new AdminApp(a, { deviations: ['record-delete-routes'], onModelWrite: (w) => writes.push(w) });
+    const appA = new AdminApp(a, { deviations: ['record-delete-routes'], onModelWrite: (w) => void writes.push(w) });
     const call = (body: unknown, url: string) =>
       appA.handle({
         method: 'POST',

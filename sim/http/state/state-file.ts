@@ -6,7 +6,9 @@ import { DIALECT_NAMES, type DialectName } from '../dialects/dialects.ts';
 import { isOneOf, isRecord } from '../../api/json-guards.ts';
 
 /**
- * The file of `mqsim serve --state FILE`: one header line, then the body as JSON.
+ * What a state file of `mqsim serve --state FILE` holds (the run's options and its journaled writes),
+ * and format 1, the whole-file form written before the journal (format 2, state-journal-format.ts)
+ * and still read so such a run resumes:
  *
  *   MQSIM-SERVE-STATE 1 sha256=<hex of the body bytes> bytes=<body length>\n
  *   {"mqsim_version":…, "options":{…}, "virtual_now":…, "writes":[…]}
@@ -17,7 +19,10 @@ import { isOneOf, isRecord } from '../../api/json-guards.ts';
  * snapshot, is explained in state-keeper.ts.
  */
 export const STATE_MAGIC = 'MQSIM-SERVE-STATE';
-export const STATE_FORMAT_VERSION = 1;
+/** The format this mqsim writes (the journal); it reads this one and format 1. */
+export const STATE_FORMAT_VERSION = 2;
+/** The whole-file format of older mqsim versions. */
+export const STATE_FORMAT_1 = 1;
 
 /** The options a run was started with: everything, besides the writes, that decides its model. */
 export interface ServeStateOptions {
@@ -84,6 +89,7 @@ export function journaledMqtt(at: number, nodeId: number, opName: string, body: 
   return { source: 'mqtt', at, node: nodeId, method: 'MQTT', url: opName, body, status: 200, answer: answerDigest(answer) };
 }
 
+/** A state in format 1 (older mqsim versions; tests make such files to check they still resume). */
 export function encodeState(state: ServeState): string {
   const body = JSON.stringify({
     mqsim_version: state.mqsimVersion,
@@ -93,22 +99,23 @@ export function encodeState(state: ServeState): string {
   });
   const bytes = Buffer.byteLength(body);
   const sha = createHash('sha256').update(body).digest('hex');
-  return `${STATE_MAGIC} ${STATE_FORMAT_VERSION} sha256=${sha} bytes=${bytes}\n${body}`;
+  return `${STATE_MAGIC} ${STATE_FORMAT_1} sha256=${sha} bytes=${bytes}\n${body}`;
 }
 
 const HEADER = /^MQSIM-SERVE-STATE (\d+) sha256=([0-9a-f]{64}) bytes=(\d+)$/;
 
-/** Parses and checks a state file's text; `where` names the file in messages. */
-export function decodeState(text: string, where: string): ServeState {
-  const newline = text.indexOf('\n');
-  const head = newline < 0 ? text : text.slice(0, newline);
+/**
+ * Refuses a file that is no state file (with a hint when it is some other JSON), and one of a newer or
+ * unknown format; returns the format version of its first line otherwise.
+ */
+export function stateFormatOf(head: string, where: string): number {
   if (!head.startsWith(`${STATE_MAGIC} `)) {
-    const looksJson = /^\s*[[{]/.test(text);
+    const looksJson = /^\s*[[{]/.test(head);
     throw new StateFileError(
       `${where} is not an mqsim serve state file (it does not start with "${STATE_MAGIC}"${looksJson ? '; it is some other JSON document' : ''}); refusing to use or overwrite it — pass another path to --state`,
     );
   }
-  const m = HEADER.exec(head);
+  const m = /^MQSIM-SERVE-STATE (\d+)(?: |$)/.exec(head);
   if (!m)
     throw new StateFileError(`${where}: damaged state file header ${JSON.stringify(head.slice(0, 120))}; refusing to use or overwrite it`);
   const version = Number(m[1]);
@@ -118,6 +125,17 @@ export function decodeState(text: string, where: string): ServeState {
     );
   }
   if (version < 1) throw new StateFileError(`${where}: unknown state format ${version}; refusing to use or overwrite it`);
+  return version;
+}
+
+/** Parses and checks the text of a format-1 state file; `where` names the file in messages. */
+export function decodeState(text: string, where: string): ServeState {
+  const newline = text.indexOf('\n');
+  const head = newline < 0 ? text : text.slice(0, newline);
+  if (stateFormatOf(head, where) !== STATE_FORMAT_1) throw new StateFileError(`${where} is not in state format 1`);
+  const m = HEADER.exec(head);
+  if (!m)
+    throw new StateFileError(`${where}: damaged state file header ${JSON.stringify(head.slice(0, 120))}; refusing to use or overwrite it`);
   if (newline < 0) throw new StateFileError(`${where} is truncated: it ends after its header; refusing to use or overwrite it`);
   const body = text.slice(newline + 1);
   const bytes = Buffer.byteLength(body);
@@ -142,11 +160,32 @@ export function decodeState(text: string, where: string): ServeState {
 }
 
 function checkShape(data: unknown, where: string): ServeState {
-  const bad = (what: string): never => {
+  const bad = refusal(where);
+  if (!isRecord(data)) return bad('the body is not an object');
+  const options = checkOptions(data.options, bad);
+  if (typeof data.virtual_now !== 'number' || !Number.isFinite(data.virtual_now)) return bad('virtual_now is missing');
+  if (!Array.isArray(data.writes)) return bad('writes is not a list');
+  let last = -Infinity;
+  data.writes.forEach((w: unknown, i: number) => {
+    last = checkWrite(w, i, last, bad).at;
+  });
+  return {
+    mqsimVersion: String(data.mqsim_version ?? '?'),
+    options,
+    virtualNow: data.virtual_now,
+    writes: data.writes as JournaledWrite[],
+  };
+}
+
+/** Throws a StateFileError naming `where` and what is wrong with it. */
+export const refusal =
+  (where: string) =>
+  (what: string): never => {
     throw new StateFileError(`${where}: ${what}; refusing to use or overwrite it`);
   };
-  if (!isRecord(data)) return bad('the body is not an object');
-  const o = data.options;
+
+/** The recorded options, checked field by field (the object itself is carried through unchanged). */
+export function checkOptions(o: unknown, bad: (what: string) => never): ServeStateOptions {
   if (
     !isRecord(o) ||
     typeof o.seed !== 'string' ||
@@ -160,30 +199,24 @@ function checkShape(data: unknown, where: string): ServeState {
     bad(`options.dialect ${JSON.stringify(o.dialect)} is not one of ${DIALECT_NAMES.join(', ')}`);
   if (!Array.isArray(o.deviations) || !isRecord(o.admin) || typeof o.admin.username !== 'string' || typeof o.admin.password !== 'string')
     bad('options.deviations or options.admin are missing');
-  if (typeof data.virtual_now !== 'number' || !Number.isFinite(data.virtual_now)) return bad('virtual_now is missing');
-  if (!Array.isArray(data.writes)) return bad('writes is not a list');
-  let last = -Infinity;
-  data.writes.forEach((w: unknown, i: number) => {
-    if (
-      !isRecord(w) ||
-      (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') ||
-      typeof w.at !== 'number' ||
-      !Number.isFinite(w.at) ||
-      !Number.isInteger(w.node) ||
-      typeof w.method !== 'string' ||
-      typeof w.url !== 'string' ||
-      !Number.isInteger(w.status) ||
-      typeof w.answer !== 'string'
-    )
-      return bad(`write ${i + 1} is malformed`);
-    if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
-    last = w.at;
-  });
-  return {
-    mqsimVersion: String(data.mqsim_version ?? '?'),
-    // Checked field by field above.
-    options: o as Partial<ServeStateOptions> as ServeStateOptions,
-    virtualNow: data.virtual_now,
-    writes: data.writes as JournaledWrite[],
-  };
+  // Checked field by field above.
+  return o as Partial<ServeStateOptions> as ServeStateOptions;
+}
+
+/** Write number `i` (from 0), checked; `last` is the virtual time of the write before it. */
+export function checkWrite(w: unknown, i: number, last: number, bad: (what: string) => never): JournaledWrite {
+  if (
+    !isRecord(w) ||
+    (w.source !== 'api' && w.source !== 'control' && w.source !== 'mqtt') ||
+    typeof w.at !== 'number' ||
+    !Number.isFinite(w.at) ||
+    !Number.isInteger(w.node) ||
+    typeof w.method !== 'string' ||
+    typeof w.url !== 'string' ||
+    !Number.isInteger(w.status) ||
+    typeof w.answer !== 'string'
+  )
+    return bad(`write ${i + 1} is malformed`);
+  if (w.at < last) bad(`write ${i + 1} goes back in virtual time`);
+  return w as Partial<JournaledWrite> as JournaledWrite;
 }

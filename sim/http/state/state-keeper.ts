@@ -1,9 +1,11 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { decodeState, encodeState, StateFileError, type JournaledWrite, type ServeState, type ServeStateOptions } from './state-file.ts';
+import { existsSync } from 'node:fs';
+import type { JournaledWrite, ServeStateOptions } from './state-file.ts';
+import { encodeJournal, encodeRecord, type JournalRecord } from './state-journal-format.ts';
+import { openJournalFile, replaceFileDurably, truncateDurably, type JournalFile, type OpenJournalFile } from './journal-file.ts';
+import type { LoadedState } from './state-load.ts';
 
 /**
- * Durable state of `mqsim serve --state FILE`.
+ * Durable state of `mqsim serve --state FILE`: a write-ahead journal with group commit.
  *
  * Why a journal of writes and not a snapshot of the model: the model is a discrete-event simulation
  * whose future lives in its event queue as closures (timers of Raft nodes, fetchers, the demo
@@ -12,131 +14,198 @@ import { decodeState, encodeState, StateFileError, type JournaledWrite, type Ser
  * and options give the same run, and the only inputs from outside are the requests that changed the
  * model. So the file holds the options, every model write with the virtual time it was handled at,
  * and the virtual time reached; a restart rebuilds the cluster from the seed and applies the writes
- * again at their times (state-replay.ts), checking each answers as it did. Everything a write
- * acknowledged (tenants, users, ACL, blacklist, schemas and bindings, rules, connectors, configs,
- * topics and their records and offsets, mailboxes...) and everything the simulation did around it
- * comes back. Costs, stated plainly: the file grows with every write (nothing is compacted), and a
- * restart re-simulates the whole virtual history, so it takes longer the longer the run was.
+ * again at their times (state-replay.ts), checking each answers as it did. Costs, stated plainly:
+ * the file grows with every write (nothing is compacted), and a restart re-simulates the whole
+ * virtual history, so it takes longer the longer the run was.
  *
- * Saving: after a write, debounced (`debounceMs`), and on shutdown; each save writes a temporary file
- * next to the target, fsyncs it and renames it over the target, so a crash leaves the old or the new
- * file, never half of one. A write is acknowledged to its client before the debounced save, so a
- * kill -9 (not SIGTERM or SIGINT) can lose the writes of the last `debounceMs`.
+ * Durability: a write's record is put in an in-memory buffer at once, in the order the model took
+ * the writes (so the file's order is the model's); its answer waits until the record is on disk
+ * (`append` resolves then). One fsync runs at a time; records that arrive while it runs share the
+ * next one (group commit), so many clients cost a few fsyncs, not one each. A failed write or fsync
+ * cannot be retried safely (the kernel may have dropped the pages), so the keeper stops: waiting
+ * answers fail and `onFatal` is told once (serve exits non-zero).
  */
 export class StateKeeper {
-  private timer: NodeJS.Timeout | undefined;
-  private dirty = false;
+  private pending: Buffer[] = [];
+  private appended = 0;
+  private durable = 0;
+  /** Answers waiting for their record, in record order; `head` is the first still waiting. */
+  private waiters: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
+  private head = 0;
+  private file: JournalFile | undefined;
+  private flushing = false;
+  private failed: Error | undefined;
   private closed = false;
+  private writes: number;
+  private syncs = 0;
+  private lastTime: number;
+  private ticker: NodeJS.Timeout | undefined;
 
-  private constructor(
-    readonly path: string,
-    private readonly mqsimVersion: string,
-    private readonly options: ServeStateOptions,
-    private readonly writes: JournaledWrite[],
-    private readonly virtualNow: () => number,
-    private readonly debounceMs: number,
-    private readonly onError: (e: Error) => void,
-  ) {}
+  constructor(private readonly args: StateKeeperArgs) {
+    this.writes = args.loaded?.state.writes.length ?? 0;
+    this.lastTime = args.loaded?.state.virtualNow ?? args.options.epochMs;
+  }
+
+  /** Writes journaled, those of the file when it was loaded included. */
+  get writeCount(): number {
+    return this.writes;
+  }
+
+  /** fsyncs done since open (group commit makes them fewer than the writes). */
+  get fsyncCount(): number {
+    return this.syncs;
+  }
 
   /**
-   * Reads `path`: undefined when it does not exist (a new run will create it), the recorded state
-   * otherwise. Anything else (a directory, unreadable, foreign, corrupt, truncated, newer) throws a
-   * StateFileError and the file is not touched.
+   * Journals a model write: its record goes into the buffer now (so records keep the model's order);
+   * the promise resolves once it is on disk, and rejects if it cannot be made durable.
    */
-  static load(path: string): ServeState | undefined {
-    if (!existsSync(path)) {
-      if (!existsSync(dirname(path))) throw new StateFileError(`--state ${path}: the directory ${dirname(path)} does not exist`);
-      return undefined;
+  append(write: JournaledWrite): Promise<void> {
+    return this.whenDurable(this.record(write)) ?? Promise.resolve();
+  }
+
+  /** Journals a model write without waiting (see `mark`/`whenDurable`); returns its record's number. */
+  record(write: JournaledWrite): number {
+    this.writes++;
+    this.lastTime = Math.max(this.lastTime, write.at);
+    return this.push({ write });
+  }
+
+  /** Number of the last record journaled: everything answered after it must wait for it. */
+  mark(): number {
+    return this.appended;
+  }
+
+  /** Undefined when record `seq` is durable already; otherwise resolves when it is (rejects on failure). */
+  whenDurable(seq: number): Promise<void> | undefined {
+    if (this.failed) return Promise.reject(this.failed);
+    if (seq <= this.durable) return undefined;
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /**
+   * Makes the file ready to append to, once the recorded run was replayed (so a file that does not
+   * resume is never touched): creates a new one, cuts a torn last record off, or converts a format-1
+   * file to a journal. Then writes out what was journaled meanwhile and records virtual time every
+   * `virtualTimeEveryMs`.
+   */
+  async open(): Promise<void> {
+    const { path, loaded } = this.args;
+    if (!loaded || loaded.format === 1) {
+      const records: JournalRecord[] = loaded
+        ? [...loaded.state.writes.map((write) => ({ write })), { virtual_now: loaded.state.virtualNow }]
+        : [];
+      replaceFileDurably(path, encodeJournal(this.args.mqsimVersion, this.args.options, records));
+      if (loaded) this.args.onNotice?.(`converted ${path} from state format 1 to the journal (format 2)`);
+    } else if (loaded.torn) {
+      if (!existsSync(path)) throw new Error(`${path} disappeared while the run was replayed`);
+      truncateDurably(path, loaded.goodBytes);
+      this.args.onNotice?.(
+        `${path}: dropped a torn last record (${loaded.torn.bytes} bytes at byte ${loaded.torn.offset}: ${loaded.torn.why}), a write that was never acknowledged`,
+      );
     }
-    if (!statSync(path).isFile()) throw new StateFileError(`--state ${path} is not a regular file`);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      throw new StateFileError(`--state ${path} cannot be read: ${(e as Error).message}`);
+    this.file = await (this.args.openFile ?? openJournalFile)(path);
+    this.startFlush();
+    const every = this.args.virtualTimeEveryMs ?? 5_000;
+    if (every > 0) {
+      this.ticker = setInterval(() => this.recordVirtualTime(), every);
+      this.ticker.unref();
     }
-    return decodeState(text, path);
   }
 
-  static open(args: {
-    path: string;
-    mqsimVersion: string;
-    options: ServeStateOptions;
-    writes: JournaledWrite[];
-    virtualNow: () => number;
-    debounceMs?: number;
-    onError: (e: Error) => void;
-  }): StateKeeper {
-    return new StateKeeper(
-      args.path,
-      args.mqsimVersion,
-      args.options,
-      [...args.writes],
-      args.virtualNow,
-      args.debounceMs ?? 200,
-      args.onError,
-    );
+  /** Records the virtual time reached (when it moved), so a resumed run continues from there. */
+  recordVirtualTime(): void {
+    if (this.closed || this.failed) return;
+    const now = this.args.virtualNow();
+    if (now <= this.lastTime) return;
+    this.lastTime = now;
+    this.push({ virtual_now: now });
   }
 
-  get writeCount(): number {
-    return this.writes.length;
-  }
-
-  /** Journals a model write and schedules a save. */
-  record(write: JournaledWrite): void {
+  /** Shutdown: records the virtual time reached, waits for every record to be durable, closes the file. */
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.writes.push(write);
-    this.dirty = true;
-    if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        try {
-          this.saveNow();
-        } catch (e) {
-          this.onError(e as Error);
-        }
-      }, this.debounceMs);
-    }
-  }
-
-  /** Writes the file now (atomically); throws on an I/O error. */
-  saveNow(): void {
-    const text = encodeState({
-      mqsimVersion: this.mqsimVersion,
-      options: this.options,
-      virtualNow: this.virtualNow(),
-      writes: this.writes,
-    });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    try {
-      const fd = openSync(tmp, 'w', 0o600);
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.path);
-    } catch (e) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // nothing to clean up
-      }
-      throw new Error(`could not save the state to ${this.path}: ${(e as Error).message}`, { cause: e });
-    }
-    this.dirty = false;
-  }
-
-  /** Stops the debounce timer and saves a last time (shutdown). */
-  close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (!this.closed) this.saveNow();
+    if (this.ticker) clearInterval(this.ticker);
+    if (!this.file && !this.failed) await this.open();
+    this.recordVirtualTime();
     this.closed = true;
+    await this.whenDurable(this.appended);
+    await this.file?.close();
+    this.file = undefined;
   }
 
-  get unsaved(): boolean {
-    return this.dirty;
+  private push(record: JournalRecord): number {
+    if (this.closed) throw new Error(`the state journal ${this.args.path} is closed`);
+    this.pending.push(encodeRecord(record));
+    this.appended++;
+    this.startFlush();
+    return this.appended;
   }
+
+  private startFlush(): void {
+    if (this.flushing || !this.file || this.failed || this.pending.length === 0) return;
+    this.flushing = true;
+    // Next turn of the event loop: the records of every request handled in this one share the fsync.
+    setImmediate(() => void this.flushLoop());
+  }
+
+  /** One write + fsync at a time, each taking every record buffered when it starts. */
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0 && !this.failed) {
+        const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+        this.pending = [];
+        const upTo = this.appended;
+        await this.file!.append(chunk);
+        await this.file!.sync();
+        this.syncs++;
+        this.durable = upTo;
+        this.settle();
+      }
+    } catch (e) {
+      this.fail(e as Error);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private settle(): void {
+    const waiters = this.waiters;
+    while (this.head < waiters.length && waiters[this.head].seq <= this.durable) waiters[this.head++].resolve();
+    if (this.head > 1024 && this.head * 2 > waiters.length) {
+      this.waiters = waiters.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private fail(cause: Error): void {
+    if (this.failed) return;
+    this.failed = new JournalFailure(`could not make the state journal ${this.args.path} durable: ${cause.message}`, { cause });
+    for (let i = this.head; i < this.waiters.length; i++) this.waiters[i].reject(this.failed);
+    this.waiters = [];
+    this.head = 0;
+    this.args.onFatal(this.failed);
+  }
+}
+
+/** The journal could not be written or fsynced: nothing waiting for it may be acknowledged. */
+export class JournalFailure extends Error {}
+
+export interface StateKeeperArgs {
+  path: string;
+  mqsimVersion: string;
+  /** The run's options, written in a new file's run record (carried through unchanged). */
+  options: ServeStateOptions;
+  /** The file as loaded (loadState), when it existed. */
+  loaded?: LoadedState;
+  /** Virtual time now (live mode: brought up to wall time). */
+  virtualNow: () => number;
+  /** Called once when a write or fsync failed: the process cannot promise durability any more. */
+  onFatal: (e: Error) => void;
+  /** One-line notices (a torn record dropped, a format-1 file converted). */
+  onNotice?: (line: string) => void;
+  /** The file layer (default: the real file); tests put one in between. */
+  openFile?: OpenJournalFile;
+  /** Wall-clock period of virtual-time records, ms (default 5 000; 0: only on close). */
+  virtualTimeEveryMs?: number;
 }
