@@ -7,7 +7,10 @@
  * See scripts/cli/testing/crash-torture.ts.
  *
  *   npm run soak:state-crash -- --kills 30 --seed 7 [--port 64000] [--mqtt-port 64100] [--life-ms 150,1500] [--keep]
- *                               [--checkpoint-path /_sim/PATH]
+ *                               [--start-kills 0.3] [--checkpoint-path /_sim/PATH]
+ *
+ * --start-kills P: each restart is, with chance P, first itself killed 0-3 s after it was spawned
+ * (while it reads, replays or cuts its file, or just after it began serving); default 0.
  *
  * CHECKPOINT HOOK: serve has no way yet to ask for a checkpoint of its state file. Once it has one
  * under /_sim/, --checkpoint-path names it: the kill moments then include "during a checkpoint" (a
@@ -31,12 +34,17 @@ if (lifeMs.length !== 2 || !lifeMs.every((n) => Number.isFinite(n) && n >= 0) ||
   process.exit(2);
 }
 const checkpointPath = argText('checkpoint-path', '');
+const startKills = argNumber('start-kills', 0);
+if (startKills < 0 || startKills > 1) {
+  process.stderr.write(`soak-state-crash: --start-kills needs a chance between 0 and 1, got ${startKills}\n`);
+  process.exit(2);
+}
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-crash-'));
 const stateFile = join(dir, 'torture.state');
 
 process.stderr.write(
   `soak-state-crash: seed ${seed}, ${kills} kills, 8 writers, 3 nodes on ports ${port}-${port + 2} (MQTT ${mqttPort}-${mqttPort + 2}), state ${stateFile}\n` +
-    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed})\n`,
+    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed}${startKills > 0 ? ` --start-kills ${startKills}` : ''})\n`,
 );
 const started = performance.now();
 const result = await runCrashTorture({
@@ -47,6 +55,7 @@ const result = await runCrashTorture({
   port,
   mqttPort,
   lifeMs,
+  startKills,
   onProgress: (line) => process.stderr.write(`  ${line}\n`),
   ...(checkpointPath
     ? {

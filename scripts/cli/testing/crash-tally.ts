@@ -21,7 +21,7 @@ export function formatCrashTally(r: CrashTortureResult, seconds: number): string
       .map((x) => `\n    ${x}`)
       .join('')}${items.length > EXAMPLES ? `\n    ... and ${items.length - EXAMPLES} more` : ''}`;
   return [
-    `crash torture: seed ${r.seed}, ${r.kills} kill(s) (${modes}), ${seconds.toFixed(1)} s, slowest resume ${resume} s`,
+    `crash torture: seed ${r.seed}, ${r.kills} kill(s) (${modes})${r.startKills > 0 ? ` + ${r.startKills} kill(s) of a start` : ''}, ${seconds.toFixed(1)} s, slowest resume ${resume} s`,
     `${'acknowledged writes'.padEnd(24)}${r.acknowledged}`,
     list('LOST acknowledged', r.lost),
     list('half-applied', r.halfApplied),

@@ -12,6 +12,7 @@ import { crashWriters, type Writer, type WriterContext } from './crash-writers.t
 import { MqttWriterState } from './crash-mqtt-steps.ts';
 import { CrashLedger, type CrashTally } from './crash-ledger.ts';
 import { pickKillMoment, type KillMode } from './crash-kill-moments.ts';
+import { killDuringStart } from './crash-start-kill.ts';
 
 export interface CrashTortureOptions {
   seed: string;
@@ -31,11 +32,15 @@ export interface CrashTortureOptions {
    * sent. Given, the kill moments include "during a checkpoint"; see crash-kill-moments.ts.
    */
   checkpoint?: (life: ServedProcess) => Promise<void>;
+  /** Chance (0-1) that a restart is itself killed, 0-3 s after it was spawned, before the real one (default 0). */
+  startKills?: number;
 }
 
 export interface CrashTortureResult extends CrashTally {
   seed: string;
   kills: number;
+  /** Restarts killed while starting (see startKills). */
+  startKills: number;
   modes: Record<string, number>;
   /** Starts that failed (a state file the server wrote itself refused, or any other exit). */
   refusedStarts: string[];
@@ -47,14 +52,31 @@ const SERVE_ARGS = ['--workload', 'none', '--control'];
 
 export async function runCrashTorture(o: CrashTortureOptions): Promise<CrashTortureResult> {
   const rng = new SeededRandom(o.seed);
+  // Its own stream: with or without killed starts, a seed gives the same moments to the lives.
+  const startRng = rng.fork('start-kills');
   const ledger = new CrashLedger();
   const mqtt = new MqttWriterState();
   const writers = crashWriters(mqtt);
   const next = new Map<string, number>();
-  const result: CrashTortureResult = { seed: o.seed, kills: 0, modes: {}, refusedStarts: [], resumeSeconds: [], ...ledger.tally };
+  const result: CrashTortureResult = {
+    seed: o.seed,
+    kills: 0,
+    startKills: 0,
+    modes: {},
+    refusedStarts: [],
+    resumeSeconds: [],
+    ...ledger.tally,
+  };
   const args = ['--state', o.stateFile, '--port', String(o.port), '--mqtt-port', String(o.mqttPort), ...SERVE_ARGS];
   await prepare(args);
   for (let life = 1; life <= o.kills + 1; life++) {
+    if (life > 1 && (o.startKills ?? 0) > 0 && startRng.chance(o.startKills!)) {
+      const delay = startRng.int(0, 3_000);
+      const killed = await killDuringStart(args, delay);
+      if (killed.exitedFirst) result.refusedStarts.push(`start ${life} (to be killed at +${delay} ms): ${killed.exitedFirst}`);
+      result.startKills++;
+      o.onProgress?.(`  start ${life} killed at +${delay} ms (${killed.ready ? 'serving' : 'before it served'})`);
+    }
     let served: ServedProcess;
     try {
       served = await startServe(args);
