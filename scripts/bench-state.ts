@@ -34,8 +34,9 @@ async function liftRateLimit(s: ServedProcess): Promise<void> {
   if (answer.code !== 0) throw new Error(`config/set refused: ${JSON.stringify(answer)}`);
 }
 
-async function measure(variant: 'memory' | 'state'): Promise<Map<number, LoadResult>> {
-  const file = join(dir, 'bench.state');
+/** One fresh serve process per measure, so the journal's summary (records per fsync) is that measure's. */
+async function measure(variant: 'memory' | 'state', clients: number): Promise<LoadResult & { journal?: string }> {
+  const file = join(dir, `bench-${clients}.state`);
   const s = await startServe([
     '--port',
     String(port),
@@ -45,29 +46,27 @@ async function measure(variant: 'memory' | 'state'): Promise<Map<number, LoadRes
     '1',
     ...(variant === 'state' ? ['--state', file] : []),
   ]);
-  const results = new Map<number, LoadResult>();
+  let r: LoadResult;
   try {
     await liftRateLimit(s);
-    for (const clients of CLIENTS) {
-      const r = await runLoad({
-        url: s.url,
-        method: 'POST',
-        path: '/api/cluster/tenant/create',
-        body: (n) => ({ tenant_name: `bench-${variant}-${clients}-${n}` }),
-        concurrency: clients,
-        seconds,
-        warmUpSeconds: 1,
-        ...(s.child.pid !== undefined ? { serverPid: s.child.pid } : {}),
-      });
-      if (r.errors > 0) throw new Error(`${variant}, ${clients} client(s): ${r.errors} failed requests, first: ${r.firstError}`);
-      results.set(clients, r);
-    }
+    r = await runLoad({
+      url: s.url,
+      method: 'POST',
+      path: '/api/cluster/tenant/create',
+      body: (n) => ({ tenant_name: `bench-${variant}-${clients}-${n}` }),
+      concurrency: clients,
+      seconds,
+      warmUpSeconds: 1,
+      ...(s.child.pid !== undefined ? { serverPid: s.child.pid } : {}),
+    });
   } finally {
     s.child.kill('SIGTERM');
     await s.exit;
   }
-  if (variant === 'state') process.stdout.write(`state file after the run: ${(statSync(file).size / 1e6).toFixed(1)} MB\n`);
-  return results;
+  if (r.errors > 0) throw new Error(`${variant}, ${clients} client(s): ${r.errors} failed requests, first: ${r.firstError}`);
+  const journal = /journal: (.*)/.exec(s.stderr())?.[1];
+  if (variant === 'state' && !journal) process.stdout.write(`no journal summary from serve: ${s.stderr()}\n`);
+  return { ...r, ...(journal ? { journal: `${journal}; file ${(statSync(file).size / 1e6).toFixed(1)} MB` } : {}) };
 }
 
 async function main(): Promise<void> {
@@ -76,9 +75,13 @@ async function main(): Promise<void> {
       `admin rate limit lifted with config/set ClusterLimit.max_admin_http_uri_rate = 0 (no limit) in both runs; state file in ${dir}\n\n`,
   );
   try {
-    const memory = await measure('memory');
-    const state = await measure('state');
-    process.stdout.write('\nclients  variant   writes/s   p50 ms   p99 ms   server CPU µs/write\n');
+    const memory = new Map<number, LoadResult>();
+    const state = new Map<number, LoadResult & { journal?: string }>();
+    for (const clients of CLIENTS) {
+      memory.set(clients, await measure('memory', clients));
+      state.set(clients, await measure('state', clients));
+    }
+    process.stdout.write('clients  variant   writes/s   p50 ms   p99 ms   server CPU µs/write\n');
     for (const clients of CLIENTS) {
       for (const [name, r] of [
         ['memory', memory.get(clients)!],
@@ -89,6 +92,9 @@ async function main(): Promise<void> {
         );
       }
     }
+    process.stdout.write('\njournal of the --state runs, as serve reports it at shutdown:\n');
+    for (const clients of CLIENTS)
+      process.stdout.write(`${String(clients).padStart(7)} client(s): ${state.get(clients)!.journal ?? '?'}\n`);
     process.stdout.write('\nratio --state / in memory (writes/s; goal with 32 clients: >= 0.5)\n');
     for (const clients of CLIENTS) {
       const ratio = state.get(clients)!.perSecond / memory.get(clients)!.perSecond;

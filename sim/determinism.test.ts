@@ -54,8 +54,7 @@ describe('determinism', () => {
       // clock ticker: real clients arrive when they arrive. What they do to the model goes through
       // mqtt-wire/wire-ops.ts, which is scanned like the model, is journaled and replays exactly.
       if (rel === 'mqtt-wire/wire-connection.ts' || rel === 'mqtt-wire/mqtt-listener.ts') continue;
-      // The outbox holding a connection's packets until the journal's fsync (serve --state): socket
-      // output paced by the disk, after the model has acted; nothing it does reaches the model.
+      // A connection's packets held until the journal made what they acknowledge durable: socket I/O only.
       if (rel === 'mqtt-wire/durable-outbox.ts') continue;
       if (rel.startsWith('mqtt-wire/testing/')) continue; // test helpers: real clients with wall-clock waits
       readFileSync(file, 'utf8')

@@ -422,7 +422,9 @@ ${DEVIATION_HELP}`,
       if (keeper) {
         try {
           await keeper.close();
-          process.stderr.write(`mqsim serve: state saved to ${opts.state} (${keeper.writeCount} write(s))\n`);
+          process.stderr.write(
+            `mqsim serve: state saved to ${opts.state} (${keeper.writeCount} write(s))\nmqsim serve: journal: ${keeper.summary}\n`,
+          );
         } catch (e) {
           process.stderr.write(`mqsim serve: ${(e as Error).message}\n`);
           process.exitCode = 1;

@@ -38,6 +38,8 @@ export class StateKeeper {
   private closed = false;
   private writes: number;
   private syncs = 0;
+  private syncMs = 0;
+  private appendedThisRun = 0;
   private lastTime: number;
   private ticker: NodeJS.Timeout | undefined;
 
@@ -54,6 +56,13 @@ export class StateKeeper {
   /** fsyncs done since open (group commit makes them fewer than the writes). */
   get fsyncCount(): number {
     return this.syncs;
+  }
+
+  /** How the journal did this run, for a line at shutdown: records, fsyncs, their mean time. */
+  get summary(): string {
+    const perSync = this.syncs > 0 ? this.appendedThisRun / this.syncs : 0;
+    const mean = this.syncs > 0 ? this.syncMs / this.syncs : 0;
+    return `${this.appendedThisRun} record(s) in ${this.syncs} fsync(s) this run (${perSync.toFixed(1)} per fsync; mean write + fsync ${mean.toFixed(2)} ms)`;
   }
 
   /**
@@ -156,9 +165,12 @@ export class StateKeeper {
         const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
         this.pending = [];
         const upTo = this.appended;
+        const started = performance.now();
         await this.file!.append(chunk);
         await this.file!.sync();
+        this.syncMs += performance.now() - started;
         this.syncs++;
+        this.appendedThisRun += upTo - this.durable;
         this.durable = upTo;
         this.settle();
       }
