@@ -258,6 +258,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const listeners = await listenOnNodes(cluster, app, {
     host,
     port,
+    ...(options.durableOutput ? { outputGate: options.durableOutput } : {}),
     ...(control ? { control } : {}),
     ...(ui ? { ui } : {}),
     ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
@@ -358,6 +359,12 @@ export interface NodeListenOptions {
   control?: ControlHandler;
   /** A built dashboard served from the API's origin. */
   ui?: StaticUi;
+  /**
+   * With a journal (`mqsim serve --state`): every answer waits until everything journaled before it
+   * is durable, as the MQTT listener's packets do, so no answer (a read, a refusal) tells of a write
+   * that a crash could still take back.
+   */
+  outputGate?: OutputGate;
 }
 
 export interface NodeListeners {
@@ -374,7 +381,7 @@ export interface NodeListeners {
  * `cluster.listen()` both serve through it.
  */
 export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: NodeListenOptions): Promise<NodeListeners> {
-  const { host, port, control, ui } = options;
+  const { host, port, control, ui, outputGate } = options;
   const registeredHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const servers: Server[] = [];
   const nodeUrls: string[] = [];
@@ -397,7 +404,7 @@ export async function listenOnNodes(cluster: Cluster, app: AdminApp, options: No
       const checkEvery = Math.max(100, Math.min(headersTimeout, requestTimeout, 30_000) / 4);
       const server = createServer(
         { connectionsCheckingInterval: checkEvery },
-        (req, res) => void serve(app, node.id, req, res, control, ui),
+        (req, res) => void serve(app, node.id, req, res, { control, ui, outputGate }),
       );
       server.headersTimeout = headersTimeout;
       server.requestTimeout = requestTimeout;
@@ -468,8 +475,7 @@ async function serve(
   nodeId: number,
   req: IncomingMessage,
   res: ServerResponse,
-  control?: ControlHandler,
-  ui?: StaticUi,
+  { control, ui, outputGate }: Pick<NodeListenOptions, 'control' | 'ui' | 'outputGate'>,
 ): Promise<void> {
   try {
     const read = readBody(req);
@@ -510,6 +516,9 @@ async function serve(
       });
     // A kept list answer comes at once (no promise): nothing to wait for.
     const answer: ControlHttpAnswer | ApiResponse = responding instanceof Promise ? await responding : responding;
+    // What this answer tells may rest on writes not yet on disk (its own, or another client's it saw).
+    const durable = outputGate?.whenDurable(outputGate.mark());
+    if (durable) await durable;
     // Encoded once (or kept encoded by the app): its length is the content-length and the bytes are sent as they are.
     const kept = 'bytes' in answer ? answer.bytes : undefined;
     const bytes = kept ?? Buffer.from(answer.body);
