@@ -6,6 +6,7 @@ import { startClusterServer, type RunningCluster } from '../cluster-server.ts';
 import { openJournalFile, type OpenJournalFile } from './journal-file.ts';
 import { StateKeeper } from './state-keeper.ts';
 import { loadState } from './state-load.ts';
+import { testStateOptions } from './testing/state-options.ts';
 
 /**
  * The served cluster with a journal whose fsyncs the test holds and releases: an API write and a
@@ -50,15 +51,7 @@ async function serveWithJournal(name: string, file: ReturnType<typeof heldSyncs>
   const keeper = new StateKeeper({
     path,
     mqsimVersion: 'test',
-    options: {
-      seed: '1',
-      nodes: 1,
-      workload: 'none',
-      epochMs: Date.UTC(2026, 0, 1),
-      envelope: 'A',
-      deviations: [],
-      admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
-    },
+    options: testStateOptions(),
     virtualNow: () => now.get(),
     onFatal: (e) => fatal.push(e),
     openFile: file.open,

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startClusterServer } from '../cluster-server.ts';
-import type { ServeStateOptions } from './state-file.ts';
 import { openJournalFile, type OpenJournalFile } from './journal-file.ts';
 import { StateKeeper } from './state-keeper.ts';
 import { loadState } from './state-load.ts';
+import { testStateOptions } from './testing/state-options.ts';
 
 /**
  * No HTTP answer tells a client about a write that is not durable yet: not the write's own answer,
@@ -18,15 +18,7 @@ import { loadState } from './state-load.ts';
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-durable-answers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const OPTIONS: ServeStateOptions = {
-  seed: '1',
-  nodes: 1,
-  workload: 'none',
-  epochMs: Date.UTC(2026, 0, 1),
-  envelope: 'A',
-  deviations: [],
-  admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
-};
+const OPTIONS = testStateOptions();
 
 /** The real journal file, except that appends and fsyncs wait until the test lets the disk go on. */
 function heldDisk(): { open: OpenJournalFile; release(): void } {

@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { encodeState, StateFileError, type JournaledWrite, type ServeStateOptions } from './state-file.ts';
+import { encodeState, StateFileError, type JournaledWrite } from './state-file.ts';
 import { decodeJournal, encodeJournal, encodeRecord, JOURNAL_HEADER, type JournalRecord } from './state-journal-format.ts';
 import { decodeStateFile } from './state-load.ts';
+import { testStateOptions } from './testing/state-options.ts';
 
 const EPOCH = Date.UTC(2026, 0, 1);
-const OPTIONS: ServeStateOptions = {
-  seed: '1',
-  nodes: 3,
-  workload: 'none',
-  epochMs: EPOCH,
-  envelope: 'A',
-  deviations: [],
-  admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
-};
+const OPTIONS = testStateOptions({ nodes: 3, epochMs: EPOCH });
 const write = (i: number, name = `t${i}`): JournaledWrite => ({
   source: 'api',
   at: EPOCH + 10 * i,

@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JournaledWrite, ServeStateOptions } from './state-file.ts';
+import type { JournaledWrite } from './state-file.ts';
 import { encodeJournal, encodeRecord, type JournalRecord } from './state-journal-format.ts';
 import { decodeStateFile, loadState } from './state-load.ts';
 import { StateKeeper } from './state-keeper.ts';
+import { testStateOptions } from './testing/state-options.ts';
 
 /**
  * A crash in the middle of an append leaves the journal cut anywhere inside its last record. Cut at
@@ -17,15 +18,7 @@ import { StateKeeper } from './state-keeper.ts';
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-journal-torn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const OPTIONS: ServeStateOptions = {
-  seed: '7',
-  nodes: 3,
-  workload: 'none',
-  epochMs: 1_795_000_000_000,
-  envelope: 'A',
-  deviations: [],
-  admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
-};
+const OPTIONS = testStateOptions({ seed: '7', nodes: 3, epochMs: 1_795_000_000_000 });
 
 const write = (i: number, source: JournaledWrite['source'], url: string, body: unknown): JournaledWrite => ({
   source,

@@ -2,24 +2,17 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeState, type JournaledWrite, type ServeStateOptions } from './state-file.ts';
+import { encodeState, type JournaledWrite } from './state-file.ts';
 import { openJournalFile, type JournalFile, type OpenJournalFile } from './journal-file.ts';
 import { StateKeeper } from './state-keeper.ts';
 import { loadState } from './state-load.ts';
+import { testStateOptions } from './testing/state-options.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-keeper-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const EPOCH = Date.UTC(2026, 0, 1);
-const OPTIONS: ServeStateOptions = {
-  seed: '1',
-  nodes: 1,
-  workload: 'none',
-  epochMs: EPOCH,
-  envelope: 'A',
-  deviations: [],
-  admin: { username: 'admin', password: 'admin', tokenTtlHours: 8 },
-};
+const OPTIONS = testStateOptions({ epochMs: EPOCH });
 const write = (i: number): JournaledWrite => ({
   source: 'api',
   at: EPOCH + i,
