@@ -71,7 +71,8 @@ export const SPEC_PATH_RATE = 50;
 
 /** The per-path limit a config get answer announces (`cluster_limit.max_admin_http_uri_rate`), if any. */
 export function announcedPathRate(json: unknown): number | undefined {
-  const data = (json as { data?: unknown } | undefined)?.data as Record<string, { max_admin_http_uri_rate?: unknown } | undefined> | undefined;
+  const data = (json as { data?: unknown } | undefined)?.data as
+    Record<string, { max_admin_http_uri_rate?: unknown } | undefined> | undefined;
   const rate = (data?.cluster_limit ?? data?.ClusterLimit)?.max_admin_http_uri_rate;
   return typeof rate === 'number' && Number.isInteger(rate) && rate > 0 ? rate : undefined;
 }

@@ -95,10 +95,15 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 function budgetFor(perSecond: number, sleep: UrlTargetOptions['sleep']): PathBudget {
   if (!sleep) return new PathBudget(perSecond);
   let slept = 0;
-  return new PathBudget(perSecond, undefined, () => slept, async (ms) => {
-    slept += ms;
-    await sleep(ms);
-  });
+  return new PathBudget(
+    perSecond,
+    undefined,
+    () => slept,
+    async (ms) => {
+      slept += ms;
+      await sleep(ms);
+    },
+  );
 }
 
 /** Parses and checks a target URL; throws a message fit for a usage error. */
