@@ -42,7 +42,7 @@ import {
 } from './report-model.ts';
 import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
-import { DEFAULT_CONCURRENCY, planLanes } from './endpoint-lanes.ts';
+import { DEFAULT_CONCURRENCY, planGroups } from './endpoint-lanes.ts';
 import { runLanes } from './run-order.ts';
 import type { PropertyRunRecord } from './report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
@@ -425,7 +425,6 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     if (options.shard && checked.length === 0)
       progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
     const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
-    const plan = planLanes(tags, concurrency);
     const checkTag = async (tag: string) => {
       if (target.stopped) return;
       const tagStart = performance.now();
@@ -435,13 +434,11 @@ export async function runConform(options: ConformOptions): Promise<Report> {
       );
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
     };
-    for (const tag of plan.first) await checkTag(tag);
-    await runLanes(
-      plan.lanes.map((lane) => async () => {
-        for (const tag of lane) await checkTag(tag);
-      }),
-      concurrency,
-    );
+    for (const group of planGroups(tags, concurrency))
+      await runLanes(
+        group.map((tag) => () => checkTag(tag)),
+        concurrency,
+      );
     ctx.endConcurrentPhase();
 
     endpointsStarted = done.endpoints;
