@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { announcedPathRate, PathBudget } from './path-budget.ts';
+import { announcedPathRate, MARGIN, PathBudget } from './path-budget.ts';
 
 /**
  * A budget on a virtual clock: sleepers wake in time order, the clock jumping to each wake once every
  * caller is waiting. Returns the send times it let through.
  */
-function virtualBudget(limit: number, windowMs = 1000) {
+function virtualBudget(limit: number) {
   let now = 0;
   const sleepers: { at: number; wake: () => void }[] = [];
   const budget = new PathBudget(
     limit,
-    windowMs,
     () => now,
     (ms) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })),
   );
@@ -37,29 +36,50 @@ function virtualBudget(limit: number, windowMs = 1000) {
   return { budget, sent, send };
 }
 
-/** The most sends to one path inside any window of `windowMs` (a window starting at each send). */
-function busiestWindow(sent: readonly { path: string; at: number }[], path: string, windowMs: number): number {
-  const times = sent.filter((s) => s.path === path).map((s) => s.at);
-  return Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + windowMs).length));
+/**
+ * Would a server's bucket of `limit` tokens refilled `limit` per second, full at the start, have
+ * taken every send? (The reference server's limiter and the simulator's.)
+ */
+function serverBucketRefuses(sent: readonly { path: string; at: number }[], path: string, limit: number): number {
+  let tokens = limit;
+  let at = 0;
+  let refused = 0;
+  for (const s of sent.filter((x) => x.path === path)) {
+    tokens = Math.min(limit, tokens + ((s.at - at) / 1000) * limit);
+    at = s.at;
+    if (tokens >= 1) tokens -= 1;
+    else refused++;
+  }
+  return refused;
 }
 
 describe('PathBudget', () => {
-  it('lets at most the limit into any window of one path, and paths do not share a budget', async () => {
-    const { sent, send } = virtualBudget(5);
-    for (let i = 0; i < 23; i++) await send('/api/a');
-    for (let i = 0; i < 5; i++) await send('/api/b');
-    expect(busiestWindow(sent, '/api/a', 1000)).toBe(5);
-    // 23 requests at 5 per window: the last starts in the fifth window.
-    expect(sent.filter((s) => s.path === '/api/a').at(-1)!.at).toBe(4000);
-    // /api/b's first five went at once, although /api/a had used its budget.
-    expect(sent.filter((s) => s.path === '/api/b').map((s) => s.at)).toEqual([4000, 4000, 4000, 4000, 4000]);
+  it('keeps one path within the server bucket of its limit, and paths do not share a budget', async () => {
+    const { sent, send } = virtualBudget(50);
+    for (let i = 0; i < 400; i++) await send('/api/a');
+    for (let i = 0; i < 40; i++) await send('/api/b');
+    expect(serverBucketRefuses(sent, '/api/a', 50)).toBe(0);
+    // A burst of the bucket, then the refill rate: 400 requests take about (400 − 48) / 47.5 s.
+    const last = sent.filter((s) => s.path === '/api/a').at(-1)!.at;
+    expect(last).toBeGreaterThan(((400 - 50) / 50) * 1000);
+    expect(last).toBeLessThan(((400 - 50 + MARGIN.tokens) / (50 * MARGIN.rate)) * 1000 + 50);
+    // /api/b's requests went at once, although /api/a had used its budget.
+    expect(new Set(sent.filter((s) => s.path === '/api/b').map((s) => s.at)).size).toBe(1);
   });
 
   it('keeps concurrent callers of one path within the limit', async () => {
-    const { sent, send } = virtualBudget(3);
-    await send(...Array.from({ length: 10 }, () => '/api/a'));
-    expect(sent).toHaveLength(10);
-    expect(busiestWindow(sent, '/api/a', 1000)).toBe(3);
+    const { sent, send } = virtualBudget(10);
+    await send(...Array.from({ length: 60 }, () => '/api/a'));
+    expect(sent).toHaveLength(60);
+    expect(serverBucketRefuses(sent, '/api/a', 10)).toBe(0);
+    // Without the budget the same burst would have been refused 50 times.
+    expect(
+      serverBucketRefuses(
+        sent.map((s) => ({ ...s, at: 0 })),
+        '/api/a',
+        10,
+      ),
+    ).toBe(50);
   });
 
   it('holds a path for a Retry-After, for every caller, and leaves the others alone', async () => {
@@ -73,9 +93,11 @@ describe('PathBudget', () => {
 
   it('follows a new limit', async () => {
     const { budget, sent, send } = virtualBudget(50);
-    budget.setLimit(2);
+    budget.setLimit(4);
     for (let i = 0; i < 4; i++) await send('/api/a');
-    expect(sent.map((s) => s.at)).toEqual([0, 0, 1000, 1000]);
+    expect(serverBucketRefuses(sent, '/api/a', 4)).toBe(0);
+    // Two tokens (four less the margin) at once, then one per 1 / (4 × 0.95) s.
+    expect(sent.map((s) => s.at)).toEqual([0, 0, 264, 527]);
   });
 
   it('reads the limit a config get answer announces', () => {

@@ -97,7 +97,6 @@ function budgetFor(perSecond: number, sleep: UrlTargetOptions['sleep']): PathBud
   let slept = 0;
   return new PathBudget(
     perSecond,
-    undefined,
     () => slept,
     async (ms) => {
       slept += ms;
