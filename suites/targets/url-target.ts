@@ -186,7 +186,7 @@ export class UrlTarget implements Target {
     this.capabilities = {
       loopback,
       remotePeer: loopback ? { available: false, reason: 'not probed yet' } : { available: true },
-      pacedPerPath: true,
+      pacedPerPath: this.budget.perSecond > 0,
     };
   }
 
