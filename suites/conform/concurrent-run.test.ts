@@ -51,7 +51,11 @@ async function run(concurrency: number, name: string): Promise<{ files: Record<s
     const report = await runConform({ target: watch, seed: 7, concurrency, properties: false, runId: 'same-run' });
     const written = writeReports(withoutWallClock(report), join(dir, name));
     return {
-      files: { json: readFileSync(written.json, 'utf8'), html: readFileSync(written.html, 'utf8'), junit: readFileSync(written.junit, 'utf8') },
+      files: {
+        json: readFileSync(written.json, 'utf8'),
+        html: readFileSync(written.html, 'utf8'),
+        junit: readFileSync(written.junit, 'utf8'),
+      },
       overlaps: watch.overlaps,
     };
   } finally {
