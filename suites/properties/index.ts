@@ -128,7 +128,10 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   const ids = new Set(contract.map((e) => e.id));
   const tenants = tenantEndpoints(api);
   const families = modelledFamilies(api);
-  const client = new PropertyClient(target, new PathPacer(options.ratePerPath ?? (target.control || target.capabilities.pacedPerPath ? 0 : 40)));
+  const client = new PropertyClient(
+    target,
+    new PathPacer(options.ratePerPath ?? (target.control || target.capabilities.pacedPerPath ? 0 : 40)),
+  );
   const seed = options.seed;
   const replay = options.path !== undefined ? parsePropertyPath(options.path) : undefined;
   const requestTenant = `pt${seed}-requests`;
