@@ -103,7 +103,8 @@ describe('PathBudget', () => {
   it('reads the limit a config get answer announces', () => {
     expect(announcedPathRate({ code: 0, data: { cluster_limit: { max_admin_http_uri_rate: 20 } } })).toBe(20);
     expect(announcedPathRate({ code: 0, data: { ClusterLimit: { max_admin_http_uri_rate: 7 } } })).toBe(7);
-    expect(announcedPathRate({ code: 0, data: { cluster_limit: { max_admin_http_uri_rate: 0 } } })).toBeUndefined();
+    expect(announcedPathRate({ code: 0, data: { cluster_limit: { max_admin_http_uri_rate: 0 } } })).toBe(0);
+    expect(announcedPathRate({ code: 0, data: { cluster_limit: { max_admin_http_uri_rate: -1 } } })).toBeUndefined();
     expect(announcedPathRate({ code: 0, data: { cluster_limit: { max_admin_http_uri_rate: '50' } } })).toBeUndefined();
     expect(announcedPathRate({ code: 0, data: null })).toBeUndefined();
   });

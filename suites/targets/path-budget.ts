@@ -76,10 +76,13 @@ export const MARGIN = { tokens: 2, rate: 0.95 };
 /** The spec's default `max_admin_http_uri_rate`: requests per second per admin path. */
 export const SPEC_PATH_RATE = 50;
 
-/** The per-path limit a config get answer announces (`cluster_limit.max_admin_http_uri_rate`), if any. */
+/**
+ * The per-path limit a config get answer announces (`cluster_limit.max_admin_http_uri_rate`), if any;
+ * 0 when it announces 0, which disables the limit (a decision of the contract).
+ */
 export function announcedPathRate(json: unknown): number | undefined {
   const data = (json as { data?: unknown } | undefined)?.data as
     Record<string, { max_admin_http_uri_rate?: unknown } | undefined> | undefined;
   const rate = (data?.cluster_limit ?? data?.ClusterLimit)?.max_admin_http_uri_rate;
-  return typeof rate === 'number' && Number.isInteger(rate) && rate > 0 ? rate : undefined;
+  return typeof rate === 'number' && Number.isInteger(rate) && rate >= 0 ? rate : undefined;
 }

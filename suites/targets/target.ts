@@ -71,7 +71,7 @@ export interface TargetCapabilities {
   loopbackPeer?: string;
   /**
    * The target keeps requests within a per-path budget of its own (a URL target: the server's
-   * `max_admin_http_uri_rate`), so callers need no pacing of their own.
+   * `max_admin_http_uri_rate`, or none while the server announces 0), so callers need no pacing of their own.
    */
   pacedPerPath?: boolean;
 }

@@ -281,7 +281,7 @@ export class UrlTarget implements Target {
     for (;;) {
       await this.budget.take(req.path);
       const res = await this.once(req);
-      if (res.status === 200 && req.path === '/api/cluster/config/get' && this.budget.perSecond > 0) {
+      if (res.status === 200 && req.path === '/api/cluster/config/get' && this.capabilities.pacedPerPath) {
         const announced = announcedPathRate(res.json);
         if (announced !== undefined) this.budget.setLimit(announced);
       }
