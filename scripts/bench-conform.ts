@@ -4,14 +4,24 @@
  * (30 s and 60 s on a 2-core machine), with the slowest endpoints of each run.
  *
  *   npx tsx scripts/bench-conform.ts [--runs 3] [--json]
+ *   npx tsx scripts/bench-conform.ts --concurrency [--runs 3] [--port 0]
+ *
+ * `--concurrency`: conform over HTTP against a fresh `mqsim serve --seed 1` process per run (its own
+ * process, as in CI; demo workload, default admin rate limit; no credentials, as `mqsim conform
+ * --target URL`), three ways in the same run, interleaved: as before the per-path budget (no client
+ * budget, 429s waited out, properties paced at 40/s, endpoints one after another), `--concurrency 1`,
+ * and the default concurrency; medians and ratios. `--port P`: the cluster listens on P, P+1, P+2
+ * (default 0: any free ports).
  */
-import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConform } from '../suites/conform/runner.ts';
 import { UrlTarget } from '../suites/targets/url-target.ts';
 import { SIM_ADMIN } from '../suites/targets/sim-target.ts';
 import { startClusterServer } from '../sim/http/cluster-server.ts';
 import type { Report } from '../suites/conform/report-model.ts';
 import { argNumber } from './bench/script-args.ts';
+import { DEFAULT_CONCURRENCY } from '../suites/conform/endpoint-lanes.ts';
 
 const BUDGET_MS = { inProcess: 30_000, served: 60_000 };
 
@@ -23,7 +33,15 @@ export async function inProcessRun(seed: number): Promise<{ ms: number; report: 
   return { ms: performance.now() - t0, report };
 }
 
-export async function servedRun(seed: number): Promise<{ ms: number; report: Report }> {
+/** How a served run reaches its target: the per-path budget (0: none) and the endpoints checked at once. */
+export interface ServedRunOptions {
+  pathRate?: number;
+  concurrency?: number;
+  /** Log in as the administrator (default true); `mqsim conform --target URL` without credentials does not. */
+  login?: boolean;
+}
+
+export async function servedRun(seed: number, how: ServedRunOptions = {}): Promise<{ ms: number; report: Report }> {
   // The served simulator keeps its default admin rate limit (50 requests per second per path), as a
   // user's `mqsim serve` would; the suites wait out the 429 answers.
   const running = await startClusterServer({ seed, nodes: 3, workload: 'demo', port: 0, admin: { ...SIM_ADMIN } });
@@ -31,12 +49,11 @@ export async function servedRun(seed: number): Promise<{ ms: number; report: Rep
     const t0 = performance.now();
     const target = await UrlTarget.create({
       url: running.baseUrl,
-      username: SIM_ADMIN.username,
-      password: SIM_ADMIN.password,
-      signingSecret: SIM_ADMIN.jwtSecret,
+      ...(how.login === false ? {} : { username: SIM_ADMIN.username, password: SIM_ADMIN.password, signingSecret: SIM_ADMIN.jwtSecret }),
+      ...(how.pathRate !== undefined ? { pathRate: how.pathRate } : {}),
     });
     try {
-      const report = await runConform({ target, seed });
+      const report = await runConform({ target, seed, ...(how.concurrency !== undefined ? { concurrency: how.concurrency } : {}) });
       return { ms: performance.now() - t0, report };
     } finally {
       await target.close();
@@ -98,8 +115,83 @@ export async function benchConform(
   return results;
 }
 
+const CONCURRENCY_WAYS = {
+  'before (no budget, 429s)': { pathRate: 0, concurrency: 1 },
+  '--concurrency 1': { concurrency: 1 },
+  [`--concurrency ${DEFAULT_CONCURRENCY} (default)`]: {},
+} satisfies Record<string, ServedRunOptions>;
+
+/** Starts `mqsim serve` in a process of its own; resolves with its URL and a way to stop it. */
+async function spawnServe(port: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('../bin/mqsim.js', import.meta.url)), 'serve', '--port', String(port), '--seed', '1'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => /^https?:\/\//.test(l));
+      if (line) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`mqsim serve exited (${code}) before printing its URL: ${out}`)));
+  });
+  return { url, stop };
+}
+
+/** One conform run over HTTP against a fresh `mqsim serve` process. */
+async function spawnedRun(port: number, how: ServedRunOptions): Promise<{ ms: number; report: Report }> {
+  const served = await spawnServe(port);
+  try {
+    const target = await UrlTarget.create({ url: served.url, ...(how.pathRate !== undefined ? { pathRate: how.pathRate } : {}) });
+    const t0 = performance.now();
+    try {
+      const report = await runConform({ target, seed: 1, ...(how.concurrency !== undefined ? { concurrency: how.concurrency } : {}) });
+      return { ms: performance.now() - t0, report };
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await served.stop();
+  }
+}
+
+/** Conform over HTTP, sequential against concurrent (and as before the budget), interleaved run by run. */
+export async function benchConcurrency(
+  runs: number,
+  port = 0,
+): Promise<Record<string, { medianMs: number; times: number[]; verdict: string }>> {
+  const times: Record<string, number[]> = {};
+  const verdicts: Record<string, string> = {};
+  for (let i = 0; i < runs; i++)
+    for (const [name, how] of Object.entries(CONCURRENCY_WAYS)) {
+      const { ms, report } = await spawnedRun(port, how);
+      (times[name] ??= []).push(Math.round(ms));
+      verdicts[name] = report.verdictLine;
+    }
+  return Object.fromEntries(Object.entries(times).map(([name, t]) => [name, { medianMs: median(t), times: t, verdict: verdicts[name]! }]));
+}
+
+async function mainConcurrency(runs: number): Promise<void> {
+  const results = await benchConcurrency(runs, argNumber('port', 0));
+  const sequential = results['--concurrency 1']!.medianMs;
+  for (const [name, r] of Object.entries(results))
+    process.stdout.write(
+      `${name.padEnd(28)} median ${(r.medianMs / 1000).toFixed(2)} s of ${runs} (${r.times.map((t) => (t / 1000).toFixed(1)).join(', ')}); ratio to --concurrency 1: ${(r.medianMs / sequential).toFixed(2)}\n${''.padEnd(28)} ${r.verdict}\n`,
+    );
+}
+
 async function main(): Promise<void> {
   const runs = argNumber('runs', 3);
+  if (process.argv.includes('--concurrency')) return mainConcurrency(runs);
   const results = await benchConform(runs);
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

@@ -5,6 +5,7 @@ import { CONTRACT } from '../../fixtures/contract/index.ts';
 import { coverageLine } from '../../suites/conform/coverage.ts';
 import { exitCodeOf, type FailOn, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
 import { runConform, runIdOf, SetupError } from '../../suites/conform/runner.ts';
+import { DEFAULT_CONCURRENCY } from '../../suites/conform/endpoint-lanes.ts';
 import { copyToLatest, writeReports } from '../../suites/conform/writers/write-reports.ts';
 import { baselineLines } from '../../suites/report/baseline.ts';
 import { ProgressPrinter } from '../../suites/report/progress.ts';
@@ -30,6 +31,8 @@ export interface ConformCommandOptions {
   seed: number;
   timeout: number;
   rate?: number;
+  /** Endpoints checked at once (1: one after another). */
+  concurrency?: number;
   nodes: number;
   json?: boolean;
   /** Path globs, endpoint id globs or tags (repeatable, comma-separated). */
@@ -236,6 +239,7 @@ export async function runConformCommand(options: ConformCommandOptions, io: Conf
       nodes: options.nodes,
       runId,
       ...(options.rate !== undefined ? { rate: options.rate } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.username !== undefined ? { username: options.username } : {}),
       ...(options.password !== undefined ? { password: options.password } : {}),
       ...(options.jwtSecret !== undefined ? { jwtSecret: options.jwtSecret } : {}),
@@ -326,8 +330,14 @@ export function configureConformCommand(command: Command, registerOptions: Regis
     .addOption(
       new Option(
         '--rate <n>',
-        'send at most n requests per second (default: no limit; 429 answers are waited out per Retry-After)',
+        "send at most n requests per second in all (default: no overall limit; each path stays within the target's max_admin_http_uri_rate, 50/s or as config get announces it, and a 429 holds its path for Retry-After)",
       ).argParser(positiveNumber('--rate')),
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        `families of endpoints checked at once, each within the target's per-path rate limit (default ${DEFAULT_CONCURRENCY} for a URL or docker target, 1 for sim; 1: one after another). The report is the same whatever n`,
+      ).argParser(integer('--concurrency', 1, 64)),
     )
     .addOption(new Option('--nodes <n>', 'cluster size with --target sim').argParser(integer('--nodes', 1, 9)).default(3))
     .option('--json', 'print the report as JSON on stdout instead of the summary')

@@ -9,6 +9,8 @@ import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
 import { requestParts } from './param-values.ts';
 import type { CheckRecord, CheckRule, CheckStatus, FailureCause } from './report-model.ts';
 import type { CreatedResources } from './resource-families.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { RunOrder } from './run-order.ts';
 
 /** The outcome of one check, before it is recorded. */
 export interface Verdict {
@@ -144,7 +146,9 @@ export class ConformContext {
   readonly results = new Map<string, CheckRecord[]>();
   /** The endpoint each recorded check belongs to (a later check may rest on a check of another endpoint). */
   private readonly endpointOf = new WeakMap<CheckRecord, string>();
-  readonly notes: string[] = [];
+  /** The sequential order of what the run makes, kept when endpoints are checked at once. */
+  readonly order = new RunOrder();
+  private readonly mainNotes: string[] = [];
   /** Set by `detectCapabilities` before the first check. */
   capabilities?: DetectedCapabilities;
   /** How checks act as an MQTT client, when `capabilities.mqttClient` is available. */
@@ -157,10 +161,10 @@ export class ConformContext {
   mqttListenerNone?: boolean;
   /** The endpoint whose valid request, answered in form A, records why envelope form B goes untested: the first envelope endpoint of the selection. */
   formBNoteAt?: string;
-  /** The endpoint the loopback-exemption probe asks (null: none answered the run), once chosen. */
-  exemptionProbe?: EndpointContract | null;
-  /** Set by `withUnmetBase` while checks run whose base request is not known to be accepted: why not. */
-  private unmetBase?: string;
+  /** The endpoint the loopback-exemption probe asks (undefined: none answered the run), chosen once: concurrent askers share the choice. */
+  exemptionProbe?: Promise<EndpointContract | undefined>;
+  /** Set by `withUnmetBase` while checks run whose base request is not known to be accepted: why not (per async call chain). */
+  private readonly unmetBaseScope = new AsyncLocalStorage<string | undefined>();
 
   constructor(
     readonly target: Target,
@@ -170,8 +174,24 @@ export class ConformContext {
     /** The API's resource families (fixtures, family checks). */
     readonly families: readonly ResourceFamilyContract[] = RESOURCE_FAMILIES,
   ) {
-    this.log = new ExchangeLog(target);
+    this.log = new ExchangeLog(target, this.order);
     this.names = fixtureNames(seed);
+  }
+
+  /** The run's notes; inside a slot of the run order, that slot's own until its phase ends (then in slot order). */
+  get notes(): string[] {
+    return this.order.notes(this.mainNotes);
+  }
+
+  /** Ends a phase of endpoints checked at once: notes, exchanges and each endpoint's checks back in sequential order. */
+  endConcurrentPhase(): void {
+    this.order.endPhase(this.mainNotes);
+    this.order.sort(this.log.exchanges);
+    for (const list of this.results.values()) this.order.sort(list);
+  }
+
+  private get unmetBase(): string | undefined {
+    return this.unmetBaseScope.getStore();
   }
 
   endpoint(method: string, path: string): EndpointContract | undefined {
@@ -202,14 +222,8 @@ export class ConformContext {
    * no base excuses, and a pass on the exchange's own success (a value accepted is accepted, whatever the
    * base). A server cannot hide behind this: refusing the base request fails the valid-request check.
    */
-  async withUnmetBase<T>(unmet: string | undefined, fn: () => Promise<T>): Promise<T> {
-    const outer = this.unmetBase;
-    this.unmetBase = unmet ?? outer;
-    try {
-      return await fn();
-    } finally {
-      this.unmetBase = outer;
-    }
+  withUnmetBase<T>(unmet: string | undefined, fn: () => Promise<T>): Promise<T> {
+    return this.unmetBaseScope.run(unmet ?? this.unmetBase, fn);
   }
 
   /** The verdict of a check whose base request is unmet: inconclusive unless its failure stands on its own. */
@@ -281,6 +295,7 @@ export class ConformContext {
     list.push(record);
     this.results.set(e.id, list);
     this.endpointOf.set(record, e.id);
+    this.order.mark(record);
     return record;
   }
 

@@ -1,4 +1,5 @@
 import type { RequestRecord, ResponseRecord } from './report-model.ts';
+import type { RunOrder } from './run-order.ts';
 import { pathWithQuery, TransportError, type Target, type TargetRequest, type TargetResponse } from '../targets/target.ts';
 
 /** Why a request was sent; auth probes expect 401 and are left out of the vacuous-run count. */
@@ -113,7 +114,11 @@ function redactPassword(path: string, body: unknown): unknown {
 export class ExchangeLog {
   readonly exchanges: Exchange[] = [];
 
-  constructor(private readonly target: Target) {}
+  constructor(
+    private readonly target: Target,
+    /** Marks each exchange with its place in the sequential order, when parts of the run go at once. */
+    private readonly order?: RunOrder,
+  ) {}
 
   /** `redactAuthorization`: a custom Authorization header holds a real token; the report shows a placeholder. */
   async send(req: TargetRequest, purpose: Purpose, endpointId?: string, redactAuthorization = false): Promise<Exchange> {
@@ -146,6 +151,7 @@ export class ExchangeLog {
       ex.error = e instanceof TransportError ? e.message : `request failed: ${(e as Error)?.message ?? String(e)}`;
     }
     ex.durationMs = performance.now() - started;
+    this.order?.mark(ex);
     this.exchanges.push(ex);
     return ex;
   }

@@ -117,7 +117,11 @@ export class CreatedResources {
     if (!e) return undefined;
     const params = { ...buildParams(e, fields), ...extraBody };
     const ex = await this.ctx.call(e, params, purpose);
-    if (succeeded(ex)) this.created.push({ family: f, fields: buildParams(e, fields) });
+    if (succeeded(ex)) {
+      const created = { family: f, fields: buildParams(e, fields) };
+      this.ctx.order.mark(created);
+      this.created.push(created);
+    }
     return ex;
   }
 
@@ -154,7 +158,8 @@ export class CreatedResources {
   /** Deletes everything still tracked, newest first (bindings before schemas, users before tenants). */
   async cleanup(): Promise<string[]> {
     const problems: string[] = [];
-    for (const c of [...this.created].reverse()) {
+    // In the order a sequential run created them, whichever endpoints were checked at once.
+    for (const c of this.ctx.order.sort([...this.created]).reverse()) {
       const ex = await this.delete(c.family, c.fields, 'cleanup');
       if (ex && !succeeded(ex))
         problems.push(

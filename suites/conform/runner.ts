@@ -42,6 +42,8 @@ import {
 } from './report-model.ts';
 import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from './resource-families.ts';
 import { writeReports } from './writers/write-reports.ts';
+import { DEFAULT_CONCURRENCY, planGroups } from './endpoint-lanes.ts';
+import { runLanes } from './run-order.ts';
 import type { PropertyRunRecord } from './report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
 import { compareWithBaseline } from '../report/baseline.ts';
@@ -98,6 +100,12 @@ export interface ConformOptions {
   baseline?: { file: string; report: Pick<Report, 'findings' | 'runId'> };
   /** Findings from this level up fail the run (default `must`). */
   failOn?: FailOn;
+  /**
+   * Endpoints checked at once against a server (families on lanes of their own, `endpoint-lanes.ts`;
+   * the report is the same as with 1). Default: 1 for the embedded simulator (one process: nothing
+   * to gain), DEFAULT_CONCURRENCY for a URL or container.
+   */
+  concurrency?: number;
   /** Run the property-based suites after the per-endpoint checks (default true). */
   properties?: boolean;
   /** Runs per property (fast-check numRuns). */
@@ -245,6 +253,48 @@ async function checkEndpoint(
   await runAuthChecks(ctx, e, tokens);
 }
 
+/** Endpoints checked so far (of `total`), and their failures. */
+interface EndpointsDone {
+  endpoints: number;
+  total: number;
+  failures: number;
+  mustFailures: number;
+}
+
+/** Checks `endpoints` one after another, reporting each as it is done. */
+async function checkEndpoints(
+  ctx: ConformContext,
+  endpoints: readonly EndpointContract[],
+  resources: CreatedResources,
+  tokens: BadTokens | undefined,
+  run: { target: WatchedTarget; durations: Map<string, number>; done: EndpointsDone; options: ConformOptions },
+): Promise<void> {
+  const { durations, done, options } = run;
+  for (const e of endpoints) {
+    if (run.target.stopped) break;
+    const endpointStart = performance.now();
+    try {
+      await checkEndpoint(ctx, e, resources, tokens);
+    } catch (err) {
+      // A harness bug outside a check: record it on the endpoint and go on with the next one.
+      ctx.notes.push(
+        `the checks of ${e.method} ${e.path} stopped on a harness error (a bug of mqsim, not a finding about the target): ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`,
+      );
+    }
+    durations.set(e.id, performance.now() - endpointStart);
+    reportEndpointDone(
+      e,
+      ctx.results.get(e.id) ?? [],
+      durations.get(e.id)!,
+      ++done.endpoints,
+      done.total,
+      done,
+      options.onEndpoint,
+      options.failOn ?? 'must',
+    );
+  }
+}
+
 /** The parameters a GET exchange sent, read back from its query (for checks that vary them). */
 function queryParams(ex: Exchange): Record<string, unknown> {
   const q = ex.sent.query;
@@ -371,38 +421,25 @@ export async function runConform(options: ConformOptions): Promise<Report> {
 
     // A property replay (--property-path) runs that one property case and nothing else.
     const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
-    const done = { endpoints: 0, failures: 0, mustFailures: 0 };
+    const done: EndpointsDone = { endpoints: 0, total: checked.length, failures: 0, mustFailures: 0 };
     if (options.shard && checked.length === 0)
       progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
-    for (const tag of tags) {
-      if (target.stopped) break;
+    const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
+    const checkTag = async (tag: string) => {
+      if (target.stopped) return;
       const tagStart = performance.now();
       const endpoints = checked.filter((e) => e.tag === tag);
-      for (const e of endpoints) {
-        if (target.stopped) break;
-        const endpointStart = performance.now();
-        try {
-          await checkEndpoint(ctx, e, resources, tokens);
-        } catch (err) {
-          // A harness bug outside a check: record it on the endpoint and go on with the next one.
-          ctx.notes.push(
-            `the checks of ${e.method} ${e.path} stopped on a harness error (a bug of mqsim, not a finding about the target): ${(err as Error)?.stack?.split('\n').slice(0, 3).join(' | ') ?? String(err)}`,
-          );
-        }
-        durations.set(e.id, performance.now() - endpointStart);
-        reportEndpointDone(
-          e,
-          ctx.results.get(e.id) ?? [],
-          durations.get(e.id)!,
-          ++done.endpoints,
-          checked.length,
-          done,
-          options.onEndpoint,
-          options.failOn ?? 'must',
-        );
-      }
+      await ctx.order.inSlot(tags.indexOf(tag), () =>
+        checkEndpoints(ctx, endpoints, resources, tokens, { target, durations, done, options }),
+      );
       progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
-    }
+    };
+    for (const group of planGroups(tags, concurrency))
+      await runLanes(
+        group.map((tag) => () => checkTag(tag)),
+        concurrency,
+      );
+    ctx.endConcurrentPhase();
 
     endpointsStarted = done.endpoints;
     await listedClients.close();

@@ -55,7 +55,8 @@ export interface PropertySuiteOptions {
   concurrency?: number;
   /**
    * Client-side requests per second per path: default 40 (below the spec's default limit of 50), and
-   * none for the embedded simulator (a target with a control interface waits out 429s on virtual time).
+   * none for the embedded simulator (a target with a control interface waits out 429s on virtual time)
+   * or a target that keeps a per-path budget itself (`capabilities.pacedPerPath`: a URL target).
    */
   ratePerPath?: number;
   /** The `--username` the run was given, repeated in replay commands (absent: the target logs in on its own). */
@@ -127,7 +128,10 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   const ids = new Set(contract.map((e) => e.id));
   const tenants = tenantEndpoints(api);
   const families = modelledFamilies(api);
-  const client = new PropertyClient(target, new PathPacer(options.ratePerPath ?? (target.control ? 0 : 40)));
+  const client = new PropertyClient(
+    target,
+    new PathPacer(options.ratePerPath ?? (target.control || target.capabilities.pacedPerPath ? 0 : 40)),
+  );
   const seed = options.seed;
   const replay = options.path !== undefined ? parsePropertyPath(options.path) : undefined;
   const requestTenant = `pt${seed}-requests`;

@@ -69,6 +69,11 @@ export interface TargetCapabilities {
    * none can be sent from. With a non-loopback remote peer, both peers are checked in one run.
    */
   loopbackPeer?: string;
+  /**
+   * The target keeps requests within a per-path budget of its own (a URL target: the server's
+   * `max_admin_http_uri_rate`, or none while the server announces 0), so callers need no pacing of their own.
+   */
+  pacedPerPath?: boolean;
 }
 
 /** An IPv4 loopback address (127.0.0.0/8), also in its IPv6-mapped form. */

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, request as undiciRequest } from 'undici';
+import { announcedPathRate, PathBudget, SPEC_PATH_RATE } from './path-budget.ts';
 import {
   isLoopbackV4,
   pathWithQuery,
@@ -23,6 +24,11 @@ export interface UrlTargetOptions {
   timeoutMs?: number;
   /** Client-side limit: at most this many requests per second (default: unlimited). */
   rate?: number;
+  /**
+   * Requests per second per path the target takes (default: the spec's `max_admin_http_uri_rate`,
+   * 50, until a config get answer announces the target's own); 0: no per-path budget.
+   */
+  pathRate?: number;
   /** How many 429 answers are waited out per request before the 429 is returned (default 3). */
   maxRetries?: number;
   /** Longest wait for one 429, in seconds, whatever `Retry-After` says (default 10). */
@@ -82,6 +88,23 @@ const SECOND_LOOPBACK = '127.0.0.2';
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The per-path budget; with an injected sleep (tests) its clock is the time slept, so a budget wait
+ * is one sleep of the wait's length whether or not the sleep really waits.
+ */
+function budgetFor(perSecond: number, sleep: UrlTargetOptions['sleep']): PathBudget {
+  if (!sleep) return new PathBudget(perSecond);
+  let slept = 0;
+  return new PathBudget(
+    perSecond,
+    () => slept,
+    async (ms) => {
+      slept += ms;
+      await sleep(ms);
+    },
+  );
+}
+
 /** Parses and checks a target URL; throws a message fit for a usage error. */
 export function parseTargetUrl(raw: string): URL {
   let url: URL;
@@ -140,6 +163,8 @@ export class UrlTarget implements Target {
   private lastSentAt = 0;
   private readonly sleep: (ms: number) => Promise<void>;
   private nextSlot = 0;
+  /** Per-path budget shared by every caller (concurrent checks, property suites); 429s hold a path for all. */
+  private readonly budget: PathBudget;
 
   private constructor(options: UrlTargetOptions) {
     this.url = parseTargetUrl(options.url);
@@ -150,6 +175,7 @@ export class UrlTarget implements Target {
     this.maxRetries = options.maxRetries ?? 3;
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 10;
     this.sleep = options.sleep ?? defaultSleep;
+    this.budget = budgetFor(options.pathRate ?? SPEC_PATH_RATE, options.sleep);
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? 5;
     if (options.username !== undefined && options.password !== undefined)
@@ -160,6 +186,7 @@ export class UrlTarget implements Target {
     this.capabilities = {
       loopback,
       remotePeer: loopback ? { available: false, reason: 'not probed yet' } : { available: true },
+      pacedPerPath: this.budget.perSecond > 0,
     };
   }
 
@@ -244,15 +271,25 @@ export class UrlTarget implements Target {
     if (slot > now) await this.sleep(slot - now);
   }
 
+  /**
+   * Sends within the path's budget; a 429 holds the path (for every caller) for its `Retry-After`,
+   * then the request goes again, up to `maxRetries` times. A config get answer announcing the
+   * target's per-path limit becomes the budget.
+   */
   async request(req: TargetRequest): Promise<TargetResponse> {
     let retries = 0;
     for (;;) {
+      await this.budget.take(req.path);
       const res = await this.once(req);
+      if (res.status === 200 && req.path === '/api/cluster/config/get' && this.capabilities.pacedPerPath) {
+        const announced = announcedPathRate(res.json);
+        if (announced !== undefined) this.budget.setLimit(announced);
+      }
       if (res.status !== 429 || retries >= this.maxRetries) return { ...res, retries };
       const after = Number(res.headers['retry-after']);
       const seconds = Number.isFinite(after) && after >= 0 ? Math.min(after, this.maxRetryAfterSeconds) : 1;
       retries++;
-      await this.sleep(seconds * 1000);
+      this.budget.hold(req.path, seconds * 1000);
     }
   }
 

@@ -31,17 +31,15 @@ function probeCandidates(ctx: ConformContext): EndpointContract[] {
  * itself. A probe on a route the target lacks (the real server removed /api/status) would show no
  * exemption whatever the target exempts. Chosen once per run.
  */
-export async function probeEndpoint(ctx: ConformContext): Promise<EndpointContract | undefined> {
-  if (ctx.exemptionProbe !== undefined) return ctx.exemptionProbe ?? undefined;
-  ctx.exemptionProbe = null;
-  for (const e of probeCandidates(ctx)) {
-    const ex = await ctx.send({ method: e.method, path: e.path }, 'auth', e.id);
-    if (ex.response && succeeded(ex)) {
-      ctx.exemptionProbe = e;
-      break;
+export function probeEndpoint(ctx: ConformContext): Promise<EndpointContract | undefined> {
+  ctx.exemptionProbe ??= (async () => {
+    for (const e of probeCandidates(ctx)) {
+      const ex = await ctx.send({ method: e.method, path: e.path }, 'auth', e.id);
+      if (ex.response && succeeded(ex)) return e;
     }
-  }
-  return ctx.exemptionProbe ?? undefined;
+    return undefined;
+  })();
+  return ctx.exemptionProbe;
 }
 
 async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabilities, 'authChecks' | 'exemptPeer'>> {

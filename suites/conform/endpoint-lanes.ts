@@ -1,0 +1,43 @@
+/**
+ * Which families' endpoints may be checked at the same time as each other. A family is independent
+ * when its checks touch only its own instances (created in the run's tenant, or in tenants of its
+ * own) and read nothing another independent family changes: resource CRUD whose lists, filters and
+ * limits see only that family. The others — cluster-wide reads and writes (status, config set, node
+ * leave), topics and what hangs on them (messages, offsets, storage shards), the MQTT lists and the
+ * overview's counts of every family (connector_num), mq9 — are never run beside anything. Nor are
+ * connectors: their checks wait for the scheduler (a running connector, a retried send), so what
+ * they see depends on the time other families' writes take (the simulator's clock moves with them).
+ *
+ * Only neighbours in the contract's order go at once: a run of consecutive independent families is
+ * one group, checked concurrently, and each other family is a group of its own, so every family sees
+ * the cluster as the sequential run would — what the families before it made, nothing of those after
+ * it. A family's own endpoints stay in order (create, then list, then delete: their checks build on
+ * each other).
+ */
+export const INDEPENDENT_TAGS: ReadonlySet<string> = new Set([
+  'tenants',
+  'topic-rewrite',
+  'users',
+  'acl',
+  'blacklist',
+  'schemas',
+  'auto-subscribe',
+]);
+
+/** Families checked at once by default against a server at a URL. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * The groups of `tags` (in the contract's order), checked one group after another; the tags of a
+ * group at once, at most `concurrency` at a time. With concurrency 1 each tag is a group: the
+ * sequential run.
+ */
+export function planGroups(tags: readonly string[], concurrency: number, independent: ReadonlySet<string> = INDEPENDENT_TAGS): string[][] {
+  const groups: string[][] = [];
+  for (const tag of tags) {
+    const last = groups.at(-1);
+    if (concurrency > 1 && independent.has(tag) && last && independent.has(last[0]!)) last.push(tag);
+    else groups.push([tag]);
+  }
+  return groups;
+}
