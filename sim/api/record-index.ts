@@ -222,6 +222,14 @@ export class RecordIndex<R> {
       this.base.insert(entry);
       return;
     }
+    if (this.order === undefined) {
+      // Insertion order (by seq, which a change cannot touch): the entry keeps its place in the base
+      // index; only field indexes move it. The differential test of this file checks it against a Map.
+      for (const [field, list] of this.built) if (!list.delete(entry)) this.built.delete(field);
+      change();
+      for (const list of this.built.values()) list.insert(entry);
+      return;
+    }
     this.unlink(entry);
     change();
     this.base.insert(entry);
