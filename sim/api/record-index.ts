@@ -146,6 +146,11 @@ export class RecordIndex<R> {
     for (const e of this.byKey.values()) yield e.record;
   }
 
+  /** Calls `visit` with every record in the iterator's order: the same walk without a generator (monitor samples). */
+  forEachRecord(visit: (record: R) => void): void {
+    for (const e of this.byKey.values()) visit(e.record);
+  }
+
   /** The keys in insertion order (the first is the oldest), as a Map's. */
   keys(): IterableIterator<string> {
     return this.byKey.keys();

@@ -911,6 +911,11 @@ export class MqttBroker {
     return this.clients[Symbol.iterator]();
   }
 
+  /** Calls `visit` with every known client in the order of `allClients()`. */
+  forEachClient(visit: (client: ClientState) => void): void {
+    this.clients.forEachRecord(visit);
+  }
+
   /** The client list, served from the index (its query scans it once and views only the sample). */
   clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
     return this.clients.listing(clientRecord, { stamp: this.clientsStamp('client') });
