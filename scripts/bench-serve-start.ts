@@ -59,9 +59,11 @@ async function startOnce(root: string, clients: number, port: number, heapMb: nu
     const progress = stderr.split('\n').filter((l) => l.includes('warm-up'));
     return { readyMs, answeredMs, progressLines: progress.length, lastProgress: progress[progress.length - 1] ?? '' };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 

@@ -196,13 +196,16 @@ export class Monitor {
       scalars.append(row, date, delta);
       return delta;
     };
-    /** A counter pair of one row from its cumulative totals; returns the two deltas. */
-    const pairCounter = (row: number, first: number, second: number): [number, number] => {
+    /** A counter pair of one row from its cumulative totals; returns the first delta (the second: `lastSecond`). */
+    let lastSecond = 0;
+    const pairCounter = (row: number, first: number, second: number): number => {
       const a = pairs.delta(row, 0, n, first);
       const b = pairs.delta(row, 1, n, second);
       pairs.markSeen(row, n);
       pairs.append(row, date, a, b);
-      return [a, b];
+      // No [a, b] array: this runs for every row of every sample (hundreds of thousands).
+      lastSecond = b;
+      return a;
     };
 
     gauge('connection_num', broker.connectionCount);
@@ -252,9 +255,8 @@ export class Monitor {
     let success = 0;
     let failure = 0;
     for (const row of connectorRows) {
-      const [a, b] = pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
-      success += a;
-      failure += b;
+      success += pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+      failure += lastSecond;
     }
     // The totals are the sum of the per-connector deltas, so a deleted or restarted connector does not
     // make the total go negative.
