@@ -131,33 +131,4 @@ export interface Subscription {
   monitorRow?: number;
 }
 
-/** The key of a client in the broker's maps: tenant and client id (the obvious computation; see `clientKey`). */
-export const plainClientKey = (tenant: string, clientId: string): string => `${tenant}\u0000${clientId}`;
-
-/** Keys made so far, by tenant then client id (at most KEY_CACHE_MAX, then started afresh). */
-const keyCache = new Map<string, Map<string, string>>();
-let keysCached = 0;
-const KEY_CACHE_MAX = 2_000_000;
-
-/**
- * `plainClientKey`, the same string object each time for the same client: the broker looks clients
- * up by key millions of times an hour, and a key made anew must be flattened and hashed on every
- * lookup, where a kept one has its hash cached in it. A test compares it with `plainClientKey`.
- */
-export function clientKey(tenant: string, clientId: string): string {
-  let byId = keyCache.get(tenant);
-  if (byId === undefined) keyCache.set(tenant, (byId = new Map()));
-  let key = byId.get(clientId);
-  if (key === undefined) {
-    if (keysCached >= KEY_CACHE_MAX) {
-      keyCache.clear();
-      keysCached = 0;
-      keyCache.set(tenant, byId);
-      byId.clear();
-    }
-    key = plainClientKey(tenant, clientId);
-    byId.set(clientId, key);
-    keysCached++;
-  }
-  return key;
-}
+export const clientKey = (tenant: string, clientId: string): string => `${tenant}\u0000${clientId}`;
