@@ -38,6 +38,7 @@ function longRuns(root: string): ChaosLongRun[] {
 }
 
 const total = (runs: ChaosLongRun[]): number => runs.reduce((t, r) => t + r.warmMs, 0);
+const totalCpu = (runs: ChaosLongRun[]): number => runs.reduce((t, r) => t + r.warmCpuMs, 0);
 const before = beforeRev ? checkoutBefore(beforeRev) : undefined;
 try {
   const rounds: { now: ChaosLongRun[]; was?: ChaosLongRun[] }[] = [];
@@ -51,10 +52,10 @@ try {
   shown.now.forEach((r, i) => {
     const was = shown.was?.[i];
     console.log(
-      `long run seed ${r.seed} (${r.allFaults ? 'all faults' : 'no leave'}): ${r.ran}/${r.steps} steps, ${r.events} events, ${r.warmMs.toFixed(0)} ms warm (${r.coldMs.toFixed(0)} cold), ` +
+      `long run seed ${r.seed} (${r.allFaults ? 'all faults' : 'no leave'}): ${r.ran}/${r.steps} steps, ${r.events} events, ${r.warmMs.toFixed(0)} ms warm (${r.warmCpuMs.toFixed(0)} ms CPU; ${r.coldMs.toFixed(0)} cold), ` +
         `${(r.warmMs / TARGET_MS).toFixed(2)} of the ${TARGET_MS} ms target, ${((r.events / r.warmMs) * 1000).toFixed(0)} events/s, violations: ${r.violations.join(',') || 'none'}` +
         (was
-          ? `; before (${beforeRev}) ${was.warmMs.toFixed(0)} ms warm, ratio ${(r.warmMs / was.warmMs).toFixed(2)}, trace ${was.traceHash === r.traceHash ? 'equal' : 'DIFFERS'}`
+          ? `; before (${beforeRev}) ${was.warmMs.toFixed(0)} ms warm (${was.warmCpuMs.toFixed(0)} CPU), ratio ${(r.warmMs / was.warmMs).toFixed(2)}, trace ${was.traceHash === r.traceHash ? 'equal' : 'DIFFERS'}`
           : ''),
     );
   });
@@ -62,8 +63,10 @@ try {
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const now = median(rounds.map((r) => total(r.now)));
     const was = median(rounds.map((r) => total(r.was!)));
+    const nowCpu = median(rounds.map((r) => totalCpu(r.now)));
+    const wasCpu = median(rounds.map((r) => totalCpu(r.was!)));
     console.log(
-      `four long runs, median of ${roundsWanted} round(s): ${now.toFixed(0)} ms, before (${beforeRev}) ${was.toFixed(0)} ms: ratio ${(now / was).toFixed(2)}`,
+      `four long runs, median of ${roundsWanted} round(s): ${now.toFixed(0)} ms wall (${nowCpu.toFixed(0)} ms CPU), before (${beforeRev}) ${was.toFixed(0)} ms (${wasCpu.toFixed(0)} ms CPU): ratio ${(now / was).toFixed(2)} wall, ${(nowCpu / wasCpu).toFixed(2)} CPU`,
     );
   }
 } finally {

@@ -14,6 +14,8 @@ export interface ChaosLongRun {
   seed: string;
   allFaults: boolean;
   warmMs: number;
+  /** CPU time of the warm run (user + system): steadier than wall time on a shared machine. */
+  warmCpuMs: number;
   coldMs: number;
   steps: number;
   ran: number;
@@ -44,10 +46,12 @@ const runner = (await import(pathToFileURL(join(root, 'sim/chaos/chaos-runner.ts
   runPlan(o: Options, p: unknown): Promise<Outcome>;
 };
 
-async function timed(o: Options): Promise<{ ms: number; out: Outcome }> {
+async function timed(o: Options): Promise<{ ms: number; cpuMs: number; out: Outcome }> {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const out = await runner.runPlan(o, plan.generatePlan(o));
-  return { ms: performance.now() - t0, out };
+  const cpu = process.cpuUsage(cpu0);
+  return { ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, out };
 }
 
 const faults = [...plan.CHAOS_FAULT_KINDS];
@@ -61,11 +65,12 @@ for (const [seed, kinds] of [
 ] as const) {
   const o: Options = { seed, steps, nodes: 5, faults: [...kinds], bug: null };
   const cold = await timed(o);
-  const { ms, out } = await timed(o);
+  const { ms, cpuMs, out } = await timed(o);
   runs.push({
     seed,
     allFaults: kinds.length === faults.length,
     warmMs: ms,
+    warmCpuMs: cpuMs,
     coldMs: cold.ms,
     steps: out.result.steps,
     ran: out.failingStep === null ? out.result.steps : out.failingStep + 1,
