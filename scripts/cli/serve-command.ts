@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { startClusterServer, type ClusterServerOptions } from '../../sim/http/cluster-server.ts';
+import type { WarmUpProgress } from '../../sim/cluster/cluster.ts';
 import { serveSecrets } from './serve-secrets.ts';
 import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/http/envelope.ts';
@@ -378,13 +379,14 @@ ${DEVIATION_HELP}`,
           onNotice: (line) => process.stderr.write(`mqsim serve: ${line}\n`),
         });
       }
-      // The demo simulates an hour of history before listening: at 100,000 clients that takes ~40 s,
-      // so say what is happening instead of sitting silent.
+      // The demo simulates an hour of history before listening: at 100,000 clients that takes many
+      // seconds, so say what is happening instead of sitting silent (a line about every 2 s).
       if (opts.workload === 'demo' && (opts.clients ?? 0) >= 5_000) {
         process.stderr.write(
-          `mqsim serve: simulating one virtual hour of the demo with ${opts.clients} clients before the listeners open (about ${Math.max(1, Math.round((opts.clients ?? 0) / 2_500))} s)...\n`,
+          `mqsim serve: simulating one virtual hour of the demo with ${opts.clients} clients before the listeners open...\n`,
         );
       }
+      const onWarmUp = warmUpReporter(performance.now(), (line) => process.stderr.write(line));
       const replayStarted = performance.now();
       try {
         running = await startClusterServer({
@@ -410,6 +412,7 @@ ${DEVIATION_HELP}`,
             jwtSecret: secrets.jwtSecret,
             ...(secrets.password !== undefined ? { password: secrets.password } : {}),
           },
+          onWarmUp,
           onInternalError: (e) => process.stderr.write(`mqsim: internal error (a bug, please report): ${(e as Error)?.stack ?? e}\n`),
         });
       } catch (e) {
@@ -478,4 +481,18 @@ ${DEVIATION_HELP}`,
         `mqsim serve: stopped (trace ${running.cluster.engine.trace.length} entries, hash ${running.cluster.engine.trace.hash.slice(0, 16)})\n`,
       );
     });
+}
+
+/** Warm-up progress lines: one when 2 s of wall time have passed since the start or the last line. */
+export function warmUpReporter(startedMs: number, write: (line: string) => void, now = () => performance.now()) {
+  let lastMs = startedMs;
+  return (p: WarmUpProgress): void => {
+    const t = now();
+    if (t - lastMs < 2_000) return;
+    lastMs = t;
+    write(
+      `mqsim serve: warm-up ${(p.doneMs / 60_000).toFixed(0)} of ${(p.totalMs / 60_000).toFixed(0)} virtual minutes, ` +
+        `${p.clients.toLocaleString('en-US')} clients (${p.connections.toLocaleString('en-US')} connected), ${((t - startedMs) / 1000).toFixed(1)} s\n`,
+    );
+  };
 }

@@ -1,6 +1,6 @@
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
-import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
+import { deferredPasswordHash, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
 import type { UserRecord } from '../../fixtures/contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
@@ -62,7 +62,7 @@ export class Users {
 
   private passwordHash(password: string, salt: Buffer): PasswordHash {
     const recorded = this.recordedHash;
-    if (!recorded) return hashPassword(password, salt);
+    if (!recorded) return deferredPasswordHash(password, salt);
     this.recordedHash = undefined;
     const drawn = salt.toString('hex');
     // Short: the replay quotes the start of the answer this becomes.

@@ -36,6 +36,17 @@ const asStartable = (part: object): Startable => part as Startable;
  * scenario runners) reach the parts through it. Nothing here reads the wall clock or Math.random; the
  * HTTP layer is the only place where wall time is mapped onto virtual time.
  */
+/** Virtual time between two progress calls of the warm-up (see `Cluster.start`). */
+const WARM_UP_STEP_MS = 60_000;
+
+/** How far the warm-up has gone: virtual time run of the total, and the MQTT population so far. */
+export interface WarmUpProgress {
+  doneMs: number;
+  totalMs: number;
+  clients: number;
+  connections: number;
+}
+
 export class Cluster {
   readonly options: ResolvedClusterOptions;
   readonly engine: SimEngine;
@@ -115,15 +126,27 @@ export class Cluster {
     ).map(asStartable);
   }
 
-  /** Brings the cluster up: parts start, and with the demo workload each part seeds its population. */
-  start(): this {
+  /**
+   * Brings the cluster up: parts start, and with the demo workload each part seeds its population.
+   * The warm-up runs in steps of one virtual minute with `onWarmUp` called after each (the run is
+   * the same as in one step: events run in the same order, and nothing is scheduled between steps).
+   */
+  start(onWarmUp?: (progress: WarmUpProgress) => void): this {
     if (this.started) return this;
     this.started = true;
     const { seed, nodes, workload, epochMs, warmUpMs } = this.options;
     this.engine.record('cluster.start', { seed, nodes, workload, epochMs, warmUpMs });
     for (const part of this.parts()) part.start?.();
     if (workload === 'demo') for (const part of this.parts()) part.seedDemo?.();
-    if (warmUpMs > 0) this.engine.runUntil(epochMs);
+    if (warmUpMs > 0 && !onWarmUp) this.engine.runUntil(epochMs);
+    else if (warmUpMs > 0 && onWarmUp) {
+      const from = epochMs - warmUpMs;
+      for (let t = Math.min(epochMs, from + WARM_UP_STEP_MS); ; t = Math.min(epochMs, t + WARM_UP_STEP_MS)) {
+        this.engine.runUntil(t);
+        onWarmUp({ doneMs: t - from, totalMs: warmUpMs, clients: this.mqtt.clientCount, connections: this.mqtt.connectionCount });
+        if (t === epochMs) break;
+      }
+    }
     return this;
   }
 

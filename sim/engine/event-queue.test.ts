@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { EventQueue } from './event-queue.ts';
 import { SimEngine } from './sim-engine.ts';
 
 describe('event queue and engine', () => {
@@ -31,5 +33,31 @@ describe('event queue and engine', () => {
     };
     expect(draws('s')).toEqual(draws('s'));
     expect(draws('s')).not.toEqual(draws('t'));
+  });
+});
+
+describe('EventQueue against a sorted array', () => {
+  it('pops by (time, scheduling order) through thousands of random schedules and pops', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constant(-1)), { minLength: 1, maxLength: 3_000 }), (steps) => {
+        const queue = new EventQueue();
+        const reference: { at: number; seq: number }[] = [];
+        let seq = 0;
+        for (const step of steps) {
+          if (step >= 0) {
+            queue.schedule(step, 'e', () => {});
+            reference.push({ at: step, seq: seq++ });
+            reference.sort((a, b) => a.at - b.at || a.seq - b.seq);
+          } else {
+            const got = queue.pop();
+            const want = reference.shift();
+            expect(got && { at: got.at, seq: got.seq }).toEqual(want);
+          }
+          expect(queue.size).toBe(reference.length);
+          expect(queue.peek()?.seq).toBe(reference[0]?.seq);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });

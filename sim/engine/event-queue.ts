@@ -41,31 +41,46 @@ export class EventQueue {
     return top;
   }
 
-  private less(a: ScheduledEvent, b: ScheduledEvent): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
+  /**
+   * Sifting moves the hole instead of swapping pairs, and compares inline: the queue holds up to
+   * hundreds of thousands of events (session expiries of a big population) and runs millions. The
+   * order is total, so any correct heap pops the same sequence; a test pops it against a sorted array.
+   */
   private siftUp(i: number): void {
     const heap = this.heap;
+    const item = heap[i];
+    const { at, seq } = item;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(heap[i], heap[parent])) break;
-      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      const p = heap[parent];
+      if (!(at < p.at || (at === p.at && seq < p.seq))) break;
+      heap[i] = p;
       i = parent;
     }
+    heap[i] = item;
   }
 
   private siftDown(i: number): void {
     const heap = this.heap;
+    const n = heap.length;
+    const item = heap[i];
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < heap.length && this.less(heap[l], heap[m])) m = l;
-      if (r < heap.length && this.less(heap[r], heap[m])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
+      let m = l;
+      let c = heap[l];
+      if (r < n) {
+        const rc = heap[r];
+        if (rc.at < c.at || (rc.at === c.at && rc.seq < c.seq)) {
+          m = r;
+          c = rc;
+        }
+      }
+      if (!(c.at < item.at || (c.at === item.at && c.seq < item.seq))) break;
+      heap[i] = c;
       i = m;
     }
+    heap[i] = item;
   }
 }

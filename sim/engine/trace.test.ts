@@ -45,6 +45,13 @@ describe('trace', () => {
     );
     // eslint-disable-next-line no-sparse-arrays
     expect(canonicalJson([1, , 3])).toBe(referenceCanonicalJson([1, , 3]));
+    // The flat fast path (JSON.stringify) must not take what JSON.stringify writes differently.
+    const dated = { a: 1, b: new Date(0) };
+    const withToJson = Object.assign(Object.create({ toJSON: () => 'x' }) as object, { a: 1 });
+    const nullProto = Object.assign(Object.create(null) as object, { a: 1, b: 'x', c: undefined, d: NaN });
+    for (const v of [dated, withToJson, nullProto, { '9': 1, '10': 2 }, { a: -0, b: Infinity }]) {
+      expect(canonicalJson(v)).toBe(referenceCanonicalJson(v));
+    }
   });
 
   it('chains sha256(previous hash | index | at | kind | json), as the trace format says', () => {

@@ -19,6 +19,18 @@ function quotedKey(k: string): string {
   return q;
 }
 
+/** A plain object (no toJSON of a class) whose values are all primitives: strings, numbers, booleans, null or undefined. */
+function isFlatPlain(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of keys) {
+    const v = value[k];
+    const t = typeof v;
+    if (t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'undefined' && v !== null) return false;
+  }
+  return true;
+}
+
 /**
  * Serialises with sorted object keys, so the hash does not depend on property insertion order. Keys
  * already in order (the usual case) are not sorted again; the output is the JSON of the value with
@@ -40,12 +52,17 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const keys = Object.keys(value as Record<string, unknown>);
+  let sorted = true;
   for (let i = 1; i < keys.length; i++) {
     if (keys[i - 1] > keys[i]) {
       keys.sort();
+      sorted = false;
       break;
     }
   }
+  // Most trace details are flat plain objects with keys in order: JSON.stringify writes exactly these
+  // bytes (keys in Object.keys order, undefined left out, non-finite numbers as null), natively.
+  if (sorted && isFlatPlain(value as Record<string, unknown>, keys)) return JSON.stringify(value);
   let out = '{';
   let first = true;
   for (const k of keys) {

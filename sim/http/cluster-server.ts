@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
-import { Cluster } from '../cluster/cluster.ts';
+import { Cluster, type WarmUpProgress } from '../cluster/cluster.ts';
 import type { ClusterOptions } from '../cluster/cluster-options.ts';
 import type { ServedApi } from './served-api.ts';
 import type { ApiResponse } from './api-exchange.ts';
@@ -31,6 +31,8 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   envelope?: EnvelopeForm;
   /** Called for every unexpected exception inside a handler (a bug; the client gets a 500 envelope). */
   onInternalError?: (error: unknown) => void;
+  /** Called after every virtual minute of the warm-up (a served demo runs an hour before it listens). */
+  onWarmUp?: (progress: WarmUpProgress) => void;
   /** Deliberately broken behaviours to switch on (ids of sim/http/deviations); see AdminAppOptions. */
   deviations?: readonly string[];
   /** Longest wait for a request's complete headers, in ms (default 10 000); tests shorten it. */
@@ -187,7 +189,7 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
   const warmUpMs = options.warmUpMs ?? (options.workload === 'demo' ? 3_600_000 : 0);
   const cluster = new Cluster({ ...options, warmUpMs, host: registeredHost, basePort: port === 0 ? 58080 : port });
   if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
-  cluster.start();
+  cluster.start(options.onWarmUp);
   const peers = new HttpPeers(cluster);
   const journalWrite = options.onModelWrite;
   // Writes whose answer is no HTTP response (MQTT ops, connections lost at a restart) wait through

@@ -88,7 +88,7 @@ function remove(tree: KeyTree, keys: readonly string[], depth = 0): void {
 export interface MonitorDeps {
   engine: Pick<SimEngine, 'now' | 'record' | 'every'>;
   /** The counters sampled: connections, subscriptions, messages in and out, per client and topic. */
-  mqtt: Pick<MqttBroker, 'connectionCount' | 'subscriptions' | 'counters' | 'allClients'>;
+  mqtt: Pick<MqttBroker, 'connectionCount' | 'subscriptions' | 'counters' | 'forEachClient'>;
   topics: { readonly size: number; hasName(topicName: string): boolean };
   connectors: { all(): readonly ConnectorLike[] };
 }
@@ -196,13 +196,16 @@ export class Monitor {
       scalars.append(row, date, delta);
       return delta;
     };
-    /** A counter pair of one row from its cumulative totals; returns the two deltas. */
-    const pairCounter = (row: number, first: number, second: number): [number, number] => {
+    /** A counter pair of one row from its cumulative totals; returns the first delta (the second: `lastSecond`). */
+    let lastSecond = 0;
+    const pairCounter = (row: number, first: number, second: number): number => {
       const a = pairs.delta(row, 0, n, first);
       const b = pairs.delta(row, 1, n, second);
       pairs.markSeen(row, n);
       pairs.append(row, date, a, b);
-      return [a, b];
+      // No [a, b] array: this runs for every row of every sample (hundreds of thousands).
+      lastSecond = b;
+      return a;
     };
 
     gauge('connection_num', broker.connectionCount);
@@ -230,15 +233,16 @@ export class Monitor {
     };
     // A source caches its row: a row is released only after an hour without points, and a source that
     // still exists gets a point every sample, so its cached row stays its own.
-    for (const s of broker.subscriptions.all()) {
+    // forEach rather than for-of: the same order without a generator step per item (hundreds of thousands per sample).
+    broker.subscriptions.forEach((s) => {
       add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
       // Most subscriptions have pushed nothing: skip building an iterator for them.
       if (s.push.size > 0)
         s.push.forEach((p, topic) =>
           add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure),
         );
-    }
-    for (const c of broker.allClients()) add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut);
+    });
+    broker.forEachClient((c) => add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut));
     for (const row of touched) pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
 
     const connectorRows: number[] = [];
@@ -251,9 +255,8 @@ export class Monitor {
     let success = 0;
     let failure = 0;
     for (const row of connectorRows) {
-      const [a, b] = pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
-      success += a;
-      failure += b;
+      success += pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+      failure += lastSecond;
     }
     // The totals are the sum of the per-connector deltas, so a deleted or restarted connector does not
     // make the total go negative.

@@ -92,6 +92,10 @@ function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe:
   };
 }
 
+/** Refusals of a connect (module functions: no closure made per connect). */
+const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
+const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
+
 /**
  * The MQTT side of the cluster: clients and their connections, sessions, subscriptions, message
  * routing with delivery counters, flapping detection, slow subscriptions and system alarms. Other
@@ -170,16 +174,12 @@ export class MqttBroker {
   // ---------------------------------------------------------------- connections
 
   connect(input: ConnectInput): ConnectResult {
-    const refused = ({ refusal, reason }: Refused): ConnectResult => {
-      this.deps.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
-      return { ok: false, reason, refusal };
-    };
     const req = this.normalizeConnect(input);
-    if ('refusal' in req) return refused(req);
+    if ('refusal' in req) return this.connectRefused(input, req);
     const key = clientKey(req.tenant, req.clientId);
     const existing = this.clients.get(key);
     const refusal = this.admissionRefusal(req, existing);
-    if (refusal) return refused(refusal);
+    if (refusal) return this.connectRefused(input, refusal);
     const { tenant, clientId, nodeId, connectionType, protocol, cleanStart, sessionExpiry } = req;
     const protocolCfg = this.deps.config.current().MqttProtocol;
     this.connectsThisSecond.set(tenant, (this.connectsThisSecond.get(tenant) ?? 0) + 1);
@@ -300,14 +300,18 @@ export class MqttBroker {
     };
   }
 
+  /** A refused connect, recorded (a method, not a closure per connect: connects run by the million). */
+  private connectRefused(input: ConnectInput, { refusal, reason }: Refused): ConnectResult {
+    this.deps.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
+    return { ok: false, reason, refusal };
+  }
+
   /**
    * Why a well-formed connect is refused, in the broker's order: blacklist, flapping ban, flapping
    * detection (this attempt counts), connection rates, connection limits, session quota.
    */
   private admissionRefusal(req: NormalizedConnect, existing: ClientState | undefined): Refused | undefined {
     const { tenant, clientId, nodeId } = req;
-    const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
-    const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
     const blocking = this.deps.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
     if (blocking) return banned(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
     if (this.flapping.isBanned(tenant, clientId)) return banned(`client ${clientId} is banned for connection flapping`);
@@ -909,6 +913,11 @@ export class MqttBroker {
   /** Every known client (connected, or disconnected with a live session), in first-connect order. */
   allClients(): IterableIterator<ClientState> {
     return this.clients[Symbol.iterator]();
+  }
+
+  /** Calls `visit` with every known client in the order of `allClients()`. */
+  forEachClient(visit: (client: ClientState) => void): void {
+    this.clients.forEachRecord(visit);
   }
 
   /** The client list, served from the index (its query scans it once and views only the sample). */

@@ -188,6 +188,11 @@ export class SubscriptionStore {
     return this.byKey[Symbol.iterator]();
   }
 
+  /** Calls `visit` with every subscription in the order of `all()`. */
+  forEach(visit: (sub: Subscription) => void): void {
+    this.byKey.forEachRecord(visit);
+  }
+
   /** The subscription list, served from the sorted indexes. */
   listing(): IndexedList<IndexEntry<Subscription>, object> {
     return this.byKey.listing(this.view);
