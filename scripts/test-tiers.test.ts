@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SLOW_TESTS } from './test-tiers.ts';
+import { LONG_RUNS, SLOW_TESTS } from './test-tiers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEST_ROOTS = ['lib', 'sim', 'suites', 'fixtures', 'scripts', 'examples'];
@@ -47,7 +47,7 @@ function slowBecause(file: string): string | undefined {
   return chain && `starts processes: ${chain.join(' → ')}`;
 }
 
-describe('the fast tier (vitest.fast.config.ts) leaves out exactly the slow test files', () => {
+describe('the fast tier (vitest.fast.config.ts) leaves out the slow test files', () => {
   const all = TEST_ROOTS.flatMap((d) => testFiles(join(ROOT, d))).map((f) => relative(ROOT, f));
   const reasons = new Map(all.map((f) => [f, slowBecause(join(ROOT, f))]));
 
@@ -60,6 +60,12 @@ describe('the fast tier (vitest.fast.config.ts) leaves out exactly the slow test
     const wrong = SLOW_TESTS.filter((f) => !reasons.has(f) || reasons.get(f) === undefined);
     expect(wrong, 'gone or in-process only: remove from SLOW_TESTS').toEqual([]);
     expect(new Set(SLOW_TESTS).size).toBe(SLOW_TESTS.length);
+  });
+
+  it('lists long in-process runs that exist, once, and not among the slow ones', () => {
+    expect(LONG_RUNS.filter((f) => !reasons.has(f))).toEqual([]);
+    expect(LONG_RUNS.filter((f) => SLOW_TESTS.includes(f))).toEqual([]);
+    expect(new Set(LONG_RUNS).size).toBe(LONG_RUNS.length);
   });
 
   it('finds the spawn behind a helper (the rule reads imports, not only the test file)', () => {

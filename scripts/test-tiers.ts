@@ -1,9 +1,10 @@
 /**
  * The two test tiers. `npm test` runs every test file; `npm run test:fast` (vitest.fast.config.ts) leaves
- * out the files below, which start processes (the CLI, a server, curl, prism, mosquitto clients) or talk
- * to real services (PostgreSQL, MariaDB, Redis, RabbitMQ, Mosquitto, NATS), Chromium or Docker.
- * scripts/test-tiers.test.ts reads every test file and fails when one that does so is missing here, so
- * the fast tier stays in-process.
+ * out the files below: SLOW_TESTS start processes (the CLI, a server, curl, prism, mosquitto clients) or
+ * talk to real services (PostgreSQL, MariaDB, Redis, RabbitMQ, Mosquitto, NATS), Chromium or Docker;
+ * LONG_RUNS run in-process but take 10 s or more of a busy two-core machine each.
+ * scripts/test-tiers.test.ts reads every test file and fails when one that spawns or needs a service is
+ * missing from SLOW_TESTS, so the fast tier stays in-process.
  */
 export const SLOW_TESTS: readonly string[] = [
   // Spawn the CLI (bin/mqsim.js) or a server process.
@@ -45,4 +46,31 @@ export const SLOW_TESTS: readonly string[] = [
   'scripts/docker/docker-image.test.ts',
   'scripts/docker/scratch-image.test.ts',
   'suites/targets/docker-target.test.ts',
+];
+
+/**
+ * In-process, but whole conformance runs (every check of the contract against the simulator or its
+ * deviations), property searches and slow hashing: 10 s to 150 s each with other work on the machine
+ * (vitest's per-file durations, 27 Nov 2026), three quarters of the in-process time. Keep a file here
+ * only while it is that slow.
+ */
+export const LONG_RUNS: readonly string[] = [
+  'lib/conform.test.ts',
+  'scripts/deviations/deviations-caught.test.ts',
+  'scripts/deviations/real-server-allowed.test.ts',
+  'scripts/deviations/real-server-findings.test.ts',
+  'scripts/deviations/robustmq-conform.test.ts',
+  'scripts/serializers/writers-verified.test.ts',
+  'sim/auth/admin-password.test.ts',
+  'sim/chaos/chaos.test.ts',
+  'sim/http/list-differential/list-history.test.ts',
+  'suites/conform/conform-sim.e2e.test.ts',
+  'suites/conform/hostile-targets.test.ts',
+  'suites/conform/peer-address-run.test.ts',
+  'suites/conform/runner.test.ts',
+  'suites/conform/testing/plain-list-server.test.ts',
+  'suites/properties/broken-server.test.ts',
+  'suites/properties/list-histories/list-histories.test.ts',
+  'suites/report/merge.test.ts',
+  'suites/scenarios/deviation.e2e.test.ts',
 ];
