@@ -38,13 +38,12 @@ const LONG_FUNCTIONS = [
   'sim/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/conform/runner.ts', // runConform
-  'suites/conform/checks/auth-checks.ts', // runAuthChecks
   'suites/properties/index.ts', // runPropertySuites
   'suites/properties/list-histories/history-property.ts', // historyProperty
   'suites/properties/model-based/family-property.ts', // familyProperty
   'suites/report/merge.ts', // mergeReports
   // Scenario suites: one sequence of requests and verdicts per scenario.
-  'suites/scenarios/mqtt.ts', // runCounterPerInterval, run
+  'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter
   'suites/scenarios/topics.ts', // run
 ];

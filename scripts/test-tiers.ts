@@ -64,6 +64,7 @@ export const LONG_RUNS: readonly string[] = [
   'sim/auth/admin-password.test.ts',
   'sim/chaos/chaos.test.ts',
   'sim/http/list-differential/list-history.test.ts',
+  'sim/mqtt/monitor-reference.test.ts',
   'suites/conform/conform-sim.e2e.test.ts',
   'suites/conform/hostile-targets.test.ts',
   'suites/conform/peer-address-run.test.ts',
