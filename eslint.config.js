@@ -14,6 +14,40 @@ const TEST_FILES = [
   'examples/**',
 ];
 
+/**
+ * Files with a function over 80 lines that is not split yet: the function and why it is still long.
+ * Remove a file from here when its function is split; the rule then keeps it short.
+ */
+const LONG_FUNCTIONS = [
+  // Command-line definitions: one option list each (commander's chained calls); others are changing serve-command.ts now.
+  'scripts/cli/conform-command.ts', // configureConformCommand
+  'scripts/cli/serve-command.ts', // configureServeCommand and its action
+  'scripts/bench.ts', // benchHttp: one figure's setup, run and print
+  // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
+  'sim/http/cluster-server.ts', // startClusterServer
+  'sim/mqtt-wire/mqtt-listener.ts', // startMqttListeners
+  'sim/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
+  'sim/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
+  // Tables written as code: one entry per command, spec or metric.
+  'sim/mq9/mq9-protocol.ts', // commands
+  'sim/mqtt/demo-population.ts', // buildSpecs
+  'sim/mqtt/monitor.ts', // sample
+  'sim/api/indexed-list-query.ts', // indexedListPage: the indexed fast path beside its obvious computation
+  'sim/chaos/chaos-runner.ts', // runPlan
+  'sim/http/admin-app.ts', // invoke
+  'sim/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
+  // Whole runs: one sequence of phases each (others are changing the conform runner now).
+  'suites/conform/runner.ts', // runConform
+  'suites/properties/index.ts', // runPropertySuites
+  'suites/properties/list-histories/history-property.ts', // historyProperty
+  'suites/properties/model-based/family-property.ts', // familyProperty
+  'suites/report/merge.ts', // mergeReports
+  // Scenario suites: one sequence of requests and verdicts per scenario.
+  'suites/scenarios/mqtt.ts', // runCounterPerInterval
+  'suites/scenarios/offsets-messages.ts', // runDeadLetter
+  'suites/scenarios/topics.ts', // run
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'reports/', 'coverage/'] },
   js.configs.recommended,
@@ -37,6 +71,19 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Functions fit a screen (CONTRIBUTING.md): 80 lines, blank lines and comments not counted. Tests are
+    // left out: a `describe` callback is a list of cases, not one piece of logic, and splitting it only
+    // moves the cases away from their names.
+    files: ['**/*.ts', '**/*.js'],
+    ignores: TEST_FILES,
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Functions still over 80 lines, each to be split by what it does; until then their files are exempt.
+    files: LONG_FUNCTIONS,
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     files: TEST_FILES,

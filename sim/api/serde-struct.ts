@@ -44,7 +44,6 @@ export const STRING: FieldType = { kind: 'string' };
 export const BOOL: FieldType = { kind: 'bool' };
 export const U32: FieldType = { kind: 'u32' };
 export const U64: FieldType = { kind: 'u64' };
-export const ANY: FieldType = { kind: 'any' };
 export const seqOf = (of: FieldType): FieldType => ({ kind: 'seq', of });
 
 /** serde's `Unexpected` for a JSON value, as its messages print it. */

@@ -22,22 +22,6 @@ export interface ScheduledFault {
   fault: RaftFault;
 }
 
-export const FAULT_KINDS = [
-  'crash',
-  'restart',
-  'stop',
-  'isolate',
-  'leave',
-  'rejoin',
-  'crash-leader',
-  'isolate-leader',
-  'tail-isolate',
-  'partition',
-  'heal',
-  'restart-all',
-  'lossy',
-] as const;
-
 /** The disruptive faults; each is undone by its repair (`repairOf`). */
 export const DISRUPTIVE_FAULT_KINDS = [
   'crash',

@@ -16,7 +16,7 @@ import type { SimNetwork } from '../net/sim-network.ts';
 import type { SimNode } from './node-registry.ts';
 import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
 
-export type { LeaderId, LogId, RaftRole } from '../raft/types.ts';
+export type { LogId } from '../raft/types.ts';
 export type { RaftBugs } from '../raft/raft-bugs.ts';
 
 /**

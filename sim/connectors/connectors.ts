@@ -14,7 +14,7 @@ import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-si
 import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
 import type { ConnectorDetailRecord, ConnectorRecord } from '../../fixtures/contract/records.ts';
 
-export type { Connector, ConnectorMessage, ConnectorStats, ConnectorStatus } from './connector-types.ts';
+export type { Connector, ConnectorMessage, ConnectorStatus } from './connector-types.ts';
 
 /** What `cluster.connector.create` carries (after the HTTP layer's length checks). */
 export interface ConnectorInput {

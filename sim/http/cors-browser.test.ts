@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceMissing } from '../../fixtures/testing/required-service.ts';
 import { startClusterServer, type RunningCluster } from './cluster-server.ts';
 
 /**
@@ -13,8 +14,10 @@ import { startClusterServer, type RunningCluster } from './cluster-server.ts';
  */
 
 const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`cors-browser.test.ts skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
+const noChromium = serviceMissing(
+  'Chromium',
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed (apt-get install -y chromium)`,
+);
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -62,7 +65,7 @@ function listen(server: Server): Promise<string> {
   );
 }
 
-describe.skipIf(!hasChromium)('a dashboard page on another origin, in headless Chromium', () => {
+describe.skipIf(noChromium)('a dashboard page on another origin, in headless Chromium', () => {
   let running: RunningCluster;
   let pageServer: Server;
   let pageOrigin: string;

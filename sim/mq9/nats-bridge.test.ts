@@ -1,12 +1,13 @@
 import { connect as netConnect } from 'node:net';
 import { connect, headers as natsHeaders, StringCodec, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceMissing } from '../../fixtures/testing/required-service.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 import { startNatsBridge, type NatsBridge } from './nats-bridge.ts';
 
 const NATS_URL = 'nats://127.0.0.1:4222';
 
-/** Is a NATS server listening on 127.0.0.1:4222? (.ci/run starts one; skip clearly when it is not.) */
+/** Is a NATS server listening on 127.0.0.1:4222? (.ci/run starts one; the tests skip or, under CI=true, fail when it is not.) */
 const natsUp = await new Promise<boolean>((resolve) => {
   const s = netConnect({ host: '127.0.0.1', port: 4222 });
   s.setTimeout(1_000, () => {
@@ -19,9 +20,9 @@ const natsUp = await new Promise<boolean>((resolve) => {
   });
   s.once('error', () => resolve(false));
 });
-if (!natsUp) console.warn('nats-bridge.test: no NATS server on 127.0.0.1:4222 — skipping the live mq9-over-NATS tests');
+const natsMissing = serviceMissing('NATS', natsUp ? undefined : 'no NATS server on 127.0.0.1:4222 (run .ci/run to start one)');
 
-describe.skipIf(!natsUp)('mq9 over a real NATS server', () => {
+describe.skipIf(natsMissing)('mq9 over a real NATS server', () => {
   // A unique prefix per run: parallel runs on the same server do not answer each other's requests.
   const prefix = `$mq9test${process.pid}${Math.floor(Math.random() * 1e6)}.AI`;
   const sc = StringCodec();

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceMissing } from '../../fixtures/testing/required-service.ts';
 import { eventually, startTestBroker, type TestBroker } from './testing/test-broker.ts';
 
 /**
@@ -11,11 +12,14 @@ import { eventually, startTestBroker, type TestBroker } from './testing/test-bro
 
 const PUB = '/usr/bin/mosquitto_pub';
 const SUB = '/usr/bin/mosquitto_sub';
-const available = existsSync(PUB) && existsSync(SUB);
+const clientsMissing = serviceMissing(
+  'Mosquitto clients',
+  existsSync(PUB) && existsSync(SUB) ? undefined : `${PUB} or ${SUB} is not installed (apt-get install -y mosquitto-clients)`,
+);
 
 let broker: TestBroker;
 beforeAll(async () => {
-  if (!available) return;
+  if (clientsMissing) return;
   broker = await startTestBroker();
   expect(
     (await broker.post('/api/cluster/user/create', { tenant: 'default', username: 'mosq', password: 'm0sq', is_superuser: false })).code,
@@ -49,7 +53,7 @@ const subscribed = (clientId: string) =>
     (r) => r.data.total_count > 0,
   );
 
-describe.skipIf(!available)('MQTT listener with mosquitto_pub and mosquitto_sub', () => {
+describe.skipIf(clientsMissing)('MQTT listener with mosquitto_pub and mosquitto_sub', () => {
   it('delivers QoS 2 from an MQTT 5 publisher on node 2 to an MQTT 3.1.1 subscriber on node 1', async () => {
     const s = sub([
       '-p',

@@ -10,7 +10,6 @@ export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
 /** MQTT 3.1 (protocol level 3), 3.1.1 (level 4) and 5. */
 export type ProtocolVersion = 3 | 4 | 5;
-export const PROTOCOL_VERSIONS: readonly ProtocolVersion[] = [3, 4, 5];
 
 export type QoS = 0 | 1 | 2;
 export type QosLabel = (typeof QOS_LABELS)[number];
@@ -27,12 +26,3 @@ export const heartbeatProtocolLabel = (v: ProtocolVersion): 'Mqtt3' | 'Mqtt4' | 
 
 export const qosLabel = (q: QoS): QosLabel => QOS_LABELS[q];
 export const retainHandlingLabel = (r: RetainHandling): RetainHandlingLabel => RETAIN_HANDLING_LABELS[r];
-
-/** Listener port of a connection type on a node, for the client's view of where it connected. */
-export const CONNECTION_PORT_KEY: Record<ConnectionType, 'mqttTcp' | 'mqttTls' | 'mqttWebsocket' | 'mqttWebsockets' | 'mqttQuic'> = {
-  Tcp: 'mqttTcp',
-  Tls: 'mqttTls',
-  Websocket: 'mqttWebsocket',
-  Websockets: 'mqttWebsockets',
-  Quic: 'mqttQuic',
-};

@@ -45,5 +45,3 @@ export interface StorageBugs {
   /** With no live ISR member, an out-of-sync replica becomes leader (Kafka's unclean.leader.election). */
   uncleanElection?: boolean;
 }
-
-export const STORAGE_BUG_NAMES = ['hwPastIsrMember', 'uncleanElection'] as const;

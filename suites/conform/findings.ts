@@ -3,7 +3,6 @@ import { isCrossCutting } from './cross-cutting.ts';
 import {
   checkKey,
   endpointKey,
-  LEVELS,
   type CheckRecord,
   type CheckRule,
   type Citation,
@@ -284,10 +283,4 @@ export function buildFindings(endpoints: readonly EndpointReport[], citations: R
         b.endpoints.length - a.endpoints.length ||
         a.id.localeCompare(b.id),
     );
-}
-
-/** "3 findings: MUST 1, SHOULD 1, INFO 1". */
-export function findingsLine(findings: readonly Finding[]): string {
-  const n = (l: Level) => findings.filter((f) => f.level === l).length;
-  return `${findings.length} finding${findings.length === 1 ? '' : 's'}: ${LEVELS.map((l) => `${l} ${n(l)}`).join(', ')}`;
 }

@@ -17,8 +17,6 @@ import { PropertyAbort, PropertyViolation, type StepVerdict } from './violation.
  */
 export type Outcome = 'ok' | 'invalid' | 'failure' | 'server-error' | 'no-answer' | 'malformed' | 'unauthorized' | 'rate-limited';
 
-export const REFUSALS: readonly Outcome[] = ['invalid', 'failure'];
-
 export interface Answer {
   endpoint: EndpointContract;
   exchange: Exchange;

@@ -8,11 +8,6 @@ export function levelAtLeast(level: Level, threshold: Level): boolean {
   return RANK[level] >= RANK[threshold];
 }
 
-/** The weaker of two levels (a rule can never bind harder than the endpoint it is about). */
-export function weaker(a: Level, b: Level): Level {
-  return RANK[a] <= RANK[b] ? a : b;
-}
-
 /**
  * A deviation a property observed: which rule of which endpoint, the spec assertion it breaks (whose
  * level says how strongly it binds), and the request that shows it. Thrown inside a property so

@@ -1,21 +1,12 @@
-import {
-  CONNECTOR_CATALOGUE,
-  FAILURE_STRATEGY_SPEC,
-  type ConfigKeySpec,
-  type ConnectorTypeSpec,
-  type CrossFieldRule,
-} from '../../fixtures/contract/connector-catalogue.ts';
-import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
+import { CONNECTOR_CATALOGUE, FAILURE_STRATEGY_SPEC } from '../../fixtures/contract/connector-catalogue.ts';
 import { runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
-import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { familyEndpoint } from '../../fixtures/contract/family-rules.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
-import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
-import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
+import type { ScenarioEnv, ScenarioSuite } from './scenario-suite.ts';
+import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { expectRefused, readList, refusalNames, type Row, withAlso } from './helpers.ts';
 import { implicitTenant } from './duplicates.ts';
 
 /**
@@ -27,289 +18,9 @@ import { implicitTenant } from './duplicates.ts';
  * broken). Failure-strategy rules and the two error texts of the spec complete the family.
  */
 
-const CONNECTOR = familyByKey('connector');
-
-/** The kinds of broken config, one rule each across the types (a finding per rule, not per type). */
-type CaseKind = 'required-key' | 'range' | 'enum' | 'url-scheme' | 'length' | 'cross-key';
-
-interface ConfigCase {
-  id: string;
-  kind: CaseKind;
-  what: string;
-  config: Row;
-  source: Source;
-  /** Keys the refusal may name (any one of them). */
-  keys: string[];
-  /** The assertion the case cites when not its type's bullet or a key's source (a rule's decision). */
-  assertion?: string;
-}
-
-/** What is wrong when a server accepts a config of that kind: the finding's title, whatever the type. */
-const ACCEPTED_WRONG: Record<CaseKind, string> = {
-  'required-key': 'connector configs: a config without a required key is accepted',
-  range: 'connector configs: a number outside its range is accepted',
-  enum: 'connector configs: a value outside its listed values is accepted',
-  'url-scheme': "connector configs: a URL without its type's scheme (http:// or https://, mqtt://, pulsar://) is accepted",
-  length: 'connector configs: a text over its length limit is accepted',
-  'cross-key': 'connector configs: a config breaking a rule between its keys is accepted',
-};
-
-/**
- * The rule a failed case broke: accepted, the rule of its kind (one finding for every type that
- * accepts it); refused otherwise than the contract says, the refusal's form.
- */
-function caseRule(v: Verdict, ex: Exchange, t: ConnectorTypeSpec, c: ConfigCase): Verdict {
-  if (v.status !== 'fail') return v;
-  if (succeeded(ex)) return { ...v, rule: { id: `connector.config.${c.kind}`, wrong: ACCEPTED_WRONG[c.kind], subject: t.id } };
-  if (!ex.response) return v;
-  return {
-    ...v,
-    rule: {
-      id: 'connector.config.refusal-form',
-      wrong: 'connector configs: an invalid config is refused, but not as a parameter error',
-      subject: t.id,
-    },
-  };
-}
-
-/** A catalogue rule cites its type's bullet; a key rule the project added (a range the spec leaves open) its decision. */
-const keyAssertion = (t: { id: string }, source: Source | undefined): string =>
-  source === undefined || source === 'spec' ? `catalogue.${t.id}` : 'decision.connector.unstated-ranges';
-
-/** A few broken configs of one type: the first case of each kind the type's keys and rules allow. */
-export function invalidConfigs(t: ConnectorTypeSpec): ConfigCase[] {
-  const base = { ...t.example } as Row;
-  const cases: ConfigCase[] = [];
-  const first = (pred: (k: ConfigKeySpec) => boolean) => t.keys.find(pred);
-  const req = first((k) => k.required === true);
-  if (req) {
-    const { [req.name]: _gone, ...rest } = base;
-    cases.push({
-      id: `missing-${req.name}`,
-      kind: 'required-key',
-      what: `the required key ${req.name} is missing`,
-      config: rest,
-      source: req.source ?? 'spec',
-      keys: [req.name],
-    });
-  }
-  const low = first((k) => k.type === 'integer' && k.minimum !== undefined);
-  if (low)
-    cases.push({
-      id: `${low.name}-below-${low.minimum}`,
-      kind: 'range',
-      what: `${low.name} ${low.minimum! - 1} is below ${low.minimum}`,
-      config: { ...base, [low.name]: low.minimum! - 1 },
-      source: low.source ?? 'spec',
-      keys: [low.name],
-    });
-  const high = first((k) => k.type === 'integer' && k.maximum !== undefined);
-  if (high)
-    cases.push({
-      id: `${high.name}-above-${high.maximum}`,
-      kind: 'range',
-      what: `${high.name} ${high.maximum! + 1} is above ${high.maximum}`,
-      config: { ...base, [high.name]: high.maximum! + 1 },
-      source: high.source ?? 'spec',
-      keys: [high.name],
-    });
-  const en = first((k) => k.enum !== undefined);
-  if (en) {
-    const bad = en.enum!.every((v) => typeof v === 'number') ? 7 : 'bogus';
-    cases.push({
-      id: `${en.name}-not-in-enum`,
-      kind: 'enum',
-      what: `${en.name} ${JSON.stringify(bad)} is none of ${en.enum!.join(', ')}`,
-      config: { ...base, [en.name]: bad },
-      source: en.source ?? 'spec',
-      keys: [en.name],
-    });
-  }
-  const scheme = first((k) => k.prefixes !== undefined);
-  if (scheme)
-    cases.push({
-      id: `${scheme.name}-bad-scheme`,
-      kind: 'url-scheme',
-      what: `${scheme.name} must start with ${scheme.prefixes!.join(' or ')}`,
-      config: { ...base, [scheme.name]: 'ftp://localhost:21/x' },
-      source: scheme.source ?? 'spec',
-      keys: [scheme.name],
-    });
-  const long = first((k) => k.type === 'string' && k.maxLength !== undefined && k.maxLength < 3000);
-  if (long)
-    cases.push({
-      id: `${long.name}-too-long`,
-      kind: 'length',
-      what: `${long.name} of ${long.maxLength! + 1} characters is over ${long.maxLength}`,
-      config: { ...base, [long.name]: 'x'.repeat(long.maxLength! + 1) },
-      source: long.source ?? 'spec',
-      keys: [long.name],
-    });
-  // Types with few rules on their keys (greptime): a second required key missing.
-  const second = t.keys.filter((k) => k.required === true)[1];
-  if (cases.length < 2 && second) {
-    const { [second.name]: _gone, ...rest } = base;
-    cases.push({
-      id: `missing-${second.name}`,
-      kind: 'required-key',
-      what: `the required key ${second.name} is missing`,
-      config: rest,
-      source: second.source ?? 'spec',
-      keys: [second.name],
-    });
-  }
-  for (const rule of t.rules) {
-    const c = ruleCase(t, rule, base);
-    if (c) cases.push(c);
-  }
-  return cases;
-}
-
-/** A config that breaks one cross-key rule of the catalogue. */
-function ruleCase(t: ConnectorTypeSpec, rule: CrossFieldRule, base: Row): ConfigCase | undefined {
-  const id = `rule-${rule.id}`;
-  switch (rule.kind) {
-    case 'required-when': {
-      const config = { ...base, [rule.when.key]: rule.when.equals };
-      for (const k of rule.keys) delete config[k];
-      // Only this rule is broken: what the same condition wants empty is emptied.
-      for (const other of t.rules)
-        if (other.kind === 'empty-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals)
-          for (const k of other.keys) config[k] = '';
-      return {
-        id,
-        kind: 'cross-key',
-        what: `${rule.when.key} ${JSON.stringify(rule.when.equals)} needs ${rule.keys.join(', ')}`,
-        config,
-        source: rule.source,
-        keys: [...rule.keys],
-      };
-    }
-    case 'empty-when': {
-      // The keys the condition leaves unused are given, not empty: what the rule's assertion says of that.
-      const config = { ...base, [rule.when.key]: rule.when.equals };
-      // Keep the rule's other requirements met: fill whatever the same condition requires.
-      for (const other of t.rules)
-        if (other.kind === 'required-when' && other.when.key === rule.when.key && other.when.equals === rule.when.equals)
-          for (const k of other.keys) config[k] = `conform-${k}`;
-      for (const k of rule.keys) config[k] = '';
-      config[rule.keys[0]] = 'not-empty';
-      return {
-        id,
-        kind: 'cross-key',
-        what: `with ${rule.when.key} ${JSON.stringify(rule.when.equals)}, ${rule.keys[0]} must be empty`,
-        config,
-        source: rule.source,
-        keys: [rule.keys[0]],
-        ...(rule.assertion ? { assertion: rule.assertion } : {}),
-      };
-    }
-    case 'one-of-groups': {
-      if (rule.groups.length < 2) return undefined;
-      const config = { ...base };
-      for (const g of rule.groups.slice(0, 2))
-        for (const k of g) config[k] = k === 'oauth' ? '{"issuer_url":"https://auth.example"}' : `conform-${k}`;
-      return {
-        id,
-        kind: 'cross-key',
-        what: `authentication is one of ${rule.groups.map((g) => g.join('+')).join(', ')}; two were given`,
-        config,
-        source: rule.source,
-        keys: rule.groups.slice(0, 2).flat(),
-      };
-    }
-    case 'placeholder-count':
-      return {
-        id,
-        kind: 'cross-key',
-        what: `${rule.key} needs exactly ${rule.count} ${rule.token} placeholders`,
-        config: {
-          ...base,
-          [rule.key]: `INSERT INTO t VALUES (${Array(rule.count - 1)
-            .fill(rule.token)
-            .join(', ')})`,
-        },
-        source: rule.source,
-        keys: [rule.key],
-      };
-    case 'placeholder-set':
-      return {
-        id,
-        kind: 'cross-key',
-        what: `${rule.key} needs the placeholders ${rule.numbers.map((n) => `${rule.prefix}${n}`).join(', ')}`,
-        config: {
-          ...base,
-          [rule.key]: `INSERT INTO t VALUES (${rule.numbers
-            .slice(0, -1)
-            .map((n) => `${rule.prefix}${n}`)
-            .join(', ')})`,
-        },
-        source: rule.source,
-        keys: [rule.key],
-      };
-    default:
-      return undefined;
-  }
-}
-
-/** The list's config as an object: the JSON text, unwrapped when the server nests it under one key. */
-export function listedConfig(config: unknown): Row | undefined {
-  if (typeof config !== 'string') return undefined;
-  try {
-    const parsed = JSON.parse(config) as unknown;
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-    const keys = Object.keys(parsed);
-    // The real server serialises its config enum: {"LocalFile": {...}}.
-    if (keys.length === 1 && typeof (parsed as Row)[keys[0]] === 'object' && !Array.isArray((parsed as Row)[keys[0]]))
-      return (parsed as Row)[keys[0]] as Row;
-    return parsed as Row;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Keys of `t` whose default is missing or different in the listed config. */
-export function missingDefaults(t: ConnectorTypeSpec, listed: Row): string[] {
-  return t.keys
-    .filter((k) => k.default !== undefined && !(k.name in t.example))
-    .filter((k) => JSON.stringify(listed[k.name]) !== JSON.stringify(k.default))
-    .map((k) => `${k.name} ${JSON.stringify(listed[k.name])} (default ${JSON.stringify(k.default)})`);
-}
-
-/** Creates a connector of the run; deletes it again at once when `keep` is false. */
-async function attempt(
-  ctx: ConformContext,
-  resources: CreatedResources,
-  suffix: string,
-  overrides: Row,
-  keep = false,
-): Promise<{ ex: Exchange; fields: Row }> {
-  const fields: Record<string, unknown> = { ...fixtureFields(ctx, CONNECTOR, suffix), ...overrides };
-  const ex = (await resources.create(CONNECTOR, fields, 'check'))!;
-  if (succeeded(ex) && !keep) await resources.delete(CONNECTOR, fields, 'cleanup');
-  return { ex, fields };
-}
-
-async function refusedCheck(
-  ctx: ConformContext,
-  e: EndpointContract,
-  id: string,
-  assertion: string,
-  ex: Exchange,
-  what: string,
-  params: readonly string[],
-  also: readonly string[] = [],
-  withRule: (v: Verdict) => Verdict = (v) => v,
-): Promise<void> {
-  await ctx.check(e, id, assertion, () => ({ ...withRule(expectRefused(ex, what)), ...(also.length ? { also } : {}) }));
-  if (refused(ex)) {
-    await ctx.check(e, `${id}.names-param`, A.errorsNamesParam, () =>
-      params.some((p) => refusalNames(ex, p))
-        ? pass(`the message names ${params.join(' or ')}`)
-        : fail(`the refusal does not name ${params.join(' or ')}: ${describeAnswer(ex)}`, ex),
-    );
-  }
-}
+import { attempt, CONNECTOR, refusedCheck } from './connector-requests.ts';
+import { caseRule, invalidConfigs, keyAssertion, listedConfig, missingDefaults } from './connector-configs.ts';
+import { runConnectorRuntime } from './connector-runtime.ts';
 
 /** The spec's failure-strategy cases: [id, what, strategy object, accepted?]. */
 const STRATEGY_CASES: [string, string, Row, boolean][] = [
@@ -374,153 +85,77 @@ function strategyAssertion(strategy: Row): string {
   return 'failure.strategy';
 }
 
-/** Polls the connector's list record every 250 ms of target time (up to `maxMs`) until it is Running; returns it and the time waited. */
-async function untilRunning(ctx: ConformContext, fields: Row, maxMs: number): Promise<{ row?: Row; waited: number }> {
-  for (let waited = 0; ; waited += 250) {
-    const got = await readList(ctx, '/api/cluster/connector/list', { tenant: fields.tenant, connector_name: fields.connector_name });
-    const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
-    if (row?.status === 'Running' || waited >= maxMs) return { row, waited };
-    await letTimePass(ctx, 250);
-  }
+/** A file config with an unknown key and a null key is accepted, the null key taking its default (decision.connector.config-keys). */
+async function checkUnknownAndNullKeys(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
+  const file = CONNECTOR_CATALOGUE.find((t) => t.id === 'file')!;
+  const rotationDefault = file.keys.find((k) => k.name === 'rotation_strategy')?.default;
+  const loose = await attempt(
+    ctx,
+    env.resources,
+    '-ck',
+    {
+      connector_type: 'file',
+      config: JSON.stringify({ local_file_path: `/tmp/conform-${ctx.seed}.log`, conform_unknown_key: 'x', rotation_strategy: null }),
+    },
+    true,
+  );
+  await ctx.check(e, 'connector.config.unknown-and-null-keys', 'decision.connector.config-keys', async () => {
+    if (!succeeded(loose.ex))
+      return fail(`a file config with an unknown key and rotation_strategy null was refused: ${describeAnswer(loose.ex)}`, loose.ex);
+    try {
+      const got = await readList(ctx, '/api/cluster/connector/list', {
+        tenant: loose.fields.tenant,
+        connector_name: loose.fields.connector_name,
+      });
+      const row = got?.rows.find((r) => r.connector_name === loose.fields.connector_name);
+      const config = row ? listedConfig(row.config) : undefined;
+      if (!config) return skip(`the connector's config could not be read back from the list (${got ? describeAnswer(got.ex) : 'no list'})`);
+      return config.rotation_strategy === rotationDefault
+        ? pass(`accepted; rotation_strategy null took its default ${JSON.stringify(rotationDefault)}`)
+        : fail(
+            `rotation_strategy was null, so its default ${JSON.stringify(rotationDefault)} applies, but the list shows ${JSON.stringify(config.rotation_strategy)}`,
+            got?.ex,
+          );
+    } finally {
+      await env.resources.delete(CONNECTOR, loose.fields, 'cleanup');
+    }
+  });
 }
 
-/**
- * What a connector does once created (decisions: runtime, last-send-time-zero, delivery; States: counters
- * reset on a restart). A connector of the run's own is created on a topic filter nobody else publishes to,
- * taken up by a node within a second (the least loaded one, when no other connector waits), read while it
- * has sent nothing, fed three messages by an MQTT client, and — with the simulator's control — stopped and
- * resumed, after which its counters start from zero again.
- */
-async function runConnectorRuntime(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
-  const ids = [
-    'connector.runtime-assigned',
-    'connector.detail-before-first-send',
-    'connector.delivery',
-    'connector.counters-reset',
-  ] as const;
-  const assertions = [
-    'decision.connector.runtime',
-    'decision.connector.last-send-time-zero',
-    'decision.connector.delivery',
-    'states.connector.counters-reset',
-  ];
-  const skipAll = async (from: number, why: string) => {
-    for (let i = from; i < ids.length; i++) await ctx.check(e, ids[i], assertions[i], () => skip(why));
-  };
-  const status = ctx.endpoint('GET', '/api/status');
-  const nodes = status ? ((dataOf(await ctx.call(status, {}, 'fixture'))?.broker_node_list ?? []) as Row[]) : [];
-  const brokers = nodes
-    .filter((n) => !Array.isArray(n.roles) || n.roles.includes('broker'))
-    .map((n) => Number(n.node_id))
-    .sort((a, b) => a - b);
-  const before = (await readList(ctx, '/api/cluster/connector/list', {}, 'fixture'))?.rows ?? [];
-  const load = new Map<number, number>(brokers.map((id) => [id, 0]));
-  for (const r of before)
-    if (r.broker_id !== null && r.broker_id !== undefined && load.has(Number(r.broker_id)))
-      load.set(Number(r.broker_id), load.get(Number(r.broker_id))! + 1);
-  const othersWaiting = before.some((r) => r.status === 'Idle');
-  const expected =
-    brokers.length > 0 && !othersWaiting ? brokers.reduce((best, id) => (load.get(id)! < load.get(best)! ? id : best)) : undefined;
-  const topic = `conform/${ctx.seed}/runtime`;
-  // In the tenant the run's MQTT client publishes in, when it is known (a listener's clients may all
-  // land in one tenant, e.g. `default`), so the delivery check below can feed the connector.
-  const tenant = ctx.mqtt?.tenant !== undefined ? { tenant: ctx.mqtt.tenant } : {};
-  const { ex: made, fields } = await attempt(ctx, env.resources, '-rt', { topic_name: `${topic}/#`, ...tenant }, true);
-  if (!succeeded(made)) return skipAll(0, `a connector could not be created (${describeAnswer(made)})`);
-  try {
-    const first = await untilRunning(ctx, fields, 3000);
-    await ctx.check(e, ids[0], assertions[0], () => {
-      if (first.row?.status !== 'Running')
+/** A mysql or postgres config without port takes the contract's default port (decision.connector.relational-port). */
+async function checkRelationalPortDefault(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
+  await ctx.check(e, 'connector.config.relational-port-default', 'decision.connector.relational-port', async () => {
+    const shown: string[] = [];
+    for (const id of ['mysql', 'postgres']) {
+      const t = CONNECTOR_CATALOGUE.find((x) => x.id === id)!;
+      const { port: _omitted, ...rest } = t.example as Row;
+      const want = t.keys.find((k) => k.name === 'port')?.default;
+      const made = await attempt(ctx, env.resources, `-rp-${id}`, { connector_type: id, config: JSON.stringify(rest) }, true);
+      if (!succeeded(made.ex))
         return fail(
-          `the new connector is still ${JSON.stringify(first.row?.status)} ${first.waited} ms after its create; an Idle connector is assigned every second`,
+          `a ${id} config without port was refused (the contract applies ${JSON.stringify(want)}): ${describeAnswer(made.ex)}`,
+          made.ex,
         );
-      // Only the simulator's virtual clock times the assignment exactly; over HTTP, polling and load add
-      // wall time, so there Running within the wait is the evidence.
-      if (ctx.target.control && first.waited > 1250)
-        return fail(`the new connector became Running only after ${first.waited} ms; an Idle connector is assigned every second`);
-      const node = Number(first.row.broker_id);
-      if (expected !== undefined && node !== expected)
-        return fail(
-          `the new connector runs on node ${node}, but node ${expected} ran the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})`,
-        );
-      return pass(
-        `Running on node ${node} after ${first.waited} ms${expected !== undefined ? `, the node with the fewest connectors (${[...load].map(([id, n]) => `node ${id}: ${n}`).join(', ')})` : ' (other connectors were waiting too, so which node is not judged)'}`,
-      );
-    });
-    if (first.row?.status !== 'Running') return skipAll(1, 'the connector never ran');
-    const detailOf = () => ctx.call(e, { tenant: fields.tenant, connector_name: fields.connector_name });
-    const fresh = await detailOf();
-    await ctx.check(e, ids[1], assertions[1], () => {
-      const d = dataOf(fresh);
-      if (!succeeded(fresh) || !d) return fail(`the running connector's detail was refused: ${describeAnswer(fresh)}`, fresh);
-      return d.last_send_time === 0 && d.last_msg === null
-        ? pass('last_send_time 0 and last_msg null before the first send')
-        : fail(
-            `before any message reached it: last_send_time ${JSON.stringify(d.last_send_time)}, last_msg ${JSON.stringify(d.last_msg)} (0 and null)`,
-            fresh,
-          );
-    });
-    const driver = ctx.mqtt;
-    let delivered = false;
-    await ctx.check(e, ids[2], assertions[2], async () => {
-      if (!driver) return skip("needs an MQTT client to publish to the connector's topic");
-      if (driver.tenant !== undefined && driver.tenant !== fields.tenant)
-        return skip(`the MQTT client publishes in tenant ${driver.tenant}, the connector is in ${String(fields.tenant)}`);
-      const session = await driver.connect(`conform-${ctx.seed}-feeder`);
-      if ('ok' in session) return skip(`the MQTT client could not connect: ${session.reason}`);
       try {
-        for (let i = 1; i <= 3; i++) {
-          const r = await session.publish(`${topic}/m${i}`, `conform message ${i}`, { qos: 1, retain: false });
-          if (!r.ok) return skip(`a message could not be published: ${r.reason}`);
-        }
-      } finally {
-        await session.close();
-      }
-      let waited = 0;
-      let d: Row | undefined;
-      let last: Exchange | undefined;
-      for (; waited <= 3000; waited += 250) {
-        last = await detailOf();
-        d = dataOf(last);
-        if (Number(d?.send_success_total) >= 3) break;
-        await letTimePass(ctx, 250);
-      }
-      if (Number(d?.send_success_total) !== 3)
-        return fail(
-          `3 messages were published on ${topic}/…, the connector's detail shows send_success_total ${JSON.stringify(d?.send_success_total)} after ${waited} ms`,
-          last,
-        );
-      if (waited > 1250)
-        return fail(`the 3 messages were forwarded only after ${waited} ms; a Running connector forwards every second`, last);
-      if (d!.last_msg !== 'conform message 3' || !(Number(d!.last_send_time) > 0))
-        return fail(
-          `after the sends: last_msg ${JSON.stringify(d!.last_msg)}, last_send_time ${JSON.stringify(d!.last_send_time)} (the last message and its time)`,
-          last,
-        );
-      delivered = true;
-      return pass(`the 3 messages were forwarded within ${waited} ms: send_success_total 3, last_msg the last one`);
-    });
-    await ctx.check(e, ids[3], assertions[3], async () => {
-      const control = ctx.target.control;
-      if (!control) return skip("a restart of a connector happens outside the API; only the simulator's control can stop and resume one");
-      if (!delivered) return skip('the connector had no counts to reset');
-      control.stopConnector(String(fields.tenant), String(fields.connector_name));
-      control.resumeConnector(String(fields.tenant), String(fields.connector_name));
-      const again = await untilRunning(ctx, fields, 3000);
-      if (again.row?.status !== 'Running') return skip(`the resumed connector did not run again (${JSON.stringify(again.row?.status)})`);
-      const ex = await detailOf();
-      const d = dataOf(ex);
-      if (!succeeded(ex) || !d) return fail(`the restarted connector's detail was refused: ${describeAnswer(ex)}`, ex);
-      return d.send_success_total === 0 && d.send_fail_total === 0
-        ? pass('after a stop and a restart send_success_total and send_fail_total are 0 again (were 3 and 0)')
-        : fail(
-            `the connector restarted, but its counters were kept: send_success_total ${JSON.stringify(d.send_success_total)}, send_fail_total ${JSON.stringify(d.send_fail_total)}`,
-            ex,
+        const got = await readList(ctx, '/api/cluster/connector/list', {
+          tenant: made.fields.tenant,
+          connector_name: made.fields.connector_name,
+        });
+        const row = got?.rows.find((r) => r.connector_name === made.fields.connector_name);
+        const config = row ? listedConfig(row.config) : undefined;
+        if (!config) return skip(`the ${id} connector's config could not be read back from the list`);
+        if (config.port !== want)
+          return fail(
+            `a ${id} config without port must take ${JSON.stringify(want)}, the list shows ${JSON.stringify(config.port)}`,
+            got?.ex,
           );
-    });
-  } finally {
-    await env.resources.delete(CONNECTOR, fields, 'cleanup');
-  }
+        shown.push(`${id} ${String(want)}`);
+      } finally {
+        await env.resources.delete(CONNECTOR, made.fields, 'cleanup');
+      }
+    }
+    return pass(`without port: ${shown.join(', ')}`);
+  });
 }
 
 export const connectors: ScenarioSuite = {
@@ -859,40 +494,7 @@ export const connectors: ScenarioSuite = {
             ? v
             : fail(`the refusal does not name topic_name: ${describeAnswer(badFilter.ex)}`, badFilter.ex);
         });
-        const file = CONNECTOR_CATALOGUE.find((t) => t.id === 'file')!;
-        const rotationDefault = file.keys.find((k) => k.name === 'rotation_strategy')?.default;
-        const loose = await attempt(
-          ctx,
-          env.resources,
-          '-ck',
-          {
-            connector_type: 'file',
-            config: JSON.stringify({ local_file_path: `/tmp/conform-${ctx.seed}.log`, conform_unknown_key: 'x', rotation_strategy: null }),
-          },
-          true,
-        );
-        await ctx.check(e, 'connector.config.unknown-and-null-keys', 'decision.connector.config-keys', async () => {
-          if (!succeeded(loose.ex))
-            return fail(`a file config with an unknown key and rotation_strategy null was refused: ${describeAnswer(loose.ex)}`, loose.ex);
-          try {
-            const got = await readList(ctx, '/api/cluster/connector/list', {
-              tenant: loose.fields.tenant,
-              connector_name: loose.fields.connector_name,
-            });
-            const row = got?.rows.find((r) => r.connector_name === loose.fields.connector_name);
-            const config = row ? listedConfig(row.config) : undefined;
-            if (!config)
-              return skip(`the connector's config could not be read back from the list (${got ? describeAnswer(got.ex) : 'no list'})`);
-            return config.rotation_strategy === rotationDefault
-              ? pass(`accepted; rotation_strategy null took its default ${JSON.stringify(rotationDefault)}`)
-              : fail(
-                  `rotation_strategy was null, so its default ${JSON.stringify(rotationDefault)} applies, but the list shows ${JSON.stringify(config.rotation_strategy)}`,
-                  got?.ex,
-                );
-          } finally {
-            await env.resources.delete(CONNECTOR, loose.fields, 'cleanup');
-          }
-        });
+        await checkUnknownAndNullKeys(ctx, e, env);
         const greptime = CONNECTOR_CATALOGUE.find((t) => t.id === 'greptime')!;
         const emptyAllowed = await attempt(ctx, env.resources, '-er', {
           connector_type: 'greptime',
@@ -919,38 +521,7 @@ export const connectors: ScenarioSuite = {
         await ctx.check(e, 'connector.config.file-path-relative', 'decision.connector.file-path-absolute', () =>
           expectRefused(relative.ex, 'local_file_path "relative/conform.log" is not an absolute path'),
         );
-        await ctx.check(e, 'connector.config.relational-port-default', 'decision.connector.relational-port', async () => {
-          const shown: string[] = [];
-          for (const id of ['mysql', 'postgres']) {
-            const t = CONNECTOR_CATALOGUE.find((x) => x.id === id)!;
-            const { port: _omitted, ...rest } = t.example as Row;
-            const want = t.keys.find((k) => k.name === 'port')?.default;
-            const made = await attempt(ctx, env.resources, `-rp-${id}`, { connector_type: id, config: JSON.stringify(rest) }, true);
-            if (!succeeded(made.ex))
-              return fail(
-                `a ${id} config without port was refused (the contract applies ${JSON.stringify(want)}): ${describeAnswer(made.ex)}`,
-                made.ex,
-              );
-            try {
-              const got = await readList(ctx, '/api/cluster/connector/list', {
-                tenant: made.fields.tenant,
-                connector_name: made.fields.connector_name,
-              });
-              const row = got?.rows.find((r) => r.connector_name === made.fields.connector_name);
-              const config = row ? listedConfig(row.config) : undefined;
-              if (!config) return skip(`the ${id} connector's config could not be read back from the list`);
-              if (config.port !== want)
-                return fail(
-                  `a ${id} config without port must take ${JSON.stringify(want)}, the list shows ${JSON.stringify(config.port)}`,
-                  got?.ex,
-                );
-              shown.push(`${id} ${String(want)}`);
-            } finally {
-              await env.resources.delete(CONNECTOR, made.fields, 'cleanup');
-            }
-          }
-          return pass(`without port: ${shown.join(', ')}`);
-        });
+        await checkRelationalPortDefault(ctx, e, env);
       },
     },
     {

@@ -80,12 +80,6 @@ export function expectRefused(ex: Exchange, what: string, allowed: readonly numb
   return fail(`${what}: expected a refusal with code ${allowed.join(' or ')}, got ${describeAnswer(ex)}`, ex);
 }
 
-/** Verdict of a request that must succeed. */
-export function expectAccepted(ex: Exchange, what: string): Verdict {
-  if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-  return succeeded(ex) ? pass(`${what}: accepted`) : fail(`${what}, but it was refused: ${describeAnswer(ex)}`, ex);
-}
-
 /** Does the refusal's text name the parameter? */
 export function refusalNames(ex: Exchange, param: string): boolean {
   return namesParam(envelopeOf(ex)?.text ?? ex.response?.text, param);

@@ -405,6 +405,32 @@ async function runFlappingBanEnabled(ctx: ConformContext, e: EndpointContract, c
   });
 }
 
+/** The client-lifecycle checks, all skipped with `why` (the run's MQTT client could not connect). */
+async function skipClientLifecycle(
+  ctx: ConformContext,
+  [e, sessions, subs, detail]: readonly [EndpointContract, EndpointContract, EndpointContract, EndpointContract],
+  why: string,
+): Promise<void> {
+  for (const [ep, id] of [
+    [e, 'client.connected-listed'],
+    [sessions, 'session.connected-listed'],
+    [subs, 'subscribe.created-listed'],
+    [detail, 'subscribe.created-detail'],
+    [e, 'client.disconnected'],
+  ] as const) {
+    await ctx.check(
+      ep,
+      id,
+      id === 'subscribe.created-detail'
+        ? 'endpoints.subscribe.detail.response'
+        : id === 'client.disconnected'
+          ? 'resources.client.network_connection'
+          : 'service.lists',
+      () => skip(why),
+    );
+  }
+}
+
 export const mqtt: ScenarioSuite = {
   name: 'mqtt',
   tags: ['mqtt'],
@@ -518,27 +544,12 @@ export const mqtt: ScenarioSuite = {
         const sessions = ctx.endpoint('GET', '/api/mqtt/session/list') ?? e;
         const subs = ctx.endpoint('GET', '/api/mqtt/subscribe/list') ?? e;
         const detail = ctx.endpoint('GET', '/api/mqtt/subscribe/detail') ?? e;
-        if ('ok' in session) {
-          for (const [ep, id] of [
-            [e, 'client.connected-listed'],
-            [sessions, 'session.connected-listed'],
-            [subs, 'subscribe.created-listed'],
-            [detail, 'subscribe.created-detail'],
-            [e, 'client.disconnected'],
-          ] as const) {
-            await ctx.check(
-              ep,
-              id,
-              id === 'subscribe.created-detail'
-                ? 'endpoints.subscribe.detail.response'
-                : id === 'client.disconnected'
-                  ? 'resources.client.network_connection'
-                  : 'service.lists',
-              () => skip(`the MQTT client (${driver.via}) could not connect: ${session.reason}`),
-            );
-          }
-          return;
-        }
+        if ('ok' in session)
+          return skipClientLifecycle(
+            ctx,
+            [e, sessions, subs, detail],
+            `the MQTT client (${driver.via}) could not connect: ${session.reason}`,
+          );
         const filter = driver.tenant ? { tenant: driver.tenant } : {};
         const find = async (listPath: string) =>
           waitFor(ctx, 3000, 250, async () =>

@@ -69,11 +69,6 @@ export function missingNeed(ctx: ConformContext, need: Need): string | undefined
   return undefined;
 }
 
-/** Does a check id match a declared id or `prefix.*`? */
-export function declares(scenario: Scenario, id: string): boolean {
-  return scenario.checks.some((c) => (c.endsWith('.*') ? id.startsWith(c.slice(0, -1)) : id === c));
-}
-
 /** Runs one scenario, or records its checks as skipped with the reason a need is unmet. */
 export async function runScenario(ctx: ConformContext, e: EndpointContract, scenario: Scenario, env: ScenarioEnv): Promise<void> {
   for (const need of scenario.needs ?? []) {

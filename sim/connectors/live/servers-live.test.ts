@@ -7,22 +7,23 @@ import { connectAsync } from 'mqtt';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { serviceMissing, skipOrFail } from '../../../fixtures/testing/required-service.ts';
 import { liveHarness, portOpen, type LiveHarness } from './live-test-kit.ts';
 
 /**
  * Live connectors against the real servers of this machine (`.ci/run` starts any that is down).
- * Each block skips, saying why, when its server's port does not answer. Outages are simulated with
+ * Each block skips, saying why, when its server's port does not answer (fails under CI=true). Outages are simulated with
  * a closed port (127.0.0.1:1): the machine's servers are never stopped (other tests use them).
  */
-const UP = {
-  mqtt: await portOpen(1883),
-  redis: await portOpen(6379),
-  postgres: await portOpen(5432),
-  mysql: await portOpen(3306),
-  rabbitmq: await portOpen(5672),
+const down = async (port: number) =>
+  (await portOpen(port)) ? undefined : `nothing answers on 127.0.0.1:${port} (run .ci/run to start it)`;
+const MISSING = {
+  mqtt: serviceMissing('Mosquitto', await down(1883)),
+  redis: serviceMissing('Redis', await down(6379)),
+  postgres: serviceMissing('PostgreSQL', await down(5432)),
+  mysql: serviceMissing('MariaDB', await down(3306)),
+  rabbitmq: serviceMissing('RabbitMQ', await down(5672)),
 };
-for (const [name, up] of Object.entries(UP))
-  if (!up) console.warn(`live connector tests: ${name} is not reachable on 127.0.0.1 — its tests are skipped (run .ci/run to start it)`);
 
 const unique = `${process.pid}_${Date.now().toString(36)}`;
 const DISCARD_FAST = { strategy: 'discard' };
@@ -36,7 +37,7 @@ afterEach(async () => {
 const sent = (name: string, n: number) => () => h!.connector(name).stats.sendSuccessTotal === n;
 const failedN = (name: string, n: number) => () => h!.connector(name).stats.sendFailTotal === n;
 
-describe.skipIf(!UP.mqtt)('live mqtt connector (Mosquitto 127.0.0.1:1883)', () => {
+describe.skipIf(MISSING.mqtt)('live mqtt connector (Mosquitto 127.0.0.1:1883)', () => {
   it('bridges to topic_prefix + topic with the configured qos; a closed port fails the batch', async () => {
     const prefix = `mqsimtest/${unique}/`;
     const sub = await connectAsync('mqtt://127.0.0.1:1883', { clientId: `sub_${unique}` });
@@ -70,7 +71,7 @@ describe.skipIf(!UP.mqtt)('live mqtt connector (Mosquitto 127.0.0.1:1883)', () =
   });
 });
 
-describe.skipIf(!UP.redis)('live redis connector (127.0.0.1:6379)', () => {
+describe.skipIf(MISSING.redis)('live redis connector (127.0.0.1:6379)', () => {
   it('runs command_template per message; cluster mode and a closed port fail through the strategy', async () => {
     const redis = new Redis({ host: '127.0.0.1', port: 6379, db: 0 });
     const key = `mqsim:test:${unique}:live/a`;
@@ -128,10 +129,10 @@ async function pgClient(): Promise<{ client: pg.Client; user: string } | null> {
   return null;
 }
 
-describe.skipIf(!UP.postgres)('live postgres connector (127.0.0.1:5432, db test)', () => {
+describe.skipIf(MISSING.postgres)('live postgres connector (127.0.0.1:5432, db test)', () => {
   it('batch insert, upsert on conflict, sql_template; a closed port fails', async (ctx) => {
     const conn = await pgClient();
-    if (!conn) return ctx.skip('postgres: could not log in to db test as postgres or root (trust auth expected)');
+    if (!conn) return skipOrFail(ctx, 'PostgreSQL', 'could not log in to db test as postgres or root (trust auth expected)');
     const { client, user } = conn;
     const [t1, t2, t3] = ['a', 'b', 'c'].map((s) => `mqsim_live_${s}_${unique}`.toLowerCase());
     try {
@@ -176,13 +177,13 @@ describe.skipIf(!UP.postgres)('live postgres connector (127.0.0.1:5432, db test)
   });
 });
 
-describe.skipIf(!UP.mysql)('live mysql connector (127.0.0.1:3306, db test)', () => {
+describe.skipIf(MISSING.mysql)('live mysql connector (127.0.0.1:3306, db test)', () => {
   it('batch insert, ON DUPLICATE KEY upsert, sql_template; a closed port fails', async (ctx) => {
     let root;
     try {
       root = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test', connectTimeout: 2000 });
     } catch (e) {
-      return ctx.skip(`mysql: could not log in as root with an empty password to db test (${(e as Error).message})`);
+      return skipOrFail(ctx, 'MariaDB', `could not log in as root with an empty password to db test (${(e as Error).message})`);
     }
     // The catalogue requires a non-empty password, so the connector logs in as a test user.
     const user = 'mqsim_live';
@@ -234,7 +235,7 @@ describe.skipIf(!UP.mysql)('live mysql connector (127.0.0.1:3306, db test)', () 
   });
 });
 
-describe.skipIf(!UP.rabbitmq)('live rabbitmq connector (127.0.0.1:5672 guest/guest)', () => {
+describe.skipIf(MISSING.rabbitmq)('live rabbitmq connector (127.0.0.1:5672 guest/guest)', () => {
   it('publishes with confirms to the asserted exchange; a closed port fails', async () => {
     const exchange = `mqsim.live.${unique}`;
     const conn = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');

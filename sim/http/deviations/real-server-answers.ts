@@ -113,11 +113,6 @@ export function withEnvelopeText(body: Obj, text: string): Obj {
   return 'message' in body ? { ...body, message: text } : { ...body, error: text };
 }
 
-/** An envelope of the form `like` has (A when it has `message`), carrying `data` as a success. */
-export function successLike(like: Obj, data: unknown): Obj {
-  return 'message' in like ? { code: 0, message: 'success', data } : { code: 0, data, error: null };
-}
-
 /** Is this answer one of the app's envelopes (JSON with a numeric code and a data field)? */
 export function isEnvelope(body: Obj | undefined): body is Obj {
   return body !== undefined && typeof body.code === 'number' && 'data' in body && ('message' in body || 'error' in body);

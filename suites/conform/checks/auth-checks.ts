@@ -115,33 +115,7 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
       e.id,
     );
 
-  if (e.auth === 'open') {
-    await ctx.check(e, 'auth.open-without-token', A.authOpenPaths, async () => {
-      if (unavailable) return skip(unavailable);
-      if (e.path === '/api/v1/login') {
-        const creds = ctx.target.credentials ?? { username: 'mqsim-conform-nobody', password: 'wrong' };
-        const ex = await ctx.send(
-          { method: 'POST', path: e.path, body: creds, asRemotePeer: true, auth: 'none' },
-          ctx.target.credentials ? 'check' : 'auth',
-          e.id,
-        );
-        if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-        if (ctx.target.credentials)
-          return ex.response.status === 200
-            ? pass('login works from a non-loopback peer without a token')
-            : fail(`login from a non-loopback peer failed: ${describeAnswer(ex)}`, ex);
-        const text = envelopeOf(ex)?.text ?? '';
-        return text.includes('Invalid username or password')
-          ? pass('reachable without a token (answered the wrong credentials)')
-          : fail(`expected the login's own answer to wrong credentials, got ${describeAnswer(ex)}`, ex);
-      }
-      const ex = await send({});
-      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
-      if (ex.response.status === 401) return fail(`${e.path} must be reachable without a token, got ${describeAnswer(ex)}`, ex);
-      return pass(`reachable without a token (${describeAnswer(ex)})`);
-    });
-    return;
-  }
+  if (e.auth === 'open') return checkOpenWithoutToken(ctx, e, unavailable, send);
 
   await ctx.check(e, 'auth.no-token', A.auth401, async () =>
     unavailable ? skip(unavailable) : expect401(await send({}), 'a request without a token', lo),
@@ -175,5 +149,38 @@ export async function runAuthChecks(ctx: ConformContext, e: EndpointContract, to
     if (unavailable) return skip(unavailable);
     if (!tokens.tampered) return skip('no token of the server to tamper with (log in with --username/--password)');
     return expect401(await send({ authorization: `Bearer ${tokens.tampered}` }), 'a tampered token', lo);
+  });
+}
+
+/** An open endpoint answers a request without a token from a non-loopback peer (the login: its own answer). */
+async function checkOpenWithoutToken(
+  ctx: ConformContext,
+  e: EndpointContract,
+  unavailable: string | undefined,
+  send: (headers: Record<string, string>) => Promise<Exchange>,
+): Promise<void> {
+  await ctx.check(e, 'auth.open-without-token', A.authOpenPaths, async () => {
+    if (unavailable) return skip(unavailable);
+    if (e.path === '/api/v1/login') {
+      const creds = ctx.target.credentials ?? { username: 'mqsim-conform-nobody', password: 'wrong' };
+      const ex = await ctx.send(
+        { method: 'POST', path: e.path, body: creds, asRemotePeer: true, auth: 'none' },
+        ctx.target.credentials ? 'check' : 'auth',
+        e.id,
+      );
+      if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+      if (ctx.target.credentials)
+        return ex.response.status === 200
+          ? pass('login works from a non-loopback peer without a token')
+          : fail(`login from a non-loopback peer failed: ${describeAnswer(ex)}`, ex);
+      const text = envelopeOf(ex)?.text ?? '';
+      return text.includes('Invalid username or password')
+        ? pass('reachable without a token (answered the wrong credentials)')
+        : fail(`expected the login's own answer to wrong credentials, got ${describeAnswer(ex)}`, ex);
+    }
+    const ex = await send({});
+    if (!ex.response) return fail(`no answer: ${ex.error}`, ex);
+    if (ex.response.status === 401) return fail(`${e.path} must be reachable without a token, got ${describeAnswer(ex)}`, ex);
+    return pass(`reachable without a token (${describeAnswer(ex)})`);
   });
 }

@@ -12,7 +12,7 @@ import {
   succeeded,
 } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
-import { buildParams, declaredParams } from '../../../fixtures/contract/minimal-params.ts';
+import { buildParams } from '../../../fixtures/contract/minimal-params.ts';
 import { requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
 import { type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
@@ -99,11 +99,4 @@ export async function runUnknownFieldCheck(
       );
     return skip(`the request with extras failed for another reason (${describeAnswer(ex)}), so the rule could not be observed`);
   });
-}
-
-/** Parameters of `e` the valid request must carry (for reporting only). */
-export function requiredNames(e: EndpointContract): string[] {
-  return declaredParams(e)
-    .filter((p) => p.required)
-    .map((p) => p.name);
 }

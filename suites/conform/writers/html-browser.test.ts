@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serviceMissing } from '../../../fixtures/testing/required-service.ts';
 import { buildFindings } from '../findings.ts';
 import { applyEndpointStatuses, applyVerdict, summarize, type Report } from '../report-model.ts';
 import { runConform } from '../runner.ts';
@@ -14,8 +15,10 @@ import { writeReports } from './write-reports.ts';
  */
 
 const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`html-browser.test.ts skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
+const noChromium = serviceMissing(
+  'Chromium',
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed (apt-get install -y chromium)`,
+);
 
 const ARGS = [
   '--headless',
@@ -53,7 +56,7 @@ async function reportWithOneFailure(): Promise<Report> {
 }
 
 describe('index.html in headless Chromium', () => {
-  it.skipIf(!hasChromium)(
+  it.skipIf(noChromium)(
     'loads without console errors, shows one matrix row per endpoint, and its filters hide the other rows',
     async () => {
       const report = await reportWithOneFailure();

@@ -17,8 +17,6 @@ import { htmlEscape } from './html-escape.ts';
 import { OnDemand, requestText, responseHead } from './html-failures.ts';
 import { FILTER_SCRIPT, FILTER_SCRIPT_HASH } from './html-script.ts';
 
-export { htmlEscape } from './html-escape.ts';
-
 const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
 const STATUSES: readonly EndpointStatus[] = ['pass', 'fail', 'inconclusive', 'skipped', 'untested'];
 

@@ -15,11 +15,6 @@ export function asciiText(minLength: number, maxLength: number): fc.Arbitrary<st
   return fc.string({ unit: fc.constantFrom(...ASCII), minLength, maxLength });
 }
 
-/** Code points of a text (the unit of the contract's limits). */
-export function charCount(s: string): number {
-  return [...s].length;
-}
-
 /** A free text within [min, max] characters, with its boundaries favoured. */
 export function freeText(minLength = 0, maxLength?: number): fc.Arbitrary<string> {
   const max = maxLength ?? 40;

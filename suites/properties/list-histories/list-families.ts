@@ -75,10 +75,6 @@ export function codePointCompare(a: string, b: string): number {
 /** Letters and digits only, lower case: a value every reading of case and collation sorts alike. */
 const PLAIN = /^[a-z0-9]+$/;
 
-function recordFieldOf(f: ResourceFamilyContract, param: string): string {
-  return f.listing?.shows.find((s) => s.param === param)?.field ?? param;
-}
-
 /** Where the list record's `field` comes from, or undefined when the server sets it (a time, a state). */
 function sourceOf(f: ResourceFamilyContract, field: string): FieldSource | undefined {
   const l = f.listing!;
@@ -179,9 +175,4 @@ export function historyFamilies(api: ApiContract): HistoryFamily[] {
     });
   }
   return out;
-}
-
-/** The record field a create parameter shows as. */
-export function fieldOfParam(h: HistoryFamily, param: string): string {
-  return recordFieldOf(h.family, param);
 }

@@ -6,7 +6,6 @@ import { tenants } from './tenants.ts';
 import { autoSubscribe, schemas, topicRewrite } from './topic-rules.ts';
 
 export type { Clock, FamilyDef } from './family.ts';
-export { localTime } from './family.ts';
 export { quota, TENANT_RULES } from './tenants.ts';
 
 /** Every resource family the plain server keeps. */
