@@ -15,7 +15,8 @@ import { clientKey } from '../mqtt/mqtt-model.ts';
 import { topicNameProblem } from '../mqtt/topic-filter.ts';
 import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
-import { payloadFormatBroken, publishPacketOf, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
+import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
+import { encodeAck, type PublishEncoder } from './publish-encoding.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
 import type { WireOp, WireOpAnswer, WireSubscription } from './wire-ops.ts';
@@ -43,6 +44,8 @@ export interface WireHost {
   released(connection: WireConnection): void;
   /** With a journal (`mqsim serve --state`): packets wait until what was journaled before them is durable. */
   readonly outputGate?: OutputGate;
+  /** PUBLISH bytes, shared by the listener's connections: a message fanned out is encoded once. */
+  readonly encoder: PublishEncoder;
 }
 
 type State = 'awaiting-connect' | 'connected' | 'closing' | 'closed';
@@ -99,8 +102,10 @@ export class WireConnection {
   private lastInboundAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private maxPacketSize: number;
-  /** Writes are being gathered for one writev at the end of this tick. */
-  private corked = false;
+  /** Packets written in this turn of the event loop, sent as one buffer at its end; undefined: none. */
+  private batch: Buffer[] | undefined;
+  private batchBytes = 0;
+  private readonly flushBatch = (): void => this.flush();
   /** With a journal: packets held until what they acknowledge is durable (then no corking here). */
   private readonly outbox: DurableOutbox | undefined;
   readonly sink: DeliverySink;
@@ -361,7 +366,8 @@ export class WireConnection {
     // MQTT 3 cannot refuse a message: it is acknowledged and dropped (and the model counted the drop).
     const reasonCode = this.version === 5 ? code : undefined;
     if (qos === 1) {
-      this.write({ cmd: 'puback', messageId: id, ...(reasonCode !== undefined && reasonCode !== RC.success ? { reasonCode } : {}) });
+      if (reasonCode === undefined || reasonCode === RC.success) this.writeBytes(encodeAck('puback', id, this.version));
+      else this.write({ cmd: 'puback', messageId: id, reasonCode });
       return;
     }
     if (reasonCode === undefined || reasonCode < 0x80) this.awaitingRelease!.add(id);
@@ -445,11 +451,11 @@ export class WireConnection {
     }
     const me = this.me!;
     // A slow reader loses QoS 0 messages.
-    if (message.qos === 0 && this.socket.writableLength + (this.outbox?.heldBytes ?? 0) > SLOW_READER_BYTES) return;
+    if (message.qos === 0 && this.socket.writableLength + this.batchBytes + (this.outbox?.heldBytes ?? 0) > SLOW_READER_BYTES) return;
     if (me.clientMaxPacket !== Infinity) {
       // MQTT 5 §3.1.2.11.4: a message larger than the client accepts is discarded, as if delivered.
-      const probe = publishPacketOf(message, me.version, this.host.cluster.now(), message.qos > 0 ? 1 : undefined, false);
-      if (probe && mqttPacket.generate(probe, { protocolVersion: me.version }).length > me.clientMaxPacket) return;
+      const probe = this.host.encoder.encode(message, me.version, this.host.cluster.now(), message.qos > 0 ? 1 : undefined, false);
+      if (probe && probe.length > me.clientMaxPacket) return;
     }
     this.sendAll(this.flow!.offer(message));
   }
@@ -457,12 +463,12 @@ export class WireConnection {
   private sendAll(sends: Send[]): void {
     for (const s of sends) {
       if (s.kind === 'pubrel') {
-        this.write({ cmd: 'pubrel', messageId: s.packetId });
+        this.writeBytes(encodeAck('pubrel', s.packetId, this.version));
         continue;
       }
-      const packet = publishPacketOf(s.message, this.version, this.host.cluster.now(), s.packetId, s.dup);
-      if (packet) {
-        this.write(packet);
+      const bytes = this.host.encoder.encode(s.message, this.version, this.host.cluster.now(), s.packetId, s.dup);
+      if (bytes) {
+        this.writeBytes(bytes);
       } else if (s.packetId !== undefined) {
         // Expired while it waited (MQTT 5 message expiry): never sent, so its slot is freed at once.
         const outcome = this.flow!.ack(s.message.qos === 1 ? 'puback' : 'pubrec', s.packetId);
@@ -558,7 +564,10 @@ export class WireConnection {
     this.state = 'closing';
     this.disarm();
     if (this.outbox) this.outbox.end();
-    else this.socket.end();
+    else {
+      this.flush();
+      this.socket.end();
+    }
     this.arm(CLOSE_GRACE_MS, () => this.socket.destroy());
   }
 
@@ -575,23 +584,39 @@ export class WireConnection {
   }
 
   private write(packet: Packet, version: ProtocolVersion = this.version): void {
+    this.writeBytes(mqttPacket.generate(packet, { protocolVersion: version }));
+  }
+
+  private writeBytes(bytes: Buffer): void {
     const socket = this.socket;
     if (socket.destroyed || !socket.writable) return;
     if (this.outbox) {
-      this.outbox.write(mqttPacket.generate(packet, { protocolVersion: version }));
+      this.outbox.write(bytes);
       return;
     }
-    // Everything written in one turn of the event loop goes out in one writev: a chunk of PUBLISH
-    // packets gets its acknowledgements, and a subscriber its burst of messages, without a syscall each.
-    if (!this.corked) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        socket.uncork();
-      });
+    // Everything written in one turn of the event loop goes out as one buffer in one write: a chunk
+    // of PUBLISH packets gets its acknowledgements, and a subscriber its burst of messages, without a
+    // stream write (or a syscall) each.
+    if (this.batch === undefined) {
+      this.batch = [bytes];
+      this.batchBytes = bytes.length;
+      process.nextTick(this.flushBatch);
+    } else {
+      this.batch.push(bytes);
+      this.batchBytes += bytes.length;
     }
-    socket.write(mqttPacket.generate(packet, { protocolVersion: version }));
+  }
+
+  /** Sends what this turn wrote (also before the socket is ended, so nothing written is lost). */
+  private flush(): void {
+    const batch = this.batch;
+    if (batch === undefined) return;
+    const size = this.batchBytes;
+    this.batch = undefined;
+    this.batchBytes = 0;
+    const socket = this.socket;
+    if (socket.destroyed || !socket.writable) return;
+    socket.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, size));
   }
 
   // ------------------------------------------------------------------ timers
