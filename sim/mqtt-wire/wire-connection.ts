@@ -17,6 +17,8 @@ import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
 import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
 import { encodeAck, type PublishEncoder } from './publish-encoding.ts';
+import { ackPacketId, plainAckKind, readPlainPublish } from './fast-packets.ts';
+import { FrameReader, type FrameSink } from './frame-reader.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
 import type { WireOp, WireOpAnswer, WireSubscription } from './wire-ops.ts';
@@ -90,6 +92,16 @@ function announcedLength(parser: object): number {
 export class WireConnection {
   private state: State = 'awaiting-connect';
   private readonly parser = mqttPacket.parser({});
+  /** Splits the input into packets; undefined once it could not (mqtt-packet's parser then reads the rest and says why). */
+  private frames: FrameReader | undefined = new FrameReader(() => this.maxPacketSize);
+  private readonly frameSink: FrameSink = {
+    frame: (packet, bodyAt, remaining) => this.onFrame(packet, bodyAt, remaining),
+    tooLarge: (remaining) => this.fail(RC.packetTooLarge, `a packet of ${remaining} bytes exceeds max_packet_size ${this.maxPacketSize}`),
+    unframeable: (rest) => {
+      this.frames = undefined;
+      this.parser.parse(rest);
+    },
+  };
   private version: ProtocolVersion = 4;
   private me: Identity | undefined;
   private flow: OutboundFlow | undefined;
@@ -160,12 +172,39 @@ export class WireConnection {
   private onData(chunk: Buffer): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.lastInboundAt = Date.now();
+    if (this.frames) {
+      this.frames.push(chunk, this.frameSink);
+      return;
+    }
     this.parser.parse(chunk);
     // The packet being read announced its length: refuse it now rather than buffer it (MQTT 5 §3.1.2.11.4).
     const reading = announcedLength(this.parser);
     const state = this.state as State; // parse() may have closed the connection
     if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize)
       this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+  }
+
+  /**
+   * One complete packet. PUBLISH and acknowledgements in their plain form are read here; every other
+   * packet goes to mqtt-packet's parser, which emits it at once (it is complete). False: stop reading.
+   */
+  private onFrame(packet: Buffer, bodyAt: number, remaining: number): boolean {
+    if (this.state === 'connected') {
+      const publish = readPlainPublish(packet, bodyAt, remaining, this.version);
+      if (publish) {
+        this.onPublish(publish);
+        return this.state === 'connected';
+      }
+      const ack = plainAckKind(packet, remaining);
+      if (ack !== undefined) {
+        if (ack === 'pubrel') this.onPubrel(ackPacketId(packet));
+        else this.onAck(ack, ackPacketId(packet));
+        return this.state === 'connected';
+      }
+    }
+    this.parser.parse(packet);
+    const state = this.state as State; // the packet may have closed the connection
+    return state !== 'closing' && state !== 'closed';
   }
 
   private onParseError(e: Error): void {
