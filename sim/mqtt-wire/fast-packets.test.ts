@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProtocolVersion } from '../mqtt/mqtt-labels.ts';
 import { ackPacketId, plainAckKind, readPlainPublish } from './fast-packets.ts';
 import { FrameReader } from './frame-reader.ts';
+import { PacketParsers } from './packet-parsers.ts';
 
 /** What the connection acts on, from either reader: the fields it reads of each packet. */
 function essentials(p: Packet, version: ProtocolVersion): unknown {
@@ -43,38 +44,32 @@ function reference(chunks: Buffer[], version: ProtocolVersion): unknown[] {
 
 /**
  * The listener's way: frames, the plain packets read here (unless `fast` is false), the others given
- * whole to mqtt-packet.
+ * whole to the shared mqtt-packet parsers. Stops at the first error, as the connection does.
  */
 function framed(chunks: Buffer[], version: ProtocolVersion, fast = true): unknown[] {
-  const parser = mqttPacket.parser({ protocolVersion: version });
+  const parsers = new PacketParsers();
   const out: unknown[] = [];
   let failed = false;
-  parser.on('packet', (p: Packet) => out.push(essentials(p, version)));
-  parser.on('error', () => (failed = true));
-  const reader = new FrameReader(() => Infinity);
-  let framing = true;
-  const sink = {
+  const reader = new FrameReader({
+    maxRemaining: Infinity,
     frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
       const publish = fast ? readPlainPublish(packet, bodyAt, remaining, version) : undefined;
       const ack = publish || !fast ? undefined : plainAckKind(packet, remaining);
       if (publish) out.push(essentials(publish, version));
       else if (ack) out.push(essentials({ cmd: ack, messageId: ackPacketId(packet) }, version));
-      else parser.parse(packet);
+      else {
+        const outcome = parsers.parse(packet, version);
+        if (outcome.ok) out.push(essentials(outcome.packet, version));
+        else failed = true;
+      }
       return !failed;
     },
     tooLarge: () => {
       throw new Error('no limit in this test');
     },
-    unframeable(rest: Buffer) {
-      framing = false;
-      parser.parse(rest);
-    },
-  };
-  for (const c of chunks) {
-    if (failed) break;
-    if (framing) reader.push(c, sink);
-    else parser.parse(c);
-  }
+    unframeable: () => void (failed = true),
+  });
+  for (const c of chunks) if (!failed) reader.push(c);
   return out;
 }
 
@@ -177,19 +172,20 @@ describe('plain packets read without mqtt-packet, framing', () => {
 
   it('refuses a packet by its announced length before its body, and hands on a stream it cannot split', () => {
     const calls: string[] = [];
-    const sink = {
+    const sink = (maxRemaining: number) => ({
+      maxRemaining,
       frame: () => (calls.push('frame'), true),
       tooLarge: (n: number) => void calls.push(`too large ${n}`),
-      unframeable: (rest: Buffer) => void calls.push(`unframeable ${rest.length}`),
-    };
-    new FrameReader(() => 100).push(Buffer.from([0x30, 0xe5, 0x00]), sink); // 101 announced, no body yet
-    new FrameReader(() => 100).push(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]), sink);
-    const reader = new FrameReader(() => 100);
-    reader.push(Buffer.from([0x30]), sink);
-    reader.push(Buffer.from([0x03, 0x00]), sink);
+      unframeable: () => void calls.push('unframeable'),
+    });
+    new FrameReader(sink(100)).push(Buffer.from([0x30, 0xe5, 0x00])); // 101 announced, no body yet
+    new FrameReader(sink(100)).push(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]));
+    const reader = new FrameReader(sink(100));
+    reader.push(Buffer.from([0x30]));
+    reader.push(Buffer.from([0x03, 0x00]));
     expect(reader.heldBytes).toBe(3);
-    reader.push(Buffer.from([0x01, 0x61, 0xc0]), sink); // the rest of one PUBLISH, and a byte of the next packet
-    expect(calls).toEqual(['too large 101', 'unframeable 6', 'frame']);
+    reader.push(Buffer.from([0x01, 0x61, 0xc0])); // the rest of one PUBLISH, and a byte of the next packet
+    expect(calls).toEqual(['too large 101', 'unframeable', 'frame']);
     expect(reader.heldBytes).toBe(1);
   });
 });

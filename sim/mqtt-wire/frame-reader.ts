@@ -8,12 +8,14 @@
  * there, so a large packet arriving in many chunks is copied once, not once per chunk.
  */
 export interface FrameSink {
+  /** The largest remaining length taken (max_packet_size); read at each packet header. */
+  readonly maxRemaining: number;
   /** A complete packet; `bodyAt`: where its body starts (after the remaining length). False: stop reading. */
   frame(packet: Buffer, bodyAt: number, remaining: number): boolean;
   /** A packet announced a remaining length above the limit: refused before its body is read. */
   tooLarge(remaining: number): void;
   /** The remaining length is not a valid variable byte integer: the stream cannot be split any more. */
-  unframeable(rest: Buffer): void;
+  unframeable(): void;
 }
 
 export class FrameReader {
@@ -22,14 +24,15 @@ export class FrameReader {
   /** Bytes needed before anything more can be read (a header, or the whole of the packet begun). */
   private needed = 1;
 
-  constructor(private readonly maxRemaining: () => number) {}
+  constructor(private readonly sink: FrameSink) {}
 
   /** Bytes received and not yet handed on. */
   get heldBytes(): number {
     return this.held;
   }
 
-  push(chunk: Buffer, sink: FrameSink): void {
+  push(chunk: Buffer): void {
+    const sink = this.sink;
     if (this.held + chunk.length < this.needed) {
       this.chunks.push(chunk);
       this.held += chunk.length;
@@ -57,13 +60,13 @@ export class FrameReader {
       }
       if (!done) {
         if (i > at + 4) {
-          sink.unframeable(buf.subarray(at));
+          sink.unframeable();
           return;
         }
         this.keep(buf, at, i - at + 1);
         return;
       }
-      if (remaining > this.maxRemaining()) {
+      if (remaining > sink.maxRemaining) {
         sink.tooLarge(remaining);
         return;
       }

@@ -19,6 +19,7 @@ import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from 
 import { encodeAck, type PublishEncoder } from './publish-encoding.ts';
 import { ackPacketId, plainAckKind, readPlainPublish } from './fast-packets.ts';
 import { FrameReader, type FrameSink } from './frame-reader.ts';
+import type { PacketParsers } from './packet-parsers.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
 import type { WireOp, WireOpAnswer, WireSubscription } from './wire-ops.ts';
@@ -46,9 +47,15 @@ export interface WireHost {
   released(connection: WireConnection): void;
   /** With a journal (`mqsim serve --state`): packets wait until what was journaled before them is durable. */
   readonly outputGate?: OutputGate;
+  /** mqtt-packet's parsers for the packets not read by hand, shared by the listener's connections. */
+  readonly parsers: PacketParsers;
   /** PUBLISH bytes, shared by the listener's connections: a message fanned out is encoded once. */
   readonly encoder: PublishEncoder;
 }
+
+const ignoreSocketError = (): void => {
+  // A reset or a write to a closed peer: 'close' follows and ends the session.
+};
 
 type State = 'awaiting-connect' | 'connected' | 'closing' | 'closed';
 
@@ -71,17 +78,6 @@ interface Identity {
 }
 
 /**
- * Length of the packet mqtt-packet's parser is reading, once its fixed header announced it; -1 before.
- * The parser keeps that packet in a field its type declarations leave out, so it is read with a guard.
- */
-function announcedLength(parser: object): number {
-  const packet: unknown = Reflect.get(parser, 'packet');
-  if (typeof packet !== 'object' || packet === null) return -1;
-  const length: unknown = Reflect.get(packet, 'length');
-  return typeof length === 'number' ? length : -1;
-}
-
-/**
  * One MQTT connection: a socket, mqtt-packet's parser and the protocol's state machine
  * (awaiting CONNECT → connected → closing → closed). Every packet that changes the model becomes a
  * journaled op through the host; everything else (acknowledgements, keep-alive, packet ids, topic
@@ -89,19 +85,10 @@ function announcedLength(parser: object): number {
  * or, for MQTT 5, a DISCONNECT with the reason code) and the socket closed; nothing a client sends
  * can throw out of this class.
  */
-export class WireConnection {
+export class WireConnection implements DeliverySink, FrameSink {
   private state: State = 'awaiting-connect';
-  private readonly parser = mqttPacket.parser({});
-  /** Splits the input into packets; undefined once it could not (mqtt-packet's parser then reads the rest and says why). */
-  private frames: FrameReader | undefined = new FrameReader(() => this.maxPacketSize);
-  private readonly frameSink: FrameSink = {
-    frame: (packet, bodyAt, remaining) => this.onFrame(packet, bodyAt, remaining),
-    tooLarge: (remaining) => this.fail(RC.packetTooLarge, `a packet of ${remaining} bytes exceeds max_packet_size ${this.maxPacketSize}`),
-    unframeable: (rest) => {
-      this.frames = undefined;
-      this.parser.parse(rest);
-    },
-  };
+  /** Splits the input into packets, handed to this connection's `frame`. */
+  private readonly frames: FrameReader;
   private version: ProtocolVersion = 4;
   private me: Identity | undefined;
   private flow: OutboundFlow | undefined;
@@ -117,46 +104,80 @@ export class WireConnection {
   /** Packets written in this turn of the event loop, sent as one buffer at its end; undefined: none. */
   private batch: Buffer[] | undefined;
   private batchBytes = 0;
-  private readonly flushBatch = (): void => this.flush();
+  private readonly flushBatch = this.flush.bind(this);
   /** With a journal: packets held until what they acknowledge is durable (then no corking here). */
   private readonly outbox: DurableOutbox | undefined;
-  readonly sink: DeliverySink;
+
+  // The connection is its own delivery sink and frame sink: no closures made per connection (a
+  // reconnect storm makes many), the model and the frame reader call these methods.
 
   constructor(
     private readonly socket: Socket,
     private readonly host: WireHost,
   ) {
     this.maxPacketSize = host.cluster.config.current().MqttProtocol.max_packet_size;
+    this.frames = new FrameReader(this);
     this.outbox = host.outputGate ? new DurableOutbox(socket, host.outputGate) : undefined;
-    this.sink = {
-      deliver: (m) => this.deliver(m),
-      closed: (why) => this.closedByBroker(why),
-      inflight: () => ({ sending: this.flow?.inFlightCount ?? 0, receiving: this.awaitingRelease?.size ?? 0 }),
-      topicAliases: () => this.aliases?.entries() ?? {},
-    };
-    socket.setNoDelay(true);
-    // TCP keep-alive finds dead peers of clients that asked for no MQTT keep-alive.
-    socket.setKeepAlive(true, 60_000);
-    this.parser.on('packet', (p: Packet) => this.guard(() => this.onPacket(p)));
-    this.parser.on('error', (e: Error) => this.guard(() => this.onParseError(e)));
-    socket.on('data', (chunk: Buffer) => this.guard(() => this.onData(chunk)));
-    socket.on('error', () => {
-      // A reset or a write to a closed peer: 'close' follows and ends the session.
-    });
-    socket.on('close', () => this.guard(() => this.onSocketClosed()));
-    this.arm(host.connectTimeoutMs, () => this.drop('no CONNECT in time'));
+    socket.on('data', this.onData.bind(this));
+    socket.on('error', ignoreSocketError);
+    socket.on('close', this.onSocketClosed.bind(this));
+    this.arm(host.connectTimeoutMs, this.connectTimedOut);
   }
+
+  /** The delivery sink the model hands this connection's messages to. */
+  get sink(): DeliverySink {
+    return this;
+  }
+
+  /** DeliverySink: a message for the client. */
+  deliver(message: OutgoingMessage | PendingMessage): void {
+    // Not guarded: a failure here must not call back into the broker, which is delivering.
+    this.deliverNow(message);
+  }
+
+  /** DeliverySink: the broker closed this connection. */
+  closed(why: ConnectionCloseReason): void {
+    this.closedByBroker(why);
+  }
+
+  /** DeliverySink: unacknowledged QoS 1/2 messages per direction. */
+  inflight(): { sending: number; receiving: number } {
+    return { sending: this.flow?.inFlightCount ?? 0, receiving: this.awaitingRelease?.size ?? 0 };
+  }
+
+  /** DeliverySink: topic aliases the client set. */
+  topicAliases(): Record<string, string> {
+    return this.aliases?.entries() ?? {};
+  }
+
+  /** The limit FrameReader holds announced lengths to. */
+  get maxRemaining(): number {
+    return this.maxPacketSize;
+  }
+
+  /** FrameSink: a packet announced more than max_packet_size (refused before its body is read, MQTT 5 §3.1.2.11.4). */
+  tooLarge(remaining: number): void {
+    this.fail(RC.packetTooLarge, `a packet of ${remaining} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+  }
+
+  /** FrameSink: a remaining length of more than four bytes, as mqtt-packet names it. */
+  unframeable(): void {
+    this.onParseError(new Error('Invalid variable byte integer'));
+  }
+
+  private readonly connectTimedOut = (): void => this.drop('no CONNECT in time');
 
   /** The peer's address as the model records it (IPv4-mapped IPv6 as plain IPv4). */
   private get peer(): { ip: string; port: number } {
-    const ip = (this.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    let ip = this.socket.remoteAddress ?? '0.0.0.0';
+    if (ip.startsWith('::ffff:')) ip = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
     return { ip, port: this.socket.remotePort ?? 0 };
   }
 
   /** Runs a handler; an exception there is a broker bug: logged, and the connection closed. */
-  private guard(fn: () => void): void {
+  private guard<A>(fn: (this: WireConnection, arg: A) => void, arg: A): void {
     try {
-      fn();
+      fn.call(this, arg);
     } catch (e) {
       this.host.internalError(e);
       try {
@@ -170,25 +191,20 @@ export class WireConnection {
   // ------------------------------------------------------------------ input
 
   private onData(chunk: Buffer): void {
+    this.guard(this.readChunk, chunk);
+  }
+
+  private readChunk(chunk: Buffer): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.lastInboundAt = Date.now();
-    if (this.frames) {
-      this.frames.push(chunk, this.frameSink);
-      return;
-    }
-    this.parser.parse(chunk);
-    // The packet being read announced its length: refuse it now rather than buffer it (MQTT 5 §3.1.2.11.4).
-    const reading = announcedLength(this.parser);
-    const state = this.state as State; // parse() may have closed the connection
-    if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize)
-      this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+    this.frames.push(chunk);
   }
 
   /**
-   * One complete packet. PUBLISH and acknowledgements in their plain form are read here; every other
-   * packet goes to mqtt-packet's parser, which emits it at once (it is complete). False: stop reading.
+   * FrameSink: one complete packet. PUBLISH and acknowledgements in their plain form are read here;
+   * every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
    */
-  private onFrame(packet: Buffer, bodyAt: number, remaining: number): boolean {
+  frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
     if (this.state === 'connected') {
       const publish = readPlainPublish(packet, bodyAt, remaining, this.version);
       if (publish) {
@@ -202,7 +218,9 @@ export class WireConnection {
         return this.state === 'connected';
       }
     }
-    this.parser.parse(packet);
+    const outcome = this.host.parsers.parse(packet, this.version);
+    if (outcome.ok) this.onPacket(outcome.packet);
+    else this.onParseError(outcome.error);
     const state = this.state as State; // the packet may have closed the connection
     return state !== 'closing' && state !== 'closed';
   }
@@ -482,7 +500,7 @@ export class WireConnection {
 
   // ------------------------------------------------------------------ messages to the client
 
-  private deliver(message: OutgoingMessage | PendingMessage): void {
+  private deliverNow(message: OutgoingMessage | PendingMessage): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     if (this.held) {
       this.held.push(message);
@@ -525,7 +543,7 @@ export class WireConnection {
   private release(): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const m of held) this.deliver(m);
+    for (const m of held) this.deliverNow(m);
   }
 
   // ------------------------------------------------------------------ the end
@@ -539,7 +557,10 @@ export class WireConnection {
     if (me && unfinished.length > 0) {
       // Not from inside the broker's own call: the session may be mid-takeover. Right after it.
       queueMicrotask(() =>
-        this.guard(() => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished })),
+        this.guard(
+          () => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished }),
+          undefined,
+        ),
       );
     }
     const code =
@@ -561,7 +582,7 @@ export class WireConnection {
       if (this.version === 5 && this.state === 'connected') this.write({ cmd: 'disconnect', reasonCode: RC.serverShuttingDown });
       this.endInModel(false, 'server shutting down');
       this.close();
-    });
+    }, undefined);
   }
 
   /** A protocol violation: MQTT 5 clients get a DISCONNECT with the reason, then the connection is lost. */
@@ -611,6 +632,10 @@ export class WireConnection {
   }
 
   private onSocketClosed(): void {
+    this.guard(this.socketClosed, undefined);
+  }
+
+  private socketClosed(): void {
     if (this.state === 'closed') return;
     if (this.state === 'connected') this.endInModel(false, 'connection lost');
     this.state = 'closed';
@@ -662,13 +687,20 @@ export class WireConnection {
 
   private watchKeepAlive(): void {
     const ms = this.me!.keepAliveMs;
-    if (ms === 0) return;
+    if (ms === 0) {
+      // TCP keep-alive finds dead peers of clients that asked for no MQTT keep-alive.
+      this.socket.setKeepAlive(true, 60_000);
+      return;
+    }
     // MQTT §3.1.2.10: close after one and a half keep-alive periods without a packet.
     const limit = ms * 1.5;
     const check = (): void => {
       const idle = Date.now() - this.lastInboundAt;
       if (idle >= limit)
-        this.guard(() => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`));
+        this.guard(
+          () => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`),
+          undefined,
+        );
       else this.arm(limit - idle, check);
     };
     this.arm(limit, check);
