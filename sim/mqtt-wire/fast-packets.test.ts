@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import mqttPacket, { type Packet } from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
 import type { ProtocolVersion } from '../mqtt/mqtt-labels.ts';
-import { ackPacketId, plainAckKind, readPlainPublish } from './fast-packets.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
 import { FrameReader } from './frame-reader.ts';
 import { PacketParsers } from './packet-parsers.ts';
 
@@ -26,6 +26,13 @@ function essentials(p: Packet, version: ProtocolVersion): unknown {
     case 'pubrel':
     case 'pubcomp':
       return { cmd: p.cmd, messageId: p.messageId, reasonCode: p.reasonCode ?? (version === 5 ? 0 : undefined), properties: p.properties };
+    case 'pingreq':
+    case 'disconnect':
+      return {
+        cmd: p.cmd,
+        reasonCode: 'reasonCode' in p ? p.reasonCode : undefined,
+        properties: 'properties' in p ? p.properties : undefined,
+      };
     default:
       return p;
   }
@@ -55,8 +62,10 @@ function framed(chunks: Buffer[], version: ProtocolVersion, fast = true): unknow
     frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
       const publish = fast ? readPlainPublish(packet, bodyAt, remaining, version) : undefined;
       const ack = publish || !fast ? undefined : plainAckKind(packet, remaining);
+      const empty = publish || ack || !fast ? undefined : readEmptyPacket(packet, version);
       if (publish) out.push(essentials(publish, version));
       else if (ack) out.push(essentials({ cmd: ack, messageId: ackPacketId(packet) }, version));
+      else if (empty) out.push(essentials(empty, version));
       else {
         const outcome = parsers.parse(packet, version);
         if (outcome.ok) out.push(essentials(outcome.packet, version));
@@ -113,6 +122,8 @@ function packet(v: ProtocolVersion): fc.Arbitrary<Packet> {
       .map(({ cmd, id: messageId, code }): Packet => ({ cmd, messageId, ...(code !== undefined ? { reasonCode: code } : {}) })),
     fc.record({ id }).map(({ id: messageId }): Packet => ({ cmd: 'pubrel', messageId })),
     fc.constant<Packet>({ cmd: 'pingreq' }),
+    fc.constant<Packet>({ cmd: 'disconnect' }),
+    ...(v === 5 ? [fc.constant<Packet>({ cmd: 'disconnect', reasonCode: 0x04 })] : []),
     fc
       .record({ id, topic: text })
       .map(({ id: messageId, topic }): Packet => ({ cmd: 'subscribe', messageId, subscriptions: [{ topic, qos: 1 }] })),
@@ -158,7 +169,10 @@ describe('plain packets read without mqtt-packet, framing', () => {
       fc.uint8Array({ minLength: 1, maxLength: 200 }),
       // Mostly well-formed headers of the fast kinds with random bodies.
       fc
-        .tuple(fc.constantFrom(0x30, 0x32, 0x34, 0x36, 0x3b, 0x40, 0x50, 0x62, 0x70, 0x60), fc.uint8Array({ maxLength: 60 }))
+        .tuple(
+          fc.constantFrom(0x30, 0x32, 0x34, 0x36, 0x3b, 0x40, 0x50, 0x62, 0x70, 0x60, 0xc0, 0xc1, 0xe0, 0xe2),
+          fc.uint8Array({ maxLength: 60 }),
+        )
         .map(([first, body]) => new Uint8Array([first, body.length, ...body])),
     );
     fc.assert(

@@ -1,9 +1,10 @@
-import type { IPublishPacket, QoS } from 'mqtt-packet';
+import type { IPublishPacket, Packet, QoS } from 'mqtt-packet';
 import type { ProtocolVersion } from '../mqtt/mqtt-labels.ts';
 
 /**
  * The packets a busy connection mostly receives, read without mqtt-packet's parser: a PUBLISH with no
- * MQTT 5 property and the acknowledgements PUBACK, PUBREC, PUBREL, PUBCOMP without a reason code.
+ * MQTT 5 property, the acknowledgements PUBACK, PUBREC, PUBREL, PUBCOMP without a reason code, and an
+ * empty PINGREQ or DISCONNECT.
  * Anything else, and anything these readers do not fully recognise, answers undefined and goes to
  * mqtt-packet (the obvious computation, kept beside this one); the differential test
  * (fast-packets.test.ts) holds the two to the same packets over random and fuzzed input.
@@ -57,3 +58,11 @@ export function plainAckKind(packet: Buffer, remaining: number): AckKind | undef
 }
 
 export const ackPacketId = (packet: Buffer): number => packet.readUInt16BE(2);
+
+/** An empty PINGREQ or DISCONNECT (MQTT 5: reason code 0, as mqtt-packet reads it), or undefined. */
+export function readEmptyPacket(packet: Buffer, version: ProtocolVersion): Packet | undefined {
+  if (packet.length !== 2 || packet[1] !== 0) return undefined;
+  if (packet[0] === 0xc0) return { cmd: 'pingreq' };
+  if (packet[0] === 0xe0) return version === 5 ? { cmd: 'disconnect', reasonCode: 0 } : { cmd: 'disconnect' };
+  return undefined;
+}

@@ -3,7 +3,7 @@ import mqttPacket, { type IPublishPacket } from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../mqtt/delivery.ts';
 import type { ProtocolVersion, QoS } from '../mqtt/mqtt-labels.ts';
-import { encodeAck, encodePublishSlow, PublishEncoder } from './publish-encoding.ts';
+import { encodeAck, encodeConnackV3, encodePublishSlow, PublishEncoder } from './publish-encoding.ts';
 
 const NOW = 1_000_000;
 
@@ -127,5 +127,18 @@ describe('acknowledgement encoding', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('CONNACK encoding (MQTT 3)', () => {
+  it('gives the bytes of mqtt-packet for every return code and session flag', () => {
+    for (const version of [3, 4] as const)
+      for (const sessionPresent of [false, true])
+        for (const returnCode of [0, 1, 2, 3, 4, 5])
+          expect(
+            encodeConnackV3(sessionPresent, returnCode).equals(
+              mqttPacket.generate({ cmd: 'connack', returnCode, sessionPresent }, { protocolVersion: version }),
+            ),
+          ).toBe(true);
   });
 });

@@ -150,3 +150,13 @@ export function encodeAck(kind: keyof typeof ACK_TYPE, packetId: number, version
   }
   return out;
 }
+
+/** An MQTT 3.1/3.1.1 CONNACK, as mqtt-packet writes it (the test holds the two to the same bytes). */
+export function encodeConnackV3(sessionPresent: boolean, returnCode: number): Buffer {
+  const out = Buffer.allocUnsafe(4);
+  out[0] = 0x20;
+  out[1] = 2;
+  out[2] = sessionPresent ? 1 : 0;
+  out[3] = returnCode;
+  return out;
+}

@@ -16,8 +16,8 @@ import { topicNameProblem } from '../mqtt/topic-filter.ts';
 import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
 import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
-import { encodeAck, type PublishEncoder } from './publish-encoding.ts';
-import { ackPacketId, plainAckKind, readPlainPublish } from './fast-packets.ts';
+import { encodeAck, encodeConnackV3, type PublishEncoder } from './publish-encoding.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
 import { FrameReader, type FrameSink } from './frame-reader.ts';
 import type { PacketParsers } from './packet-parsers.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
@@ -100,6 +100,8 @@ export class WireConnection implements DeliverySink, FrameSink {
   private modelDone = false;
   private lastInboundAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  private timerAction: ((this: WireConnection) => void) | undefined;
+  private readonly fireTimer = this.runTimer.bind(this);
   private maxPacketSize: number;
   /** Packets written in this turn of the event loop, sent as one buffer at its end; undefined: none. */
   private batch: Buffer[] | undefined;
@@ -165,8 +167,6 @@ export class WireConnection implements DeliverySink, FrameSink {
     this.onParseError(new Error('Invalid variable byte integer'));
   }
 
-  private readonly connectTimedOut = (): void => this.drop('no CONNECT in time');
-
   /** The peer's address as the model records it (IPv4-mapped IPv6 as plain IPv4). */
   private get peer(): { ip: string; port: number } {
     let ip = this.socket.remoteAddress ?? '0.0.0.0';
@@ -217,6 +217,12 @@ export class WireConnection implements DeliverySink, FrameSink {
         else this.onAck(ack, ackPacketId(packet));
         return this.state === 'connected';
       }
+    }
+    const empty = this.state === 'connected' ? readEmptyPacket(packet, this.version) : undefined;
+    if (empty) {
+      this.onPacket(empty);
+      const state = this.state as State;
+      return state !== 'closing' && state !== 'closed';
     }
     const outcome = this.host.parsers.parse(packet, this.version);
     if (outcome.ok) this.onPacket(outcome.packet);
@@ -358,11 +364,8 @@ export class WireConnection implements DeliverySink, FrameSink {
       if (sessionExpiry !== req.sessionExpiry) properties.sessionExpiryInterval = sessionExpiry;
       if (keepAlive !== req.keepAlive) properties.serverKeepAlive = keepAlive;
     }
-    this.write(
-      this.version === 5
-        ? { cmd: 'connack', reasonCode: RC.success, sessionPresent: answer.sessionPresent, properties }
-        : { cmd: 'connack', returnCode: V3_CONNACK.accepted, sessionPresent: answer.sessionPresent },
-    );
+    if (this.version === 5) this.write({ cmd: 'connack', reasonCode: RC.success, sessionPresent: answer.sessionPresent, properties });
+    else this.writeBytes(encodeConnackV3(answer.sessionPresent, V3_CONNACK.accepted));
     this.release();
     this.watchKeepAlive();
   }
@@ -628,7 +631,7 @@ export class WireConnection implements DeliverySink, FrameSink {
       this.flush();
       this.socket.end();
     }
-    this.arm(CLOSE_GRACE_MS, () => this.socket.destroy());
+    this.arm(CLOSE_GRACE_MS, this.destroySocket);
   }
 
   private onSocketClosed(): void {
@@ -692,31 +695,46 @@ export class WireConnection implements DeliverySink, FrameSink {
       this.socket.setKeepAlive(true, 60_000);
       return;
     }
-    // MQTT §3.1.2.10: close after one and a half keep-alive periods without a packet.
-    const limit = ms * 1.5;
-    const check = (): void => {
-      const idle = Date.now() - this.lastInboundAt;
-      if (idle >= limit)
-        this.guard(
-          () => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`),
-          undefined,
-        );
-      else this.arm(limit - idle, check);
-    };
-    this.arm(limit, check);
+    this.arm(ms * 1.5, this.checkKeepAlive);
   }
 
-  private arm(ms: number, fn: () => void): void {
+  /** MQTT §3.1.2.10: close after one and a half keep-alive periods without a packet. */
+  private checkKeepAlive(): void {
+    const ms = this.me!.keepAliveMs;
+    const limit = ms * 1.5;
+    const idle = Date.now() - this.lastInboundAt;
+    if (idle >= limit) {
+      const why = `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`;
+      this.guard(() => this.fail(RC.keepAliveTimeout, why), undefined);
+    } else this.arm(limit - idle, this.checkKeepAlive);
+  }
+
+  private connectTimedOut(): void {
+    this.drop('no CONNECT in time');
+  }
+
+  private destroySocket(): void {
+    this.socket.destroy();
+  }
+
+  /** One timer per connection at a time (CONNECT deadline, keep-alive, close grace); methods, not closures, run on it. */
+  private arm(ms: number, action: (this: WireConnection) => void): void {
     this.disarm();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      fn();
-    }, ms);
+    this.timerAction = action;
+    this.timer = setTimeout(this.fireTimer, ms);
     this.timer.unref();
+  }
+
+  private runTimer(): void {
+    const action = this.timerAction;
+    this.timer = undefined;
+    this.timerAction = undefined;
+    action?.call(this);
   }
 
   private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAction = undefined;
   }
 }

@@ -78,6 +78,17 @@ const HOUSEKEEPING_MS = 5_000;
 
 const asQoS = (q: number | undefined): QoS => (q === 1 || q === 2 ? q : 0);
 
+// Refusals of a connect, at module level: closures made per connect cost a reconnect storm.
+function invalid(reason: string): Refused {
+  return { refusal: 'invalid', reason };
+}
+function banned(reason: string): Refused {
+  return { refusal: 'banned', reason };
+}
+function quotaReached(reason: string): Refused {
+  return { refusal: 'quota', reason };
+}
+
 /** One subscriber's copy of a routed message: QoS downgraded to the subscription's, RETAIN as MQTT says. */
 function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe: boolean): OutgoingMessage {
   return {
@@ -263,7 +274,6 @@ export class MqttBroker {
   /** The connect request with its defaults applied and the node chosen, or why it is malformed. */
   private normalizeConnect(input: ConnectInput): NormalizedConnect | Refused {
     const { tenant, clientId } = input;
-    const invalid = (reason: string): Refused => ({ refusal: 'invalid', reason });
     if (!tenant) return invalid('tenant must not be empty');
     if (!clientId) return { refusal: 'invalid-client-id', reason: 'client id must not be empty' };
     const connectionType = input.connectionType ?? 'Tcp';
@@ -307,8 +317,6 @@ export class MqttBroker {
    */
   private admissionRefusal(req: NormalizedConnect, existing: ClientState | undefined): Refused | undefined {
     const { tenant, clientId, nodeId } = req;
-    const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
-    const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
     const blocking = this.deps.blacklist.blocking({ tenant, clientId, username: req.username || undefined, ip: req.ip });
     if (blocking) return banned(`refused by blacklist entry ${blocking.name} (${blocking.blacklist_type} ${blocking.resource_name})`);
     if (this.flapping.isBanned(tenant, clientId)) return banned(`client ${clientId} is banned for connection flapping`);
