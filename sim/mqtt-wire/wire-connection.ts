@@ -78,7 +78,7 @@ interface Identity {
 }
 
 /**
- * One MQTT connection: a socket, mqtt-packet's parser and the protocol's state machine
+ * One MQTT connection: a socket, its frame reader and the protocol's state machine
  * (awaiting CONNECT → connected → closing → closed). Every packet that changes the model becomes a
  * journaled op through the host; everything else (acknowledgements, keep-alive, packet ids, topic
  * aliases) lives here and ends with the socket. Bad input is answered as MQTT prescribes (a CONNACK
@@ -107,7 +107,7 @@ export class WireConnection implements DeliverySink, FrameSink {
   private batch: Buffer[] | undefined;
   private batchBytes = 0;
   private readonly flushBatch = this.flush.bind(this);
-  /** With a journal: packets held until what they acknowledge is durable (then no corking here). */
+  /** With a journal: packets held until what they acknowledge is durable (then no batching here). */
   private readonly outbox: DurableOutbox | undefined;
 
   // The connection is its own delivery sink and frame sink: no closures made per connection (a
