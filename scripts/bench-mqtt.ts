@@ -6,6 +6,7 @@
  *
  *   npm run bench:mqtt -- [--rounds 3] [--connections 2000] [--concurrency 50] [--messages 20000]
  *                         [--payload 64] [--window 100] [--nodes 3] [--mosquitto-port 1883]
+ *                         [--serve-port 0] [--serve-mqtt-port 0] [--cpu-prof DIR]
  *
  * mqsim runs as a user runs it (`mqsim serve --workload none --mqtt-port 0`, 3 nodes) in a child
  * process; its tenant publish and connection-rate quotas (10,000/s by default, on virtual time) are
@@ -15,7 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { argNumber } from './bench/script-args.ts';
+import { argNumber, argText } from './bench/script-args.ts';
 import { measureConnects, measurePublishes, reachable, type ConnectFigures, type PublishFigures } from './bench/mqtt-load.ts';
 import { median } from './bench/median.ts';
 
@@ -27,6 +28,11 @@ const payloadBytes = argNumber('payload', 64, { positive: true });
 const window = argNumber('window', 100, { positive: true });
 const nodes = argNumber('nodes', 3, { positive: true });
 const mosquittoPort = argNumber('mosquitto-port', 1883, { positive: true });
+/** Ports of mqsim's admin API and node 1's MQTT listener (0: ephemeral), for machines where ports are shared out. */
+const servePort = argNumber('serve-port', 0);
+const serveMqttPort = argNumber('serve-mqtt-port', 0);
+/** A directory: mqsim runs under `node --cpu-prof` and writes its profile there at exit. */
+const cpuProfDir = argText('cpu-prof', '');
 
 const BIN = fileURLToPath(new URL('../bin/mqsim.js', import.meta.url));
 
@@ -37,9 +43,9 @@ interface Served {
 }
 
 async function startMqsim(): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--workload', 'none', '--port', '0', '--mqtt-port', '0', '--nodes', String(nodes)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const profiling = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  const args = ['serve', '--workload', 'none', '--port', String(servePort), '--mqtt-port', String(serveMqttPort), '--nodes', String(nodes)];
+  const child = spawn(process.execPath, [...profiling, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -82,7 +88,7 @@ async function main(): Promise<void> {
   const mosquittoUp = await reachable(mosquittoPort);
   process.stdout.write(
     `bench-mqtt: ${rounds} round(s); ${connections} connects (${concurrency} at a time); ${messages} messages of ${payloadBytes} bytes per QoS (QoS 1: ${window} in flight); Node ${process.version}\n` +
-      `  mqsim serve --workload none --nodes ${nodes} --mqtt-port 0 (child process), baseline: ${mosquittoUp ? `Mosquitto at 127.0.0.1:${mosquittoPort}` : `none (nothing listens on 127.0.0.1:${mosquittoPort})`}\n\n`,
+      `  mqsim serve --workload none --nodes ${nodes} --mqtt-port ${serveMqttPort} (child process), baseline: ${mosquittoUp ? `Mosquitto at 127.0.0.1:${mosquittoPort}` : `none (nothing listens on 127.0.0.1:${mosquittoPort})`}\n\n`,
   );
   const served = await startMqsim();
   const mqsim: TargetRounds = { connects: [], qos0: [], qos1: [] };
@@ -98,7 +104,10 @@ async function main(): Promise<void> {
       process.stderr.write(`  round ${r}/${rounds} done\n`);
     }
   } finally {
+    // Waited for: under --cpu-prof the profile is written as the child exits.
+    const exited = new Promise((resolve) => served.child.once('exit', resolve));
     served.child.kill('SIGTERM');
+    await exited;
   }
 
   const rows: [string, (t: TargetRounds) => number, (t: TargetRounds) => string][] = [

@@ -103,6 +103,29 @@ describe('MQTT listener: messages', () => {
     await Promise.all([sub.endAsync(), pub.endAsync()]);
   });
 
+  it("fans a burst out to many subscribers (shared encodings, one write per tick): every message, in order, at each one's QoS", async () => {
+    // Subscribers of both protocols at QoS 0, 1 and 2 on three nodes; a QoS 1 publisher sends a burst
+    // mixing QoS 0 and 1 messages, written without waiting, so they arrive in few chunks.
+    const subs = await Promise.all(
+      [0, 1, 2, 0, 1, 2].map((qos, i) =>
+        connectClient(broker.port((i % 3) + 1), { clientId: `fan-${i}`, protocolVersion: i < 3 ? 4 : 5 }).then(async (c) => {
+          await c.subscribeAsync('fan/+', { qos: qos as 0 | 1 | 2 });
+          return { c, qos };
+        }),
+      ),
+    );
+    const pub = await connectClient(broker.port(1), { clientId: 'fan-pub', protocolVersion: 4 });
+    const n = 400;
+    const receipts = subs.map(({ c }) => nextMessages(c, n, 15_000));
+    for (let i = 0; i < n; i++) void pub.publishAsync(`fan/${i % 3}`, `m${i}`, { qos: (i % 2) as 0 | 1 });
+    const got = await Promise.all(receipts);
+    for (const [k, { qos }] of subs.entries()) {
+      expect(got[k].map((m) => `${m.topic}=${m.payload}`)).toEqual(Array.from({ length: n }, (_, i) => `fan/${i % 3}=m${i}`));
+      expect(got[k].map((m) => m.packet.qos)).toEqual(Array.from({ length: n }, (_, i) => Math.min(qos, i % 2)));
+    }
+    await Promise.all([...subs.map(({ c }) => c.endAsync()), pub.endAsync()]);
+  });
+
   it('keeps binary payloads byte for byte and forwards MQTT 5 properties (user properties, content type, correlation data)', async () => {
     const sub = await connectClient(broker.port(1), { clientId: 'props-sub', protocolVersion: 5 });
     await sub.subscribeAsync('props/#', { qos: 1, properties: { subscriptionIdentifier: 42 } });

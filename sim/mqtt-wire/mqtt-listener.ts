@@ -4,6 +4,8 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { DeliverySink } from '../mqtt/delivery.ts';
 import { openFileLimit } from './fd-limit.ts';
 import { Login } from './login.ts';
+import { PublishEncoder } from './publish-encoding.ts';
+import { PacketParsers } from './packet-parsers.ts';
 import { WireConnection, type WireHost } from './wire-connection.ts';
 import { applyWireOp, type WireOp, type WireOpAnswer } from './wire-ops.ts';
 import type { OutputGate } from './durable-outbox.ts';
@@ -64,6 +66,8 @@ const RESERVED_FILES = 512;
  */
 export async function startMqttListeners(cluster: Cluster, options: MqttListenerOptions): Promise<MqttListeners> {
   const login = new Login(cluster);
+  const encoder = new PublishEncoder();
+  const parsers = new PacketParsers();
   const connections = new Set<WireConnection>();
   /** QoS 2 packet ids received and not released, per client: they outlive a connection (MQTT §4.3.3). */
   const inboundQos2 = new Map<string, Set<number>>();
@@ -78,6 +82,8 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
     cluster,
     nodeId,
     login,
+    encoder,
+    parsers,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(options.outputGate ? { outputGate: options.outputGate } : {}),
     apply<T extends WireOp>(op: T, sink?: DeliverySink): WireOpAnswer<T> {

@@ -71,13 +71,16 @@ function extrasOf(bytes: Uint8Array | undefined, properties: ForwardedProperties
   return { ...(bytes ? { bytes } : {}), ...(properties ? { properties } : {}) };
 }
 
+function refuse(codes: ConnackRefusal, reason: string): ConnectReading {
+  return { ok: false, codes, reason };
+}
+
 /**
  * Reads a CONNECT (already well-formed as far as mqtt-packet checks). `defaultSessionExpiry` is the
  * session expiry of an MQTT 3 client asking for a persistent session (MQTT 3 has no expiry of its own).
  */
 export function readConnect(packet: IConnectPacket, defaultSessionExpiry: number): ConnectReading {
   const version = (packet.protocolVersion ?? 4) as ProtocolVersion;
-  const refuse = (codes: ConnackRefusal, reason: string): ConnectReading => ({ ok: false, codes, reason });
   const clean = packet.clean ?? true;
   const clientId = packet.clientId ?? '';
   // MQTT 3.1.1 §3.1.3.1: an empty client id only with a clean session; MQTT 3.1 has no empty ids.

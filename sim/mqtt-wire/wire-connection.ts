@@ -15,7 +15,11 @@ import { clientKey } from '../mqtt/mqtt-model.ts';
 import { topicNameProblem } from '../mqtt/topic-filter.ts';
 import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
-import { payloadFormatBroken, publishPacketOf, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
+import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
+import { encodeAck, encodeConnackV3, type PublishEncoder } from './publish-encoding.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
+import { FrameReader, type FrameSink } from './frame-reader.ts';
+import type { PacketParsers } from './packet-parsers.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
 import type { WireOp, WireOpAnswer, WireSubscription } from './wire-ops.ts';
@@ -43,7 +47,15 @@ export interface WireHost {
   released(connection: WireConnection): void;
   /** With a journal (`mqsim serve --state`): packets wait until what was journaled before them is durable. */
   readonly outputGate?: OutputGate;
+  /** mqtt-packet's parsers for the packets not read by hand, shared by the listener's connections. */
+  readonly parsers: PacketParsers;
+  /** PUBLISH bytes, shared by the listener's connections: a message fanned out is encoded once. */
+  readonly encoder: PublishEncoder;
 }
+
+const ignoreSocketError = (): void => {
+  // A reset or a write to a closed peer: 'close' follows and ends the session.
+};
 
 type State = 'awaiting-connect' | 'connected' | 'closing' | 'closed';
 
@@ -66,27 +78,17 @@ interface Identity {
 }
 
 /**
- * Length of the packet mqtt-packet's parser is reading, once its fixed header announced it; -1 before.
- * The parser keeps that packet in a field its type declarations leave out, so it is read with a guard.
- */
-function announcedLength(parser: object): number {
-  const packet: unknown = Reflect.get(parser, 'packet');
-  if (typeof packet !== 'object' || packet === null) return -1;
-  const length: unknown = Reflect.get(packet, 'length');
-  return typeof length === 'number' ? length : -1;
-}
-
-/**
- * One MQTT connection: a socket, mqtt-packet's parser and the protocol's state machine
+ * One MQTT connection: a socket, its frame reader and the protocol's state machine
  * (awaiting CONNECT → connected → closing → closed). Every packet that changes the model becomes a
  * journaled op through the host; everything else (acknowledgements, keep-alive, packet ids, topic
  * aliases) lives here and ends with the socket. Bad input is answered as MQTT prescribes (a CONNACK
  * or, for MQTT 5, a DISCONNECT with the reason code) and the socket closed; nothing a client sends
  * can throw out of this class.
  */
-export class WireConnection {
+export class WireConnection implements DeliverySink, FrameSink {
   private state: State = 'awaiting-connect';
-  private readonly parser = mqttPacket.parser({});
+  /** Splits the input into packets, handed to this connection's `frame`. */
+  private readonly frames: FrameReader;
   private version: ProtocolVersion = 4;
   private me: Identity | undefined;
   private flow: OutboundFlow | undefined;
@@ -98,48 +100,84 @@ export class WireConnection {
   private modelDone = false;
   private lastInboundAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  private timerAction: ((this: WireConnection) => void) | undefined;
+  private readonly fireTimer = this.runTimer.bind(this);
   private maxPacketSize: number;
-  /** Writes are being gathered for one writev at the end of this tick. */
-  private corked = false;
-  /** With a journal: packets held until what they acknowledge is durable (then no corking here). */
+  /** Packets written in this turn of the event loop, sent as one buffer at its end; undefined: none. */
+  private batch: Buffer[] | undefined;
+  private batchBytes = 0;
+  private readonly flushBatch = this.flush.bind(this);
+  /** With a journal: packets held until what they acknowledge is durable (then no batching here). */
   private readonly outbox: DurableOutbox | undefined;
-  readonly sink: DeliverySink;
+
+  // The connection is its own delivery sink and frame sink: no closures made per connection (a
+  // reconnect storm makes many), the model and the frame reader call these methods.
 
   constructor(
     private readonly socket: Socket,
     private readonly host: WireHost,
   ) {
     this.maxPacketSize = host.cluster.config.current().MqttProtocol.max_packet_size;
+    this.frames = new FrameReader(this);
     this.outbox = host.outputGate ? new DurableOutbox(socket, host.outputGate) : undefined;
-    this.sink = {
-      deliver: (m) => this.deliver(m),
-      closed: (why) => this.closedByBroker(why),
-      inflight: () => ({ sending: this.flow?.inFlightCount ?? 0, receiving: this.awaitingRelease?.size ?? 0 }),
-      topicAliases: () => this.aliases?.entries() ?? {},
-    };
-    socket.setNoDelay(true);
-    // TCP keep-alive finds dead peers of clients that asked for no MQTT keep-alive.
-    socket.setKeepAlive(true, 60_000);
-    this.parser.on('packet', (p: Packet) => this.guard(() => this.onPacket(p)));
-    this.parser.on('error', (e: Error) => this.guard(() => this.onParseError(e)));
-    socket.on('data', (chunk: Buffer) => this.guard(() => this.onData(chunk)));
-    socket.on('error', () => {
-      // A reset or a write to a closed peer: 'close' follows and ends the session.
-    });
-    socket.on('close', () => this.guard(() => this.onSocketClosed()));
-    this.arm(host.connectTimeoutMs, () => this.drop('no CONNECT in time'));
+    socket.on('data', this.onData.bind(this));
+    socket.on('error', ignoreSocketError);
+    socket.on('close', this.onSocketClosed.bind(this));
+    this.arm(host.connectTimeoutMs, this.connectTimedOut);
+  }
+
+  /** The delivery sink the model hands this connection's messages to. */
+  get sink(): DeliverySink {
+    return this;
+  }
+
+  /** DeliverySink: a message for the client. */
+  deliver(message: OutgoingMessage | PendingMessage): void {
+    // Not guarded: a failure here must not call back into the broker, which is delivering.
+    this.deliverNow(message);
+  }
+
+  /** DeliverySink: the broker closed this connection. */
+  closed(why: ConnectionCloseReason): void {
+    this.closedByBroker(why);
+  }
+
+  /** DeliverySink: unacknowledged QoS 1/2 messages per direction. */
+  inflight(): { sending: number; receiving: number } {
+    return { sending: this.flow?.inFlightCount ?? 0, receiving: this.awaitingRelease?.size ?? 0 };
+  }
+
+  /** DeliverySink: topic aliases the client set. */
+  topicAliases(): Record<string, string> {
+    return this.aliases?.entries() ?? {};
+  }
+
+  /** The limit FrameReader holds announced lengths to. */
+  get maxRemaining(): number {
+    return this.maxPacketSize;
+  }
+
+  /** FrameSink: a packet announced more than max_packet_size (refused before its body is read, MQTT 5 §3.1.2.11.4). */
+  tooLarge(remaining: number): void {
+    this.fail(RC.packetTooLarge, `a packet of ${remaining} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+  }
+
+  /** FrameSink: a remaining length of more than four bytes, as mqtt-packet names it. */
+  unframeable(): void {
+    this.onParseError(new Error('Invalid variable byte integer'));
   }
 
   /** The peer's address as the model records it (IPv4-mapped IPv6 as plain IPv4). */
   private get peer(): { ip: string; port: number } {
-    const ip = (this.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    let ip = this.socket.remoteAddress ?? '0.0.0.0';
+    if (ip.startsWith('::ffff:')) ip = ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
     return { ip, port: this.socket.remotePort ?? 0 };
   }
 
   /** Runs a handler; an exception there is a broker bug: logged, and the connection closed. */
-  private guard(fn: () => void): void {
+  private guard<A>(fn: (this: WireConnection, arg: A) => void, arg: A): void {
     try {
-      fn();
+      fn.call(this, arg);
     } catch (e) {
       this.host.internalError(e);
       try {
@@ -153,14 +191,44 @@ export class WireConnection {
   // ------------------------------------------------------------------ input
 
   private onData(chunk: Buffer): void {
+    this.guard(this.readChunk, chunk);
+  }
+
+  private readChunk(chunk: Buffer): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.lastInboundAt = Date.now();
-    this.parser.parse(chunk);
-    // The packet being read announced its length: refuse it now rather than buffer it (MQTT 5 §3.1.2.11.4).
-    const reading = announcedLength(this.parser);
-    const state = this.state as State; // parse() may have closed the connection
-    if (state !== 'closing' && state !== 'closed' && reading > this.maxPacketSize)
-      this.fail(RC.packetTooLarge, `a packet of ${reading} bytes exceeds max_packet_size ${this.maxPacketSize}`);
+    this.frames.push(chunk);
+  }
+
+  /**
+   * FrameSink: one complete packet. PUBLISH and acknowledgements in their plain form are read here;
+   * every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
+   */
+  frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
+    if (this.state === 'connected') {
+      const publish = readPlainPublish(packet, bodyAt, remaining, this.version);
+      if (publish) {
+        this.onPublish(publish);
+        return this.state === 'connected';
+      }
+      const ack = plainAckKind(packet, remaining);
+      if (ack !== undefined) {
+        if (ack === 'pubrel') this.onPubrel(ackPacketId(packet));
+        else this.onAck(ack, ackPacketId(packet));
+        return this.state === 'connected';
+      }
+    }
+    const empty = this.state === 'connected' ? readEmptyPacket(packet, this.version) : undefined;
+    if (empty) {
+      this.onPacket(empty);
+      const state = this.state as State;
+      return state !== 'closing' && state !== 'closed';
+    }
+    const outcome = this.host.parsers.parse(packet, this.version);
+    if (outcome.ok) this.onPacket(outcome.packet);
+    else this.onParseError(outcome.error);
+    const state = this.state as State; // the packet may have closed the connection
+    return state !== 'closing' && state !== 'closed';
   }
 
   private onParseError(e: Error): void {
@@ -296,11 +364,8 @@ export class WireConnection {
       if (sessionExpiry !== req.sessionExpiry) properties.sessionExpiryInterval = sessionExpiry;
       if (keepAlive !== req.keepAlive) properties.serverKeepAlive = keepAlive;
     }
-    this.write(
-      this.version === 5
-        ? { cmd: 'connack', reasonCode: RC.success, sessionPresent: answer.sessionPresent, properties }
-        : { cmd: 'connack', returnCode: V3_CONNACK.accepted, sessionPresent: answer.sessionPresent },
-    );
+    if (this.version === 5) this.write({ cmd: 'connack', reasonCode: RC.success, sessionPresent: answer.sessionPresent, properties });
+    else this.writeBytes(encodeConnackV3(answer.sessionPresent, V3_CONNACK.accepted));
     this.release();
     this.watchKeepAlive();
   }
@@ -361,7 +426,8 @@ export class WireConnection {
     // MQTT 3 cannot refuse a message: it is acknowledged and dropped (and the model counted the drop).
     const reasonCode = this.version === 5 ? code : undefined;
     if (qos === 1) {
-      this.write({ cmd: 'puback', messageId: id, ...(reasonCode !== undefined && reasonCode !== RC.success ? { reasonCode } : {}) });
+      if (reasonCode === undefined || reasonCode === RC.success) this.writeBytes(encodeAck('puback', id, this.version));
+      else this.write({ cmd: 'puback', messageId: id, reasonCode });
       return;
     }
     if (reasonCode === undefined || reasonCode < 0x80) this.awaitingRelease!.add(id);
@@ -437,7 +503,7 @@ export class WireConnection {
 
   // ------------------------------------------------------------------ messages to the client
 
-  private deliver(message: OutgoingMessage | PendingMessage): void {
+  private deliverNow(message: OutgoingMessage | PendingMessage): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     if (this.held) {
       this.held.push(message);
@@ -445,11 +511,11 @@ export class WireConnection {
     }
     const me = this.me!;
     // A slow reader loses QoS 0 messages.
-    if (message.qos === 0 && this.socket.writableLength + (this.outbox?.heldBytes ?? 0) > SLOW_READER_BYTES) return;
+    if (message.qos === 0 && this.socket.writableLength + this.batchBytes + (this.outbox?.heldBytes ?? 0) > SLOW_READER_BYTES) return;
     if (me.clientMaxPacket !== Infinity) {
       // MQTT 5 §3.1.2.11.4: a message larger than the client accepts is discarded, as if delivered.
-      const probe = publishPacketOf(message, me.version, this.host.cluster.now(), message.qos > 0 ? 1 : undefined, false);
-      if (probe && mqttPacket.generate(probe, { protocolVersion: me.version }).length > me.clientMaxPacket) return;
+      const probe = this.host.encoder.encode(message, me.version, this.host.cluster.now(), message.qos > 0 ? 1 : undefined, false);
+      if (probe && probe.length > me.clientMaxPacket) return;
     }
     this.sendAll(this.flow!.offer(message));
   }
@@ -457,12 +523,12 @@ export class WireConnection {
   private sendAll(sends: Send[]): void {
     for (const s of sends) {
       if (s.kind === 'pubrel') {
-        this.write({ cmd: 'pubrel', messageId: s.packetId });
+        this.writeBytes(encodeAck('pubrel', s.packetId, this.version));
         continue;
       }
-      const packet = publishPacketOf(s.message, this.version, this.host.cluster.now(), s.packetId, s.dup);
-      if (packet) {
-        this.write(packet);
+      const bytes = this.host.encoder.encode(s.message, this.version, this.host.cluster.now(), s.packetId, s.dup);
+      if (bytes) {
+        this.writeBytes(bytes);
       } else if (s.packetId !== undefined) {
         // Expired while it waited (MQTT 5 message expiry): never sent, so its slot is freed at once.
         const outcome = this.flow!.ack(s.message.qos === 1 ? 'puback' : 'pubrec', s.packetId);
@@ -480,7 +546,7 @@ export class WireConnection {
   private release(): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const m of held) this.deliver(m);
+    for (const m of held) this.deliverNow(m);
   }
 
   // ------------------------------------------------------------------ the end
@@ -494,7 +560,10 @@ export class WireConnection {
     if (me && unfinished.length > 0) {
       // Not from inside the broker's own call: the session may be mid-takeover. Right after it.
       queueMicrotask(() =>
-        this.guard(() => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished })),
+        this.guard(
+          () => void this.host.apply({ op: 'requeue', tenant: me.tenant, clientId: me.clientId, messages: unfinished }),
+          undefined,
+        ),
       );
     }
     const code =
@@ -516,7 +585,7 @@ export class WireConnection {
       if (this.version === 5 && this.state === 'connected') this.write({ cmd: 'disconnect', reasonCode: RC.serverShuttingDown });
       this.endInModel(false, 'server shutting down');
       this.close();
-    });
+    }, undefined);
   }
 
   /** A protocol violation: MQTT 5 clients get a DISCONNECT with the reason, then the connection is lost. */
@@ -558,11 +627,18 @@ export class WireConnection {
     this.state = 'closing';
     this.disarm();
     if (this.outbox) this.outbox.end();
-    else this.socket.end();
-    this.arm(CLOSE_GRACE_MS, () => this.socket.destroy());
+    else {
+      this.flush();
+      this.socket.end();
+    }
+    this.arm(CLOSE_GRACE_MS, this.destroySocket);
   }
 
   private onSocketClosed(): void {
+    this.guard(this.socketClosed, undefined);
+  }
+
+  private socketClosed(): void {
     if (this.state === 'closed') return;
     if (this.state === 'connected') this.endInModel(false, 'connection lost');
     this.state = 'closed';
@@ -575,52 +651,90 @@ export class WireConnection {
   }
 
   private write(packet: Packet, version: ProtocolVersion = this.version): void {
+    this.writeBytes(mqttPacket.generate(packet, { protocolVersion: version }));
+  }
+
+  private writeBytes(bytes: Buffer): void {
     const socket = this.socket;
     if (socket.destroyed || !socket.writable) return;
     if (this.outbox) {
-      this.outbox.write(mqttPacket.generate(packet, { protocolVersion: version }));
+      this.outbox.write(bytes);
       return;
     }
-    // Everything written in one turn of the event loop goes out in one writev: a chunk of PUBLISH
-    // packets gets its acknowledgements, and a subscriber its burst of messages, without a syscall each.
-    if (!this.corked) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        socket.uncork();
-      });
+    // Everything written in one turn of the event loop goes out as one buffer in one write: a chunk
+    // of PUBLISH packets gets its acknowledgements, and a subscriber its burst of messages, without a
+    // stream write (or a syscall) each.
+    if (this.batch === undefined) {
+      this.batch = [bytes];
+      this.batchBytes = bytes.length;
+      process.nextTick(this.flushBatch);
+    } else {
+      this.batch.push(bytes);
+      this.batchBytes += bytes.length;
     }
-    socket.write(mqttPacket.generate(packet, { protocolVersion: version }));
+  }
+
+  /** Sends what this turn wrote (also before the socket is ended, so nothing written is lost). */
+  private flush(): void {
+    const batch = this.batch;
+    if (batch === undefined) return;
+    const size = this.batchBytes;
+    this.batch = undefined;
+    this.batchBytes = 0;
+    const socket = this.socket;
+    if (socket.destroyed || !socket.writable) return;
+    socket.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, size));
   }
 
   // ------------------------------------------------------------------ timers
 
   private watchKeepAlive(): void {
     const ms = this.me!.keepAliveMs;
-    if (ms === 0) return;
-    // MQTT §3.1.2.10: close after one and a half keep-alive periods without a packet.
-    const limit = ms * 1.5;
-    const check = (): void => {
-      const idle = Date.now() - this.lastInboundAt;
-      if (idle >= limit)
-        this.guard(() => this.fail(RC.keepAliveTimeout, `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`));
-      else this.arm(limit - idle, check);
-    };
-    this.arm(limit, check);
+    if (ms === 0) {
+      // TCP keep-alive finds dead peers of clients that asked for no MQTT keep-alive.
+      this.socket.setKeepAlive(true, 60_000);
+      return;
+    }
+    this.arm(ms * 1.5, this.checkKeepAlive);
   }
 
-  private arm(ms: number, fn: () => void): void {
+  /** MQTT §3.1.2.10: close after one and a half keep-alive periods without a packet. */
+  private checkKeepAlive(): void {
+    const ms = this.me!.keepAliveMs;
+    const limit = ms * 1.5;
+    const idle = Date.now() - this.lastInboundAt;
+    if (idle >= limit) {
+      const why = `no packet for ${Math.round(idle / 1000)} s (keep alive ${ms / 1000} s)`;
+      this.guard(() => this.fail(RC.keepAliveTimeout, why), undefined);
+    } else this.arm(limit - idle, this.checkKeepAlive);
+  }
+
+  private connectTimedOut(): void {
+    this.drop('no CONNECT in time');
+  }
+
+  private destroySocket(): void {
+    this.socket.destroy();
+  }
+
+  /** One timer per connection at a time (CONNECT deadline, keep-alive, close grace); methods, not closures, run on it. */
+  private arm(ms: number, action: (this: WireConnection) => void): void {
     this.disarm();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      fn();
-    }, ms);
+    this.timerAction = action;
+    this.timer = setTimeout(this.fireTimer, ms);
     this.timer.unref();
+  }
+
+  private runTimer(): void {
+    const action = this.timerAction;
+    this.timer = undefined;
+    this.timerAction = undefined;
+    action?.call(this);
   }
 
   private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAction = undefined;
   }
 }

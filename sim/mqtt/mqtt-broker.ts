@@ -78,6 +78,17 @@ const HOUSEKEEPING_MS = 5_000;
 
 const asQoS = (q: number | undefined): QoS => (q === 1 || q === 2 ? q : 0);
 
+// Refusals of a connect, at module level: closures made per connect cost a reconnect storm.
+function invalid(reason: string): Refused {
+  return { refusal: 'invalid', reason };
+}
+function banned(reason: string): Refused {
+  return { refusal: 'banned', reason };
+}
+function quotaReached(reason: string): Refused {
+  return { refusal: 'quota', reason };
+}
+
 /** One subscriber's copy of a routed message: QoS downgraded to the subscription's, RETAIN as MQTT says. */
 function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe: boolean): OutgoingMessage {
   return {
@@ -173,6 +184,11 @@ export class MqttBroker {
 
   // ---------------------------------------------------------------- connections
 
+  private connectRefused(input: ConnectInput, { refusal, reason }: Refused): ConnectResult {
+    this.deps.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
+    return { ok: false, reason, refusal };
+  }
+
   connect(input: ConnectInput): ConnectResult {
     const req = this.normalizeConnect(input);
     if ('refusal' in req) return this.connectRefused(input, req);
@@ -262,7 +278,6 @@ export class MqttBroker {
   /** The connect request with its defaults applied and the node chosen, or why it is malformed. */
   private normalizeConnect(input: ConnectInput): NormalizedConnect | Refused {
     const { tenant, clientId } = input;
-    const invalid = (reason: string): Refused => ({ refusal: 'invalid', reason });
     if (!tenant) return invalid('tenant must not be empty');
     if (!clientId) return { refusal: 'invalid-client-id', reason: 'client id must not be empty' };
     const connectionType = input.connectionType ?? 'Tcp';
@@ -646,33 +661,37 @@ export class MqttBroker {
 
   // ---------------------------------------------------------------- messages
 
+  /** A publish refused: traced, answered with the reason. (A method, not a closure made per publish: this is the hot path.) */
+  private publishRefused(tenant: string, topic: string, reason: string, refusal: PublishRefusal): PublishResult {
+    this.deps.engine.record('mqtt.publish.refused', { tenant, topic, reason });
+    return { ok: false, reason, refusal };
+  }
+
   publish(input: PublishInput): PublishResult {
     const { tenant, payload } = input;
     // Topic rewrite rules apply before anything else sees the topic (EMQX semantics).
     const topic = this.deps.rewriteRules.rewrite(tenant, input.topic, 'Publish');
-    const refused = (reason: string, refusal: PublishRefusal): PublishResult => {
-      this.deps.engine.record('mqtt.publish.refused', { tenant, topic, reason });
-      return { ok: false, reason, refusal };
-    };
     const problem = topicNameProblem(topic);
-    if (problem) return refused(problem, 'invalid-topic');
-    if (input.qos !== 0 && input.qos !== 1 && input.qos !== 2) return refused(`qos must be 0, 1 or 2, got ${input.qos}`, 'invalid');
+    if (problem) return this.publishRefused(tenant, topic, problem, 'invalid-topic');
+    if (input.qos !== 0 && input.qos !== 1 && input.qos !== 2)
+      return this.publishRefused(tenant, topic, `qos must be 0, 1 or 2, got ${input.qos}`, 'invalid');
     let publisher: ClientState | undefined;
     if (input.clientId !== undefined) {
       publisher = this.clients.get(clientKey(tenant, input.clientId));
-      if (!publisher?.connection) return refused(`client ${input.clientId} of tenant ${tenant} is not connected`, 'not-connected');
+      if (!publisher?.connection)
+        return this.publishRefused(tenant, topic, `client ${input.clientId} of tenant ${tenant} is not connected`, 'not-connected');
       const aclDenial = this.aclDenial(publisher, topic, 'Publish');
       if (aclDenial) {
         this.counters.countDropped(tenant, 1);
-        return refused(aclDenial, 'not-authorized');
+        return this.publishRefused(tenant, topic, aclDenial, 'not-authorized');
       }
     }
     const schemaRefusal = this.schemaRefusal(tenant, topic, payload, publisher);
-    if (schemaRefusal) return refused(schemaRefusal, 'payload-format');
+    if (schemaRefusal) return this.publishRefused(tenant, topic, schemaRefusal, 'payload-format');
     this.rollRateSecond();
     const rate = this.deps.tenants.quota(tenant).max_publish_rate;
     if ((this.publishesThisSecond.get(tenant) ?? 0) >= rate)
-      return refused(`tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
+      return this.publishRefused(tenant, topic, `tenant ${tenant} reached max_publish_rate (${rate} messages per second)`, 'quota');
     const topics = this.deps.topics;
     const storage = this.deps.storage;
     const connectors = this.deps.connectors;
@@ -700,7 +719,7 @@ export class MqttBroker {
       }
     } catch (e) {
       // A quota or storage refusal of the topics part is the publish's refusal, not a crash.
-      if (e instanceof OperationError) return refused(e.message, 'rejected');
+      if (e instanceof OperationError) return this.publishRefused(tenant, topic, e.message, 'rejected');
       throw e;
     }
     this.publishesThisSecond.set(tenant, (this.publishesThisSecond.get(tenant) ?? 0) + 1);
