@@ -103,10 +103,6 @@ function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe:
   };
 }
 
-/** Refusals of a connect (module functions: no closure made per connect). */
-const banned = (reason: string): Refused => ({ refusal: 'banned', reason });
-const quotaReached = (reason: string): Refused => ({ refusal: 'quota', reason });
-
 /**
  * The MQTT side of the cluster: clients and their connections, sessions, subscriptions, message
  * routing with delivery counters, flapping detection, slow subscriptions and system alarms. Other
@@ -313,12 +309,6 @@ export class MqttBroker {
       lastWill: input.lastWill ?? null,
       nodeId,
     };
-  }
-
-  /** A refused connect, recorded (a method, not a closure per connect: connects run by the million). */
-  private connectRefused(input: ConnectInput, { refusal, reason }: Refused): ConnectResult {
-    this.deps.engine.record('mqtt.connect.refused', { tenant: input.tenant, clientId: input.clientId, reason });
-    return { ok: false, reason, refusal };
   }
 
   /**
