@@ -23,7 +23,9 @@ export function configureServeCommand(cmd: Command): void {
             process.exitCode = outcome;
             return;
           }
-          process.stderr.write(`mqsim serve: the checkpoint of ${opts.state} could not be used; it is removed, replaying the whole journal\n`);
+          process.stderr.write(
+            `mqsim serve: the checkpoint of ${opts.state} could not be used; it is removed, replaying the whole journal\n`,
+          );
           removeCheckpoint(opts.state);
         }
       }

@@ -33,7 +33,9 @@ function checkOptions(cmd: Command, opts: ServeOptions): void {
     );
   }
   if (cmd.getOptionValueSource('mqttLogin') === 'cli' && opts.mqttPort === undefined) {
-    throw new UsageError('--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)');
+    throw new UsageError(
+      '--mqtt-login applies to the MQTT listener: give --mqtt-port too (e.g. --mqtt-port 1884, or 0 for ephemeral ports)',
+    );
   }
   if (opts.state && (opts.nats || opts.liveConnectors)) {
     throw new UsageError(

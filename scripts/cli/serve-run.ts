@@ -133,7 +133,9 @@ function startLines(p: PreparedServe, running: RunningCluster, loaded: LoadedSta
           .join('')
       : '') +
     (opts.nats ? `  mq9 over NATS: ${opts.nats}\n` : '') +
-    (opts.liveConnectors ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n' : '') +
+    (opts.liveConnectors
+      ? '  LIVE CONNECTORS ON: webhook, mqtt, redis, postgres, mysql, rabbitmq and file connectors deliver for real\n'
+      : '') +
     (opts.deviation.length > 0 ? `  DEVIATIONS ON (deliberately broken behaviours): ${opts.deviation.join(', ')}\n` : '') +
     (opts.state
       ? recorded
@@ -157,13 +159,20 @@ function stopSignal(): Promise<void> {
 }
 
 /** Stops serving: listeners, then the journal (its last records durable), then the summary lines. */
-async function shutdown(p: PreparedServe, running: RunningCluster, keeper: StateKeeper | undefined, checkpoints?: CheckpointRuns): Promise<void> {
+async function shutdown(
+  p: PreparedServe,
+  running: RunningCluster,
+  keeper: StateKeeper | undefined,
+  checkpoints?: CheckpointRuns,
+): Promise<void> {
   checkpoints?.stop();
   await running.close();
   if (keeper) {
     try {
       await keeper.close();
-      process.stderr.write(`mqsim serve: state saved to ${p.opts.state} (${keeper.writeCount} write(s))\nmqsim serve: journal: ${keeper.summary}\n`);
+      process.stderr.write(
+        `mqsim serve: state saved to ${p.opts.state} (${keeper.writeCount} write(s))\nmqsim serve: journal: ${keeper.summary}\n`,
+      );
     } catch (e) {
       process.stderr.write(`mqsim serve: ${(e as Error).message}\n`);
       process.exitCode = 1;
@@ -181,8 +190,9 @@ async function shutdown(p: PreparedServe, running: RunningCluster, keeper: State
 export async function runServe(p: PreparedServe, loaded: LoadedState | undefined, restored?: RestoredModel): Promise<void> {
   const { opts } = p;
   let rewrite = p.secrets.rewrite;
-  let running: RunningCluster | undefined;
-  const keeper = opts.state ? makeKeeper(p, loaded, () => (running?.app.syncClock(), running?.cluster.now())) : undefined;
+  // The keeper asks for the virtual time reached; the server exists only once the replay is done.
+  const live: { running?: RunningCluster } = {};
+  const keeper = opts.state ? makeKeeper(p, loaded, () => (live.running?.app.syncClock(), live.running?.cluster.now())) : undefined;
   // The demo simulates an hour of history before listening: at 100,000 clients that takes ~40 s,
   // so say what is happening instead of sitting silent.
   if (opts.workload === 'demo' && (opts.clients ?? 0) >= 5_000 && !restored) {
@@ -191,7 +201,8 @@ export async function runServe(p: PreparedServe, loaded: LoadedState | undefined
     );
   }
   const replayStarted = performance.now();
-  running = await startServer(p, loaded, keeper, restored, () => (rewrite = true));
+  const running = await startServer(p, loaded, keeper, restored, () => (rewrite = true));
+  live.running = running;
   // A new state file is created at once, so a wrong path shows now, not at the first write; a
   // resumed one is touched only now that its replay succeeded (a torn last record cut off, format 1
   // converted; an older file's secrets in clear, or a replaced password, written out anew).

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
-import { Cluster } from '../cluster/cluster.ts';
+import { type Cluster } from '../cluster/cluster.ts';
 import type { ServedApi } from './served-api.ts';
 import type { ApiResponse } from './api-exchange.ts';
 import { AdminApp } from './admin-app.ts';

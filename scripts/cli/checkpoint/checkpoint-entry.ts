@@ -19,7 +19,16 @@ buildCheckpointModel(job).then(
     // What it covers, for serve's description of the checkpoint (fd 1 written directly: no stream handle in a snapshot).
     writeSync(1, `${JSON.stringify({ writes: built.writes, virtualNow: built.virtualNow })}\n`);
     startupSnapshot.setDeserializeMainFunction(() => {
-      void import('./checkpoint-restored.ts').then((m) => m.runRestored(built));
+      const verify = process.env.MQSIM_CHECKPOINT_VERIFY;
+      if (verify)
+        void import('./checkpoint-probe.ts').then(
+          (m) => m.verifyRestored(built, verify),
+          (e: unknown) => {
+            process.stderr.write(`mqsim: ${(e as Error)?.stack ?? String(e)}\n`);
+            process.exit(1);
+          },
+        );
+      else void import('./checkpoint-restored.ts').then((m) => m.runRestored(built));
     });
   },
   (e: unknown) => {

@@ -67,7 +67,8 @@ export async function checkpointProblem(
   if (!existsSync(blobPath(state))) return 'its snapshot file is missing';
   const size = statSync(state).size;
   if (size < meta.journalBytes) return `the state file is shorter (${size} bytes) than the ${meta.journalBytes} it covers`;
-  if ((await fileSha256(state, meta.journalBytes)) !== meta.journalSha256) return 'the state file no longer begins with the records it covers';
+  if ((await fileSha256(state, meta.journalBytes)) !== meta.journalSha256)
+    return 'the state file no longer begins with the records it covers';
   if ((await fileSha256(blobPath(state))) !== meta.blobSha256) return 'its snapshot file does not match its description';
   return undefined;
 }

@@ -9,7 +9,16 @@ import { MQSIM_VERSION } from '../../../sim/version.ts';
 import type { PreparedServe } from '../serve-prepare.ts';
 import { modelOptionsOf, type RestoredModel } from '../serve-run.ts';
 import { checkpointBundle } from './checkpoint-bundle.ts';
-import { blobPath, fileSha256, metaPath, readMeta, removeCheckpoint, sha256, tmpBlobPath, type CheckpointMeta } from './checkpoint-files.ts';
+import {
+  blobPath,
+  fileSha256,
+  metaPath,
+  readMeta,
+  removeCheckpoint,
+  sha256,
+  tmpBlobPath,
+  type CheckpointMeta,
+} from './checkpoint-files.ts';
 import { JOB_VARIABLE, type CheckpointJob } from './checkpoint-model.ts';
 
 /** How often serve looks whether a checkpoint is due (wall time). */
@@ -44,7 +53,7 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
     const now = running.cluster.now();
     const bytes = keeper.durableBytes;
     if (now - last < every || bytes <= lastBytes) return;
-    building = build(state, bytes, modelOptions, (c) => (child = c))
+    building = buildCheckpoint(state, bytes, modelOptions, (c) => (child = c))
       .then((meta) => {
         if (meta && !stopped) {
           last = meta.virtualNow;
@@ -74,8 +83,13 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
   };
 }
 
-/** One build: the child, then the blob and its description renamed into place, the directory fsynced. */
-async function build(state: string, bytes: number, model: CheckpointJob['model'], onChild: (c: ChildProcess) => void): Promise<CheckpointMeta | undefined> {
+/** One build (serve and the tests): the child, then the blob and its description renamed into place, the directory fsynced. */
+export async function buildCheckpoint(
+  state: string,
+  bytes: number,
+  model: CheckpointJob['model'],
+  onChild: (c: ChildProcess) => void,
+): Promise<CheckpointMeta | undefined> {
   removeCheckpoint(state, { keepNewest: true });
   const bundle = await checkpointBundle();
   const tmp = tmpBlobPath(state, process.pid);
@@ -108,7 +122,12 @@ async function build(state: string, bytes: number, model: CheckpointJob['model']
 }
 
 /** Runs `node --snapshot-blob TMP --build-snapshot SCRIPT` at low priority; its last stdout line says what it covers. */
-function runBuild(tmp: string, script: string, job: CheckpointJob, onChild: (c: ChildProcess) => void): Promise<{ writes: number; virtualNow: number }> {
+function runBuild(
+  tmp: string,
+  script: string,
+  job: CheckpointJob,
+  onChild: (c: ChildProcess) => void,
+): Promise<{ writes: number; virtualNow: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--snapshot-blob', tmp, '--build-snapshot', script], {
       env: { ...process.env, [JOB_VARIABLE]: JSON.stringify(job) },
