@@ -35,7 +35,7 @@ export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta
  * Runs the server in a process started from the checkpoint (`node --snapshot-blob FILE.checkpoint`),
  * which replays only the journal's tail. It is handed this start's options and secrets over a pipe
  * (never in its arguments or environment), writes to the same stdout and stderr, and ends when that
- * pipe closes, so a kill -9 of this process leaves no server behind. SIGINT and SIGTERM are passed
+ * pipe closes, so a kill -9 of this process leaves no server behind. SIGINT, SIGTERM and SIGUSR2 are passed
  * on; its exit code is returned, or 'fallback' when it could not use the checkpoint.
  */
 export async function runFromCheckpoint(p: PreparedServe, lock: StateLock | undefined): Promise<number | 'fallback'> {
@@ -52,12 +52,11 @@ export async function runFromCheckpoint(p: PreparedServe, lock: StateLock | unde
   channel.on('data', (d: Buffer) => (started ||= d.toString().includes('started')));
   channel.on('error', () => {});
   const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGUSR2'];
+  for (const s of signals) process.on(s, forward);
   return new Promise((resolve) => {
     const done = (code: number | null, signal: NodeJS.Signals | null): void => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
+      for (const s of signals) process.off(s, forward);
       channel.destroy();
       if (!started || code === CHECKPOINT_UNUSABLE) resolve('fallback');
       else resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGINT' ? 2 : 15));

@@ -32,6 +32,9 @@ function firstLine(channel: Socket): Promise<string> {
  */
 export async function runRestored(built: BuiltCheckpoint): Promise<void> {
   const parent = process.ppid;
+  // A checkpoint asked for (SIGUSR2, passed on by the parent) before this process builds them is
+  // ignored rather than fatal (the default action of SIGUSR2).
+  process.on('SIGUSR2', () => {});
   const channel = new Socket({ fd: 3, readable: true, writable: true });
   const gone = (): never => process.exit(1);
   channel.on('error', gone);

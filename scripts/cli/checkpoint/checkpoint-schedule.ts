@@ -34,7 +34,7 @@ export interface CheckpointRuns {
  * Builds a checkpoint in the background each time the run has gone `--checkpoint-every` of virtual
  * time past the last one and the journal grew: a child process at the lowest priority rebuilds the
  * model from the journal's durable prefix and V8 writes it out (checkpoint-entry.ts). One build at a
- * time; the newest checkpoint replaces the one before. A failed build costs a line on stderr, never
+ * time; the newest checkpoint replaces the one before. SIGUSR2 asks for one now. A failed build costs a line on stderr, never
  * the run. The child dies with serve: it stops when re-parented (checkpoint-model.ts), and serve
  * kills it when it stops.
  */
@@ -47,12 +47,12 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
   let child: ChildProcess | undefined;
   let building: Promise<void> | undefined;
   let stopped = false;
-  const look = (): void => {
+  /** `now`: SIGUSR2 asked for one whatever the time since the last (still only when the journal grew). */
+  const look = (now = false): void => {
     if (building || stopped) return;
     running.app.syncClock();
-    const now = running.cluster.now();
     const bytes = keeper.durableBytes;
-    if (now - last < every || bytes <= lastBytes) return;
+    if ((!now && running.cluster.now() - last < every) || bytes <= lastBytes) return;
     building = buildCheckpoint(state, bytes, modelOptions, (c) => (child = c))
       .then((meta) => {
         if (meta && !stopped) {
@@ -71,10 +71,13 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
   };
   const timer = setInterval(look, LOOK_EVERY_MS);
   timer.unref();
+  const onSignal = (): void => look(true);
+  process.on('SIGUSR2', onSignal);
   return {
     stop() {
       stopped = true;
       clearInterval(timer);
+      process.off('SIGUSR2', onSignal);
       child?.kill('SIGKILL');
       // What a build left half-made goes now: this process may exit before the build's own cleanup runs.
       if (child) removeCheckpoint(state, { keepNewest: true });
