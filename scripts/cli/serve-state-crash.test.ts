@@ -41,7 +41,7 @@ describe('mqsim serve --state under kill -9', () => {
     expect(result.acknowledged, tally).toBeGreaterThan(20);
     expect(result.refusedStarts, tally).toEqual([]);
     expect(result.checkpointsMade, tally).toBe(2);
-    expect(result.checkpointStarts, tally).toBe(2);
+    expect(result.checkpointStarts, tally).toBeGreaterThanOrEqual(2);
     expect(result.lost, tally).toEqual([]);
     expect(result.halfApplied, tally).toEqual([]);
     expect(result.outOfOrder, tally).toEqual([]);
