@@ -37,6 +37,11 @@ an existing file must match it. A write is answered only once its record is on d
 arriving together share one), so an acknowledged write survives kill -9 and power loss. A last record
 cut short by a crash (never acknowledged) is dropped at restart; damage before it is refused. Not with
 --nats or --live-connectors (effects from outside the simulator cannot be replayed).
+Checkpoints (with --state; --checkpoint-every, default 1h of virtual time; --no-checkpoint): a low-priority
+background process rebuilds the model up to the journal's durable end and saves it as FILE.checkpoint
+(a V8 snapshot, with FILE.checkpoint.json); a restart then replays only the writes after it. A
+checkpoint made by another mqsim, Node or option set, or not matching the file, is removed with one
+line and the whole journal is replayed. kill -USR2 PID asks for one now.
 
 Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
