@@ -1,20 +1,30 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256 } from './checkpoint-files.ts';
+import type * as Esbuild from 'esbuild';
 
-/** The checkpoint script bundled: its code and the sha256 that names that code in a checkpoint. */
+/** The checkpoint script bundled: its code, the files it was made from, and the sha256 of those. */
 export interface CheckpointBundle {
   code: string;
+  /** The sources bundled, relative to the package root (esbuild's metafile). */
+  inputs: string[];
+  /** sha256 of every input's path and bytes: names the code a checkpoint was built from. */
   sha256: string;
 }
 
 let cached: Promise<CheckpointBundle> | undefined;
 
+const entry = new URL(`./checkpoint-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+/** The package root: scripts/cli/checkpoint/ is three levels down (dist/ adds one, which the inputs then name). */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
 /**
  * `node --build-snapshot` runs one CommonJS script that requires only Node's own modules, so the
  * model's code (checkpoint-entry.ts and everything it imports, the I/O layer it loads after a restore
- * included) is bundled with esbuild, in memory, once per process. The same code is bundled by a
- * start that looks for a checkpoint, to tell whether the checkpoint was made by the code that runs
- * now (its sha256). From a checkout the TypeScript sources are bundled; from the package, dist/.
+ * included) is bundled with esbuild, in memory, once per process. From a checkout the TypeScript
+ * sources are bundled; from the package, dist/.
  */
 export function checkpointBundle(): Promise<CheckpointBundle> {
   cached ??= bundle();
@@ -22,29 +32,38 @@ export function checkpointBundle(): Promise<CheckpointBundle> {
 }
 
 /**
- * A process restored from a checkpoint is itself that bundle (and esbuild cannot run from inside a
- * bundle): the serve that started it hands it the code, for the checkpoints it builds in turn.
+ * sha256 of the files a checkpoint's code was bundled from, as they are now: equal to the one in its
+ * description when the code that runs now is the code it was built from. Reading the files is much
+ * cheaper than bundling again, so a restart does not run esbuild.
  */
-export function presetCheckpointBundle(b: CheckpointBundle): void {
-  cached = Promise.resolve(b);
+export async function codeSha256(inputs: readonly string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const input of inputs) {
+    hash.update(`${input}\0`);
+    hash.update(await readFile(join(root, input)).catch(() => Buffer.from('\0missing\0')));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
 }
 
 async function bundle(): Promise<CheckpointBundle> {
-  const { build } = await import('esbuild');
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const entry = new URL(`./checkpoint-entry${ext}`, import.meta.url);
+  // Through require: a process restored from a checkpoint builds the next one too, and a snapshot's
+  // code has no dynamic import() of packages; createRequire works there.
+  const { build } = createRequire(fileURLToPath(entry))('esbuild') as typeof Esbuild;
   const result = await build({
     entryPoints: [fileURLToPath(entry)],
+    absWorkingDir: root,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     write: false,
+    metafile: true,
     logLevel: 'silent',
     external: ['esbuild'],
     // The package's version is read by walking up from the module (fixtures/package-version.ts).
     define: { 'import.meta.url': JSON.stringify(entry.href) },
   });
-  const code = result.outputFiles[0].text;
-  return { code, sha256: sha256(code) };
+  const inputs = Object.keys(result.metafile.inputs).sort();
+  return { code: result.outputFiles[0].text, inputs, sha256: await codeSha256(inputs) };
 }

@@ -20,8 +20,10 @@ export interface CheckpointMeta {
   virtualNow: number;
   mqsimVersion: string;
   nodeVersion: string;
-  /** sha256 of the bundled code the snapshot was built from (a changed source makes it stale). */
+  /** sha256 of the sources bundled into the code the snapshot was built from (a changed source makes it stale). */
   codeSha256: string;
+  /** Those sources, relative to the package root. */
+  codeInputs: string[];
   /** sha256 of the model's options besides the journal (modelOptionsOf): another port, another model. */
   modelSha256: string;
   /** sha256 and size of the snapshot file itself (the two files are renamed one after the other). */
@@ -57,12 +59,13 @@ export function readMeta(state: string): CheckpointMeta | undefined {
 export async function checkpointProblem(
   state: string,
   meta: CheckpointMeta | undefined,
-  want: { codeSha256: string; modelSha256: string },
+  want: { modelSha256: string; codeSha256: (inputs: readonly string[]) => Promise<string> },
 ): Promise<string | undefined> {
   if (!meta) return existsSync(metaPath(state)) ? 'its description is unreadable' : 'it has no description';
   if (meta.nodeVersion !== process.version) return `it was made by Node ${meta.nodeVersion}, this is ${process.version}`;
   if (meta.mqsimVersion !== MQSIM_VERSION) return `it was made by mqsim ${meta.mqsimVersion}, this is ${MQSIM_VERSION}`;
-  if (meta.codeSha256 !== want.codeSha256) return "mqsim's code changed since it was made";
+  if (!Array.isArray(meta.codeInputs) || meta.codeSha256 !== (await want.codeSha256(meta.codeInputs)))
+    return "mqsim's code changed since it was made";
   if (meta.modelSha256 !== want.modelSha256) return 'it was made with other options (port, host, MQTT login, password)';
   if (!existsSync(blobPath(state))) return 'its snapshot file is missing';
   const size = statSync(state).size;

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { PreparedServe } from '../serve-prepare.ts';
 import { modelOptionsOf } from '../serve-run.ts';
 import type { StateLock } from '../state-lock.ts';
-import { checkpointBundle } from './checkpoint-bundle.ts';
+import { codeSha256 } from './checkpoint-bundle.ts';
 import { blobPath, checkpointProblem, metaPath, readMeta, removeCheckpoint, sha256, type CheckpointMeta } from './checkpoint-files.ts';
 
 /** Exit code of a restored process that could not use its checkpoint (then the whole journal is replayed). */
@@ -20,7 +20,6 @@ export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta
   const meta = readMeta(state);
   let problem: string | undefined;
   try {
-    const codeSha256 = (await checkpointBundle()).sha256;
     problem = await checkpointProblem(state, meta, { codeSha256, modelSha256: sha256(JSON.stringify(modelOptionsOf(p))) });
   } catch (e) {
     problem = `it could not be checked (${(e as Error).message})`;
@@ -38,8 +37,7 @@ export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta
  * pipe closes, so a kill -9 of this process leaves no server behind. SIGINT, SIGTERM and SIGUSR2 are passed
  * on; its exit code is returned, or 'fallback' when it could not use the checkpoint.
  */
-export async function runFromCheckpoint(p: PreparedServe, lock: StateLock | undefined): Promise<number | 'fallback'> {
-  const bundle = await checkpointBundle();
+export function runFromCheckpoint(p: PreparedServe, lock: StateLock | undefined): Promise<number | 'fallback'> {
   const child = spawn(process.execPath, ['--snapshot-blob', blobPath(p.opts.state!)], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     // Its own process group: a Ctrl-C reaches it once, through this process.
@@ -47,7 +45,7 @@ export async function runFromCheckpoint(p: PreparedServe, lock: StateLock | unde
   });
   if (child.pid !== undefined) lock?.add(child.pid);
   const channel = child.stdio[3] as Socket;
-  channel.write(`${JSON.stringify({ prepared: p, bundle })}\n`);
+  channel.write(`${JSON.stringify({ prepared: p })}\n`);
   let started = false;
   channel.on('data', (d: Buffer) => (started ||= d.toString().includes('started')));
   channel.on('error', () => {});

@@ -6,7 +6,6 @@ import { adminOf, runServe, type RestoredModel } from '../serve-run.ts';
 import { UsageError } from '../usage-error.ts';
 import type { BuiltCheckpoint } from './checkpoint-model.ts';
 import { CHECKPOINT_UNUSABLE } from './checkpoint-restore.ts';
-import { presetCheckpointBundle, type CheckpointBundle } from './checkpoint-bundle.ts';
 
 /** The first line sent on `channel`. */
 function firstLine(channel: Socket): Promise<string> {
@@ -39,8 +38,7 @@ export async function runRestored(built: BuiltCheckpoint): Promise<void> {
   const gone = (): never => process.exit(1);
   channel.on('error', gone);
   channel.write('started\n');
-  const { prepared, bundle } = JSON.parse(await firstLine(channel)) as { prepared: PreparedServe; bundle: CheckpointBundle };
-  presetCheckpointBundle(bundle);
+  const { prepared } = JSON.parse(await firstLine(channel)) as { prepared: PreparedServe };
   channel.on('end', gone);
   channel.on('close', gone);
   setInterval(() => process.ppid !== parent && gone(), 200).unref();

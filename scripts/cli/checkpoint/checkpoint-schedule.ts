@@ -110,6 +110,7 @@ export async function buildCheckpoint(
       mqsimVersion: MQSIM_VERSION,
       nodeVersion: process.version,
       codeSha256: bundle.sha256,
+      codeInputs: bundle.inputs,
       modelSha256: sha256(JSON.stringify(model)),
       blobSha256: await fileSha256(tmp),
       blobBytes: statSync(tmp).size,

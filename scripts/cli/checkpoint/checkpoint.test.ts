@@ -11,7 +11,7 @@ import { encodeJournal, type JournalRecord } from '../../../sim/http/state/state
 import { testStateOptions } from '../../../sim/http/state/testing/state-options.ts';
 import { applyWireOp, encodeWireOp, wireAnswerText, type WireOp } from '../../../sim/mqtt-wire/wire-ops.ts';
 import { MQSIM_VERSION } from '../../../sim/version.ts';
-import { checkpointBundle } from './checkpoint-bundle.ts';
+import { codeSha256 } from './checkpoint-bundle.ts';
 import { blobPath, checkpointProblem, readMeta, sha256, type CheckpointMeta } from './checkpoint-files.ts';
 import { modelDigest, type ModelDigest } from './checkpoint-probe.ts';
 import { buildCheckpoint } from './checkpoint-schedule.ts';
@@ -144,12 +144,15 @@ describe('a checkpoint of serve --state (V8 startup snapshot of the model at a j
   }, 120_000);
 
   it('is refused when anything it was made from differs: journal prefix, Node, code, options, snapshot bytes', async () => {
-    const want = { codeSha256: (await checkpointBundle()).sha256, modelSha256: sha256(JSON.stringify(MODEL)) };
+    const want = { codeSha256, modelSha256: sha256(JSON.stringify(MODEL)) };
     expect(readMeta(state)).toEqual(meta);
     expect(await checkpointProblem(state, meta, want)).toBeUndefined();
     expect(await checkpointProblem(state, { ...meta, nodeVersion: 'v18.0.0' }, want)).toMatch(/Node v18/);
     expect(await checkpointProblem(state, { ...meta, mqsimVersion: '0.0.1' }, want)).toMatch(/mqsim 0\.0\.1/);
-    expect(await checkpointProblem(state, meta, { ...want, codeSha256: 'x' })).toMatch(/code changed/);
+    expect(
+      await checkpointProblem(state, { ...meta, codeInputs: [...meta.codeInputs, 'scripts/cli/checkpoint/not-there.ts'] }, want),
+    ).toMatch(/code changed/);
+    expect(await checkpointProblem(state, { ...meta, codeSha256: 'x' }, want)).toMatch(/code changed/);
     expect(await checkpointProblem(state, meta, { ...want, modelSha256: 'x' })).toMatch(/other options/);
     expect(await checkpointProblem(state, undefined, want)).toMatch(/description is unreadable/);
     const journal = readFileSync(state);
