@@ -7,8 +7,8 @@ const DEVIATION_HELP = DEVIATIONS.map(
     `  ${d.id.padEnd(40)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}${d.notes ? `, real server ${d.notes.replace(/^notes /, '')}` : ''}] ${d.description}`,
 ).join('\n');
 
-/** The text after the options in `mqsim serve --help`: examples and what each part of a served cluster does. */
-export function serveHelpText(): string {
+/** Examples, the MQTT listener and durable state (with checkpoints). */
+function examplesAndState(): string {
   return `
 Examples:
   $ mqsim serve                                   # 3 nodes on 58080-58082, demo workload
@@ -42,8 +42,12 @@ background process rebuilds the model up to the journal's durable end and saves 
 (a V8 snapshot, with FILE.checkpoint.json); a restart then replays only the writes after it. A
 checkpoint made by another mqsim, Node or option set, or not matching the file, is removed with one
 line and the whole journal is replayed. kill -USR2 PID asks for one now.
+`;
+}
 
-Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
+/** Start-up, secrets, the control interface, live connectors, the dialect, the dashboard, deviations. */
+function otherSections(): string {
+  return `Prints the base URL (node 1) on stdout once every listener is ready; runs until SIGINT or SIGTERM, then exits 0.
 Requests from 127.0.0.1 or ::1 need no token; others log in first:
   $ curl -s -XPOST http://HOST:58080/api/v1/login -H 'content-type: application/json' -d '{"username":"admin","password":"admin"}'
 
@@ -94,4 +98,9 @@ Deviations (--deviation ID; never for normal use): deliberately broken behaviour
 the real server's behaviours from the reference notes, marked "breaks spec" or "spec allows":
   $ mqsim serve --deviation topic-list-limit-ignored,login-failure-wrong-text
 ${DEVIATION_HELP}`;
+}
+
+/** The text after the options in `mqsim serve --help`: examples and what each part of a served cluster does. */
+export function serveHelpText(): string {
+  return `${examplesAndState()}\n${otherSections()}`;
 }
