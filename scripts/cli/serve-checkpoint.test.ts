@@ -73,14 +73,26 @@ describe('mqsim serve --state with a checkpoint', () => {
     expect(alive(pids[1])).toBe(false);
     await expect(fetch(`${restored.url}/api/cluster/tenant/list`)).rejects.toThrow();
 
-    const blob = readFileSync(blobPath(state));
-    blob[blob.length >> 1] ^= 0xff;
-    writeFileSync(blobPath(state), blob);
+    // A snapshot of another build under this description (as a crash between the two renames could leave).
+    const meta = readMeta(state)!;
+    const journal = readFileSync(state);
+    const damagedBlob = readFileSync(blobPath(state));
+    damagedBlob[damagedBlob.length >> 1] ^= 0xff;
+    writeFileSync(metaPath(state), JSON.stringify({ ...meta, buildId: 'another-build' }));
     const replayed = await startServe(ARGS);
-    expect(replayed.stderr()).toMatch(/checkpoint .* not used and removed: its snapshot file does not match/);
+    expect(replayed.stderr()).toMatch(/the checkpoint of .* could not be used; it is removed, replaying the whole journal/);
     expect(replayed.stderr()).not.toMatch(/from the checkpoint/);
     expect(await tenants(replayed)).toEqual(names);
     expect(existsSync(metaPath(state))).toBe(false);
     expect(await stop(replayed)).toBe(0);
+
+    // A damaged snapshot (same size): its hash is checked while the restored process starts.
+    writeFileSync(blobPath(state), damagedBlob);
+    writeFileSync(metaPath(state), JSON.stringify(meta));
+    writeFileSync(state, journal);
+    const again = await startServe(ARGS);
+    expect(again.stderr()).toMatch(/the checkpoint of .* could not be used; it is removed, replaying the whole journal/);
+    expect(await tenants(again)).toEqual(names);
+    expect(await stop(again)).toBe(0);
   }, 240_000);
 });

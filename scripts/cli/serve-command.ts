@@ -17,8 +17,9 @@ export function configureServeCommand(cmd: Command): void {
     .action(async (opts: ServeOptions, cmd: Command) => {
       const { prepared, loaded, lock } = await prepareServe(cmd, opts);
       if (loaded && opts.state && opts.checkpoint) {
-        if (await usableCheckpoint(prepared)) {
-          const outcome = await runFromCheckpoint(prepared, lock);
+        const meta = await usableCheckpoint(prepared);
+        if (meta) {
+          const outcome = await runFromCheckpoint(prepared, meta, lock);
           if (outcome !== 'fallback') {
             process.exitCode = outcome;
             return;

@@ -38,11 +38,9 @@ export function checkpointBundle(): Promise<CheckpointBundle> {
  */
 export async function codeSha256(inputs: readonly string[]): Promise<string> {
   const hash = createHash('sha256');
-  for (const input of inputs) {
-    hash.update(`${input}\0`);
-    hash.update(await readFile(join(root, input)).catch(() => Buffer.from('\0missing\0')));
-    hash.update('\0');
-  }
+  // Read together (about a thousand files, most of them in node_modules), hashed in order.
+  const contents = await Promise.all(inputs.map((input) => readFile(join(root, input)).catch(() => Buffer.from('\0missing\0'))));
+  inputs.forEach((input, i) => hash.update(`${input}\0`).update(contents[i]).update('\0'));
   return hash.digest('hex');
 }
 

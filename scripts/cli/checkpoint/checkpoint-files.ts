@@ -26,7 +26,13 @@ export interface CheckpointMeta {
   codeInputs: string[];
   /** sha256 of the model's options besides the journal (modelOptionsOf): another port, another model. */
   modelSha256: string;
-  /** sha256 and size of the snapshot file itself (the two files are renamed one after the other). */
+  /**
+   * A random id given to the build, which the model in the snapshot holds too: the two files are
+   * renamed one after the other, so a blob and a description of two builds could meet after a crash;
+   * the restored process checks the id before it does anything (else the whole journal is replayed).
+   */
+  buildId: string;
+  /** sha256 and size of the snapshot file (the hash is checked while the restored process starts). */
   blobSha256: string;
   blobBytes: number;
 }
@@ -72,7 +78,7 @@ export async function checkpointProblem(
   if (size < meta.journalBytes) return `the state file is shorter (${size} bytes) than the ${meta.journalBytes} it covers`;
   if ((await fileSha256(state, meta.journalBytes)) !== meta.journalSha256)
     return 'the state file no longer begins with the records it covers';
-  if ((await fileSha256(blobPath(state))) !== meta.blobSha256) return 'its snapshot file does not match its description';
+  if (statSync(blobPath(state)).size !== meta.blobBytes) return 'its snapshot file does not match its description';
   return undefined;
 }
 

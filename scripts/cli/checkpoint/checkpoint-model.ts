@@ -14,10 +14,13 @@ export interface CheckpointJob {
   bytes: number;
   model: ServedModelOptions;
   parentPid: number;
+  /** Names this build in the snapshot and in its description (CheckpointMeta.buildId). */
+  buildId: string;
 }
 
 /** A model rebuilt to a journal record: the writes it holds and the virtual time it reached. */
 export interface BuiltCheckpoint {
+  buildId: string;
   model: ServedModel;
   writes: number;
   virtualNow: number;
@@ -50,7 +53,7 @@ export async function buildCheckpointModel(job: CheckpointJob): Promise<BuiltChe
   orphaned();
   const model = createServedModel(job.model);
   await replayOnto(model, { writes: state.writes, virtualNow: state.virtualNow, where: job.state }, { advance });
-  return { model, virtualNow: state.virtualNow, writes: state.writes.length };
+  return { buildId: job.buildId, model, virtualNow: state.virtualNow, writes: state.writes.length };
 }
 
 export function readJob(): CheckpointJob {

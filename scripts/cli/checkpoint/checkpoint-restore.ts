@@ -5,7 +5,16 @@ import type { PreparedServe } from '../serve-prepare.ts';
 import { modelOptionsOf } from '../serve-run.ts';
 import type { StateLock } from '../state-lock.ts';
 import { codeSha256 } from './checkpoint-bundle.ts';
-import { blobPath, checkpointProblem, metaPath, readMeta, removeCheckpoint, sha256, type CheckpointMeta } from './checkpoint-files.ts';
+import {
+  blobPath,
+  checkpointProblem,
+  fileSha256,
+  metaPath,
+  readMeta,
+  removeCheckpoint,
+  sha256,
+  type CheckpointMeta,
+} from './checkpoint-files.ts';
 
 /** Exit code of a restored process that could not use its checkpoint (then the whole journal is replayed). */
 export const CHECKPOINT_UNUSABLE = 75;
@@ -37,7 +46,7 @@ export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta
  * pipe closes, so a kill -9 of this process leaves no server behind. SIGINT, SIGTERM and SIGUSR2 are passed
  * on; its exit code is returned, or 'fallback' when it could not use the checkpoint.
  */
-export function runFromCheckpoint(p: PreparedServe, lock: StateLock | undefined): Promise<number | 'fallback'> {
+export function runFromCheckpoint(p: PreparedServe, meta: CheckpointMeta, lock: StateLock | undefined): Promise<number | 'fallback'> {
   const child = spawn(process.execPath, ['--snapshot-blob', blobPath(p.opts.state!)], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     // Its own process group: a Ctrl-C reaches it once, through this process.
@@ -45,7 +54,14 @@ export function runFromCheckpoint(p: PreparedServe, lock: StateLock | undefined)
   });
   if (child.pid !== undefined) lock?.add(child.pid);
   const channel = child.stdio[3] as Socket;
-  channel.write(`${JSON.stringify({ prepared: p })}\n`);
+  // The snapshot is hashed while the child starts from it; it is told to go on only when it matches.
+  void fileSha256(blobPath(p.opts.state!)).then(
+    (sha) => {
+      if (sha === meta.blobSha256) channel.write(`${JSON.stringify({ prepared: p, buildId: meta.buildId })}\n`);
+      else child.kill('SIGKILL');
+    },
+    () => child.kill('SIGKILL'),
+  );
   let started = false;
   channel.on('data', (d: Buffer) => (started ||= d.toString().includes('started')));
   channel.on('error', () => {});

@@ -38,7 +38,9 @@ export async function runRestored(built: BuiltCheckpoint): Promise<void> {
   const gone = (): never => process.exit(1);
   channel.on('error', gone);
   channel.write('started\n');
-  const { prepared } = JSON.parse(await firstLine(channel)) as { prepared: PreparedServe };
+  const { prepared, buildId } = JSON.parse(await firstLine(channel)) as { prepared: PreparedServe; buildId: string };
+  // The description the parent checked belongs to another build than this snapshot (a crash between the two renames).
+  if (buildId !== built.buildId) process.exit(CHECKPOINT_UNUSABLE);
   channel.on('end', gone);
   channel.on('close', gone);
   setInterval(() => process.ppid !== parent && gone(), 200).unref();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { RunningCluster } from '../../../sim/http/cluster-server.ts';
 import type { StateKeeper } from '../../../sim/http/state/state-keeper.ts';
 import { fsyncDirectory } from '../../../sim/http/state/journal-file.ts';
@@ -99,7 +100,7 @@ export async function buildCheckpoint(
   const script = `${tmp}.cjs`;
   writeFileSync(script, bundle.code, { mode: 0o600 });
   try {
-    const job: CheckpointJob = { state, bytes, model, parentPid: process.pid };
+    const job: CheckpointJob = { state, bytes, model, parentPid: process.pid, buildId: randomUUID() };
     const [result, journalSha256] = await Promise.all([runBuild(tmp, script, job, onChild), fileSha256(state, bytes)]);
     chmodSync(tmp, 0o600);
     const meta: CheckpointMeta = {
@@ -112,6 +113,7 @@ export async function buildCheckpoint(
       codeSha256: bundle.sha256,
       codeInputs: bundle.inputs,
       modelSha256: sha256(JSON.stringify(model)),
+      buildId: job.buildId,
       blobSha256: await fileSha256(tmp),
       blobBytes: statSync(tmp).size,
     };

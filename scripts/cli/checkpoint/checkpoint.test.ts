@@ -143,7 +143,7 @@ describe('a checkpoint of serve --state (V8 startup snapshot of the model at a j
     expect(full.lists['/api/cluster/user/list']).toContain('u11');
   }, 120_000);
 
-  it('is refused when anything it was made from differs: journal prefix, Node, code, options, snapshot bytes', async () => {
+  it('is refused when anything it was made from differs: journal prefix, Node, code, options, snapshot size', async () => {
     const want = { codeSha256, modelSha256: sha256(JSON.stringify(MODEL)) };
     expect(readMeta(state)).toEqual(meta);
     expect(await checkpointProblem(state, meta, want)).toBeUndefined();
@@ -163,9 +163,7 @@ describe('a checkpoint of serve --state (V8 startup snapshot of the model at a j
     writeFileSync(state, journal.subarray(0, meta.journalBytes - 1));
     expect(await checkpointProblem(state, meta, want)).toMatch(/shorter/);
     writeFileSync(state, journal);
-    const blob = readFileSync(blobPath(state));
-    blob[blob.length >> 1] ^= 1;
-    writeFileSync(blobPath(state), blob);
+    writeFileSync(blobPath(state), readFileSync(blobPath(state)).subarray(1));
     expect(await checkpointProblem(state, meta, want)).toMatch(/snapshot file does not match/);
   });
 });
