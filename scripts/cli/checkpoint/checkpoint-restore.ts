@@ -55,13 +55,15 @@ export function runFromCheckpoint(p: PreparedServe, meta: CheckpointMeta, lock: 
   if (child.pid !== undefined) lock?.add(child.pid);
   const channel = child.stdio[3] as Socket;
   // The snapshot is hashed while the child starts from it; it is told to go on only when it matches.
-  void fileSha256(blobPath(p.opts.state!)).then(
-    (sha) => {
-      if (sha === meta.blobSha256) channel.write(`${JSON.stringify({ prepared: p, buildId: meta.buildId })}\n`);
-      else child.kill('SIGKILL');
-    },
-    () => child.kill('SIGKILL'),
-  );
+  let refused = false;
+  const refuse = (): void => {
+    refused = true;
+    child.kill('SIGKILL');
+  };
+  void fileSha256(blobPath(p.opts.state!)).then((sha) => {
+    if (sha === meta.blobSha256) channel.write(`${JSON.stringify({ prepared: p, buildId: meta.buildId })}\n`);
+    else refuse();
+  }, refuse);
   let started = false;
   channel.on('data', (d: Buffer) => (started ||= d.toString().includes('started')));
   channel.on('error', () => {});
@@ -72,7 +74,7 @@ export function runFromCheckpoint(p: PreparedServe, meta: CheckpointMeta, lock: 
     const done = (code: number | null, signal: NodeJS.Signals | null): void => {
       for (const s of signals) process.off(s, forward);
       channel.destroy();
-      if (!started || code === CHECKPOINT_UNUSABLE) resolve('fallback');
+      if (!started || refused || code === CHECKPOINT_UNUSABLE) resolve('fallback');
       else resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGINT' ? 2 : 15));
     };
     child.on('exit', done);
