@@ -43,7 +43,7 @@ const stateFile = join(dir, 'torture.state');
 
 process.stderr.write(
   `soak-state-crash: seed ${seed}, ${kills} kills, 8 writers, 3 nodes on ports ${port}-${port + 2} (MQTT ${mqttPort}-${mqttPort + 2}), state ${stateFile}\n` +
-    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed}${startKills > 0 ? ` --start-kills ${startKills}` : ''})\n`,
+    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed}${startKills > 0 ? ` --start-kills ${startKills}` : ''} --checkpoints ${checkpointEvery})\n`,
 );
 const started = performance.now();
 const result = await runCrashTorture({
