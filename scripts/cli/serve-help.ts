@@ -37,7 +37,7 @@ an existing file must match it. A write is answered only once its record is on d
 arriving together share one), so an acknowledged write survives kill -9 and power loss. A last record
 cut short by a crash (never acknowledged) is dropped at restart; damage before it is refused. Not with
 --nats or --live-connectors (effects from outside the simulator cannot be replayed).
-Checkpoints (with --state; --checkpoint-every, default 1h of virtual time; --no-checkpoint): a low-priority
+Checkpoints (with --state; --checkpoint-every, default 1h of virtual time, or 50,000 writes; --no-checkpoint): a low-priority
 background process rebuilds the model up to the journal's durable end and saves it as FILE.checkpoint
 (a V8 snapshot, with FILE.checkpoint.json); a restart then replays only the writes after it. A
 checkpoint made by another mqsim, Node or option set, or not matching the file, is removed with one

@@ -24,6 +24,8 @@ import { JOB_VARIABLE, type CheckpointJob } from './checkpoint-model.ts';
 
 /** How often serve looks whether a checkpoint is due (wall time). */
 const LOOK_EVERY_MS = 2_000;
+/** Writes journaled since the last checkpoint that make one due whatever the virtual time (about 6-12 s of replay). */
+const WRITES_EVERY = 50_000;
 
 export interface CheckpointRuns {
   stop(): void;
@@ -33,7 +35,7 @@ export interface CheckpointRuns {
 
 /**
  * Builds a checkpoint in the background each time the run has gone `--checkpoint-every` of virtual
- * time past the last one and the journal grew: a child process at the lowest priority rebuilds the
+ * time past the last one, or 50,000 writes, and the journal grew: a child process at the lowest priority rebuilds the
  * model from the journal's durable prefix and V8 writes it out (checkpoint-entry.ts). One build at a
  * time; the newest checkpoint replaces the one before. SIGUSR2 asks for one now. A failed build costs a line on stderr, never
  * the run. The child dies with serve: it stops when re-parented (checkpoint-model.ts), and serve
@@ -43,7 +45,9 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
   const state = p.opts.state!;
   const every = p.opts.checkpointEvery;
   const modelOptions = modelOptionsOf(p);
-  let last = restored?.virtualNow ?? readMeta(state)?.virtualNow ?? p.epochMs;
+  const previous = readMeta(state);
+  let last = restored?.virtualNow ?? previous?.virtualNow ?? p.epochMs;
+  let lastWrites = restored?.writes ?? previous?.writes ?? 0;
   let lastBytes = 0;
   let child: ChildProcess | undefined;
   let building: Promise<void> | undefined;
@@ -53,11 +57,13 @@ export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running:
     if (building || stopped) return;
     running.app.syncClock();
     const bytes = keeper.durableBytes;
-    if ((!now && running.cluster.now() - last < every) || bytes <= lastBytes) return;
+    const due = now || running.cluster.now() - last >= every || keeper.writeCount - lastWrites >= WRITES_EVERY;
+    if (!due || bytes <= lastBytes) return;
     building = buildCheckpoint(state, bytes, modelOptions, (c) => (child = c))
       .then((meta) => {
         if (meta && !stopped) {
           last = meta.virtualNow;
+          lastWrites = meta.writes;
           lastBytes = bytes;
         }
       })
