@@ -7,15 +7,14 @@
  * See scripts/cli/testing/crash-torture.ts.
  *
  *   npm run soak:state-crash -- --kills 30 --seed 7 [--port 64000] [--mqtt-port 64100] [--life-ms 150,1500] [--keep]
- *                               [--start-kills 0.3] [--checkpoint-path /_sim/PATH]
+ *                               [--start-kills 0.3] [--checkpoints 3]
  *
  * --start-kills P: each restart is, with chance P, first itself killed 0-3 s after it was spawned
  * (while it reads, replays or cuts its file, or just after it began serving); default 0.
  *
- * CHECKPOINT HOOK: serve has no way yet to ask for a checkpoint of its state file. Once it has one
- * under /_sim/, --checkpoint-path names it: the kill moments then include "during a checkpoint" (a
- * POST to that path, the kill 0-20 ms later). Another way (a signal, a CLI command) goes in the
- * `checkpoint` option of runCrashTorture.
+ * --checkpoints N: the kill moments include "during a checkpoint" (serve is sent SIGUSR2, which asks it
+ * for one, and the kill follows 0-20 ms later), and every Nth life first waits until a checkpoint is
+ * made, so the next start is restored from it and its kill lands right after (0: neither; default 3).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +32,7 @@ if (lifeMs.length !== 2 || !lifeMs.every((n) => Number.isFinite(n) && n >= 0) ||
   process.stderr.write(`soak-state-crash: --life-ms needs MIN,MAX in ms, got ${JSON.stringify(argText('life-ms', ''))}\n`);
   process.exit(2);
 }
-const checkpointPath = argText('checkpoint-path', '');
+const checkpointEvery = Math.round(argNumber('checkpoints', 3));
 const startKills = argNumber('start-kills', 0);
 if (startKills < 0 || startKills > 1) {
   process.stderr.write(`soak-state-crash: --start-kills needs a chance between 0 and 1, got ${startKills}\n`);
@@ -44,7 +43,7 @@ const stateFile = join(dir, 'torture.state');
 
 process.stderr.write(
   `soak-state-crash: seed ${seed}, ${kills} kills, 8 writers, 3 nodes on ports ${port}-${port + 2} (MQTT ${mqttPort}-${mqttPort + 2}), state ${stateFile}\n` +
-    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed}${startKills > 0 ? ` --start-kills ${startKills}` : ''})\n`,
+    `  (again: npm run soak:state-crash -- --kills ${kills} --seed ${seed}${startKills > 0 ? ` --start-kills ${startKills}` : ''} --checkpoints ${checkpointEvery})\n`,
 );
 const started = performance.now();
 const result = await runCrashTorture({
@@ -57,12 +56,8 @@ const result = await runCrashTorture({
   lifeMs,
   startKills,
   onProgress: (line) => process.stderr.write(`  ${line}\n`),
-  ...(checkpointPath
-    ? {
-        checkpoint: async (served) => {
-          await fetch(served.url + checkpointPath, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-        },
-      }
+  ...(checkpointEvery > 0
+    ? { checkpoint: async (served) => void served.child.kill('SIGUSR2'), completeCheckpointEvery: checkpointEvery }
     : {}),
 });
 console.log(formatCrashTally(result, (performance.now() - started) / 1000));

@@ -32,15 +32,20 @@ describe('mqsim serve --state under kill -9', () => {
       port: 0,
       mqttPort: 0,
       lifeMs: [300, 900],
+      // Kills while a checkpoint is built, and (lives 2 and 4 start from one made in lives 1 and 3) right after a restart from one.
+      checkpoint: async (life) => void life.child.kill('SIGUSR2'),
+      completeCheckpointEvery: 2,
     });
     const tally = formatCrashTally(result, 0);
     expect(result.kills, tally).toBe(3);
     expect(result.acknowledged, tally).toBeGreaterThan(20);
     expect(result.refusedStarts, tally).toEqual([]);
+    expect(result.checkpointsMade, tally).toBe(2);
+    expect(result.checkpointStarts, tally).toBeGreaterThanOrEqual(2);
     expect(result.lost, tally).toEqual([]);
     expect(result.halfApplied, tally).toEqual([]);
     expect(result.outOfOrder, tally).toEqual([]);
     expect(result.unstable, tally).toEqual([]);
     expect(result.failedAnswers, tally).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { warmUpReporter } from './serve-command.ts';
+import { warmUpReporter } from './serve-warm-up.ts';
 
 describe('serve warm-up progress lines', () => {
   it('writes one line once 2 s of wall time have passed since the start or the last line', () => {

@@ -42,6 +42,19 @@ export class AdminAuth {
     this.rateLimiter = new PathRateLimiter(() => Number(deps.config.current().ClusterLimit.max_admin_http_uri_rate));
   }
 
+  /**
+   * Replaces the administrator settings in place (the object the cluster's options hold too): a
+   * model restored from a checkpoint of `mqsim serve --state` was built without this start's signing
+   * secret and password, which never leave the process, and gets them now.
+   */
+  replaceSettings(admin: AdminSettings): void {
+    const current = this.deps.admin;
+    delete current.password;
+    delete current.passwordHash;
+    Object.assign(current, admin);
+    this.tokens = new JwtTokens(admin.jwtSecret);
+  }
+
   get ttlSeconds(): number {
     return Math.round(this.deps.admin.tokenTtlHours * 3600);
   }

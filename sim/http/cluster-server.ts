@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
-import { Cluster, type WarmUpProgress } from '../cluster/cluster.ts';
-import type { ClusterOptions } from '../cluster/cluster-options.ts';
+import { type Cluster } from '../cluster/cluster.ts';
 import type { ServedApi } from './served-api.ts';
 import type { ApiResponse } from './api-exchange.ts';
 import { AdminApp } from './admin-app.ts';
@@ -16,23 +15,22 @@ import { CORS_HEADERS, isPreflight, preflightAnswer } from './cors.ts';
 import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
 import { startNatsBridge, type NatsBridge } from '../mq9/nats-bridge.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from './state/state-file.ts';
-import { replayWrites } from './state/state-replay.ts';
+import type { ReplaySteps } from './state/state-replay.ts';
+import { createServedModel, replayOnto, type RecordedRun, type ServedModel, type ServedModelOptions } from './served-model.ts';
 import { sealedWrite } from './state/journal-secrets.ts';
-import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
+import type { DialectName } from './dialects/dialects.ts';
 import { StaticUi } from './static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
 import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';
 import { JournalFailure } from './state/state-keeper.ts';
 import { dropNetworkConnections, encodeWireOp, wireAnswerText } from '../mqtt-wire/wire-ops.ts';
 
-export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
+export interface ClusterServerOptions extends ServedModelOptions {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */
   port?: number;
   envelope?: EnvelopeForm;
   /** Called for every unexpected exception inside a handler (a bug; the client gets a 500 envelope). */
   onInternalError?: (error: unknown) => void;
-  /** Called after every virtual minute of the warm-up (a served demo runs an hour before it listens). */
-  onWarmUp?: (progress: WarmUpProgress) => void;
   /** Deliberately broken behaviours to switch on (ids of sim/http/deviations); see AdminAppOptions. */
   deviations?: readonly string[];
   /** Longest wait for a request's complete headers, in ms (default 10 000); tests shorten it. */
@@ -54,13 +52,9 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
    * virtual times before the listeners open, then virtual time runs on from `virtualNow`. The other
    * options must be the recorded run's. Throws a StateFileError when the replay answers differently.
    */
-  resume?: {
-    writes: readonly JournaledWrite[];
-    virtualNow: number;
-    where: string;
-    /** A write of an older file that held a user's password in clear, with the body to keep instead (state-replay.ts). */
-    onSealed?: (index: number, body: string) => void;
-  };
+  resume?: RecordedRun;
+  /** How the resume's replay proceeds (default: every write, time moved at once). */
+  resumeSteps?: ReplaySteps;
   /**
    * Called with every request (API, control interface, MQTT listener) that changed the model, to
    * journal it, in the order the model took them. When it returns a promise, the API's and the
@@ -181,15 +175,12 @@ function readBody(req: IncomingMessage): { body: Buffer; tooLarge: boolean } | P
  * follows wall time (live mode). Each node registers the address it actually listens on, so
  * forwarding between nodes goes over real HTTP.
  */
-export async function startClusterServer(options: ClusterServerOptions): Promise<RunningCluster> {
+export async function startClusterServer(options: ClusterServerOptions, prepared?: ServedModel): Promise<RunningCluster> {
   const host = options.host ?? '127.0.0.1';
-  const registeredHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const port = options.port ?? 58080;
-  // A served demo starts with an hour of history, so dashboards and monitor series have data at once.
-  const warmUpMs = options.warmUpMs ?? (options.workload === 'demo' ? 3_600_000 : 0);
-  const cluster = new Cluster({ ...options, warmUpMs, host: registeredHost, basePort: port === 0 ? 58080 : port });
-  if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
-  cluster.start(options.onWarmUp);
+  // `prepared`: a model restored from a checkpoint, with part of the recorded run applied already.
+  const model = prepared ?? createServedModel(options);
+  const { cluster, envelope } = model;
   const peers = new HttpPeers(cluster);
   const journalWrite = options.onModelWrite;
   // Writes whose answer is no HTTP response (MQTT ops, connections lost at a restart) wait through
@@ -201,26 +192,18 @@ export async function startClusterServer(options: ClusterServerOptions): Promise
       }
     : undefined;
   const ui = options.ui !== undefined ? new StaticUi(options.ui) : undefined;
-  const dialect = DIALECTS[options.dialect ?? 'spec'];
-  const envelope = options.envelope ?? dialect.envelope;
-  const switches = switchesOf(dialect.name, options.deviations ?? []);
-  const deviations = switches.length > 0 ? { deviations: switches } : {};
-  const served = options.api ? { api: options.api } : {};
   const app = new AdminApp(cluster, {
     envelope,
     // A resumed run replays its history with time moved by hand, then follows the wall clock.
     clock: options.resume ? 'manual' : 'wall',
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
-    ...deviations,
-    ...served,
+    ...model.appOptions,
     // A user's password is journaled as the hash the model stored (journal-secrets.ts).
     ...(journalWrite ? { onModelWrite: (w) => journalWrite(journaled('api', sealedWrite(w, cluster.users))) } : {}),
   });
   if (options.resume) {
-    const { writes, virtualNow, where, onSealed } = options.resume;
-    const replaying = new AdminApp(cluster, { envelope, clock: 'manual', ...deviations, ...served });
-    await replayWrites(cluster, replaying, envelope, writes, virtualNow, where, onSealed);
+    await replayOnto(model, options.resume, options.resumeSteps);
     // MQTT clients connected when the run stopped have no socket any more: their connections are
     // lost now (wills go out, session expiry starts), and that is journaled like any other change.
     for (const { op, answer } of dropNetworkConnections(cluster)) {

@@ -9,7 +9,7 @@
  * - `mid-burst`: the writers are held, released all at once, and the kill follows within 0-3 ms:
  *   eight writes arrive together (one group commit) and the kill lands among them.
  * - `checkpoint` (only with the checkpoint hook): a checkpoint is asked for, and the kill follows
- *   within 0-20 ms, while the server rewrites its file.
+ *   within 0-20 ms, while the server starts building it (a child process, a temporary snapshot file).
  */
 import type { SeededRandom } from '../../../sim/engine/seeded-random.ts';
 import type { Gate } from './crash-torture.ts';

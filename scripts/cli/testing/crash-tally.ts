@@ -23,6 +23,7 @@ export function formatCrashTally(r: CrashTortureResult, seconds: number): string
   return [
     `crash torture: seed ${r.seed}, ${r.kills} kill(s) (${modes})${r.startKills > 0 ? ` + ${r.startKills} kill(s) of a start` : ''}, ${seconds.toFixed(1)} s, slowest resume ${resume} s`,
     `${'acknowledged writes'.padEnd(24)}${r.acknowledged}`,
+    `${'checkpoints'.padEnd(24)}${r.checkpointsMade} made and waited for, ${r.checkpointStarts} start(s) restored from one`,
     list('LOST acknowledged', r.lost),
     list('half-applied', r.halfApplied),
     list('out of order', r.outOfOrder),

@@ -13,6 +13,7 @@ import { MqttWriterState } from './crash-mqtt-steps.ts';
 import { CrashLedger, type CrashTally } from './crash-ledger.ts';
 import { pickKillMoment, type KillMode } from './crash-kill-moments.ts';
 import { killDuringStart } from './crash-start-kill.ts';
+import { readMeta } from '../checkpoint/checkpoint-files.ts';
 
 export interface CrashTortureOptions {
   seed: string;
@@ -28,10 +29,16 @@ export interface CrashTortureOptions {
   lifeMs: [number, number];
   onProgress?: (line: string) => void;
   /**
-   * CHECKPOINT HOOK: asks the server to checkpoint its state file, resolving once the request is
+   * Asks the server to checkpoint its state file (serve: SIGUSR2), resolving once the request is
    * sent. Given, the kill moments include "during a checkpoint"; see crash-kill-moments.ts.
    */
   checkpoint?: (life: ServedProcess) => Promise<void>;
+  /**
+   * With `checkpoint`: every Nth life first asks for a checkpoint and waits until it is made (at most
+   * 60 s), so the next start is restored from it and that life's kill lands right after a restart
+   * from a checkpoint.
+   */
+  completeCheckpointEvery?: number;
   /** Chance (0-1) that a restart is itself killed, 0-3 s after it was spawned, before the real one (default 0). */
   startKills?: number;
 }
@@ -46,6 +53,10 @@ export interface CrashTortureResult extends CrashTally {
   refusedStarts: string[];
   /** Seconds each restart took to resume (from the server's own banner). */
   resumeSeconds: number[];
+  /** Starts restored from a checkpoint (the banner says so). */
+  checkpointStarts: number;
+  /** Checkpoints asked for and waited for that were made. */
+  checkpointsMade: number;
 }
 
 const SERVE_ARGS = ['--workload', 'none', '--control'];
@@ -65,6 +76,8 @@ export async function runCrashTorture(o: CrashTortureOptions): Promise<CrashTort
     modes: {},
     refusedStarts: [],
     resumeSeconds: [],
+    checkpointStarts: 0,
+    checkpointsMade: 0,
     ...ledger.tally,
   };
   const args = ['--state', o.stateFile, '--port', String(o.port), '--mqtt-port', String(o.mqttPort), ...SERVE_ARGS];
@@ -88,12 +101,18 @@ export async function runCrashTorture(o: CrashTortureOptions): Promise<CrashTort
     try {
       const resumed = /resumed (\d+) write\(s\).* in ([\d.]+) s/.exec(served.stderr());
       if (resumed) result.resumeSeconds.push(Number(resumed[2]));
+      if (/from the checkpoint at write/.test(served.stderr())) result.checkpointStarts++;
       const lost = await ledger.check(new ServerView(api), life);
       if (life > o.kills) {
         o.onProgress?.(`final start: ${resumed?.[1] ?? '?'} write(s) resumed; lost now ${lost}`);
         served.child.kill('SIGTERM');
         await served.exit;
         break;
+      }
+      if (o.checkpoint && o.completeCheckpointEvery && life % o.completeCheckpointEvery === 1 % o.completeCheckpointEvery) {
+        const made = await completeCheckpoint(served, o);
+        if (made) result.checkpointsMade++;
+        o.onProgress?.(`  life ${life}: checkpoint ${made ? 'made' : 'NOT made within 60 s'}`);
       }
       const mode = pickKillMode(rng, o);
       result.modes[mode] = (result.modes[mode] ?? 0) + 1;
@@ -109,6 +128,17 @@ export async function runCrashTorture(o: CrashTortureOptions): Promise<CrashTort
     }
   }
   return { ...result, ...ledger.tally };
+}
+
+/** Asks for a checkpoint and waits until its description names more of the journal than before. */
+async function completeCheckpoint(served: ServedProcess, o: CrashTortureOptions): Promise<boolean> {
+  const before = readMeta(o.stateFile)?.journalBytes ?? 0;
+  await o.checkpoint!(served);
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, 100));
+    if ((readMeta(o.stateFile)?.journalBytes ?? 0) > before) return true;
+  }
+  return false;
 }
 
 /** Every node's URL, from serve's banner (with port 0 each node has its own ephemeral port). */

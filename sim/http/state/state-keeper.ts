@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { JournaledWrite, ServeStateOptions } from './state-file.ts';
 import { encodeJournal, encodeRecord, type JournalRecord } from './state-journal-format.ts';
 import { openJournalFile, replaceFileDurably, truncateDurably, type JournalFile, type OpenJournalFile } from './journal-file.ts';
@@ -42,6 +42,7 @@ export class StateKeeper {
   private appendedThisRun = 0;
   private lastTime: number;
   private ticker: NodeJS.Timeout | undefined;
+  private bytesDurable = 0;
 
   constructor(private readonly args: StateKeeperArgs) {
     this.writes = args.loaded?.state.writes.length ?? 0;
@@ -51,6 +52,14 @@ export class StateKeeper {
   /** Writes journaled, those of the file when it was loaded included. */
   get writeCount(): number {
     return this.writes;
+  }
+
+  /**
+   * Bytes of the file that are durable and whole records (a journal by themselves): where a
+   * checkpoint may be taken. 0 until open.
+   */
+  get durableBytes(): number {
+    return this.bytesDurable;
   }
 
   /** fsyncs done since open (group commit makes them fewer than the writes). */
@@ -118,6 +127,8 @@ export class StateKeeper {
       );
     }
     this.file = await (this.args.openFile ?? openJournalFile)(path);
+    // Everything in the file now was written and fsynced by the replaced/cut file or an earlier run.
+    this.bytesDurable = existsSync(path) ? statSync(path).size : 0;
     this.startFlush();
     const every = this.args.virtualTimeEveryMs ?? 5_000;
     if (every > 0) {
@@ -176,6 +187,7 @@ export class StateKeeper {
         this.syncs++;
         this.appendedThisRun += upTo - this.durable;
         this.durable = upTo;
+        this.bytesDurable += chunk.length;
         this.settle();
         // One turn of the event loop before the next batch: requests already read from their sockets
         // (and answers just released) get to journal their records and join it.

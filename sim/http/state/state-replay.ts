@@ -6,6 +6,14 @@ import { applyWireOp, decodeWireOp, wireAnswerText } from '../../mqtt-wire/wire-
 import { answerDigest, StateFileError, type JournaledWrite } from './state-file.ts';
 import { sealPassword, unsealForReplay } from './journal-secrets.ts';
 
+/** How a replay proceeds, for a caller that replays part of a run or must be able to stop it. */
+export interface ReplaySteps {
+  /** Index of the first write to apply (the ones before it are in the model already). */
+  from?: number;
+  /** Moves virtual time to `to`, running what falls due (default: at once; a checkpoint build goes in slices). */
+  advance?: (cluster: Cluster, to: number) => void;
+}
+
 /**
  * Brings a freshly started cluster (same seed and options as the recorded run) back to where the run
  * stopped: each journaled write is applied again at the virtual time it was handled, the simulation
@@ -26,9 +34,12 @@ export async function replayWrites(
   virtualNow: number,
   where: string,
   onSealed?: (index: number, body: string) => void,
+  steps: ReplaySteps = {},
 ): Promise<void> {
-  for (const [i, w] of writes.entries()) {
-    if (w.at > cluster.now()) cluster.engine.runUntil(w.at);
+  const advance = steps.advance ?? ((c: Cluster, to: number) => c.engine.runUntil(to));
+  for (let i = steps.from ?? 0; i < writes.length; i++) {
+    const w = writes[i];
+    if (w.at > cluster.now()) advance(cluster, w.at);
     const unsealed = w.source === 'mqtt' ? ({ kind: 'plain', body: w.body } as const) : unsealForReplay(w.body);
     if (unsealed.kind === 'withheld')
       throw new StateFileError(
@@ -60,7 +71,7 @@ export async function replayWrites(
       if (sealed !== undefined && sealed !== w.body) onSealed(i, sealed);
     }
   }
-  if (virtualNow > cluster.now()) cluster.engine.runUntil(virtualNow);
+  if (virtualNow > cluster.now()) advance(cluster, virtualNow);
 }
 
 /**
