@@ -17,6 +17,8 @@ const config: KnipConfig = {
     'scripts/bench/list-sim-server.ts',
     'scripts/docker/build-scratch-image.ts',
     'scripts/package/consumer.ts',
+    // Bundled by esbuild, by URL, into the script a checkpoint build runs (checkpoint-bundle.ts).
+    'scripts/cli/checkpoint/checkpoint-entry.ts',
     'examples/**/*.ts',
   ],
   project: ['lib/**/*.ts', 'sim/**/*.ts', 'suites/**/*.ts', 'fixtures/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', 'bin/*.js'],
