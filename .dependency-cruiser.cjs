@@ -1,5 +1,6 @@
 // Package boundaries of the repository, checked by dependency-cruiser (`npm run deps`, part of `npm test`).
-// The layers, bottom up: fixtures/ (the contract and other data every layer reads) ← sim/ (the simulator)
+// The layers, bottom up: fixtures/ (data: saved scenarios, replays, report samples) ← contract/ (the API as
+// data, which every layer reads) ← sim/ (the simulator)
 // and suites/ (the conformance suites, which see any server through a Target) ← lib/ and scripts/ (the
 // library API and the CLI, which put the two together). A rule names what a layer must not import.
 
@@ -33,17 +34,17 @@ module.exports = {
     },
     {
       name: 'contract-is-a-leaf',
-      comment: 'fixtures/contract describes the API: it imports neither the simulator nor the suites nor the tools.',
+      comment: 'contract/ describes the API: it imports neither the simulator nor the suites nor the tools.',
       severity: 'error',
-      from: { path: '^fixtures/contract/' },
+      from: { path: '^contract/' },
       to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
     },
     {
       name: 'fixtures-not-above',
-      comment: 'fixtures/ is data the other layers read: outside its tests it imports none of them.',
+      comment: 'fixtures/ is data the other layers read: outside its tests it imports none of them, the contract neither.',
       severity: 'error',
       from: { path: '^fixtures/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
+      to: { path: '^(contract|sim|suites|scripts|lib|bin|examples)/' },
     },
     {
       name: 'sim-no-circular',
@@ -57,7 +58,7 @@ module.exports = {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to no file is a typo or a missing dependency.',
       severity: 'error',
-      from: { path: '^(sim|suites|fixtures|lib|scripts)/' },
+      from: { path: '^(contract|sim|suites|fixtures|lib|scripts)/' },
       to: { couldNotResolve: true },
     },
   ],

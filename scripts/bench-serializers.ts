@@ -6,7 +6,7 @@
  *
  *   npm run bench:serializers -- [--records 100] [--rounds 15] [--ops 2000]
  */
-import { endpointById } from '../fixtures/contract/index.ts';
+import { endpointById } from '../contract/index.ts';
 import { successWriter, type BodyWriter } from '../sim/http/response-writers.ts';
 import { InProcessSim } from '../sim/http/in-process-client.ts';
 import { argText } from './bench/script-args.ts';

@@ -1,7 +1,7 @@
 import { parseDockerTarget } from '../../suites/targets/docker-target.ts';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { coverageLine } from '../../suites/conform/coverage.ts';
 import { exitCodeOf, type FailOn, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
 import { runConform, runIdOf, SetupError } from '../../suites/conform/runner.ts';

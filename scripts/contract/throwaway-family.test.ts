@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operationFailure } from '../../fixtures/contract/common.ts';
-import { API } from '../../fixtures/contract/index.ts';
-import { obj, str, strEnum, successText } from '../../fixtures/contract/schema-builders.ts';
-import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
+import { operationFailure } from '../../contract/common.ts';
+import { API } from '../../contract/index.ts';
+import { obj, str, strEnum, successText } from '../../contract/schema-builders.ts';
+import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
 import { failed } from '../../sim/api/operation-error.ts';
 import { handlersFor, type HandlerTable } from '../../sim/http/handler-types.ts';
 import { HANDLERS } from '../../sim/http/handlers/index.ts';
@@ -115,7 +115,7 @@ const widget: ResourceFamilyContract = {
   fixture: { stem: 'w', fields: (n, s) => ({ tenant: n.tenant, name: `conform-widget${s}`, color: 'red', desc: 'a widget' }) },
 };
 
-/** The built-in API with widgets: what a contributor's edit of fixtures/contract would give. */
+/** The built-in API with widgets: what a contributor's edit of contract would give. */
 const WIDGET_API: ApiContract = { endpoints: [...API.endpoints, ...widgetEndpoints], families: [...API.families, widget] };
 
 // ---- 3. The model and the handlers --------------------------------------------------------------

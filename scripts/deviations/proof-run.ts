@@ -5,7 +5,7 @@
  * behaviours that break the spec: one finding each) and `real-server-allowed.test.ts` (behaviours the
  * spec allows: no MUST or SHOULD finding).
  */
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { Finding, Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/conform/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { byNameThenTenant, byTenantThenName, isSystemTopic, Topics, type TopicRecord } from '../storage/topics.ts';
 import { IndexedList } from './indexed-list.ts';
@@ -8,7 +8,7 @@ import { applyListQuery } from './list-query.ts';
 import { referenceListPage } from './list-reference.ts';
 import { OperationError } from './operation-error.ts';
 import { SortedList } from './sorted-list.ts';
-import type { TopicRecord as ApiTopicRecord } from '../../fixtures/contract/records.ts';
+import type { TopicRecord as ApiTopicRecord } from '../../contract/records.ts';
 
 const endpoint = endpointById('cluster.topic.list');
 const recordFields = Object.keys((endpoint.response as unknown as { data: { properties: Record<string, unknown> } }).data.properties);

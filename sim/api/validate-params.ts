@@ -1,5 +1,5 @@
-import type { ParamSpec, ParamType } from '../../fixtures/contract/types.ts';
-import { INTEGER_RANGES } from '../../fixtures/contract/common.ts';
+import type { ParamSpec, ParamType } from '../../contract/types.ts';
+import { INTEGER_RANGES } from '../../contract/common.ts';
 import { OperationError } from './operation-error.ts';
 
 /** Where raw values come from: a query string carries text, a JSON body carries typed values. */

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
-import { buildParams } from '../../fixtures/contract/minimal-params.ts';
+import { CONTRACT } from '../../contract/index.ts';
+import { buildParams } from '../../contract/minimal-params.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 
 /** Issue 7, item 4: the simulator's security properties, one test each. */

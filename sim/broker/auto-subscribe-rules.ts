@@ -1,5 +1,5 @@
 import { failed } from '../api/operation-error.ts';
-import type { AutoSubscribeRecord } from '../../fixtures/contract/records.ts';
+import type { AutoSubscribeRecord } from '../../contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { ConnectedEvent, SubscribeInput, SubscribeResult } from '../mqtt/broker-api.ts';
 import type { IndexedList } from '../api/indexed-list.ts';

@@ -2,7 +2,7 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { failed } from '../api/operation-error.ts';
 import { localTimeString } from '../api/time-format.ts';
-import type { BlacklistRecord, BlacklistType } from '../../fixtures/contract/records.ts';
+import type { BlacklistRecord, BlacklistType } from '../../contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 
 export interface BlacklistEntry {

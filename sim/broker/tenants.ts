@@ -2,7 +2,7 @@ import { failed } from '../api/operation-error.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import { unixSeconds } from '../api/time-format.ts';
-import type { TenantQuotaRecord, TenantRecord } from '../../fixtures/contract/records.ts';
+import type { TenantQuotaRecord, TenantRecord } from '../../contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 
 /** A tenant's quota, as the contract's tenant record shows it. */

@@ -1,4 +1,4 @@
-import type { TopicRewriteRecord } from '../../fixtures/contract/records.ts';
+import type { TopicRewriteRecord } from '../../contract/records.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';

@@ -1,7 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import { hashPassword, verifyPassword, type PasswordHash } from '../auth/password-hash.ts';
-import type { UserRecord } from '../../fixtures/contract/records.ts';
+import type { UserRecord } from '../../contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import type { IndexedList } from '../api/indexed-list.ts';

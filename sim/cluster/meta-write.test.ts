@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../http/in-process-client.ts';
-import { CONTRACT, endpointById } from '../../fixtures/contract/index.ts';
+import { CONTRACT, endpointById } from '../../contract/index.ts';
 import { metaWritePolicy } from './meta-write-gate.ts';
 
 const CREATE = '/api/cluster/tenant/create';

@@ -1,7 +1,7 @@
 import { failed } from '../api/operation-error.ts';
 import type { ResolvedClusterOptions } from './cluster-options.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
-import type { NodeRecord } from '../../fixtures/contract/records.ts';
+import type { NodeRecord } from '../../contract/records.ts';
 
 /** Roles a node may have (config `roles`). */
 export type NodeRole = 'meta' | 'broker' | 'engine';

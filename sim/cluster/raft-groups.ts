@@ -14,7 +14,7 @@ import type { SimEngine } from '../engine/sim-engine.ts';
 import type { InvariantRegistry } from '../invariants/invariant-registry.ts';
 import type { SimNetwork } from '../net/sim-network.ts';
 import type { SimNode } from './node-registry.ts';
-import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
+import type { RaftStateRecord } from '../../contract/records.ts';
 
 export type { LeaderId, LogId, RaftRole } from '../raft/types.ts';
 export type { RaftBugs } from '../raft/raft-bugs.ts';

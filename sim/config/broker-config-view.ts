@@ -1,4 +1,4 @@
-import type { BrokerConfigRecord } from '../../fixtures/contract/records.ts';
+import type { BrokerConfigRecord } from '../../contract/records.ts';
 import type { ResolvedClusterOptions } from '../cluster/cluster-options.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import type { RaftGroupLayout } from '../cluster/raft-groups.ts';

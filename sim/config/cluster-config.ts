@@ -1,4 +1,4 @@
-import { CONFIG_TYPE_NAMES } from '../../fixtures/contract/config-types.ts';
+import { CONFIG_TYPE_NAMES } from '../../contract/config-types.ts';
 import { canonicalJson } from '../engine/trace.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SimNode } from '../cluster/node-registry.ts';

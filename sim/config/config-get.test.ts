@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { brokerConfigSchema } from '../../fixtures/contract/endpoints/config.ts';
+import { brokerConfigSchema } from '../../contract/endpoints/config.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 
 const GET = '/api/cluster/config/get';

@@ -6,8 +6,8 @@ import {
   type ConfigFieldSpec,
   type ConfigTypeName,
   type ConfigTypeSpec,
-} from '../../fixtures/contract/config-types.ts';
-import type { ParamSpec } from '../../fixtures/contract/types.ts';
+} from '../../contract/config-types.ts';
+import type { ParamSpec } from '../../contract/types.ts';
 import { invalidParam } from '../api/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
 import type { ConfigType, DynamicConfig } from './dynamic-config.ts';

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CONNECTOR_CATALOGUE,
-  CONNECTOR_TYPE_IDS,
-  type ConfigKeySpec,
-  type ConnectorTypeSpec,
-} from '../../fixtures/contract/connector-catalogue.ts';
+import { CONNECTOR_CATALOGUE, CONNECTOR_TYPE_IDS, type ConfigKeySpec, type ConnectorTypeSpec } from '../../contract/connector-catalogue.ts';
 import { OperationError } from '../api/operation-error.ts';
 import { resolveConnectorType, validateConnectorConfig } from './config-validator.ts';
 

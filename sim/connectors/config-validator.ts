@@ -5,13 +5,13 @@ import {
   type ConfigKeySpec,
   type ConnectorTypeSpec,
   type CrossFieldRule,
-} from '../../fixtures/contract/connector-catalogue.ts';
+} from '../../contract/connector-catalogue.ts';
 import { invalidParam } from '../api/operation-error.ts';
 import { charLength } from '../api/validate-params.ts';
 
 /**
  * Validates a connector's `config` JSON text against its type's rules in the catalogue
- * (fixtures/contract/connector-catalogue.ts) and returns the normalised config: catalogue keys only,
+ * (contract/connector-catalogue.ts) and returns the normalised config: catalogue keys only,
  * in catalogue order, defaults applied. Every rule lives in the catalogue; this file only knows how
  * to read each kind of rule, so a suite generating cases from the same data tests the same thing.
  * Each violation is a 400 naming `config.<key>` and the rule.

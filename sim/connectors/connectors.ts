@@ -1,4 +1,4 @@
-import { DEFAULT_MESSAGE_BATCH_SIZE, connectorTypeSpec } from '../../fixtures/contract/connector-catalogue.ts';
+import { DEFAULT_MESSAGE_BATCH_SIZE, connectorTypeSpec } from '../../contract/connector-catalogue.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../api/operation-error.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
@@ -12,7 +12,7 @@ import { writeDeadLetters, type DeadLetterSink } from './dead-letter.ts';
 import { parseFailureStrategy } from './failure-strategy.ts';
 import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-sink.ts';
 import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
-import type { ConnectorDetailRecord, ConnectorRecord } from '../../fixtures/contract/records.ts';
+import type { ConnectorDetailRecord, ConnectorRecord } from '../../contract/records.ts';
 
 export type { Connector, ConnectorMessage, ConnectorStats, ConnectorStatus } from './connector-types.ts';
 

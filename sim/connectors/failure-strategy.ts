@@ -3,7 +3,7 @@ import {
   FAILURE_STRATEGY_SPEC,
   type FailureStrategyFieldSpec,
   type FailureStrategyName,
-} from '../../fixtures/contract/connector-catalogue.ts';
+} from '../../contract/connector-catalogue.ts';
 import { invalidParam } from '../api/operation-error.ts';
 import { charLength } from '../api/validate-params.ts';
 

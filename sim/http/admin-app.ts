@@ -1,5 +1,5 @@
-import { COMMON_LIST_PARAMS } from '../../fixtures/contract/common.ts';
-import type { EndpointContract, JsonSchema, ParamSpec } from '../../fixtures/contract/types.ts';
+import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
+import type { EndpointContract, JsonSchema, ParamSpec } from '../../contract/types.ts';
 import { IndexedList, type ListStamp } from '../api/indexed-list.ts';
 import { applyListQuery } from '../api/list-query.ts';
 import { StampedRows } from '../api/stamped-rows.ts';

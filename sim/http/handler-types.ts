@@ -1,5 +1,5 @@
-import type { EndpointParams } from '../../fixtures/contract/param-types.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointParams } from '../../contract/param-types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 

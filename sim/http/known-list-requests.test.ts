@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { KnownListRequests } from './known-list-requests.ts';

@@ -1,4 +1,4 @@
-import type { ClientRecord, SessionRecord, SubscriptionDetailRecord, SubscriptionRecord } from '../../fixtures/contract/records.ts';
+import type { ClientRecord, SessionRecord, SubscriptionDetailRecord, SubscriptionRecord } from '../../contract/records.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
 import { heartbeatProtocolLabel, protocolLabel, qosLabel, retainHandlingLabel } from './mqtt-labels.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { unixSeconds } from '../api/time-format.ts';
 import { Cluster } from '../cluster/cluster.ts';
-import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../contract/endpoints/mqtt.ts';
 import { MAX_POINTS, RETENTION_MS, SAMPLE_INTERVAL_MS, type MonitorPoint } from './monitor.ts';
 
 type Dims = Partial<Record<MonitorDimension, string>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MONITOR_DATA_TYPES } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MONITOR_DATA_TYPES } from '../../contract/endpoints/mqtt.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 import { MAX_POINTS } from './monitor.ts';
 

@@ -2,7 +2,7 @@ import { unixSeconds } from '../api/time-format.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { MqttBroker } from './mqtt-broker.ts';
 import type { ConnectorLike } from './peer-parts.ts';
-import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MONITOR_DIMENSIONS, type MonitorDataType, type MonitorDimension } from '../../contract/endpoints/mqtt.ts';
 import { SeriesStore } from './series-store.ts';
 
 /** The spec's monitor point. */

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import { InProcessSim } from '../http/in-process-client.ts';
 import { parsePrometheusText } from './metrics-text.ts';
 import { setConfig } from './test-config.ts';

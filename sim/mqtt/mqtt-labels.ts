@@ -3,7 +3,7 @@
  * will, client record). The labels are the contract's, so every view spells them as its schemas do.
  */
 
-import { CONNECTION_TYPES, QOS_LABELS, RETAIN_HANDLING_LABELS } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { CONNECTION_TYPES, QOS_LABELS, RETAIN_HANDLING_LABELS } from '../../contract/endpoints/mqtt.ts';
 
 export { CONNECTION_TYPES, QOS_LABELS, RETAIN_HANDLING_LABELS };
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];

@@ -1,6 +1,6 @@
 import type { RaftNode } from './raft-node.ts';
 import { logId, type LogId } from './types.ts';
-import type { RaftStateRecord } from '../../fixtures/contract/records.ts';
+import type { RaftStateRecord } from '../../contract/records.ts';
 
 const NANOS_PER_MS = 1_000_000;
 

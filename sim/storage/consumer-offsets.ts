@@ -1,6 +1,6 @@
 import { failed } from '../api/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
-import type { GroupOffsetRecord } from '../../fixtures/contract/records.ts';
+import type { GroupOffsetRecord } from '../../contract/records.ts';
 
 /** One committed position, as `offset/commit` carries it (`AdapterCommitOffset`). */
 export interface CommitOffset {

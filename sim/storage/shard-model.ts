@@ -1,4 +1,4 @@
-import { STORAGE_TYPES } from '../../fixtures/contract/endpoints/storage-engine.ts';
+import { STORAGE_TYPES } from '../../contract/endpoints/storage-engine.ts';
 import type { RecordLog } from './record-log.ts';
 
 export { STORAGE_TYPES };

@@ -29,7 +29,7 @@ import type { StoragePeers } from './storage-peers.ts';
 import { SegmentJournal, StorageInvariants } from './storage-invariants.ts';
 import { DEFAULT_STORAGE_SETTINGS, type StorageBugs, type StorageSettings } from './storage-settings.ts';
 import { segmentMetaView, segmentView, shardDetailView, unavailableReplicaView } from './storage-views.ts';
-import type { AdapterShardDetailRecord, ReplicaStateRecord, SegmentMetaRecord, SegmentRecord } from '../../fixtures/contract/records.ts';
+import type { AdapterShardDetailRecord, ReplicaStateRecord, SegmentMetaRecord, SegmentRecord } from '../../contract/records.ts';
 
 /** Retention is enforced by a sweep at this period of virtual time. */
 export const RETENTION_SWEEP_MS = 60_000;

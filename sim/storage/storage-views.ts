@@ -15,7 +15,7 @@ import type {
   ReplicaStateRecord,
   SegmentMetaRecord,
   SegmentRecord,
-} from '../../fixtures/contract/records.ts';
+} from '../../contract/records.ts';
 
 /**
  * The API shapes of shards, segments and replicas. The spec leaves most of them "not shown"; these

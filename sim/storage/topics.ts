@@ -1,5 +1,5 @@
 import type { ListStamp } from '../api/indexed-list.ts';
-import { TOPIC_SOURCES } from '../../fixtures/contract/endpoints/topics.ts';
+import { TOPIC_SOURCES } from '../../contract/endpoints/topics.ts';
 import { failed } from '../api/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { SimNode } from '../cluster/node-registry.ts';
@@ -10,7 +10,7 @@ import type { AppendInput, ShardCreateInput } from './storage-engine.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { SortedList } from '../api/sorted-list.ts';
 import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type Shard, type StorageType } from './shard-model.ts';
-import type { AdapterShardDetailRecord, TopicDetailRecord, TopicRecord as ApiTopicRecord } from '../../fixtures/contract/records.ts';
+import type { AdapterShardDetailRecord, TopicDetailRecord, TopicRecord as ApiTopicRecord } from '../../contract/records.ts';
 import type { MessageExtras } from '../mqtt/delivery.ts';
 
 export { TOPIC_SOURCES };

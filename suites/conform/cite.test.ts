@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import { A, listedSortFields, pagedAssertion, sortAssertion } from './cite.ts';
 import { runConform } from './runner.ts';

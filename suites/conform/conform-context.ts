@@ -1,11 +1,11 @@
-import { assertionById, type SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
-import { RESOURCE_FAMILIES } from '../../fixtures/contract/index.ts';
-import type { EndpointContract, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
+import { assertionById, type SpecAssertion } from '../../contract/assertions/index.ts';
+import { RESOURCE_FAMILIES } from '../../contract/index.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
 import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/target.ts';
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
-import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
+import { declaredParams } from '../../contract/minimal-params.ts';
 import { requestParts } from './param-values.ts';
 import type { CheckRecord, CheckRule, CheckStatus, FailureCause } from './report-model.ts';
 import type { CreatedResources } from './resource-families.ts';

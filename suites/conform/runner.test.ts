@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { exitCodeOf, type CheckRecord, type Report } from './report-model.ts';
 import { runConform, SetupError } from './runner.ts';
 import { apiOnceThen } from './testing/passes-preflight.ts';

@@ -4,15 +4,15 @@ import {
   type ConfigKeySpec,
   type ConnectorTypeSpec,
   type CrossFieldRule,
-} from '../../fixtures/contract/connector-catalogue.ts';
-import type { EndpointContract, Source } from '../../fixtures/contract/types.ts';
+} from '../../contract/connector-catalogue.ts';
+import type { EndpointContract, Source } from '../../contract/types.ts';
 import { runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
 import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { familyEndpoint } from '../../fixtures/contract/family-rules.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyEndpoint } from '../../contract/family-rules.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
@@ -20,7 +20,7 @@ import { implicitTenant } from './duplicates.ts';
 
 /**
  * Connectors (spec: Connector; Connector status; Connectors; Failure strategy; Connector catalogue;
- * Errors). Cases are generated from fixtures/contract/connector-catalogue.ts: every one of the 17
+ * Errors). Cases are generated from contract/connector-catalogue.ts: every one of the 17
  * types is created with its minimal config (accepted, and — INFO, the list's config form is a
  * decision — its defaults listed), and refused with a few broken configs (a required key missing,
  * a number outside its range, a value outside its enum, a wrong URL scheme, a cross-key rule

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { runConform } from '../conform/runner.ts';
 import { SIM_ADMIN, SimTarget } from '../targets/sim-target.ts';
 import { UrlTarget } from '../targets/url-target.ts';

@@ -1,4 +1,4 @@
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import { succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';

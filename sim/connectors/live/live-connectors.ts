@@ -1,4 +1,4 @@
-import type { ConnectorTypeId } from '../../../fixtures/contract/connector-catalogue.ts';
+import type { ConnectorTypeId } from '../../../contract/connector-catalogue.ts';
 import type { Connector, QueuedMessage } from '../connector-types.ts';
 import type { AsyncSink, ConnectorSink, SinkFactory, SinkResult } from '../simulated-sink.ts';
 import { FileSink } from './file-sink.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasAssertion } from '../../../fixtures/contract/assertions/index.ts';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { hasAssertion } from '../../../contract/assertions/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { AppliedDeviations, resolveDeviations, UnknownDeviationError } from './applied-deviations.ts';
 import { DEVIATIONS, DEVIATION_IDS } from './catalogue.ts';

@@ -4,7 +4,7 @@
  * implementation could have; together they prove the conformance suites notice such bugs.
  * Deviations act only through the hook points below, so the app itself stays unaware of them.
  */
-import type { EndpointContract, ParamSpec } from '../../../fixtures/contract/types.ts';
+import type { EndpointContract, ParamSpec } from '../../../contract/types.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { PeerTransport } from '../handler-types.ts';

@@ -4,8 +4,8 @@
  * its envelope form B. The real-server deviations build their answers from these, so the same
  * situation answers the same way whichever deviation produces it.
  */
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { CONTRACT } from '../../../contract/index.ts';
+import type { EndpointContract } from '../../../contract/types.ts';
 import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 
 type Obj = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * endpoint that shows it; `endpoint` names where a conformance run must report it.
  */
 import { crc32 } from 'node:zlib';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { failed } from '../../api/operation-error.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { SimNode } from '../../cluster/node-registry.ts';

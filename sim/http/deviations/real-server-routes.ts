@@ -3,7 +3,7 @@
  * (reference notes §11.1-§11.3, §11.8, §11.15). Each switch reproduces one behaviour as the notes
  * describe it; switched on together they answer these requests as the real server does.
  */
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { OperationError } from '../../api/operation-error.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../api-exchange.ts';
 import { isJsonMediaType } from '../parse-request.ts';

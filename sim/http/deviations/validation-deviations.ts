@@ -1,5 +1,5 @@
 /** Bugs in request validation: unenforced limits, enums and required fields; over-strict parsing. */
-import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
+import { COMMON_LIST_PARAMS } from '../../../contract/common.ts';
 import { invalidParam } from '../../api/operation-error.ts';
 import type { Deviation } from './deviation.ts';
 import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from './hook-helpers.ts';

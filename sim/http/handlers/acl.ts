@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/acl.ts';
+import { endpoints } from '../../../contract/endpoints/acl.ts';
 import type { AclRule } from '../../broker/acl-rules.ts';
 import { handlersFor } from '../handler-types.ts';
 

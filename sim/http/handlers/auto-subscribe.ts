@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/auto-subscribe.ts';
+import { endpoints } from '../../../contract/endpoints/auto-subscribe.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

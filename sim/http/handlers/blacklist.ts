@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/blacklist.ts';
+import { endpoints } from '../../../contract/endpoints/blacklist.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

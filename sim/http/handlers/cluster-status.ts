@@ -1,11 +1,11 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/cluster-status.ts';
+import { endpoints } from '../../../contract/endpoints/cluster-status.ts';
 import { MQSIM_VERSION } from '../../version.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { Cluster } from '../../cluster/cluster.ts';
 import type { SimNode } from '../../cluster/node-registry.ts';
 
 import { WithStatus, handlersFor } from '../handler-types.ts';
-import type { RaftStateRecord } from '../../../fixtures/contract/records.ts';
+import type { RaftStateRecord } from '../../../contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */
 export function clusterStatus(cluster: Cluster, node: SimNode) {

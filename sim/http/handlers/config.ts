@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/config.ts';
+import { endpoints } from '../../../contract/endpoints/config.ts';
 import { configOfBroker } from '../../config/config-forwarding.ts';
 import { handlersFor } from '../handler-types.ts';
 

@@ -1,4 +1,4 @@
-import { CONTRACT_MODULES, type ContractModuleName } from '../../../fixtures/contract/index.ts';
+import { CONTRACT_MODULES, type ContractModuleName } from '../../../contract/index.ts';
 import type { HandlerTable } from '../handler-types.ts';
 import { handlers as login } from './login.ts';
 import { handlers as clusterStatus } from './cluster-status.ts';
@@ -19,7 +19,7 @@ import { handlers as mq9 } from './mq9.ts';
 import { handlers as storageEngine } from './storage-engine.ts';
 
 /**
- * The handlers of each contract module (fixtures/contract/index.ts CONTRACT_MODULES), by its name:
+ * The handlers of each contract module (contract/index.ts CONTRACT_MODULES), by its name:
  * a module without handlers, or handlers of a module the contract does not have, do not compile.
  */
 const BY_MODULE = {

@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/login.ts';
+import { endpoints } from '../../../contract/endpoints/login.ts';
 import { MQSIM_VERSION } from '../../version.ts';
 import { RawBody, handlersFor } from '../handler-types.ts';
 

@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/mq9.ts';
+import { endpoints } from '../../../contract/endpoints/mq9.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/mqtt.ts';
+import { endpoints } from '../../../contract/endpoints/mqtt.ts';
 import { failed } from '../../api/operation-error.ts';
 import { subscriptionDetail } from '../../mqtt/client-views.ts';
 import { metricsText } from '../../mqtt/metrics-exposition.ts';

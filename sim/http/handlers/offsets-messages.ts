@@ -1,5 +1,5 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/offsets-messages.ts';
-import { MESSAGE_READ_MAX } from '../../../fixtures/contract/endpoints/offsets-messages.ts';
+import { endpoints } from '../../../contract/endpoints/offsets-messages.ts';
+import { MESSAGE_READ_MAX } from '../../../contract/endpoints/offsets-messages.ts';
 import { failed, invalidParam } from '../../api/operation-error.ts';
 import { unixSeconds } from '../../api/time-format.ts';
 import type { OffsetStrategy } from '../../storage/storage-engine.ts';

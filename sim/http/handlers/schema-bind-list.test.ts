@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endpointById } from '../../../fixtures/contract/index.ts';
+import { endpointById } from '../../../contract/index.ts';
 import type { SchemaBinding } from '../../broker/schemas.ts';
 import type { HandlerContext, PeerTransport } from '../handler-types.ts';
 import { InProcessSim } from '../in-process-client.ts';

@@ -1,6 +1,6 @@
 import { StampedRows } from '../../api/stamped-rows.ts';
-import { endpoints } from '../../../fixtures/contract/endpoints/schemas.ts';
-import type { EndpointParams } from '../../../fixtures/contract/param-types.ts';
+import { endpoints } from '../../../contract/endpoints/schemas.ts';
+import type { EndpointParams } from '../../../contract/param-types.ts';
 import type { SchemaBinding } from '../../broker/schemas.ts';
 import { handlersFor } from '../handler-types.ts';
 

@@ -1,8 +1,8 @@
-import { ENGINE_SHARD_CONFIG_FIELDS, endpoints } from '../../../fixtures/contract/endpoints/storage-engine.ts';
+import { ENGINE_SHARD_CONFIG_FIELDS, endpoints } from '../../../contract/endpoints/storage-engine.ts';
 import { failed, invalidParam } from '../../api/operation-error.ts';
 import { validateFields } from '../../api/validate-params.ts';
 import type { EngineShardConfig } from '../../storage/shard-model.ts';
-import type { ReplicaStateRecord } from '../../../fixtures/contract/records.ts';
+import type { ReplicaStateRecord } from '../../../contract/records.ts';
 import { type HandlerContext, handlersFor } from '../handler-types.ts';
 
 const REPLICA_STATE_PATH = '/api/storage-engine/segment/replica-state';

@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/tenants.ts';
+import { endpoints } from '../../../contract/endpoints/tenants.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

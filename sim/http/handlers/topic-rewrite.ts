@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/topic-rewrite.ts';
+import { endpoints } from '../../../contract/endpoints/topic-rewrite.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

@@ -1,9 +1,9 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/topics.ts';
+import { endpoints } from '../../../contract/endpoints/topics.ts';
 import { failed } from '../../api/operation-error.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
 import { type TopicRecord } from '../../storage/topics.ts';
 import { handlersFor } from '../handler-types.ts';
-import type { TopicRecord as ApiTopicRecord } from '../../../fixtures/contract/records.ts';
+import type { TopicRecord as ApiTopicRecord } from '../../../contract/records.ts';
 
 export const handlers = handlersFor(endpoints, {
   // Topics are held in maintained sorted indexes (base order: tenant then name; and by name), so the

@@ -1,4 +1,4 @@
-import { endpoints } from '../../../fixtures/contract/endpoints/users.ts';
+import { endpoints } from '../../../contract/endpoints/users.ts';
 import { handlersFor } from '../handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {

@@ -5,7 +5,7 @@
  * each seeded index fault makes it fail, and the user report's seeded mix finds no wrong answer.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
 import { LIST_FAULT_NAMES, switchListFaults } from '../../api/list-faults.ts';
 import type { HandlerContext } from '../handler-types.ts';

@@ -13,7 +13,7 @@
  * with its seed, path and replay path. docs/lists.md says what it proves.
  */
 import fc from 'fast-check';
-import { CONTRACT, endpointById } from '../../../fixtures/contract/index.ts';
+import { CONTRACT, endpointById } from '../../../contract/index.ts';
 import { OperationError } from '../../api/operation-error.ts';
 import type { EnvelopeForm } from '../envelope.ts';
 import { InProcessSim } from '../in-process-client.ts';

@@ -6,8 +6,8 @@
  * with its keys in another order, or in the other sort direction.
  */
 import fc from 'fast-check';
-import { endpointById } from '../../../fixtures/contract/index.ts';
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import { endpointById } from '../../../contract/index.ts';
+import type { EndpointContract } from '../../../contract/types.ts';
 import { CROWD_TENANT, NAMES, TENANTS, TEXTS } from './list-writes.ts';
 
 /** A parameter's value as sent: text (or a number in a POST body), several texts for filter_values. */

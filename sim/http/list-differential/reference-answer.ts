@@ -1,5 +1,5 @@
-import { COMMON_LIST_PARAMS } from '../../../fixtures/contract/common.ts';
-import { endpointById } from '../../../fixtures/contract/index.ts';
+import { COMMON_LIST_PARAMS } from '../../../contract/common.ts';
+import { endpointById } from '../../../contract/index.ts';
 import { IndexedList } from '../../api/indexed-list.ts';
 import { referenceListPage } from '../../api/list-reference.ts';
 import { OperationError } from '../../api/operation-error.ts';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { startProxy, type RunningProxy } from '../../scenarios/test-proxy.ts';
 import { SIM_ADMIN, SimTarget } from '../../targets/sim-target.ts';
 import { UrlTarget } from '../../targets/url-target.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../../contract/types.ts';
 import { A, cite, pagedAssertion, sortAssertion } from '../cite.ts';
 import {
   type ConformContext,
@@ -16,8 +16,8 @@ import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { pathWithQuery } from '../../targets/target.ts';
 import { toQuery } from '../param-values.ts';
-import { recordIdentity } from '../../../fixtures/contract/family-rules.ts';
-import type { ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import { recordIdentity } from '../../../contract/family-rules.ts';
+import type { ResourceFamilyContract } from '../../../contract/types.ts';
 import { type CreatedResources, listingEndpoint } from '../resource-families.ts';
 
 /**
