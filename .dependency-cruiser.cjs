@@ -7,6 +7,9 @@
 /** The one module of suites/ that may import sim/: the target that serves the simulator to the suites. */
 const SIM_ADAPTER = '^suites/targets/sim-target\\.ts$';
 
+/** Tests and the helpers only tests import: they may drive the model through the in-process HTTP client. */
+const TEST_CODE = '(\\.test\\.ts$|/testing/|test-support\\.ts$|-test-kit\\.ts$|-test-harness\\.ts$)';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -47,9 +50,42 @@ module.exports = {
       to: { path: '^(contract|sim|suites|scripts|lib|bin|examples)/' },
     },
     {
+      name: 'model-no-io',
+      comment:
+        'sim/model/ is the deterministic model: it never imports sim/io/ (HTTP, MQTT wire, NATS, live connectors, state file, MCP, control). The I/O adapters call the model, and give it what it needs as narrow interfaces.',
+      severity: 'error',
+      from: { path: '^sim/model/', pathNot: TEST_CODE },
+      to: { path: '^sim/io/' },
+    },
+    {
+      name: 'model-not-above',
+      comment: 'sim/model/ never imports sim/runs/ (chaos, scenarios), which drive it.',
+      severity: 'error',
+      from: { path: '^sim/model/' },
+      to: { path: '^sim/runs/' },
+    },
+    {
+      name: 'runs-only-in-process',
+      comment:
+        'sim/runs/ (chaos, scenarios) replays exactly: it reaches the I/O side only through the in-process API client, which has no socket and no wall clock.',
+      severity: 'error',
+      from: { path: '^sim/runs/', pathNot: TEST_CODE },
+      to: { path: '^sim/io/', pathNot: '^sim/io/http/in-process-client\\.ts$' },
+    },
+    {
+      name: 'model-no-real-io',
+      comment:
+        'sim/model/ and sim/runs/ do no real I/O: no sockets, files, processes or real clients (those are sim/io/); sim/determinism.test.ts keeps wall clock, Math.random and timers out of it.',
+      severity: 'error',
+      from: { path: '^sim/(model|runs)/', pathNot: TEST_CODE },
+      to: {
+        path: '^(node:)?(net|http|https|http2|tls|dgram|fs|fs/promises|child_process|worker_threads|cluster|readline)$|^node_modules/(undici|nats|mqtt|mqtt-packet|pg|ioredis|amqplib|mysql2)/',
+      },
+    },
+    {
       name: 'sim-no-circular',
       comment:
-        'No import cycle inside sim/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/cluster/compose-cluster.ts); shared types live in leaf modules.',
+        'No import cycle inside sim/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/model/cluster/compose-cluster.ts); shared types live in leaf modules.',
       severity: 'error',
       from: { path: '^sim/' },
       to: { circular: true },
@@ -64,7 +100,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|reports|coverage)/' },
+    exclude: { path: '^(dist|reports|coverage)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

@@ -6,8 +6,8 @@
  *   npx tsx scripts/bench-chaos.ts [--steps 20000] [--seeds 30] [--sweep-steps 1000] [--workers N]
  */
 import { availableParallelism } from 'node:os';
-import { CHAOS_FAULT_KINDS, generatePlan, type ChaosOptions } from '../sim/chaos/chaos-plan.ts';
-import { runPlan } from '../sim/chaos/chaos-runner.ts';
+import { CHAOS_FAULT_KINDS, generatePlan, type ChaosOptions } from '../sim/runs/chaos/chaos-plan.ts';
+import { runPlan } from '../sim/runs/chaos/chaos-runner.ts';
 import { runSweep } from './cli/chaos-sweep.ts';
 import { argNumber } from './bench/script-args.ts';
 

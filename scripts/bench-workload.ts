@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Cluster } from '../sim/cluster/cluster.ts';
+import { Cluster } from '../sim/model/cluster/cluster.ts';
 import { argText } from './bench/script-args.ts';
 
 function positiveNumber(name: string, fallback: string, { integer = false, allowZero = false } = {}): number {

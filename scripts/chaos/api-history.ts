@@ -1,4 +1,4 @@
-import type { ApiCall } from '../../sim/chaos/chaos-plan.ts';
+import type { ApiCall } from '../../sim/runs/chaos/chaos-plan.ts';
 import { visibilityRules } from '../../contract/family-rules.ts';
 import { API } from '../../contract/index.ts';
 import type { ApiContract } from '../../contract/types.ts';

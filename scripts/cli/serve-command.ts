@@ -1,16 +1,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startClusterServer, type ClusterServerOptions } from '../../sim/http/cluster-server.ts';
+import { startClusterServer, type ClusterServerOptions } from '../../sim/io/http/cluster-server.ts';
 import { serveSecrets } from './serve-secrets.ts';
-import { DEVIATIONS, deviationById } from '../../sim/http/deviations/catalogue.ts';
-import type { EnvelopeForm } from '../../sim/http/envelope.ts';
-import type { WorkloadName } from '../../sim/cluster/cluster-options.ts';
+import { DEVIATIONS, deviationById } from '../../sim/io/http/deviations/catalogue.ts';
+import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
+import type { WorkloadName } from '../../sim/model/nodes/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
-import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
-import { loadState, type LoadedState } from '../../sim/http/state/state-load.ts';
-import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';
+import { StateKeeper } from '../../sim/io/state/state-keeper.ts';
+import { loadState, type LoadedState } from '../../sim/io/state/state-load.ts';
+import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
-import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/http/dialects/dialects.ts';
-import { StaticUi, UiDirError } from '../../sim/http/static-ui.ts';
+import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/io/http/dialects/dialects.ts';
+import { StaticUi, UiDirError } from '../../sim/io/http/static-ui.ts';
 
 interface ServeOptions {
   port: number;
