@@ -83,11 +83,11 @@ module.exports = {
       },
     },
     {
-      name: 'sim-no-circular',
+      name: 'no-circular',
       comment:
-        'No import cycle inside sim/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/model/cluster/compose-cluster.ts); shared types live in leaf modules.',
+        'No import cycle inside sim/ or suites/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/model/cluster/compose-cluster.ts); shared types live in leaf modules.',
       severity: 'error',
-      from: { path: '^sim/' },
+      from: { path: '^(sim|suites)/' },
       to: { circular: true },
     },
     {
