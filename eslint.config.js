@@ -10,7 +10,7 @@ const TEST_FILES = [
   '**/testing/**',
   '**/test-support.ts',
   '**/*-test-kit.ts',
-  'sim/io/http/dialects/dashboard-client.ts',
+  'sim/dialects/robustmq/dashboard-client.ts',
   'examples/**',
 ];
 

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { startClusterServer, type ClusterServerOptions } from '../../sim/io/http/cluster-server.ts';
 import { serveSecrets } from './serve-secrets.ts';
-import { DEVIATIONS, deviationById } from '../../sim/io/http/deviations/catalogue.ts';
+import { DEVIATIONS, deviationById } from '../../sim/switches/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
 import type { WorkloadName } from '../../sim/model/nodes/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
@@ -9,7 +9,7 @@ import { StateKeeper } from '../../sim/io/state/state-keeper.ts';
 import { loadState, type LoadedState } from '../../sim/io/state/state-load.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
-import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/io/http/dialects/dialects.ts';
+import { DIALECT_NAMES, DIALECTS, dialectHelp, type DialectName } from '../../sim/dialects/dialects.ts';
 import { StaticUi, UiDirError } from '../../sim/io/http/static-ui.ts';
 
 interface ServeOptions {

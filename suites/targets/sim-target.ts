@@ -39,7 +39,7 @@ export interface SimTargetOptions {
   warmUpMs?: number;
   /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
   peerAddress?: string;
-  /** Deliberately broken behaviours to switch on (ids of sim/io/http/deviations), for the proof runs. */
+  /** Deliberately broken behaviours to switch on (ids of sim/switches/catalogue.ts), for the proof runs. */
   deviations?: readonly string[];
   /** The endpoints the simulator serves and their handlers (default: the built-in API). */
   api?: ServedApi;

@@ -8,8 +8,8 @@ import { validateFields, type ParamOrigin } from '../../model/api/validate-param
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { metaWritePolicy } from '../../model/nodes/meta-write-gate.ts';
 import { PathRateLimiter } from '../../model/auth/rate-limiter.ts';
-import { AppliedDeviations } from './deviations/applied-deviations.ts';
-import type { ExtraRoute } from './deviations/deviation.ts';
+import { AppliedDeviations } from '../../switches/applied-deviations.ts';
+import type { ExtraRoute } from './hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
@@ -37,7 +37,7 @@ export interface AdminAppOptions {
   /** Called on every unexpected exception (a bug); the client gets a 500 envelope. */
   onInternalError?: (error: unknown, request: ApiRequest) => void;
   /**
-   * Ids of deliberately broken behaviours to switch on (catalogue: sim/io/http/deviations), to prove the
+   * Ids of deliberately broken behaviours to switch on (catalogue: sim/switches/catalogue.ts), to prove the
    * conformance suites catch them. Unknown ids throw. Never set in normal use.
    */
   deviations?: readonly string[];

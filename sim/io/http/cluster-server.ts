@@ -18,7 +18,7 @@ import { startNatsBridge, type NatsBridge } from '../nats/nats-bridge.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from '../state/state-file.ts';
 import { replayWrites } from '../state/state-replay.ts';
 import { sealedWrite } from '../state/journal-secrets.ts';
-import { DIALECTS, switchesOf, type DialectName } from './dialects/dialects.ts';
+import { DIALECTS, switchesOf, type DialectName } from '../../dialects/dialects.ts';
 import { StaticUi } from './static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
 import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';
@@ -31,7 +31,7 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   envelope?: EnvelopeForm;
   /** Called for every unexpected exception inside a handler (a bug; the client gets a 500 envelope). */
   onInternalError?: (error: unknown) => void;
-  /** Deliberately broken behaviours to switch on (ids of sim/io/http/deviations); see AdminAppOptions. */
+  /** Deliberately broken behaviours to switch on (ids of sim/switches/catalogue.ts); see AdminAppOptions. */
   deviations?: readonly string[];
   /** Longest wait for a request's complete headers, in ms (default 10 000); tests shorten it. */
   headersTimeoutMs?: number;
@@ -70,7 +70,7 @@ export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   durableOutput?: OutputGate;
   /**
    * `spec` (default) or `robustmq`: answer as the real server does where it differs from the spec
-   * (sim/io/http/dialects). Its switches come before `deviations`; its envelope applies unless `envelope` is given.
+   * (sim/dialects). Its switches come before `deviations`; its envelope applies unless `envelope` is given.
    */
   dialect?: DialectName;
   /** A built dashboard to serve from the API's origin, with the real server's SPA fallback (static-ui.ts). */

@@ -6,7 +6,7 @@
  *
  * A registry of this process, switched on only by tests and the lists soak (`--fault`): nothing in
  * the CLI or the served API reaches it. They are the index-level faults; the HTTP layer's
- * deliberately broken behaviours, for the conformance suites, are the deviations (sim/io/http/deviations).
+ * deliberately broken behaviours, for the conformance suites, are the deviations (sim/faults, catalogue in sim/switches).
  */
 export const LIST_FAULTS = {
   'sort-direction-remembered':
