@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startClusterServer, type ClusterServerOptions } from '../../sim/io/http/cluster-server.ts';
+import { startClusterServer, type ClusterServerOptions } from '../../sim/io/serve/cluster-server.ts';
 import { serveSecrets } from './serve-secrets.ts';
 import { DEVIATIONS, deviationById } from '../../sim/switches/catalogue.ts';
 import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';

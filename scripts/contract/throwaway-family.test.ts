@@ -7,7 +7,7 @@ import { failed } from '../../sim/model/errors/operation-error.ts';
 import { handlersFor, type HandlerTable } from '../../sim/io/http/handler-types.ts';
 import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 import { runOpenapiCommand } from '../cli/openapi-command.ts';

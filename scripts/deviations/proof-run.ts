@@ -7,7 +7,7 @@
  */
 import { CONTRACT } from '../../contract/index.ts';
 import type { Finding, Report } from '../../suites/conform/report-model.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
 

@@ -4,7 +4,7 @@ import { obj, str, uint, unixSeconds } from '../../contract/schema-builders.ts';
 import type { EndpointContract } from '../../contract/types.ts';
 import { successEnvelope } from '../../sim/io/http/envelope.ts';
 import { successWriter, verifiedWriter, writerVerification } from '../../sim/io/http/response-writers.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 
 /**

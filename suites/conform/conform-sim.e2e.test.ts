@@ -6,7 +6,7 @@ import { ASSERTIONS, assertionById, hasAssertion } from '../../contract/assertio
 import { CONTRACT } from '../../contract/index.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import { exitCodeOf, type Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 
 /** The whole conformance run against the embedded simulator, over real HTTP on loopback. */
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
 import type { CheckRecord, Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 import { apiOnceThen, apiOnceThenTcp } from './testing/passes-preflight.ts';
 
 /**

@@ -7,7 +7,7 @@ import type { CheckRecord, CheckRule } from '../conform/report-model.ts';
 import { namesParam } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { dataOf, expectRefused, type Row } from './helpers.ts';
+import { dataOf, expectRefused, type Row } from '../conform/check-helpers.ts';
 
 /**
  * Run-time configuration (spec: Configuration; Broker configuration). Every one of the eight

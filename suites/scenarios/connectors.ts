@@ -15,7 +15,7 @@ import { familyEndpoint } from '../../contract/family-rules.ts';
 import { familyByKey } from '../../contract/index.ts';
 import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from './helpers.ts';
+import { dataOf, expectRefused, letTimePass, readList, refusalNames, refused, type Row, withAlso } from '../conform/check-helpers.ts';
 import { implicitTenant } from './duplicates.ts';
 
 /**

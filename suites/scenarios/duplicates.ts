@@ -6,7 +6,7 @@ import { endpointById, familyByKey } from '../../contract/index.ts';
 import type { ResourceFamilyContract } from '../../contract/types.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { Scenario } from './scenario-suite.ts';
-import { readList } from './helpers.ts';
+import { readList } from '../conform/check-helpers.ts';
 
 /**
  * The project's decisions where the spec is silent on a create of a name that exists and a delete

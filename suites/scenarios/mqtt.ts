@@ -7,7 +7,7 @@ import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
 import type { EndpointContract } from '../../contract/types.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
 import { sectionOf } from './config.ts';
-import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from './helpers.ts';
+import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from '../conform/check-helpers.ts';
 
 /**
  * MQTT overview, monitoring, clients, sessions, subscriptions, slow subscriptions and the path-only

@@ -4,7 +4,7 @@ import type { Exchange } from '../conform/exchange.ts';
 import { familyByKey } from '../../contract/index.ts';
 import { messageTopic } from '../conform/scenarios.ts';
 import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, letTimePass, type Row } from './helpers.ts';
+import { dataOf, letTimePass, type Row } from '../conform/check-helpers.ts';
 
 /**
  * Offsets and messages (spec: path only; shapes from the reference notes, INFO): a message sent to a

@@ -2,7 +2,7 @@ import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-
 import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { expectRefused, readList } from './helpers.ts';
+import { expectRefused, readList } from '../conform/check-helpers.ts';
 
 /**
  * Schemas and schema bindings (spec: path only; shapes from the reference notes, so INFO). The

@@ -5,7 +5,7 @@ import { type ConformContext, describeAnswer, envelopeOf, fail, inconclusive, pa
 import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
+import { readList, type Row, rowsOf, totalOf } from '../conform/check-helpers.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 

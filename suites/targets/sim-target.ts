@@ -3,7 +3,7 @@
 // interface (process life, protocol commands, virtual time) that no other target has.
 import { Cluster } from '../../sim/model/cluster/cluster.ts';
 import { AdminApp } from '../../sim/io/http/admin-app.ts';
-import { startClusterServer } from '../../sim/io/http/cluster-server.ts';
+import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
 import type { ServedApi } from '../../sim/io/http/served-api.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startClusterServer, type RunningCluster } from '../http/cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
 
 let running: RunningCluster | undefined;
 afterEach(async () => {

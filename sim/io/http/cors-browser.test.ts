@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClusterServer, type RunningCluster } from './cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
 
 /**
  * A dashboard on another origin, in a real browser (Debian's Chromium driven by playwright-core): the

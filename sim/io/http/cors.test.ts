@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClusterServer, type RunningCluster } from './cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
 import { isPreflight, preflightAnswer } from './cors.ts';
 
 /** A client bound to 127.0.0.2: not exempt from tokens, so a preflight passing shows it skips auth. */

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiResponse } from './api-exchange.ts';
-import { startClusterServer, type RunningCluster } from './cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
 import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from './fuzz-requests.ts';
 import { InProcessSim } from './in-process-client.ts';
 

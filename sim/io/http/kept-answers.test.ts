@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeptAnswers } from './kept-answers.ts';
 import { InProcessSim } from './in-process-client.ts';
-import { startClusterServer } from './cluster-server.ts';
+import { startClusterServer } from '../serve/cluster-server.ts';
 import { defaultShardConfig } from '../../model/storage/storage-engine.ts';
 
 describe('kept list answers', () => {

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClusterServer, type RunningCluster } from './cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../http/in-process-client.ts';
 import type { QueuedMessage } from '../../model/connectors/connector-types.ts';
 import type { AsyncSink, SinkResult } from '../../model/connectors/simulated-sink.ts';
-import { sleep } from './live-test-kit.ts';
+import { sleep } from './testing/live-test-kit.ts';
 
 /** An asynchronous sink whose batches the test settles by hand. */
 function manualSink() {

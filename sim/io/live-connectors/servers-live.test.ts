@@ -7,7 +7,7 @@ import { connectAsync } from 'mqtt';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveHarness, portOpen, type LiveHarness } from './live-test-kit.ts';
+import { liveHarness, portOpen, type LiveHarness } from './testing/live-test-kit.ts';
 
 /**
  * Live connectors against the real servers of this machine (`.ci/run` starts any that is down).

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveHarness, type LiveHarness } from './live-test-kit.ts';
+import { liveHarness, type LiveHarness } from './testing/live-test-kit.ts';
 
 /** A webhook receiver the test controls: records requests, can be closed and reopened on its port. */
 class Receiver {

@@ -7,7 +7,7 @@
  */
 import { readStruct, seqOf, STRING, U32, U64, type StructDef } from '../../model/api/serde-struct.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { MQ9_SUBJECTS, mq9Request, msgSubject, type Mq9Headers } from '../../model/mq9/mq9-protocol.ts';
+import { MQ9_SUBJECTS, mq9Request, msgSubject, type Mq9Headers } from '../../model/cluster-ops/mq9-protocol.ts';
 
 /**
  * A tool as `tools/list` shows it. The real `Tool` struct serializes its schema as `input_schema`;

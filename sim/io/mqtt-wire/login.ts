@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Users } from '../../model/broker/users.ts';
-import { MQTT_RUNTIME_DEFAULTS } from '../../model/config/static-node-config.ts';
+import { MQTT_RUNTIME_DEFAULTS } from '../../model/nodes/static-node-config.ts';
 import { LOGIN_REFUSAL_CODES, type ConnackRefusal } from './reason-codes.ts';
 
 /**

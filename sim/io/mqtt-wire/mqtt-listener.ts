@@ -5,7 +5,7 @@ import type { DeliverySink } from '../../model/mqtt/delivery.ts';
 import { openFileLimit } from './fd-limit.ts';
 import { Login } from './login.ts';
 import { WireConnection, type WireHost } from './wire-connection.ts';
-import { applyWireOp, type WireOp, type WireOpAnswer } from '../../model/mqtt/wire-ops.ts';
+import { applyWireOp, type WireOp, type WireOpAnswer } from '../../model/cluster-ops/wire-ops.ts';
 import type { OutputGate } from './durable-outbox.ts';
 
 /** One journaled model operation of a network connection. */

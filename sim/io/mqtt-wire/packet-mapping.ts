@@ -3,7 +3,7 @@ import type { IConnectPacket, IPublishPacket, UserProperties } from 'mqtt-packet
 import type { ForwardedProperties, MessageExtras, OutgoingMessage } from '../../model/mqtt/delivery.ts';
 import type { ProtocolVersion, QoS } from '../../model/mqtt/mqtt-labels.ts';
 import type { LastWill } from '../../model/mqtt/mqtt-model.ts';
-import { topicNameProblem } from '../../model/mqtt/topic-filter.ts';
+import { topicNameProblem } from '../../model/topic-filter/topic-filter.ts';
 import { LOGIN_REFUSAL_CODES, type ConnackRefusal } from './reason-codes.ts';
 
 /**

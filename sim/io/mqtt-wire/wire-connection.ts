@@ -8,17 +8,17 @@ import mqttPacket, {
   type Packet,
 } from 'mqtt-packet';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { staticNodeConfig } from '../../model/config/static-node-config.ts';
+import { staticNodeConfig } from '../../model/nodes/static-node-config.ts';
 import type { ConnectionCloseReason, DeliverySink, OutgoingMessage, PendingMessage } from '../../model/mqtt/delivery.ts';
 import type { ProtocolVersion, QoS, RetainHandling } from '../../model/mqtt/mqtt-labels.ts';
 import { clientKey } from '../../model/mqtt/mqtt-model.ts';
-import { topicNameProblem } from '../../model/mqtt/topic-filter.ts';
+import { topicNameProblem } from '../../model/topic-filter/topic-filter.ts';
 import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
 import { payloadFormatBroken, publishPacketOf, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
 import { InboundTopicAliases } from './topic-aliases.ts';
-import type { WireOp, WireOpAnswer, WireSubscription } from '../../model/mqtt/wire-ops.ts';
+import type { WireOp, WireOpAnswer, WireSubscription } from '../../model/cluster-ops/wire-ops.ts';
 import { DurableOutbox, type OutputGate } from './durable-outbox.ts';
 
 /** What a connection needs from its listener. */

@@ -1,6 +1,6 @@
 import { connect, StringCodec, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { answerMq9Request, MQ9_PREFIX, MQ9_SUBSCRIPTIONS, type Mq9Headers } from '../../model/mq9/mq9-protocol.ts';
+import { answerMq9Request, MQ9_PREFIX, MQ9_SUBSCRIPTIONS, type Mq9Headers } from '../../model/cluster-ops/mq9-protocol.ts';
 
 export interface NatsBridgeOptions {
   /** NATS server URL, e.g. nats://127.0.0.1:4222. */

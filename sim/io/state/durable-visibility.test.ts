@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startClusterServer } from '../http/cluster-server.ts';
+import { startClusterServer } from '../serve/cluster-server.ts';
 import { openJournalFile, type OpenJournalFile } from './journal-file.ts';
 import { StateKeeper } from './state-keeper.ts';
 import { loadState } from './state-load.ts';

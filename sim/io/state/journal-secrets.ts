@@ -11,7 +11,7 @@ import type { ModelWrite } from '../http/admin-app.ts';
  * stand-in password while the model stores the recorded hash (Users.useRecordedHash, which also
  * checks the salt drawn again is the recorded one). The answer to a create is "success", nothing
  * derived from the password, so the replay's answer check is unchanged. MQTT CONNECT operations are
- * journaled without credentials (sim/model/mqtt/wire-ops.ts): they were checked before the op.
+ * journaled without credentials (sim/model/cluster-ops/wire-ops.ts): they were checked before the op.
  */
 
 /** The body field that stands for the password: the stored {salt, hash}. */

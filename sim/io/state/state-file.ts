@@ -100,7 +100,7 @@ export function journaled(source: JournaledWrite['source'], w: ModelWrite): Jour
   };
 }
 
-/** An MQTT listener operation as a journaled write (see sim/model/mqtt/wire-ops.ts). */
+/** An MQTT listener operation as a journaled write (see sim/model/cluster-ops/wire-ops.ts). */
 export function journaledMqtt(at: number, nodeId: number, opName: string, body: string, answer: string): JournaledWrite {
   return { source: 'mqtt', at, node: nodeId, method: 'MQTT', url: opName, body, status: 200, answer: answerDigest(answer) };
 }

@@ -2,7 +2,7 @@ import type { Cluster } from '../../model/cluster/cluster.ts';
 import { controlHttpAnswer } from '../control/control-http.ts';
 import type { AdminApp } from '../http/admin-app.ts';
 import type { EnvelopeForm } from '../http/envelope.ts';
-import { applyWireOp, decodeWireOp, wireAnswerText } from '../../model/mqtt/wire-ops.ts';
+import { applyWireOp, decodeWireOp, wireAnswerText } from '../../model/cluster-ops/wire-ops.ts';
 import { answerDigest, StateFileError, type JournaledWrite } from './state-file.ts';
 import { sealPassword, unsealForReplay } from './journal-secrets.ts';
 

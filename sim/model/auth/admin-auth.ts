@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { DynamicConfig } from '../config/dynamic-config.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import { verifyAdminPassword, type AdminPasswordHash } from './admin-password.ts';
 import { JwtTokens } from './jwt-tokens.ts';
@@ -28,8 +27,11 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 export interface AdminAuthDeps {
   admin: AdminSettings;
   engine: Pick<SimEngine, 'record' | 'clock'>;
-  /** The admin request rate limit is read from `ClusterLimit` at each request. */
-  config: { current(): DynamicConfig };
+  /**
+   * The admin request rate limit is read from `ClusterLimit` at each request (the run-time
+   * configuration is one; only this field is named, so auth does not depend on the config part).
+   */
+  config: { current(): { ClusterLimit: { max_admin_http_uri_rate: unknown } } };
 }
 
 /** Login, token checks and the admin request rate limit, all on virtual time. */

@@ -4,7 +4,7 @@ import { cidrContains } from './blacklist.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
-import { topicMatches } from '../mqtt/topic-filter.ts';
+import { topicMatches } from '../topic-filter/topic-filter.ts';
 
 export const ACL_RESOURCE_TYPES = ['ClientId', 'User', 'Ip'] as const;
 export const ACL_ACTIONS = ['Publish', 'Subscribe', 'All'] as const;

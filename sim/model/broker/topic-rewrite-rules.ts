@@ -4,7 +4,7 @@ import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
-import { topicMatches } from '../mqtt/topic-filter.ts';
+import { topicMatches } from '../topic-filter/topic-filter.ts';
 
 export const REWRITE_ACTIONS = ['All', 'Publish', 'Subscribe'] as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
-import { contractProblems } from '../storage/test-support.ts';
+import { contractProblems } from '../storage/testing/storage-support.ts';
 import pkg from '../../../package.json' with { type: 'json' };
 
 describe('cluster status', () => {

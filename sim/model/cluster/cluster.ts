@@ -9,7 +9,7 @@ import type { AclRules } from '../broker/acl-rules.ts';
 import type { Blacklist } from '../broker/blacklist.ts';
 import type { Schemas } from '../broker/schemas.ts';
 import type { TopicRewriteRules } from '../broker/topic-rewrite-rules.ts';
-import type { AutoSubscribeRules } from '../broker/auto-subscribe-rules.ts';
+import type { AutoSubscribeRules } from '../mqtt/auto-subscribe-rules.ts';
 import type { Topics } from '../storage/topics.ts';
 import type { StorageEngine } from '../storage/storage-engine.ts';
 import type { ConsumerOffsets } from '../storage/consumer-offsets.ts';

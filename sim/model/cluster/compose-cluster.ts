@@ -1,6 +1,6 @@
 import { AdminAuth } from '../auth/admin-auth.ts';
 import { AclRules } from '../broker/acl-rules.ts';
-import { AutoSubscribeRules } from '../broker/auto-subscribe-rules.ts';
+import { AutoSubscribeRules } from '../mqtt/auto-subscribe-rules.ts';
 import { Blacklist } from '../broker/blacklist.ts';
 import { Schemas } from '../broker/schemas.ts';
 import { Tenants } from '../broker/tenants.ts';

@@ -4,7 +4,7 @@ import type { SimNode } from '../nodes/node-registry.ts';
 import type { RaftGroupLayout } from '../raft/raft-groups.ts';
 import type { DynamicConfig } from './dynamic-config.ts';
 import { dynamicReadView } from './section-read-view.ts';
-import { staticNodeConfig } from './static-node-config.ts';
+import { staticNodeConfig } from '../nodes/static-node-config.ts';
 
 /**
  * What config get shows in place of a secret. The real server returns `admin.password` and

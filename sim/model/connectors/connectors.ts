@@ -11,7 +11,7 @@ import { freshStats, type Connector, type ConnectorMessage, type ConnectorStatus
 import { writeDeadLetters, type DeadLetterSink } from './dead-letter.ts';
 import { parseFailureStrategy } from './failure-strategy.ts';
 import { outageAwareSink, TargetOutages, type SinkFactory } from './simulated-sink.ts';
-import { topicFilterProblem, topicMatches } from '../mqtt/topic-filter.ts';
+import { topicFilterProblem, topicMatches } from '../topic-filter/topic-filter.ts';
 import type { ConnectorDetailRecord, ConnectorRecord } from '../../../contract/records.ts';
 
 export type { Connector, ConnectorMessage, ConnectorStats, ConnectorStatus } from './connector-types.ts';

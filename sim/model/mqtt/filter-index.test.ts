@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FilterIndex } from './filter-index.ts';
-import { topicMatches } from './topic-filter.ts';
+import { topicMatches } from '../topic-filter/topic-filter.ts';
 
 // Small alphabets so that random filters and topics often meet (empty levels and `$` included).
 const level = fc.constantFrom('a', 'b', 'c', '', '$SYS', '$x');

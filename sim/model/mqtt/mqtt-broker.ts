@@ -37,7 +37,13 @@ import { keepUnacknowledged, keepWhileOffline, takePending } from './session-que
 import { SlowSubscriptions } from './slow-subscriptions.ts';
 import { SubscriptionStore } from './subscriptions.ts';
 import { SystemAlarms } from './system-alarms.ts';
-import { parseSubscriptionPath, topicFilterProblem, topicMatches, topicNameProblem, type SubscriptionPath } from './topic-filter.ts';
+import {
+  parseSubscriptionPath,
+  topicFilterProblem,
+  topicMatches,
+  topicNameProblem,
+  type SubscriptionPath,
+} from '../topic-filter/topic-filter.ts';
 
 /** A message as routed: what each subscriber's copy is made from. */
 interface RoutedMessage {

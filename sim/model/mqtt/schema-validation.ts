@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { Schema } from '../broker/schemas.ts';
-import { topicMatches } from './topic-filter.ts';
+import { topicMatches } from '../topic-filter/topic-filter.ts';
 
 /** Why a payload does not match one schema, or undefined when it does. */
 type Check = (payload: string) => string | undefined;

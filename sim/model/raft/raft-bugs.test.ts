@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/cluster.ts';
-import { DISRUPTIVE_FAULT_KINDS, randomFaultSchedule, runFaultSchedule, type RaftFault } from './raft-fault-schedule.ts';
+import { DISRUPTIVE_FAULT_KINDS, randomFaultSchedule, runFaultSchedule, type RaftFault } from '../cluster-ops/raft-fault-schedule.ts';
 import type { RaftBugs } from './raft-bugs.ts';
 import type { RaftInvariantName } from './raft-invariants.ts';
 

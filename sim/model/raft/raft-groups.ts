@@ -1,6 +1,6 @@
 import { failed, unavailable } from '../errors/operation-error.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
-import { staticNodeConfig } from '../config/static-node-config.ts';
+import { staticNodeConfig } from '../nodes/static-node-config.ts';
 import { RAFT_BUG_NAMES, type RaftBugs } from './raft-bugs.ts';
 import type { RaftEnv } from './raft-env.ts';
 import { RaftGroupCore } from './raft-group-core.ts';

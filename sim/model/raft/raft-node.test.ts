@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fullLogAudit } from './raft-log-audit.ts';
 import { RaftStore } from './raft-log.ts';
-import { membershipOf, RaftHarness } from './raft-test-harness.ts';
+import { membershipOf, RaftHarness } from './testing/raft-test-harness.ts';
 
 const kindsOf = (h: RaftHarness, id: number): string[] => h.node(id).log.entries.map((e) => e.kind);
 

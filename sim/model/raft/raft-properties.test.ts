@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/cluster.ts';
-import { applyFault, runFaultSchedule, type RaftFault, type ScheduledFault } from './raft-fault-schedule.ts';
+import { applyFault, runFaultSchedule, type RaftFault, type ScheduledFault } from '../cluster-ops/raft-fault-schedule.ts';
 import { fullLogAudit } from './raft-log-audit.ts';
 
 /**

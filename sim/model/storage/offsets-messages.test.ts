@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
-import { contractProblems } from './test-support.ts';
+import { contractProblems } from './testing/storage-support.ts';
 
 describe('messages', () => {
   it('sends to a new topic (created on the fly) and reads back from a clamped offset', async () => {

@@ -3,7 +3,7 @@ import { OperationError } from '../errors/operation-error.ts';
 import { Cluster } from '../cluster/cluster.ts';
 import { leaderReplica, replicaOn, type Segment } from './shard-model.ts';
 import { defaultShardConfig } from './storage-engine.ts';
-import { crashNode, restartNode, runChecked } from './test-support.ts';
+import { crashNode, restartNode, runChecked } from './testing/storage-support.ts';
 
 function cluster(nodes = 3, seed: string | number = 'repl'): Cluster {
   const c = new Cluster({ seed, nodes }).start();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/cluster.ts';
 import { replicaOn } from './shard-model.ts';
-import { runStorageChaos, seededFaults } from './storage-chaos.ts';
+import { runStorageChaos, seededFaults } from './testing/storage-chaos.ts';
 import { defaultShardConfig } from './storage-engine.ts';
 import { STORAGE_INVARIANTS } from './storage-invariants.ts';
-import { crashNode, restartNode, runChecked } from './test-support.ts';
+import { crashNode, restartNode, runChecked } from './testing/storage-support.ts';
 
 const names = (vs: { name: string }[]) => vs.map((v) => v.name).sort();
 

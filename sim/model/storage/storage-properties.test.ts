@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runStorageChaos, type StorageFault } from './storage-chaos.ts';
+import { runStorageChaos, type StorageFault } from './testing/storage-chaos.ts';
 
 const NODES = 5;
 const DURATION_MS = 30_000;

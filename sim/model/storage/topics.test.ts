@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
 import { isSystemTopic } from './topics.ts';
-import { contractProblems } from './test-support.ts';
+import { contractProblems } from './testing/storage-support.ts';
 
 const T = '/api/cluster/topic';
 

@@ -1,4 +1,4 @@
-import { applyFault } from '../../model/raft/raft-fault-schedule.ts';
+import { applyFault } from '../../model/cluster-ops/raft-fault-schedule.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
 import type { InvariantViolation } from '../../model/invariants/invariant-registry.ts';

@@ -1,6 +1,6 @@
 import { OperationError } from '../../model/errors/operation-error.ts';
 import type { ChaosBug } from '../chaos/chaos-plan.ts';
-import { applyFault } from '../../model/raft/raft-fault-schedule.ts';
+import { applyFault } from '../../model/cluster-ops/raft-fault-schedule.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
 import type { InvariantViolation } from '../../model/invariants/invariant-registry.ts';

@@ -7,7 +7,7 @@ import { toOpenApi } from '../../../contract/to-openapi.ts';
 import { spawnPrism, type SpawnedTarget } from '../../targets/spawned-target.ts';
 import { UrlTarget } from '../../targets/url-target.ts';
 import type { CheckRecord, Report } from '../report-model.ts';
-import { runConform } from '../runner.ts';
+import { runConform } from '../../run/runner.ts';
 
 /**
  * Calibration against a server with no behaviour at all: Stoplight Prism's mock of our own OpenAPI

@@ -1,5 +1,5 @@
 import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../contract/types.ts';
-import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
+import { allowedCodes, expectRefused, refusalNames, refused } from '../check-helpers.ts';
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';

@@ -1,5 +1,5 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { startClusterServer, type ClusterServerOptions, type RunningCluster } from '../../http/cluster-server.ts';
+import { startClusterServer, type ClusterServerOptions, type RunningCluster } from '../../serve/cluster-server.ts';
 
 /**
  * Test helpers: `mqsim serve` in-process with its MQTT listeners on ephemeral 127.0.0.1 ports, and

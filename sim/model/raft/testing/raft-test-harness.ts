@@ -1,12 +1,12 @@
-import { SimEngine } from '../engine/sim-engine.ts';
-import { SimNetwork } from '../net/sim-network.ts';
-import type { RaftBugs } from './raft-bugs.ts';
-import type { RaftEnv } from './raft-env.ts';
-import { RaftGroupCore } from './raft-group-core.ts';
-import { GroupAudit, RaftViolations } from './raft-invariants.ts';
-import type { RaftNode } from './raft-node.ts';
-import { DEFAULT_RAFT_TIMING, type RaftTiming } from './raft-timing.ts';
-import type { Membership } from './types.ts';
+import { SimEngine } from '../../engine/sim-engine.ts';
+import { SimNetwork } from '../../net/sim-network.ts';
+import type { RaftBugs } from '../raft-bugs.ts';
+import type { RaftEnv } from '../raft-env.ts';
+import { RaftGroupCore } from '../raft-group-core.ts';
+import { GroupAudit, RaftViolations } from '../raft-invariants.ts';
+import type { RaftNode } from '../raft-node.ts';
+import { DEFAULT_RAFT_TIMING, type RaftTiming } from '../raft-timing.ts';
+import type { Membership } from '../types.ts';
 
 /**
  * One Raft group on its own engine and network, without the rest of the cluster: what the unit

@@ -12,11 +12,11 @@ import {
   type CheckRecord,
   type EndpointReport,
   type Report,
-} from '../report-model.ts';
-import { redactReport } from '../redact.ts';
+} from '../../conform/report-model.ts';
+import { redactReport } from '../../conform/redact.ts';
 import { createHash } from 'node:crypto';
-import { compareWithBaseline } from '../../report/baseline.ts';
-import { check, endpoint, reportOf } from '../../report/sample-report.ts';
+import { compareWithBaseline } from '../baseline.ts';
+import { check, endpoint, reportOf } from '../sample-report.ts';
 import { endpointReplay, renderHtml } from './html-writer.ts';
 import { FILTER_SCRIPT } from './html-script.ts';
 import { renderJunit } from './junit-writer.ts';

@@ -1,9 +1,9 @@
-import { OperationError } from '../errors/operation-error.ts';
-import { Cluster } from '../cluster/cluster.ts';
-import { SeededRandom } from '../engine/seeded-random.ts';
-import { defaultShardConfig } from './storage-engine.ts';
-import type { StorageBugs } from './storage-settings.ts';
-import { crashNode, restartNode, runChecked, type SeenViolation } from './test-support.ts';
+import { OperationError } from '../../errors/operation-error.ts';
+import { Cluster } from '../../cluster/cluster.ts';
+import { SeededRandom } from '../../engine/seeded-random.ts';
+import { defaultShardConfig } from '../storage-engine.ts';
+import type { StorageBugs } from '../storage-settings.ts';
+import { crashNode, restartNode, runChecked, type SeenViolation } from './storage-support.ts';
 
 /** One fault of a schedule, at a virtual time from the start of the chaos phase. */
 export type StorageFault =

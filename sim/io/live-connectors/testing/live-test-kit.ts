@@ -1,8 +1,8 @@
 import { Socket } from 'node:net';
-import { InProcessSim } from '../http/in-process-client.ts';
-import type { Connector } from '../../model/connectors/connector-types.ts';
-import { outageAwareSink } from '../../model/connectors/simulated-sink.ts';
-import { LiveConnectors, type LiveConnectorsOptions } from './live-connectors.ts';
+import { InProcessSim } from '../../http/in-process-client.ts';
+import type { Connector } from '../../../model/connectors/connector-types.ts';
+import { outageAwareSink } from '../../../model/connectors/simulated-sink.ts';
+import { LiveConnectors, type LiveConnectorsOptions } from '../live-connectors.ts';
 
 /**
  * Test kit for the live sinks (used by the *.test.ts files of this folder only): a one-node model

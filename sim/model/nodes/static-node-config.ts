@@ -1,4 +1,4 @@
-import type { SimNode } from '../nodes/node-registry.ts';
+import type { SimNode } from './node-registry.ts';
 
 /**
  * The settings of one node that come from its configuration file and do not change at run time

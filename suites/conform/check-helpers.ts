@@ -8,9 +8,9 @@ import {
   refusedAsInvalid,
   succeeded,
   type Verdict,
-} from '../conform/conform-context.ts';
-import { namesParam } from '../conform/envelope.ts';
-import type { Exchange } from '../conform/exchange.ts';
+} from './conform-context.ts';
+import { namesParam } from './envelope.ts';
+import type { Exchange } from './exchange.ts';
 
 /** Small pieces the family scenarios share. */
 

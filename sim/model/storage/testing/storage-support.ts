@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
-import { endpointById } from '../../../contract/index.ts';
-import type { Cluster } from '../cluster/cluster.ts';
+import { endpointById } from '../../../../contract/index.ts';
+import type { Cluster } from '../../cluster/cluster.ts';
 
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 

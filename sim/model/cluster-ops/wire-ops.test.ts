@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/cluster.ts';
-import type { DeliverySink, OutgoingMessage } from './delivery.ts';
+import type { DeliverySink, OutgoingMessage } from '../mqtt/delivery.ts';
 import { applyWireOp, decodeWireOp, dropNetworkConnections, encodeWireOp, wireAnswerText, type WireOp } from './wire-ops.ts';
 
 const base = { tenant: 'default' };

@@ -1,8 +1,8 @@
 import { OperationError } from '../errors/operation-error.ts';
 import { BOOL, readStructText, SerdeError, seqOf, STRING, U32, U64, type StructDef } from '../api/serde-struct.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-import type { Mq9Message } from './mailbox-messages.ts';
-import { DELIVER_POLICIES, type DeliverPolicy } from './mq9-messaging.ts';
+import type { Mq9Message } from '../mq9/mailbox-messages.ts';
+import { DELIVER_POLICIES, type DeliverPolicy } from '../mq9/mq9-messaging.ts';
 
 export const MQ9_PREFIX = '$mq9.AI';
 

@@ -1,4 +1,4 @@
-import type { EndpointStatus, Report } from '../report-model.ts';
+import type { EndpointStatus, Report } from '../../conform/report-model.ts';
 import { htmlEscape } from './html-escape.ts';
 
 export const STATUS_COLORS: Record<EndpointStatus, string> = {

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Report } from '../report-model.ts';
+import type { Report } from '../../conform/report-model.ts';
 import { renderHtml } from './html-writer.ts';
 import { renderJunit } from './junit-writer.ts';
 

@@ -1,4 +1,4 @@
-import { shellArg, selectionFlags } from '../../report/selection.ts';
+import { shellArg, selectionFlags } from '../selection.ts';
 import {
   checkKey,
   crossCuttingChecks,
@@ -11,7 +11,7 @@ import {
   type Finding,
   type Level,
   type Report,
-} from '../report-model.ts';
+} from '../../conform/report-model.ts';
 import { renderChart, STATUS_COLORS } from './html-chart.ts';
 import { htmlEscape } from './html-escape.ts';
 import { OnDemand, requestText, responseHead } from './html-failures.ts';

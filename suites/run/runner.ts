@@ -3,29 +3,29 @@ import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
 import type { ApiContract, EndpointContract } from '../../contract/types.ts';
 import type { Target } from '../targets/target.ts';
 import { openTargetSpec } from '../targets/open-target.ts';
-import { ConformContext, fixtureNames, succeeded } from './conform-context.ts';
-import { badTokens, runAuthChecks, type BadTokens } from './checks/auth-checks.ts';
-import { runWrongMethodCheck } from './checks/behaviour-checks.ts';
-import { runEnvelopeInvariants } from './checks/envelope-invariants.ts';
-import { OWN_HAPPY_PATH, runHappyPath } from './checks/happy-path.ts';
-import { runLimitChecks, runOutOfRangeLengthChecks } from './checks/limit-checks.ts';
-import { runGoneAfterDelete, runListFilters, runListLaws, runListParamChecks, runShowsCreated } from './checks/list-laws.ts';
-import { runRequiredParamChecks, runUnknownFieldCheck } from './checks/param-checks.ts';
-import { runRangeChecks } from './checks/range-checks.ts';
+import { ConformContext, fixtureNames, succeeded } from '../conform/conform-context.ts';
+import { badTokens, runAuthChecks, type BadTokens } from '../conform/checks/auth-checks.ts';
+import { runWrongMethodCheck } from '../conform/checks/behaviour-checks.ts';
+import { runEnvelopeInvariants } from '../conform/checks/envelope-invariants.ts';
+import { OWN_HAPPY_PATH, runHappyPath } from '../conform/checks/happy-path.ts';
+import { runLimitChecks, runOutOfRangeLengthChecks } from '../conform/checks/limit-checks.ts';
+import { runGoneAfterDelete, runListFilters, runListLaws, runListParamChecks, runShowsCreated } from '../conform/checks/list-laws.ts';
+import { runRequiredParamChecks, runUnknownFieldCheck } from '../conform/checks/param-checks.ts';
+import { runRangeChecks } from '../conform/checks/range-checks.ts';
 import { runScenarios } from '../scenarios/index.ts';
-import type { Exchange } from './exchange.ts';
-import { populateLists, setUpFixtures } from './fixture-setup.ts';
-import { unmetBase } from './base-request.ts';
-import { connectListedClients } from './mqtt-population.ts';
-import { parseMqttFlag } from './mqtt-listener-address.ts';
-import { preflight } from './preflight.ts';
+import type { Exchange } from '../conform/exchange.ts';
+import { populateLists, setUpFixtures } from '../conform/fixture-setup.ts';
+import { unmetBase } from '../conform/base-request.ts';
+import { connectListedClients } from '../conform/mqtt-population.ts';
+import { parseMqttFlag } from '../conform/mqtt-listener-address.ts';
+import { preflight } from '../conform/preflight.ts';
 import { buildParams } from '../../contract/minimal-params.ts';
 import { ASSERTIONS } from '../../contract/assertions/index.ts';
-import { citationOf, specCoverage } from './coverage.ts';
-import { buildFindings } from './findings.ts';
-import { redactReport } from './redact.ts';
-import { recordRunStop } from './run-stop.ts';
-import { WatchedTarget } from './target-watch.ts';
+import { citationOf, specCoverage } from '../conform/coverage.ts';
+import { buildFindings } from '../conform/findings.ts';
+import { redactReport } from '../conform/redact.ts';
+import { recordRunStop } from '../conform/run-stop.ts';
+import { WatchedTarget } from '../conform/target-watch.ts';
 import {
   applyEndpointStatuses,
   applyVerdict,
@@ -39,16 +39,16 @@ import {
   type Report,
   type RequestStats,
   type ShardSpec,
-} from './report-model.ts';
-import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from './resource-families.ts';
-import { writeReports } from './writers/write-reports.ts';
-import type { PropertyRunRecord } from './report-model.ts';
+} from '../conform/report-model.ts';
+import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from '../conform/resource-families.ts';
+import { writeReports } from '../report/writers/write-reports.ts';
+import type { PropertyRunRecord } from '../conform/report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
 import { compareWithBaseline } from '../report/baseline.ts';
 import type { EndpointProgress } from '../report/progress.ts';
 import { selectEndpoints, selectionFlags, shellArg } from '../report/selection.ts';
 
-export { SetupError } from './preflight.ts';
+export { SetupError } from '../conform/preflight.ts';
 
 export interface ConformOptions {
   /** A ready target, or a `--target` value (`sim`, `docker:IMAGE`, a URL) for the runner to open (and close). */

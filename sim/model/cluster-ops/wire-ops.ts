@@ -1,8 +1,8 @@
 import type { Cluster } from '../cluster/cluster.ts';
-import type { DeliverySink, MessageExtras, PendingMessage } from './delivery.ts';
-import type { ConnectResult, PublishResult, SubscribeResult } from './broker-api.ts';
-import type { ProtocolVersion, QoS, RetainHandling } from './mqtt-labels.ts';
-import type { LastWill } from './mqtt-model.ts';
+import type { DeliverySink, MessageExtras, PendingMessage } from '../mqtt/delivery.ts';
+import type { ConnectResult, PublishResult, SubscribeResult } from '../mqtt/broker-api.ts';
+import type { ProtocolVersion, QoS, RetainHandling } from '../mqtt/mqtt-labels.ts';
+import type { LastWill } from '../mqtt/mqtt-model.ts';
 
 /**
  * The model operations a network connection performs, as data. The listener applies each one with

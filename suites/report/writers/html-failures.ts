@@ -1,4 +1,11 @@
-import { crossCuttingChecks, failsEndpoint, type CheckRecord, type EndpointReport, type Report, type StatusRule } from '../report-model.ts';
+import {
+  crossCuttingChecks,
+  failsEndpoint,
+  type CheckRecord,
+  type EndpointReport,
+  type Report,
+  type StatusRule,
+} from '../../conform/report-model.ts';
 import { htmlEscape } from './html-escape.ts';
 
 /**

@@ -9,7 +9,7 @@ import {
   type Finding,
   type Report,
   type StatusRule,
-} from '../report-model.ts';
+} from '../../conform/report-model.ts';
 
 /** XML 1.0 text: escapes markup and drops characters XML cannot carry at all. */
 export function xmlEscape(text: string): string {

@@ -4,26 +4,26 @@ import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
 import { Cluster } from '../../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../../model/nodes/cluster-options.ts';
-import type { ServedApi } from './served-api.ts';
-import type { ApiResponse } from './api-exchange.ts';
-import { AdminApp } from './admin-app.ts';
-import type { EnvelopeForm } from './envelope.ts';
-import type { PeerReply, PeerTransport } from './handler-types.ts';
-import { MAX_BODY_BYTES } from './parse-request.ts';
+import type { ServedApi } from '../http/served-api.ts';
+import type { ApiResponse } from '../http/api-exchange.ts';
+import { AdminApp } from '../http/admin-app.ts';
+import type { EnvelopeForm } from '../http/envelope.ts';
+import type { PeerReply, PeerTransport } from '../http/handler-types.ts';
+import { MAX_BODY_BYTES } from '../http/parse-request.ts';
 import { LiveConnectors } from '../live-connectors/live-connectors.ts';
 import { outageAwareSink } from '../../model/connectors/simulated-sink.ts';
-import { CORS_HEADERS, isPreflight, preflightAnswer } from './cors.ts';
+import { CORS_HEADERS, isPreflight, preflightAnswer } from '../http/cors.ts';
 import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } from '../control/control-http.ts';
 import { startNatsBridge, type NatsBridge } from '../nats/nats-bridge.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from '../state/state-file.ts';
 import { replayWrites } from '../state/state-replay.ts';
 import { sealedWrite } from '../state/journal-secrets.ts';
 import { DIALECTS, switchesOf, type DialectName } from '../../dialects/dialects.ts';
-import { StaticUi } from './static-ui.ts';
+import { StaticUi } from '../http/static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
 import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';
 import { JournalFailure } from '../state/state-keeper.ts';
-import { dropNetworkConnections, encodeWireOp, wireAnswerText } from '../../model/mqtt/wire-ops.ts';
+import { dropNetworkConnections, encodeWireOp, wireAnswerText } from '../../model/cluster-ops/wire-ops.ts';
 
 export interface ClusterServerOptions extends Omit<ClusterOptions, 'basePort'> {
   /** HTTP port of node 1; node N listens on port + N - 1. 0 gives every node an ephemeral port. */

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildFindings } from '../findings.ts';
-import { applyEndpointStatuses, applyVerdict, summarize, type Report } from '../report-model.ts';
-import { runConform } from '../runner.ts';
+import { buildFindings } from '../../conform/findings.ts';
+import { applyEndpointStatuses, applyVerdict, summarize, type Report } from '../../conform/report-model.ts';
+import { runConform } from '../../run/runner.ts';
 import { writeReports } from './write-reports.ts';
 
 /**

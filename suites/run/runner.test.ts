@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
-import { exitCodeOf, type CheckRecord, type Report } from './report-model.ts';
+import { exitCodeOf, type CheckRecord, type Report } from '../conform/report-model.ts';
 import { runConform, SetupError } from './runner.ts';
-import { apiOnceThen } from './testing/passes-preflight.ts';
+import { apiOnceThen } from '../conform/testing/passes-preflight.ts';
 
 /**
  * The runner against servers that misbehave on purpose: it must finish, fail the right checks, never

@@ -1,11 +1,11 @@
 import { failed } from '../errors/operation-error.ts';
 import type { AutoSubscribeRecord } from '../../../contract/records.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
-import type { ConnectedEvent, SubscribeInput, SubscribeResult } from '../mqtt/broker-api.ts';
+import type { ConnectedEvent, SubscribeInput, SubscribeResult } from './broker-api.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
-import { QOS_LABELS, RETAIN_HANDLING_LABELS } from '../mqtt/mqtt-labels.ts';
-import { TenantScopedStore } from './tenant-scoped-store.ts';
+import { QOS_LABELS, RETAIN_HANDLING_LABELS } from './mqtt-labels.ts';
+import { TenantScopedStore } from '../broker/tenant-scoped-store.ts';
 
 export interface AutoSubscribeRule {
   tenant: string;
