@@ -1,10 +1,14 @@
 // Package boundaries of the repository, checked by dependency-cruiser (`npm run deps`, part of `npm test`).
-// The layers, bottom up: fixtures/ (the contract and other data every layer reads) ← sim/ (the simulator)
+// The layers, bottom up: fixtures/ (data: saved scenarios, replays, report samples) ← contract/ (the API as
+// data, which every layer reads) ← sim/ (the simulator)
 // and suites/ (the conformance suites, which see any server through a Target) ← lib/ and scripts/ (the
 // library API and the CLI, which put the two together). A rule names what a layer must not import.
 
 /** The one module of suites/ that may import sim/: the target that serves the simulator to the suites. */
 const SIM_ADAPTER = '^suites/targets/sim-target\\.ts$';
+
+/** Tests and the helpers only tests import: they may drive the model through the in-process HTTP client. */
+const TEST_CODE = '(\\.test\\.ts$|/testing/|test-support\\.ts$|-test-kit\\.ts$|-test-harness\\.ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -33,37 +37,70 @@ module.exports = {
     },
     {
       name: 'contract-is-a-leaf',
-      comment: 'fixtures/contract describes the API: it imports neither the simulator nor the suites nor the tools.',
+      comment: 'contract/ describes the API: it imports neither the simulator nor the suites nor the tools.',
       severity: 'error',
-      from: { path: '^fixtures/contract/' },
+      from: { path: '^contract/' },
       to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
     },
     {
       name: 'fixtures-not-above',
-      comment: 'fixtures/ is data the other layers read: outside its tests it imports none of them.',
+      comment: 'fixtures/ is data the other layers read: outside its tests it imports none of them, the contract neither.',
       severity: 'error',
       from: { path: '^fixtures/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^(sim|suites|scripts|lib|bin|examples)/' },
+      to: { path: '^(contract|sim|suites|scripts|lib|bin|examples)/' },
     },
     {
-      name: 'sim-no-circular',
+      name: 'model-no-io',
       comment:
-        'No import cycle inside sim/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/cluster/compose-cluster.ts); shared types live in leaf modules.',
+        'sim/model/ is the deterministic model: it never imports sim/io/ (HTTP, MQTT wire, NATS, live connectors, state file, MCP, control). The I/O adapters call the model, and give it what it needs as narrow interfaces.',
       severity: 'error',
-      from: { path: '^sim/' },
+      from: { path: '^sim/model/', pathNot: TEST_CODE },
+      to: { path: '^sim/io/' },
+    },
+    {
+      name: 'model-not-above',
+      comment: 'sim/model/ never imports sim/runs/ (chaos, scenarios), which drive it.',
+      severity: 'error',
+      from: { path: '^sim/model/' },
+      to: { path: '^sim/runs/' },
+    },
+    {
+      name: 'runs-only-in-process',
+      comment:
+        'sim/runs/ (chaos, scenarios) replays exactly: it reaches the I/O side only through the in-process API client, which has no socket and no wall clock.',
+      severity: 'error',
+      from: { path: '^sim/runs/', pathNot: TEST_CODE },
+      to: { path: '^sim/io/', pathNot: '^sim/io/http/in-process-client\\.ts$' },
+    },
+    {
+      name: 'model-no-real-io',
+      comment:
+        'sim/model/ and sim/runs/ do no real I/O: no sockets, files, processes or real clients (those are sim/io/); sim/determinism.test.ts keeps wall clock, Math.random and timers out of it.',
+      severity: 'error',
+      from: { path: '^sim/(model|runs)/', pathNot: TEST_CODE },
+      to: {
+        path: '^(node:)?(net|http|https|http2|tls|dgram|fs|fs/promises|child_process|worker_threads|cluster|readline)$|^node_modules/(undici|nats|mqtt|mqtt-packet|pg|ioredis|amqplib|mysql2)/',
+      },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'No import cycle inside sim/ or suites/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/model/cluster/compose-cluster.ts); shared types live in leaf modules.',
+      severity: 'error',
+      from: { path: '^(sim|suites)/' },
       to: { circular: true },
     },
     {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to no file is a typo or a missing dependency.',
       severity: 'error',
-      from: { path: '^(sim|suites|fixtures|lib|scripts)/' },
+      from: { path: '^(contract|sim|suites|fixtures|lib|scripts)/' },
       to: { couldNotResolve: true },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|reports|coverage)/' },
+    exclude: { path: '^(dist|reports|coverage)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

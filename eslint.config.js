@@ -10,7 +10,7 @@ const TEST_FILES = [
   '**/testing/**',
   '**/test-support.ts',
   '**/*-test-kit.ts',
-  'sim/http/dialects/dashboard-client.ts',
+  'sim/dialects/robustmq/dashboard-client.ts',
   'examples/**',
 ];
 
@@ -24,20 +24,20 @@ const LONG_FUNCTIONS = [
   'scripts/cli/serve-command.ts', // configureServeCommand and its action
   'scripts/bench.ts', // benchHttp: one figure's setup, run and print
   // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
-  'sim/http/cluster-server.ts', // startClusterServer
-  'sim/mqtt-wire/mqtt-listener.ts', // startMqttListeners
-  'sim/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
-  'sim/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
+  'sim/io/serve/cluster-server.ts', // startClusterServer
+  'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
+  'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
+  'sim/model/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
   // Tables written as code: one entry per command, spec or metric.
-  'sim/mq9/mq9-protocol.ts', // commands
-  'sim/mqtt/demo-population.ts', // buildSpecs
-  'sim/mqtt/monitor.ts', // sample
-  'sim/api/indexed-list-query.ts', // indexedListPage: the indexed fast path beside its obvious computation
-  'sim/chaos/chaos-runner.ts', // runPlan
-  'sim/http/admin-app.ts', // invoke
-  'sim/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
+  'sim/model/cluster-ops/mq9-protocol.ts', // commands
+  'sim/model/mqtt/demo-population.ts', // buildSpecs
+  'sim/model/mqtt/monitor.ts', // sample
+  'sim/model/api/indexed-list-query.ts', // indexedListPage: the indexed fast path beside its obvious computation
+  'sim/runs/chaos/chaos-runner.ts', // runPlan
+  'sim/io/http/admin-app.ts', // invoke
+  'sim/runs/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
-  'suites/conform/runner.ts', // runConform
+  'suites/run/runner.ts', // runConform
   'suites/properties/index.ts', // runPropertySuites
   'suites/properties/list-histories/history-property.ts', // historyProperty
   'suites/properties/model-based/family-property.ts', // familyProperty

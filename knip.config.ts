@@ -21,12 +21,12 @@ const config: KnipConfig = {
     'scripts/cli/checkpoint/checkpoint-entry.ts',
     'examples/**/*.ts',
   ],
-  project: ['lib/**/*.ts', 'sim/**/*.ts', 'suites/**/*.ts', 'fixtures/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', 'bin/*.js'],
+  project: ['lib/**/*.ts', 'contract/**/*.ts', 'sim/**/*.ts', 'suites/**/*.ts', 'fixtures/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', 'bin/*.js'],
   // An export its own module uses is part of that module's interface (its tests and readers see the
   // names); knip reports the ones nothing uses at all.
   ignoreExportsUsedInFile: true,
   // Run as programs by path (node_modules/.bin/prism in suites/targets/spawned-target.ts,
-  // node_modules/.bin/spectral in fixtures/contract/to-openapi.spectral.test.ts), never imported.
+  // node_modules/.bin/spectral in contract/to-openapi.spectral.test.ts), never imported.
   ignoreDependencies: ['@stoplight/prism-cli', '@stoplight/spectral-cli'],
   // The packed-install test runs the `mqsim` binary of the package it installs in a scratch directory.
   ignoreBinaries: ['mqsim'],

@@ -11,6 +11,7 @@ export default defineConfig({
       'lib/**/*.test.ts',
       'sim/**/*.test.ts',
       'suites/**/*.test.ts',
+      'contract/**/*.test.ts',
       'fixtures/**/*.test.ts',
       'scripts/**/*.test.ts',
       'examples/**/*.test.ts',

@@ -1,11 +1,11 @@
 /**
- * The simulator's control interface (sim/control/control-api.ts, served as `/_sim/` by
+ * The simulator's control interface (sim/io/control/control-api.ts, served as `/_sim/` by
  * `mqsim serve --control`) with typed methods. Every method is one control route, called
  * in-process: the same validation, the same model calls and the same `control.*` trace entries as
  * over HTTP, so a session driven from a test and one driven with curl give the same trace.
  */
-import type { Cluster } from '../sim/cluster/cluster.ts';
-import { handleControl } from '../sim/control/control-api.ts';
+import type { Cluster } from '../sim/model/cluster/cluster.ts';
+import { handleControl } from '../sim/io/control/control-api.ts';
 
 /** A control action the simulator refused: a bad argument (status 400) or a refusal of the model (e.g. crashing a node that is already down). */
 export class ControlError extends Error {

@@ -1,5 +1,5 @@
 import type { FailOn, Report } from '../suites/conform/report-model.ts';
-import { runConform } from '../suites/conform/runner.ts';
+import { runConform } from '../suites/run/runner.ts';
 import { SimTarget } from '../suites/targets/sim-target.ts';
 import { checkConformOptions, CONFORM_OPTION_RULES } from './conform-options.ts';
 import { internalsOf, type SimulatedCluster } from './create-cluster.ts';

@@ -31,8 +31,8 @@ export type {
   NodeControls,
   NodeState,
 } from './cluster-controls.ts';
-export type { Interception, InterceptOptions } from '../sim/http/intercept.ts';
-export type { InvariantViolation } from '../sim/invariants/invariant-registry.ts';
+export type { Interception, InterceptOptions } from '../sim/io/http/intercept.ts';
+export type { InvariantViolation } from '../sim/model/invariants/invariant-registry.ts';
 
 export { conform } from './conform.ts';
 export type { ConformOptions } from './conform.ts';
@@ -58,9 +58,9 @@ export type {
 export { SetupError } from '../suites/conform/preflight.ts';
 export { SelectionError } from '../suites/report/selection.ts';
 
-export { DIALECT_NAMES } from '../sim/http/dialects/dialects.ts';
-export type { DialectName } from '../sim/http/dialects/dialects.ts';
-export type { EnvelopeForm } from '../sim/http/envelope.ts';
+export { DIALECT_NAMES } from '../sim/dialects/dialects.ts';
+export type { DialectName } from '../sim/dialects/dialects.ts';
+export type { EnvelopeForm } from '../sim/io/http/envelope.ts';
 
 import { PACKAGE_VERSION } from '../fixtures/package-version.ts';
 /** The version of this package (`mqsim --version`, `GET /`, the reports' `tool.version`). */

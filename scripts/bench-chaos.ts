@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CHAOS_FAULT_KINDS } from '../sim/chaos/chaos-plan.ts';
+import { CHAOS_FAULT_KINDS } from '../sim/runs/chaos/chaos-plan.ts';
 import { runSweep } from './cli/chaos-sweep.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 import { CHECKOUT_ROOT, checkoutBefore } from './bench/before-checkout.ts';

@@ -15,10 +15,10 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runConform } from '../suites/conform/runner.ts';
+import { runConform } from '../suites/run/runner.ts';
 import { UrlTarget } from '../suites/targets/url-target.ts';
 import { SIM_ADMIN } from '../suites/targets/sim-target.ts';
-import { startClusterServer } from '../sim/http/cluster-server.ts';
+import { startClusterServer } from '../sim/io/serve/cluster-server.ts';
 import type { Report } from '../suites/conform/report-model.ts';
 import { argNumber } from './bench/script-args.ts';
 import { DEFAULT_CONCURRENCY } from '../suites/conform/endpoint-lanes.ts';

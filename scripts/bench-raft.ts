@@ -10,7 +10,7 @@
  * `--check` runs every invariant checker after every event (slower) and fails on a violation.
  */
 import { pathToFileURL } from 'node:url';
-import { Cluster } from '../sim/cluster/cluster.ts';
+import { Cluster } from '../sim/model/cluster/cluster.ts';
 import { faultEveryMinute, runMeasured, speedFigures, type SpeedFigures } from './bench/sim-bench-run.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 

@@ -1,14 +1,14 @@
 /**
- * Benchmark of the compiled response writers (sim/http/response-writers.ts) against JSON.stringify on
+ * Benchmark of the compiled response writers (sim/io/http/response-writers.ts) against JSON.stringify on
  * the body of a 100-record page: the tenant list and the topic list (records with nested objects),
  * as the simulator answers them (envelope form A). Each writer writes the same body many times per
  * round; the median ns per body over the rounds is printed, with the ratio. A figure, not a test.
  *
  *   npm run bench:serializers -- [--records 100] [--rounds 15] [--ops 2000]
  */
-import { endpointById } from '../fixtures/contract/index.ts';
-import { successWriter, type BodyWriter } from '../sim/http/response-writers.ts';
-import { InProcessSim } from '../sim/http/in-process-client.ts';
+import { endpointById } from '../contract/index.ts';
+import { successWriter, type BodyWriter } from '../sim/io/http/response-writers.ts';
+import { InProcessSim } from '../sim/io/http/in-process-client.ts';
 import { argText } from './bench/script-args.ts';
 import { median } from './bench/median.ts';
 

@@ -10,9 +10,9 @@
  * on a violation.
  */
 import { pathToFileURL } from 'node:url';
-import { OperationError } from '../sim/api/operation-error.ts';
-import { Cluster } from '../sim/cluster/cluster.ts';
-import { defaultShardConfig } from '../sim/storage/storage-engine.ts';
+import { OperationError } from '../sim/model/errors/operation-error.ts';
+import { Cluster } from '../sim/model/cluster/cluster.ts';
+import { defaultShardConfig } from '../sim/model/storage/storage-engine.ts';
 import { faultEveryMinute, runMeasured, speedFigures, type SpeedFigures } from './bench/sim-bench-run.ts';
 import { argNumber, argText } from './bench/script-args.ts';
 

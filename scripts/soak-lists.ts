@@ -1,5 +1,5 @@
 /**
- * Lists soak: the differential test of list answers (sim/http/list-differential) for as many steps as
+ * Lists soak: the differential test of list answers (sim/io/http/list-differential) for as many steps as
  * asked, in batches of histories, with kept answers and known list requests on and off in turn. Every
  * list answer of the app is compared byte for byte with the reference answer; prints steps/s and the
  * steps run without a difference, and on a difference the shrunk history with what replays it, exit 1.
@@ -8,10 +8,10 @@
  *                         [--lists cluster.tenant.list,...] [--seed N] [--fault NAME]
  *   npm run soak:lists -- --keep on --seed N --path P --replay-path R [--focus ...]   # one shrunk history again
  *
- * --fault switches a seeded index fault on (sim/api/list-faults.ts), to see the soak find it.
+ * --fault switches a seeded index fault on (sim/model/api/list-faults.ts), to see the soak find it.
  */
 import { argNumber, argText } from './bench/script-args.ts';
-import { LIST_FAULT_NAMES, switchListFaults } from '../sim/api/list-faults.ts';
+import { LIST_FAULT_NAMES, switchListFaults } from '../sim/model/api/list-faults.ts';
 import {
   checkListHistories,
   describeFailure,
@@ -19,7 +19,7 @@ import {
   newHistoryStats,
   replayPathOf,
   type ListHistoryOptions,
-} from '../sim/http/list-differential/list-history.ts';
+} from '../sim/io/http/list-differential/list-history.ts';
 
 const steps = argNumber('steps', 100_000, { positive: true });
 const keep = argText('keep', 'both');

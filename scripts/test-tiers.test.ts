@@ -70,7 +70,7 @@ describe('the fast tier (vitest.fast.config.ts) leaves out the slow test files',
 
   it('finds the spawn behind a helper (the rule reads imports, not only the test file)', () => {
     expect(reasons.get('scripts/bench/list-bench.test.ts')).toMatch(/list-bench\.ts → suites\/targets\/spawned-target\.ts$/);
-    expect(reasons.get('sim/http/cors-browser.test.ts')).toBe("imports 'playwright-core'");
-    expect(reasons.get('sim/http/cluster-server.test.ts')).toBeUndefined();
+    expect(reasons.get('sim/io/http/cors-browser.test.ts')).toBe("imports 'playwright-core'");
+    expect(reasons.get('sim/io/serve/cluster-server.test.ts')).toBeUndefined();
   });
 });

@@ -38,11 +38,11 @@ interface Outcome {
 
 const root = argText('root', CHECKOUT_ROOT);
 const steps = argNumber('steps', 20_000, { positive: true });
-const plan = (await import(pathToFileURL(join(root, 'sim/chaos/chaos-plan.ts')).href)) as {
+const plan = (await import(pathToFileURL(join(root, 'sim/runs/chaos/chaos-plan.ts')).href)) as {
   CHAOS_FAULT_KINDS: readonly string[];
   generatePlan(o: Options): unknown;
 };
-const runner = (await import(pathToFileURL(join(root, 'sim/chaos/chaos-runner.ts')).href)) as {
+const runner = (await import(pathToFileURL(join(root, 'sim/runs/chaos/chaos-runner.ts')).href)) as {
   runPlan(o: Options, p: unknown): Promise<Outcome>;
 };
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { runLoad } from './http-load.ts';
 import { LIST_CASES, countsOf, recordAnswers, requestsOf, send, startBareServer, startSimServer } from './list-bench.ts';
 

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { request } from 'undici';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import { spawnPrintingUrl, type SpawnedTarget } from '../../suites/targets/spawned-target.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 import { LIST_CASES, type ListCase } from './list-cases.ts';

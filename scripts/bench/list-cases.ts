@@ -3,8 +3,8 @@
  * through the model, and its three queries of one 100-record page (default order; sorted; filtered
  * and sorted). Every list endpoint of the contract has a case (a test checks it).
  */
-import type { Cluster } from '../../sim/cluster/cluster.ts';
-import { defaultShardConfig } from '../../sim/storage/storage-engine.ts';
+import type { Cluster } from '../../sim/model/cluster/cluster.ts';
+import { defaultShardConfig } from '../../sim/model/storage/storage-engine.ts';
 
 export interface ListCase {
   /** The contract's endpoint id. */

@@ -5,7 +5,7 @@
  *
  *   node --import tsx scripts/bench/list-sim-server.ts <records> [<endpoint id,...>]
  */
-import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
 import { LIST_CASES } from './list-cases.ts';
 
 const records = Number(process.argv[2]);

@@ -1,5 +1,5 @@
-import type { Cluster } from '../../sim/cluster/cluster.ts';
-import type { SeededRandom } from '../../sim/engine/seeded-random.ts';
+import type { Cluster } from '../../sim/model/cluster/cluster.ts';
+import type { SeededRandom } from '../../sim/model/engine/seeded-random.ts';
 
 /** The faults of the simulator benchmarks, one a virtual minute. */
 export type MinuteFault = 'crash' | 'stop' | 'isolate' | 'lossy';

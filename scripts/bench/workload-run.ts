@@ -39,7 +39,7 @@ const clients = argNumber('clients', 100_000, { positive: true });
 const virtualHours = argNumber('virtual-hours', 1, { positive: true });
 const seed = argText('seed', '1');
 
-const { Cluster } = (await import(pathToFileURL(join(root, 'sim/cluster/cluster.ts')).href)) as {
+const { Cluster } = (await import(pathToFileURL(join(root, 'sim/model/cluster/cluster.ts')).href)) as {
   Cluster: new (o: { seed: string; workload: 'demo'; nodes: number }) => ClusterLike;
 };
 let peakHeap = 0;

@@ -1,4 +1,4 @@
-import { generatePlan, type ApiCall } from '../../sim/chaos/chaos-plan.ts';
+import { generatePlan, type ApiCall } from '../../sim/runs/chaos/chaos-plan.ts';
 import type { Target, TargetResponse } from '../../suites/targets/target.ts';
 import { AckHistory, effectOf, historyList, type HistoryViolation } from './api-history.ts';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CHAOS_FAULT_KINDS } from '../../sim/chaos/chaos-plan.ts';
+import { CHAOS_FAULT_KINDS } from '../../sim/runs/chaos/chaos-plan.ts';
 import { runChaosCommand, type ChaosCommandOptions } from './chaos-command.ts';
 import { runReplayCommand } from './replay-command.ts';
 import { UsageError } from './usage-error.ts';

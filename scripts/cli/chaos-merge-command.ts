@@ -9,7 +9,7 @@ import {
   type SweepFile,
   type SweepMerge,
   type SweepMergeInput,
-} from '../../sim/chaos/sweep-file.ts';
+} from '../../sim/runs/chaos/sweep-file.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ChaosMergeIo {

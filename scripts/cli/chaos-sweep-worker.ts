@@ -3,8 +3,8 @@
  * ends on `null`. The run options come once, in workerData.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ChaosOptions } from '../../sim/chaos/chaos-plan.ts';
-import { runSeed } from '../../sim/chaos/seed-sweep.ts';
+import type { ChaosOptions } from '../../sim/runs/chaos/chaos-plan.ts';
+import { runSeed } from '../../sim/runs/chaos/seed-sweep.ts';
 
 const template = (workerData as { template: Omit<ChaosOptions, 'seed'> }).template;
 const port = parentPort!;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseSeedList } from '../../sim/chaos/seed-sweep.ts';
+import { parseSeedList } from '../../sim/runs/chaos/seed-sweep.ts';
 import { runChaosCommand, type ChaosCommandOptions } from './chaos-command.ts';
 import { runSweep } from './chaos-sweep.ts';
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { ChaosOptions } from '../../sim/chaos/chaos-plan.ts';
-import { runSeed, type SeedOutcome } from '../../sim/chaos/seed-sweep.ts';
+import type { ChaosOptions } from '../../sim/runs/chaos/chaos-plan.ts';
+import { runSeed, type SeedOutcome } from '../../sim/runs/chaos/seed-sweep.ts';
 
 export interface SweepProgress {
   done: number;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { Report } from '../../suites/conform/report-model.ts';
 import { Command, CommanderError } from 'commander';
 import { registerConformCommand, runConformCommand, type ConformCommandOptions, type ConformIo } from './conform-command.ts';

@@ -1,12 +1,12 @@
 import { parseDockerTarget } from '../../suites/targets/docker-target.ts';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { coverageLine } from '../../suites/conform/coverage.ts';
 import { exitCodeOf, type FailOn, type Report, type ShardSpec } from '../../suites/conform/report-model.ts';
-import { runConform, runIdOf, SetupError } from '../../suites/conform/runner.ts';
+import { runConform, runIdOf, SetupError } from '../../suites/run/runner.ts';
 import { DEFAULT_CONCURRENCY } from '../../suites/conform/endpoint-lanes.ts';
-import { copyToLatest, writeReports } from '../../suites/conform/writers/write-reports.ts';
+import { copyToLatest, writeReports } from '../../suites/report/writers/write-reports.ts';
 import { baselineLines } from '../../suites/report/baseline.ts';
 import { ProgressPrinter } from '../../suites/report/progress.ts';
 import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { startServe, stopAll } from './testing/serve-process.ts';
 
 /**

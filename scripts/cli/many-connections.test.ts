@@ -1,9 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import mqttPacket from 'mqtt-packet';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openFileLimit } from '../../sim/mqtt-wire/fd-limit.ts';
+import { openFileLimit } from '../../sim/io/mqtt-wire/fd-limit.ts';
 import { startServe, stopAll } from './testing/serve-process.ts';
-import { connectClient, startTestBroker } from '../../sim/mqtt-wire/testing/test-broker.ts';
+import { connectClient, startTestBroker } from '../../sim/io/mqtt-wire/testing/test-broker.ts';
 
 /**
  * Many connections: 10,000 concurrent sockets are connected and served, and past the listener's

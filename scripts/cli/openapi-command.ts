@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Command } from 'commander';
-import { API } from '../../fixtures/contract/index.ts';
-import type { ApiContract } from '../../fixtures/contract/types.ts';
-import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
+import { API } from '../../contract/index.ts';
+import type { ApiContract } from '../../contract/types.ts';
+import { toOpenApi } from '../../contract/to-openapi.ts';
 
 export interface OpenapiCommandOptions {
   out?: string;

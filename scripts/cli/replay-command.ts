@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type Command } from 'commander';
-import { runPlan } from '../../sim/chaos/chaos-runner.ts';
-import { resultLine, runFailed } from '../../sim/chaos/chaos.ts';
-import { parseReplayFile } from '../../sim/chaos/replay-file.ts';
+import { runPlan } from '../../sim/runs/chaos/chaos-runner.ts';
+import { resultLine, runFailed } from '../../sim/runs/chaos/chaos.ts';
+import { parseReplayFile } from '../../sim/runs/chaos/replay-file.ts';
 import { parseIntOption, UsageError } from './usage-error.ts';
 
 export interface ReplayIo {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { exitCodeOf, type FailOn, type Report } from '../../suites/conform/report-model.ts';
-import { writeReports } from '../../suites/conform/writers/write-reports.ts';
+import { writeReports } from '../../suites/report/writers/write-reports.ts';
 import { MergeError, mergeReports } from '../../suites/report/merge.ts';
 import { readReportFile, ReportFileError } from '../../suites/report/report-file.ts';
 import { summaryText, type ConformIo } from './conform-command.ts';

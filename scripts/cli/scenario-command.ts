@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { CHAOS_BUGS, type ChaosBug } from '../../sim/chaos/chaos-plan.ts';
-import { parseScenarioFile, type ScenarioFile } from '../../sim/scenario/scenario-file.ts';
-import { runScenario, type ScenarioResult } from '../../sim/scenario/scenario-runner.ts';
+import { CHAOS_BUGS, type ChaosBug } from '../../sim/runs/chaos/chaos-plan.ts';
+import { parseScenarioFile, type ScenarioFile } from '../../sim/runs/scenario/scenario-file.ts';
+import { runScenario, type ScenarioResult } from '../../sim/runs/scenario/scenario-runner.ts';
 import { parseChoice, UsageError } from './usage-error.ts';
 
 export interface ScenarioIo {

@@ -1,5 +1,5 @@
-import { DEVIATIONS } from '../../sim/http/deviations/catalogue.ts';
-import { DIALECTS, dialectHelp } from '../../sim/http/dialects/dialects.ts';
+import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
+import { DIALECTS, dialectHelp } from '../../sim/dialects/dialects.ts';
 
 /** One line per deviation: id, whether it breaks the spec or is allowed by it, where it comes from, what it does. */
 const DEVIATION_HELP = DEVIATIONS.map(

@@ -1,11 +1,11 @@
-import { startClusterServer, type RunningCluster } from '../../sim/http/cluster-server.ts';
-import type { ServedModel, ServedModelOptions } from '../../sim/http/served-model.ts';
-import type { ReplaySteps } from '../../sim/http/state/state-replay.ts';
-import { StateKeeper } from '../../sim/http/state/state-keeper.ts';
-import type { LoadedState } from '../../sim/http/state/state-load.ts';
-import { StateFileError } from '../../sim/http/state/state-file.ts';
+import { startClusterServer, type RunningCluster } from '../../sim/io/serve/cluster-server.ts';
+import type { ServedModel, ServedModelOptions } from '../../sim/io/serve/served-model.ts';
+import type { ReplaySteps } from '../../sim/io/state/state-replay.ts';
+import { StateKeeper } from '../../sim/io/state/state-keeper.ts';
+import type { LoadedState } from '../../sim/io/state/state-load.ts';
+import { StateFileError } from '../../sim/io/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
-import { DIALECTS } from '../../sim/http/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/dialects/dialects.ts';
 import { UsageError } from './usage-error.ts';
 import { warmUpReporter } from './serve-warm-up.ts';
 import type { PreparedServe } from './serve-prepare.ts';

@@ -6,9 +6,9 @@ import { SignJWT } from 'jose';
 import mqtt from 'mqtt';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEVELOPMENT_JWT_SECRET } from '../../sim/cluster/cluster-options.ts';
-import { encodeState, type ServeStateOptions } from '../../sim/http/state/state-file.ts';
-import { loadState } from '../../sim/http/state/state-load.ts';
+import { DEVELOPMENT_JWT_SECRET } from '../../sim/model/nodes/cluster-options.ts';
+import { encodeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';
+import { loadState } from '../../sim/io/state/state-load.ts';
 import { MQSIM_BIN, startServe, stopAll, type ServedProcess } from './testing/serve-process.ts';
 
 /**

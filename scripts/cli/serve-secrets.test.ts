@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashAdminPassword, verifyAdminPassword } from '../../sim/auth/admin-password.ts';
-import { DEVELOPMENT_JWT_SECRET } from '../../sim/cluster/cluster-options.ts';
+import { hashAdminPassword, verifyAdminPassword } from '../../sim/model/auth/admin-password.ts';
+import { DEVELOPMENT_JWT_SECRET } from '../../sim/model/nodes/cluster-options.ts';
 import { ADMIN_PASSWORD, adminPassword, checkDefaults, givenSecret, isLoopbackHost, JWT_SECRET, serveSecrets } from './serve-secrets.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
-import { hashAdminPassword, verifyAdminPassword, type AdminPasswordHash } from '../../sim/auth/admin-password.ts';
-import { DEFAULT_ADMIN_PASSWORD, DEVELOPMENT_JWT_SECRET } from '../../sim/cluster/cluster-options.ts';
-import type { RecordedAdmin } from '../../sim/http/state/state-file.ts';
+import { hashAdminPassword, verifyAdminPassword, type AdminPasswordHash } from '../../sim/model/auth/admin-password.ts';
+import { DEFAULT_ADMIN_PASSWORD, DEVELOPMENT_JWT_SECRET } from '../../sim/model/nodes/cluster-options.ts';
+import type { RecordedAdmin } from '../../sim/io/state/state-file.ts';
 import { UsageError } from './usage-error.ts';
 
 /**

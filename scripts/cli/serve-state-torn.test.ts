@@ -9,7 +9,7 @@ import { startServe, stopAll, type ServedProcess } from './testing/serve-process
  * at a few cut offsets of that record (inside its prefix, in the middle of its payload, just before
  * its newline), the server starts, says in one line that it dropped the torn record,
  * serves every earlier write, and the next start finds nothing to drop. Every offset is covered at
- * the library level (sim/http/state/state-journal-torn.test.ts).
+ * the library level (sim/io/state/state-journal-torn.test.ts).
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-state-torn-'));

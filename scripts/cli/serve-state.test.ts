@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MQSIM_BIN as BIN, startServe, stopAll } from './testing/serve-process.ts';
-import { encodeState } from '../../sim/http/state/state-file.ts';
-import { loadState } from '../../sim/http/state/state-load.ts';
+import { encodeState } from '../../sim/io/state/state-file.ts';
+import { loadState } from '../../sim/io/state/state-load.ts';
 
 /**
  * `mqsim serve --state FILE` through the real CLI: acknowledged writes of every kind survive a

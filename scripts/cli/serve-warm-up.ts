@@ -1,4 +1,4 @@
-import type { WarmUpProgress } from '../../sim/cluster/cluster.ts';
+import type { WarmUpProgress } from '../../sim/model/cluster/cluster.ts';
 
 /** Warm-up progress lines: one when 2 s of wall time have passed since the start or the last line. */
 export function warmUpReporter(startedMs: number, write: (line: string) => void, now = () => performance.now()) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { API, familyByKey } from '../../fixtures/contract/index.ts';
-import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
-import { HANDLERS } from '../../sim/http/handlers/index.ts';
+import { API, familyByKey } from '../../contract/index.ts';
+import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
+import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
 import { missingParts, type Implementation } from './completeness.ts';
 
@@ -26,7 +26,9 @@ describe('every endpoint and every resource family has each part derived from th
   describe('a copy missing one part is reported, naming it', () => {
     it('an endpoint without a handler', () => {
       const { ['cluster.acl.create']: _gone, ...handlers } = HANDLERS;
-      expect(missingParts({ ...BUILT_IN, handlers })).toEqual(['endpoint cluster.acl.create: no handler (sim/http/handlers/<module>.ts)']);
+      expect(missingParts({ ...BUILT_IN, handlers })).toEqual([
+        'endpoint cluster.acl.create: no handler (sim/io/http/handlers/<module>.ts)',
+      ]);
     });
 
     it('a POST without its write class', () => {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { hasAssertion } from '../../fixtures/contract/assertions/index.ts';
-import { familyEndpoint, familyInRole, visibilityRules, type FamilyRole } from '../../fixtures/contract/family-rules.ts';
-import { toOpenApi } from '../../fixtures/contract/to-openapi.ts';
-import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../fixtures/contract/types.ts';
-import { metaWritePolicy } from '../../sim/cluster/meta-write-gate.ts';
-import type { HandlerTable } from '../../sim/http/handler-types.ts';
-import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
+import { hasAssertion } from '../../contract/assertions/index.ts';
+import { familyEndpoint, familyInRole, visibilityRules, type FamilyRole } from '../../contract/family-rules.ts';
+import { toOpenApi } from '../../contract/to-openapi.ts';
+import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../contract/types.ts';
+import { metaWritePolicy } from '../../sim/model/nodes/meta-write-gate.ts';
+import type { HandlerTable } from '../../sim/io/http/handler-types.ts';
+import { declaredParams } from '../../contract/minimal-params.ts';
 import { bindingValidParams, mutationsFor, validParams } from '../../suites/properties/arbitraries/family-requests.ts';
 import { resolveParams } from '../../suites/properties/arbitraries/symbols.ts';
 import { isModelled, modelledFamilies, type ModelledFamily } from '../../suites/properties/reference-model/families.ts';
@@ -43,7 +43,7 @@ function endpointProblems(impl: Implementation): string[] {
     const at = `endpoint ${e.id}`;
     if (ids.has(e.id)) out.push(`${at}: the id is declared twice`);
     ids.add(e.id);
-    if (typeof impl.handlers[e.id] !== 'function') out.push(`${at}: no handler (sim/http/handlers/<module>.ts)`);
+    if (typeof impl.handlers[e.id] !== 'function') out.push(`${at}: no handler (sim/io/http/handlers/<module>.ts)`);
     try {
       metaWritePolicy(e);
     } catch {

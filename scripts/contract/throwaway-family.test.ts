@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operationFailure } from '../../fixtures/contract/common.ts';
-import { API } from '../../fixtures/contract/index.ts';
-import { obj, str, strEnum, successText } from '../../fixtures/contract/schema-builders.ts';
-import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
-import { failed } from '../../sim/api/operation-error.ts';
-import { handlersFor, type HandlerTable } from '../../sim/http/handler-types.ts';
-import { HANDLERS } from '../../sim/http/handlers/index.ts';
+import { operationFailure } from '../../contract/common.ts';
+import { API } from '../../contract/index.ts';
+import { obj, str, strEnum, successText } from '../../contract/schema-builders.ts';
+import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
+import { failed } from '../../sim/model/errors/operation-error.ts';
+import { handlersFor, type HandlerTable } from '../../sim/io/http/handler-types.ts';
+import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 import { runOpenapiCommand } from '../cli/openapi-command.ts';
@@ -115,7 +115,7 @@ const widget: ResourceFamilyContract = {
   fixture: { stem: 'w', fields: (n, s) => ({ tenant: n.tenant, name: `conform-widget${s}`, color: 'red', desc: 'a widget' }) },
 };
 
-/** The built-in API with widgets: what a contributor's edit of fixtures/contract would give. */
+/** The built-in API with widgets: what a contributor's edit of contract would give. */
 const WIDGET_API: ApiContract = { endpoints: [...API.endpoints, ...widgetEndpoints], families: [...API.families, widget] };
 
 // ---- 3. The model and the handlers --------------------------------------------------------------
@@ -193,7 +193,7 @@ describe('a throwaway family defined only in this file', () => {
     expect(missingParts({ ...served, scenarioSuites: suites })).toEqual([]);
     // Without its handlers the server could not answer it: the check says so.
     expect(missingParts({ ...served, handlers: HANDLERS, scenarioSuites: suites })).toContain(
-      'endpoint widgets.widget.create: no handler (sim/http/handlers/<module>.ts)',
+      'endpoint widgets.widget.create: no handler (sim/io/http/handlers/<module>.ts)',
     );
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEVIATIONS } from '../../sim/http/deviations/catalogue.ts';
+import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
 import { conformWith, describeFindings, keyOf, tagsOf } from './proof-run.ts';
 import { DEFAULT_HISTORY_DEPTH } from '../../suites/properties/list-histories/history-property.ts';
 

@@ -5,11 +5,11 @@
  * behaviours that break the spec: one finding each) and `real-server-allowed.test.ts` (behaviours the
  * spec allows: no MUST or SHOULD finding).
  */
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { Finding, Report } from '../../suites/conform/report-model.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
-import type { Deviation } from '../../sim/http/deviations/deviation.ts';
+import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
 
 /** Ten virtual minutes of demo history: enough for every check (monitor series, bans), 6x faster to start than an hour. */
 const WARM_UP_MS = 600_000;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEVIATIONS } from '../../sim/http/deviations/catalogue.ts';
+import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
 import { conformWith, describeFindings, tagsOf } from './proof-run.ts';
 
 /**

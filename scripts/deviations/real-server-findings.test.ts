@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEVIATIONS } from '../../sim/http/deviations/catalogue.ts';
-import { REAL_SERVER_DEVIATIONS } from '../../sim/http/deviations/real-server-deviations.ts';
-import { REAL_SERVER_ROUTE_DEVIATIONS } from '../../sim/http/deviations/real-server-routes.ts';
+import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
+import { REAL_SERVER_DEVIATIONS } from '../../sim/dialects/robustmq/real-server-deviations.ts';
+import { REAL_SERVER_ROUTE_DEVIATIONS } from '../../sim/dialects/robustmq/real-server-routes.ts';
 import { conformWith, describeFindings, keyOf, tagsOf } from './proof-run.ts';
 
 /**

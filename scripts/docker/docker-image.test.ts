@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceMissing } from '../../fixtures/testing/required-service.ts';
-import { deviationById } from '../../sim/http/deviations/catalogue.ts';
+import { deviationById } from '../../sim/switches/catalogue.ts';
 import type { Report } from '../../suites/conform/report-model.ts';
 import { DockerTarget, dockerEngineStatus, loadTestcontainers } from '../../suites/targets/docker-target.ts';
 import { freePortBlock } from '../../suites/targets/free-ports.ts';

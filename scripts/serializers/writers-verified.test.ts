@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
-import { obj, str, uint, unixSeconds } from '../../fixtures/contract/schema-builders.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { successEnvelope } from '../../sim/http/envelope.ts';
-import { successWriter, verifiedWriter, writerVerification } from '../../sim/http/response-writers.ts';
-import { runConform } from '../../suites/conform/runner.ts';
+import { endpointById } from '../../contract/index.ts';
+import { obj, str, uint, unixSeconds } from '../../contract/schema-builders.ts';
+import type { EndpointContract } from '../../contract/types.ts';
+import { successEnvelope } from '../../sim/io/http/envelope.ts';
+import { successWriter, verifiedWriter, writerVerification } from '../../sim/io/http/response-writers.ts';
+import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 
 /**

@@ -9,7 +9,7 @@
  *               {type:'stop'}                   → closes the server and exits 0
  * Message out:  {type:'ready', url}             once every listener is up
  */
-import { startClusterServer } from '../../sim/http/cluster-server.ts';
+import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
 
 interface MemoryFigures {
   type: 'memory';

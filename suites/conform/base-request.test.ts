@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { API } from '../../fixtures/contract/index.ts';
-import type { ApiContract } from '../../fixtures/contract/types.ts';
+import { API } from '../../contract/index.ts';
+import type { ApiContract } from '../../contract/types.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import type { CheckRecord, Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 
 /**
  * The generated checks (required, unknown-parameter, length, range and enum) vary one parameter of a

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import { A, listedSortFields, pagedAssertion, sortAssertion } from './cite.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 
 describe('sortAssertion', () => {
   it("cites the list's statement only for the fields it gives sort_field, not for its filters", () => {

@@ -1,5 +1,5 @@
-import { citeRuleOrDecision, type CoverRule } from '../../fixtures/contract/assertions/index.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { citeRuleOrDecision, type CoverRule } from '../../contract/assertions/index.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 
 /**
  * The spec assertions the generic checks cite, by what they are about. Checks name these (or the

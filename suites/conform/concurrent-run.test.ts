@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SimTarget } from '../targets/sim-target.ts';
 import { ForwardingTarget, type Target, type TargetRequest, type TargetResponse } from '../targets/target.ts';
 import type { Report } from './report-model.ts';
-import { runConform } from './runner.ts';
-import { writeReports } from './writers/write-reports.ts';
+import { runConform } from '../run/runner.ts';
+import { writeReports } from '../report/writers/write-reports.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mqsim-concurrent-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import { ConformContext, fail, pass } from './conform-context.ts';
 

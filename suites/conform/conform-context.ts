@@ -1,16 +1,27 @@
-import { assertionById, type SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
-import { RESOURCE_FAMILIES } from '../../fixtures/contract/index.ts';
-import type { EndpointContract, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
-import type { Capability, MqttDriver, Target, TargetRequest } from '../targets/target.ts';
+import { assertionById, type SpecAssertion } from '../../contract/assertions/index.ts';
+import { RESOURCE_FAMILIES } from '../../contract/index.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
+import type { MqttDriver, Target, TargetRequest } from '../targets/target.ts';
+import type { DetectedCapabilities } from './detected-capabilities.ts';
 import { DataValidator } from './data-validator.ts';
 import { readEnvelope, type Envelope } from './envelope.ts';
 import { curlOf, ExchangeLog, responseRecord, type Exchange, type Purpose } from './exchange.ts';
-import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
+import { declaredParams } from '../../contract/minimal-params.ts';
 import { requestParts } from './param-values.ts';
 import type { CheckRecord, CheckRule, CheckStatus, FailureCause } from './report-model.ts';
-import type { CreatedResources } from './resource-families.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { RunOrder } from './run-order.ts';
+
+export type { DetectedCapabilities } from './detected-capabilities.ts';
+
+/**
+ * What a check may do with the run's created resources: the one kept by the runner
+ * (`CreatedResources` in resource-families.ts, which needs this context, hence the narrow view).
+ */
+export interface RunResources {
+  createEndpoint(f: ResourceFamilyContract): EndpointContract | undefined;
+  create(f: ResourceFamilyContract, fields: Record<string, unknown>, purpose?: 'check' | 'fixture'): Promise<Exchange | undefined>;
+}
 
 /** The outcome of one check, before it is recorded. */
 export interface Verdict {
@@ -87,30 +98,6 @@ export function fixtureNames(seed: number): FixtureNames {
   return { tenant: `conform-${seed}`, stem: `conform-${seed}`, topic: `conform/${seed}/topic`, group: `conform-${seed}-group` };
 }
 
-/**
- * What the run found out about the target before checking it; checks that need something missing are
- * skipped with the reason (never failed). Serialisable: it goes into the report.
- */
-export interface DetectedCapabilities {
-  /** Requests can come from a peer the spec does not exempt from tokens (127.0.0.2 on loopback targets). */
-  remotePeer: Capability;
-  /**
-   * Auth checks from that peer can show something: false when the target answers it without a token
-   * although the spec exempts only 127.0.0.1 and ::1 (then `exemptPeer` names it).
-   */
-  authChecks: Capability;
-  exemptPeer?: string;
-  /** The simulator's control interface (`--target sim` only). */
-  control: Capability;
-  /**
-   * The target's MQTT TCP listener, and which form named it (`--mqtt`, config get
-   * `mqtt_server.tcp_port` or `mqtt_runtime.server.tcp_port`, a node record's `extend.mqtt.mqtt_addr`).
-   */
-  mqttListener: Capability & { address?: string; source?: string };
-  /** A way to act as an MQTT client: the listener, else the simulator's control. */
-  mqttClient: Capability & { via?: string };
-}
-
 /** Facts learned during the run that later checks build on. */
 export interface RunState {
   /** Topic the run may read: the fixture topic, or one found in the topic list. */
@@ -154,7 +141,7 @@ export class ConformContext {
   /** How checks act as an MQTT client, when `capabilities.mqttClient` is available. */
   mqtt?: MqttDriver;
   /** What the run created (set by the runner), so a check can make an instance it needs and have it cleaned up. */
-  resources?: CreatedResources;
+  resources?: RunResources;
   /** `--mqtt HOST:PORT`: the target's MQTT listener as the user gave it, instead of detecting it. */
   mqttAddress?: { host: string; port: number };
   /** `--mqtt none`: the target has no MQTT listener; nothing is probed. */

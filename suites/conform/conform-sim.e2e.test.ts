@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ASSERTIONS, assertionById, hasAssertion } from '../../fixtures/contract/assertions/index.ts';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { ASSERTIONS, assertionById, hasAssertion } from '../../contract/assertions/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import { exitCodeOf, type Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 
 /** The whole conformance run against the embedded simulator, over real HTTP on loopback. */
 

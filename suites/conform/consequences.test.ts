@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimTarget } from '../targets/sim-target.ts';
 import type { TargetRequest } from '../targets/target.ts';
 import type { CheckRecord, Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 import { RefusingTarget } from './testing/refusing-target.ts';
 
 /**

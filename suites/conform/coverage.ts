@@ -1,4 +1,4 @@
-import type { SpecAssertion } from '../../fixtures/contract/assertions/index.ts';
+import type { SpecAssertion } from '../../contract/assertions/index.ts';
 import type { Citation, EndpointReport, SpecCoverage } from './report-model.ts';
 
 /** The report's view of an assertion. */

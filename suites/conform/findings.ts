@@ -1,4 +1,4 @@
-import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
+import { citeRuleOrDecision } from '../../contract/assertions/index.ts';
 import { isCrossCutting } from './cross-cutting.ts';
 import {
   checkKey,

@@ -1,8 +1,8 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import { detectCapabilities } from './checks/capabilities.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { listingEndpointId } from '../../fixtures/contract/family-rules.ts';
+import type { EndpointContract } from '../../contract/types.ts';
+import { listingEndpointId } from '../../contract/family-rules.ts';
 import { type CreatedResources, fixtureFields } from './resource-families.ts';
 import { findKey } from './scenarios.ts';
 

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { CheckRecord, Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 import { apiOnceThen, apiOnceThenTcp } from './testing/passes-preflight.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { PacketReader } from '../targets/mqtt-wire-client.ts';
 import { UrlTarget } from '../targets/url-target.ts';
 import { detectCapabilities } from './checks/capabilities.ts';

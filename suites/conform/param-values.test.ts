@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import { lengthCases } from './checks/limit-checks.ts';
 import { fingerprint } from './checks/list-pages.ts';
 import { reversedAfterIntersect } from './checks/list-sorting.ts';
-import { buildParams, declaredParams, minimalValue } from '../../fixtures/contract/minimal-params.ts';
+import { buildParams, declaredParams, minimalValue } from '../../contract/minimal-params.ts';
 import { requestParts, textOfLength, toQuery } from './param-values.ts';
 
 const endpoint: EndpointContract = {

@@ -3,7 +3,7 @@ import { startProxy, type RunningProxy } from '../scenarios/test-proxy.ts';
 import { SIM_ADMIN, SimTarget } from '../targets/sim-target.ts';
 import type { CheckRecord } from './report-model.ts';
 import type { Report } from './report-model.ts';
-import { runConform } from './runner.ts';
+import { runConform } from '../run/runner.ts';
 
 /**
  * `--peer-address` against a server that exempts the default non-loopback peer 127.0.0.2 from

@@ -1,4 +1,4 @@
-import type { DetectedCapabilities } from './conform-context.ts';
+import type { DetectedCapabilities } from './detected-capabilities.ts';
 /**
  * The conformance report: one model for every output (JSON, HTML, JUnit). Shape fixed by the issue:
  * `{target, seed, summary: {checks, passed, failed, skipped}, endpoints: [{method, path, status,

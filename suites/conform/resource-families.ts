@@ -1,8 +1,8 @@
-import { familyEndpoint, familyInRole, listingEndpointId } from '../../fixtures/contract/family-rules.ts';
-import type { EndpointContract, ParamSpec, ResourceFamilyContract, RunNames } from '../../fixtures/contract/types.ts';
+import { familyEndpoint, familyInRole, listingEndpointId } from '../../contract/family-rules.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract, RunNames } from '../../contract/types.ts';
 import { type ConformContext, succeeded } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
-import { buildParams } from '../../fixtures/contract/minimal-params.ts';
+import { buildParams } from '../../contract/minimal-params.ts';
 import { textOfLength } from './param-values.ts';
 
 /**

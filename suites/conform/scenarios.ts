@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import { type ConformContext, envelopeOf, pass, succeeded, type Verdict } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
 import { familyByKey, fixtureFields } from './resource-families.ts';

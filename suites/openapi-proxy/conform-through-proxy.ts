@@ -1,4 +1,4 @@
-import { runConform } from '../conform/runner.ts';
+import { runConform } from '../run/runner.ts';
 import type { Report } from '../conform/report-model.ts';
 import { SIM_ADMIN, SimTarget } from '../targets/sim-target.ts';
 import { UrlTarget } from '../targets/url-target.ts';

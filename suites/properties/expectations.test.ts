@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { checkAnswer, type Expectation } from './expectations.ts';
 import { classify, type Answer } from './property-client.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../targets/target.ts';
-import { API } from '../../fixtures/contract/index.ts';
+import { API } from '../../contract/index.ts';
 import { modelledFamilies, runPropertySuites, toCheckRecord, type PropertyResult } from './index.ts';
 
 /**

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
 import { A } from '../conform/cite.ts';
 import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
-import { citeRuleOrDecision } from '../../fixtures/contract/assertions/index.ts';
+import { citeRuleOrDecision } from '../../contract/assertions/index.ts';
 import { namesParam } from '../conform/envelope.ts';
-import { declaredParams } from '../../fixtures/contract/minimal-params.ts';
+import { declaredParams } from '../../contract/minimal-params.ts';
 import { applyMutation, hasNonAscii, mutationsOf, objectValue, type Mutation } from './arbitraries/param-arbitraries.ts';
 import { bindingRequestArb, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Scope } from './arbitraries/symbols.ts';

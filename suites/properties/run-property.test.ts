@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import type { Target } from '../targets/target.ts';
 import type { PropertyDef } from './property-def.ts';
 import { requestAssertion } from './citations.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { curlOf, responseRecord } from '../conform/exchange.ts';
-import { endpointById } from '../../fixtures/contract/index.ts';
+import { endpointById } from '../../contract/index.ts';
 import type { Level } from '../conform/report-model.ts';
 import { levelOf } from './citations.ts';
 import type { PropertyDef } from './property-def.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointKey, exitCodeOf, type Report } from '../conform/report-model.ts';
-import { runConform } from '../conform/runner.ts';
+import { runConform } from '../run/runner.ts';
 import { mergeReports, MergeError } from './merge.ts';
 import { check, endpoint, reportOf } from './sample-report.ts';
 

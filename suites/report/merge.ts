@@ -1,5 +1,5 @@
-import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { ASSERTIONS } from '../../contract/assertions/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { citationOf, specCoverage } from '../conform/coverage.ts';
 import { buildFindings } from '../conform/findings.ts';
 import {

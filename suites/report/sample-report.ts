@@ -1,4 +1,4 @@
-import { ASSERTIONS } from '../../fixtures/contract/assertions/index.ts';
+import { ASSERTIONS } from '../../contract/assertions/index.ts';
 import { citationOf, specCoverage } from '../conform/coverage.ts';
 import { buildFindings } from '../conform/findings.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import {
   globToRegExp,
   matchesPattern,

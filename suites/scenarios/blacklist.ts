@@ -1,6 +1,6 @@
 import { fail, pass, skip } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { readList } from './helpers.ts';
+import { readList } from '../conform/check-helpers.ts';
 import { unknownDelete } from './duplicates.ts';
 
 /**

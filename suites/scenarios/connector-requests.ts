@@ -1,10 +1,10 @@
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import type { EndpointContract } from '../../contract/types.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { type CreatedResources, fixtureFields } from '../conform/resource-families.ts';
-import { expectRefused, refusalNames, refused, type Row } from './helpers.ts';
+import { expectRefused, refusalNames, refused, type Row } from '../conform/check-helpers.ts';
 
 /** Creating the run's own connectors for the connector scenarios, and judging a refused create. */
 

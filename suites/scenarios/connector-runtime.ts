@@ -1,8 +1,8 @@
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, letTimePass, readList, type Row } from './helpers.ts';
+import { dataOf, letTimePass, readList, type Row } from '../conform/check-helpers.ts';
 import { attempt, CONNECTOR } from './connector-requests.ts';
 
 /** Polls the connector's list record every 250 ms of target time (up to `maxMs`) until it is Running; returns it and the time waited. */

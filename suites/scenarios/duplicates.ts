@@ -1,12 +1,12 @@
 import { describeAnswer, envelopeOf, fail, inconclusive, pass, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { buildParams } from '../../fixtures/contract/minimal-params.ts';
-import { listingEndpointId, recordIdentity } from '../../fixtures/contract/family-rules.ts';
-import { endpointById, familyByKey } from '../../fixtures/contract/index.ts';
-import type { ResourceFamilyContract } from '../../fixtures/contract/types.ts';
+import { buildParams } from '../../contract/minimal-params.ts';
+import { listingEndpointId, recordIdentity } from '../../contract/family-rules.ts';
+import { endpointById, familyByKey } from '../../contract/index.ts';
+import type { ResourceFamilyContract } from '../../contract/types.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { Scenario } from './scenario-suite.ts';
-import { readList } from './helpers.ts';
+import { readList } from '../conform/check-helpers.ts';
 
 /**
  * The project's decisions where the spec is silent on a create of a name that exists and a delete

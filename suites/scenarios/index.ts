@@ -1,5 +1,5 @@
-import { CONTRACT_MODULES, type ContractModuleName } from '../../fixtures/contract/index.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import { CONTRACT_MODULES, type ContractModuleName } from '../../contract/index.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import type { ConformContext } from '../conform/conform-context.ts';
 import { acl } from './acl.ts';
 import { auth } from './auth.ts';
@@ -23,7 +23,7 @@ import { users } from './users.ts';
 export type { ScenarioSuite, Scenario, ScenarioEnv } from './scenario-suite.ts';
 
 /**
- * The scenario suite of each contract module (fixtures/contract/index.ts CONTRACT_MODULES), by its
+ * The scenario suite of each contract module (contract/index.ts CONTRACT_MODULES), by its
  * name: a module without a suite, or a suite of a module the contract does not have, does not
  * compile. A suite checks the endpoints of the tags it names (status-health also takes the login
  * module's `status` tag).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runConform } from '../conform/runner.ts';
+import { runConform } from '../run/runner.ts';
 import type { Report } from '../conform/report-model.ts';
 import { SIM_ADMIN, SimTarget } from '../targets/sim-target.ts';
 import { UrlTarget } from '../targets/url-target.ts';

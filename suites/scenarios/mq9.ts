@@ -1,7 +1,7 @@
 import { type ConformContext, describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded } from '../conform/conform-context.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import type { Scenario, ScenarioSuite } from './scenario-suite.ts';
-import { readList, totalOf } from './helpers.ts';
+import { readList, totalOf } from '../conform/check-helpers.ts';
 
 /** How far the expiry check moves a simulator's time ahead of its wall clock first (see there). */
 const WALL_CLOCK_LEAD_MS = 10_000;

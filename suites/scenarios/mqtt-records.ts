@@ -11,7 +11,7 @@ import {
 } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { Scenario } from './scenario-suite.ts';
-import { dataOf, readList, type Row, totalOf } from './helpers.ts';
+import { dataOf, readList, type Row, totalOf } from '../conform/check-helpers.ts';
 
 /**
  * Scenarios of the MQTT family (mqtt.ts) about the records the lists and the subscription detail

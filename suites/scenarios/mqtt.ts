@@ -2,12 +2,12 @@ import { runMonitorChecks, runMonitorTypes } from '../conform/checks/behaviour-c
 import { runOverviewConsistency } from '../conform/checks/consistency-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { MONITOR_DIMENSIONS } from '../../fixtures/contract/endpoints/mqtt.ts';
+import { MONITOR_DIMENSIONS } from '../../contract/endpoints/mqtt.ts';
 import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
 import { sectionOf } from './config.ts';
-import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from './helpers.ts';
+import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from '../conform/check-helpers.ts';
 
 /**
  * MQTT overview, monitoring, clients, sessions, subscriptions, slow subscriptions and the path-only

@@ -2,7 +2,7 @@ import { onlineNodeIds, runNodeLeaveChecks } from '../conform/checks/behaviour-c
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { dataOf, letTimePass, type Row, waitFor } from './helpers.ts';
+import { dataOf, letTimePass, type Row, waitFor } from '../conform/check-helpers.ts';
 
 /**
  * Node removal (spec: Node removal, rules 1-5; Errors). Without the simulator's control only what

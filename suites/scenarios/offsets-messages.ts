@@ -1,10 +1,10 @@
-import type { EndpointContract } from '../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../contract/types.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { messageTopic } from '../conform/scenarios.ts';
 import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, letTimePass, type Row } from './helpers.ts';
+import { dataOf, letTimePass, type Row } from '../conform/check-helpers.ts';
 
 /**
  * Offsets and messages (spec: path only; shapes from the reference notes, INFO): a message sent to a

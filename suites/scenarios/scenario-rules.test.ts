@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECTOR_CATALOGUE } from '../../fixtures/contract/connector-catalogue.ts';
-import { CONFIG_TYPES } from '../../fixtures/contract/config-types.ts';
+import { CONNECTOR_CATALOGUE } from '../../contract/connector-catalogue.ts';
+import { CONFIG_TYPES } from '../../contract/config-types.ts';
 import { invalidCases, sectionOf } from './config.ts';
 import { invalidConfigs, listedConfig, missingDefaults } from './connector-configs.ts';
 import { SCENARIO_SUITES, scenariosFor, suiteOf } from './index.ts';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import { quorumTextProblem, removalTextProblem } from './node.ts';
 
 describe('the family suites', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../contract/index.ts';
 import type { CheckRecord, Report } from '../conform/report-model.ts';
-import { runConform } from '../conform/runner.ts';
+import { runConform } from '../run/runner.ts';
 import { SCENARIO_SUITES } from './index.ts';
 
 /**

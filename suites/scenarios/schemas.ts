@@ -1,8 +1,8 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { expectRefused, readList } from './helpers.ts';
+import { expectRefused, readList } from '../conform/check-helpers.ts';
 
 /**
  * Schemas and schema bindings (spec: path only; shapes from the reference notes, so INFO). The

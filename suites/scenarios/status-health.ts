@@ -2,7 +2,7 @@ import { runHealthChecks } from '../conform/checks/behaviour-checks.ts';
 import { runLoopbackExemptionCheck } from '../conform/checks/capabilities.ts';
 import { describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { dataOf, type Row } from './helpers.ts';
+import { dataOf, type Row } from '../conform/check-helpers.ts';
 
 /**
  * Cluster status and health probes (spec: Cluster status; Health; Versioning): the status object's

@@ -1,7 +1,7 @@
 import { runReplicaInvariants } from '../conform/checks/consistency-checks.ts';
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { dataOf, readList, type Row } from './helpers.ts';
+import { dataOf, readList, type Row } from '../conform/check-helpers.ts';
 
 /**
  * Storage engine (spec: Storage segment and replica; Storage engine — segment detail and

@@ -1,11 +1,11 @@
-import { TENANT_QUOTA_FIELDS } from '../../fixtures/contract/endpoints/tenants.ts';
+import { TENANT_QUOTA_FIELDS } from '../../contract/endpoints/tenants.ts';
 import { runErrorCaseChecks, runUpdateVisible } from '../conform/checks/behaviour-checks.ts';
 import { runTenantDefaults } from '../conform/checks/consistency-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { readList, type Row, rowsOf, totalOf } from './helpers.ts';
+import { readList, type Row, rowsOf, totalOf } from '../conform/check-helpers.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 

@@ -1,8 +1,8 @@
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import { succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { expectRefused } from './helpers.ts';
+import { expectRefused } from '../conform/check-helpers.ts';
 import { duplicateCreate, unknownDelete } from './duplicates.ts';
 
 /**

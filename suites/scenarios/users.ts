@@ -1,8 +1,8 @@
 import { describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
-import { familyByKey } from '../../fixtures/contract/index.ts';
+import { familyByKey } from '../../contract/index.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import { readList, rowsOf } from './helpers.ts';
+import { readList, rowsOf } from '../conform/check-helpers.ts';
 import { duplicateCreate, implicitTenant, unknownDelete } from './duplicates.ts';
 
 /**

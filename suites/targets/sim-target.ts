@@ -1,10 +1,10 @@
 // The ONLY file under suites/ that imports sim/: the suites check the simulator exactly as they check
 // any other server, through the Target interface; this adapter also gives the simulator's control
 // interface (process life, protocol commands, virtual time) that no other target has.
-import { Cluster } from '../../sim/cluster/cluster.ts';
-import { AdminApp } from '../../sim/http/admin-app.ts';
-import { startClusterServer } from '../../sim/http/cluster-server.ts';
-import type { ServedApi } from '../../sim/http/served-api.ts';
+import { Cluster } from '../../sim/model/cluster/cluster.ts';
+import { AdminApp } from '../../sim/io/http/admin-app.ts';
+import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
+import type { ServedApi } from '../../sim/io/http/served-api.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';
 import { UrlTarget } from './url-target.ts';
@@ -39,7 +39,7 @@ export interface SimTargetOptions {
   warmUpMs?: number;
   /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
   peerAddress?: string;
-  /** Deliberately broken behaviours to switch on (ids of sim/http/deviations), for the proof runs. */
+  /** Deliberately broken behaviours to switch on (ids of sim/switches/catalogue.ts), for the proof runs. */
   deviations?: readonly string[];
   /** The endpoints the simulator serves and their handlers (default: the built-in API). */
   api?: ServedApi;

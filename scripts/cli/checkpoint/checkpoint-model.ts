@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createServedModel, replayOnto, type ServedModel, type ServedModelOptions } from '../../../sim/http/served-model.ts';
-import { decodeJournal } from '../../../sim/http/state/state-journal-format.ts';
-import type { Cluster } from '../../../sim/cluster/cluster.ts';
+import { createServedModel, replayOnto, type ServedModel, type ServedModelOptions } from '../../../sim/io/serve/served-model.ts';
+import { decodeJournal } from '../../../sim/io/state/state-journal-format.ts';
+import type { Cluster } from '../../../sim/model/cluster/cluster.ts';
 
 /**
  * What a checkpoint build is told (in the environment variable MQSIM_CHECKPOINT_JOB, as JSON): the

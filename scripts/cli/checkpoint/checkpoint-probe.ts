@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
-import { replayOnto, type ServedModel } from '../../../sim/http/served-model.ts';
-import { loadState } from '../../../sim/http/state/state-load.ts';
+import { replayOnto, type ServedModel } from '../../../sim/io/serve/served-model.ts';
+import { loadState } from '../../../sim/io/state/state-load.ts';
 import type { BuiltCheckpoint } from './checkpoint-model.ts';
 
 /** Lists whose answers show a model's state in a digest (what a user would look at first). */

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
-import type { Cluster } from '../../../sim/cluster/cluster.ts';
-import { loadState } from '../../../sim/http/state/state-load.ts';
+import type { Cluster } from '../../../sim/model/cluster/cluster.ts';
+import { loadState } from '../../../sim/io/state/state-load.ts';
 import type { PreparedServe } from '../serve-prepare.ts';
 import { adminOf, runServe, type RestoredModel } from '../serve-run.ts';
 import { UsageError } from '../usage-error.ts';

@@ -11,7 +11,7 @@
  * - `checkpoint` (only with the checkpoint hook): a checkpoint is asked for, and the kill follows
  *   within 0-20 ms, while the server starts building it (a child process, a temporary snapshot file).
  */
-import type { SeededRandom } from '../../../sim/engine/seeded-random.ts';
+import type { SeededRandom } from '../../../sim/model/engine/seeded-random.ts';
 import type { Gate } from './crash-torture.ts';
 
 export type KillMode = 'timed' | 'after-answer' | 'mid-burst' | 'checkpoint';

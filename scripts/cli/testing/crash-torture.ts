@@ -4,7 +4,7 @@
  * on the same file; after each restart every write is judged (crash-ledger.ts). Used by the bounded
  * test (serve-state-crash.test.ts) and the soak (`npm run soak:state-crash`).
  */
-import { SeededRandom } from '../../../sim/engine/seeded-random.ts';
+import { SeededRandom } from '../../../sim/model/engine/seeded-random.ts';
 import { startServe, type ServedProcess } from './serve-process.ts';
 import { NotAcknowledged, ServerApi, UnexpectedAnswer } from './crash-http.ts';
 import { ServerView, LOG_TOPIC, TENANT } from './crash-steps.ts';

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
-import { toOpenApi } from '../../../fixtures/contract/to-openapi.ts';
+import { CONTRACT } from '../../../contract/index.ts';
+import { toOpenApi } from '../../../contract/to-openapi.ts';
 import { spawnPrism, type SpawnedTarget } from '../../targets/spawned-target.ts';
 import { UrlTarget } from '../../targets/url-target.ts';
 import type { CheckRecord, Report } from '../report-model.ts';
-import { runConform } from '../runner.ts';
+import { runConform } from '../../run/runner.ts';
 
 /**
  * Calibration against a server with no behaviour at all: Stoplight Prism's mock of our own OpenAPI

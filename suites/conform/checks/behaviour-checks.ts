@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../../contract/types.ts';
 import { A } from '../cite.ts';
 import {
   type ConformContext,

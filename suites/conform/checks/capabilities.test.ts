@@ -1,12 +1,12 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../../fixtures/contract/index.ts';
+import { CONTRACT } from '../../../contract/index.ts';
 import { startProxy, type RunningProxy } from '../../scenarios/test-proxy.ts';
 import { SIM_ADMIN, SimTarget } from '../../targets/sim-target.ts';
 import { UrlTarget } from '../../targets/url-target.ts';
 import type { CheckRecord, Report } from '../report-model.ts';
-import { runConform } from '../runner.ts';
+import { runConform } from '../../run/runner.ts';
 
 /**
  * Capability detection against a server that exempts more peers than the spec (every request reaches

@@ -1,7 +1,7 @@
-import { recordIdentity } from '../../../fixtures/contract/family-rules.ts';
-import type { EndpointContract, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import { recordIdentity } from '../../../contract/family-rules.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../../contract/types.ts';
 import { A, cite } from '../cite.ts';
-import { assertionById } from '../../../fixtures/contract/assertions/index.ts';
+import { assertionById } from '../../../contract/assertions/index.ts';
 import { fieldEvidence } from '../field-assertions.ts';
 
 const levelOfAssertion = (id: string) => assertionById(id).level;
@@ -22,7 +22,7 @@ import type { CheckRecord, CheckRule } from '../report-model.ts';
 import { collectTimeValues, hasTimeFields, timeProblem, type TimeValue } from '../data-validator.ts';
 import { envelopeProblems, readEnvelope } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
-import { buildParams, declaredParams } from '../../../fixtures/contract/minimal-params.ts';
+import { buildParams, declaredParams } from '../../../contract/minimal-params.ts';
 import { type CreatedResources, familyByCreate, familyByDelete, fixtureFields, listingEndpoint } from '../resource-families.ts';
 import { scenarioOf, type Unsendable } from '../scenarios.ts';
 

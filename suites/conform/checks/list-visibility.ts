@@ -1,5 +1,5 @@
-import type { EndpointContract, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
-import { recordIdentity } from '../../../fixtures/contract/family-rules.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../../contract/types.ts';
+import { recordIdentity } from '../../../contract/family-rules.ts';
 import { type ConformContext, describeAnswer, fail, inconclusive, pass, skip, type Verdict } from '../conform-context.ts';
 import { type CreatedResources, listingEndpoint } from '../resource-families.ts';
 import { isPage, wholeList } from './list-pages.ts';

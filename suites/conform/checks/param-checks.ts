@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../fixtures/contract/types.ts';
+import type { EndpointContract } from '../../../contract/types.ts';
 import { A, cite } from '../cite.ts';
 import {
   type ConformContext,
@@ -12,7 +12,7 @@ import {
   succeeded,
 } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
-import { buildParams } from '../../../fixtures/contract/minimal-params.ts';
+import { buildParams } from '../../../contract/minimal-params.ts';
 import { requestParts } from '../param-values.ts';
 import { pathWithQuery } from '../../targets/target.ts';
 import { type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';

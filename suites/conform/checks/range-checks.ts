@@ -1,9 +1,9 @@
-import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
-import { allowedCodes, expectRefused, refusalNames, refused } from '../../scenarios/helpers.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../contract/types.ts';
+import { allowedCodes, expectRefused, refusalNames, refused } from '../check-helpers.ts';
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';
-import { declaredParams } from '../../../fixtures/contract/minimal-params.ts';
+import { declaredParams } from '../../../contract/minimal-params.ts';
 import { companionFields, type CreatedResources, familyByCreate, fixtureFields } from '../resource-families.ts';
 
 /** Values no enum of the contract holds. */

@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UrlTarget } from '../../targets/url-target.ts';
 import type { Report } from '../report-model.ts';
-import { runConform } from '../runner.ts';
+import { runConform } from '../../run/runner.ts';
 import { startPlainListServer, type PlainListServer, type PlainListServerOptions } from './plain-list-server.ts';
 
 /**

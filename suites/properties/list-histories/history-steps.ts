@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { buildParams } from '../../../fixtures/contract/minimal-params.ts';
+import { buildParams } from '../../../contract/minimal-params.ts';
 import type { HistoryFamily, NamedFilter } from './list-families.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { buildParams } from '../../../fixtures/contract/minimal-params.ts';
+import { buildParams } from '../../../contract/minimal-params.ts';
 import type { PropertyClient } from '../property-client.ts';
 import type { HistoryFamily } from './list-families.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API } from '../../../fixtures/contract/index.ts';
+import { API } from '../../../contract/index.ts';
 import { historyFamilies, orderAgreeing } from './list-families.ts';
 import { cutOf } from './run-query.ts';
 import { resolveRun } from './history-steps.ts';

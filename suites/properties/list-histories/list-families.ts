@@ -1,5 +1,5 @@
-import { familyEndpoint, familyTag } from '../../../fixtures/contract/family-rules.ts';
-import type { ApiContract, EndpointContract, ParamPair, ResourceFamilyContract } from '../../../fixtures/contract/types.ts';
+import { familyEndpoint, familyTag } from '../../../contract/family-rules.ts';
+import type { ApiContract, EndpointContract, ParamPair, ResourceFamilyContract } from '../../../contract/types.ts';
 import { cite, sortAssertion } from '../../conform/cite.ts';
 
 /**

@@ -6,7 +6,7 @@ import type { GeneratedRequest } from '../arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Sym } from '../arbitraries/symbols.ts';
 import { shownOf } from '../reference-model/record-match.ts';
 import { PropertyViolation, StepVerdict } from '../violation.ts';
-import { citeRuleOrDecision } from '../../../fixtures/contract/assertions/index.ts';
+import { citeRuleOrDecision } from '../../../contract/assertions/index.ts';
 import { pagedAssertion } from '../../conform/cite.ts';
 import { inScope, LIST_LIMIT, type RunContext, type RunModel } from './run-context.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Mutation } from '../arbitraries/param-arbitraries.ts';
 import { BindingModel } from './binding-model.ts';
 import { FamilyModel } from './family-model.ts';
-import { API } from '../../../fixtures/contract/index.ts';
+import { API } from '../../../contract/index.ts';
 import { modelledFamilies, QUOTA_DEFAULTS } from './families.ts';
 
 /** The modelled families of the built-in contract, by tag. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API } from '../../../fixtures/contract/index.ts';
+import { API } from '../../../contract/index.ts';
 import { modelledFamilies } from './families.ts';
 import { FamilyModel } from './family-model.ts';
 import { judgePage, MAX_WORLDS, worldsOf, type PageQuery, type PageReader } from './list-page.ts';
