@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LONG_RUNS, SLOW_TESTS } from './test-tiers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TEST_ROOTS = ['lib', 'sim', 'suites', 'fixtures', 'scripts', 'examples'];
+const TEST_ROOTS = ['lib', 'contract', 'sim', 'suites', 'fixtures', 'scripts', 'examples'];
 
 /** A module that starts processes: whoever imports it (at any depth) may spawn. */
 const SPAWNS = /(?:from\s+|import\()\s*'node:child_process'/;

@@ -21,6 +21,8 @@ export const SLOW_TESTS: readonly string[] = [
   'scripts/cli/scenario-command.test.ts',
   'scripts/cli/serve-mqtt-state.test.ts',
   'scripts/cli/serve-safe-defaults.test.ts',
+  'scripts/cli/serve-checkpoint.test.ts',
+  'scripts/cli/checkpoint/checkpoint.test.ts',
   'scripts/cli/serve-state-crash.test.ts',
   'scripts/cli/serve-state-torn.test.ts',
   'scripts/cli/serve-state.test.ts',
