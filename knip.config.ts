@@ -21,7 +21,16 @@ const config: KnipConfig = {
     'scripts/cli/checkpoint/checkpoint-entry.ts',
     'examples/**/*.ts',
   ],
-  project: ['lib/**/*.ts', 'contract/**/*.ts', 'sim/**/*.ts', 'suites/**/*.ts', 'fixtures/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', 'bin/*.js'],
+  project: [
+    'lib/**/*.ts',
+    'contract/**/*.ts',
+    'sim/**/*.ts',
+    'suites/**/*.ts',
+    'fixtures/**/*.ts',
+    'scripts/**/*.ts',
+    'examples/**/*.ts',
+    'bin/*.js',
+  ],
   // An export its own module uses is part of that module's interface (its tests and readers see the
   // names); knip reports the ones nothing uses at all.
   ignoreExportsUsedInFile: true,
