@@ -8,9 +8,9 @@
  *   simulator answered to it (recorded first; the bodies are checked identical before measuring);
  *
  * with undici at a fixed concurrency from this process, the two servers taking turns per query. Each
- * query is asked again and again, as a dashboard polls a page: the simulator sends the answer it kept
- * for it (sim/io/http/kept-answers.ts) until a write changes the list. `--computed` switches kept answers
- * off (MQSIM_KEEP_ANSWERS=0), so every answer is paged, serialized and encoded afresh: what the first
+ * query is asked again and again, as a dashboard polls a page: the simulator sends the response it cached
+ * for it (sim/io/http/response-cache.ts) until a write changes the list. `--computed` switches the response
+ * cache off (MQSIM_RESPONSE_CACHE=0), so every answer is paged, serialized and encoded afresh: what the first
  * read after a write costs.
  * Prints requests per second and p99 latency of both and their ratio against the target (simulator
  * ≥ 0.7 of bare) and writes reports/bench/lists.json. A benchmark: it reports, it does not fail.
@@ -51,7 +51,7 @@ const concurrency = argNumber('concurrency', 16, { positive: true });
 const only = argText('lists', '');
 const computed = process.argv.includes('--computed');
 // The simulator's process inherits the environment: off there too.
-if (computed) process.env.MQSIM_KEEP_ANSWERS = '0';
+if (computed) process.env.MQSIM_RESPONSE_CACHE = '0';
 const TARGET = 0.7;
 const OUT = fileURLToPath(new URL('../reports/bench/', import.meta.url));
 const log = (s: string): void => void process.stderr.write(`bench-lists: ${s}\n`);
@@ -185,7 +185,7 @@ const setup =
   `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ` +
   `load average ${loadBefore[0].toFixed(1)} before / ${loadAfter[0].toFixed(1)} after; ${fmt(records)} records per list, page ${100} records, ` +
   `${concurrency} connections, median of ${rounds} rounds of ${seconds} s per server after ${warmUpSeconds} s warm-up, ` +
-  `${computed ? 'kept answers off (--computed: every answer computed afresh)' : 'kept answers on'}${quick ? ' (--quick: not figures)' : ''}`;
+  `${computed ? 'response cache off (--computed: every answer computed afresh)' : 'response cache on'}${quick ? ' (--quick: not figures)' : ''}`;
 process.stdout.write(`${setup}\n\n${table.join('\n')}\n\n${summary}\n`);
 writeFileSync(
   `${OUT}${computed ? 'lists-computed' : 'lists'}.json`,

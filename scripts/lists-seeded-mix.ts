@@ -1,6 +1,6 @@
 /**
  * The user report's measurement of wrong list answers: a seeded random mix of tenant, user and ACL
- * creates, updates and deletes and about 630 list reads through the app (kept answers on, then off),
+ * creates, updates and deletes and about 630 list reads through the app (response cache on, then off),
  * counting the reads whose answer differs from the reference answer (sim/io/http/list-differential/seeded-mix.ts).
  * Exit 1 when any differs.
  *
@@ -12,11 +12,11 @@ import { runSeededMix } from '../sim/io/http/list-differential/seeded-mix.ts';
 const seed = Math.round(argNumber('seed', 7));
 const ops = Math.round(argNumber('ops', 1000, { positive: true }));
 let differing = 0;
-for (const keepAnswers of [true, false]) {
-  const r = await runSeededMix({ seed, ops, keepAnswers });
+for (const responseCache of [true, false]) {
+  const r = await runSeededMix({ seed, ops, responseCache });
   differing += r.differing;
   console.log(
-    `kept answers ${keepAnswers ? 'on ' : 'off'}: ${r.writes} writes, ${r.reads} list reads, ${r.differing} answers differing from the reference (seed ${seed})`,
+    `response cache ${responseCache ? 'on ' : 'off'}: ${r.writes} writes, ${r.reads} list reads, ${r.differing} answers differing from the reference (seed ${seed})`,
   );
   for (const e of r.examples) console.log(`  ${e.split('\n').join('\n  ')}`);
 }

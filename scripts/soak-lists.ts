@@ -1,12 +1,12 @@
 /**
  * Lists soak: the differential test of list answers (sim/io/http/list-differential) for as many steps as
- * asked, in batches of histories, with kept answers and known list requests on and off in turn. Every
+ * asked, in batches of histories, with the response cache and remembered list requests on and off in turn. Every
  * list answer of the app is compared byte for byte with the reference answer; prints steps/s and the
  * steps run without a difference, and on a difference the shrunk history with what replays it, exit 1.
  *
- *   npm run soak:lists -- --steps 100000 [--keep on|off|both] [--focus 3] [--max-steps 1000] [--envelope A|B]
+ *   npm run soak:lists -- --steps 100000 [--cache on|off|both] [--focus 3] [--max-steps 1000] [--envelope A|B]
  *                         [--lists cluster.tenant.list,...] [--seed N] [--fault NAME]
- *   npm run soak:lists -- --keep on --seed N --path P --replay-path R [--focus ...]   # one shrunk history again
+ *   npm run soak:lists -- --cache on --seed N --path P --replay-path R [--focus ...]   # one shrunk history again
  *
  * --fault switches a seeded index fault on (sim/model/api/list-faults.ts), to see the soak find it.
  */
@@ -22,7 +22,7 @@ import {
 } from '../sim/io/http/list-differential/list-history.ts';
 
 const steps = argNumber('steps', 100_000, { positive: true });
-const keep = argText('keep', 'both');
+const cache = argText('cache', 'both');
 const focus = Math.round(argNumber('focus', 3, { positive: true }));
 const maxSteps = Math.round(argNumber('max-steps', 1000, { positive: true }));
 const listsArg = argText('lists', '');
@@ -38,53 +38,53 @@ function fail(message: string): never {
   process.stderr.write(`soak-lists: ${message}\n`);
   process.exit(2);
 }
-if (!['on', 'off', 'both'].includes(keep)) fail(`--keep is on, off or both, got ${JSON.stringify(keep)}`);
+if (!['on', 'off', 'both'].includes(cache)) fail(`--cache is on, off or both, got ${JSON.stringify(cache)}`);
 if (envelope !== 'A' && envelope !== 'B') fail(`--envelope is A or B, got ${JSON.stringify(envelope)}`);
 for (const id of lists) if (!LIST_ENDPOINT_IDS.includes(id)) fail(`--lists: ${id} is no list endpoint (${LIST_ENDPOINT_IDS.join(', ')})`);
 if (fault) {
   if (!(LIST_FAULT_NAMES as string[]).includes(fault)) fail(`--fault: one of ${LIST_FAULT_NAMES.join(', ')}`);
   switchListFaults([fault]);
 }
-if (path && keep === 'both') fail('--path replays one history: give --keep on or off');
+if (path && cache === 'both') fail('--path replays one history: give --cache on or off');
 
-const modes = keep === 'both' ? [true, false] : [keep === 'on'];
-const optionsOf = (keepAnswers: boolean): ListHistoryOptions => ({
-  keepAnswers,
+const modes = cache === 'both' ? [true, false] : [cache === 'on'];
+const optionsOf = (responseCache: boolean): ListHistoryOptions => ({
+  responseCache,
   lists,
   focus,
   maxSteps,
   envelope,
   ...(replayPath ? { replayPath } : {}),
 });
-const command = (keepAnswers: boolean, seed: number): string =>
-  `npm run soak:lists -- --keep ${keepAnswers ? 'on' : 'off'} --envelope ${envelope} --focus ${focus} --max-steps ${maxSteps}${listsArg ? ` --lists ${listsArg}` : ''}${fault ? ` --fault ${fault}` : ''} --seed ${seed}`;
+const command = (responseCache: boolean, seed: number): string =>
+  `npm run soak:lists -- --cache ${responseCache ? 'on' : 'off'} --envelope ${envelope} --focus ${focus} --max-steps ${maxSteps}${listsArg ? ` --lists ${listsArg}` : ''}${fault ? ` --fault ${fault}` : ''} --seed ${seed}`;
 
 process.stderr.write(
-  `soak-lists: ${steps} steps, histories of at most ${maxSteps} steps over at most ${focus} of ${lists.length} lists, kept answers ${keep}, envelope ${envelope}, seeds from ${seed0}${fault ? `, fault ${fault} on` : ''}\n`,
+  `soak-lists: ${steps} steps, histories of at most ${maxSteps} steps over at most ${focus} of ${lists.length} lists, response cache ${cache}, envelope ${envelope}, seeds from ${seed0}${fault ? `, fault ${fault} on` : ''}\n`,
 );
 const stats = newHistoryStats();
 const started = performance.now();
 let batch = 0;
 while (stats.steps < steps) {
-  const keepAnswers = modes[batch % modes.length];
+  const responseCache = modes[batch % modes.length];
   const seed = seed0 + batch;
-  const details = await checkListHistories(optionsOf(keepAnswers), { seed, numRuns: path ? 1 : BATCH, ...(path ? { path } : {}) }, stats);
+  const details = await checkListHistories(optionsOf(responseCache), { seed, numRuns: path ? 1 : BATCH, ...(path ? { path } : {}) }, stats);
   const seconds = (performance.now() - started) / 1000;
   if (details.failed) {
     const found = stats.stepsToFirstDifference ?? stats.steps;
     console.log(
-      `DIFFERENCE found after ${found} steps, kept answers ${keepAnswers ? 'on' : 'off'} (shrinking ran ${stats.steps - found} more):`,
+      `DIFFERENCE found after ${found} steps, response cache ${responseCache ? 'on' : 'off'} (shrinking ran ${stats.steps - found} more):`,
     );
     console.log(describeFailure(details));
     const rp = replayPathOf(details);
     console.log(
-      `replay: ${command(keepAnswers, details.seed)} --path ${JSON.stringify(details.counterexamplePath)}${rp ? ` --replay-path ${JSON.stringify(rp)}` : ''}`,
+      `replay: ${command(responseCache, details.seed)} --path ${JSON.stringify(details.counterexamplePath)}${rp ? ` --replay-path ${JSON.stringify(rp)}` : ''}`,
     );
     process.exitCode = 1;
     break;
   }
   process.stderr.write(
-    `  ${stats.steps} steps, ${stats.requests} requests compared, ${(stats.steps / seconds).toFixed(0)} steps/s (seed ${seed}, kept answers ${keepAnswers ? 'on' : 'off'})\n`,
+    `  ${stats.steps} steps, ${stats.requests} requests compared, ${(stats.steps / seconds).toFixed(0)} steps/s (seed ${seed}, response cache ${responseCache ? 'on' : 'off'})\n`,
   );
   batch++;
   if (path) break;

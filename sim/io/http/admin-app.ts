@@ -1,8 +1,8 @@
 import { COMMON_LIST_PARAMS } from '../../../contract/common.ts';
 import type { EndpointContract, JsonSchema, ParamSpec } from '../../../contract/types.ts';
-import { IndexedList, type ListStamp } from '../../model/api/indexed-list.ts';
+import { IndexedList, type ListVersion } from '../../model/api/indexed-list.ts';
 import { applyListQuery } from '../../model/api/list-query.ts';
-import { StampedRows } from '../../model/api/stamped-rows.ts';
+import { VersionedRows } from '../../model/api/versioned-rows.ts';
 import { OperationError } from '../../model/errors/operation-error.ts';
 import { validateFields, type ParamOrigin } from '../../model/api/validate-params.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
@@ -15,8 +15,8 @@ import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } fro
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
 import { isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
-import { KeptAnswers, type KeptAnswer } from './kept-answers.ts';
-import { KnownListRequests, type KnownListRequest } from './known-list-requests.ts';
+import { ResponseCache, responseCacheFromEnv, type CachedResponse } from './response-cache.ts';
+import { ListRequestMemo, type ResolvedListRequest } from './list-request-memo.ts';
 import { Router } from './router.ts';
 import { BUILT_IN_API, checkHandlers, type ServedApi } from './served-api.ts';
 
@@ -53,15 +53,16 @@ export interface AdminAppOptions {
   api?: ServedApi;
   /**
    * Writes every body with its compiled writer and with JSON.stringify and throws when they differ
-   * (response-writers.ts), and computes every kept list answer afresh and throws when it differs
-   * (kept-answers.ts). Default: on when the environment has MQSIM_VERIFY_WRITERS=1.
+   * (response-writers.ts), and computes every cached list response afresh and throws when it differs
+   * (response-cache.ts). Default: on when the environment has MQSIM_VERIFY_WRITERS=1.
    */
   verifyWriters?: boolean;
   /**
-   * Keep list answers per query until their records change (kept-answers.ts); default on, off with
-   * MQSIM_KEEP_ANSWERS=0. Never with deviations switched on (a switch may change a body on purpose).
+   * Cache list responses per query until their records change (response-cache.ts); default on, off with
+   * MQSIM_RESPONSE_CACHE=0 (or its former name MQSIM_KEEP_ANSWERS=0). Never with deviations switched on
+   * (a switch may change a body on purpose).
    */
-  keepAnswers?: boolean;
+  responseCache?: boolean;
 }
 
 /** A request that changed the model, as `onModelWrite` reports it. */
@@ -87,11 +88,11 @@ const NOT_MODEL_WRITES = new Set(['storage.segment.detail', 'storage.segment.rep
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** A stamped list query: its key among the kept answers, the stamp its records are at, and the answer kept at that stamp, if any. */
-interface KeptQuery {
+/** A versioned list query: its cache key, the version its records are at, and the response cached at that version, if any. */
+interface CacheLookup {
   key: string;
-  stamp: ListStamp;
-  kept: KeptAnswer | undefined;
+  listVersion: ListVersion;
+  cached: CachedResponse | undefined;
 }
 
 /** Field names of a list's records, per record schema (read once, not per request). */
@@ -128,10 +129,10 @@ export class AdminApp {
   /** Compiled body writers, except when a switch is on: a deviation may change a body's shape on purpose. */
   private readonly compiledWriters: boolean;
   private readonly verifyWriters: boolean;
-  /** List answers kept until their records change; absent when off. */
-  private readonly keptAnswers: KeptAnswers | undefined;
-  /** List requests served before and what they resolved to, for answers given at once; with kept answers only. */
-  private readonly knownListRequests: KnownListRequests | undefined;
+  /** List responses cached until their records change; absent when off. */
+  private readonly responseCache: ResponseCache | undefined;
+  /** List requests served before and what they resolved to, to answer them from the cache; with the response cache only. */
+  private readonly listRequestMemo: ListRequestMemo | undefined;
 
   constructor(
     readonly cluster: Cluster,
@@ -149,9 +150,9 @@ export class AdminApp {
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
     this.compiledWriters = (options.deviations ?? []).length === 0;
     this.verifyWriters = options.verifyWriters ?? process.env.MQSIM_VERIFY_WRITERS === '1';
-    const keep = options.keepAnswers ?? process.env.MQSIM_KEEP_ANSWERS !== '0';
-    this.keptAnswers = keep && this.compiledWriters ? new KeptAnswers() : undefined;
-    this.knownListRequests = this.keptAnswers ? new KnownListRequests() : undefined;
+    const cache = options.responseCache ?? responseCacheFromEnv();
+    this.responseCache = cache && this.compiledWriters ? new ResponseCache() : undefined;
+    this.listRequestMemo = this.responseCache ? new ListRequestMemo() : undefined;
     this.queuedLimit = this.deviations.rateLimit();
     if (this.queuedLimit) {
       const policy = this.queuedLimit;
@@ -183,12 +184,12 @@ export class AdminApp {
   }
 
   /**
-   * The answer to one request: given at once, without a promise, when it is a known list request
-   * whose kept answer still holds (answerAtOnce); otherwise through the whole pipeline. Listeners
+   * The answer to one request: given at once, without a promise, when it is a remembered list request
+   * whose cached response still holds (answerFromCache); otherwise through the whole pipeline. Listeners
    * call this and wait only when they must.
    */
   respond(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
-    return this.answerAtOnce(req) ?? this.handleInFull(req);
+    return this.answerFromCache(req) ?? this.handleInFull(req);
   }
 
   private async handleInFull(req: ApiRequest): Promise<ApiResponse> {
@@ -229,18 +230,18 @@ export class AdminApp {
   }
 
   /**
-   * The kept answer of a known list request (KnownListRequests: a body-less GET, or a POST list with its
-   * JSON body, served before), when the list's records are still at the stamp it was computed at.
+   * The cached response of a remembered list request (ListRequestMemo: a body-less GET, or a POST list
+   * with its JSON body, served before), when the list's records are still at the version it was computed at.
    * The request is not parsed, routed or validated again and nothing is awaited; it is still
    * authenticated (a peer that needs no token; a token to verify takes the full path) and counted
    * by the rate limit, a POST's acceptance is recorded, and the list's handler, a read, still gives
-   * the stamp. In any other case (the handler throwing included: the full path maps its refusal) it
+   * the list version. In any other case (the handler throwing included: the full path maps its refusal) it
    * returns undefined before anything observable happened, and the request takes the full path.
    */
-  private answerAtOnce(req: ApiRequest): ApiResponse | undefined {
-    const known = this.knownListRequests?.get(req);
-    if (!known) return undefined;
-    const { endpoint, params, key } = known;
+  private answerFromCache(req: ApiRequest): ApiResponse | undefined {
+    const resolved = this.listRequestMemo?.get(req);
+    if (!resolved) return undefined;
+    const { endpoint, params, key } = resolved;
     if (endpoint.auth === 'token' && !this.cluster.auth.needsNoToken(req.peer)) return undefined;
     // A POST that may write metadata answers only through the meta group (invoke).
     if (endpoint.method === 'POST' && metaWritePolicy(endpoint) !== 'none') return undefined;
@@ -260,38 +261,38 @@ export class AdminApp {
         data.catch(() => undefined);
         return undefined;
       }
-      if (!(data instanceof IndexedList || data instanceof StampedRows)) return undefined;
-      const stamp = listStampOf(data);
-      const kept = stamp && this.keptAnswers!.get(key, stamp);
-      if (!stamp || !kept) return undefined;
-      if (this.verifyWriters) this.verifyKnownRequest(req, known, traceBefore);
+      if (!(data instanceof IndexedList || data instanceof VersionedRows)) return undefined;
+      const listVersion = listVersionOf(data);
+      const cached = listVersion && this.responseCache!.get(key, listVersion);
+      if (!listVersion || !cached) return undefined;
+      if (this.verifyWriters) this.verifyMemoizedRequest(req, resolved, traceBefore);
       // From here on the answer is given here.
       const limited = this.rateLimited(endpoint.path);
       if (limited) return limited;
       // An accepted POST is recorded, as in full (invoke).
       if (endpoint.method === 'POST') this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: kept.body, bytes: kept.bytes };
-      return this.keptListAnswer(endpoint, { key, stamp, kept }, this.pageOf(endpoint, params, data));
+      if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
+      return this.cachedListResponse(endpoint, { key, listVersion, cached }, this.pageOf(endpoint, params, data));
     } catch (error) {
       return this.internalError(error, req);
     }
   }
 
   /**
-   * Verification mode: a known request resolves now as it did when it was remembered (route,
-   * validated parameters, key), and the handler that gave the stamp changed nothing.
+   * Verification mode: a remembered request resolves now as it did when it was remembered (route,
+   * validated parameters, cache key), and the handler that gave the list version changed nothing.
    */
-  private verifyKnownRequest(req: ApiRequest, known: KnownListRequest, traceBefore: number): void {
+  private verifyMemoizedRequest(req: ApiRequest, resolved: ResolvedListRequest, traceBefore: number): void {
     if (this.cluster.engine.trace.length !== traceBefore)
-      throw new Error(`the list handler of ${known.endpoint.id} recorded trace entries: a list read must change nothing`);
+      throw new Error(`the list handler of ${resolved.endpoint.id} recorded trace entries: a list read must change nothing`);
     const { path, query } = parseUrl(req.url);
     const route = this.router.match(req.method, path);
     const [raw, origin]: [Record<string, unknown>, ParamOrigin] =
       req.method === 'POST' ? [JSON.parse(bodyText(req)) as Record<string, unknown>, 'body'] : [query, 'query'];
     const params = route.kind === 'found' ? this.validatedParams(route.endpoint, route.endpoint.params, raw, origin) : undefined;
-    const key = params && KeptAnswers.keyOf(known.endpoint.id, req.nodeId, this.envelope, params);
-    if (route.kind !== 'found' || route.endpoint !== known.endpoint || key !== known.key)
-      throw new Error(`the known list request ${req.method} ${req.url} resolves differently now than when it was remembered`);
+    const key = params && ResponseCache.keyOf(resolved.endpoint.id, req.nodeId, this.envelope, params);
+    if (route.kind !== 'found' || route.endpoint !== resolved.endpoint || key !== resolved.key)
+      throw new Error(`the remembered list request ${req.method} ${req.url} resolves differently now than when it was remembered`);
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
@@ -480,22 +481,22 @@ export class AdminApp {
       return this.fail(200, FAILURE_CODE[this.envelope], metaRefusal);
     }
     const traceBefore = this.cluster.engine.trace.length;
-    // A stamped list's answer to this query, when kept from records at the same stamp (kept-answers.ts).
-    let keeping: KeptQuery | undefined;
+    // A versioned list's response to this query, when cached from records at the same version (response-cache.ts).
+    let lookup: CacheLookup | undefined;
     try {
       result = await this.deviations.around(endpoint, params, async (p, e = endpoint) => {
         const data = await handler({ cluster: this.cluster, node, params: p, endpoint: e, peers: this.peers });
         if (!e.list) return data;
-        if (!Array.isArray(data) && !(data instanceof IndexedList) && !(data instanceof StampedRows))
-          throw new Error(`list handler ${e.id} returned ${typeof data}, not an array, an IndexedList or StampedRows`);
-        const stamp = listStampOf(data);
-        if (stamp && this.keptAnswers) {
-          const key = KeptAnswers.keyOf(e.id, node.id, this.envelope, p);
-          keeping = { key, stamp, kept: this.keptAnswers.get(key, stamp) };
-          // The same request can next be answered at once (kept answers come with no switches on: p and e are params and endpoint).
-          if (fromQuery || method === 'POST') this.knownListRequests?.remember(req, { endpoint: e, params: p, key });
-          // Verification computes the page anyway, to compare it with the kept one below.
-          if (keeping.kept && !this.verifyWriters) return undefined;
+        if (!Array.isArray(data) && !(data instanceof IndexedList) && !(data instanceof VersionedRows))
+          throw new Error(`list handler ${e.id} returned ${typeof data}, not an array, an IndexedList or VersionedRows`);
+        const listVersion = listVersionOf(data);
+        if (listVersion && this.responseCache) {
+          const key = ResponseCache.keyOf(e.id, node.id, this.envelope, p);
+          lookup = { key, listVersion, cached: this.responseCache.get(key, listVersion) };
+          // The same request can next be answered from the cache (the cache comes with no switches on: p and e are params and endpoint).
+          if (fromQuery || method === 'POST') this.listRequestMemo?.remember(req, { endpoint: e, params: p, key });
+          // Verification computes the page anyway, to compare it with the cached one below.
+          if (lookup.cached && !this.verifyWriters) return undefined;
         }
         return this.pageOf(e, p, data);
       });
@@ -535,7 +536,7 @@ export class AdminApp {
       return this.json(result.status, successEnvelope(this.envelope, result.data), {}, this.successWriter(endpoint, this.envelope));
     // Login answers in form A whatever the configured form, as the spec shows it.
     if (endpoint.id === 'auth.login') return this.json(200, successEnvelope('A', result), {}, this.successWriter(endpoint, 'A'));
-    if (keeping) return this.keptListAnswer(endpoint, keeping, result);
+    if (lookup) return this.cachedListResponse(endpoint, lookup, result);
     return this.json(200, successEnvelope(this.envelope, result), {}, this.successWriter(endpoint, this.envelope));
   }
 
@@ -554,26 +555,28 @@ export class AdminApp {
   private pageOf(
     endpoint: EndpointContract,
     params: Record<string, unknown>,
-    data: readonly object[] | IndexedList<unknown, object> | StampedRows<object>,
+    data: readonly object[] | IndexedList<unknown, object> | VersionedRows<object>,
   ): unknown {
-    const records = data instanceof StampedRows ? data.rows() : data;
+    const records = data instanceof VersionedRows ? data.rows() : data;
     return applyListQuery(records, params, endpoint.params, endpoint.list!, recordFieldsOf(endpoint.response.data));
   }
 
-  /** A stamped list's answer: the kept one, or computed from `page` and kept (verified against a fresh one in verification mode). */
-  private keptListAnswer(endpoint: EndpointContract, keeping: KeptQuery, page: unknown): ApiResponse {
-    const { key, stamp, kept } = keeping;
-    if (kept && !this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: kept.body, bytes: kept.bytes };
+  /** A versioned list's response: the cached one, or computed from `page` and cached (verified against a fresh one in verification mode). */
+  private cachedListResponse(endpoint: EndpointContract, lookup: CacheLookup, page: unknown): ApiResponse {
+    const { key, listVersion, cached } = lookup;
+    if (cached && !this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
     const fresh = this.json(200, successEnvelope(this.envelope, page), {}, this.successWriter(endpoint, this.envelope));
-    if (kept && kept.body !== fresh.body)
-      throw new Error(`the kept answer of ${endpoint.id} differs from a fresh one at the same stamp: its records changed without a write`);
-    return { ...fresh, bytes: this.keptAnswers!.keep(key, stamp, fresh.body).bytes };
+    if (cached && cached.body !== fresh.body)
+      throw new Error(
+        `the cached response of ${endpoint.id} differs from a fresh one at the same list version: its records changed without a write`,
+      );
+    return { ...fresh, bytes: this.responseCache!.put(key, listVersion, fresh.body).bytes };
   }
 }
 
-/** The stamp of a list handler's records, when its owner gives one (IndexedListSource.stamp, StampedRows). */
-function listStampOf(data: unknown): ListStamp | undefined {
-  return data instanceof IndexedList ? data.source.stamp : data instanceof StampedRows ? data.stamp : undefined;
+/** The version of a list handler's records, when its owner gives one (IndexedListSource.listVersion, VersionedRows). */
+function listVersionOf(data: unknown): ListVersion | undefined {
+  return data instanceof IndexedList ? data.source.listVersion : data instanceof VersionedRows ? data.listVersion : undefined;
 }
 
 /** Reaches another node by calling this same app as that node's listener would, from loopback. */

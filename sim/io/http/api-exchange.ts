@@ -29,6 +29,6 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** The body already encoded as UTF-8, when the app holds it so (a kept answer); the listener sends these bytes. */
+  /** The body already encoded as UTF-8, when the app holds it so (a cached response); the listener sends these bytes. */
   bytes?: Buffer;
 }

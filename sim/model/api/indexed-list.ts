@@ -57,11 +57,11 @@ export interface IndexedListSource<R, V> {
    */
   readonly matches?: MatchCache<R>;
   /**
-   * What the whole list depends on, when the owner can tell: the same owner at the same version
-   * gives the same records in the same views, so an answer computed from them may be kept and sent
-   * again for the same query until the version moves (sim/io/http/kept-answers.ts).
+   * The version of the list's records, when the owner can tell: the same owner at the same version
+   * gives the same records in the same views, so a response computed from them may be cached and sent
+   * again for the same query until the version moves (sim/io/http/response-cache.ts).
    */
-  readonly stamp?: ListStamp;
+  readonly listVersion?: ListVersion;
   /**
    * Every record of the list in base order (before `where`), computed from the owner's plain store
    * without the maintained indexes (a Map in insertion order, sorted by the base order): what the
@@ -74,8 +74,8 @@ export interface IndexedListSource<R, V> {
   view(record: R): V;
 }
 
-/** An owner of records and its write count (see IndexedListSource.stamp). */
-export interface ListStamp {
+/** The version of a list's records: their owner and its write count (see IndexedListSource.listVersion). */
+export interface ListVersion {
   readonly owner: object;
   readonly version: number;
 }

@@ -1,5 +1,5 @@
 import { compareValues } from './compare-values.ts';
-import { IndexedList, MatchCache, type IndexedListSource, type ListStamp, type OrderedIndex } from './indexed-list.ts';
+import { IndexedList, MatchCache, type IndexedListSource, type ListVersion, type OrderedIndex } from './indexed-list.ts';
 import { listFaultOn } from './list-faults.ts';
 import { SortedList } from './sorted-list.ts';
 
@@ -32,7 +32,7 @@ export interface RecordIndexOptions<R> {
   /**
    * The views are functions of the records, and records change only through this index (set,
    * delete, modify): filtered queries may then keep their matches until the next write, and a list
-   * answer may be kept until then too (the listing's stamp).
+   * response may be cached until then too (the listing's list version).
    */
   readonly viewsOfRecordsOnly?: boolean;
 }
@@ -57,7 +57,7 @@ export class RecordIndex<R> {
   private readonly viewReaders: Readonly<Record<string, FieldReader<R>>>;
   private readonly otherFieldsFromView: ((record: R) => object) | undefined;
   private nextSeq = 0;
-  /** Writes so far (set, delete, modify, invalidate): the version of the listing's stamp. */
+  /** Writes so far (set, delete, modify, invalidate): the listing's list version. */
   private writes = 0;
   /** Matches of filtered queries, emptied on every write; absent unless the views allow it. */
   private readonly matches: MatchCache<IndexEntry<R>> | undefined;
@@ -180,17 +180,17 @@ export class RecordIndex<R> {
   /**
    * The list as an IndexedList for the list query: pages read by position from these indexes.
    * `where` keeps only some records (e.g. clients with a session); `fieldsFromView` overrides
-   * `otherFieldsFromView` for a list showing the records through another view. `stamp`: the owner's
-   * own stamp of the list, when it counts the changes its records go through outside this index.
+   * `otherFieldsFromView` for a list showing the records through another view. `listVersion`: the owner's
+   * own version of the list, when it counts the changes its records go through outside this index.
    */
   listing<V>(view: (record: R) => V, options: ListingOptions<R> = {}): IndexedList<IndexEntry<R>, V> {
-    const { where, fieldsFromView, stamp } = options;
-    // Kept matches and answers hold for the index's own view only (another view or filter reads other fields).
+    const { where, fieldsFromView, listVersion } = options;
+    // Kept matches and cached responses hold for the index's own view only (another view or filter reads other fields).
     const own = this.matches && !where && !fieldsFromView;
     return new IndexedList<IndexEntry<R>, V>(
       new RecordIndexListing(this, this.base, this.sortedView, this.sortedDescendingView, view, where, fieldsFromView, {
         matches: own ? this.matches : undefined,
-        stamp: stamp ?? (own ? { owner: this, version: this.writes } : undefined),
+        listVersion: listVersion ?? (own ? { owner: this, version: this.writes } : undefined),
       }),
     );
   }
@@ -241,7 +241,7 @@ export class RecordIndex<R> {
     for (const list of this.built.values()) list.insert(entry);
   }
 
-  /** Every write: kept matches are dropped, and the listing's stamp moves (kept answers are dropped). */
+  /** Every write: kept matches are dropped, and the listing's list version moves (its cached responses no longer hold). */
   private wrote(): void {
     this.writes++;
     this.matches?.clear();
@@ -260,7 +260,7 @@ export class RecordIndex<R> {
 export interface ListingOptions<R> {
   where?: (record: R) => boolean;
   fieldsFromView?: (record: R) => object;
-  stamp?: ListStamp;
+  listVersion?: ListVersion;
 }
 
 /**
@@ -270,7 +270,7 @@ export interface ListingOptions<R> {
 class RecordIndexListing<R, V> implements IndexedListSource<IndexEntry<R>, V> {
   readonly where: ((entry: IndexEntry<R>) => boolean) | undefined;
   readonly matches: MatchCache<IndexEntry<R>> | undefined;
-  readonly stamp: ListStamp | undefined;
+  readonly listVersion: ListVersion | undefined;
 
   constructor(
     private readonly index: RecordIndex<R>,
@@ -280,11 +280,11 @@ class RecordIndexListing<R, V> implements IndexedListSource<IndexEntry<R>, V> {
     private readonly viewOfRecord: (record: R) => V,
     whereRecord: ((record: R) => boolean) | undefined,
     private readonly fieldsFromView: ((record: R) => object) | undefined,
-    kept: { matches: MatchCache<IndexEntry<R>> | undefined; stamp: ListStamp | undefined },
+    kept: { matches: MatchCache<IndexEntry<R>> | undefined; listVersion: ListVersion | undefined },
   ) {
     this.where = whereRecord ? (e) => whereRecord(e.record) : undefined;
     this.matches = kept.matches;
-    this.stamp = kept.stamp;
+    this.listVersion = kept.listVersion;
   }
 
   field(entry: IndexEntry<R>, name: string): unknown {

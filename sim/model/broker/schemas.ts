@@ -1,4 +1,4 @@
-import type { ListStamp } from '../api/indexed-list.ts';
+import type { ListVersion } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../errors/operation-error.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
@@ -50,7 +50,7 @@ function checkSchemaText(type: SchemaType, text: string): void {
 export class Schemas {
   private readonly schemas = new TenantScopedStore<Schema>();
   private bindings: SchemaBinding[] = [];
-  /** Binds and unbinds so far: the version of the bindings' stamp. */
+  /** Binds and unbinds so far: the bindings' list version. */
   private bindingWrites = 0;
 
   constructor(private readonly engine: Pick<SimEngine, 'record'>) {}
@@ -123,8 +123,8 @@ export class Schemas {
     return this.bindings.slice();
   }
 
-  /** The bindings change only through bind and unbind: this stamp moves with each. */
-  bindingsStamp(): ListStamp {
+  /** The bindings change only through bind and unbind: this version moves with each. */
+  bindingsVersion(): ListVersion {
     return { owner: this, version: this.bindingWrites };
   }
 }

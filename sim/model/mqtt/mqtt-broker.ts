@@ -2,7 +2,7 @@ import { OperationError } from '../errors/operation-error.ts';
 import { localTimeString, unixSeconds } from '../api/time-format.ts';
 import type { SeededRandom } from '../engine/seeded-random.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
-import type { IndexedList, ListStamp } from '../api/indexed-list.ts';
+import type { IndexedList, ListVersion } from '../api/indexed-list.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';
 import {
   clientRecord,
@@ -126,15 +126,15 @@ export class MqttBroker {
   readonly schemaValidation: SchemaValidation;
   /**
    * Changes of anything the client and session lists show (clients come and go, connections,
-   * sessions, heartbeat seconds): the version of their stamp, so their answers are kept until the next.
+   * sessions, heartbeat seconds): their list version, so their responses are cached until the next.
    */
   private clientChanges = 0;
   /** Heartbeats in a new second: the client list shows them, the session list does not. */
   private heartbeatSeconds = 0;
   /** Live connections whose client is on the network: its sink's in-flight counts and topic aliases change unseen. */
   private networkSinks = 0;
-  /** The session list's stamp owner (its version counts other changes than the client list's). */
-  private readonly sessionsStampOwner = {};
+  /** The session list's version owner (its version counts other changes than the client list's). */
+  private readonly sessionsVersionOwner = {};
   /** In arrival order; the client and session lists are read from it (sampled scans). */
   private readonly clients = new RecordIndex<ClientState>({
     viewFields: { tenant: (c) => c.tenant, client_id: (c) => c.clientId },
@@ -895,11 +895,11 @@ export class MqttBroker {
   }
 
   /**
-   * The client and session lists' stamp. The client list shows a network client's in-flight counts
-   * and topic aliases, read from its connection as they are: no stamp while one is connected.
+   * The client and session lists' versions. The client list shows a network client's in-flight counts
+   * and topic aliases, read from its connection as they are: no version while one is connected.
    */
-  private clientsStamp(list: 'client' | 'session'): ListStamp | undefined {
-    if (list === 'session') return { owner: this.sessionsStampOwner, version: this.clientChanges };
+  private clientsListVersion(list: 'client' | 'session'): ListVersion | undefined {
+    if (list === 'session') return { owner: this.sessionsVersionOwner, version: this.clientChanges };
     return this.networkSinks > 0 ? undefined : { owner: this.clients, version: this.clientChanges + this.heartbeatSeconds };
   }
 
@@ -937,7 +937,7 @@ export class MqttBroker {
 
   /** The client list, served from the index (its query scans it once and views only the sample). */
   clientListing(): IndexedList<IndexEntry<ClientState>, ClientRecordView> {
-    return this.clients.listing(clientRecord, { stamp: this.clientsStamp('client') });
+    return this.clients.listing(clientRecord, { listVersion: this.clientsListVersion('client') });
   }
 
   /** The session list (clients with a session), served like the client list. */
@@ -945,7 +945,7 @@ export class MqttBroker {
     return this.clients.listing(sessionRecord, {
       where: (c) => c.session !== null,
       fieldsFromView: sessionRecord,
-      stamp: this.clientsStamp('session'),
+      listVersion: this.clientsListVersion('session'),
     });
   }
 

@@ -99,7 +99,7 @@ export class StorageEngine {
   private readonly journal = new SegmentJournal();
   /**
    * Changes of anything the shard list shows (shards created and deleted, their status and log start,
-   * and every segment change, which all go through touch): the version of the list's stamp.
+   * and every segment change, which all go through touch): the list's version.
    */
   private changes = 0;
   /** By name (the list's base order); pages are read from its sorted indexes. */
@@ -173,7 +173,7 @@ export class StorageEngine {
   /** The shard list, served from the sorted indexes. */
   listing(): IndexedList<IndexEntry<Shard>, ShardListRow> {
     return this.shards.listing((s) => ({ shard_info: shardDetailView(s), shard_name: s.name, topic_name: s.topicName }), {
-      stamp: { owner: this, version: this.changes },
+      listVersion: { owner: this, version: this.changes },
     });
   }
 

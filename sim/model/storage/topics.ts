@@ -1,4 +1,4 @@
-import type { ListStamp } from '../api/indexed-list.ts';
+import type { ListVersion } from '../api/indexed-list.ts';
 import { TOPIC_SOURCES } from '../../../contract/endpoints/topics.ts';
 import { failed } from '../errors/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
@@ -115,7 +115,7 @@ export interface TopicsDeps {
  */
 export class Topics {
   private readonly byKey = new Map<string, TopicRecord>();
-  /** Creates and deletes so far (topic records do not change once created): the version of the list's stamp. */
+  /** Creates and deletes so far (topic records do not change once created): the list's version. */
   private writes = 0;
   private readonly countByTenant = new Map<string, number>();
   /**
@@ -207,8 +207,8 @@ export class Topics {
     }
   }
 
-  /** The topic list's stamp: list views are of the records alone, which change only by create and delete. */
-  stamp(): ListStamp {
+  /** The topic list's version: list views are of the records alone, which change only by create and delete. */
+  listVersion(): ListVersion {
     return { owner: this, version: this.writes };
   }
 

@@ -5,7 +5,7 @@ import type { SchemaBinding } from '../../../model/broker/schemas.ts';
 import type { HandlerContext, PeerTransport } from '../handler-types.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { HANDLERS } from './index.ts';
-import { StampedRows } from '../../../model/api/stamped-rows.ts';
+import { VersionedRows } from '../../../model/api/versioned-rows.ts';
 
 /** The rows of the list without filters as first written: per resource, a scan of every binding. */
 function rowsByScan(bindings: SchemaBinding[], tenant: string | undefined): unknown[] {
@@ -49,8 +49,8 @@ describe('schema-bind list without filters', () => {
         const params = tenant === undefined ? {} : { tenant };
         const ctx: HandlerContext = { cluster, node: cluster.nodes.get(1)!, params, endpoint, peers: noPeers };
         const listed = HANDLERS['cluster.schema-bind.list'](ctx);
-        expect(listed).toBeInstanceOf(StampedRows);
-        expect((listed as StampedRows<unknown>).rows()).toEqual(rowsByScan(cluster.schemas.allBindings(), tenant));
+        expect(listed).toBeInstanceOf(VersionedRows);
+        expect((listed as VersionedRows<unknown>).rows()).toEqual(rowsByScan(cluster.schemas.allBindings(), tenant));
       }),
       { numRuns: 200 },
     );

@@ -1,4 +1,4 @@
-import { StampedRows } from '../../../model/api/stamped-rows.ts';
+import { VersionedRows } from '../../../model/api/versioned-rows.ts';
 import { endpoints } from '../../../../contract/endpoints/schemas.ts';
 import type { EndpointParams } from '../../../../contract/param-types.ts';
 import type { SchemaBinding } from '../../../model/broker/schemas.ts';
@@ -76,7 +76,7 @@ export const handlers = handlersFor(endpoints, {
     return 'success';
   },
   'cluster.schema-bind.list': ({ cluster, params }) =>
-    new StampedRows(cluster.schemas.bindingsStamp(), () => bindRows(cluster.schemas.allBindings(), params)),
+    new VersionedRows(cluster.schemas.bindingsVersion(), () => bindRows(cluster.schemas.allBindings(), params)),
   'cluster.schema-bind.create': ({ cluster, params }) => {
     cluster.schemas.bind(params.tenant, params.schema_name, params.resource_name);
     return 'success';

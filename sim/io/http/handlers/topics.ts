@@ -20,7 +20,7 @@ export const handlers = handlersFor(endpoints, {
         [ordered, 'tenant'],
         [orderedByName, 'topic_name'],
       ]),
-      stamp: topics.stamp(),
+      listVersion: topics.listVersion(),
       plainRecords: () => topics.plainRecords(type),
       field: (t, name) => topics.viewField(t, name),
       view: (t) => topics.view(t),

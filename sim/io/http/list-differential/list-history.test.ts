@@ -1,7 +1,7 @@
 /**
  * The differential test of list answers, bounded for `npm test` (the long run is `npm run
  * soak:lists`): random histories of writes and list requests through the app, every answer compared
- * byte for byte with the reference answer, with kept answers and known list requests on and off;
+ * byte for byte with the reference answer, with the response cache and remembered list requests on and off;
  * each seeded index fault makes it fail, and the user report's seeded mix finds no wrong answer.
  */
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ import { runSeededMix } from './seeded-mix.ts';
  * pass with every fault off (below) and fail with any one on (the faults' tests), so they prove the
  * test can see each fault.
  */
-const MIXED: ListHistoryOptions = { keepAnswers: true, focus: 3, maxSteps: 600 };
+const MIXED: ListHistoryOptions = { responseCache: true, focus: 3, maxSteps: 600 };
 const MIXED_RUN = { seed: 20_261_127, numRuns: 25 };
 
 describe('list answers after random histories are the reference answers, byte for byte', () => {
@@ -37,28 +37,28 @@ describe('list answers after random histories are the reference answers, byte fo
     expect(LIST_ENDPOINT_IDS).toEqual(CONTRACT.filter((e) => e.list).map((e) => e.id));
   });
 
-  for (const keepAnswers of [true, false]) {
-    const mode = keepAnswers ? 'kept answers and known list requests on' : 'every answer computed';
+  for (const responseCache of [true, false]) {
+    const mode = responseCache ? 'response cache and remembered list requests on' : 'every answer computed';
 
     it(`${mode}: histories over a few lists at a time`, async () => {
-      const details = await checkListHistories({ ...MIXED, keepAnswers }, MIXED_RUN);
+      const details = await checkListHistories({ ...MIXED, responseCache }, MIXED_RUN);
       expect(details.failed, describeFailure(details)).toBe(false);
     });
 
     it(`${mode}: each list endpoint alone, and all of them mixed, filling every list`, async () => {
       const stats = newHistoryStats();
-      // With kept answers on, in verification mode too: a list handler that records, or a known
+      // With the response cache on, in verification mode too: a list handler that records, or a remembered
       // request that resolves otherwise than when remembered, fails the request.
       for (const id of LIST_ENDPOINT_IDS) {
         const details = await checkListHistories(
-          { keepAnswers, verify: keepAnswers, lists: [id], maxSteps: 300 },
+          { responseCache, verify: responseCache, lists: [id], maxSteps: 300 },
           { seed: 7, numRuns: 2 },
           stats,
         );
         expect(details.failed, describeFailure(details)).toBe(false);
       }
       const mixed = await checkListHistories(
-        { keepAnswers, focus: LIST_ENDPOINT_IDS.length, maxSteps: 2000 },
+        { responseCache, focus: LIST_ENDPOINT_IDS.length, maxSteps: 2000 },
         { seed: 8, numRuns: 2 },
         stats,
       );
@@ -135,15 +135,15 @@ describe('the lists whose filtered queries keep their matches (where the directi
 });
 
 describe('the seeded mix of the user report (tenant, user and ACL writes, about 630 list reads)', () => {
-  it('gets no answer differing from the reference, with kept answers on and off; with the direction fault back, some', async () => {
-    for (const keepAnswers of [true, false]) {
-      const r = await runSeededMix({ seed: 7, ops: 1000, keepAnswers });
+  it('gets no answer differing from the reference, with the response cache on and off; with the direction fault back, some', async () => {
+    for (const responseCache of [true, false]) {
+      const r = await runSeededMix({ seed: 7, ops: 1000, responseCache });
       expect(r.reads).toBeGreaterThan(600);
       expect(r.differing, r.examples.join('\n')).toBe(0);
     }
     const restore = switchListFaults(['sort-direction-remembered']);
     try {
-      expect((await runSeededMix({ seed: 7, ops: 1000, keepAnswers: false })).differing).toBeGreaterThan(0);
+      expect((await runSeededMix({ seed: 7, ops: 1000, responseCache: false })).differing).toBeGreaterThan(0);
     } finally {
       restore();
     }

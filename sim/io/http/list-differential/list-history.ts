@@ -1,12 +1,12 @@
 /**
  * The differential, model-based test of list answers: long random histories of model writes and
  * list requests against the admin app (through its HTTP layer: routing, validation, handler, the
- * indexed list query, kept answers and known list requests when on), every list answer compared
+ * indexed list query, the response cache and remembered list requests when on), every list answer compared
  * byte for byte with the reference answer (reference-answer.ts) computed at the same moment.
  *
  * Commands (fast-check `fc.commands`): a write of one list's records (list-writes.ts), virtual time
  * passing, a new request of a list (list-queries.ts), and a recent request again: as it was (the
- * kept answer and the known request are read back), with its keys in another order, with its
+ * cached response and the remembered request are read back), with its keys in another order, with its
  * parameters in a GET's JSON body, in the other sort direction (the same filter both ways), or all
  * recent requests after a write. The model is the requests asked so far. A difference throws
  * `ListAnswerDifference`, which ends the run: fast-check then shrinks the history and reports it
@@ -25,8 +25,8 @@ import { referenceAnswer, type ListAnswer } from './reference-answer.ts';
 export const LIST_ENDPOINT_IDS: readonly string[] = CONTRACT.filter((e) => e.list).map((e) => e.id);
 
 export interface ListHistoryOptions {
-  /** Keep list answers and answer known list requests at once (the app's default), or compute every answer. */
-  readonly keepAnswers: boolean;
+  /** Cache list responses and answer remembered list requests from the cache (the app's default), or compute every response. */
+  readonly responseCache: boolean;
   /** The list endpoints whose records are written and which are asked (default: every one). */
   readonly lists?: readonly string[];
   /**
@@ -40,8 +40,8 @@ export interface ListHistoryOptions {
   /** The envelope form the app answers in (default A). */
   readonly envelope?: EnvelopeForm;
   /**
-   * The app's verification mode (AdminAppOptions.verifyWriters): each kept answer is also computed
-   * afresh, a known request resolved again, and a list handler that records anything fails.
+   * The app's verification mode (AdminAppOptions.verifyWriters): each cached response is also computed
+   * afresh, a remembered request resolved again, and a list handler that records anything fails.
    */
   readonly verify?: boolean;
   /** The replay path fast-check printed with a shrunk history (with its seed and path), to run exactly it. */
@@ -214,8 +214,11 @@ export function historyArb(options: ListHistoryOptions): fc.Arbitrary<{ lists: r
 }
 
 /** A fresh cluster (two nodes, no workload) and its app, with the list feeds on and the admin rate limit lifted. */
-export function historySim(keepAnswers: boolean, envelope: EnvelopeForm = 'A', verify = false): InProcessSim {
-  const sim = new InProcessSim({ seed: 'list-differential', workload: 'none', nodes: 2 }, { keepAnswers, envelope, verifyWriters: verify });
+export function historySim(responseCache: boolean, envelope: EnvelopeForm = 'A', verify = false): InProcessSim {
+  const sim = new InProcessSim(
+    { seed: 'list-differential', workload: 'none', nodes: 2 },
+    { responseCache, envelope, verifyWriters: verify },
+  );
   sim.advance(5_000);
   configureListFeeds(sim.cluster);
   sim.cluster.config.set('ClusterLimit', { max_admin_http_uri_rate: 1_000_000_000 });
@@ -229,7 +232,7 @@ export function listHistoryProperty(
 ): fc.IAsyncPropertyWithHooks<[{ lists: readonly string[]; steps: Iterable<Step> }]> {
   return fc.asyncProperty(historyArb(options), async ({ steps }) => {
     await fc.asyncModelRun(
-      () => ({ model: { asked: [] }, real: { sim: historySim(options.keepAnswers, options.envelope, options.verify), stats } }),
+      () => ({ model: { asked: [] }, real: { sim: historySim(options.responseCache, options.envelope, options.verify), stats } }),
       steps,
     );
   });

@@ -3,7 +3,7 @@ import { endpointById } from '../../../../contract/index.ts';
 import { IndexedList } from '../../../model/api/indexed-list.ts';
 import { referenceListPage } from '../../../model/api/list-reference.ts';
 import { OperationError } from '../../../model/errors/operation-error.ts';
-import { StampedRows } from '../../../model/api/stamped-rows.ts';
+import { VersionedRows } from '../../../model/api/versioned-rows.ts';
 import { validateFields } from '../../../model/api/validate-params.ts';
 import type { Cluster } from '../../../model/cluster/cluster.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from '../envelope.ts';
@@ -36,7 +36,8 @@ export async function referenceAnswer(cluster: Cluster, query: ListQuery, form: 
     const node = cluster.nodes.get(query.nodeId)!;
     const handler = HANDLERS[endpoint.id as keyof typeof HANDLERS];
     const data: unknown = await handler({ cluster, node, params, endpoint, peers: noPeers });
-    const records: object[] = data instanceof IndexedList ? data.toArray() : data instanceof StampedRows ? data.rows() : (data as object[]);
+    const records: object[] =
+      data instanceof IndexedList ? data.toArray() : data instanceof VersionedRows ? data.rows() : (data as object[]);
     const page = referenceListPage(records, params, endpoint.params, endpoint.list!, recordFieldsOf(endpoint));
     return { status: 200, body: JSON.stringify(successEnvelope(form, page)) };
   } catch (e) {

@@ -72,12 +72,12 @@ const READS: fc.Arbitrary<MixOp>[] = [
 
 /**
  * Runs `ops` operations drawn with `seed` (writes and reads about 3 to 5, so 1,000 operations make
- * about 630 reads) against a fresh app, kept answers on or off.
+ * about 630 reads) against a fresh app, the response cache on or off.
  */
-export async function runSeededMix(options: { seed: number; ops: number; keepAnswers: boolean }): Promise<SeededMixResult> {
+export async function runSeededMix(options: { seed: number; ops: number; responseCache: boolean }): Promise<SeededMixResult> {
   const opArb = fc.oneof({ weight: 37, arbitrary: fc.oneof(...WRITES) }, { weight: 63, arbitrary: fc.oneof(...READS) });
   const [ops] = fc.sample(fc.array(opArb, { minLength: options.ops, maxLength: options.ops }), { seed: options.seed, numRuns: 1 });
-  const sim = historySim(options.keepAnswers);
+  const sim = historySim(options.responseCache);
   let writes = 0;
   let reads = 0;
   let differing = 0;

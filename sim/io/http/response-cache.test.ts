@@ -1,52 +1,52 @@
-import { describe, expect, it } from 'vitest';
-import { KeptAnswers } from './kept-answers.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ResponseCache, responseCacheFromEnv } from './response-cache.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { startClusterServer } from '../serve/cluster-server.ts';
 import { defaultShardConfig } from '../../model/storage/storage-engine.ts';
 
-describe('kept list answers', () => {
+describe('cached list responses', () => {
   it('hold for the same owner at the same version only', () => {
-    const kept = new KeptAnswers();
+    const cache = new ResponseCache();
     const owner = {};
-    const key = KeptAnswers.keyOf('cluster.tenant.list', 1, 'A', { limit: 10 });
-    kept.keep(key, { owner, version: 3 }, '{"a":1}');
-    expect(kept.get(key, { owner, version: 3 })?.bytes.toString()).toBe('{"a":1}');
-    expect(kept.get(key, { owner, version: 4 })).toBeUndefined();
-    expect(kept.get(key, { owner: {}, version: 3 })).toBeUndefined();
-    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 2, 'A', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
-    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 1, 'B', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
-    expect(kept.get(KeptAnswers.keyOf('cluster.tenant.list', 1, 'A', { limit: 11 }), { owner, version: 3 })).toBeUndefined();
+    const key = ResponseCache.keyOf('cluster.tenant.list', 1, 'A', { limit: 10 });
+    cache.put(key, { owner, version: 3 }, '{"a":1}');
+    expect(cache.get(key, { owner, version: 3 })?.bytes.toString()).toBe('{"a":1}');
+    expect(cache.get(key, { owner, version: 4 })).toBeUndefined();
+    expect(cache.get(key, { owner: {}, version: 3 })).toBeUndefined();
+    expect(cache.get(ResponseCache.keyOf('cluster.tenant.list', 2, 'A', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
+    expect(cache.get(ResponseCache.keyOf('cluster.tenant.list', 1, 'B', { limit: 10 }), { owner, version: 3 })).toBeUndefined();
+    expect(cache.get(ResponseCache.keyOf('cluster.tenant.list', 1, 'A', { limit: 11 }), { owner, version: 3 })).toBeUndefined();
   });
 
-  it('are bounded: one query past the limit drops them all', () => {
-    const kept = new KeptAnswers(2);
-    const stamp = { owner: {}, version: 0 };
-    kept.keep('a', stamp, '1');
-    kept.keep('b', stamp, '2');
-    kept.keep('b', stamp, '3');
-    expect(kept.size).toBe(2);
-    kept.keep('c', stamp, '4');
-    expect(kept.size).toBe(1);
-    expect(kept.get('a', stamp)).toBeUndefined();
+  it('are bounded: one query past the limit evicts them all', () => {
+    const cache = new ResponseCache(2);
+    const listVersion = { owner: {}, version: 0 };
+    cache.put('a', listVersion, '1');
+    cache.put('b', listVersion, '2');
+    cache.put('b', listVersion, '3');
+    expect(cache.size).toBe(2);
+    cache.put('c', listVersion, '4');
+    expect(cache.size).toBe(1);
+    expect(cache.get('a', listVersion)).toBeUndefined();
   });
 
-  it('are bounded in bytes: an answer over a quarter of the budget is not kept, one past the budget drops them all', () => {
-    const kept = new KeptAnswers(100, 40);
-    const stamp = { owner: {}, version: 0 };
-    expect(kept.keep('big', stamp, 'x'.repeat(11)).bytes.length).toBe(11);
-    expect(kept.get('big', stamp)).toBeUndefined();
-    kept.keep('a', stamp, 'x'.repeat(10));
-    kept.keep('b', stamp, 'x'.repeat(10));
-    kept.keep('a', stamp, 'x'.repeat(9));
-    expect(kept.bytes).toBe(19);
-    kept.keep('c', stamp, 'x'.repeat(10));
-    kept.keep('d', stamp, 'x'.repeat(10));
-    expect([kept.size, kept.bytes]).toEqual([4, 39]);
-    kept.keep('e', stamp, 'x'.repeat(2));
-    expect([kept.size, kept.bytes]).toEqual([1, 2]);
+  it('are bounded in bytes: an answer over a quarter of the budget is not cache, one past the budget drops them all', () => {
+    const cache = new ResponseCache(100, 40);
+    const listVersion = { owner: {}, version: 0 };
+    expect(cache.put('big', listVersion, 'x'.repeat(11)).bytes.length).toBe(11);
+    expect(cache.get('big', listVersion)).toBeUndefined();
+    cache.put('a', listVersion, 'x'.repeat(10));
+    cache.put('b', listVersion, 'x'.repeat(10));
+    cache.put('a', listVersion, 'x'.repeat(9));
+    expect(cache.bytes).toBe(19);
+    cache.put('c', listVersion, 'x'.repeat(10));
+    cache.put('d', listVersion, 'x'.repeat(10));
+    expect([cache.size, cache.bytes]).toEqual([4, 39]);
+    cache.put('e', listVersion, 'x'.repeat(2));
+    expect([cache.size, cache.bytes]).toEqual([1, 2]);
   });
 
-  it('are sent again until a write, then computed afresh (the bytes of a kept answer are the same object)', async () => {
+  it('are sent again until a write, then computed afresh (the bytes of a cached response are the same object)', async () => {
     const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
     const ask = () =>
       sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list?limit=5&sort_field=tenant_name', peer: '127.0.0.1', nodeId: 1 });
@@ -60,7 +60,7 @@ describe('kept list answers', () => {
     const third = await ask();
     expect(third.bytes).not.toBe(first.bytes);
     expect(JSON.parse(third.body).data.data[0].tenant_name).toBe('aaa-first');
-    // The virtual time header is made per request, not kept.
+    // The virtual time header is made per request, not cached.
     sim.advance(1_000);
     const fourth = await ask();
     expect(fourth.bytes).toBe(third.bytes);
@@ -125,7 +125,7 @@ describe('kept list answers', () => {
     expect(await client()).toBeUndefined();
   });
 
-  it('are not kept for the client list while a network client is connected (its in-flight counts change unseen)', async () => {
+  it('are not cached for the client list while a network client is connected (its in-flight counts change unseen)', async () => {
     const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
     const ask = (path: string) => sim.app.handle({ method: 'GET', url: path, peer: '127.0.0.1', nodeId: 1 });
     const sink = { deliver: () => {}, closed: () => {}, inflight: () => ({ receiving: 0, sending: 0 }) };
@@ -174,15 +174,45 @@ describe('kept list answers', () => {
     expect(await names()).toEqual([]);
   });
 
-  it('are off with keepAnswers: false and with a deviation switched on', async () => {
-    for (const appOptions of [{ keepAnswers: false }, { deviations: ['tenant-list-total-count-is-page-length'] }]) {
+  it('are off with responseCache: false and with a deviation switched on', async () => {
+    for (const appOptions of [{ responseCache: false }, { deviations: ['tenant-list-total-count-is-page-length'] }]) {
       const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, appOptions);
       const a = await sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list', peer: '127.0.0.1', nodeId: 1 });
       expect(a.bytes).toBeUndefined();
     }
   });
 
-  it('go over the socket as they were kept', async () => {
+  describe('switched by the environment', () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    it('read MQSIM_RESPONSE_CACHE, and MQSIM_KEEP_ANSWERS (its former name) when it is not set', () => {
+      expect(responseCacheFromEnv({})).toBe(true);
+      expect(responseCacheFromEnv({ MQSIM_RESPONSE_CACHE: '0' })).toBe(false);
+      expect(responseCacheFromEnv({ MQSIM_RESPONSE_CACHE: '1' })).toBe(true);
+      expect(responseCacheFromEnv({ MQSIM_KEEP_ANSWERS: '0' })).toBe(false);
+      expect(responseCacheFromEnv({ MQSIM_KEEP_ANSWERS: '1' })).toBe(true);
+      expect(responseCacheFromEnv({ MQSIM_RESPONSE_CACHE: '1', MQSIM_KEEP_ANSWERS: '0' })).toBe(true);
+      expect(responseCacheFromEnv({ MQSIM_RESPONSE_CACHE: '0', MQSIM_KEEP_ANSWERS: '1' })).toBe(false);
+    });
+
+    it('are off in an app made with either variable at 0, on by default', async () => {
+      const bytesOf = async () => {
+        const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 });
+        return (await sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list', peer: '127.0.0.1', nodeId: 1 })).bytes;
+      };
+      const names = ['MQSIM_RESPONSE_CACHE', 'MQSIM_KEEP_ANSWERS'];
+      const unset = () => names.forEach((n) => vi.stubEnv(n, undefined));
+      unset();
+      expect(await bytesOf()).toBeInstanceOf(Buffer);
+      for (const name of names) {
+        unset();
+        vi.stubEnv(name, '0');
+        expect(await bytesOf()).toBeUndefined();
+      }
+    });
+  });
+
+  it('go over the socket as they were cached', async () => {
     const running = await startClusterServer({ port: 0, nodes: 1, workload: 'none', seed: '1' });
     try {
       const url = `${running.baseUrl}/api/cluster/tenant/list?limit=3`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../../contract/index.ts';
 import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
-import { KnownListRequests } from './known-list-requests.ts';
+import { ListRequestMemo } from './list-request-memo.ts';
 import { BUILT_IN_API, type ServedApi } from './served-api.ts';
 import { failed } from '../../model/errors/operation-error.ts';
 
@@ -20,7 +20,7 @@ type TenantListContext = Parameters<(typeof BUILT_IN_API.handlers)['cluster.tena
 
 /**
  * The built-in API with a tenant list handler that, from its third call on (after the first request
- * in full and the second one's stamp check), first runs `misbehave`.
+ * in full and the second one's list version check), first runs `misbehave`.
  */
 function tenantListMisbehavingAfterTwoCalls(misbehave: (ctx: TenantListContext) => void): ServedApi {
   const tenantList = BUILT_IN_API.handlers['cluster.tenant.list'];
@@ -37,49 +37,49 @@ function tenantListMisbehavingAfterTwoCalls(misbehave: (ctx: TenantListContext) 
   };
 }
 
-/** The answer of `respond` and whether it came at once (no promise: the known-URL path) or through the whole pipeline. */
+/** The answer of `respond` and whether it came at once (no promise: the remembered-request path) or through the whole pipeline. */
 async function respond(sim: InProcessSim, req: ApiRequest): Promise<{ atOnce: boolean; res: ApiResponse }> {
   const answer = sim.app.respond(req);
   return { atOnce: !(answer instanceof Promise), res: await answer };
 }
 
-describe('known list requests', () => {
+describe('remembered list requests (ListRequestMemo)', () => {
   it('hold a GET only without a body, per node and URL, and are bounded', () => {
-    const urls = new KnownListRequests(2);
+    const memo = new ListRequestMemo(2);
     const endpoint = CONTRACT.find((e) => e.id === 'cluster.tenant.list')!;
-    const known = { endpoint, params: { limit: 5 }, key: 'k' };
-    urls.remember(get('/a'), known);
-    expect(urls.get(get('/a'))).toBe(known);
-    expect(urls.get(get('/a', { nodeId: 2 }))).toBeUndefined();
-    expect(urls.get(get('/a', { method: 'HEAD' }))).toBeUndefined();
-    expect(urls.get(get('/a', { body: '{"limit":5}' }))).toBeUndefined();
-    expect(urls.get(get('/a', { bodyTooLarge: true }))).toBeUndefined();
-    urls.remember(get('/b', { body: '{}' }), known);
-    expect(urls.size).toBe(1);
-    urls.remember(get('/b'), known);
-    urls.remember(get('/c'), known);
-    expect(urls.size).toBe(1);
-    expect(urls.get(get('/a'))).toBeUndefined();
+    const resolved = { endpoint, params: { limit: 5 }, key: 'k' };
+    memo.remember(get('/a'), resolved);
+    expect(memo.get(get('/a'))).toBe(resolved);
+    expect(memo.get(get('/a', { nodeId: 2 }))).toBeUndefined();
+    expect(memo.get(get('/a', { method: 'HEAD' }))).toBeUndefined();
+    expect(memo.get(get('/a', { body: '{"limit":5}' }))).toBeUndefined();
+    expect(memo.get(get('/a', { bodyTooLarge: true }))).toBeUndefined();
+    memo.remember(get('/b', { body: '{}' }), resolved);
+    expect(memo.size).toBe(1);
+    memo.remember(get('/b'), resolved);
+    memo.remember(get('/c'), resolved);
+    expect(memo.size).toBe(1);
+    expect(memo.get(get('/a'))).toBeUndefined();
   });
 
   it('hold POSTs by URL and JSON body, up to 4 KiB', () => {
-    const urls = new KnownListRequests();
+    const memo = new ListRequestMemo();
     const endpoint = CONTRACT.find((e) => e.id === 'storage.shard.list')!;
-    const known = { endpoint, params: { limit: 5 }, key: 'k' };
+    const resolved = { endpoint, params: { limit: 5 }, key: 'k' };
     const post = (body: string, type?: string): ApiRequest =>
       get(SHARDS, { method: 'POST', body, headers: type === undefined ? {} : { 'content-type': type } });
-    urls.remember(post('{"limit":5}', 'application/json'), known);
-    expect(urls.get(post('{"limit":5}', 'application/json; charset=utf-8'))).toBe(known);
-    expect(urls.get(post('{"limit":5}'))).toBe(known);
-    expect(urls.get(post('{"limit":6}', 'application/json'))).toBeUndefined();
-    expect(urls.get(post('{"limit":5}', 'text/plain'))).toBeUndefined();
-    expect(urls.get(get(SHARDS))).toBeUndefined();
+    memo.remember(post('{"limit":5}', 'application/json'), resolved);
+    expect(memo.get(post('{"limit":5}', 'application/json; charset=utf-8'))).toBe(resolved);
+    expect(memo.get(post('{"limit":5}'))).toBe(resolved);
+    expect(memo.get(post('{"limit":6}', 'application/json'))).toBeUndefined();
+    expect(memo.get(post('{"limit":5}', 'text/plain'))).toBeUndefined();
+    expect(memo.get(get(SHARDS))).toBeUndefined();
     const big = `{"shard_name":"${'x'.repeat(4100)}"}`;
-    urls.remember(post(big, 'application/json'), known);
-    expect(urls.get(post(big, 'application/json'))).toBeUndefined();
+    memo.remember(post(big, 'application/json'), resolved);
+    expect(memo.get(post(big, 'application/json'))).toBeUndefined();
   });
 
-  it('answer a repeated list GET at once with the kept answer, and through the whole pipeline after a write', async () => {
+  it('answer a repeated list GET at once with the cached response, and through the whole pipeline after a write', async () => {
     const sim = new InProcessSim({ seed: 'known', workload: 'none', nodes: 2 });
     const first = await respond(sim, get(TENANTS));
     expect(first.atOnce).toBe(false);
@@ -135,14 +135,14 @@ describe('known list requests', () => {
     expect(answers[3].res.headers['retry-after']).toBe('1');
   });
 
-  it('are not used for a HEAD, a GET with its parameters in a body, or with kept answers off', async () => {
+  it('are not used for a HEAD, a GET with its parameters in a body, or with the response cache off', async () => {
     const sim = new InProcessSim({ seed: 'known-forms', workload: 'none' });
     await respond(sim, get(TENANTS));
     expect((await respond(sim, get(TENANTS, { method: 'HEAD' }))).atOnce).toBe(false);
     const inBody = await respond(sim, get('/api/cluster/tenant/list', { body: '{"limit":5,"sort_field":"tenant_name"}' }));
     expect((await respond(sim, get('/api/cluster/tenant/list', { body: '{"limit":5,"sort_field":"tenant_name"}' }))).atOnce).toBe(false);
     expect(inBody.res.status).toBe(200);
-    const off = new InProcessSim({ seed: 'known-off', workload: 'none' }, { keepAnswers: false });
+    const off = new InProcessSim({ seed: 'known-off', workload: 'none' }, { responseCache: false });
     await respond(off, get(TENANTS));
     expect((await respond(off, get(TENANTS))).atOnce).toBe(false);
   });
@@ -161,7 +161,7 @@ describe('known list requests', () => {
     expect(String(errors[0])).toMatch(/recorded trace entries/);
   });
 
-  it('change nothing observable: the same requests give the same answers and the same trace with kept answers off', async () => {
+  it('change nothing observable: the same requests give the same answers and the same trace with the response cache off', async () => {
     const requests: ApiRequest[] = [
       get(TENANTS),
       get(TENANTS),
@@ -174,8 +174,8 @@ describe('known list requests', () => {
       shardsPost(),
       shardsPost(),
     ];
-    const run = async (keepAnswers: boolean) => {
-      const sim = new InProcessSim({ seed: 'known-same', workload: 'none' }, { keepAnswers });
+    const run = async (responseCache: boolean) => {
+      const sim = new InProcessSim({ seed: 'known-same', workload: 'none' }, { responseCache });
       const answers: [boolean, number, string][] = [];
       for (const req of requests) {
         const { atOnce, res } = await respond(sim, req);
@@ -185,7 +185,7 @@ describe('known list requests', () => {
     };
     const on = await run(true);
     const off = await run(false);
-    // The tenant create moves the tenant list's stamp, not the shard list's.
+    // The tenant create moves the tenant list's version, not the shard list's.
     expect(on.answers.map(([atOnce]) => atOnce)).toEqual([false, true, false, true, false, false, false, false, true, true]);
     expect(JSON.parse(on.answers[7][2]).data.data[0].tenant_name).toBe('aaa-first');
     expect(on.answers.map(([, status, body]) => [status, body])).toEqual(off.answers.map(([, status, body]) => [status, body]));
