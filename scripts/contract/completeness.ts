@@ -52,7 +52,21 @@ function endpointProblems(impl: Implementation): string[] {
     if (!paths[e.path]?.[e.method.toLowerCase()]) out.push(`${at}: no operation in the OpenAPI export`);
     if (!impl.scenarioSuites.some((s) => s.tags.includes(e.tag))) out.push(`${at}: no scenario suite checks its tag ${e.tag}`);
   }
-  return out;
+  return [...out, ...scenarioProblems(impl)];
+}
+
+/** Every scenario records its checks on an endpoint of the API, against an assertion of the catalogue. */
+function scenarioProblems(impl: Implementation): string[] {
+  const keys = new Set(impl.api.endpoints.map((e) => `${e.method} ${e.path}`));
+  return impl.scenarioSuites.flatMap((suite) =>
+    suite.scenarios.flatMap((s) => {
+      const at = `scenario ${s.checks.join(', ')} (${suite.name})`;
+      return [
+        ...(keys.has(s.endpoint) ? [] : [`${at}: its endpoint ${s.endpoint} is not in the contract`]),
+        ...(hasAssertion(s.assertion) ? [] : [`${at}: unknown assertion ${s.assertion} (contract/assertions/)`]),
+      ];
+    }),
+  );
 }
 
 /** The family's endpoints exist, identify instances by parameters they take, and its listing names real fields. */

@@ -6,8 +6,9 @@
  * behaviour, each traced to the notes, so every difference can be switched, tested and proved on its
  * own, and `mqsim conform` against a dialect reports a known list of findings.
  */
-import { deviationById } from '../switches/catalogue.ts';
+import { DEVIATIONS, deviationById } from '../switches/catalogue.ts';
 import type { EnvelopeForm } from '../io/http/envelope.ts';
+import type { Deviation } from '../io/http/hooks/deviation.ts';
 
 /** The dialects: `spec` answers as the spec says; `robustmq` as the real RobustMQ server does where it differs. */
 export const DIALECT_NAMES = ['spec', 'robustmq'] as const;
@@ -160,12 +161,26 @@ export function switchesOf(dialect: DialectName, extra: readonly string[] = []):
   return [...new Set([...DIALECTS[dialect].switches, ...extra])];
 }
 
-/** One line per switch of a dialect: id, where it comes from, what it does (for --help). */
+/** A switch's line in `mqsim serve --help`: id, its standing to the spec, where it comes from, what it does. */
+export function switchHelpLine(d: Deviation): string {
+  return `  ${d.id.padEnd(34)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}, ${(d.notes ?? '').replace(/^notes /, 'notes ')}] ${d.description}`;
+}
+
+/** One line per switch of a dialect (for --help). */
 export function dialectHelp(name: DialectName): string {
-  return DIALECTS[name].switches
-    .map((id) => {
-      const d = deviationById(id)!;
-      return `  ${id.padEnd(34)} [${d.spec === 'breaks' ? 'breaks spec' : 'spec allows'}, ${(d.notes ?? '').replace(/^notes /, 'notes ')}] ${d.description}`;
-    })
-    .join('\n');
+  return DIALECTS[name].switches.map((id) => switchHelpLine(deviationById(id)!)).join('\n');
+}
+
+/**
+ * The real server's switches (`notes` set) of `catalogue` that `dialect` does not account for: not
+ * among its switches, not narrower than one of them, not named by an omitted behaviour. A new
+ * switch of the real server belongs in one of the three.
+ */
+export function unaccountedSwitches(dialect: Dialect, catalogue: readonly Deviation[] = DEVIATIONS): string[] {
+  const { switches, narrower = {}, omitted } = dialect;
+  const omittedIds = new Set(omitted.flatMap((o) => [...o.behaviour.matchAll(/switch ([a-z0-9-]+)/g)].map((m) => m[1])));
+  return catalogue
+    .filter((d) => d.notes !== undefined && !switches.includes(d.id) && !omittedIds.has(d.id))
+    .filter((d) => !(narrower[d.id] && switches.includes(narrower[d.id])))
+    .map((d) => d.id);
 }

@@ -15,11 +15,17 @@ export class UnknownDeviationError extends Error {
   }
 }
 
-/** The deviations of these ids; throws UnknownDeviationError naming every unknown one. */
-export function resolveDeviations(ids: readonly string[]): Deviation[] {
-  const unknown = ids.filter((id) => !deviationById(id));
+/**
+ * A switch to turn on: the id of a catalogued one, or a switch defined where it is used (a test's
+ * throwaway fault or dialect switch, CONTRIBUTING.md), which no command line can name.
+ */
+export type SwitchRef = string | Deviation;
+
+/** The deviations of these ids (switches given as such pass as they are); throws UnknownDeviationError naming every unknown id. */
+export function resolveDeviations(refs: readonly SwitchRef[]): Deviation[] {
+  const unknown = refs.filter((r): r is string => typeof r === 'string' && !deviationById(r));
   if (unknown.length > 0) throw new UnknownDeviationError(unknown);
-  return [...new Set(ids)].map((id) => deviationById(id)!);
+  return [...new Set(refs)].map((r) => (typeof r === 'string' ? deviationById(r)! : r));
 }
 
 /**
@@ -33,7 +39,7 @@ export class AppliedDeviations {
   private readonly routes = new Map<string, ExtraRoute>();
 
   constructor(
-    ids: readonly string[],
+    ids: readonly SwitchRef[],
     private readonly cluster: Cluster,
   ) {
     this.active = resolveDeviations(ids);

@@ -15,7 +15,7 @@ import { runListParamChecks } from '../conform/checks/list-params.ts';
 import { runGoneAfterDelete, runShowsCreated } from '../conform/checks/list-visibility.ts';
 import { runRequiredParamChecks, runUnknownFieldCheck } from '../conform/checks/param-checks.ts';
 import { runRangeChecks } from '../conform/checks/range-checks.ts';
-import { runScenarios } from '../scenarios/index.ts';
+import { runScenarios, type ScenarioSuite } from '../scenarios/index.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { populateLists, setUpFixtures } from '../conform/fixture-setup.ts';
 import { unmetBase } from '../conform/base-request.ts';
@@ -90,6 +90,11 @@ export interface ConformOptions {
   api?: ApiContract;
   /** Endpoints to check; all of the API's by default. */
   contract?: readonly EndpointContract[];
+  /**
+   * Scenario suites run besides the built-in ones (suites/scenarios/index.ts), after them, on the
+   * endpoints of their tags: a check a test defines (CONTRIBUTING.md's walk-through).
+   */
+  scenarios?: readonly ScenarioSuite[];
   /**
    * Check only endpoints matching one of these patterns (path glob, endpoint id glob, tag, or
    * `METHOD /path/glob`; comma-separated values allowed), then leave out those matching `skip`.
@@ -222,6 +227,7 @@ async function checkEndpoint(
   e: EndpointContract,
   resources: CreatedResources,
   tokens: BadTokens | undefined,
+  extraSuites: readonly ScenarioSuite[] = [],
 ): Promise<void> {
   let happy: Exchange | undefined;
   let params: Record<string, unknown> = baseParams(e);
@@ -230,7 +236,7 @@ async function checkEndpoint(
     happy = await runHappyPath(ctx, e, resources);
     if (happy) params = buildParams(e, (happy.sent.body as Record<string, unknown> | undefined) ?? queryParams(happy));
   }
-  await runScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) });
+  await runScenarios(ctx, e, { ...(happy ? { happy } : {}), params, resources, ...(tokens ? { tokens } : {}) }, extraSuites);
 
   const deleted = familyByDelete(ctx, e);
   if (deleted && happy && succeeded(happy))
@@ -277,7 +283,7 @@ async function checkEndpoints(
     if (run.target.stopped) break;
     const endpointStart = performance.now();
     try {
-      await checkEndpoint(ctx, e, resources, tokens);
+      await checkEndpoint(ctx, e, resources, tokens, options.scenarios);
     } catch (err) {
       // A harness bug outside a check: record it on the endpoint and go on with the next one.
       ctx.notes.push(

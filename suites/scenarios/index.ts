@@ -56,12 +56,17 @@ export function suiteOf(e: Pick<EndpointContract, 'tag'>): ScenarioSuite | undef
   return SCENARIO_SUITES.find((f) => f.tags.includes(e.tag));
 }
 
-export function scenariosFor(e: EndpointContract): Scenario[] {
+export function scenariosFor(e: EndpointContract, extra: readonly ScenarioSuite[] = []): Scenario[] {
   const key = keyOf(e);
-  return SCENARIO_SUITES.flatMap((f) => f.scenarios.filter((s) => s.endpoint === key));
+  return [...SCENARIO_SUITES, ...extra].flatMap((f) => f.scenarios.filter((s) => s.endpoint === key));
 }
 
-/** Runs the scenarios of one endpoint (each after the generic checks' valid request). */
-export async function runScenarios(ctx: ConformContext, e: EndpointContract, env: ScenarioEnv): Promise<void> {
-  for (const s of scenariosFor(e)) await runScenario(ctx, e, s, env);
+/** Runs the scenarios of one endpoint (each after the generic checks' valid request), the built-in suites' then `extra`'s. */
+export async function runScenarios(
+  ctx: ConformContext,
+  e: EndpointContract,
+  env: ScenarioEnv,
+  extra: readonly ScenarioSuite[] = [],
+): Promise<void> {
+  for (const s of scenariosFor(e, extra)) await runScenario(ctx, e, s, env);
 }

@@ -5,6 +5,7 @@ import { Cluster } from '../../sim/model/cluster/cluster.ts';
 import { AdminApp } from '../../sim/io/http/admin-app.ts';
 import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
 import type { ServedApi } from '../../sim/io/http/served-api.ts';
+import type { SwitchRef } from '../../sim/switches/applied-deviations.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';
 import { UrlTarget } from './url-target.ts';
@@ -39,8 +40,11 @@ export interface SimTargetOptions {
   warmUpMs?: number;
   /** Address `asRemotePeer` requests come from (`--peer-address`; default 127.0.0.2). */
   peerAddress?: string;
-  /** Deliberately broken behaviours to switch on (ids of sim/switches/catalogue.ts), for the proof runs. */
-  deviations?: readonly string[];
+  /**
+   * Deliberately broken behaviours to switch on (ids of sim/switches/catalogue.ts), for the proof runs;
+   * in process, also switches a test defines (CONTRIBUTING.md's walk-throughs).
+   */
+  deviations?: readonly SwitchRef[];
   /** The endpoints the simulator serves and their handlers (default: the built-in API). */
   api?: ServedApi;
 }
@@ -196,6 +200,10 @@ export class SimTarget extends WrappingTarget {
   }
 
   private static async loopback(options: SimTargetOptions): Promise<SimTarget> {
+    const deviations = options.deviations?.map((d) => {
+      if (typeof d === 'string') return d;
+      throw new Error(`switch ${d.id} is not catalogued: a switch defined outside sim/switches/catalogue.ts is served in process only`);
+    });
     const running = await startClusterServer({
       seed: options.seed,
       nodes: options.nodes ?? 3,
@@ -204,7 +212,7 @@ export class SimTarget extends WrappingTarget {
       port: 0,
       ...(options.envelope ? { envelope: options.envelope } : {}),
       ...(options.warmUpMs !== undefined ? { warmUpMs: options.warmUpMs } : {}),
-      ...(options.deviations ? { deviations: options.deviations } : {}),
+      ...(deviations ? { deviations } : {}),
       ...(options.api ? { api: options.api } : {}),
       admin: { ...SIM_ADMIN },
     });

@@ -8,7 +8,7 @@ import { validateFields, type ParamOrigin } from '../../model/api/validate-param
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { metaWritePolicy } from '../../model/nodes/meta-write-gate.ts';
 import { PathRateLimiter } from '../../model/auth/rate-limiter.ts';
-import { AppliedDeviations } from '../../switches/applied-deviations.ts';
+import { AppliedDeviations, type SwitchRef } from '../../switches/applied-deviations.ts';
 import type { ExtraRoute } from './hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
@@ -38,9 +38,9 @@ export interface AdminAppOptions {
   onInternalError?: (error: unknown, request: ApiRequest) => void;
   /**
    * Ids of deliberately broken behaviours to switch on (catalogue: sim/switches/catalogue.ts), to prove the
-   * conformance suites catch them. Unknown ids throw. Never set in normal use.
+   * conformance suites catch them, or switches defined by a test. Unknown ids throw. Never set in normal use.
    */
-  deviations?: readonly string[];
+  deviations?: readonly SwitchRef[];
   /**
    * Called after every request whose handling changed the model (a write that recorded state
    * changes, answered or not), with what is needed to apply it again at the same virtual time:

@@ -67,19 +67,28 @@ function familyOf(fault: ChaosFault): ChaosFaultKind {
 /** Fault steps that count as the fault happening (repairs do not). */
 const DISRUPTIONS = new Set(['crash', 'crash-leader', 'partition', 'loss', 'clock', 'connector-down', 'flapping', 'leave']);
 
+/** What a run may be given besides its options and plan. */
+export interface RunExtras {
+  /** Stop right after this engine event and dump the cluster there. */
+  untilEvent?: number;
+  replay?: string | null;
+  /**
+   * Called on the fresh cluster before the first step: registers invariants besides the ones its
+   * parts register (a test's throwaway invariant, CONTRIBUTING.md). It must not change the model.
+   */
+  prepare?: (cluster: Cluster) => void;
+}
+
 /**
  * Runs a chaos plan against a fresh in-process cluster: API calls through the admin app's handlers,
  * faults straight on the model, and every registered invariant checked after every engine event
  * (the engine's `onEvent` hook, which also covers the events run inside an API call that waits for
  * its meta-group commit). Stops at the end of the step in which the first violation was seen.
  */
-export async function runPlan(
-  options: ChaosOptions,
-  plan: readonly ChaosStep[],
-  extra: { untilEvent?: number; replay?: string | null } = {},
-): Promise<RunOutcome> {
+export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[], extra: RunExtras = {}): Promise<RunOutcome> {
   const sim = new InProcessSim({ seed: options.seed, nodes: options.nodes, workload: 'none' });
   const cluster = sim.cluster;
+  extra.prepare?.(cluster);
   const engine = cluster.engine;
   if (options.bug) {
     if ((RAFT_BUG_NAMES as readonly string[]).includes(options.bug)) cluster.raft.bugs = { [options.bug]: true };

@@ -1,5 +1,5 @@
 import type { ChaosOptions, ChaosStep } from './chaos-plan.ts';
-import { runPlan } from './chaos-runner.ts';
+import { runPlan, type RunExtras } from './chaos-runner.ts';
 
 export interface ShrinkResult {
   plan: ChaosStep[];
@@ -14,11 +14,18 @@ export interface ShrinkResult {
  * Delta debugging (Zeller's ddmin, complement removal) over the steps of a failing plan. A candidate
  * "still fails" when it breaks the same invariant as the original run. Steps keep their original
  * times, so the steps that remain happen when they happened before. After each success the plan is
- * cut after the step in which the violation appeared, which shrinks the tail for free.
+ * cut after the step in which the violation appeared, which shrinks the tail for free. `prepare` is
+ * given to every run (see runPlan).
  */
-export async function shrinkPlan(options: ChaosOptions, plan: readonly ChaosStep[], maxRuns = 300): Promise<ShrinkResult> {
+export async function shrinkPlan(
+  options: ChaosOptions,
+  plan: readonly ChaosStep[],
+  maxRuns = 300,
+  prepare?: RunExtras['prepare'],
+): Promise<ShrinkResult> {
   let runs = 0;
-  const first = await runPlan(options, plan);
+  const extras: RunExtras = prepare ? { prepare } : {};
+  const first = await runPlan(options, plan, extras);
   runs++;
   if (first.failingStep === null) throw new Error('shrinkPlan: the plan does not fail');
   const target = first.result.violations[0].name;
@@ -27,7 +34,7 @@ export async function shrinkPlan(options: ChaosOptions, plan: readonly ChaosStep
   /** The candidate cut after its failing step when it breaks `target`, else null. */
   const failing = async (candidate: ChaosStep[]): Promise<ChaosStep[] | null> => {
     runs++;
-    const out = await runPlan(options, candidate);
+    const out = await runPlan(options, candidate, extras);
     if (out.failingStep === null || !out.result.violations.some((v) => v.name === target)) return null;
     return candidate.slice(0, out.failingStep + 1);
   };
