@@ -20,7 +20,7 @@ import { runScenarios } from '../scenarios/index.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { populateLists, setUpFixtures } from '../conform/fixture-setup.ts';
 import { unmetBase } from '../conform/base-request.ts';
-import { connectListedClients } from '../conform/mqtt-population.ts';
+import { connectListedClients, type ListedClients } from '../conform/mqtt-population.ts';
 import { parseMqttFlag } from '../conform/mqtt-listener-address.ts';
 import { preflight } from '../conform/preflight.ts';
 import { buildParams } from '../../contract/minimal-params.ts';
@@ -367,6 +367,29 @@ function connectionFlags(options: ConformOptions): string[] {
 }
 
 /**
+ * Capability detection with the MQTT listener probe and the clients it allows (the run's own in the
+ * MQTT lists), in slot -2 of the run order: their requests sort first, where a run that waited for
+ * them has them. The exemption probe is awaited; `settled` ends with the probe (up to its list
+ * deadline) and the clients' connects, handing them to `onListed` as soon as they are open.
+ */
+async function startMqttSetUp(
+  ctx: ConformContext,
+  onListed: (listed: ListedClients) => void,
+): Promise<{ settled: Promise<{ capabilityNotes: string[]; listedNotes: string[] }> }> {
+  return ctx.order.inSlot(-2, async () => {
+    const detection = await startDetection(ctx);
+    const settled = (async () => {
+      const capabilityNotes = await detection.finish();
+      const listed = await connectListedClients(ctx);
+      onListed(listed);
+      return { capabilityNotes, listedNotes: listed.notes };
+    })();
+    settled.catch(() => {}); // awaited by the run; a failure ends it as a harness error there
+    return { settled };
+  });
+}
+
+/**
  * Checks every endpoint of the contract on a target and builds the report: fixtures first, then
  * each family's endpoints (valid request, envelope and data schema, documented alternatives,
  * behaviour rules, list laws, missing and unknown parameters, length limits, wrong method, auth),
@@ -406,7 +429,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   )?.id;
   let propertyRun: PropertyRunRecord | undefined;
   let endpointsStarted = 0;
-  let listedClients: Awaited<ReturnType<typeof connectListedClients>> | undefined;
+  let listedClients: ListedClients | undefined;
   let mqttReady: Promise<void> | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
@@ -420,17 +443,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     // The MQTT listener probe and the clients it allows run beside the fixtures and the families that
     // never touch MQTT (with --concurrency 1, first, as they always did); slot -2 keeps their requests
     // first in the report, where a run that waited for them has them.
-    const mqttSetUp = ctx.order.inSlot(-2, async () => {
-      const detection = await startDetection(ctx);
-      const settled = (async () => {
-        const capabilityNotes = await detection.finish();
-        listedClients = await connectListedClients(ctx);
-        return { capabilityNotes, listedNotes: listedClients.notes };
-      })();
-      return { settled };
-    });
-    const { settled } = await mqttSetUp;
-    settled.catch(() => {}); // awaited below; a failure ends the run as a harness error there
+    const { settled } = await startMqttSetUp(ctx, (listed) => (listedClients = listed));
     if (concurrency <= 1) await settled;
     const problems = await setUpFixtures(ctx, resources, settled);
     problems.push(...(await populateLists(ctx, resources, checked)));
