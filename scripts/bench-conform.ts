@@ -13,14 +13,17 @@
  * and the default concurrency; medians and ratios. `--port P`: the cluster listens on P, P+1, P+2
  * (default 0: any free ports).
  */
-import { spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConform } from '../suites/run/runner.ts';
 import { UrlTarget } from '../suites/targets/url-target.ts';
 import { SIM_ADMIN } from '../suites/targets/sim-target.ts';
 import { startClusterServer } from '../sim/io/serve/cluster-server.ts';
 import type { Report } from '../suites/conform/report-model.ts';
-import { argNumber } from './bench/script-args.ts';
+import { argNumber, argText } from './bench/script-args.ts';
 import { DEFAULT_CONCURRENCY } from '../suites/conform/endpoint-lanes.ts';
 
 const BUDGET_MS = { inProcess: 30_000, served: 60_000 };
@@ -189,8 +192,59 @@ async function mainConcurrency(runs: number): Promise<void> {
     );
 }
 
+/** One `mqsim conform --target URL --quiet` process of the checkout at `root` against a fresh `mqsim serve`: its wall time and verdict line. */
+async function cliRun(root: string, port: number): Promise<{ ms: number; verdict: string }> {
+  const served = await spawnServe(port);
+  try {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [join(root, 'bin', 'mqsim.js'), 'conform', '--target', served.url, '--quiet'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return { ms: performance.now() - t0, verdict: out.split('\n').find((l) => /^(PASS|FAIL)/.test(l)) ?? out.trim().slice(0, 200) };
+  } finally {
+    await served.stop();
+  }
+}
+
+/** Conform over HTTP from the sources of `rev` against this checkout's, in turns. */
+async function mainBeforeRev(runs: number, rev: string): Promise<void> {
+  const here = fileURLToPath(new URL('..', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'mqsim-bench-conform-before-'));
+  try {
+    execSync(`git archive ${rev} | tar -x -C ${JSON.stringify(dir)}`, { cwd: here, stdio: ['ignore', 'ignore', 'inherit'] });
+    symlinkSync(join(here, 'node_modules'), join(dir, 'node_modules'));
+    const ways: [string, string][] = [
+      [`before: ${rev}`, dir],
+      ['this checkout', here],
+    ];
+    const times = new Map<string, number[]>();
+    const verdicts = new Map<string, string>();
+    for (let i = 0; i < runs; i++)
+      for (const [name, root] of ways) {
+        const r = await cliRun(root, argNumber('port', 0));
+        times.set(name, [...(times.get(name) ?? []), Math.round(r.ms)]);
+        verdicts.set(name, r.verdict);
+      }
+    const before = median(times.get(ways[0]![0])!);
+    for (const [name] of ways) {
+      const t = times.get(name)!;
+      process.stdout.write(
+        `${name.padEnd(28)} median ${(median(t) / 1000).toFixed(2)} s of ${runs} (${t.map((x) => (x / 1000).toFixed(1)).join(', ')}); ratio to before: ${(median(t) / before).toFixed(2)}\n${''.padEnd(28)} ${verdicts.get(name)}\n`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const runs = argNumber('runs', 3);
+  const beforeRev = argText('before-rev', '');
+  if (beforeRev) return mainBeforeRev(runs, beforeRev);
   if (process.argv.includes('--concurrency')) return mainConcurrency(runs);
   const results = await benchConform(runs);
   if (process.argv.includes('--json')) {

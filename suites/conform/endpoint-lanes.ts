@@ -24,6 +24,15 @@ export const INDEPENDENT_TAGS: ReadonlySet<string> = new Set([
   'auto-subscribe',
 ]);
 
+/**
+ * Families checked while the MQTT listener probe is still going on (it may wait seconds for its client
+ * to show in the target's lists, in vain when another broker answers at the port the target names):
+ * the first families of the contract's order, which only read the cluster's state or check logins,
+ * never act as an MQTT client, read the MQTT lists or counts, or change the configuration the
+ * listener obeys. Every later family waits for the probe and the clients it connects.
+ */
+export const BESIDE_MQTT_PROBE: ReadonlySet<string> = new Set(['auth', 'status', 'cluster-status', 'health']);
+
 /** Families checked at once by default against a server at a URL. */
 export const DEFAULT_CONCURRENCY = 4;
 

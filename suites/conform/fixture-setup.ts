@@ -1,6 +1,5 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
-import { detectCapabilities } from './checks/capabilities.ts';
 import type { EndpointContract } from '../../contract/types.ts';
 import { listingEndpointId } from '../../contract/family-rules.ts';
 import { type CreatedResources, fixtureFields } from './resource-families.ts';
@@ -10,13 +9,17 @@ import { findKey } from './scenarios.ts';
  * Creates the run's fixtures in a tenant of its own (`conform-<seed>`): user, ACL rule, blacklist
  * entry, rewrite and auto-subscribe rules, schema and binding, connector, topic and shard, each only
  * when the contract has its create endpoint. A fixture left over by an interrupted run with the same
- * seed is deleted and created again. Before, finds out the target's capabilities (auth peer,
- * simulator control, MQTT listener); after, learns what later checks need: a topic, a shard, the
- * online nodes. Returns one line per problem or capability (reported as notes, never as a crash).
+ * seed is deleted and created again. After, learns what later checks need: a topic, a shard, the
+ * online nodes. `probed` is the MQTT listener probe going on meanwhile: discover waits for it before
+ * it falls back to reading the topic or shard list (the probe's client may have published a topic
+ * there, as it had in a run that probed first). Returns one line per problem (reported as notes,
+ * never as a crash).
  */
-export async function setUpFixtures(ctx: ConformContext, resources: CreatedResources): Promise<string[]> {
-  // What the target offers decides which checks run; the notes say what is there and what is missing.
-  if (!ctx.capabilities) ctx.notes.push(...(await detectCapabilities(ctx)));
+export async function setUpFixtures(
+  ctx: ConformContext,
+  resources: CreatedResources,
+  probed: Promise<unknown> = Promise.resolve(),
+): Promise<string[]> {
   const problems: string[] = [];
   for (const family of ctx.families) {
     if (!resources.createEndpoint(family)) continue;
@@ -41,6 +44,7 @@ export async function setUpFixtures(ctx: ConformContext, resources: CreatedResou
       problems.push(`fixture ${family.key} not created (${describeAnswer(ex)}); checks that need it are inconclusive`);
     }
   }
+  if (!resources.fixtures.has('topic') || !resources.fixtures.has('shard')) await probed.catch(() => {});
   await discover(ctx, resources);
   return problems;
 }

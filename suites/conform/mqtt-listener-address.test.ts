@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
 import { PacketReader } from '../targets/mqtt-wire-client.ts';
 import { UrlTarget } from '../targets/url-target.ts';
-import { detectCapabilities } from './checks/capabilities.ts';
+import { detectCapabilities, LIST_DEADLINE_MS } from './checks/capabilities.ts';
 import { ConformContext } from './conform-context.ts';
 import {
   extendObject,
@@ -197,4 +197,28 @@ describe('MQTT listener detection against a server', () => {
       await target.close();
     }
   });
+
+  it('a client the target lists only a while after its connect is still found; one it never lists marks another broker', async () => {
+    // The broker sees the probe client at once; this target's list shows it 1.2 s later.
+    const seen = new Set<string>();
+    const listed = new Set<string>();
+    const port = await broker(seen);
+    const copy = setInterval(() => {
+      for (const c of seen) setTimeout(() => listed.add(c), 1200);
+      seen.clear();
+    }, 20);
+    try {
+      const late = await detect(await adminApi(listed, { config: { mqtt_server: { tcp_port: port } } }));
+      expect(late.listener).toMatchObject({ available: true, address: `127.0.0.1:${port}` });
+    } finally {
+      clearInterval(copy);
+    }
+    // Another broker at the named port: its client never shows, and the probe says so after the deadline.
+    const foreign = await broker(new Set<string>());
+    const start = performance.now();
+    const other = await detect(await adminApi(new Set<string>(), { config: { mqtt_server: { tcp_port: foreign } } }));
+    expect(performance.now() - start).toBeGreaterThanOrEqual(LIST_DEADLINE_MS);
+    expect(other.listener.available).toBe(false);
+    expect(other.listener.reason).toContain(`a client connected to 127.0.0.1:${foreign} and published there, but neither`);
+  }, 20_000);
 });

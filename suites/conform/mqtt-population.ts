@@ -1,6 +1,12 @@
 import type { MqttClientSession } from '../targets/target.ts';
 import type { ConformContext } from './conform-context.ts';
 
+/** The run's listed MQTT clients: how to close them, and what went wrong as notes. */
+export interface ListedClients {
+  close: () => Promise<void>;
+  notes: string[];
+}
+
 /**
  * MQTT clients of the run that stay connected while the endpoints are checked, when the target has an
  * MQTT listener: one with an exclusive subscription and two sharing one, so the client, session and
@@ -8,7 +14,7 @@ import type { ConformContext } from './conform-context.ts';
  * cluster has none). The embedded simulator has its own population, and its control target acts
  * through the model: only a real listener gets these. Returns how to close them, and problems as notes.
  */
-export async function connectListedClients(ctx: ConformContext): Promise<{ close: () => Promise<void>; notes: string[] }> {
+export async function connectListedClients(ctx: ConformContext): Promise<ListedClients> {
   const driver = ctx.mqtt;
   const none = { close: async () => {}, notes: [] as string[] };
   if (!driver || !ctx.capabilities?.mqttListener.available) return none;

@@ -1,6 +1,7 @@
 import type { EndpointContract } from '../../contract/types.ts';
 import { type ConformContext, envelopeOf, pass, succeeded, type Verdict } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
+import { pollFor } from './check-helpers.ts';
 import { familyByKey, fixtureFields } from './resource-families.ts';
 
 /**
@@ -163,19 +164,15 @@ export function scenarioOf(e: EndpointContract): Scenario {
   return SCENARIOS[`${e.method} ${e.path}`] ?? {};
 }
 
-/** Polls the connector list up to ~5 s until the fixture connector is Running (spec: detail needs a running connector). */
+/** Polls the connector list up to 5 s of target time (see pollFor) until the fixture connector is Running (spec: detail needs a running connector). */
 async function waitForRunningConnector(ctx: ConformContext): Promise<void> {
   const list = ctx.endpoint('GET', '/api/cluster/connector/list');
   if (!list) return;
   const name = `conform-conn-${ctx.seed}`;
-  const deadline = performance.now() + 5000;
-  while (performance.now() < deadline) {
+  await pollFor(ctx, 5000, 250, async () => {
     const ex = await ctx.call(list, { tenant: ctx.names.tenant, connector_name: name }, 'fixture');
     const rows = (envelopeOf(ex)?.data as { data?: Record<string, unknown>[] } | undefined)?.data ?? [];
     const row = rows.find((r) => r.connector_name === name);
-    if (!row || row.status === 'Running' || !succeeded(ex)) return;
-    // The simulator's control lets its time pass at once; any other server is given real time.
-    if (ctx.target.control) await ctx.target.control.advance(250);
-    else await new Promise((r) => setTimeout(r, 250));
-  }
+    return !row || row.status === 'Running' || !succeeded(ex) ? true : undefined;
+  });
 }

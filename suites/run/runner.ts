@@ -6,6 +6,7 @@ import { openTargetSpec } from '../targets/open-target.ts';
 import { ConformContext, fixtureNames, succeeded } from '../conform/conform-context.ts';
 import { badTokens, runAuthChecks, type BadTokens } from '../conform/checks/auth-checks.ts';
 import { runWrongMethodCheck } from '../conform/checks/behaviour-checks.ts';
+import { startDetection } from '../conform/checks/capabilities.ts';
 import { runEnvelopeInvariants } from '../conform/checks/envelope-invariants.ts';
 import { OWN_HAPPY_PATH, runHappyPath } from '../conform/checks/happy-path.ts';
 import { runLimitChecks, runOutOfRangeLengthChecks } from '../conform/checks/limit-checks.ts';
@@ -19,7 +20,7 @@ import { runScenarios, type ScenarioSuite } from '../scenarios/index.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { populateLists, setUpFixtures } from '../conform/fixture-setup.ts';
 import { unmetBase } from '../conform/base-request.ts';
-import { connectListedClients } from '../conform/mqtt-population.ts';
+import { connectListedClients, type ListedClients } from '../conform/mqtt-population.ts';
 import { parseMqttFlag } from '../conform/mqtt-listener-address.ts';
 import { preflight } from '../conform/preflight.ts';
 import { buildParams } from '../../contract/minimal-params.ts';
@@ -45,7 +46,7 @@ import {
 } from '../conform/report-model.ts';
 import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from '../conform/resource-families.ts';
 import { writeReports } from '../report/writers/write-reports.ts';
-import { DEFAULT_CONCURRENCY, planGroups } from '../conform/endpoint-lanes.ts';
+import { BESIDE_MQTT_PROBE, DEFAULT_CONCURRENCY, planGroups } from '../conform/endpoint-lanes.ts';
 import { runLanes } from '../conform/run-order.ts';
 import type { PropertyRunRecord } from '../conform/report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
@@ -372,6 +373,29 @@ function connectionFlags(options: ConformOptions): string[] {
 }
 
 /**
+ * Capability detection with the MQTT listener probe and the clients it allows (the run's own in the
+ * MQTT lists), in slot -2 of the run order: their requests sort first, where a run that waited for
+ * them has them. The exemption probe is awaited; `settled` ends with the probe (up to its list
+ * deadline) and the clients' connects, handing them to `onListed` as soon as they are open.
+ */
+async function startMqttSetUp(
+  ctx: ConformContext,
+  onListed: (listed: ListedClients) => void,
+): Promise<{ settled: Promise<{ capabilityNotes: string[]; listedNotes: string[] }> }> {
+  return ctx.order.inSlot(-2, async () => {
+    const detection = await startDetection(ctx);
+    const settled = (async () => {
+      const capabilityNotes = await detection.finish();
+      const listed = await connectListedClients(ctx);
+      onListed(listed);
+      return { capabilityNotes, listedNotes: listed.notes };
+    })();
+    settled.catch(() => {}); // awaited by the run; a failure ends it as a harness error there
+    return { settled };
+  });
+}
+
+/**
  * Checks every endpoint of the contract on a target and builds the report: fixtures first, then
  * each family's endpoints (valid request, envelope and data schema, documented alternatives,
  * behaviour rules, list laws, missing and unknown parameters, length limits, wrong method, auth),
@@ -411,7 +435,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   )?.id;
   let propertyRun: PropertyRunRecord | undefined;
   let endpointsStarted = 0;
-  let listedClients: Awaited<ReturnType<typeof connectListedClients>> | undefined;
+  let listedClients: ListedClients | undefined;
+  let mqttReady: Promise<void> | undefined;
   try {
     if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
     const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
@@ -419,22 +444,33 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     const resources = new CreatedResources(ctx);
     ctx.resources = resources;
     const fixtureStart = performance.now();
-    const problems = await setUpFixtures(ctx, resources);
+    const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
+    // What the target offers decides which checks run; the notes say what is there and what is missing.
+    // The MQTT listener probe and the clients it allows run beside the fixtures and the families that
+    // never touch MQTT (with --concurrency 1, first, as they always did); slot -2 keeps their requests
+    // first in the report, where a run that waited for them has them.
+    const { settled } = await startMqttSetUp(ctx, (listed) => (listedClients = listed));
+    if (concurrency <= 1) await settled;
+    const problems = await setUpFixtures(ctx, resources, settled);
     problems.push(...(await populateLists(ctx, resources, checked)));
-    listedClients = await connectListedClients(ctx);
-    problems.push(...listedClients.notes);
-    ctx.notes.push(...problems);
     progress(
       `${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`,
     );
+    // The notes in the order of a run that waited for the probe first.
+    mqttReady = settled.then(({ capabilityNotes, listedNotes }) => {
+      ctx.notes.push(...capabilityNotes, ...problems, ...listedNotes);
+    });
+    mqttReady.catch(() => {});
+    if (concurrency <= 1) await mqttReady;
+    const ready = mqttReady;
 
     // A property replay (--property-path) runs that one property case and nothing else.
     const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
     const done: EndpointsDone = { endpoints: 0, total: checked.length, failures: 0, mustFailures: 0 };
     if (options.shard && checked.length === 0)
       progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
-    const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
     const checkTag = async (tag: string) => {
+      if (!BESIDE_MQTT_PROBE.has(tag)) await ready;
       if (target.stopped) return;
       const tagStart = performance.now();
       const endpoints = checked.filter((e) => e.tag === tag);
@@ -448,10 +484,11 @@ export async function runConform(options: ConformOptions): Promise<Report> {
         group.map((tag) => () => checkTag(tag)),
         concurrency,
       );
+    await ready;
     ctx.endConcurrentPhase();
 
     endpointsStarted = done.endpoints;
-    await listedClients.close();
+    await listedClients?.close();
     listedClients = undefined;
     // Nothing is left to clean up on a target that stopped answering, and nothing more to check.
     if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
@@ -462,6 +499,8 @@ export async function runConform(options: ConformOptions): Promise<Report> {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);
   } finally {
+    // The listener probe may still be connecting its clients when the run stopped on a harness error.
+    await mqttReady?.catch(() => {});
     await listedClients?.close().catch(() => {});
     if (owned) await target.close().catch(() => {});
   }

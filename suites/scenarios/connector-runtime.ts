@@ -2,17 +2,18 @@ import type { EndpointContract } from '../../contract/types.ts';
 import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioEnv } from './scenario-suite.ts';
-import { dataOf, letTimePass, readList, type Row } from '../conform/check-helpers.ts';
+import { dataOf, letTimePass, pollFor, readList, type Row } from '../conform/check-helpers.ts';
 import { attempt, CONNECTOR } from './connector-requests.ts';
 
-/** Polls the connector's list record every 250 ms of target time (up to `maxMs`) until it is Running; returns it and the time waited. */
+/** Polls the connector's list record every 250 ms of target time (up to `maxMs`; see pollFor) until it is Running; returns it and the time waited. */
 async function untilRunning(ctx: ConformContext, fields: Row, maxMs: number): Promise<{ row?: Row; waited: number }> {
-  for (let waited = 0; ; waited += 250) {
+  let row: Row | undefined;
+  const { waited } = await pollFor(ctx, maxMs, 250, async () => {
     const got = await readList(ctx, '/api/cluster/connector/list', { tenant: fields.tenant, connector_name: fields.connector_name });
-    const row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
-    if (row?.status === 'Running' || waited >= maxMs) return { row, waited };
-    await letTimePass(ctx, 250);
-  }
+    row = got?.rows.find((r) => r.connector_name === fields.connector_name && r.tenant === fields.tenant);
+    return row?.status === 'Running' ? row : undefined;
+  });
+  return { row, waited };
 }
 
 /**

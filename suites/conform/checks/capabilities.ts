@@ -66,6 +66,10 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
   return { authChecks: { available: true } };
 }
 
+/** How long the probe client may take to show in the target's lists, and how often they are asked meanwhile. */
+export const LIST_DEADLINE_MS = 3000;
+export const LIST_POLL_MS = 100;
+
 /**
  * Is the listener at host:port the target's? Another broker may listen on the port the target only
  * names (the embedded simulator's ports are nominal; a developer machine runs mosquitto on 1883). A
@@ -89,7 +93,12 @@ async function listenerIsTargets(ctx: ConformContext, host: string, port: number
     await session.publish(topic, 'mqsim conform probe', { qos: 1, retain: false });
     const clients = ctx.endpoint('GET', '/api/mqtt/client/list');
     const topics = ctx.endpoint('GET', '/api/cluster/topic/list');
-    for (let waited = 0; waited <= 3000; waited += 250) {
+    // Asked again every LIST_POLL_MS until LIST_DEADLINE_MS have passed: `mqsim serve` lists a
+    // connection once it has acknowledged it, so its listener shows at the first ask; a server whose
+    // lists lag (the reference server's own tests give its lists 0.5-2 s after a write) is still seen
+    // within the deadline. Only another broker's listener costs the whole wait.
+    const start = performance.now();
+    for (;;) {
       if (clients) {
         const seen = tenantIn(envelopeOf(await ctx.call(clients, { client_id: clientId }, 'fixture'))?.data, 'client_id', clientId);
         if (seen.found) return seen.tenant !== undefined ? { tenant: seen.tenant } : {};
@@ -98,7 +107,9 @@ async function listenerIsTargets(ctx: ConformContext, host: string, port: number
         const seen = tenantIn(envelopeOf(await ctx.call(topics, { topic_name: topic }, 'fixture'))?.data, 'topic_name', topic);
         if (seen.found) return seen.tenant !== undefined ? { tenant: seen.tenant } : {};
       }
-      await new Promise((r) => setTimeout(r, 250));
+      const left = LIST_DEADLINE_MS - (performance.now() - start);
+      if (left <= 0) break;
+      await new Promise((r) => setTimeout(r, Math.min(LIST_POLL_MS, left)));
     }
     return {
       notTargets: `a client connected to ${host}:${port} and published there, but neither the target's client list nor its topic list shows it: the listener is not the target's`,
@@ -162,12 +173,40 @@ async function probeMqttListener(
  * returns one note per missing capability.
  */
 export async function detectCapabilities(ctx: ConformContext): Promise<string[]> {
+  return (await startDetection(ctx)).finish();
+}
+
+/** What the MQTT parts of `ctx.capabilities` say until the listener probe has finished. */
+export const MQTT_NOT_PROBED_YET: Capability = { available: false, reason: 'the MQTT listener probe has not finished' };
+
+/**
+ * Detection in two steps. The exemption probe is awaited: the auth checks need its answer, and
+ * `ctx.capabilities` is set with it (its MQTT parts MQTT_NOT_PROBED_YET). The MQTT listener probe —
+ * up to LIST_DEADLINE_MS when another broker answers at a port the target names — goes on meanwhile;
+ * `finish` waits for it, sets the MQTT parts and `ctx.mqtt`, and returns the notes. Until then
+ * nothing may act as an MQTT client or read the MQTT parts (the runner holds those families back).
+ */
+export async function startDetection(ctx: ConformContext): Promise<{ finish: () => Promise<string[]> }> {
   const remotePeer: Capability = ctx.target.capabilities.remotePeer;
   const exemption = await probeExemption(ctx);
   const control: Capability = ctx.target.control
     ? { available: true }
     : { available: false, reason: 'the target has no simulator control interface (only --target sim has one)' };
-  const mqtt = await probeMqttListener(ctx);
+  ctx.capabilities = { remotePeer, ...exemption, control, mqttListener: MQTT_NOT_PROBED_YET, mqttClient: MQTT_NOT_PROBED_YET };
+  // Settled (never rejected) so an unawaited probe cannot end the process; `finish` throws its error.
+  const probing = probeMqttListener(ctx).then(
+    (mqtt) => ({ mqtt }),
+    (error: unknown) => ({ error }),
+  );
+  const finish = async (): Promise<string[]> => {
+    const settled = await probing;
+    if ('error' in settled) throw settled.error;
+    return mqttCapabilities(ctx, settled.mqtt);
+  };
+  return { finish };
+}
+
+function mqttCapabilities(ctx: ConformContext, mqtt: Awaited<ReturnType<typeof probeMqttListener>>): string[] {
   let mqttClient: DetectedCapabilities['mqttClient'];
   if (mqtt.listener.available && mqtt.host && mqtt.port) {
     ctx.mqtt = wireMqttDriver({ host: mqtt.host, port: mqtt.port, ...(mqtt.tenant !== undefined ? { tenant: mqtt.tenant } : {}) });
@@ -181,12 +220,13 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
       reason: `${mqtt.listener.reason ?? 'no MQTT listener'}; and no simulator control interface to act as a client`,
     };
   }
-  ctx.capabilities = { remotePeer, ...exemption, control, mqttListener: mqtt.listener, mqttClient };
+  const caps = { ...ctx.capabilities!, mqttListener: mqtt.listener, mqttClient };
+  ctx.capabilities = caps;
   const notes: string[] = [];
   const line = (name: string, c: Capability, extra = '') =>
     `capability ${name}: ${c.available ? `available${extra}` : `unavailable — ${c.reason}`}`;
-  notes.push(line('non-loopback peer (auth checks)', ctx.capabilities.authChecks));
-  notes.push(line('simulator control interface', control));
+  notes.push(line('non-loopback peer (auth checks)', caps.authChecks));
+  notes.push(line('simulator control interface', caps.control));
   notes.push(
     line('MQTT listener', mqtt.listener, mqtt.listener.address ? ` at ${mqtt.listener.address} (from ${mqtt.listener.source})` : ''),
   );
