@@ -85,7 +85,11 @@ export function entryBytes(at: number, kind: string, detail: unknown): string {
   return `${at}${quotedKey(kind)}${canonicalJson(detail)}\n`;
 }
 
-/** Entries hashed in one SHA-256 call: the chain links blocks, not entries (one native call per block). */
+/**
+ * Entries hashed in one SHA-256 call: the chain links blocks, not entries (one native call per block).
+ * Small on purpose: with 256 the pending string outlived young collections and its flattening cost
+ * about as much as the per-entry calls it saved (measured in the 30,000-client workload).
+ */
 export const TRACE_BLOCK = 32;
 const START = '0'.repeat(64);
 
