@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, Trace } from './trace.ts';
+import { canonicalJson, Trace, TRACE_BLOCK } from './trace.ts';
 
 /** The first canonical form (sort every object's keys, map + join): the faster one must equal it. */
 function referenceCanonicalJson(value: unknown): string {
@@ -54,11 +54,20 @@ describe('trace', () => {
     }
   });
 
-  it('chains sha256(previous hash | index | at | kind | json), as the trace format says', () => {
+  it('chains sha256 over blocks of entry bytes, from 64 zeros, as the trace format says', () => {
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
     const t = new Trace();
+    expect(t.hash).toBe('0'.repeat(64));
     t.append(5, 'k', { b: 1, a: 'x' });
-    const expected = createHash('sha256').update('0'.repeat(64)).update('|0|5|k|').update('{"a":"x","b":1}').digest('hex');
-    expect(t.hash).toBe(expected);
+    expect(t.hash).toBe(sha(`${'0'.repeat(64)}5"k"{"a":"x","b":1}\n`));
+    const long = new Trace();
+    let block = '';
+    for (let i = 0; i < TRACE_BLOCK + 2; i++) {
+      long.append(i, 'e', { i });
+      if (i < TRACE_BLOCK) block += `${i}"e"{"i":${i}}\n`;
+    }
+    const chain = sha('0'.repeat(64) + block);
+    expect(long.hash).toBe(sha(`${chain}${TRACE_BLOCK}"e"{"i":${TRACE_BLOCK}}\n${TRACE_BLOCK + 1}"e"{"i":${TRACE_BLOCK + 1}}\n`));
   });
 
   it('keeps the last entries in order while the hash covers all of them', () => {
