@@ -21,7 +21,6 @@ const TEST_FILES = [
 const LONG_FUNCTIONS = [
   // Command-line definitions: one option list (commander's chained calls).
   'scripts/cli/conform-command.ts', // configureConformCommand
-  'scripts/bench.ts', // benchHttp: one figure's setup, run and print
   // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
   'sim/io/serve/cluster-server.ts', // startClusterServer
   'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
