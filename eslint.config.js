@@ -29,7 +29,6 @@ const LONG_FUNCTIONS = [
   // Tables written as code: one entry per command, spec or metric.
   'sim/model/cluster-ops/mq9-protocol.ts', // commands
   'sim/model/mqtt/demo-population.ts', // buildSpecs
-  'sim/model/api/indexed-list-query.ts', // indexedListPage: the indexed fast path beside its obvious computation
   'sim/runs/chaos/chaos-runner.ts', // runPlan
   'sim/runs/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
