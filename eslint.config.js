@@ -36,7 +36,6 @@ const LONG_FUNCTIONS = [
   'suites/properties/index.ts', // runPropertySuites
   'suites/properties/list-histories/history-property.ts', // historyProperty
   'suites/properties/model-based/family-property.ts', // familyProperty
-  'suites/report/merge.ts', // mergeReports
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter
