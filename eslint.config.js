@@ -35,7 +35,6 @@ const LONG_FUNCTIONS = [
   'suites/run/runner.ts', // runConform
   'suites/properties/index.ts', // runPropertySuites
   'suites/properties/list-histories/history-property.ts', // historyProperty
-  'suites/properties/model-based/family-property.ts', // familyProperty
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter
