@@ -34,7 +34,6 @@ const LONG_FUNCTIONS = [
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/run/runner.ts', // runConform
   'suites/properties/index.ts', // runPropertySuites
-  'suites/properties/list-histories/history-property.ts', // historyProperty
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter
