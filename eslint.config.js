@@ -33,7 +33,6 @@ const LONG_FUNCTIONS = [
   'sim/runs/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/run/runner.ts', // runConform
-  'suites/properties/index.ts', // runPropertySuites
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter
