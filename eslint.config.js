@@ -22,7 +22,6 @@ const LONG_FUNCTIONS = [
   // Command-line definitions: one option list (commander's chained calls).
   'scripts/cli/conform-command.ts', // configureConformCommand
   // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
-  'sim/io/serve/cluster-server.ts', // startClusterServer
   'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
   'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
   'sim/model/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
