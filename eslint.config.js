@@ -29,7 +29,6 @@ const LONG_FUNCTIONS = [
   'sim/model/cluster-ops/mq9-protocol.ts', // commands
   'sim/model/mqtt/demo-population.ts', // buildSpecs
   'sim/runs/chaos/chaos-runner.ts', // runPlan
-  'sim/runs/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
   // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/run/runner.ts', // runConform
   // Scenario suites: one sequence of requests and verdicts per scenario.
