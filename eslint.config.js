@@ -25,9 +25,8 @@ const LONG_FUNCTIONS = [
   'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
   'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
   'sim/model/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
-  // Tables written as code: one entry per command, spec or metric.
+  // Whole runs: one sequence of phases each (others are changing the conform runner and the chaos runs now).
   'sim/runs/chaos/chaos-runner.ts', // runPlan
-  // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/run/runner.ts', // runConform
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
