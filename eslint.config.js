@@ -21,26 +21,13 @@ const TEST_FILES = [
 const LONG_FUNCTIONS = [
   // Command-line definitions: one option list (commander's chained calls).
   'scripts/cli/conform-command.ts', // configureConformCommand
-  'scripts/bench.ts', // benchHttp: one figure's setup, run and print
   // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
-  'sim/io/serve/cluster-server.ts', // startClusterServer
   'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
   'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
   'sim/model/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
-  // Tables written as code: one entry per command, spec or metric.
-  'sim/model/cluster-ops/mq9-protocol.ts', // commands
-  'sim/model/mqtt/demo-population.ts', // buildSpecs
-  'sim/model/mqtt/monitor.ts', // sample
-  'sim/model/api/indexed-list-query.ts', // indexedListPage: the indexed fast path beside its obvious computation
+  // Whole runs: one sequence of phases each (others are changing the conform runner and the chaos runs now).
   'sim/runs/chaos/chaos-runner.ts', // runPlan
-  'sim/io/http/admin-app.ts', // invoke
-  'sim/runs/scenario/scenario-runner.ts', // runScenario, evaluate: one case per scenario step kind
-  // Whole runs: one sequence of phases each (others are changing the conform runner now).
   'suites/run/runner.ts', // runConform
-  'suites/properties/index.ts', // runPropertySuites
-  'suites/properties/list-histories/history-property.ts', // historyProperty
-  'suites/properties/model-based/family-property.ts', // familyProperty
-  'suites/report/merge.ts', // mergeReports
   // Scenario suites: one sequence of requests and verdicts per scenario.
   'suites/scenarios/mqtt.ts', // runCounterPerInterval
   'suites/scenarios/offsets-messages.ts', // runDeadLetter

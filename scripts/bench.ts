@@ -77,71 +77,76 @@ function medianRun(runs: LoadResult[]): LoadResult {
   return { ...sorted[Math.floor(sorted.length / 2)], errors: runs.reduce((n, r) => n + r.errors, 0) };
 }
 
-async function benchHttp(): Promise<Record<string, unknown>> {
-  const load = (url: string, ep: typeof LIST | typeof CREATE) =>
-    runLoad({ url, ...ep, headers: HEADERS, concurrency, seconds, warmUpSeconds });
-  const targets: { name: 'mqsim' | 'bare' | 'prism'; target: SpawnedTarget }[] = [];
-  const recorded: RecordedAnswer[] = [];
-  let prismProblem: string | undefined;
-  const runs: Record<string, Record<string, LoadResult[]>> = {
-    list: { mqsim: [], bare: [], prism: [] },
-    create: { mqsim: [], bare: [], prism: [] },
+type TargetName = 'mqsim' | 'bare' | 'prism';
+type Targets = { name: TargetName; target: SpawnedTarget }[];
+type Runs = Record<string, Record<string, LoadResult[]>>;
+
+/** Starts `mqsim serve` and lifts its admin API's per-path rate limit (50/s by default), or most of the load would be 429s. */
+async function startMqsim(): Promise<SpawnedTarget> {
+  log('starting mqsim serve (3 nodes, demo workload)');
+  const mqsim = await spawnPrintingUrl(process.execPath, [MQSIM_BIN, 'serve', '--port', '0'], 'mqsim serve');
+  const set = await post(mqsim.url, '/api/cluster/config/set', {
+    config_type: 'ClusterLimit',
+    config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }),
+  });
+  if (set.status !== 200 || JSON.parse(set.body).code !== 0) {
+    await mqsim.stop();
+    throw new Error(`could not lift the rate limit: ${set.body}`);
+  }
+  return mqsim;
+}
+
+/** Records one answer of each endpoint from mqsim, byte for byte, for the bare baseline. */
+async function recordAnswers(url: string): Promise<RecordedAnswer[]> {
+  const list = await fetch(url + LIST.path);
+  const listAnswer = {
+    ...LIST,
+    status: list.status,
+    headers: replayableHeaders(Object.fromEntries(list.headers)),
+    body: await list.text(),
   };
+  const created = await post(url, CREATE.path, { tenant_name: 'bench-recorded', desc: 'bench' });
+  return [
+    listAnswer,
+    { method: CREATE.method, path: CREATE.path, status: created.status, headers: replayableHeaders(created.headers), body: created.body },
+  ];
+}
+
+/** Starts the Prism mock of mqsim's OpenAPI document; the reason instead when it cannot run. */
+async function startPrism(targets: Targets): Promise<string | undefined> {
+  const openapi = `${OUT}openapi.json`;
+  execFileSync(process.execPath, [MQSIM_BIN, 'openapi', '--out', openapi], { stdio: 'ignore' });
   try {
-    log('starting mqsim serve (3 nodes, demo workload)');
-    const mqsim = await spawnPrintingUrl(process.execPath, [MQSIM_BIN, 'serve', '--port', '0'], 'mqsim serve');
-    targets.push({ name: 'mqsim', target: mqsim });
-    // Lift the admin API's per-path rate limit (50/s by default), or most of the load would be 429s.
-    const set = await post(mqsim.url, '/api/cluster/config/set', {
-      config_type: 'ClusterLimit',
-      config: JSON.stringify({ max_admin_http_uri_rate: 1_000_000_000 }),
-    });
-    if (set.status !== 200 || JSON.parse(set.body).code !== 0) throw new Error(`could not lift the rate limit: ${set.body}`);
-    // Record one answer of each endpoint, byte for byte, for the bare baseline.
-    const list = await fetch(mqsim.url + LIST.path);
-    recorded.push({ ...LIST, status: list.status, headers: replayableHeaders(Object.fromEntries(list.headers)), body: await list.text() });
-    const created = await post(mqsim.url, CREATE.path, { tenant_name: 'bench-recorded', desc: 'bench' });
-    recorded.push({
-      method: CREATE.method,
-      path: CREATE.path,
-      status: created.status,
-      headers: replayableHeaders(created.headers),
-      body: created.body,
-    });
-    const recordedFile = `${OUT}recorded-answers.json`;
-    writeFileSync(recordedFile, JSON.stringify(recorded));
-    targets.push({
-      name: 'bare',
-      target: await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server'),
-    });
+    log('starting prism mock');
+    targets.push({ name: 'prism', target: await spawnPrism(openapi) });
+    return undefined;
+  } catch (e) {
+    const problem = (e as Error).message;
+    log(`Prism could not be measured: ${problem}`);
+    return problem;
+  }
+}
 
-    const openapi = `${OUT}openapi.json`;
-    execFileSync(process.execPath, [MQSIM_BIN, 'openapi', '--out', openapi], { stdio: 'ignore' });
-    try {
-      log('starting prism mock');
-      targets.push({ name: 'prism', target: await spawnPrism(openapi) });
-    } catch (e) {
-      prismProblem = (e as Error).message;
-      log(`Prism could not be measured: ${prismProblem}`);
-    }
-
-    // Rounds that take turns between the servers, so a burst of load from other work on the machine
-    // falls on all of them rather than on one; each figure is the median of its rounds.
-    for (const [name, ep] of [
-      ['list', LIST],
-      ['create', CREATE],
-    ] as const) {
-      for (let round = 1; round <= rounds; round++) {
-        for (const { name: who, target } of targets) {
-          log(`round ${round}/${rounds}: ${who} ${ep.method} ${ep.path}`);
-          runs[name][who].push(await load(target.url, ep));
-        }
+/**
+ * Rounds that take turns between the servers, so a burst of load from other work on the machine
+ * falls on all of them rather than on one; each figure is the median of its rounds.
+ */
+async function runRounds(targets: Targets, runs: Runs): Promise<void> {
+  for (const [name, ep] of [
+    ['list', LIST],
+    ['create', CREATE],
+  ] as const) {
+    for (let round = 1; round <= rounds; round++) {
+      for (const { name: who, target } of targets) {
+        log(`round ${round}/${rounds}: ${who} ${ep.method} ${ep.path}`);
+        runs[name][who].push(await runLoad({ url: target.url, ...ep, headers: HEADERS, concurrency, seconds, warmUpSeconds }));
       }
     }
-  } finally {
-    for (const { target } of targets) await target.stop();
   }
+}
 
+/** Each endpoint's median figures per server and mqsim's ratios against the baselines. */
+function endpointFigures(runs: Runs, prismProblem: string | undefined): Record<string, EndpointFigures> {
   const results: Record<string, EndpointFigures> = {};
   for (const name of ['list', 'create']) {
     const mq = medianRun(runs[name].mqsim);
@@ -156,6 +161,33 @@ async function benchHttp(): Promise<Record<string, unknown>> {
       rounds: Object.fromEntries(Object.entries(runs[name]).map(([who, rs]) => [who, rs.map((r) => r.perSecond)])),
     };
   }
+  return results;
+}
+
+async function benchHttp(): Promise<Record<string, unknown>> {
+  const targets: Targets = [];
+  let recorded: RecordedAnswer[];
+  let prismProblem: string | undefined;
+  const runs: Runs = {
+    list: { mqsim: [], bare: [], prism: [] },
+    create: { mqsim: [], bare: [], prism: [] },
+  };
+  try {
+    const mqsim = await startMqsim();
+    targets.push({ name: 'mqsim', target: mqsim });
+    recorded = await recordAnswers(mqsim.url);
+    const recordedFile = `${OUT}recorded-answers.json`;
+    writeFileSync(recordedFile, JSON.stringify(recorded));
+    targets.push({
+      name: 'bare',
+      target: await spawnPrintingUrl(process.execPath, ['--import', 'tsx', 'scripts/bench/bare-server.ts', recordedFile], 'bare server'),
+    });
+    prismProblem = await startPrism(targets);
+    await runRounds(targets, runs);
+  } finally {
+    for (const { target } of targets) await target.stop();
+  }
+
   return {
     setup: {
       concurrency,
@@ -168,7 +200,7 @@ async function benchHttp(): Promise<Record<string, unknown>> {
       client: `undici Pool, ${concurrency} keep-alive connections, one request in flight per connection`,
       answerBytes: Object.fromEntries(recorded.map((r) => [`${r.method} ${r.path}`, Buffer.byteLength(r.body)])),
     },
-    endpoints: results,
+    endpoints: endpointFigures(runs, prismProblem),
   };
 }
 

@@ -115,6 +115,134 @@ async function pool<T>(items: readonly T[], size: number, fn: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
 }
 
+/** The properties of a run: the one a --property-path names, or those of the chosen families in this shard. */
+function chosenProperties(
+  replay: RunSettings['replay'],
+  {
+    model,
+    requests,
+    history,
+    historyOf,
+  }: {
+    model: PropertyDef[];
+    requests: PropertyDef[];
+    history: PropertyDef | undefined;
+    historyOf: (exclude: readonly string[]) => PropertyDef | undefined;
+  },
+  options: PropertySuiteOptions,
+): PropertyDef[] {
+  if (replay) {
+    const baseId = replay.propertyId.endsWith(MUST_ONLY) ? replay.propertyId.slice(0, -MUST_ONLY.length) : replay.propertyId;
+    const excluded = parseHistoryId(baseId);
+    const def = excluded ? historyOf(excluded) : [...model, ...requests].find((d) => d.id === baseId);
+    if (!def)
+      throw new Error(
+        `--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...(history ? [history] : []), ...model, ...requests].map((d) => d.id).join(', ')})`,
+      );
+    return [def];
+  }
+  // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
+  return shardOf(
+    [
+      // First: the longest property starts at once, beside the others.
+      ...(history && selected(options.families, 'history') ? [history] : []),
+      ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
+      ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
+    ],
+    options.shard,
+  );
+}
+
+function runSettings(target: Target, options: PropertySuiteOptions, replay: RunSettings['replay']): RunSettings {
+  const seed = options.seed;
+  const settings: RunSettings = {
+    seed,
+    ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : {}),
+    ...(replay ? { replay } : {}),
+    targetName: target.name,
+    baseUrl: target.baseUrl,
+    ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.replayFlags?.length ? { replayFlags: options.replayFlags } : {}),
+    timeLimitMs: options.timeLimitMs ?? 60_000,
+  };
+  return settings;
+}
+
+/** Creates the tenant the creates of the request properties work in; the problem when it cannot be made. */
+async function createRequestTenant(
+  client: PropertyClient,
+  tenants: ReturnType<typeof tenantEndpoints>,
+  requestTenant: string,
+): Promise<string | undefined> {
+  try {
+    const made = await client.call(tenants.create, {
+      [tenants.nameParam]: requestTenant,
+      desc: 'mqsim property suites; safe to delete',
+    });
+    if (made.outcome !== 'ok' && made.outcome !== 'failure') return `the tenant ${requestTenant} could not be created (${made.outcome})`;
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/**
+ * One property's results: its run, and after a failure of a weaker rule a run looking at MUST rules
+ * only; skipped results when it cannot run on this target or the harness fails.
+ */
+async function propertyResults(
+  def: PropertyDef,
+  settings: RunSettings,
+  requestTenantProblem: string | undefined,
+): Promise<PropertyResult[]> {
+  const replay = settings.replay;
+  const results: PropertyResult[] = [];
+  try {
+    if (requestTenantProblem && def.id.startsWith('requests.') && def.endpoints[0].method === 'POST')
+      throw new PropertyAbort(requestTenantProblem);
+    await def.setup?.();
+    const minLevel = replay?.propertyId.endsWith(MUST_ONLY) ? 'MUST' : 'INFO';
+    const first = await runProperty(def, minLevel, settings);
+    results.push(...resultsOf(def, first, settings));
+    const err = first.details?.errorInstance;
+    // A weaker rule stopped the run: run again looking at MUST rules only, so none hides behind it.
+    if (!replay && first.details?.failed && err instanceof PropertyViolation && err.level !== 'MUST') {
+      const second = await runProperty(def, 'MUST', settings);
+      results.push(...resultsOf(def, second, settings));
+    }
+  } catch (e) {
+    // A replay that fast-check cannot follow is a usage error of --property-path, not a result.
+    if (replay && !(e instanceof PropertyAbort)) throw e;
+    const abort = e instanceof PropertyAbort;
+    // A harness error is a bug of mqsim, not a finding about the target: the property is undecided.
+    const message = abort
+      ? `not observable on this target: ${e.message}`
+      : `not decided: harness error in property ${def.id} (a bug of mqsim, not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
+    results.push(...skippedResults(def, message, settings.seed));
+  } finally {
+    await def.teardown?.().catch(() => undefined);
+  }
+  return results;
+}
+
+/** A skipped result of each of a property's endpoints. */
+function skippedResults(def: PropertyDef, message: string, seed: number): PropertyResult[] {
+  return def.endpoints.map((ep) => ({
+    endpointId: ep.id,
+    method: ep.method,
+    path: ep.path,
+    id: def.checkId,
+    assertion: def.assertion,
+    level: levelOf(def.assertion),
+    status: 'skipped',
+    message,
+    property: def.id,
+    seed,
+    numRuns: 0,
+    durationMs: 0,
+  }));
+}
+
 /**
  * Runs the property-based suites against a target: model-based command sequences over the eight
  * families checked against the reference model, and contract-generated valid and invalid requests
@@ -162,55 +290,12 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
     runTag,
   });
 
-  let defs: PropertyDef[];
-  if (replay) {
-    const baseId = replay.propertyId.endsWith(MUST_ONLY) ? replay.propertyId.slice(0, -MUST_ONLY.length) : replay.propertyId;
-    const excluded = parseHistoryId(baseId);
-    const def = excluded ? historyOf(excluded) : [...model, ...requests].find((d) => d.id === baseId);
-    if (!def)
-      throw new Error(
-        `--property-path names property ${JSON.stringify(baseId)}, which this run does not have (known: ${[...(history ? [history] : []), ...model, ...requests].map((d) => d.id).join(', ')})`,
-      );
-    defs = [def];
-  } else {
-    // A request property belongs to a family by its endpoint's tag (the family keys are the contract's tags).
-    defs = shardOf(
-      [
-        // First: the longest property starts at once, beside the others.
-        ...(history && selected(options.families, 'history') ? [history] : []),
-        ...model.filter((d) => selected(options.families, d.id.slice('model.'.length))),
-        ...requests.filter((d) => selected(options.families, 'requests') || selected(options.families, d.endpoints[0].tag)),
-      ],
-      options.shard,
-    );
-  }
-
-  const settings: RunSettings = {
-    seed,
-    ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : {}),
-    ...(replay ? { replay } : {}),
-    targetName: target.name,
-    baseUrl: target.baseUrl,
-    ...(options.username !== undefined ? { username: options.username } : {}),
-    ...(options.replayFlags?.length ? { replayFlags: options.replayFlags } : {}),
-    timeLimitMs: options.timeLimitMs ?? 60_000,
-  };
+  const defs = chosenProperties(replay, { model, requests, history, historyOf }, options);
+  const settings = runSettings(target, options, replay);
 
   // The creates of the request properties work in one tenant of the run.
   const needsRequestTenant = defs.some((d) => d.id.startsWith('requests.') && d.endpoints[0].method === 'POST');
-  let requestTenantProblem: string | undefined;
-  if (needsRequestTenant) {
-    try {
-      const made = await client.call(tenants.create, {
-        [tenants.nameParam]: requestTenant,
-        desc: 'mqsim property suites; safe to delete',
-      });
-      if (made.outcome !== 'ok' && made.outcome !== 'failure')
-        requestTenantProblem = `the tenant ${requestTenant} could not be created (${made.outcome})`;
-    } catch (e) {
-      requestTenantProblem = (e as Error).message;
-    }
-  }
+  const requestTenantProblem = needsRequestTenant ? await createRequestTenant(client, tenants, requestTenant) : undefined;
 
   const byDef = new Map<PropertyDef, PropertyResult[]>();
   /** A property and, after a failure, the same property without the failing part (list histories), as long as it fails. */
@@ -225,46 +310,7 @@ export async function runPropertySuites(target: Target, options: PropertySuiteOp
   };
   const runOne = async (def: PropertyDef): Promise<void> => {
     const started = performance.now();
-    const results: PropertyResult[] = [];
-    try {
-      if (requestTenantProblem && def.id.startsWith('requests.') && def.endpoints[0].method === 'POST')
-        throw new PropertyAbort(requestTenantProblem);
-      await def.setup?.();
-      const minLevel = replay?.propertyId.endsWith(MUST_ONLY) ? 'MUST' : 'INFO';
-      const first = await runProperty(def, minLevel, settings);
-      results.push(...resultsOf(def, first, settings));
-      const err = first.details?.errorInstance;
-      // A weaker rule stopped the run: run again looking at MUST rules only, so none hides behind it.
-      if (!replay && first.details?.failed && err instanceof PropertyViolation && err.level !== 'MUST') {
-        const second = await runProperty(def, 'MUST', settings);
-        results.push(...resultsOf(def, second, settings));
-      }
-    } catch (e) {
-      // A replay that fast-check cannot follow is a usage error of --property-path, not a result.
-      if (replay && !(e instanceof PropertyAbort)) throw e;
-      const abort = e instanceof PropertyAbort;
-      // A harness error is a bug of mqsim, not a finding about the target: the property is undecided.
-      const message = abort
-        ? `not observable on this target: ${e.message}`
-        : `not decided: harness error in property ${def.id} (a bug of mqsim, not a finding about the target): ${(e as Error)?.message ?? String(e)}`;
-      for (const ep of def.endpoints)
-        results.push({
-          endpointId: ep.id,
-          method: ep.method,
-          path: ep.path,
-          id: def.checkId,
-          assertion: def.assertion,
-          level: levelOf(def.assertion),
-          status: 'skipped',
-          message,
-          property: def.id,
-          seed,
-          numRuns: 0,
-          durationMs: 0,
-        });
-    } finally {
-      await def.teardown?.().catch(() => undefined);
-    }
+    const results = await propertyResults(def, settings, requestTenantProblem);
     for (const r of results) if (r.status === 'fail') options.onFailure?.(r);
     const failed = results.filter((r) => r.status === 'fail');
     options.onProgress?.(

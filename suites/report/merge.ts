@@ -113,18 +113,10 @@ function combinedBaseline(inputs: readonly MergeInput[]): BaselineComparison | u
 }
 
 /**
- * Combines reports of one target (typically the shards of a run) into one report: endpoints in
- * contract order, counts and verdict recomputed, vacuous when any input was. An endpoint reported by
- * several shards of one run (its own checks in one, a property's in another) becomes one entry with
- * all their checks. Refuses reports of different targets, an endpoint present in overlapping runs
- * (not shards of one run, or the same check twice), and an incomplete set of shards.
+ * The inputs' endpoints in contract order, an endpoint reported by several shards of one run combined
+ * into one entry; refuses an endpoint present in overlapping runs.
  */
-export function mergeReports(inputs: readonly MergeInput[], options: MergeOptions = {}): Report {
-  if (inputs.length === 0) throw new MergeError('nothing to merge: give at least one report directory');
-  const targets = [...new Set(inputs.map((i) => i.report.target))];
-  if (targets.length > 1) throw new MergeError(`the reports are of different targets: ${targets.join(', ')}`);
-  checkShardsComplete(inputs);
-
+function mergedEndpoints(inputs: readonly MergeInput[]): EndpointReport[] {
   const owner = new Map<string, { file: string; shards?: string; at: number }>();
   const endpoints: { e: EndpointReport; order: number }[] = [];
   // Shards in order, so an endpoint's checks from several shards come in a stable order.
@@ -152,22 +144,57 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
     }
   }
   endpoints.sort((a, b) => a.order - b.order);
-  const merged = endpoints.map((x) => x.e);
+  return endpoints.map((x) => x.e);
+}
 
-  const requests = sumRequests(
-    inputs.map((i) => i.report.requests ?? { total: 0, unauthorized: 0, counted: 0, answered: 0, byStatus: {}, transportErrors: 0 }),
-  );
+/** Vacuous when any input was, or when the requests of all of them together make a vacuous run. */
+function mergedVacuity(inputs: readonly MergeInput[], requests: Report['requests']): { vacuous: boolean; vacuousReason?: string } {
   const vacuousInputs = inputs.filter((i) => i.report.vacuous);
   const whole = vacuousRun(requests);
   const vacuous = vacuousInputs.length > 0 || whole.vacuous;
   const vacuousReason =
     vacuousInputs.length > 0 ? `${vacuousInputs.map((i) => `${i.file}: ${i.report.vacuousReason ?? 'vacuous'}`).join('; ')}` : whole.reason;
+  return { vacuous, vacuousReason };
+}
 
-  const first = inputs[0].report;
+/** From the earliest start to the latest finish of the inputs. */
+function mergedSpan(inputs: readonly MergeInput[]): { startedAt: Date; finishedAt: Date } {
   const started = inputs.map((i) => Date.parse(i.report.startedAt)).filter(Number.isFinite);
   const finished = inputs.map((i) => Date.parse(i.report.finishedAt)).filter(Number.isFinite);
   const startedAt = started.length ? new Date(Math.min(...started)) : new Date(0);
   const finishedAt = finished.length ? new Date(Math.max(...finished)) : startedAt;
+  return { startedAt, finishedAt };
+}
+
+/** The contract's citations, and those only the inputs carry. */
+function mergedCitations(inputs: readonly MergeInput[]): Record<string, Citation> {
+  const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
+  for (const i of inputs) for (const [id, c] of Object.entries(i.report.citations ?? {})) citations[id] ??= c;
+  return citations;
+}
+
+/**
+ * Combines reports of one target (typically the shards of a run) into one report: endpoints in
+ * contract order, counts and verdict recomputed, vacuous when any input was. An endpoint reported by
+ * several shards of one run (its own checks in one, a property's in another) becomes one entry with
+ * all their checks. Refuses reports of different targets, an endpoint present in overlapping runs
+ * (not shards of one run, or the same check twice), and an incomplete set of shards.
+ */
+export function mergeReports(inputs: readonly MergeInput[], options: MergeOptions = {}): Report {
+  if (inputs.length === 0) throw new MergeError('nothing to merge: give at least one report directory');
+  const targets = [...new Set(inputs.map((i) => i.report.target))];
+  if (targets.length > 1) throw new MergeError(`the reports are of different targets: ${targets.join(', ')}`);
+  checkShardsComplete(inputs);
+
+  const merged = mergedEndpoints(inputs);
+
+  const requests = sumRequests(
+    inputs.map((i) => i.report.requests ?? { total: 0, unauthorized: 0, counted: 0, answered: 0, byStatus: {}, transportErrors: 0 }),
+  );
+  const { vacuous, vacuousReason } = mergedVacuity(inputs, requests);
+
+  const first = inputs[0].report;
+  const { startedAt, finishedAt } = mergedSpan(inputs);
   const selections = new Set(inputs.map((i) => selectionKey(i.report.selection)));
   const shared = selections.size === 1 ? first.selection : undefined;
   const notes = [...new Set(inputs.flatMap((i) => i.report.notes ?? []))];
@@ -175,8 +202,7 @@ export function mergeReports(inputs: readonly MergeInput[], options: MergeOption
   if (stoppedInput)
     notes.push(`${stoppedInput.file}: the target stopped answering at ${stoppedInput.report.stopped!.at}; that run is incomplete`);
   // Findings are made again over all endpoints: a rule broken in two shards is one finding.
-  const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
-  for (const i of inputs) for (const [id, c] of Object.entries(i.report.citations ?? {})) citations[id] ??= c;
+  const citations = mergedCitations(inputs);
   const findings = buildFindings(merged, citations);
   const failOn = options.failOn ?? first.failOn ?? 'must';
   applyEndpointStatuses({ endpoints: merged, findings, failOn });

@@ -454,21 +454,9 @@ export class AdminApp {
   ): Promise<ApiResponse> {
     const node = this.cluster.nodes.get(req.nodeId);
     if (!node) return this.fail(503, FAILURE_CODE[this.envelope], `node ${req.nodeId} is not part of this cluster`);
-    // GET parameters come from the query. The spec shows some listings sending them as a JSON object
-    // instead, so a GET whose query names none of its parameters reads them from a JSON body.
-    const declared = endpoint.list ? [...endpoint.params, ...COMMON_LIST_PARAMS] : endpoint.params;
-    const queryNamesAny = declared.some((p) => p.name in query);
-    const fromQuery = method === 'GET' && (queryNamesAny || Object.keys(bodyFields).length === 0);
-    const raw = fromQuery ? query : bodyFields;
-    const origin = fromQuery ? 'query' : 'body';
-    let params: Record<string, unknown>;
-    try {
-      const checked = this.deviations.validation(endpoint, endpoint.params, raw);
-      params = this.validatedParams(endpoint, checked.specs, checked.raw, origin);
-    } catch (e) {
-      if (e instanceof OperationError) return this.fail(400, 400, e.message);
-      throw e;
-    }
+    const read = this.readParams(endpoint, method, query, bodyFields);
+    if (!('params' in read)) return read;
+    const { params, fromQuery } = read;
 
     const handler: Handler = this.api.handlers[endpoint.id];
     let result: unknown;
@@ -509,22 +497,64 @@ export class AdminApp {
       throw e;
     }
     if (method === 'POST') {
-      // An accepted metadata write that changed the model (it recorded state changes) is an entry of
-      // the meta consensus group, answered once committed (the simulation runs forward until then,
-      // bounded by raft_write_timeout_sec). A no-op (a node leave without effect) writes nothing.
-      const changed = this.cluster.engine.trace.length > traceBefore;
-      if (changed && !NOT_MODEL_WRITES.has(endpoint.id)) outcome.changedModel = true;
-      this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      if (changed && metaPolicy !== 'none') {
-        try {
-          this.cluster.raft.commitMetaWrite(`api:${endpoint.path}`);
-        } catch (e) {
-          if (e instanceof OperationError) return this.fail(200, FAILURE_CODE[this.envelope], e.message);
-          throw e;
-        }
-      }
+      const refusal = this.acceptWrite(endpoint, metaPolicy, traceBefore, outcome);
+      if (refusal) return refusal;
     }
+    return this.resultResponse(endpoint, result, lookup);
+  }
 
+  /**
+   * A request's validated parameters and where they came from; a 400 response when they are invalid.
+   * GET parameters come from the query. The spec shows some listings sending them as a JSON object
+   * instead, so a GET whose query names none of its parameters reads them from a JSON body.
+   */
+  private readParams(
+    endpoint: EndpointContract,
+    method: string,
+    query: Record<string, string | string[]>,
+    bodyFields: Record<string, unknown>,
+  ): { params: Record<string, unknown>; fromQuery: boolean } | ApiResponse {
+    const declared = endpoint.list ? [...endpoint.params, ...COMMON_LIST_PARAMS] : endpoint.params;
+    const queryNamesAny = declared.some((p) => p.name in query);
+    const fromQuery = method === 'GET' && (queryNamesAny || Object.keys(bodyFields).length === 0);
+    const raw = fromQuery ? query : bodyFields;
+    const origin = fromQuery ? 'query' : 'body';
+    try {
+      const checked = this.deviations.validation(endpoint, endpoint.params, raw);
+      return { params: this.validatedParams(endpoint, checked.specs, checked.raw, origin), fromQuery };
+    } catch (e) {
+      if (e instanceof OperationError) return this.fail(400, 400, e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * Records an accepted POST. A metadata write that changed the model (it recorded state changes) is an
+   * entry of the meta consensus group, answered once committed (the simulation runs forward until then,
+   * bounded by raft_write_timeout_sec). A no-op (a node leave without effect) writes nothing.
+   * Returns the refusal when the commit fails.
+   */
+  private acceptWrite(
+    endpoint: EndpointContract,
+    metaPolicy: ReturnType<typeof metaWritePolicy>,
+    traceBefore: number,
+    outcome: { changedModel: boolean },
+  ): ApiResponse | undefined {
+    const changed = this.cluster.engine.trace.length > traceBefore;
+    if (changed && !NOT_MODEL_WRITES.has(endpoint.id)) outcome.changedModel = true;
+    this.cluster.engine.record('api.accepted', { path: endpoint.path });
+    if (!changed || metaPolicy === 'none') return undefined;
+    try {
+      this.cluster.raft.commitMetaWrite(`api:${endpoint.path}`);
+      return undefined;
+    } catch (e) {
+      if (e instanceof OperationError) return this.fail(200, FAILURE_CODE[this.envelope], e.message);
+      throw e;
+    }
+  }
+
+  /** The response carrying a handler's result, in the shape its kind asks for. */
+  private resultResponse(endpoint: EndpointContract, result: unknown, lookup: CacheLookup | undefined): ApiResponse {
     if (result instanceof RawBody) {
       return {
         status: result.status,

@@ -202,44 +202,9 @@ export async function startClusterServer(options: ClusterServerOptions, prepared
     // A user's password is journaled as the hash the model stored (journal-secrets.ts).
     ...(journalWrite ? { onModelWrite: (w) => journalWrite(journaled('api', sealedWrite(w, cluster.users))) } : {}),
   });
-  if (options.resume) {
-    await replayOnto(model, options.resume, options.resumeSteps);
-    // MQTT clients connected when the run stopped have no socket any more: their connections are
-    // lost now (wills go out, session expiry starts), and that is journaled like any other change.
-    for (const { op, answer } of dropNetworkConnections(cluster)) {
-      journal?.(journaledMqtt(cluster.now(), 1, op.op, encodeWireOp(op), wireAnswerText(answer)));
-    }
-    app.followWallClockFrom(cluster.now());
-  }
+  if (options.resume) await resumeRun(model, app, options.resume, options.resumeSteps, journal);
 
-  const control = options.control
-    ? (req: ControlHttpRequest) => {
-        // Every control action that answers 200 changed the simulation (faults, clients, time):
-        // journal it with the virtual time it ran at, like an API write.
-        app.syncClock();
-        const at = cluster.now();
-        // Synced once, here: a second sync inside could move virtual time past `at` by a wall-clock
-        // millisecond, and the journaled write would then replay at another time than it ran.
-        const answer = controlHttpAnswer(cluster, envelope, () => {}, req);
-        if (answer && journalWrite && req.method.toUpperCase() === 'POST' && answer.status === 200) {
-          const body = req.body === undefined ? undefined : req.body.toString();
-          // Answered once its record is durable.
-          const durable = journalWrite(
-            journaled('control', {
-              at,
-              nodeId: 1,
-              method: 'POST',
-              url: req.url,
-              ...(body ? { body } : {}),
-              status: answer.status,
-              answer: answer.body,
-            }),
-          );
-          if (durable instanceof Promise) return durable.then(() => answer);
-        }
-        return answer;
-      }
-    : undefined;
+  const control = options.control ? journaledControl(model, app, journalWrite) : undefined;
   const listeners = await listenOnNodes(cluster, app, {
     host,
     port,
@@ -255,21 +220,7 @@ export async function startClusterServer(options: ClusterServerOptions, prepared
   let mqtt: MqttListeners | undefined;
   if (options.mqttPort !== undefined) {
     try {
-      mqtt = await startMqttListeners(cluster, {
-        host,
-        port: options.mqttPort,
-        syncClock: () => app.syncClock(),
-        ...(options.durableOutput ? { outputGate: options.durableOutput } : {}),
-        ...(journal
-          ? {
-              journal: (e: WireJournalEntry) =>
-                journal(journaledMqtt(e.at, e.nodeId, e.op.op, encodeWireOp(e.op), wireAnswerText(e.answer))),
-            }
-          : {}),
-        onInternalError: (e) => options.onInternalError?.(e),
-        ...(options.mqttMaxSockets !== undefined ? { maxSockets: options.mqttMaxSockets } : {}),
-        ...(options.mqttConnectTimeoutMs !== undefined ? { connectTimeoutMs: options.mqttConnectTimeoutMs } : {}),
-      });
+      mqtt = await startMqtt(model, app, options, { host, port: options.mqttPort }, journal);
     } catch (e) {
       await listeners.close();
       throw e;
@@ -291,22 +242,9 @@ export async function startClusterServer(options: ClusterServerOptions, prepared
     }
   }
 
-  // Live connectors: real sinks report outcomes as engine events, and virtual time must keep moving
-  // between HTTP requests for batches to be sent and outcomes applied, so a wall-clock ticker syncs it.
   let live: LiveConnectors | undefined;
   let liveTicker: NodeJS.Timeout | undefined;
-  if (options.liveConnectors) {
-    live = new LiveConnectors();
-    const outages = cluster.connectors.outages;
-    cluster.connectors.setSinkFactory(live.factory((c) => outageAwareSink(c, outages)));
-    liveTicker = setInterval(() => {
-      try {
-        app.syncClock();
-      } catch (e) {
-        options.onInternalError?.(e);
-      }
-    }, LIVE_TICK_MS);
-  }
+  if (options.liveConnectors) ({ live, liveTicker } = startLiveConnectors(cluster, app, options));
 
   return {
     baseUrl: nodeUrls[0],
@@ -324,6 +262,103 @@ export async function startClusterServer(options: ClusterServerOptions, prepared
       await peers.close();
     },
   };
+}
+
+/**
+ * Replays a stopped run's history onto the model, then follows the wall clock. MQTT clients connected
+ * when the run stopped have no socket any more: their connections are lost now (wills go out, session
+ * expiry starts), and that is journaled like any other change.
+ */
+async function resumeRun(
+  model: ServedModel,
+  app: AdminApp,
+  resume: NonNullable<ClusterServerOptions['resume']>,
+  resumeSteps: ClusterServerOptions['resumeSteps'],
+  journal: ((w: JournaledWrite) => void) | undefined,
+): Promise<void> {
+  const cluster = model.cluster;
+  await replayOnto(model, resume, resumeSteps);
+  for (const { op, answer } of dropNetworkConnections(cluster)) {
+    journal?.(journaledMqtt(cluster.now(), 1, op.op, encodeWireOp(op), wireAnswerText(answer)));
+  }
+  app.followWallClockFrom(cluster.now());
+}
+
+/**
+ * The control interface, journaling every control action that answers 200 (each changed the
+ * simulation: faults, clients, time) with the virtual time it ran at, like an API write.
+ */
+function journaledControl(model: ServedModel, app: AdminApp, journalWrite: ClusterServerOptions['onModelWrite']): ControlHandler {
+  const { cluster, envelope } = model;
+  return (req: ControlHttpRequest) => {
+    app.syncClock();
+    const at = cluster.now();
+    // Synced once, here: a second sync inside could move virtual time past `at` by a wall-clock
+    // millisecond, and the journaled write would then replay at another time than it ran.
+    const answer = controlHttpAnswer(cluster, envelope, () => {}, req);
+    if (answer && journalWrite && req.method.toUpperCase() === 'POST' && answer.status === 200) {
+      const body = req.body === undefined ? undefined : req.body.toString();
+      // Answered once its record is durable.
+      const durable = journalWrite(
+        journaled('control', {
+          at,
+          nodeId: 1,
+          method: 'POST',
+          url: req.url,
+          ...(body ? { body } : {}),
+          status: answer.status,
+          answer: answer.body,
+        }),
+      );
+      if (durable instanceof Promise) return durable.then(() => answer);
+    }
+    return answer;
+  };
+}
+
+/** The MQTT listeners of the nodes, journaling each operation when the run has a journal. */
+function startMqtt(
+  model: ServedModel,
+  app: AdminApp,
+  options: ClusterServerOptions,
+  address: { host: string; port: number },
+  journal: ((w: JournaledWrite) => void) | undefined,
+): Promise<MqttListeners> {
+  return startMqttListeners(model.cluster, {
+    ...address,
+    syncClock: () => app.syncClock(),
+    ...(options.durableOutput ? { outputGate: options.durableOutput } : {}),
+    ...(journal
+      ? {
+          journal: (e: WireJournalEntry) => journal(journaledMqtt(e.at, e.nodeId, e.op.op, encodeWireOp(e.op), wireAnswerText(e.answer))),
+        }
+      : {}),
+    onInternalError: (e) => options.onInternalError?.(e),
+    ...(options.mqttMaxSockets !== undefined ? { maxSockets: options.mqttMaxSockets } : {}),
+    ...(options.mqttConnectTimeoutMs !== undefined ? { connectTimeoutMs: options.mqttConnectTimeoutMs } : {}),
+  });
+}
+
+/**
+ * Live connectors: real sinks report outcomes as engine events, and virtual time must keep moving
+ * between HTTP requests for batches to be sent and outcomes applied, so a wall-clock ticker syncs it.
+ */
+function startLiveConnectors(
+  cluster: ServedModel['cluster'],
+  app: AdminApp,
+  options: ClusterServerOptions,
+): { live: LiveConnectors; liveTicker: NodeJS.Timeout } {
+  const live = new LiveConnectors();
+  const outages = cluster.connectors.outages;
+  cluster.connectors.setSinkFactory(live.factory((c) => outageAwareSink(c, outages)));
+  const liveTicker = setInterval(() => {
+    try {
+      app.syncClock();
+    } catch (e) {
+      options.onInternalError?.(e);
+    }
+  }, LIVE_TICK_MS);
+  return { live, liveTicker };
 }
 
 /** The control interface as the listeners call it: undefined for a path it does not own. */

@@ -71,19 +71,8 @@ export function indexedListPage<R, T extends object>(
   // A seeded fault: the count of the records before the filters.
   const totalOf = (matching: number): number => (listFaultOn('total-before-filter') ? to - from : matching);
 
-  if (tests.length === 0) {
-    // Nothing left to test record by record: the page is read by position.
-    const total = to - from;
-    const end = Math.min(total, start + limit);
-    if (start >= end) return { data: [], total_count: total };
-    if (!descending) return { data: index.slice(from + start, from + end).map(view), total_count: total };
-    const data: T[] = [];
-    for (const i of descendingPositions(index, key, start)) {
-      if (data.length === end - start) break;
-      data.push(view(index.at(i)!));
-    }
-    return { data, total_count: total };
-  }
+  // Nothing left to test record by record: the page is read by position.
+  if (tests.length === 0) return positionalPage(index, { from, to }, { start, limit }, descending, key, view);
 
   // The records matching these filters, in this order, may be kept from an earlier request (the
   // index clears them on any write): the page is then read by position.
@@ -118,6 +107,27 @@ export function indexedListPage<R, T extends object>(
   else index.forEach(visit, from, to);
   if (matching) cache!.set(cacheKey, matching);
   return { data, total_count: totalOf(total) };
+}
+
+/** The page of the records in positions [from, to) of `index`, read by position (nothing left to test). */
+function positionalPage<R, T>(
+  index: OrderedIndex<R>,
+  { from, to }: { from: number; to: number },
+  { start, limit }: { start: number; limit: number },
+  descending: boolean,
+  key: (r: R) => unknown,
+  view: (r: R) => T,
+): Page<T> {
+  const total = to - from;
+  const end = Math.min(total, start + limit);
+  if (start >= end) return { data: [], total_count: total };
+  if (!descending) return { data: index.slice(from + start, from + end).map(view), total_count: total };
+  const data: T[] = [];
+  for (const i of descendingPositions(index, key, start)) {
+    if (data.length === end - start) break;
+    data.push(view(index.at(i)!));
+  }
+  return { data, total_count: total };
 }
 
 /**

@@ -154,8 +154,11 @@ interface Command {
 }
 
 function commands(cluster: Cluster): [string, Command][] {
-  const mq9 = cluster.mq9;
-  const msgs = mq9.messages;
+  return [...mailboxAndAgentCommands(cluster.mq9), ...messageCommands(cluster.mq9.messages)];
+}
+
+/** MAILBOX.CREATE and the AGENT.* commands. */
+function mailboxAndAgentCommands(mq9: Cluster['mq9']): [string, Command][] {
   return [
     [
       MQ9_SUBJECTS.mailboxCreate,
@@ -173,25 +176,7 @@ function commands(cluster: Cluster): [string, Command][] {
       {
         empty: {},
         run: (_rest, payload) => {
-          if (payload.length === 0) throw new RequestError('payload must not be empty');
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(payload);
-          } catch {
-            parsed = undefined;
-          }
-          // Decision: an object with a string `payload` is the {name, payload} form; any other object
-          // with a string `name` is an A2A agent card, kept re-serialized.
-          const o = parsed as Record<string, unknown> | undefined;
-          if (o && typeof o === 'object' && !Array.isArray(o) && typeof o.name === 'string' && typeof o.payload !== 'string') {
-            mq9.registerAgent({ tenant: TENANT, name: o.name, agent_info: JSON.stringify(o) });
-          } else {
-            const req = payloadStruct(AGENT_REGISTER_REQ, payload, 'invalid AGENT.REGISTER payload: ', false) as {
-              name: string;
-              payload: string;
-            };
-            mq9.registerAgent({ tenant: TENANT, name: req.name, agent_info: req.payload });
-          }
+          registerAgent(mq9, payload);
           return {};
         },
       },
@@ -244,30 +229,18 @@ function commands(cluster: Cluster): [string, Command][] {
         },
       },
     ],
+  ];
+}
+
+/** The MSG.* commands on a mailbox's messages. */
+function messageCommands(msgs: Cluster['mq9']['messages']): [string, Command][] {
+  return [
     [
       MQ9_MSG_PREFIXES.send,
       {
         empty: { msg_id: 0 },
         run: (address, payload, headers) => {
-          const tags = headers['mq9-tags']
-            ?.split(',')
-            .map((t) => t.trim())
-            .filter((t) => t.length > 0);
-          const ttl = secondsHeader(headers, 'mq9-ttl');
-          const delay = secondsHeader(headers, 'mq9-delay');
-          const header = headerBytes(headers);
-          const msgId = msgs.send({
-            tenant: TENANT,
-            mailAddress: address,
-            payload,
-            ...(headers['mq9-priority'] !== undefined ? { priority: headers['mq9-priority'] } : {}),
-            ...(headers['mq9-key'] !== undefined ? { key: headers['mq9-key'].trim() } : {}),
-            ...(tags ? { tags } : {}),
-            ...(ttl !== undefined ? { ttlSec: ttl } : {}),
-            ...(delay !== undefined ? { delaySec: delay } : {}),
-            ...(header ? { header } : {}),
-          });
-          return { msg_id: msgId };
+          return { msg_id: sendMessage(msgs, address, payload, headers) };
         },
       },
     ],
@@ -341,6 +314,51 @@ function commands(cluster: Cluster): [string, Command][] {
       },
     ],
   ];
+}
+
+/** AGENT.REGISTER: the {name, payload} form, or an A2A agent card. */
+function registerAgent(mq9: Cluster['mq9'], payload: string): void {
+  if (payload.length === 0) throw new RequestError('payload must not be empty');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    parsed = undefined;
+  }
+  // Decision: an object with a string `payload` is the {name, payload} form; any other object
+  // with a string `name` is an A2A agent card, kept re-serialized.
+  const o = parsed as Record<string, unknown> | undefined;
+  if (o && typeof o === 'object' && !Array.isArray(o) && typeof o.name === 'string' && typeof o.payload !== 'string') {
+    mq9.registerAgent({ tenant: TENANT, name: o.name, agent_info: JSON.stringify(o) });
+  } else {
+    const req = payloadStruct(AGENT_REGISTER_REQ, payload, 'invalid AGENT.REGISTER payload: ', false) as {
+      name: string;
+      payload: string;
+    };
+    mq9.registerAgent({ tenant: TENANT, name: req.name, agent_info: req.payload });
+  }
+}
+
+/** MSG.SEND: the message with its `mq9-*` headers; returns its msg_id. */
+function sendMessage(msgs: Cluster['mq9']['messages'], address: string, payload: string, headers: Mq9Headers): number {
+  const tags = headers['mq9-tags']
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+  const ttl = secondsHeader(headers, 'mq9-ttl');
+  const delay = secondsHeader(headers, 'mq9-delay');
+  const header = headerBytes(headers);
+  return msgs.send({
+    tenant: TENANT,
+    mailAddress: address,
+    payload,
+    ...(headers['mq9-priority'] !== undefined ? { priority: headers['mq9-priority'] } : {}),
+    ...(headers['mq9-key'] !== undefined ? { key: headers['mq9-key'].trim() } : {}),
+    ...(tags ? { tags } : {}),
+    ...(ttl !== undefined ? { ttlSec: ttl } : {}),
+    ...(delay !== undefined ? { delaySec: delay } : {}),
+    ...(header ? { header } : {}),
+  });
 }
 
 /**

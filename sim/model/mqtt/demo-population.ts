@@ -63,6 +63,28 @@ export interface DemoBroker {
   readonly connectionCount: number;
 }
 
+type SpecFields = Partial<DemoClientSpec> & Pick<DemoClientSpec, 'tenant' | 'clientId'>;
+type AddSpec = (s: SpecFields) => void;
+
+/** A demo client: the fields given, the demo's defaults for the rest. */
+function demoClient(s: SpecFields): DemoClientSpec {
+  return {
+    username: s.clientId.split('-')[0],
+    ip: '10.0.0.1',
+    connectionType: 'Tcp',
+    protocol: 5,
+    cleanStart: false,
+    sessionExpiry: 7_200,
+    keepAlive: 60,
+    lastWill: null,
+    subscriptions: [],
+    publishes: [],
+    flappy: false,
+    startsOffline: false,
+    ...s,
+  };
+}
+
 /**
  * The demo workload of the MQTT side: about 60 clients across the four demo tenants, with sessions,
  * last wills, ~100 subscriptions (some shared), and a life of seeded publishes, reconnects, flappy
@@ -172,28 +194,23 @@ export class DemoPopulation {
   }
 
   private buildSpecs(): DemoClientSpec[] {
-    const rng = this.rng;
     const specs: DemoClientSpec[] = [];
-    const add = (s: Partial<DemoClientSpec> & Pick<DemoClientSpec, 'tenant' | 'clientId'>): void => {
-      specs.push({
-        username: s.clientId.split('-')[0],
-        ip: '10.0.0.1',
-        connectionType: 'Tcp',
-        protocol: 5,
-        cleanStart: false,
-        sessionExpiry: 7_200,
-        keepAlive: 60,
-        lastWill: null,
-        subscriptions: [],
-        publishes: [],
-        flappy: false,
-        startsOffline: false,
-        ...s,
-      });
-    };
-    const offline = (): boolean => rng.chance(0.45);
+    const add: AddSpec = (s) => specs.push(demoClient(s));
+    // In this order: the specs draw from the seeded rng.
+    this.addAcme(add);
+    this.addGlobex(add);
+    this.addInitech(add);
+    this.addDefault(add);
+    return specs;
+  }
 
-    // acme: factory lines publish temperatures; dashboards watch them; workers share a job queue.
+  /** Whether a client starts offline (for the clients that may). */
+  private offline(): boolean {
+    return this.rng.chance(0.45);
+  }
+
+  /** acme: factory lines publish temperatures; dashboards watch them; workers share a job queue. */
+  private addAcme(add: AddSpec): void {
     for (let line = 1; line <= 4; line++) {
       add({
         tenant: 'acme',
@@ -229,7 +246,7 @@ export class DemoPopulation {
         username: 'acme-worker',
         ip: this.ip(1),
         keepAlive: 20,
-        startsOffline: offline(),
+        startsOffline: this.offline(),
         subscriptions: [
           { path: '$share/workers/jobs/#', qos: 1 },
           { path: `jobs/results/${n}`, qos: 1, noLocal: true },
@@ -263,8 +280,10 @@ export class DemoPopulation {
       ip: this.ip(1),
       publishes: [{ topic: 'factory/line9/temperature', kind: 'temperature' }],
     });
+  }
 
-    // globex: battery sensors over QUIC and TLS, collectors consuming them, partly through a share group.
+  /** globex: battery sensors over QUIC and TLS, collectors consuming them, partly through a share group. */
+  private addGlobex(add: AddSpec): void {
     for (let i = 1; i <= 14; i++) {
       const id = `s${String(i).padStart(2, '0')}`;
       add({
@@ -276,7 +295,7 @@ export class DemoPopulation {
         protocol: i % 4 === 0 ? 4 : 5,
         keepAlive: 120,
         sessionExpiry: 86_400,
-        startsOffline: offline(),
+        startsOffline: this.offline(),
         lastWill: i % 2 === 0 ? this.will(`globex-sensor-${id}`, i % 4 === 0 ? 4 : 5, 10) : null,
         subscriptions: [{ path: `sensors/${id}/config`, qos: 1 }],
         publishes: [{ topic: `sensors/${id}/temperature`, kind: 'temperature' }],
@@ -303,8 +322,10 @@ export class DemoPopulation {
       cleanStart: true,
       subscriptions: [{ path: 'sensors/#', qos: 2, preserveRetain: true }],
     });
+  }
 
-    // initech: a staging app on plain websockets and MQTT 3.1, jobs and alerts.
+  /** initech: a staging app on plain websockets and MQTT 3.1, jobs and alerts. */
+  private addInitech(add: AddSpec): void {
     for (let n = 1; n <= 6; n++) {
       add({
         tenant: 'initech',
@@ -315,7 +336,7 @@ export class DemoPopulation {
         protocol: 3,
         keepAlive: 45,
         cleanStart: n % 3 === 0,
-        startsOffline: n % 3 !== 0 && offline(),
+        startsOffline: n % 3 !== 0 && this.offline(),
         subscriptions: [
           { path: `jobs/${n}`, qos: 1 },
           { path: 'alerts/critical', qos: 1 },
@@ -333,8 +354,11 @@ export class DemoPopulation {
       publishes: SEVERITIES.map((s) => ({ topic: `alerts/${s}`, kind: 'alert' as const })),
       subscriptions: [{ path: 'alerts/+', qos: 2 }],
     });
+  }
 
-    // default: mixed devices, a $SYS watcher, flappy clients and a client from the blocked scanner net.
+  /** default: mixed devices, a $SYS watcher, flappy clients and a client from the blocked scanner net. (One flappy client is of acme.) */
+  private addDefault(add: AddSpec): void {
+    const rng = this.rng;
     const types: ConnectionType[] = ['Tcp', 'Tls', 'Websocket', 'Websockets', 'Quic'];
     for (let n = 1; n <= 10; n++) {
       const protocol = rng.pick([3, 4, 5] as const);
@@ -347,7 +371,7 @@ export class DemoPopulation {
         protocol,
         keepAlive: rng.pick([30, 60, 90]),
         cleanStart: n % 4 === 0,
-        startsOffline: n % 4 !== 0 && offline(),
+        startsOffline: n % 4 !== 0 && this.offline(),
         lastWill: n % 3 === 0 ? this.will(`device-${String(n).padStart(3, '0')}`, protocol, 5) : null,
         subscriptions: [
           { path: `devices/${n}/commands`, qos: 1 },
@@ -377,7 +401,6 @@ export class DemoPopulation {
       subscriptions: [{ path: 'factory/line1/setpoint', qos: 0 }],
     });
     add({ tenant: 'default', clientId: 'scanner-01', username: 'guest', ip: '203.0.113.7' });
-    return specs;
   }
 
   /**

@@ -122,6 +122,8 @@ export class Monitor {
   private samples = 0;
   private inRate = 0;
   private outRate = 0;
+  /** The second delta of the last `pairCounter` call (kept in a field so the hot path builds no array). */
+  private lastSecondDelta = 0;
 
   constructor(private readonly deps: MonitorDeps) {}
 
@@ -177,91 +179,10 @@ export class Monitor {
     const date = unixSeconds(now);
     const n = ++this.samples;
     const broker = this.deps.mqtt;
-    const scalars = this.scalars;
-    const pairs = this.pairs;
-    const scalar = (type: ScalarType): number | undefined => {
-      let row = this.scalarRow.get(type);
-      if (row === undefined && this.seriesCount + 1 <= MAX_SERIES) this.scalarRow.set(type, (row = scalars.allocate()));
-      return row;
-    };
-    const gauge = (type: ScalarType, value: number): void => {
-      const row = scalar(type);
-      if (row !== undefined) scalars.append(row, date, value);
-    };
-    const counter = (type: ScalarType, total: number): number => {
-      const row = scalar(type);
-      if (row === undefined) return 0;
-      const delta = scalars.delta(row, 0, n, total);
-      scalars.markSeen(row, n);
-      scalars.append(row, date, delta);
-      return delta;
-    };
-    /** A counter pair of one row from its cumulative totals; returns the first delta (the second: `lastSecond`). */
-    let lastSecond = 0;
-    const pairCounter = (row: number, first: number, second: number): number => {
-      const a = pairs.delta(row, 0, n, first);
-      const b = pairs.delta(row, 1, n, second);
-      pairs.markSeen(row, n);
-      pairs.append(row, date, a, b);
-      // No [a, b] array: this runs for every row of every sample (hundreds of thousands).
-      lastSecond = b;
-      return a;
-    };
-
-    gauge('connection_num', broker.connectionCount);
-    gauge('topic_num', this.deps.topics.size);
-    gauge('subscribe_num', broker.subscriptions.size);
-    const totals = broker.counters.totals;
-    const inDelta = counter('message_in_num', totals.in);
-    const outDelta = counter('message_out_num', totals.out);
-    counter('message_drop_num', totals.dropped);
-    this.inRate = round2(inDelta / (SAMPLE_INTERVAL_MS / 1000));
-    this.outRate = round2(outDelta / (SAMPLE_INTERVAL_MS / 1000));
-
-    for (const [topic, t] of broker.counters.byTopic()) {
-      const row = this.pairRow('topic', topic);
-      if (row !== undefined) pairCounter(row, t.in, t.out);
-    }
-
-    // Subscriptions, per-topic pushes and clients: summed per (client_id, path[, topic]) across
-    // tenants into the rows' accumulators, then turned into per-interval counts.
-    const touched: number[] = [];
-    const add = (row: number | undefined, first: number, second: number): void => {
-      if (row === undefined) return;
-      if (pairs.accumulate(row, 0, n, first)) touched.push(row);
-      pairs.accumulate(row, 1, n, second);
-    };
-    // A source caches its row: a row is released only after an hour without points, and a source that
-    // still exists gets a point every sample, so its cached row stays its own.
-    // forEach rather than for-of: the same order without a generator step per item (hundreds of thousands per sample).
-    broker.subscriptions.forEach((s) => {
-      add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
-      // Most subscriptions have pushed nothing: skip building an iterator for them.
-      if (s.push.size > 0)
-        s.push.forEach((p, topic) =>
-          add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure),
-        );
-    });
-    broker.forEachClient((c) => add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut));
-    for (const row of touched) pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
-
-    const connectorRows: number[] = [];
-    for (const c of this.deps.connectors.all()) {
-      const row = this.pairRow('connector', c.connector_name);
-      if (row === undefined) continue;
-      if (pairs.accumulate(row, 0, n, c.stats?.sendSuccessTotal ?? 0)) connectorRows.push(row);
-      pairs.accumulate(row, 1, n, c.stats?.sendFailTotal ?? 0);
-    }
-    let success = 0;
-    let failure = 0;
-    for (const row of connectorRows) {
-      success += pairCounter(row, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
-      failure += lastSecond;
-    }
-    // The totals are the sum of the per-connector deltas, so a deleted or restarted connector does not
-    // make the total go negative.
-    gauge('connector_send_success_total', success);
-    gauge('connector_send_failure_total', failure);
+    const { inDelta, outDelta } = this.sampleBroker(date, n);
+    this.sampleTopics(date, n);
+    this.sampleSubscriptionsAndSessions(date, n);
+    this.sampleConnectors(date, n);
 
     this.expire(now);
     const topics = this.deps.topics;
@@ -272,6 +193,112 @@ export class Monitor {
       in: inDelta,
       out: outDelta,
     });
+  }
+
+  /** The broker-wide gauges and message counters; returns the in/out deltas (also the rates). */
+  private sampleBroker(date: number, n: number): { inDelta: number; outDelta: number } {
+    const broker = this.deps.mqtt;
+    this.gauge('connection_num', date, broker.connectionCount);
+    this.gauge('topic_num', date, this.deps.topics.size);
+    this.gauge('subscribe_num', date, broker.subscriptions.size);
+    const totals = broker.counters.totals;
+    const inDelta = this.counter('message_in_num', date, n, totals.in);
+    const outDelta = this.counter('message_out_num', date, n, totals.out);
+    this.counter('message_drop_num', date, n, totals.dropped);
+    this.inRate = round2(inDelta / (SAMPLE_INTERVAL_MS / 1000));
+    this.outRate = round2(outDelta / (SAMPLE_INTERVAL_MS / 1000));
+    return { inDelta, outDelta };
+  }
+
+  private sampleTopics(date: number, n: number): void {
+    for (const [topic, t] of this.deps.mqtt.counters.byTopic()) {
+      const row = this.pairRow('topic', topic);
+      if (row !== undefined) this.pairCounter(row, date, n, t.in, t.out);
+    }
+  }
+
+  /**
+   * Subscriptions, per-topic pushes and clients: summed per (client_id, path[, topic]) across
+   * tenants into the rows' accumulators, then turned into per-interval counts.
+   */
+  private sampleSubscriptionsAndSessions(date: number, n: number): void {
+    const pairs = this.pairs;
+    const touched: number[] = [];
+    const add = (row: number | undefined, first: number, second: number): void => {
+      if (row === undefined) return;
+      if (pairs.accumulate(row, 0, n, first)) touched.push(row);
+      pairs.accumulate(row, 1, n, second);
+    };
+    // A source caches its row: a row is released only after an hour without points, and a source that
+    // still exists gets a point every sample, so its cached row stays its own.
+    // forEach rather than for-of: the same order without a generator step per item (hundreds of thousands per sample).
+    const broker = this.deps.mqtt;
+    broker.subscriptions.forEach((s) => {
+      add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
+      // Most subscriptions have pushed nothing: skip building an iterator for them.
+      if (s.push.size > 0)
+        s.push.forEach((p, topic) =>
+          add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure),
+        );
+    });
+    broker.forEachClient((c) => add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut));
+    for (const row of touched) this.pairCounter(row, date, n, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+  }
+
+  private sampleConnectors(date: number, n: number): void {
+    const pairs = this.pairs;
+    const connectorRows: number[] = [];
+    for (const c of this.deps.connectors.all()) {
+      const row = this.pairRow('connector', c.connector_name);
+      if (row === undefined) continue;
+      if (pairs.accumulate(row, 0, n, c.stats?.sendSuccessTotal ?? 0)) connectorRows.push(row);
+      pairs.accumulate(row, 1, n, c.stats?.sendFailTotal ?? 0);
+    }
+    let success = 0;
+    let failure = 0;
+    for (const row of connectorRows) {
+      success += this.pairCounter(row, date, n, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+      failure += this.lastSecondDelta;
+    }
+    // The totals are the sum of the per-connector deltas, so a deleted or restarted connector does not
+    // make the total go negative.
+    this.gauge('connector_send_success_total', date, success);
+    this.gauge('connector_send_failure_total', date, failure);
+  }
+
+  /** The row of a broker-wide series, allocated on first use while the series limit allows. */
+  private scalar(type: ScalarType): number | undefined {
+    let row = this.scalarRow.get(type);
+    if (row === undefined && this.seriesCount + 1 <= MAX_SERIES) this.scalarRow.set(type, (row = this.scalars.allocate()));
+    return row;
+  }
+
+  private gauge(type: ScalarType, date: number, value: number): void {
+    const row = this.scalar(type);
+    if (row !== undefined) this.scalars.append(row, date, value);
+  }
+
+  /** Appends the delta of a cumulative total since the last sample and returns it. */
+  private counter(type: ScalarType, date: number, n: number, total: number): number {
+    const row = this.scalar(type);
+    if (row === undefined) return 0;
+    const scalars = this.scalars;
+    const delta = scalars.delta(row, 0, n, total);
+    scalars.markSeen(row, n);
+    scalars.append(row, date, delta);
+    return delta;
+  }
+
+  /** A counter pair of one row from its cumulative totals; returns the first delta (the second: `lastSecondDelta`). */
+  private pairCounter(row: number, date: number, n: number, first: number, second: number): number {
+    const pairs = this.pairs;
+    const a = pairs.delta(row, 0, n, first);
+    const b = pairs.delta(row, 1, n, second);
+    pairs.markSeen(row, n);
+    pairs.append(row, date, a, b);
+    // No [a, b] array: this runs for every row of every sample (hundreds of thousands).
+    this.lastSecondDelta = b;
+    return a;
   }
 
   /** Drops points older than the retention, and series left empty. */

@@ -169,14 +169,10 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
   const sim = new InProcessSim({ seed, nodes: file.nodes, workload: 'none' });
   const cluster = sim.cluster;
   const engine = cluster.engine;
-  if (bug) {
-    if ((RAFT_BUG_NAMES as readonly string[]).includes(bug)) cluster.raft.bugs = { [bug]: true };
-    else cluster.storage.bugs = { [bug]: true };
-  }
+  if (bug) seedBug(cluster, bug);
   const checks: CheckOutcome[] = [];
   const violations: InvariantViolation[] = [];
   const seen = new Set<string>();
-  const bans = new Set<string>();
   let events = 0;
   const check = (): void => {
     for (const v of cluster.invariants.checkAll(engine.now(), events)) {
@@ -185,14 +181,7 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
       violations.push(v);
     }
   };
-  const record = engine.record.bind(engine);
-  engine.record = (kind: string, detail: unknown): void => {
-    record(kind, detail);
-    if (kind === 'mqtt.flapping.ban') {
-      const d = detail as { tenant: string; clientId: string };
-      bans.add(`${d.tenant}/${d.clientId}`);
-    }
-  };
+  const bans = watchBans(engine);
   engine.onEvent = () => {
     events++;
     check();
@@ -209,13 +198,8 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
     if ('wait_ms' in step) return wait(step.wait_ms);
     if ('fault' in step) {
       wait(STEP_GAP_MS);
-      try {
-        const what = applyScenarioFault(cluster, step.fault);
-        engine.record('scenario.fault', { step: name, what });
-      } catch (e) {
-        if (!(e instanceof ScenarioError || e instanceof OperationError)) throw e;
-        checks.push({ name, passed: false, at_ms: null, message: `fault ${step.fault.kind} could not run: ${e.message}` });
-      }
+      const refused = faultStep(cluster, name, step.fault);
+      if (refused) checks.push(refused);
       acks.observe();
       check();
       return;
@@ -228,27 +212,8 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
       const ok = res.status === 200 && res.json?.code === 0;
       if (ok && step.api.path === '/api/mqtt/message/send' && body)
         acks.onSend(String(body.tenant), String(body.topic), String(body.payload));
-      const message = String(res.json?.message ?? res.text).slice(0, 300);
-      if (step.expect === 'ok' && !ok)
-        checks.push({
-          name: `${name}#${i}`,
-          passed: false,
-          at_ms: null,
-          message: `${step.api.method} ${step.api.path} expected code 0, got HTTP ${res.status} code ${res.json?.code}: ${message}`,
-        });
-      if (step.expect === 'refused') {
-        const good = !ok && (step.message_contains === undefined || message.includes(step.message_contains));
-        checks.push({
-          name: `${name}#${i}`,
-          passed: good,
-          at_ms: null,
-          message: good
-            ? `refused as expected: ${message}`
-            : ok
-              ? `${step.api.path} expected a refusal, got code 0`
-              : `refusal text lacks ${JSON.stringify(step.message_contains)}: ${message}`,
-        });
-      }
+      const verdict = apiStepVerdict(step, `${name}#${i}`, res, ok);
+      if (verdict) checks.push(verdict);
       acks.observe();
       check();
     }
@@ -259,7 +224,81 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
     for (let i = 0; i < steps.length; i++) await runStep(phase, i, steps[i]);
   }
 
-  // Eventually: poll until every check held once, or the deadline.
+  const { heldAt, last } = await pollEventually(file, { sim, cluster, acks, bans }, wait);
+  engine.onEvent = null;
+  checks.push(...file.eventually.checks.map((_, i) => eventuallyOutcome(file, i, heldAt[i], last[i])));
+  checks.push(invariantsOutcome(cluster, violations, events));
+  return {
+    scenario: file.name,
+    seed,
+    bug,
+    passed: checks.every((c) => c.passed),
+    checks,
+    violations,
+    events,
+    trace_hash: engine.trace.hash,
+  };
+}
+
+/** The clients the flapping detection bans during the run (`tenant/clientId`), seen as the engine records them. */
+function watchBans(engine: Cluster['engine']): Set<string> {
+  const bans = new Set<string>();
+  const record = engine.record.bind(engine);
+  engine.record = (kind: string, detail: unknown): void => {
+    record(kind, detail);
+    if (kind === 'mqtt.flapping.ban') {
+      const d = detail as { tenant: string; clientId: string };
+      bans.add(`${d.tenant}/${d.clientId}`);
+    }
+  };
+  return bans;
+}
+
+/** Turns the seeded bug on in the layer it belongs to (raft or storage). */
+function seedBug(cluster: Cluster, bug: ChaosBug): void {
+  if ((RAFT_BUG_NAMES as readonly string[]).includes(bug)) cluster.raft.bugs = { [bug]: true };
+  else cluster.storage.bugs = { [bug]: true };
+}
+
+/** The outcome of an API step's call against what the step expects; undefined when nothing is to be said. */
+function apiStepVerdict(
+  step: Extract<ScenarioStep, { api: unknown }>,
+  name: string,
+  res: { status: number; text: string; json?: { code?: unknown; message?: unknown } | null },
+  ok: boolean,
+): CheckOutcome | undefined {
+  const message = String(res.json?.message ?? res.text).slice(0, 300);
+  if (step.expect === 'ok' && !ok)
+    return {
+      name,
+      passed: false,
+      at_ms: null,
+      message: `${step.api.method} ${step.api.path} expected code 0, got HTTP ${res.status} code ${res.json?.code}: ${message}`,
+    };
+  if (step.expect !== 'refused') return undefined;
+  const good = !ok && (step.message_contains === undefined || message.includes(step.message_contains));
+  return {
+    name,
+    passed: good,
+    at_ms: null,
+    message: good
+      ? `refused as expected: ${message}`
+      : ok
+        ? `${step.api.path} expected a refusal, got code 0`
+        : `refusal text lacks ${JSON.stringify(step.message_contains)}: ${message}`,
+  };
+}
+
+/**
+ * Polls the eventually-checks every `poll_ms` of virtual time until every one held once, or the
+ * deadline: when each held (ms after the heal, null if never) and its last problem.
+ */
+async function pollEventually(
+  file: ScenarioFile,
+  ctx: EvalContext,
+  wait: (ms: number) => void,
+): Promise<{ heldAt: (number | null)[]; last: (string | null)[] }> {
+  const { cluster, acks } = ctx;
   const healedAt = cluster.now();
   const deadline = healedAt + file.eventually.within_ms;
   const poll = file.eventually.poll_ms ?? 200;
@@ -270,23 +309,41 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
     acks.observe();
     for (let i = 0; i < file.eventually.checks.length; i++) {
       if (heldAt[i] !== null) continue;
-      const problem = await evaluate(file.eventually.checks[i], state[i], { sim, cluster, acks, bans });
+      const problem = await evaluate(file.eventually.checks[i], state[i], ctx);
       last[i] = problem;
       if (problem === null) heldAt[i] = cluster.now() - healedAt;
     }
     if (heldAt.every((t) => t !== null) || cluster.now() >= deadline) break;
     wait(Math.min(poll, deadline - cluster.now()));
   }
-  engine.onEvent = null;
-  file.eventually.checks.forEach((c, i) => {
-    checks.push({
-      name: `eventually[${i}] ${c.check}`,
-      passed: heldAt[i] !== null,
-      at_ms: heldAt[i],
-      message: heldAt[i] !== null ? `held ${heldAt[i]} ms after heal` : `not within ${file.eventually.within_ms} ms: ${last[i]}`,
-    });
-  });
-  checks.push({
+  return { heldAt, last };
+}
+
+/** Applies a fault step (recorded in the trace); a failed check when the fault cannot run. */
+function faultStep(cluster: Cluster, name: string, fault: Extract<ScenarioStep, { fault: unknown }>['fault']): CheckOutcome | undefined {
+  try {
+    const what = applyScenarioFault(cluster, fault);
+    cluster.engine.record('scenario.fault', { step: name, what });
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof ScenarioError || e instanceof OperationError)) throw e;
+    return { name, passed: false, at_ms: null, message: `fault ${fault.kind} could not run: ${e.message}` };
+  }
+}
+
+/** The outcome of the i-th eventually-check: held (when, after the heal) or its last problem. */
+function eventuallyOutcome(file: ScenarioFile, i: number, heldAt: number | null, last: string | null): CheckOutcome {
+  return {
+    name: `eventually[${i}] ${file.eventually.checks[i].check}`,
+    passed: heldAt !== null,
+    at_ms: heldAt,
+    message: heldAt !== null ? `held ${heldAt} ms after heal` : `not within ${file.eventually.within_ms} ms: ${last}`,
+  };
+}
+
+/** The outcome of the invariants checked after every engine event. */
+function invariantsOutcome(cluster: Cluster, violations: readonly InvariantViolation[], events: number): CheckOutcome {
+  return {
     name: 'invariants',
     passed: violations.length === 0,
     at_ms: null,
@@ -294,16 +351,6 @@ export async function runScenario(file: ScenarioFile, overrides: { seed?: string
       violations.length === 0
         ? `${Object.keys(cluster.invariants.checkCounts()).length} invariants held after each of ${events} events`
         : violations.map((v) => `${v.name} at event ${v.event}: ${v.message}`).join('; '),
-  });
-  return {
-    scenario: file.name,
-    seed,
-    bug,
-    passed: checks.every((c) => c.passed),
-    checks,
-    violations,
-    events,
-    trace_hash: engine.trace.hash,
   };
 }
 
@@ -353,30 +400,8 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
       }
       return null;
     }
-    case 'connector': {
-      const list = await sim.get(`/api/cluster/connector/list?tenant=${encodeURIComponent(c.tenant)}`, { nodeId: liveNode(cluster) });
-      const rows = (list.json?.data?.data ?? list.json?.data ?? []) as { connector_name: string; status: string }[];
-      const row = Array.isArray(rows) ? rows.find((r) => r.connector_name === c.connector) : undefined;
-      if (!row) return `connector ${c.connector} is not listed`;
-      if (c.status && row.status !== c.status) return `status ${row.status}, expected ${c.status}`;
-      const dead = committedPayloads(cluster, c.tenant, 'dead_letter_queue').size;
-      if (c.dead_letters_min !== undefined && dead < c.dead_letters_min)
-        return `${dead} dead letters, expected at least ${c.dead_letters_min}`;
-      if (c.dead_letters_max !== undefined && dead > c.dead_letters_max)
-        return `${dead} dead letters, expected at most ${c.dead_letters_max}`;
-      if (c.fail_min !== undefined || c.sent_min !== undefined) {
-        const d = await sim.get(
-          `/api/cluster/connector/detail?tenant=${encodeURIComponent(c.tenant)}&connector_name=${encodeURIComponent(c.connector)}`,
-          { nodeId: liveNode(cluster) },
-        );
-        if (d.json?.code !== 0) return `connector detail refused: ${d.json?.message}`;
-        if (c.fail_min !== undefined && d.json.data.send_fail_total < c.fail_min)
-          return `send_fail_total ${d.json.data.send_fail_total}, expected at least ${c.fail_min}`;
-        if (c.sent_min !== undefined && d.json.data.send_success_total < c.sent_min)
-          return `send_success_total ${d.json.data.send_success_total}, expected at least ${c.sent_min}`;
-      }
-      return null;
-    }
+    case 'connector':
+      return connectorProblem(c, ctx);
     case 'client-banned-then-admitted': {
       const tenant = c.tenant ?? 'default';
       if (!state.banned) {
@@ -406,6 +431,31 @@ async function evaluate(c: ScenarioCheck, state: CheckState, ctx: EvalContext): 
       return null;
     }
   }
+}
+
+/** null when the connector is listed with the status, dead letters and send totals the check asks for, else what is wrong. */
+async function connectorProblem(c: Extract<ScenarioCheck, { check: 'connector' }>, ctx: EvalContext): Promise<string | null> {
+  const { sim, cluster } = ctx;
+  const list = await sim.get(`/api/cluster/connector/list?tenant=${encodeURIComponent(c.tenant)}`, { nodeId: liveNode(cluster) });
+  const rows = (list.json?.data?.data ?? list.json?.data ?? []) as { connector_name: string; status: string }[];
+  const row = Array.isArray(rows) ? rows.find((r) => r.connector_name === c.connector) : undefined;
+  if (!row) return `connector ${c.connector} is not listed`;
+  if (c.status && row.status !== c.status) return `status ${row.status}, expected ${c.status}`;
+  const dead = committedPayloads(cluster, c.tenant, 'dead_letter_queue').size;
+  if (c.dead_letters_min !== undefined && dead < c.dead_letters_min) return `${dead} dead letters, expected at least ${c.dead_letters_min}`;
+  if (c.dead_letters_max !== undefined && dead > c.dead_letters_max) return `${dead} dead letters, expected at most ${c.dead_letters_max}`;
+  if (c.fail_min !== undefined || c.sent_min !== undefined) {
+    const d = await sim.get(
+      `/api/cluster/connector/detail?tenant=${encodeURIComponent(c.tenant)}&connector_name=${encodeURIComponent(c.connector)}`,
+      { nodeId: liveNode(cluster) },
+    );
+    if (d.json?.code !== 0) return `connector detail refused: ${d.json?.message}`;
+    if (c.fail_min !== undefined && d.json.data.send_fail_total < c.fail_min)
+      return `send_fail_total ${d.json.data.send_fail_total}, expected at least ${c.fail_min}`;
+    if (c.sent_min !== undefined && d.json.data.send_success_total < c.sent_min)
+      return `send_success_total ${d.json.data.send_success_total}, expected at least ${c.sent_min}`;
+  }
+  return null;
 }
 
 function* timestamps(cluster: Cluster, tenant: string, topic: string): Generator<number> {

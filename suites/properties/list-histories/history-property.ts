@@ -72,6 +72,54 @@ function endpointsOf(h: HistoryFamily): EndpointContract[] {
   ];
 }
 
+/**
+ * The families whose lists the target serves, each with the sort fields it accepts. A family whose
+ * list does not answer is left out (`out`, with the reason); a sort field the spec's own paragraph does
+ * not list (a decision, the reference notes) may be refused (`unsorted`).
+ */
+async function servedLists(
+  client: PropertyClient,
+  families: readonly HistoryFamily[],
+  stem: string,
+): Promise<{ served: HistoryFamily[]; out: string[]; unsorted: string[] }> {
+  const out: string[] = [];
+  const served: HistoryFamily[] = [];
+  const unsorted: string[] = [];
+  for (const h of families) {
+    const scope = h.family.scopeParam ? h.filters[0] : h.filters.find((x) => x.source.kind === 'name')!;
+    const probe = await client.call(h.endpoints.list, { [scope.param]: stem, limit: 1, page: 1 });
+    if (probe.outcome !== 'ok') {
+      out.push(`${h.tag} (${probe.outcome})`);
+      continue;
+    }
+    const sortFields = [];
+    for (const sf of h.sortFields) {
+      const own = sf.assertion.startsWith('endpoints.');
+      const tried = own
+        ? undefined
+        : await client.call(h.endpoints.list, { [scope.param]: stem, sort_field: sf.field, sort_by: 'asc', limit: 1, page: 1 });
+      if (!tried || tried.outcome === 'ok') sortFields.push(sf);
+      else unsorted.push(`${h.tag} ${sf.field}`);
+    }
+    served.push({ ...h, sortFields });
+  }
+  return { served, out, unsorted };
+}
+
+/** Runs a history's steps, recording each step's line as it goes, then the final reads of every list. */
+async function playHistory(run: HistoryRun, history: History<Step>, progress: (done: number) => void): Promise<void> {
+  for (const [i, step] of history.steps.entries()) {
+    history.ran = i + 1;
+    history.lines.push(describeStep(step));
+    history.lines[i] = await run.run(step, i);
+    progress(i + 1);
+  }
+  history.ran = history.steps.length;
+  history.failedAfterSteps = true;
+  await run.finalReads();
+  history.failedAfterSteps = false;
+}
+
 /** The property, or undefined when the run's endpoints leave no family with a list to judge. */
 export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefined {
   const exclude = o.exclude ?? [];
@@ -101,35 +149,9 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
     async setup() {
       const swept = await sweepLeftovers(client, tenants, all, seedStem(o.seed));
       if (swept > 0) say(`${def.id}: deleted ${swept} leftovers of an interrupted run with seed ${o.seed}`);
-      // A family whose list the target does not serve is left out, with the reason.
-      const out: string[] = [];
-      served = [];
-      const unsorted: string[] = [];
-      for (const h of families) {
-        const scope = h.family.scopeParam ? h.filters[0] : h.filters.find((x) => x.source.kind === 'name')!;
-        const probe = await client.call(h.endpoints.list, { [scope.param]: seedStem(o.seed), limit: 1, page: 1 });
-        if (probe.outcome !== 'ok') {
-          out.push(`${h.tag} (${probe.outcome})`);
-          continue;
-        }
-        // A sort field the spec's own paragraph does not list (a decision, the reference notes) may be refused.
-        const sortFields = [];
-        for (const sf of h.sortFields) {
-          const own = sf.assertion.startsWith('endpoints.');
-          const tried = own
-            ? undefined
-            : await client.call(h.endpoints.list, {
-                [scope.param]: seedStem(o.seed),
-                sort_field: sf.field,
-                sort_by: 'asc',
-                limit: 1,
-                page: 1,
-              });
-          if (!tried || tried.outcome === 'ok') sortFields.push(sf);
-          else unsorted.push(`${h.tag} ${sf.field}`);
-        }
-        served.push({ ...h, sortFields });
-      }
+      const probed = await servedLists(client, families, seedStem(o.seed));
+      served = probed.served;
+      const { out, unsorted } = probed;
       if (served.length === 0) throw new PropertyAbort(`no list answers (${out.join(', ')})`);
       if (out.length > 0) say(`${def.id}: left out, their lists do not answer: ${out.join(', ')}`);
       if (unsorted.length > 0) say(`${def.id}: not sorted by, refused (fields the spec's paragraph does not list): ${unsorted.join(', ')}`);
@@ -156,16 +178,7 @@ export function historyProperty(o: HistoryPropertyOptions): PropertyDef | undefi
           history.failedAfterSteps = false;
           delete history.focus;
           if (!(await run.setUp())) throw new PropertyAbort(`the run's tenants ${base}s and ${base}ss could not be created`);
-          for (const [i, step] of history.steps.entries()) {
-            history.ran = i + 1;
-            history.lines.push(describeStep(step));
-            history.lines[i] = await run.run(step, i);
-            progress(i + 1);
-          }
-          history.ran = history.steps.length;
-          history.failedAfterSteps = true;
-          await run.finalReads();
-          history.failedAfterSteps = false;
+          await playHistory(run, history, progress);
         } catch (e) {
           if (e instanceof PropertyViolation) {
             const failing = served.findIndex((h) => endpointsOf(h).some((x) => x.id === e.endpointId));

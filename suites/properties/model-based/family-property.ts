@@ -72,6 +72,51 @@ function rowsOf(data: unknown): Record<string, unknown>[] {
   return Array.isArray(rows) ? rows.filter((r): r is Record<string, unknown> => r !== null && typeof r === 'object') : [];
 }
 
+/** Creates the property's tenant; an existing one will do (a run with the same seed made it). */
+async function ensureTenant(o: ModelPropertyOptions, tenant: string): Promise<void> {
+  const made = await o.client.call(o.tenants.create, { tenant_name: tenant, desc: 'mqsim property suites; safe to delete' });
+  if (made.outcome === 'ok') return;
+  const listed = await o.client.call(o.tenants.list, { tenant_name: tenant, limit: LIST_LIMIT });
+  if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant))
+    throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
+}
+
+/** Deletes the leftovers of an interrupted earlier run with the same seed (and their schema bindings). */
+async function removeLeftovers(m: ModelledFamily, client: PropertyClient, tenant: string, tenantsPrefix: string): Promise<void> {
+  const { family: f, endpoints: eps, binding } = m;
+  const { tenantQuery, nameQuery } = f.listing ?? {};
+  const listParams: Record<string, unknown> = { limit: LIST_LIMIT };
+  if (tenantQuery) listParams[tenantQuery] = tenant;
+  if (!f.scopeParam && nameQuery) listParams[nameQuery] = tenantsPrefix;
+  const left = await client.call(eps.list, listParams);
+  const model = newRunModel(m);
+  for (const row of rowsOf(left.envelope?.data)) {
+    const ident = model.family.identOfRecord(row);
+    if (!ident) continue;
+    if (f.scopeParam ? ident[f.scopeParam] !== tenant : !ident[f.nameParam].startsWith(tenantsPrefix)) continue;
+    if (binding) await unbindLeftover(binding, client, tenant, ident[f.nameParam]);
+    await client.call(eps.delete, { ...ident });
+  }
+}
+
+/** Removes the schemas bound to a leftover resource, so it can be deleted. */
+async function unbindLeftover(
+  binding: NonNullable<ModelledFamily['binding']>,
+  client: PropertyClient,
+  tenant: string,
+  resource: string,
+): Promise<void> {
+  const b = binding.family;
+  const scope = b.scopeParam ?? 'tenant';
+  const attached = attachedParam(b);
+  const binds = await client.call(binding.endpoints.list, { [scope]: tenant, [attached]: resource, limit: LIST_LIMIT });
+  for (const r of rowsOf(binds.envelope?.data)) {
+    for (const res of r.data_type === 'schema' && Array.isArray(r.data) ? r.data : []) {
+      await client.call(binding.endpoints.delete, { [scope]: tenant, [attached]: resource, [b.nameParam]: String(res) });
+    }
+  }
+}
+
 /**
  * The model-based property of one family: random sequences of creates (valid and invalid), deletes,
  * lists (whole scope or filtered by name), updates (tenants) and binds (schemas), each checked
@@ -82,7 +127,7 @@ function rowsOf(data: unknown): Record<string, unknown>[] {
 export function familyProperty(m: ModelledFamily, options: ModelPropertyOptions): PropertyDef {
   const o = { ...options, client: options.client.child() };
   const { family: f, endpoints: eps, binding, tag } = m;
-  const { create: tenantCreate, delete: tenantDelete, list: tenantList } = o.tenants;
+  const tenantDelete = o.tenants.delete;
   const tenant = `pt${o.seed}-${tag}`;
   const tenantsPrefix = `pn${o.seed}-`;
   let runs = 0;
@@ -93,7 +138,6 @@ export function familyProperty(m: ModelledFamily, options: ModelPropertyOptions)
     ...(eps.update ? [eps.update] : []),
     ...(binding ? Object.values(binding.endpoints) : []),
   ];
-  const { tenantQuery, nameQuery } = f.listing ?? {};
 
   const def: PropertyDef = {
     id: `model.${tag}`,
@@ -106,41 +150,8 @@ export function familyProperty(m: ModelledFamily, options: ModelPropertyOptions)
     client: o.client,
 
     async setup() {
-      if (f.scopeParam) {
-        const made = await o.client.call(tenantCreate, { tenant_name: tenant, desc: 'mqsim property suites; safe to delete' });
-        if (made.outcome !== 'ok') {
-          const listed = await o.client.call(tenantList, { tenant_name: tenant, limit: LIST_LIMIT });
-          if (!rowsOf(listed.envelope?.data).some((r) => r.tenant_name === tenant))
-            throw new PropertyAbort(`the property's tenant ${tenant} could not be created (${made.outcome}: ${made.text.slice(0, 120)})`);
-        }
-      }
-      // Leftovers of an interrupted earlier run with the same seed.
-      const listParams: Record<string, unknown> = { limit: LIST_LIMIT };
-      if (tenantQuery) listParams[tenantQuery] = tenant;
-      if (!f.scopeParam && nameQuery) listParams[nameQuery] = tenantsPrefix;
-      const left = await o.client.call(eps.list, listParams);
-      const model = newRunModel(m);
-      for (const row of rowsOf(left.envelope?.data)) {
-        const ident = model.family.identOfRecord(row);
-        if (!ident) continue;
-        if (f.scopeParam ? ident[f.scopeParam] !== tenant : !ident[f.nameParam].startsWith(tenantsPrefix)) continue;
-        if (binding) {
-          const b = binding.family;
-          const scope = b.scopeParam ?? 'tenant';
-          const attached = attachedParam(b);
-          const binds = await o.client.call(binding.endpoints.list, { [scope]: tenant, [attached]: ident[f.nameParam], limit: LIST_LIMIT });
-          for (const r of rowsOf(binds.envelope?.data)) {
-            for (const res of r.data_type === 'schema' && Array.isArray(r.data) ? r.data : []) {
-              await o.client.call(binding.endpoints.delete, {
-                [scope]: tenant,
-                [attached]: ident[f.nameParam],
-                [b.nameParam]: String(res),
-              });
-            }
-          }
-        }
-        await o.client.call(eps.delete, { ...ident });
-      }
+      if (f.scopeParam) await ensureTenant(o, tenant);
+      await removeLeftovers(m, o.client, tenant, tenantsPrefix);
     },
 
     async teardown() {
