@@ -21,11 +21,10 @@ const TEST_FILES = [
 const LONG_FUNCTIONS = [
   // Command-line definitions: one option list (commander's chained calls).
   'scripts/cli/conform-command.ts', // configureConformCommand
-  // Wiring of the simulator's servers and listeners: one start-up sequence each (others are changing the MQTT listener now).
+  // The MQTT listener's start-up and the CONNECT packet's checks, each one sequence in protocol order.
   'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
   'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
-  'sim/model/mqtt/mqtt-broker.ts', // publish: the PUBLISH path in protocol order (others are changing this file now)
-  // Whole runs: one sequence of phases each (others are changing the conform runner and the chaos runs now).
+  // Whole runs: one sequence of phases each.
   'sim/runs/chaos/chaos-runner.ts', // runPlan
   'suites/run/runner.ts', // runConform
   // Scenario suites: one sequence of requests and verdicts per scenario.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessSim } from '../../io/http/in-process-client.ts';
 import { MAX_RECORDS_PER_SHARD, segmentEnd } from './shard-model.ts';
-import { RETENTION_SWEEP_MS } from './storage-engine.ts';
+import { RETENTION_SWEEP_MS } from './retention.ts';
 import { contractProblems } from './testing/storage-support.ts';
 
 const SE = '/api/storage-engine';

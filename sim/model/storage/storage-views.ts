@@ -2,10 +2,12 @@ import { unixSeconds } from '../api/time-format.ts';
 import {
   activeSegment,
   highWatermark,
+  leaderReplica,
   logEndOffset,
   maxSegmentBytes,
   segmentEnd,
   statusOf,
+  type Replica,
   type Segment,
   type Shard,
 } from './shard-model.ts';
@@ -99,5 +101,60 @@ export function unavailableReplicaView(seg: Segment | undefined, nodeId: number,
     fetch: null,
     available: false,
     error,
+  };
+}
+
+/** What the replica state view reads beside the segment: the node's liveness and the fetchers' figures. */
+export interface ReplicaStateSources {
+  replicaFetchMaxBytes: number;
+  isOnline(nodeId: number): boolean;
+  lastCaughtUpMs(seg: Segment, replica: Replica): number;
+  fetcherIndex(follower: number, leader: number): number;
+}
+
+/** The replica of `seg` held by `nodeId`, as that node reads it from its local log. */
+export function replicaStateView(
+  shard: Shard,
+  seg: Segment,
+  replica: Replica,
+  nodeId: number,
+  sources: ReplicaStateSources,
+): ReplicaStateRecord {
+  const isLeader = seg.leaderNodeId === nodeId;
+  const leaderLeo = leaderReplica(seg).log.nextOffset;
+  const deleting = seg.phase === 'PreDelete' || seg.phase === 'Deleting';
+  return {
+    node_id: nodeId,
+    replica_seq: replica.replicaSeq,
+    fold: replica.fold,
+    is_leader: isLeader,
+    in_isr: seg.isr.includes(nodeId),
+    role: isLeader ? 'Leader' : 'Follower',
+    leader_epoch: seg.leaderEpoch,
+    segment_epoch: seg.segmentEpoch,
+    leo: replica.log.nextOffset,
+    high_watermark: highWatermark(shard),
+    log_start_offset: shard.logStartOffset,
+    follower_progress: isLeader
+      ? seg.replicas
+          .filter((r) => r.nodeId !== nodeId)
+          .map((r) => ({
+            node_id: r.nodeId,
+            leo: r.progressLeo,
+            last_caught_up_ts: unixSeconds(sources.lastCaughtUpMs(seg, r)),
+            lag: leaderLeo - r.progressLeo,
+          }))
+      : [],
+    fetch: isLeader
+      ? null
+      : {
+          leader_node_id: seg.leaderNodeId,
+          current_leader_epoch: seg.leaderEpoch,
+          max_bytes: sources.replicaFetchMaxBytes,
+          fetcher_index: sources.fetcherIndex(nodeId, seg.leaderNodeId),
+          thread_running: !deleting && seg.available && replica.fetcher !== null && sources.isOnline(nodeId),
+        },
+    available: true,
+    error: null,
   };
 }
