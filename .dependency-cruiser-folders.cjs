@@ -7,11 +7,11 @@
 const TEST_CODE = '\\.test\\.ts$|/testing/|test-support\\.ts$|-test-kit\\.ts$|-test-harness\\.ts$';
 
 /**
- * The one folder loop left: the admin app (sim/io/http) applies the switches by id through
+ * The one folder loop left: the admin app (sim/admin-api) applies the switches by id through
  * sim/switches, whose catalogue lists sim/faults and sim/dialects/robustmq, which use the HTTP layer's
  * request and hook types. Breaking it means the admin app taking resolved switches from its caller.
  */
-const KNOWN_LOOP = '^sim/(switches|faults|dialects/robustmq|io/http|io/http/hooks)$';
+const KNOWN_LOOP = '^sim/(switches|faults|dialects/robustmq|admin-api|admin-api/hooks)$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,9 +1,9 @@
 import { Cluster } from '../sim/model/cluster/cluster.ts';
 import { controlHttpAnswer } from '../sim/io/control/control-http.ts';
-import { AdminApp } from '../sim/io/http/admin-app.ts';
+import { AdminApp } from '../sim/admin-api/admin-app.ts';
 import { listenOnNodes } from '../sim/io/serve/cluster-server.ts';
 import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/dialects/dialects.ts';
-import type { EnvelopeForm } from '../sim/io/http/envelope.ts';
+import type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 import { interceptOrigin, type Interception, type InterceptOptions } from '../sim/io/http/intercept.ts';
 import type { InvariantViolation } from '../sim/model/invariants/invariant-registry.ts';
 import {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from './model/cluster/cluster.ts';
-import { InProcessSim } from './io/http/in-process-client.ts';
+import { InProcessSim } from './admin-api/in-process-client.ts';
 
 const SIM_DIR = new URL('.', import.meta.url).pathname;
 /** The deterministic trees: the model, and the runs (chaos, scenarios) that drive it through the in-process API. */

@@ -1,9 +1,9 @@
 import type { EndpointContract, ParamSpec } from '../../contract/types.ts';
 import type { Cluster } from '../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../io/http/api-exchange.ts';
-import { parseUrl } from '../io/http/parse-request.ts';
+import type { ApiRequest, ApiResponse } from '../admin-api/api-exchange.ts';
+import { parseUrl } from '../admin-api/parse-request.ts';
 import { deviationById, DEVIATION_IDS } from './catalogue.ts';
-import type { Deviation, DeviationContext, ExtraRoute, NextResult } from '../io/http/hooks/deviation.ts';
+import type { Deviation, DeviationContext, ExtraRoute, NextResult } from '../admin-api/hooks/deviation.ts';
 
 /** Unknown deviation ids: a usage mistake, reported with the list of valid ones. */
 export class UnknownDeviationError extends Error {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasAssertion } from '../../contract/assertions/index.ts';
 import { CONTRACT } from '../../contract/index.ts';
-import { InProcessSim } from '../io/http/in-process-client.ts';
+import { InProcessSim } from '../admin-api/in-process-client.ts';
 import { AppliedDeviations, resolveDeviations, UnknownDeviationError } from './applied-deviations.ts';
 import { DEVIATIONS, DEVIATION_IDS } from './catalogue.ts';
 

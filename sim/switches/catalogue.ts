@@ -8,7 +8,7 @@
  */
 import { AUTH_DEVIATIONS } from '../faults/auth-deviations.ts';
 import { BEHAVIOUR_DEVIATIONS } from '../faults/behaviour-deviations.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
 import { ENVELOPE_DEVIATIONS } from '../faults/envelope-deviations.ts';
 import { LIST_DEVIATIONS } from '../faults/list-deviations.ts';
 import { REAL_SERVER_DEVIATIONS } from '../dialects/robustmq/real-server-deviations.ts';

@@ -2,9 +2,9 @@
 // any other server, through the Target interface; this adapter also gives the simulator's control
 // interface (process life, protocol commands, virtual time) that no other target has.
 import { Cluster } from '../../sim/model/cluster/cluster.ts';
-import { AdminApp } from '../../sim/io/http/admin-app.ts';
+import { AdminApp } from '../../sim/admin-api/admin-app.ts';
 import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
-import type { ServedApi } from '../../sim/io/http/served-api.ts';
+import type { ServedApi } from '../../sim/admin-api/served-api.ts';
 import type { SwitchRef } from '../../sim/switches/applied-deviations.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';

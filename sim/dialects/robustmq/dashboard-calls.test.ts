@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp } from '../../io/http/admin-app.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
 import { interceptOrigin, type Interception } from '../../io/http/intercept.ts';
 import { DashboardApi, DashboardRequestError } from './dashboard-client.ts';
 import { DIALECTS, type DialectName } from '../dialects.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
 import { defaultShardConfig } from '../../model/storage/storage-engine.ts';
-import { AdminApp, type ModelWrite } from '../../io/http/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
 import { journaled } from '../../io/state/state-file.ts';
 import { replayWrites } from '../../io/state/state-replay.ts';
 import { DEVIATION_IDS } from '../../switches/catalogue.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp, type ModelWrite } from '../http/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
 import { TwinApps, type Caller } from '../../dialects/robustmq/testing/real-server-test-kit.ts';
 import { journaled } from '../state/state-file.ts';
 import { replayWrites } from '../state/state-replay.ts';

@@ -1,8 +1,8 @@
 import { Cluster, type WarmUpProgress } from '../../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../../model/nodes/cluster-options.ts';
-import { AdminApp } from '../http/admin-app.ts';
-import type { EnvelopeForm } from '../http/envelope.ts';
-import type { ServedApi } from '../http/served-api.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
+import type { EnvelopeForm } from '../../admin-api/envelope.ts';
+import type { ServedApi } from '../../admin-api/served-api.ts';
 import { DIALECTS, switchesOf, type DialectName } from '../../dialects/dialects.ts';
 import { replayWrites, type ReplaySteps } from '../state/state-replay.ts';
 import type { JournaledWrite } from '../state/state-file.ts';

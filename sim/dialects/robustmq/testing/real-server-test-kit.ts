@@ -4,8 +4,8 @@
  */
 import { Cluster } from '../../../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../../../model/nodes/cluster-options.ts';
-import { AdminApp } from '../../../io/http/admin-app.ts';
-import type { CallOptions, CallResult } from '../../../io/http/in-process-client.ts';
+import { AdminApp } from '../../../admin-api/admin-app.ts';
+import type { CallOptions, CallResult } from '../../../admin-api/in-process-client.ts';
 
 export interface Caller {
   call(method: string, url: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
