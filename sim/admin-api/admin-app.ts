@@ -25,13 +25,11 @@ export interface AdminAppOptions {
   /** Envelope form of every answer except login and 401 (always form A). */
   envelope?: EnvelopeForm;
   /**
-   * `wall`: before each request, virtual time is advanced to epoch + wall time elapsed since start
-   * (the live mode of `mqsim serve`). `manual`: virtual time moves only when the caller advances it
-   * (tests, chaos, replay).
+   * `manual` (default): virtual time moves only when the caller advances it (tests, chaos, replay).
+   * A wall clock (the live mode of `mqsim serve`; SYSTEM_WALL_CLOCK in sim/io/serve/wall-clock.ts):
+   * before each request, virtual time is advanced to epoch + wall time elapsed since start.
    */
-  clock?: 'wall' | 'manual';
-  /** Wall clock source for `clock: 'wall'`; injectable for tests. */
-  wallNow?: () => number;
+  clock?: 'manual' | WallClock;
   /** Transport to other nodes; defaults to calling this app in-process. */
   peers?: PeerTransport;
   /** Called on every unexpected exception (a bug); the client gets a 500 envelope. */
@@ -63,6 +61,17 @@ export interface AdminAppOptions {
    * (a switch may change a body on purpose).
    */
   responseCache?: boolean;
+}
+
+/**
+ * Wall time, for the live mode only: given by the I/O side (sim/io/serve/wall-clock.ts), so this
+ * deterministic layer never reads the system clock or sets a timer itself.
+ */
+export interface WallClock {
+  /** Wall time now, Unix ms. */
+  now(): number;
+  /** Resolves once `ms` of wall time have passed. */
+  sleep(ms: number): Promise<void>;
 }
 
 /** A request that changed the model, as `onModelWrite` reports it. */
@@ -117,9 +126,9 @@ export class AdminApp {
   private readonly router: Router;
   private readonly api: ServedApi;
   private readonly peers: PeerTransport;
-  private wallStart: number;
-  private readonly wallNow: () => number;
-  private clockMode: 'wall' | 'manual';
+  /** The wall clock followed in live mode; none on the manual clock. */
+  private wall: WallClock | undefined;
+  private wallStart = 0;
   /** Virtual time that `wallStart` maps to in live mode (the epoch, or where a resumed run stopped). */
   private virtualStart: number;
   private readonly deviations: AppliedDeviations;
@@ -142,10 +151,8 @@ export class AdminApp {
     checkHandlers(this.api);
     this.router = new Router(this.api.endpoints);
     this.envelope = options.envelope ?? 'A';
-    this.clockMode = options.clock ?? 'manual';
-    this.wallNow = options.wallNow ?? (() => Date.now());
-    this.wallStart = this.wallNow();
     this.virtualStart = cluster.options.epochMs;
+    if (options.clock !== undefined && options.clock !== 'manual') this.followWallClockFrom(options.clock, this.virtualStart);
     this.peers = options.peers ?? new InProcessPeers(this);
     this.deviations = new AppliedDeviations(options.deviations ?? [], cluster);
     this.compiledWriters = (options.deviations ?? []).length === 0;
@@ -162,18 +169,18 @@ export class AdminApp {
 
   /** Live mode: maps wall time elapsed since start onto virtual time, running the events that fall due. */
   syncClock(): void {
-    if (this.clockMode !== 'wall') return;
-    const target = this.virtualStart + (this.wallNow() - this.wallStart);
+    if (!this.wall) return;
+    const target = this.virtualStart + (this.wall.now() - this.wallStart);
     if (target > this.cluster.now()) this.cluster.engine.runUntil(target);
   }
 
   /**
-   * Switches to live mode from now on, with wall time "now" mapped to `virtualMs`: a resumed run
-   * (`mqsim serve --state`) replays its history in manual mode, then continues where it stopped.
+   * Switches to live mode from now on, following `wall`, with wall time "now" mapped to `virtualMs`: a
+   * resumed run (`mqsim serve --state`) replays its history in manual mode, then continues where it stopped.
    */
-  followWallClockFrom(virtualMs: number): void {
-    this.clockMode = 'wall';
-    this.wallStart = this.wallNow();
+  followWallClockFrom(wall: WallClock, virtualMs: number): void {
+    this.wall = wall;
+    this.wallStart = wall.now();
     this.virtualStart = virtualMs;
   }
 
@@ -419,8 +426,8 @@ export class AdminApp {
     }
     const waitMs = this.queueLimiter!.reserve(path, this.cluster.now());
     if (waitMs <= 0) return undefined;
-    if (this.clockMode === 'wall') {
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    if (this.wall) {
+      await this.wall.sleep(waitMs);
       this.syncClock();
     } else {
       this.cluster.engine.runUntil(this.cluster.now() + waitMs);
