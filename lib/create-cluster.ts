@@ -3,6 +3,7 @@ import { controlHttpAnswer } from '../sim/io/control/control-http.ts';
 import { AdminApp } from '../sim/admin-api/admin-app.ts';
 import { listenOnNodes } from '../sim/io/serve/cluster-server.ts';
 import { SYSTEM_WALL_CLOCK } from '../sim/io/serve/wall-clock.ts';
+import { resolveDeviations } from '../sim/switches/resolve-switches.ts';
 import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/dialects/dialects.ts';
 import type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 import { interceptOrigin, type Interception, type InterceptOptions } from '../sim/io/http/intercept.ts';
@@ -321,7 +322,7 @@ export function createCluster(options: CreateClusterOptions = {}): SimulatedClus
   const app = new AdminApp(model, {
     envelope,
     clock: clock === 'wall' ? SYSTEM_WALL_CLOCK : 'manual',
-    ...(switches.length > 0 ? { deviations: switches } : {}),
+    ...(switches.length > 0 ? { deviations: resolveDeviations(switches) } : {}),
   });
   return new InProcessCluster(model, app, {
     nodes: model.options.nodes,

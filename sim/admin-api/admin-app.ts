@@ -8,8 +8,8 @@ import { validateFields, type ParamOrigin } from '../model/api/validate-params.t
 import type { Cluster } from '../model/cluster/cluster.ts';
 import { metaWritePolicy } from '../model/nodes/meta-write-gate.ts';
 import { PathRateLimiter } from '../model/auth/rate-limiter.ts';
-import { AppliedDeviations, type SwitchRef } from '../switches/applied-deviations.ts';
-import type { ExtraRoute } from './hooks/deviation.ts';
+import { AppliedDeviations } from './hooks/applied-deviations.ts';
+import type { Deviation, ExtraRoute } from './hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './handler-types.ts';
@@ -35,10 +35,12 @@ export interface AdminAppOptions {
   /** Called on every unexpected exception (a bug); the client gets a 500 envelope. */
   onInternalError?: (error: unknown, request: ApiRequest) => void;
   /**
-   * Ids of deliberately broken behaviours to switch on (catalogue: sim/switches/catalogue.ts), to prove the
-   * conformance suites catch them, or switches defined by a test. Unknown ids throw. Never set in normal use.
+   * Deliberately broken behaviours to switch on, to prove the conformance suites catch them, or a
+   * dialect's behaviours (sim/dialects), in the order their hooks compose; never set in normal use.
+   * Given resolved: callers turn the catalogue's ids into switches with resolveDeviations
+   * (sim/switches/resolve-switches.ts), which throws on unknown ids.
    */
-  deviations?: readonly SwitchRef[];
+  deviations?: readonly Deviation[];
   /**
    * Called after every request whose handling changed the model (a write that recorded state
    * changes, answered or not), with what is needed to apply it again at the same virtual time:

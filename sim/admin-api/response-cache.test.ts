@@ -3,6 +3,7 @@ import { ResponseCache, responseCacheFromEnv } from './response-cache.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { startClusterServer } from '../io/serve/cluster-server.ts';
 import { defaultShardConfig } from '../model/storage/storage-engine.ts';
+import { resolveDeviations } from '../switches/resolve-switches.ts';
 
 describe('cached list responses', () => {
   it('hold for the same owner at the same version only', () => {
@@ -175,7 +176,7 @@ describe('cached list responses', () => {
   });
 
   it('are off with responseCache: false and with a deviation switched on', async () => {
-    for (const appOptions of [{ responseCache: false }, { deviations: ['tenant-list-total-count-is-page-length'] }]) {
+    for (const appOptions of [{ responseCache: false }, { deviations: resolveDeviations(['tenant-list-total-count-is-page-length']) }]) {
       const sim = new InProcessSim({ seed: 'kept', workload: 'none', nodes: 1 }, appOptions);
       const a = await sim.app.handle({ method: 'GET', url: '/api/cluster/tenant/list', peer: '127.0.0.1', nodeId: 1 });
       expect(a.bytes).toBeUndefined();

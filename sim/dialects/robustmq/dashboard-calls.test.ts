@@ -4,6 +4,7 @@ import { AdminApp } from '../../admin-api/admin-app.ts';
 import { interceptOrigin, type Interception } from '../../io/http/intercept.ts';
 import { DashboardApi, DashboardRequestError } from './dashboard-client.ts';
 import { DIALECTS, type DialectName } from '../dialects.ts';
+import { resolveDeviations } from '../../switches/resolve-switches.ts';
 
 /**
  * Every call of the RobustMQ dashboard's API layer against `mqsim serve --dialect robustmq`, sent the
@@ -23,7 +24,7 @@ const PEER = '198.51.100.7';
 function boot(dialect: DialectName): { cluster: Cluster; app: AdminApp } {
   const cluster = new Cluster({ seed: 7, workload: 'demo', warmUpMs: 900_000 }).start();
   const d = DIALECTS[dialect];
-  return { cluster, app: new AdminApp(cluster, { envelope: d.envelope, deviations: [...d.switches] }) };
+  return { cluster, app: new AdminApp(cluster, { envelope: d.envelope, deviations: resolveDeviations(d.switches) }) };
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -1,37 +1,14 @@
-import type { EndpointContract, ParamSpec } from '../../contract/types.ts';
-import type { Cluster } from '../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../admin-api/api-exchange.ts';
-import { parseUrl } from '../admin-api/parse-request.ts';
-import { deviationById, DEVIATION_IDS } from './catalogue.ts';
-import type { Deviation, DeviationContext, ExtraRoute, NextResult } from '../admin-api/hooks/deviation.ts';
-
-/** Unknown deviation ids: a usage mistake, reported with the list of valid ones. */
-export class UnknownDeviationError extends Error {
-  constructor(readonly unknown: readonly string[]) {
-    super(
-      `unknown deviation${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}; known: ${DEVIATION_IDS.join(', ')}`,
-    );
-    this.name = 'UnknownDeviationError';
-  }
-}
-
-/**
- * A switch to turn on: the id of a catalogued one, or a switch defined where it is used (a test's
- * throwaway fault or dialect switch, CONTRIBUTING.md), which no command line can name.
- */
-export type SwitchRef = string | Deviation;
-
-/** The deviations of these ids (switches given as such pass as they are); throws UnknownDeviationError naming every unknown id. */
-export function resolveDeviations(refs: readonly SwitchRef[]): Deviation[] {
-  const unknown = refs.filter((r): r is string => typeof r === 'string' && !deviationById(r));
-  if (unknown.length > 0) throw new UnknownDeviationError(unknown);
-  return [...new Set(refs)].map((r) => (typeof r === 'string' ? deviationById(r)! : r));
-}
+import type { EndpointContract, ParamSpec } from '../../../contract/types.ts';
+import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
+import { parseUrl } from '../parse-request.ts';
+import type { Deviation, DeviationContext, ExtraRoute, NextResult } from './deviation.ts';
 
 /**
  * The chosen deviations as the hook points the admin app calls. With none chosen every hook
  * is the identity, so the unbroken app pays one empty loop per point. Hooks of several deviations
- * compose in the order given.
+ * compose in the order given. The switches come resolved (sim/switches/resolve-switches.ts turns ids
+ * into switches): the admin API never imports the catalogue of faults and dialects built on it.
  */
 export class AppliedDeviations {
   readonly active: readonly Deviation[];
@@ -39,10 +16,10 @@ export class AppliedDeviations {
   private readonly routes = new Map<string, ExtraRoute>();
 
   constructor(
-    ids: readonly SwitchRef[],
+    switches: readonly Deviation[],
     private readonly cluster: Cluster,
   ) {
-    this.active = resolveDeviations(ids);
+    this.active = switches;
     for (const d of this.active) for (const r of d.hooks.routes ?? []) this.routes.set(`${r.method} ${r.path}`, r);
   }
 
