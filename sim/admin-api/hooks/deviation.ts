@@ -1,6 +1,8 @@
 /**
  * A deviation is a deliberately broken behaviour of the admin HTTP layer, switched on by id
- * (`AdminAppOptions.deviations`, `mqsim serve --deviation`). Each one is a realistic bug an
+ * (`mqsim serve --deviation`; sim/switches/resolve-switches.ts turns ids into the switches
+ * `AdminAppOptions.deviations` takes). The faults and dialects that define them import these types,
+ * never the other way round. Each one is a realistic bug an
  * implementation could have; together they prove the conformance suites notice such bugs.
  * Deviations act only through the hook points below, so the app itself stays unaware of them.
  */
