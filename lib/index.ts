@@ -60,7 +60,7 @@ export { SelectionError } from '../suites/report/selection.ts';
 
 export { DIALECT_NAMES } from '../sim/dialects/dialects.ts';
 export type { DialectName } from '../sim/dialects/dialects.ts';
-export type { EnvelopeForm } from '../sim/io/http/envelope.ts';
+export type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 
 import { PACKAGE_VERSION } from '../fixtures/package-version.ts';
 /** The version of this package (`mqsim --version`, `GET /`, the reports' `tool.version`). */

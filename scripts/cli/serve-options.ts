@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { deviationById } from '../../sim/switches/catalogue.ts';
-import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
+import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import type { WorkloadName } from '../../sim/model/nodes/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import type { ServeStateOptions } from '../../sim/io/state/state-file.ts';

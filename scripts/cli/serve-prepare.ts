@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { serveSecrets, type ServeSecrets } from './serve-secrets.ts';
-import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
+import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import { UsageError } from './usage-error.ts';
 import { loadState, type LoadedState } from '../../sim/io/state/state-load.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';

@@ -7,8 +7,8 @@
  * own, and `mqsim conform` against a dialect reports a known list of findings.
  */
 import { DEVIATIONS, deviationById } from '../switches/catalogue.ts';
-import type { EnvelopeForm } from '../io/http/envelope.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
+import type { EnvelopeForm } from '../admin-api/envelope.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
 
 /** The dialects: `spec` answers as the spec says; `robustmq` as the real RobustMQ server does where it differs. */
 export const DIALECT_NAMES = ['spec', 'robustmq'] as const;

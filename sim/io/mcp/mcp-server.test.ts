@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp, type ModelWrite } from '../http/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
 import { TwinApps, type Caller } from '../../dialects/robustmq/testing/real-server-test-kit.ts';
 import { journaled } from '../state/state-file.ts';
 import { replayWrites } from '../state/state-replay.ts';
+import { resolveDeviations } from '../../switches/resolve-switches.ts';
 
 /**
  * POST /mcp of the mcp-server switch, in process: JSON-RPC as the real server answers it, the nine mq9
@@ -374,7 +375,7 @@ describe('mcp-server: the HTTP side', () => {
     const writes: ModelWrite[] = [];
     const build = () => new Cluster({ seed: 5, nodes: 1, workload: 'none' }).start();
     const a = build();
-    const app = new AdminApp(a, { deviations: ['mcp-server'], onModelWrite: (w) => void writes.push(w) });
+    const app = new AdminApp(a, { deviations: resolveDeviations(['mcp-server']), onModelWrite: (w) => void writes.push(w) });
     const caller: Caller = {
       call: async (method, url, body) => {
         const res = await app.handle({
@@ -402,7 +403,7 @@ describe('mcp-server: the HTTP side', () => {
     const b = build();
     await replayWrites(
       b,
-      new AdminApp(b, { deviations: ['mcp-server'] }),
+      new AdminApp(b, { deviations: resolveDeviations(['mcp-server']) }),
       'A',
       writes.map((w) => journaled('api', w)),
       a.now(),

@@ -6,8 +6,8 @@
  */
 import type { Cluster } from '../../../model/cluster/cluster.ts';
 import { answerMcp, type McpRequest } from '../../../io/mcp/mcp-server.ts';
-import { headerOf, type ApiRequest, type ApiResponse } from '../../../io/http/api-exchange.ts';
-import type { ExtraRoute } from '../../../io/http/hooks/deviation.ts';
+import { headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
+import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { emptyAnswer, jsonAnswer, methodNotAllowed } from './route-answers.ts';
 
