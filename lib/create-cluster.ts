@@ -4,7 +4,7 @@ import { AdminApp } from '../sim/admin-api/admin-app.ts';
 import { listenOnNodes } from '../sim/io/serve/cluster-server.ts';
 import { SYSTEM_WALL_CLOCK } from '../sim/io/serve/wall-clock.ts';
 import { resolveDeviations } from '../sim/switches/resolve-switches.ts';
-import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/dialects/dialects.ts';
+import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/switches/dialects.ts';
 import type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 import { interceptOrigin, type Interception, type InterceptOptions } from '../sim/io/http/intercept.ts';
 import type { InvariantViolation } from '../sim/model/invariants/invariant-registry.ts';

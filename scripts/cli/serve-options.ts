@@ -4,7 +4,7 @@ import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import type { WorkloadName } from '../../sim/model/nodes/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import type { ServeStateOptions } from '../../sim/io/state/state-file.ts';
-import { DIALECT_NAMES, type DialectName } from '../../sim/dialects/dialects.ts';
+import { DIALECT_NAMES, type DialectName } from '../../sim/switches/dialects.ts';
 
 /** The options of `mqsim serve` as commander gives them (attribute names). */
 export interface ServeOptions {

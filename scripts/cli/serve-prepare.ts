@@ -4,7 +4,7 @@ import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import { UsageError } from './usage-error.ts';
 import { loadState, type LoadedState } from '../../sim/io/state/state-load.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';
-import { DIALECTS } from '../../sim/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { StaticUi, UiDirError } from '../../sim/io/http/static-ui.ts';
 import { parseEpoch, RECORDED, type ServeOptions } from './serve-options.ts';
 import { StateLock } from './state-lock.ts';

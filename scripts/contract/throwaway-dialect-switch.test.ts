@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, switchHelpLine, unaccountedSwitches } from '../../sim/dialects/dialects.ts';
+import { DIALECTS, switchHelpLine, unaccountedSwitches } from '../../sim/switches/dialects.ts';
 import { failed, OperationError } from '../../sim/model/errors/operation-error.ts';
 import type { Deviation } from '../../sim/admin-api/hooks/deviation.ts';
 import { aroundOn } from '../../sim/admin-api/hooks/hook-helpers.ts';

@@ -3,7 +3,7 @@ import { Cluster } from '../../model/cluster/cluster.ts';
 import { AdminApp } from '../../admin-api/admin-app.ts';
 import { interceptOrigin, type Interception } from '../../io/http/intercept.ts';
 import { DashboardApi, DashboardRequestError } from './dashboard-client.ts';
-import { DIALECTS, type DialectName } from '../dialects.ts';
+import { DIALECTS, type DialectName } from '../../switches/dialects.ts';
 import { resolveDeviations } from '../../switches/resolve-switches.ts';
 
 /**

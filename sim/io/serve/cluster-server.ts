@@ -19,7 +19,7 @@ import type { ReplaySteps } from '../state/state-replay.ts';
 import { SYSTEM_WALL_CLOCK } from './wall-clock.ts';
 import { createServedModel, replayOnto, type RecordedRun, type ServedModel, type ServedModelOptions } from './served-model.ts';
 import { sealedWrite } from '../state/journal-secrets.ts';
-import type { DialectName } from '../../dialects/dialects.ts';
+import type { DialectName } from '../../switches/dialects.ts';
 import { StaticUi } from '../http/static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
 import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';

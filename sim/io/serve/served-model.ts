@@ -3,7 +3,7 @@ import type { ClusterOptions } from '../../model/nodes/cluster-options.ts';
 import { AdminApp } from '../../admin-api/admin-app.ts';
 import type { EnvelopeForm } from '../../admin-api/envelope.ts';
 import type { ServedApi } from '../../admin-api/served-api.ts';
-import { DIALECTS, switchesOf, type DialectName } from '../../dialects/dialects.ts';
+import { DIALECTS, switchesOf, type DialectName } from '../../switches/dialects.ts';
 import type { Deviation } from '../../admin-api/hooks/deviation.ts';
 import { resolveDeviations } from '../../switches/resolve-switches.ts';
 import { replayWrites, type ReplaySteps } from '../state/state-replay.ts';

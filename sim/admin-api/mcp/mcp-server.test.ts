@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../admin-app.ts';
 import { TwinApps, type Caller } from '../../dialects/robustmq/testing/real-server-test-kit.ts';
-import { journaled } from '../state/state-file.ts';
-import { replayWrites } from '../state/state-replay.ts';
+import { journaled } from '../../io/state/state-file.ts';
+import { replayWrites } from '../../io/state/state-replay.ts';
 import { resolveDeviations } from '../../switches/resolve-switches.ts';
 
 /**

@@ -6,7 +6,7 @@
  * behaviour, each traced to the notes, so every difference can be switched, tested and proved on its
  * own, and `mqsim conform` against a dialect reports a known list of findings.
  */
-import { DEVIATIONS, deviationById } from '../switches/catalogue.ts';
+import { DEVIATIONS, deviationById } from './catalogue.ts';
 import type { EnvelopeForm } from '../admin-api/envelope.ts';
 import type { Deviation } from '../admin-api/hooks/deviation.ts';
 

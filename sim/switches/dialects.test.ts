@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deviationById } from '../switches/catalogue.ts';
+import { deviationById } from './catalogue.ts';
 import { DIALECTS, dialectHelp, switchesOf, unaccountedSwitches } from './dialects.ts';
 
 describe('dialects', () => {

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
+import { startClusterServer, type RunningCluster } from '../../io/serve/cluster-server.ts';
 
 /**
  * The official MCP TypeScript SDK (its Streamable HTTP client transport) against the simulator served
