@@ -106,7 +106,7 @@ function runOptions(): Option[] {
     ).argParser(positiveNumber('--rate')),
     new Option(
       '--concurrency <n>',
-      `families of endpoints checked at once, each within the target's per-path rate limit (default ${DEFAULT_CONCURRENCY} for a URL or docker target, 1 for sim; 1: one after another). The report is the same whatever n`,
+      `families of endpoints checked at once, each within the target's per-path rate limit (default ${DEFAULT_CONCURRENCY} for a URL or docker target, 1 for sim; 1: one after another), and twice as many properties of the property suites (4 with 1). The report is the same whatever n`,
     ).argParser(integer('--concurrency', 1, 64)),
     new Option('--nodes <n>', 'cluster size with --target sim').argParser(integer('--nodes', 1, 9)).default(3),
     new Option('--json', 'print the report as JSON on stdout instead of the summary'),

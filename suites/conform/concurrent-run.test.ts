@@ -44,11 +44,15 @@ function withoutWallClock(report: Report): Report {
   return { ...fixed, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:00.000Z' };
 }
 
-async function run(concurrency: number, name: string): Promise<{ files: Record<string, string>; overlaps: number }> {
+async function run(
+  concurrency: number,
+  name: string,
+  properties = false,
+): Promise<{ files: Record<string, string>; overlaps: number; report: Report }> {
   const sim = await SimTarget.start({ seed: 7 });
   const watch = new OverlapWatch(sim);
   try {
-    const report = await runConform({ target: watch, seed: 7, concurrency, properties: false, runId: 'same-run' });
+    const report = await runConform({ target: watch, seed: 7, concurrency, properties, runId: 'same-run' });
     const written = writeReports(withoutWallClock(report), join(dir, name));
     return {
       files: {
@@ -57,6 +61,7 @@ async function run(concurrency: number, name: string): Promise<{ files: Record<s
         junit: readFileSync(written.junit, 'utf8'),
       },
       overlaps: watch.overlaps,
+      report,
     };
   } finally {
     await sim.close();
@@ -76,4 +81,15 @@ describe('conform --concurrency', () => {
     expect(concurrent.files.junit).toBe(sequential.files.junit);
     expect(concurrent.files.html === sequential.files.html, 'index.html differs').toBe(true);
   }, 180_000);
+
+  it('with the property suites, started beside cleanup and twice as many at once, writes the same reports as the sequential run', async () => {
+    const sequential = await run(1, 'sequential-properties', true);
+    const concurrent = await run(4, 'concurrent-properties', true);
+    // The properties ran (with --concurrency 4: 8 at once, beside cleanup; with 1: 4, after it).
+    expect(JSON.parse(concurrent.files.json).properties.results).toBeGreaterThan(50);
+    expect(concurrent.report.properties!.durationMs).toBeGreaterThan(0);
+    expect(concurrent.files.json).toBe(sequential.files.json);
+    expect(concurrent.files.junit).toBe(sequential.files.junit);
+    expect(concurrent.files.html === sequential.files.html, 'index.html differs').toBe(true);
+  }, 300_000);
 });

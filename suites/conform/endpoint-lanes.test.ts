@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planGroups } from './endpoint-lanes.ts';
+import { planGroups, propertyLanes } from './endpoint-lanes.ts';
 
 const TAGS = ['auth', 'config', 'tenants', 'topics', 'users', 'acl', 'connectors', 'mqtt', 'auto-subscribe'];
 const INDEPENDENT = new Set(['tenants', 'users', 'acl', 'auto-subscribe']);
@@ -25,5 +25,13 @@ describe('planGroups', () => {
   it('keeps the default list of independent families to families that exist apart from connectors', () => {
     const groups = planGroups(['schemas', 'connectors', 'users', 'acl'], 4);
     expect(groups).toEqual([['schemas'], ['connectors'], ['users', 'acl']]);
+  });
+});
+
+describe('propertyLanes', () => {
+  it("runs 4 properties at once in a sequential run, as before, and twice the families' lanes otherwise", () => {
+    expect(propertyLanes(1)).toBe(4);
+    expect(propertyLanes(4)).toBe(8);
+    expect(propertyLanes(2)).toBe(4);
   });
 });

@@ -50,3 +50,14 @@ export function planGroups(tags: readonly string[], concurrency: number, indepen
   }
   return groups;
 }
+
+/**
+ * Properties run at once by the property suites (each in tenants of its own, its results in a fixed
+ * place whatever the order they finish in): 4 in a sequential run, as before, and twice the
+ * families' lanes otherwise — against a server most of a property's time is the round trip of its
+ * requests, one after another, and the per-path budget keeps every path within the limit however
+ * many go at once.
+ */
+export function propertyLanes(concurrency: number): number {
+  return concurrency <= 1 ? 4 : 2 * concurrency;
+}

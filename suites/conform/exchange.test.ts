@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { curlOf, REPORTED_BODY_LIMIT, reportedBody, type Exchange } from './exchange.ts';
+import { curlOf, REPORTED_BODY_LIMIT, reportedBody, RUN, runsOf, type Exchange } from './exchange.ts';
 
 /** An exchange as ExchangeLog makes it, for a POST of `body`. */
 function posted(body: unknown, rawBody?: string): Exchange {
@@ -48,5 +49,34 @@ describe('request bodies in the report', () => {
     expect(kept).toMatch(new RegExp(`… \\(cut: ${text.length} characters\\)$`));
     const curl = curlOf('http://h:1', posted(undefined, text));
     expect(curl).toMatch(new RegExp(`# the body \\(${text.length} characters\\) is cut here: replay the run to send it$`));
+  });
+});
+
+describe('runsOf', () => {
+  /** What the regular expression finds: the obvious statement of a run. */
+  const byRegExp = (text: string) => [...text.matchAll(RUN)].map((m) => ({ index: m.index, length: m[0].length, ch: m[1] }));
+  /** Texts of runs around the 256 threshold, of characters in and out of RUN's class (backslash, control, non-ASCII). */
+  const texts = fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('x', ' ', '~', '[', ']', '\\', '\n', 'é', '😀', 'a', 'b'),
+        fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 250, max: 262 }), fc.integer({ min: 0, max: 600 })),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.map(([ch, n]) => ch.repeat(n)).join(''));
+
+  it('finds exactly the runs the regular expression matches', () => {
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(runsOf(text)).toEqual(byRegExp(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('finds the run of a 2 MiB body without a per-character back-reference', () => {
+    const body = `{"name":"${'x'.repeat(2 * 1024 * 1024 + 1)}"}`;
+    expect(runsOf(body)).toEqual([{ index: 9, length: 2 * 1024 * 1024 + 1, ch: 'x' }]);
   });
 });

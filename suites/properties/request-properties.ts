@@ -225,8 +225,13 @@ function createProperty(
   let runs = 0;
   return requestPropertyDef(e, o, arb, async (r, verdict) => {
     const n = ++runs;
-    // The unscoped family (tenants) names its instances under a prefix of their own.
-    const scope: Scope = { tenant: o.tenant, prefix: !family.scopeParam ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}q${n}-` };
+    // The unscoped family (tenants) names its instances under a prefix of their own; so does a binding
+    // family, or its names would be those the create property of the family it attaches to makes in
+    // the same tenant at the same run number: what a bind finds would depend on which property ran first.
+    const scope: Scope = {
+      tenant: o.tenant,
+      prefix: !family.scopeParam ? `pq${o.seed}-${o.runTag}r${n}-` : `${o.runTag}${binding ? 'b' : 'q'}${n}-`,
+    };
     const params = resolveParams(r.params, scope);
     try {
       const answer = await o.client.call(e, params, verdict);

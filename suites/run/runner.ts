@@ -46,10 +46,10 @@ import {
 } from '../conform/report-model.ts';
 import { CreatedResources, familyByCreate, familyByDelete, familyByListing, fixtureFields } from '../conform/resource-families.ts';
 import { writeReports } from '../report/writers/write-reports.ts';
-import { BESIDE_MQTT_PROBE, DEFAULT_CONCURRENCY, planGroups } from '../conform/endpoint-lanes.ts';
+import { BESIDE_MQTT_PROBE, DEFAULT_CONCURRENCY, planGroups, propertyLanes } from '../conform/endpoint-lanes.ts';
 import { runLanes } from '../conform/run-order.ts';
 import type { PropertyRunRecord } from '../conform/report-model.ts';
-import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
+import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord, type PropertyResult } from '../properties/index.ts';
 import { compareWithBaseline } from '../report/baseline.ts';
 import type { EndpointProgress } from '../report/progress.ts';
 import { selectEndpoints, selectionFlags, shellArg, type SelectionResult } from '../report/selection.ts';
@@ -148,42 +148,33 @@ async function openTarget(options: ConformOptions): Promise<{ target: Target; ow
 }
 
 /**
- * The property-based suites (fast-check, a reference model written from the spec) after the
- * per-endpoint checks, so the instances they create never meet the list checks. Each result becomes
- * a check of its endpoint; a failure's message carries the seed, the path and the replay command.
- * `checked` is the whole selection: with --shard the properties are dealt to shards on their own,
- * and may use (and report on) endpoints whose other checks another shard runs.
+ * The property-based suites (fast-check, a reference model written from the spec), started once the
+ * endpoint checks are done, so the instances they create never meet the list checks; `lanes`
+ * properties at once. `checked` is the whole selection: with --shard the properties are dealt to
+ * shards on their own, and may use (and report on) endpoints whose other checks another shard runs.
  */
 async function runProperties(
-  ctx: ConformContext,
   target: Target,
   checked: readonly EndpointContract[],
   options: ConformOptions,
-  progress: (line: string) => void,
-  targetFlags: readonly string[],
-): Promise<PropertyRunRecord> {
+  run: { progress: (line: string) => void; targetFlags: readonly string[]; lanes: number },
+): Promise<{ results: PropertyResult[]; record: PropertyRunRecord }> {
   const started = performance.now();
   const numRuns = options.propertyRuns ?? DEFAULT_MODEL_RUNS;
   const results = await runPropertySuites(target, {
     seed: options.seed,
     numRuns,
     contract: checked,
+    concurrency: run.lanes,
     ...(options.api ? { api: options.api } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
     ...(options.depth !== undefined ? { historyDepth: options.depth } : {}),
     ...(options.username !== undefined ? { username: options.username } : {}),
-    replayFlags: [...targetFlags, ...connectionFlags(options)],
-    onProgress: (line) => progress(`property         ${line}`),
+    replayFlags: [...run.targetFlags, ...connectionFlags(options)],
+    onProgress: (line) => run.progress(`property         ${line}`),
   });
-  const inRun = new Set(checked.map((e) => e.id));
-  for (const r of results) {
-    if (!inRun.has(r.endpointId)) continue;
-    const list = ctx.results.get(r.endpointId) ?? [];
-    list.push(toCheckRecord(r));
-    ctx.results.set(r.endpointId, list);
-  }
-  return {
+  const record: PropertyRunRecord = {
     seed: options.seed,
     numRuns,
     ...(options.propertyPath ? { path: options.propertyPath } : {}),
@@ -191,6 +182,22 @@ async function runProperties(
     failed: results.filter((r) => r.status === 'fail').length,
     durationMs: Math.round(performance.now() - started),
   };
+  return { results, record };
+}
+
+/**
+ * Each property result becomes a check of its endpoint, after that endpoint's own checks (added
+ * when every endpoint check is done, so their place does not depend on when the properties ran); a
+ * failure's message carries the seed, the path and the replay command.
+ */
+function addPropertyChecks(ctx: ConformContext, checked: readonly EndpointContract[], results: readonly PropertyResult[]): void {
+  const inRun = new Set(checked.map((e) => e.id));
+  for (const r of results) {
+    if (!inRun.has(r.endpointId)) continue;
+    const list = ctx.results.get(r.endpointId) ?? [];
+    list.push(toCheckRecord(r));
+    ctx.results.set(r.endpointId, list);
+  }
 }
 
 function requestStats(exchanges: readonly Exchange[]): RequestStats {
@@ -415,6 +422,8 @@ interface ConformRun {
   listedClients?: ListedClients;
   /** The MQTT listener probe and clients are settled and their notes in place. */
   mqttReady?: Promise<void>;
+  /** The property suites, once started (their checks join the report when they are done). */
+  properties?: Promise<{ results: PropertyResult[]; record: PropertyRunRecord }>;
 }
 
 /**
@@ -471,6 +480,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   } finally {
     // The listener probe may still be connecting its clients when the run stopped on a harness error.
     await run.mqttReady?.catch(() => {});
+    await run.properties?.catch(() => {});
     await run.listedClients?.close().catch(() => {});
     if (owned) await target.close().catch(() => {});
   }
@@ -482,7 +492,7 @@ export async function runConform(options: ConformOptions): Promise<Report> {
  * property suites, then the envelope invariants over every answer seen.
  */
 async function checkTarget(run: ConformRun): Promise<void> {
-  const { ctx, target, options } = run;
+  const { ctx, target } = run;
   if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
   const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
 
@@ -491,14 +501,32 @@ async function checkTarget(run: ConformRun): Promise<void> {
   const { mqttReady, concurrency } = await setUpFixturesBesideMqtt(run, resources);
   const done = await checkFamilies(run, resources, tokens, concurrency, mqttReady);
 
+  // The property suites start when every endpoint check is done (each family before lists or
+  // counts what they create, or, on the simulator, reads its clock, which their requests move);
+  // with --concurrency > 1 beside closing the run's MQTT clients and cleanup, which touch nothing
+  // of theirs (they work in tenants of their own); with 1 after cleanup, as they always did.
+  if (concurrency > 1) startProperties(run, concurrency);
   run.endpointsStarted = done.endpoints;
   await run.listedClients?.close();
   run.listedClients = undefined;
   // Nothing is left to clean up on a target that stopped answering, and nothing more to check.
   if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
-  if (!target.stopped && (options.properties !== false || options.propertyPath))
-    run.propertyRun = await runProperties(ctx, target, run.selection.selected, options, run.progress, run.replayFlags);
+  startProperties(run, concurrency);
+  if (run.properties) {
+    const { results, record } = await run.properties;
+    addPropertyChecks(ctx, run.selection.selected, results);
+    run.propertyRun = record;
+  }
   for (const e of run.checked) if (!target.stopped || run.durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
+}
+
+/** Starts the property suites once (not on a target that stopped answering, nor when they are off). */
+function startProperties(run: ConformRun, concurrency: number): void {
+  const { target, options } = run;
+  if (run.properties || target.stopped || (options.properties === false && !options.propertyPath)) return;
+  const lanes = { progress: run.progress, targetFlags: run.replayFlags, lanes: propertyLanes(concurrency) };
+  run.properties = runProperties(target, run.selection.selected, options, lanes);
+  run.properties.catch(() => {}); // awaited by checkTarget; a failure ends the run as a harness error there
 }
 
 /**
