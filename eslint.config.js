@@ -21,9 +21,6 @@ const TEST_FILES = [
 const LONG_FUNCTIONS = [
   // Command-line definitions: one option list (commander's chained calls).
   'scripts/cli/conform-command.ts', // configureConformCommand
-  // The MQTT listener's start-up and the CONNECT packet's checks, each one sequence in protocol order.
-  'sim/io/mqtt-wire/mqtt-listener.ts', // startMqttListeners
-  'sim/io/mqtt-wire/wire-connection.ts', // onConnect: the CONNECT packet's checks in protocol order
   // Whole runs: one sequence of phases each.
   'sim/runs/chaos/chaos-runner.ts', // runPlan
   'suites/run/runner.ts', // runConform
