@@ -32,7 +32,7 @@ export class MessageRouting {
 
   /** A publish refused: traced, answered with the reason. (A method, not a closure made per publish: this is the hot path.) */
   private refused(tenant: string, topic: string, reason: string, refusal: PublishRefusal): PublishResult {
-    this.parts.deps.engine.record('mqtt.publish.refused', { tenant, topic, reason });
+    this.parts.deps.engine.record('mqtt.publish.refused', { reason, tenant, topic });
     return { ok: false, reason, refusal };
   }
 
@@ -82,7 +82,8 @@ export class MessageRouting {
     const { delivered, dropped } = this.route(tenant, message, input.clientId);
     if (dropped > 0) counters.countDropped(tenant, dropped);
     deps.connectors.onMessage(tenant, topic, { payload, timestamp: now });
-    deps.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
+    // Keys in sorted order: the trace's canonical JSON of such a detail is JSON.stringify's, made natively.
+    deps.engine.record('mqtt.publish', { delivered, dropped, qos: input.qos, retain: input.retain, tenant, topic });
     return { ok: true, delivered, dropped, offset: stored.offset };
   }
 

@@ -34,16 +34,15 @@ export interface DeliveryParts {
 
 /** One subscriber's copy of a routed message: QoS downgraded to the subscription's, RETAIN as MQTT says. */
 function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe: boolean): OutgoingMessage {
-  return {
-    topic: message.topic,
-    payload: message.payload,
-    ...(message.extras ? { extras: message.extras } : {}),
-    qos: Math.min(sub.qos, message.qos) as QoS,
-    // Retained messages sent at subscribe keep the flag; otherwise only retain-as-published keeps it (MQTT 5 §3.8.3.1).
-    retain: retainedOnSubscribe || (sub.preserveRetain && message.retain),
-    subscriptionIdentifier: sub.subscriptionIdentifier,
-    expiresAt: message.expiresAt,
-  };
+  const { topic, payload, extras, expiresAt } = message;
+  const qos = Math.min(sub.qos, message.qos) as QoS;
+  // Retained messages sent at subscribe keep the flag; otherwise only retain-as-published keeps it (MQTT 5 §3.8.3.1).
+  const retain = retainedOnSubscribe || (sub.preserveRetain && message.retain);
+  const subscriptionIdentifier = sub.subscriptionIdentifier;
+  // Two literals rather than a spread of the optional extras: one copy per subscriber of every message.
+  return extras
+    ? { topic, payload, extras, qos, retain, subscriptionIdentifier, expiresAt }
+    : { topic, payload, qos, retain, subscriptionIdentifier, expiresAt };
 }
 
 /** Delivering a message to one subscription: the push, its seeded latency, and the push statistics and counters. */
