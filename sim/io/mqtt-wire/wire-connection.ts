@@ -478,7 +478,7 @@ export class WireConnection implements DeliverySink, FrameSink {
       return this.fail(RC.protocolError, 'DISCONNECT sets a Session Expiry Interval on a session that had 0');
     const clean = this.version !== 5 || p.reasonCode !== RC.disconnectWithWill;
     this.endInModel(clean, 'DISCONNECT', expiry);
-    this.close();
+    this.close(true);
   }
 
   // ------------------------------------------------------------------ messages to the client
@@ -602,12 +602,20 @@ export class WireConnection implements DeliverySink, FrameSink {
     });
   }
 
-  private close(): void {
+  /**
+   * Ends the connection: what was written goes out, then the socket is ended and given CLOSE_GRACE_MS
+   * to flush. `peerDone`: the client said DISCONNECT, so it sends nothing more; with nothing left to
+   * write the socket is closed at once (MQTT §3.14.4), without a half-closed stage and its timer.
+   */
+  private close(peerDone = false): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.state = 'closing';
     this.disarm();
     if (this.outbox) this.outbox.end();
-    else {
+    else if (peerDone && this.batch === undefined && this.socket.writableLength === 0) {
+      this.socket.destroy();
+      return;
+    } else {
       this.flush();
       this.socket.end();
     }
