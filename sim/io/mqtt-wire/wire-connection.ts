@@ -18,7 +18,7 @@ import { OutboundFlow, type Send } from './outbound-flow.ts';
 import { payloadFormatBroken, readPublish, userPropertyList, type ConnectRequest } from './packet-mapping.ts';
 import { checkConnect, connackProperties, connectOp, grantConnect, type CheckedConnect, type ConnectTerms } from './connect-checks.ts';
 import { encodeAck, encodeConnackV3, type PublishEncoder } from './publish-encoding.ts';
-import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainConnect, readPlainPublish } from './fast-packets.ts';
 import { FrameReader, type FrameSink } from './frame-reader.ts';
 import type { PacketParsers } from './packet-parsers.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
@@ -202,8 +202,8 @@ export class WireConnection implements DeliverySink, FrameSink {
   }
 
   /**
-   * FrameSink: one complete packet. PUBLISH and acknowledgements in their plain form are read here;
-   * every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
+   * FrameSink: one complete packet. PUBLISH, acknowledgements, PINGREQ, DISCONNECT and CONNECT in
+   * their plain form are read here (fast-packets.ts); every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
    */
   frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
     if (this.state === 'connected') {
@@ -219,9 +219,14 @@ export class WireConnection implements DeliverySink, FrameSink {
         return this.state === 'connected';
       }
     }
-    const empty = this.state === 'connected' ? readEmptyPacket(packet, this.version) : undefined;
-    if (empty) {
-      this.onPacket(empty);
+    const byHand =
+      this.state === 'connected'
+        ? readEmptyPacket(packet, this.version)
+        : this.state === 'awaiting-connect'
+          ? readPlainConnect(packet, bodyAt, remaining)
+          : undefined;
+    if (byHand) {
+      this.onPacket(byHand);
       const state = this.state as State;
       return state !== 'closing' && state !== 'closed';
     }
