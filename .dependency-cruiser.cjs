@@ -52,9 +52,9 @@ module.exports = {
     {
       name: 'model-no-io',
       comment:
-        'sim/model/ is the deterministic model: it never imports sim/io/ (HTTP, MQTT wire, NATS, live connectors, state file, MCP, control). The I/O adapters call the model, and give it what it needs as narrow interfaces.',
+        'sim/model/ (the deterministic model) and sim/admin-api/ (the admin HTTP API over it, without sockets) never import sim/io/ (HTTP listeners, MQTT wire, NATS, live connectors, state file, MCP, control). The I/O adapters call them, and give them what they need as narrow interfaces (the wall clock of the live mode included).',
       severity: 'error',
-      from: { path: '^sim/model/', pathNot: TEST_CODE },
+      from: { path: '^sim/(model|admin-api)/', pathNot: TEST_CODE },
       to: { path: '^sim/io/' },
     },
     {
@@ -65,19 +65,35 @@ module.exports = {
       to: { path: '^sim/runs/' },
     },
     {
-      name: 'runs-only-in-process',
+      name: 'model-below-admin-api',
       comment:
-        'sim/runs/ (chaos, scenarios) replays exactly: it reaches the I/O side only through the in-process API client, which has no socket and no wall clock.',
+        'sim/model/ never imports sim/admin-api/, which maps requests onto it (its tests may drive it through the in-process client).',
+      severity: 'error',
+      from: { path: '^sim/model/', pathNot: TEST_CODE },
+      to: { path: '^sim/admin-api/' },
+    },
+    {
+      name: 'admin-api-not-above',
+      comment:
+        'sim/admin-api/ never imports what builds on it: the runs that drive it, the switch catalogue, the faults and dialects (its callers resolve switch ids and hand it the switches), so a switch can use its request and hook types.',
+      severity: 'error',
+      from: { path: '^sim/admin-api/', pathNot: TEST_CODE },
+      to: { path: '^sim/(runs|switches|faults|dialects)/' },
+    },
+    {
+      name: 'runs-no-io',
+      comment:
+        'sim/runs/ (chaos, scenarios) replays exactly: it drives the model through the admin API in-process (sim/admin-api/in-process-client.ts), which has no socket and no wall clock, and never imports sim/io/.',
       severity: 'error',
       from: { path: '^sim/runs/', pathNot: TEST_CODE },
-      to: { path: '^sim/io/', pathNot: '^sim/io/http/in-process-client\\.ts$' },
+      to: { path: '^sim/io/' },
     },
     {
       name: 'model-no-real-io',
       comment:
-        'sim/model/ and sim/runs/ do no real I/O: no sockets, files, processes or real clients (those are sim/io/); sim/determinism.test.ts keeps wall clock, Math.random and timers out of it.',
+        'sim/model/, sim/admin-api/ and sim/runs/ do no real I/O: no sockets, files, processes or real clients (those are sim/io/); sim/determinism.test.ts keeps wall clock, Math.random and timers out of them.',
       severity: 'error',
-      from: { path: '^sim/(model|runs)/', pathNot: TEST_CODE },
+      from: { path: '^sim/(model|admin-api|runs)/', pathNot: TEST_CODE },
       to: {
         path: '^(node:)?(net|http|https|http2|tls|dgram|fs|fs/promises|child_process|worker_threads|cluster|readline)$|^node_modules/(undici|nats|mqtt|mqtt-packet|pg|ioredis|amqplib|mysql2)/',
       },

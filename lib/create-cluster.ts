@@ -1,9 +1,11 @@
 import { Cluster } from '../sim/model/cluster/cluster.ts';
 import { controlHttpAnswer } from '../sim/io/control/control-http.ts';
-import { AdminApp } from '../sim/io/http/admin-app.ts';
+import { AdminApp } from '../sim/admin-api/admin-app.ts';
 import { listenOnNodes } from '../sim/io/serve/cluster-server.ts';
-import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/dialects/dialects.ts';
-import type { EnvelopeForm } from '../sim/io/http/envelope.ts';
+import { SYSTEM_WALL_CLOCK } from '../sim/io/serve/wall-clock.ts';
+import { resolveDeviations } from '../sim/switches/resolve-switches.ts';
+import { DIALECT_NAMES, DIALECTS, switchesOf, type DialectName } from '../sim/switches/dialects.ts';
+import type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 import { interceptOrigin, type Interception, type InterceptOptions } from '../sim/io/http/intercept.ts';
 import type { InvariantViolation } from '../sim/model/invariants/invariant-registry.ts';
 import {
@@ -317,7 +319,11 @@ export function createCluster(options: CreateClusterOptions = {}): SimulatedClus
   if (options.adminRateLimit !== undefined) model.config.set('ClusterLimit', { max_admin_http_uri_rate: options.adminRateLimit });
   const switches = switchesOf(dialect);
   const clock = options.clock ?? 'manual';
-  const app = new AdminApp(model, { envelope, clock, ...(switches.length > 0 ? { deviations: switches } : {}) });
+  const app = new AdminApp(model, {
+    envelope,
+    clock: clock === 'wall' ? SYSTEM_WALL_CLOCK : 'manual',
+    ...(switches.length > 0 ? { deviations: resolveDeviations(switches) } : {}),
+  });
   return new InProcessCluster(model, app, {
     nodes: model.options.nodes,
     workload,

@@ -58,9 +58,9 @@ export type {
 export { SetupError } from '../suites/conform/preflight.ts';
 export { SelectionError } from '../suites/report/selection.ts';
 
-export { DIALECT_NAMES } from '../sim/dialects/dialects.ts';
-export type { DialectName } from '../sim/dialects/dialects.ts';
-export type { EnvelopeForm } from '../sim/io/http/envelope.ts';
+export { DIALECT_NAMES } from '../sim/switches/dialects.ts';
+export type { DialectName } from '../sim/switches/dialects.ts';
+export type { EnvelopeForm } from '../sim/admin-api/envelope.ts';
 
 import { PACKAGE_VERSION } from '../fixtures/package-version.ts';
 /** The version of this package (`mqsim --version`, `GET /`, the reports' `tool.version`). */

@@ -9,7 +9,7 @@
  *
  * with undici at a fixed concurrency from this process, the two servers taking turns per query. Each
  * query is asked again and again, as a dashboard polls a page: the simulator sends the response it cached
- * for it (sim/io/http/response-cache.ts) until a write changes the list. `--computed` switches the response
+ * for it (sim/admin-api/response-cache.ts) until a write changes the list. `--computed` switches the response
  * cache off (MQSIM_RESPONSE_CACHE=0), so every answer is paged, serialized and encoded afresh: what the first
  * read after a write costs.
  * Prints requests per second and p99 latency of both and their ratio against the target (simulator

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the compiled response writers (sim/io/http/response-writers.ts) against JSON.stringify on
+ * Benchmark of the compiled response writers (sim/admin-api/response-writers.ts) against JSON.stringify on
  * the body of a 100-record page: the tenant list and the topic list (records with nested objects),
  * as the simulator answers them (envelope form A). Each writer writes the same body many times per
  * round; the median ns per body over the rounds is printed, with the ratio. A figure, not a test.
@@ -7,8 +7,8 @@
  *   npm run bench:serializers -- [--records 100] [--rounds 15] [--ops 2000]
  */
 import { endpointById } from '../contract/index.ts';
-import { successWriter, type BodyWriter } from '../sim/io/http/response-writers.ts';
-import { InProcessSim } from '../sim/io/http/in-process-client.ts';
+import { successWriter, type BodyWriter } from '../sim/admin-api/response-writers.ts';
+import { InProcessSim } from '../sim/admin-api/in-process-client.ts';
 import { argText } from './bench/script-args.ts';
 import { median } from './bench/median.ts';
 

@@ -12,9 +12,9 @@
  * Target: page 1 and page 5,000 (default order) within 50 ms each with 1,000,000 topics. Figures on a
  * shared machine are noisy.
  */
-import { InProcessSim } from '../sim/io/http/in-process-client.ts';
-import { HANDLERS } from '../sim/io/http/handlers/index.ts';
-import type { Handler } from '../sim/io/http/handler-types.ts';
+import { InProcessSim } from '../sim/admin-api/in-process-client.ts';
+import { HANDLERS } from '../sim/admin-api/handlers/index.ts';
+import type { Handler } from '../sim/admin-api/handler-types.ts';
 import { isSystemTopic, type TopicRecord } from '../sim/model/storage/topics.ts';
 import { argText } from './bench/script-args.ts';
 import { median } from './bench/median.ts';

@@ -1,15 +1,15 @@
 /**
  * Long fuzz run of the admin HTTP layer (issue 7, item 1): 100 000+ generated malformed requests
- * through AdminApp.handle, with the properties of sim/io/http/fuzz.test.ts (no 5xx, always an envelope,
+ * through AdminApp.handle, with the properties of sim/admin-api/fuzz.test.ts (no 5xx, always an envelope,
  * nothing lost, prototypes untouched). Prints the count, seed, time and status histogram; on a
  * failure, the shrunk request and the replay seed/path, and exits 1.
  *
  *   npx tsx scripts/fuzz-http.ts [--runs 100000] [--seed N]
  */
 import fc from 'fast-check';
-import type { ApiResponse } from '../sim/io/http/api-exchange.ts';
-import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from '../sim/io/http/fuzz-requests.ts';
-import { InProcessSim } from '../sim/io/http/in-process-client.ts';
+import type { ApiResponse } from '../sim/admin-api/api-exchange.ts';
+import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from '../sim/admin-api/fuzz-requests.ts';
+import { InProcessSim } from '../sim/admin-api/in-process-client.ts';
 import { argNumber } from './bench/script-args.ts';
 
 const runs = argNumber('runs', 100_000);

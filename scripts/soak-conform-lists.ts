@@ -12,7 +12,7 @@ import { argNumber, argText } from './bench/script-args.ts';
 import { runPropertySuites } from '../suites/properties/index.ts';
 import { DEFAULT_HISTORY_RUNS } from '../suites/properties/list-histories/history-property.ts';
 import { SimTarget } from '../suites/targets/sim-target.ts';
-import { dialectByName } from '../sim/dialects/dialects.ts';
+import { dialectByName } from '../sim/switches/dialects.ts';
 
 const seeds = Math.round(argNumber('seeds', 20, { positive: true }));
 const first = Math.round(argNumber('first', 1));

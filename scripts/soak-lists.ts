@@ -1,5 +1,5 @@
 /**
- * Lists soak: the differential test of list answers (sim/io/http/list-differential) for as many steps as
+ * Lists soak: the differential test of list answers (sim/admin-api/list-differential) for as many steps as
  * asked, in batches of histories, with the response cache and remembered list requests on and off in turn. Every
  * list answer of the app is compared byte for byte with the reference answer; prints steps/s and the
  * steps run without a difference, and on a difference the shrunk history with what replays it, exit 1.
@@ -19,7 +19,7 @@ import {
   newHistoryStats,
   replayPathOf,
   type ListHistoryOptions,
-} from '../sim/io/http/list-differential/list-history.ts';
+} from '../sim/admin-api/list-differential/list-history.ts';
 
 const steps = argNumber('steps', 100_000, { positive: true });
 const cache = argText('cache', 'both');

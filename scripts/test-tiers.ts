@@ -65,7 +65,7 @@ export const LONG_RUNS: readonly string[] = [
   'scripts/serializers/writers-verified.test.ts',
   'sim/model/auth/admin-password.test.ts',
   'sim/runs/chaos/chaos.test.ts',
-  'sim/io/http/list-differential/list-history.test.ts',
+  'sim/admin-api/list-differential/list-history.test.ts',
   'sim/model/mqtt/monitor-reference.test.ts',
   'suites/conform/conform-sim.e2e.test.ts',
   'suites/conform/hostile-targets.test.ts',

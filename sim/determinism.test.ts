@@ -2,11 +2,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from './model/cluster/cluster.ts';
-import { InProcessSim } from './io/http/in-process-client.ts';
+import { InProcessSim } from './admin-api/in-process-client.ts';
 
 const SIM_DIR = new URL('.', import.meta.url).pathname;
-/** The deterministic trees: the model, and the runs (chaos, scenarios) that drive it through the in-process API. */
-const DETERMINISTIC = ['model', 'runs'].map((dir) => join(SIM_DIR, dir));
+/**
+ * The deterministic trees: the model, the admin API over it (sim/admin-api: routing, validation, handlers,
+ * envelopes, without sockets), and the runs (chaos, scenarios) that drive it through the in-process API.
+ */
+const DETERMINISTIC = ['model', 'admin-api', 'runs'].map((dir) => join(SIM_DIR, dir));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -42,9 +45,10 @@ describe('determinism', () => {
     expect(cluster.engine.trace.tail(1000).some((e) => e.kind === 'cluster.start')).toBe(true);
   });
 
-  it('keeps wall clock, Math.random and timers out of sim/model/ and sim/runs/ (every file, no exemption)', () => {
+  it('keeps wall clock, Math.random and timers out of sim/model/, sim/admin-api/ and sim/runs/ (every file, no exemption)', () => {
     // The folder is the rule: wall time, sockets and real clients live in sim/io/, which maps them
-    // onto the model as engine events; `npm run deps` keeps sim/model/ and sim/runs/ from importing it.
+    // onto the model as engine events (and gives the admin app's live mode its wall clock);
+    // `npm run deps` keeps sim/model/, sim/admin-api/ and sim/runs/ from importing it.
     const forbidden = /\bDate\.now\(|new Date\(\)|Math\.random\(|\bsetTimeout\(|\bsetInterval\(|\bsetImmediate\(|performance\.now\(/;
     const offenders: string[] = [];
     const files = DETERMINISTIC.flatMap((dir) => sourceFiles(dir));

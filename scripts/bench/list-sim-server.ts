@@ -6,6 +6,7 @@
  *   node --import tsx scripts/bench/list-sim-server.ts <records> [<endpoint id,...>]
  */
 import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
+import { SYSTEM_WALL_CLOCK } from '../../sim/io/serve/wall-clock.ts';
 import { LIST_CASES } from './list-cases.ts';
 
 const records = Number(process.argv[2]);
@@ -19,7 +20,7 @@ cluster.config.set('ClusterLimit', { max_admin_http_uri_rate: 1_000_000_000 });
 const t0 = performance.now();
 for (const c of LIST_CASES) if (!only || only.has(c.id)) c.seed(cluster, records);
 // Filling ran the model ahead of the wall clock (alarms): the served clock goes on from there.
-app.followWallClockFrom(cluster.now());
+app.followWallClockFrom(SYSTEM_WALL_CLOCK, cluster.now());
 process.stderr.write(`list-sim-server: filled in ${Math.round(performance.now() - t0)} ms\n`);
 process.stdout.write(`${running.baseUrl}\n`);
 process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

@@ -1,5 +1,5 @@
 import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
-import { DIALECTS, dialectHelp } from '../../sim/dialects/dialects.ts';
+import { DIALECTS, dialectHelp } from '../../sim/switches/dialects.ts';
 
 /** One line per deviation: id, whether it breaks the spec or is allowed by it, where it comes from, what it does. */
 const DEVIATION_HELP = DEVIATIONS.map(

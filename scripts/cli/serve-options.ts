@@ -1,10 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { deviationById } from '../../sim/switches/catalogue.ts';
-import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
+import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import type { WorkloadName } from '../../sim/model/nodes/cluster-options.ts';
 import { parseChoice, parseIntOption, UsageError } from './usage-error.ts';
 import type { ServeStateOptions } from '../../sim/io/state/state-file.ts';
-import { DIALECT_NAMES, type DialectName } from '../../sim/dialects/dialects.ts';
+import { DIALECT_NAMES, type DialectName } from '../../sim/switches/dialects.ts';
 
 /** The options of `mqsim serve` as commander gives them (attribute names). */
 export interface ServeOptions {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { serveSecrets, type ServeSecrets } from './serve-secrets.ts';
-import type { EnvelopeForm } from '../../sim/io/http/envelope.ts';
+import type { EnvelopeForm } from '../../sim/admin-api/envelope.ts';
 import { UsageError } from './usage-error.ts';
 import { loadState, type LoadedState } from '../../sim/io/state/state-load.ts';
 import { StateFileError, type ServeState, type ServeStateOptions } from '../../sim/io/state/state-file.ts';
-import { DIALECTS } from '../../sim/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { StaticUi, UiDirError } from '../../sim/io/http/static-ui.ts';
 import { parseEpoch, RECORDED, type ServeOptions } from './serve-options.ts';
 import { StateLock } from './state-lock.ts';

@@ -5,7 +5,7 @@ import { StateKeeper } from '../../sim/io/state/state-keeper.ts';
 import type { LoadedState } from '../../sim/io/state/state-load.ts';
 import { StateFileError } from '../../sim/io/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
-import { DIALECTS } from '../../sim/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { UsageError } from './usage-error.ts';
 import { warmUpReporter } from './serve-warm-up.ts';
 import type { PreparedServe } from './serve-prepare.ts';

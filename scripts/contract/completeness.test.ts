@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { API, familyByKey } from '../../contract/index.ts';
 import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
-import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
+import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
 import { missingParts, type Implementation } from './completeness.ts';
 
@@ -27,7 +27,7 @@ describe('every endpoint and every resource family has each part derived from th
     it('an endpoint without a handler', () => {
       const { ['cluster.acl.create']: _gone, ...handlers } = HANDLERS;
       expect(missingParts({ ...BUILT_IN, handlers })).toEqual([
-        'endpoint cluster.acl.create: no handler (sim/io/http/handlers/<module>.ts)',
+        'endpoint cluster.acl.create: no handler (sim/admin-api/handlers/<module>.ts)',
       ]);
     });
 

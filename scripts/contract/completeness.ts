@@ -4,7 +4,7 @@ import { familyEndpoint, familyInRole, visibilityRules, type FamilyRole } from '
 import { toOpenApi } from '../../contract/to-openapi.ts';
 import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../contract/types.ts';
 import { metaWritePolicy } from '../../sim/model/nodes/meta-write-gate.ts';
-import type { HandlerTable } from '../../sim/io/http/handler-types.ts';
+import type { HandlerTable } from '../../sim/admin-api/handler-types.ts';
 import { declaredParams } from '../../contract/minimal-params.ts';
 import { bindingValidParams, mutationsFor, validParams } from '../../suites/properties/arbitraries/family-requests.ts';
 import { resolveParams } from '../../suites/properties/arbitraries/symbols.ts';
@@ -43,7 +43,7 @@ function endpointProblems(impl: Implementation): string[] {
     const at = `endpoint ${e.id}`;
     if (ids.has(e.id)) out.push(`${at}: the id is declared twice`);
     ids.add(e.id);
-    if (typeof impl.handlers[e.id] !== 'function') out.push(`${at}: no handler (sim/io/http/handlers/<module>.ts)`);
+    if (typeof impl.handlers[e.id] !== 'function') out.push(`${at}: no handler (sim/admin-api/handlers/<module>.ts)`);
     try {
       metaWritePolicy(e);
     } catch {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API } from '../../contract/index.ts';
 import { assertionById } from '../../contract/assertions/index.ts';
-import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
-import { aroundOn } from '../../sim/io/http/hooks/hook-helpers.ts';
-import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
+import type { Deviation } from '../../sim/admin-api/hooks/deviation.ts';
+import { aroundOn } from '../../sim/admin-api/hooks/hook-helpers.ts';
+import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';
 import { readList } from '../../suites/conform/check-helpers.ts';
 import { fail, inconclusive, pass } from '../../suites/conform/conform-context.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, switchHelpLine, unaccountedSwitches } from '../../sim/dialects/dialects.ts';
+import { DIALECTS, switchHelpLine, unaccountedSwitches } from '../../sim/switches/dialects.ts';
 import { failed, OperationError } from '../../sim/model/errors/operation-error.ts';
-import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
-import { aroundOn } from '../../sim/io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../../sim/admin-api/hooks/deviation.ts';
+import { aroundOn } from '../../sim/admin-api/hooks/hook-helpers.ts';
 import { DEVIATIONS } from '../../sim/switches/catalogue.ts';
 import type { Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/run/runner.ts';

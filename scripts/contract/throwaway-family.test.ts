@@ -4,8 +4,8 @@ import { API } from '../../contract/index.ts';
 import { obj, str, strEnum, successText } from '../../contract/schema-builders.ts';
 import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
 import { failed } from '../../sim/model/errors/operation-error.ts';
-import { handlersFor, type HandlerTable } from '../../sim/io/http/handler-types.ts';
-import { HANDLERS } from '../../sim/io/http/handlers/index.ts';
+import { handlersFor, type HandlerTable } from '../../sim/admin-api/handler-types.ts';
+import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/run/runner.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
@@ -193,7 +193,7 @@ describe('a throwaway family defined only in this file', () => {
     expect(missingParts({ ...served, scenarioSuites: suites })).toEqual([]);
     // Without its handlers the server could not answer it: the check says so.
     expect(missingParts({ ...served, handlers: HANDLERS, scenarioSuites: suites })).toContain(
-      'endpoint widgets.widget.create: no handler (sim/io/http/handlers/<module>.ts)',
+      'endpoint widgets.widget.create: no handler (sim/admin-api/handlers/<module>.ts)',
     );
   });
 

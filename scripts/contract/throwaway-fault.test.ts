@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
-import { aroundOn } from '../../sim/io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../../sim/admin-api/hooks/deviation.ts';
+import { aroundOn } from '../../sim/admin-api/hooks/hook-helpers.ts';
 import type { Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';

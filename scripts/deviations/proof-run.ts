@@ -9,7 +9,7 @@ import { CONTRACT } from '../../contract/index.ts';
 import type { Finding, Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
-import type { Deviation } from '../../sim/io/http/hooks/deviation.ts';
+import type { Deviation } from '../../sim/admin-api/hooks/deviation.ts';
 
 /** Ten virtual minutes of demo history: enough for every check (monitor series, bans), 6x faster to start than an hour. */
 const WARM_UP_MS = 600_000;

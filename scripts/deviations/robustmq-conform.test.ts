@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deviationById } from '../../sim/switches/catalogue.ts';
 import { conformWith, describeFindings, keyOf } from './proof-run.ts';
-import { DIALECTS } from '../../sim/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/switches/dialects.ts';
 
 /**
  * `mqsim conform` against `--dialect robustmq` reports exactly the reviewed list of findings

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { DIALECTS } from '../../sim/dialects/dialects.ts';
+import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { runPropertySuites } from '../../suites/properties/index.ts';
 import { expectPassed } from '../../suites/properties/list-histories/testing/expect-passed.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';

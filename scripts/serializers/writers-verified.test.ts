@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointById } from '../../contract/index.ts';
 import { obj, str, uint, unixSeconds } from '../../contract/schema-builders.ts';
 import type { EndpointContract } from '../../contract/types.ts';
-import { successEnvelope } from '../../sim/io/http/envelope.ts';
-import { successWriter, verifiedWriter, writerVerification } from '../../sim/io/http/response-writers.ts';
+import { successEnvelope } from '../../sim/admin-api/envelope.ts';
+import { successWriter, verifiedWriter, writerVerification } from '../../sim/admin-api/response-writers.ts';
 import { runConform } from '../../suites/run/runner.ts';
 import { SimTarget } from '../../suites/targets/sim-target.ts';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DIALECTS } from './dialects.ts';
+import { DIALECTS } from '../switches/dialects.ts';
 
 /** `mqsim serve --dialect` and `--ui` from the command line: listed in --help, mistakes are usage errors. */
 

@@ -1,10 +1,10 @@
 /** Bugs in authentication and login. */
 import { JwtTokens } from '../model/auth/jwt-tokens.ts';
 import type { Cluster } from '../model/cluster/cluster.ts';
-import type { ApiRequest } from '../io/http/api-exchange.ts';
-import { RawBody } from '../io/http/handler-types.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, endpointById, responseOn, rewriteJson } from '../io/http/hooks/hook-helpers.ts';
+import type { ApiRequest } from '../admin-api/api-exchange.ts';
+import { RawBody } from '../admin-api/handler-types.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, endpointById, responseOn, rewriteJson } from '../admin-api/hooks/hook-helpers.ts';
 
 /** The request as if it came from the exempt loopback address: how an auth bypass shows. */
 const trusted = (req: ApiRequest): ApiRequest => ({ ...req, peer: '127.0.0.1' });

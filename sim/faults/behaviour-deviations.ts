@@ -1,8 +1,8 @@
 /** Bugs in the behaviour rules of the spec: errors, defaults, config, node removal, probes, monitoring, state. */
 import { failed, OperationError } from '../model/errors/operation-error.ts';
-import { WithStatus } from '../io/http/handler-types.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, dropWrite, validationOn } from '../io/http/hooks/hook-helpers.ts';
+import { WithStatus } from '../admin-api/handler-types.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, dropWrite, validationOn } from '../admin-api/hooks/hook-helpers.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /** Bugs in the response envelope, status codes and crashes. */
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, responseOn, rewriteJson } from '../io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, responseOn, rewriteJson } from '../admin-api/hooks/hook-helpers.ts';
 
 export const ENVELOPE_DEVIATIONS: readonly Deviation[] = [
   {

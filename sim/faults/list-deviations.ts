@@ -1,6 +1,6 @@
 /** Paging, sorting, filtering and write-visibility bugs of list endpoints. */
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, dropWrite, withParam } from '../io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, dropWrite, withParam } from '../admin-api/hooks/hook-helpers.ts';
 import {
   keptFilteredAnswers,
   pageCutBeforeSort,

@@ -1,7 +1,7 @@
 /** Bugs in the records an endpoint returns: missing fields, wrong types, wrong time units. */
 import { localTimeString } from '../model/api/time-format.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, rowsOn } from '../io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, rowsOn } from '../admin-api/hooks/hook-helpers.ts';
 
 export const RECORD_DEVIATIONS: readonly Deviation[] = [
   {

@@ -5,8 +5,8 @@
  * They act only through `around`, on the endpoints whose ids they name.
  */
 import { compareValues } from '../model/api/compare-values.ts';
-import type { DeviationHooks } from '../io/http/hooks/deviation.ts';
-import { endpointById } from '../io/http/hooks/hook-helpers.ts';
+import type { DeviationHooks } from '../admin-api/hooks/deviation.ts';
+import { endpointById } from '../admin-api/hooks/hook-helpers.ts';
 
 type Row = Record<string, unknown>;
 type Around = NonNullable<DeviationHooks['around']>;

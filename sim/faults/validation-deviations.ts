@@ -1,8 +1,8 @@
 /** Bugs in request validation: unenforced limits, enums and required fields; over-strict parsing. */
 import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
 import { invalidParam } from '../model/errors/operation-error.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
-import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from '../io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
+import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from '../admin-api/hooks/hook-helpers.ts';
 
 export const VALIDATION_DEVIATIONS: readonly Deviation[] = [
   {

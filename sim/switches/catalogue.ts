@@ -1,6 +1,6 @@
 /**
- * Every deviation the simulator can be switched into (`mqsim serve --deviation ID`,
- * `AdminAppOptions.deviations`): invented bugs, and the real server's behaviours of the reference
+ * Every deviation the simulator can be switched into (`mqsim serve --deviation ID`; resolved by
+ * resolve-switches.ts for `AdminAppOptions.deviations`): invented bugs, and the real server's behaviours of the reference
  * notes §11 (`real-server-*.ts`), each marked as breaking a spec rule or allowed by the spec.
  * `deviations-caught.test.ts` runs the conformance suites against the simulator with each breaking
  * one on and proves the run reports it on the right endpoint; the ones marked `caught: false` say
@@ -8,7 +8,7 @@
  */
 import { AUTH_DEVIATIONS } from '../faults/auth-deviations.ts';
 import { BEHAVIOUR_DEVIATIONS } from '../faults/behaviour-deviations.ts';
-import type { Deviation } from '../io/http/hooks/deviation.ts';
+import type { Deviation } from '../admin-api/hooks/deviation.ts';
 import { ENVELOPE_DEVIATIONS } from '../faults/envelope-deviations.ts';
 import { LIST_DEVIATIONS } from '../faults/list-deviations.ts';
 import { REAL_SERVER_DEVIATIONS } from '../dialects/robustmq/real-server-deviations.ts';

@@ -52,7 +52,7 @@ import type { PropertyRunRecord } from '../conform/report-model.ts';
 import { DEFAULT_MODEL_RUNS, runPropertySuites, toCheckRecord } from '../properties/index.ts';
 import { compareWithBaseline } from '../report/baseline.ts';
 import type { EndpointProgress } from '../report/progress.ts';
-import { selectEndpoints, selectionFlags, shellArg } from '../report/selection.ts';
+import { selectEndpoints, selectionFlags, shellArg, type SelectionResult } from '../report/selection.ts';
 
 export { SetupError } from '../conform/preflight.ts';
 
@@ -395,6 +395,28 @@ async function startMqttSetUp(
   });
 }
 
+/** One conform run as it goes: what it checks, on which target, and what the phases hand on to the report. */
+interface ConformRun {
+  options: ConformOptions;
+  ctx: ConformContext;
+  target: WatchedTarget;
+  /** --only/--skip/--shard's selection; `checked` is its shard. */
+  selection: SelectionResult<EndpointContract>;
+  checked: readonly EndpointContract[];
+  /** Time of each endpoint's own checks, by endpoint id. */
+  durations: Map<string, number>;
+  progress: (line: string) => void;
+  /** The flags that open the same target again, for the replay commands. */
+  replayFlags: readonly string[];
+  /** Endpoints whose checks had started when the per-endpoint phase ended (0 when it never ended). */
+  endpointsStarted: number;
+  propertyRun?: PropertyRunRecord;
+  /** The run's own MQTT clients, open until the per-endpoint checks are done. */
+  listedClients?: ListedClients;
+  /** The MQTT listener probe and clients are settled and their notes in place. */
+  mqttReady?: Promise<void>;
+}
+
 /**
  * Checks every endpoint of the contract on a target and builds the report: fixtures first, then
  * each family's endpoints (valid request, envelope and data schema, documented alternatives,
@@ -413,9 +435,6 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const selection = selectEndpoints(contract, options);
   const noMqtt = options.mqtt === 'none';
   const mqttAddress = options.mqtt !== undefined && !noMqtt ? parseMqttFlag(options.mqtt) : undefined;
-  const checked = selection.inShard;
-  const durations = new Map<string, number>();
-  const progress = options.onProgress ?? (() => {});
   const opened = await openTarget(options);
   const { owned, replayFlags } = opened;
   // Every request goes through the watch: a target that stops answering mid-run ends the run with one finding.
@@ -433,88 +452,152 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   ctx.formBNoteAt = selection.selected.find(
     (e) => e.response.kind === 'envelope' && e.id !== 'auth.login' && !OWN_HAPPY_PATH.has(`${e.method} ${e.path}`),
   )?.id;
-  let propertyRun: PropertyRunRecord | undefined;
-  let endpointsStarted = 0;
-  let listedClients: ListedClients | undefined;
-  let mqttReady: Promise<void> | undefined;
+  const run: ConformRun = {
+    options,
+    ctx,
+    target,
+    selection,
+    checked: selection.inShard,
+    durations: new Map<string, number>(),
+    progress: options.onProgress ?? (() => {}),
+    replayFlags,
+    endpointsStarted: 0,
+  };
   try {
-    if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
-    const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
-
-    const resources = new CreatedResources(ctx);
-    ctx.resources = resources;
-    const fixtureStart = performance.now();
-    const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
-    // What the target offers decides which checks run; the notes say what is there and what is missing.
-    // The MQTT listener probe and the clients it allows run beside the fixtures and the families that
-    // never touch MQTT (with --concurrency 1, first, as they always did); slot -2 keeps their requests
-    // first in the report, where a run that waited for them has them.
-    const { settled } = await startMqttSetUp(ctx, (listed) => (listedClients = listed));
-    if (concurrency <= 1) await settled;
-    const problems = await setUpFixtures(ctx, resources, settled);
-    problems.push(...(await populateLists(ctx, resources, checked)));
-    progress(
-      `${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`,
-    );
-    // The notes in the order of a run that waited for the probe first.
-    mqttReady = settled.then(({ capabilityNotes, listedNotes }) => {
-      ctx.notes.push(...capabilityNotes, ...problems, ...listedNotes);
-    });
-    mqttReady.catch(() => {});
-    if (concurrency <= 1) await mqttReady;
-    const ready = mqttReady;
-
-    // A property replay (--property-path) runs that one property case and nothing else.
-    const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
-    const done: EndpointsDone = { endpoints: 0, total: checked.length, failures: 0, mustFailures: 0 };
-    if (options.shard && checked.length === 0)
-      progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${selection.selected.length} selected`);
-    const checkTag = async (tag: string) => {
-      if (!BESIDE_MQTT_PROBE.has(tag)) await ready;
-      if (target.stopped) return;
-      const tagStart = performance.now();
-      const endpoints = checked.filter((e) => e.tag === tag);
-      await ctx.order.inSlot(tags.indexOf(tag), () =>
-        checkEndpoints(ctx, endpoints, resources, tokens, { target, durations, done, options }),
-      );
-      progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
-    };
-    for (const group of planGroups(tags, concurrency))
-      await runLanes(
-        group.map((tag) => () => checkTag(tag)),
-        concurrency,
-      );
-    await ready;
-    ctx.endConcurrentPhase();
-
-    endpointsStarted = done.endpoints;
-    await listedClients?.close();
-    listedClients = undefined;
-    // Nothing is left to clean up on a target that stopped answering, and nothing more to check.
-    if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
-    if (!target.stopped && (options.properties !== false || options.propertyPath))
-      propertyRun = await runProperties(ctx, target, selection.selected, options, progress, replayFlags);
-    for (const e of checked) if (!target.stopped || durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
+    await checkTarget(run);
   } catch (e) {
     // A bug of the harness: keep what was found and say so, rather than losing the run.
     ctx.notes.push(`the run stopped early on a harness error: ${(e as Error)?.stack ?? String(e)}`);
   } finally {
     // The listener probe may still be connecting its clients when the run stopped on a harness error.
-    await mqttReady?.catch(() => {});
-    await listedClients?.close().catch(() => {});
+    await run.mqttReady?.catch(() => {});
+    await run.listedClients?.close().catch(() => {});
     if (owned) await target.close().catch(() => {});
   }
+  return reportOf(run, { startedAt, t0, contract });
+}
 
+/**
+ * The checks, phase by phase: fixtures beside the MQTT set-up, each family's endpoints, cleanup, the
+ * property suites, then the envelope invariants over every answer seen.
+ */
+async function checkTarget(run: ConformRun): Promise<void> {
+  const { ctx, target, options } = run;
+  if (!target.capabilities.remotePeer.available) ctx.notes.push(`auth checks skipped: ${target.capabilities.remotePeer.reason}`);
+  const tokens = await badTokens(target.credentials?.username ?? 'admin', target.token);
+
+  const resources = new CreatedResources(ctx);
+  ctx.resources = resources;
+  const { mqttReady, concurrency } = await setUpFixturesBesideMqtt(run, resources);
+  const done = await checkFamilies(run, resources, tokens, concurrency, mqttReady);
+
+  run.endpointsStarted = done.endpoints;
+  await run.listedClients?.close();
+  run.listedClients = undefined;
+  // Nothing is left to clean up on a target that stopped answering, and nothing more to check.
+  if (!target.stopped) ctx.notes.push(...(await resources.cleanup()));
+  if (!target.stopped && (options.properties !== false || options.propertyPath))
+    run.propertyRun = await runProperties(ctx, target, run.selection.selected, options, run.progress, run.replayFlags);
+  for (const e of run.checked) if (!target.stopped || run.durations.has(e.id)) await runEnvelopeInvariants(ctx, e);
+}
+
+/**
+ * The fixtures, and the MQTT listener probe with the clients it allows. `mqttReady` settles when the
+ * probe and clients are done and the notes are in place (awaited here with --concurrency 1).
+ */
+async function setUpFixturesBesideMqtt(
+  run: ConformRun,
+  resources: CreatedResources,
+): Promise<{ mqttReady: Promise<void>; concurrency: number }> {
+  const { ctx, target, options } = run;
+  const fixtureStart = performance.now();
+  const concurrency = options.concurrency ?? (target.control ? 1 : DEFAULT_CONCURRENCY);
+  // What the target offers decides which checks run; the notes say what is there and what is missing.
+  // The MQTT listener probe and the clients it allows run beside the fixtures and the families that
+  // never touch MQTT (with --concurrency 1, first, as they always did); slot -2 keeps their requests
+  // first in the report, where a run that waited for them has them.
+  const { settled } = await startMqttSetUp(ctx, (listed) => (run.listedClients = listed));
+  if (concurrency <= 1) await settled;
+  const problems = await setUpFixtures(ctx, resources, settled);
+  problems.push(...(await populateLists(ctx, resources, run.checked)));
+  run.progress(
+    `${'fixtures'.padEnd(16)} ${resources.fixtures.size} created in tenant ${fixtureNames(options.seed).tenant}${problems.length ? `, ${problems.length} problems (see notes)` : ''}  ${((performance.now() - fixtureStart) / 1000).toFixed(1)} s`,
+  );
+  // The notes in the order of a run that waited for the probe first.
+  const mqttReady = settled.then(({ capabilityNotes, listedNotes }) => {
+    ctx.notes.push(...capabilityNotes, ...problems, ...listedNotes);
+  });
+  run.mqttReady = mqttReady;
+  mqttReady.catch(() => {});
+  if (concurrency <= 1) await mqttReady;
+  return { mqttReady, concurrency };
+}
+
+/**
+ * Each family's endpoints (a family is a tag), `concurrency` families at once on lanes of their own;
+ * the families that touch MQTT wait for `mqttReady`. Returns how many endpoints were checked.
+ */
+async function checkFamilies(
+  run: ConformRun,
+  resources: CreatedResources,
+  tokens: BadTokens | undefined,
+  concurrency: number,
+  mqttReady: Promise<void>,
+): Promise<EndpointsDone> {
+  const { ctx, target, options, checked, durations, progress } = run;
+  // A property replay (--property-path) runs that one property case and nothing else.
+  const tags = options.propertyPath ? [] : [...new Set(checked.map((e) => e.tag))];
+  const done: EndpointsDone = { endpoints: 0, total: checked.length, failures: 0, mustFailures: 0 };
+  if (options.shard && checked.length === 0)
+    progress(`shard ${options.shard.index}/${options.shard.count} has no endpoint of the ${run.selection.selected.length} selected`);
+  const checkTag = async (tag: string) => {
+    if (!BESIDE_MQTT_PROBE.has(tag)) await mqttReady;
+    if (target.stopped) return;
+    const tagStart = performance.now();
+    const endpoints = checked.filter((e) => e.tag === tag);
+    await ctx.order.inSlot(tags.indexOf(tag), () =>
+      checkEndpoints(ctx, endpoints, resources, tokens, { target, durations, done, options }),
+    );
+    progress(progressLine(tag, endpoints, ctx, performance.now() - tagStart));
+  };
+  for (const group of planGroups(tags, concurrency))
+    await runLanes(
+      group.map((tag) => () => checkTag(tag)),
+      concurrency,
+    );
+  await mqttReady;
+  ctx.endConcurrentPhase();
+  return done;
+}
+
+/** The run's report: built, redacted, compared with the baseline, judged, and written when a directory is given. */
+async function reportOf(run: ConformRun, started: { startedAt: Date; t0: number; contract: readonly EndpointContract[] }): Promise<Report> {
+  const { ctx, target, options, checked, selection } = run;
   const stopped = target.stopped
     ? await recordRunStop(ctx, target, target.stopped, checked.length ? checked : selection.selected, {
-        endpointsChecked: endpointsStarted || durations.size,
+        endpointsChecked: run.endpointsStarted || run.durations.size,
         endpointsSelected: checked.length,
       })
     : undefined;
-  if (stopped) progress(`the target stopped answering at ${stopped.at} (${stopped.request}): the run ended there`);
+  if (stopped) run.progress(`the target stopped answering at ${stopped.at} (${stopped.request}): the run ended there`);
+  const built = assembleReport(run, started, endpointReports(run), stopped);
+  // Every artifact is written from this copy: no secret the target showed (or the run was given) leaves.
+  const report = redactReport(built, {
+    known: [options.password, target.signingSecret, target.token],
+    keep: [options.username, target.credentials?.username],
+  });
+  if (options.baseline) report.baseline = compareWithBaseline(report, options.baseline.report, options.baseline.file);
+  applyVerdict(report);
+  if (options.reportDir) writeReports(report, options.reportDir);
+  return report;
+}
+
+/** Each reported endpoint with its checks and the time they took (statuses are decided with the findings). */
+function endpointReports(run: ConformRun): EndpointReport[] {
+  const { ctx, options, checked, selection, durations } = run;
   // A shard also reports the checks it ran on other shards' endpoints (its properties'), so merged shards have every check once.
   const reported = options.shard ? selection.selected.filter((e) => checked.includes(e) || ctx.results.has(e.id)) : checked;
-  const endpoints: EndpointReport[] = reported.map((e) => {
+  return reported.map((e) => {
     const checks = ctx.results.get(e.id) ?? [];
     // No time of this shard went to the endpoint's own checks.
     const ms = durations.get(e.id) ?? (checked.includes(e) ? undefined : 0);
@@ -529,6 +612,16 @@ export async function runConform(options: ConformOptions): Promise<Report> {
       ...(ms !== undefined ? { durationMs: Math.round(ms) } : {}),
     };
   });
+}
+
+/** The report before redaction: the findings, statuses and summary drawn from the endpoints' checks, and what the run was. */
+function assembleReport(
+  run: ConformRun,
+  started: { startedAt: Date; t0: number; contract: readonly EndpointContract[] },
+  endpoints: EndpointReport[],
+  stopped: Report['stopped'],
+): Report {
+  const { ctx, target, options, selection, replayFlags } = run;
   const requests = requestStats(ctx.log.exchanges);
   const vac = vacuousRun(requests);
   const citations: Record<string, Citation> = Object.fromEntries(ASSERTIONS.map((a) => [a.id, citationOf(a)]));
@@ -538,14 +631,14 @@ export async function runConform(options: ConformOptions): Promise<Report> {
   const summary = summarize(endpoints, vac.vacuous, findings);
   const finishedAt = new Date();
   const targetName = target.name;
-  const built: Report = {
+  return {
     tool: { name: 'mqsim', version: PACKAGE_VERSION },
-    runId: options.runId ?? runIdOf(startedAt, targetName, options.seed),
+    runId: options.runId ?? runIdOf(started.startedAt, targetName, options.seed),
     target: targetName,
     seed: options.seed,
-    startedAt: startedAt.toISOString(),
+    startedAt: started.startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
-    durationMs: Math.round(performance.now() - t0),
+    durationMs: Math.round(performance.now() - started.t0),
     replay: options.replay ?? replayOf(targetName, options, replayFlags),
     vacuous: vac.vacuous,
     ...(vac.reason ? { vacuousReason: vac.reason } : {}),
@@ -564,23 +657,14 @@ export async function runConform(options: ConformOptions): Promise<Report> {
           selection: {
             only: selection.only,
             skip: selection.skip,
-            contractEndpoints: contract.length,
+            contractEndpoints: started.contract.length,
             selectedEndpoints: selection.selected.length,
           },
         }
       : {}),
     ...(ctx.capabilities ? { capabilities: ctx.capabilities } : {}),
-    ...(propertyRun ? { properties: propertyRun } : {}),
+    ...(run.propertyRun ? { properties: run.propertyRun } : {}),
     notes: ctx.notes,
     ...(stopped ? { stopped } : {}),
   };
-  // Every artifact is written from this copy: no secret the target showed (or the run was given) leaves.
-  const report = redactReport(built, {
-    known: [options.password, target.signingSecret, target.token],
-    keep: [options.username, target.credentials?.username],
-  });
-  if (options.baseline) report.baseline = compareWithBaseline(report, options.baseline.report, options.baseline.file);
-  applyVerdict(report);
-  if (options.reportDir) writeReports(report, options.reportDir);
-  return report;
 }

@@ -6,6 +6,7 @@ import { MONITOR_DIMENSIONS } from '../../contract/endpoints/mqtt.ts';
 import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
 import type { EndpointContract } from '../../contract/types.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
+import type { MqttDriver, TargetControl } from '../targets/target.ts';
 import { sectionOf } from './config.ts';
 import { dataOf, letTimePass, readList, type Row, totalOf, waitFor } from '../conform/check-helpers.ts';
 
@@ -227,46 +228,9 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
       ? "needs the simulator's control to let the next monitor minute pass (a live target would need a real minute's wait per check)"
       : undefined;
   let sharedBlocked = blocked ?? (!other || driver!.tenant === undefined ? 'needs a second tenant to publish in' : undefined);
-  if (!blocked) {
-    const session = await driver!.connect(`conform-${ctx.seed}-counter`);
-    if ('ok' in session) blocked = sharedBlocked = `the MQTT client could not connect: ${session.reason}`;
-    else {
-      try {
-        for (let i = 0; i < 5 && !blocked; i++) {
-          const r = await session.publish(counted, `count ${i}`, { qos: 1, retain: false });
-          if (!r.ok) blocked = `a message could not be published: ${r.reason}`;
-        }
-        for (let i = 0; i < 2 && !sharedBlocked; i++) {
-          const r = await session.publish(shared, `shared ${i}`, { qos: 1, retain: false });
-          if (!r.ok) sharedBlocked = `a message could not be published: ${r.reason}`;
-        }
-      } finally {
-        await session.close();
-      }
-    }
-    if (!sharedBlocked) {
-      const elsewhere = await control!.mqtt(other!).connect(`conform-${ctx.seed}-counter`);
-      if ('ok' in elsewhere) sharedBlocked = `no MQTT client in tenant ${other}: ${elsewhere.reason}`;
-      else {
-        for (let i = 0; i < 3 && !sharedBlocked; i++) {
-          const r = await elsewhere.publish(shared, `shared elsewhere ${i}`, { qos: 1, retain: false });
-          if (!r.ok) sharedBlocked = `a message could not be published in tenant ${other}: ${r.reason}`;
-        }
-        await elsewhere.close();
-      }
-    }
-  }
-  // Until the next sample: at most a minute.
-  let ex: Exchange | undefined;
-  let points: unknown;
-  if (!blocked) {
-    for (let waited = 0; waited <= 60_000; waited += 10_000) {
-      ex = await ctx.call(e, { data_type: 'topic_in_num', topic_name: counted });
-      points = envelopeOf(ex)?.data;
-      if (Array.isArray(points) && points.length > 0) break;
-      await letTimePass(ctx, 10_000);
-    }
-  }
+  if (!blocked)
+    ({ blocked, sharedBlocked } = await publishCountedMessages(ctx, driver!, control!, { counted, shared, other }, sharedBlocked));
+  const { ex, points } = blocked ? { ex: undefined, points: undefined } : await waitForCountedSample(ctx, e, counted);
   await ctx.check(e, 'monitor.counter-per-interval', 'decision.monitor.counter-per-interval', () => {
     if (Array.isArray(series) && series.length > 60)
       return fail(`a series holds ${series.length} points; one point a minute over the hour is at most 60`, happy);
@@ -303,6 +267,84 @@ async function runCounterPerInterval(ctx: ConformContext, e: EndpointContract): 
   });
   const del = ctx.endpoint('POST', '/api/cluster/topic/delete');
   if (del && other && !sharedBlocked) await ctx.call(del, { tenant: other, topic_name: shared }, 'cleanup');
+}
+
+/** Where the counter checks publish: `counted` in the run's tenant, `shared` in it and in the `other` tenant too. */
+interface CounterTopics {
+  counted: string;
+  shared: string;
+  other: string | undefined;
+}
+
+/**
+ * Publishes the messages the counter checks count: 5 on `counted` and 2 on `shared` from the run's
+ * client, then 3 on `shared` from a client of the other tenant. Returns why each check cannot judge
+ * (undefined: its messages are all published); `sharedBlocked` comes in already set when there is
+ * no second tenant, and then nothing is published there.
+ */
+async function publishCountedMessages(
+  ctx: ConformContext,
+  driver: MqttDriver,
+  control: TargetControl,
+  topics: CounterTopics,
+  sharedBlockedBefore: string | undefined,
+): Promise<{ blocked: string | undefined; sharedBlocked: string | undefined }> {
+  let blocked: string | undefined;
+  let sharedBlocked = sharedBlockedBefore;
+  const session = await driver.connect(`conform-${ctx.seed}-counter`);
+  if ('ok' in session) {
+    const reason = `the MQTT client could not connect: ${session.reason}`;
+    return { blocked: reason, sharedBlocked: reason };
+  }
+  try {
+    for (let i = 0; i < 5 && !blocked; i++) {
+      const r = await session.publish(topics.counted, `count ${i}`, { qos: 1, retain: false });
+      if (!r.ok) blocked = `a message could not be published: ${r.reason}`;
+    }
+    for (let i = 0; i < 2 && !sharedBlocked; i++) {
+      const r = await session.publish(topics.shared, `shared ${i}`, { qos: 1, retain: false });
+      if (!r.ok) sharedBlocked = `a message could not be published: ${r.reason}`;
+    }
+  } finally {
+    await session.close();
+  }
+  if (!sharedBlocked) sharedBlocked = await publishInOtherTenant(ctx, control, topics.other!, topics.shared);
+  return { blocked, sharedBlocked };
+}
+
+/** The other tenant's 3 messages on the shared topic name; returns why they could not all be published. */
+async function publishInOtherTenant(
+  ctx: ConformContext,
+  control: TargetControl,
+  other: string,
+  shared: string,
+): Promise<string | undefined> {
+  const elsewhere = await control.mqtt(other).connect(`conform-${ctx.seed}-counter`);
+  if ('ok' in elsewhere) return `no MQTT client in tenant ${other}: ${elsewhere.reason}`;
+  let problem: string | undefined;
+  for (let i = 0; i < 3 && !problem; i++) {
+    const r = await elsewhere.publish(shared, `shared elsewhere ${i}`, { qos: 1, retain: false });
+    if (!r.ok) problem = `a message could not be published in tenant ${other}: ${r.reason}`;
+  }
+  await elsewhere.close();
+  return problem;
+}
+
+/** Reads the counted topic's topic_in_num series, letting time pass until it has a point: at most a minute. */
+async function waitForCountedSample(
+  ctx: ConformContext,
+  e: EndpointContract,
+  counted: string,
+): Promise<{ ex: Exchange | undefined; points: unknown }> {
+  let ex: Exchange | undefined;
+  let points: unknown;
+  for (let waited = 0; waited <= 60_000; waited += 10_000) {
+    ex = await ctx.call(e, { data_type: 'topic_in_num', topic_name: counted });
+    points = envelopeOf(ex)?.data;
+    if (Array.isArray(points) && points.length > 0) break;
+    await letTimePass(ctx, 10_000);
+  }
+  return { ex, points };
 }
 
 /** Seconds between two local-time strings "YYYY-MM-DD HH:MM:SS" (undefined when either is not one). */

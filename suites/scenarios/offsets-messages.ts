@@ -5,6 +5,7 @@ import { familyByKey } from '../../contract/index.ts';
 import { messageTopic } from '../conform/scenarios.ts';
 import type { ScenarioSuite, ScenarioEnv } from './scenario-suite.ts';
 import { dataOf, letTimePass, type Row } from '../conform/check-helpers.ts';
+import type { MqttOutcome } from '../targets/target.ts';
 
 /**
  * Offsets and messages (spec: path only; shapes from the reference notes, INFO): a message sent to a
@@ -36,37 +37,21 @@ async function readTopic(
   return { ex, messages: succeeded(ex) ? (((dataOf(ex)?.messages ?? []) as Row[]) ?? []) : [] };
 }
 
-/**
- * Dead letters (spec: Events; Failure strategy). A connector of the run's own with strategy
- * dead_message_queue (1 retry, 100 ms apart) points at a target the simulator's control marks down; a
- * message published on its topic fails, is retried once and written to the dead-letter topic, read
- * back with message read. A second connector without failure_strategy gives the failed message up at
- * once (discard, decision.failure-strategy.omitted).
- */
-async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: ScenarioEnv): Promise<void> {
-  const control = ctx.target.control!;
-  const driver = ctx.mqtt!;
-  const create = ctx.endpoint('POST', '/api/cluster/connector/create');
-  const detail = ctx.endpoint('GET', '/api/cluster/connector/detail');
-  const ids = ['dead-letter.record', ...DEAD_LETTER_FIELDS.map((f) => `dead-letter.${f}`), 'dead-letter.tenant'];
-  const assertionOf = (id: string) =>
-    id === 'dead-letter.record'
-      ? 'events.dead-letter'
-      : id === 'dead-letter.tenant'
-        ? 'notes.dead-letter.tenant'
-        : `events.dead-letter.${id.slice('dead-letter.'.length)}`;
-  const tenant = ctx.names.tenant;
-  const why =
-    !create || !detail
-      ? 'the contract has no connector create or detail'
-      : driver.tenant !== undefined && driver.tenant !== tenant
-        ? `the MQTT client publishes in tenant ${driver.tenant}, the run's connectors are in ${tenant}`
-        : undefined;
-  if (why) {
-    for (const id of ids) await ctx.check(read, id, assertionOf(id), () => skip(why));
-    if (create) await ctx.check(create, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', () => skip(why ?? ''));
-    return;
-  }
+/** The two connectors of the dead-letter checks: `fields` with strategy dead_message_queue, `plain` without failure_strategy. */
+interface DeadLetterConnectors {
+  /** Topic prefix of the run's messages. */
+  base: string;
+  deadTopic: string;
+  /** The webhook the dead_message_queue connector sends to (marked down). */
+  url: string;
+  name: string;
+  fields: Row;
+  plainUrl: string;
+  plainName: string;
+  plain: Row;
+}
+
+function deadLetterConnectors(ctx: ConformContext, tenant: string): DeadLetterConnectors {
   const base = `conform/${ctx.seed}`;
   const deadTopic = `${base}/dead-letters`;
   const url = `http://conform-${ctx.seed}-dead.invalid/hook`;
@@ -88,120 +73,223 @@ async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: S
     config: JSON.stringify({ url: plainUrl }),
     topic_name: `${base}/nofs/#`,
   };
+  return { base, deadTopic, url, name, fields, plainUrl, plainName, plain };
+}
+
+/** Every dead-letter check skipped for one reason (the connectors cannot be made or their messages not published). */
+async function skipDeadLetterChecks(
+  ctx: ConformContext,
+  read: EndpointContract,
+  create: EndpointContract | undefined,
+  why: string,
+): Promise<void> {
+  const ids = ['dead-letter.record', ...DEAD_LETTER_FIELDS.map((f) => `dead-letter.${f}`), 'dead-letter.tenant'];
+  const assertionOf = (id: string) =>
+    id === 'dead-letter.record'
+      ? 'events.dead-letter'
+      : id === 'dead-letter.tenant'
+        ? 'notes.dead-letter.tenant'
+        : `events.dead-letter.${id.slice('dead-letter.'.length)}`;
+  for (const id of ids) await ctx.check(read, id, assertionOf(id), () => skip(why));
+  if (create) await ctx.check(create, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', () => skip(why));
+}
+
+/** What became of the message sent to each connector: the dead-letter topic as read, and when the plain one gave up. */
+interface DeadLetterOutcome {
+  payload: string;
+  published: MqttOutcome;
+  publishedPlain: MqttOutcome;
+  got: { ex: Exchange | undefined; messages: Row[] };
+  /** Virtual ms after the publish at which the plain connector's send_fail_total showed the failure. */
+  plainFailedAt: number | undefined;
+  plainDetail: Exchange | undefined;
+}
+
+/**
+ * Publishes one message on each connector's topic, then polls (3 s at most): the failure, one retry
+ * 100 ms later, then the record (or, without a strategy, the failure given up at once).
+ */
+async function publishAndPoll(
+  ctx: ConformContext,
+  read: EndpointContract,
+  detail: EndpointContract,
+  c: DeadLetterConnectors,
+  made: { made: Exchange | undefined; madePlain: Exchange | undefined },
+): Promise<DeadLetterOutcome> {
+  const tenant = ctx.names.tenant;
+  const session = await ctx.mqtt!.connect(`conform-${ctx.seed}-dl-feeder`);
+  const payload = `conform dead letter ${ctx.seed}`;
+  const published = 'ok' in session ? session : await session.publish(`${c.base}/dl/x`, payload, { qos: 1, retain: false });
+  const publishedPlain = 'ok' in session ? session : await session.publish(`${c.base}/nofs/x`, payload, { qos: 1, retain: false });
+  if (!('ok' in session)) await session.close();
+  let got = { ex: undefined as Exchange | undefined, messages: [] as Row[] };
+  let plainFailedAt: number | undefined;
+  let plainDetail: Exchange | undefined;
+  for (let waited = 0; waited <= 3000; waited += 250) {
+    if (succeeded(made.made!) && got.messages.length === 0) got = await readTopic(ctx, read, tenant, c.deadTopic);
+    if (succeeded(made.madePlain!) && plainFailedAt === undefined) {
+      plainDetail = await ctx.call(detail, { tenant, connector_name: c.plainName });
+      if (Number(dataOf(plainDetail)?.send_fail_total) >= 1) plainFailedAt = waited;
+    }
+    if ((got.messages.length > 0 || !succeeded(made.made!)) && (plainFailedAt !== undefined || !succeeded(made.madePlain!))) break;
+    await letTimePass(ctx, 250);
+  }
+  return { payload, published, publishedPlain, got, plainFailedAt, plainDetail };
+}
+
+/** The dead-letter record naming the connector, parsed; or why there is none to look at. */
+function deadLetterRecord(got: DeadLetterOutcome['got'], c: DeadLetterConnectors): { record?: Row; problem?: string } {
+  const content = got.messages.map((m) => m.content).find((cn) => typeof cn === 'string' && cn.includes(c.name));
+  if (content === undefined)
+    return {
+      problem: `a message to ${c.name} failed (target down, 1 retry 100 ms apart), but no record naming the connector is in its dead-letter topic ${c.deadTopic} after 3 s: ${got.ex ? describeAnswer(got.ex) : 'not read'}, ${got.messages.length} messages`,
+    };
+  try {
+    const parsed = JSON.parse(String(content)) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { record: parsed as Row };
+    return { problem: `the dead-letter record is not a JSON object: ${String(content).slice(0, 120)}` };
+  } catch {
+    return { problem: `the dead-letter record is not JSON: ${String(content).slice(0, 120)}` };
+  }
+}
+
+/** What each field of the record must show for the run's failed message; a problem, or undefined when it does. */
+function deadLetterFieldProblems(
+  c: DeadLetterConnectors,
+  payload: string,
+  record: Row | undefined,
+): Record<(typeof DEAD_LETTER_FIELDS)[number], (v: unknown) => string | undefined> {
+  const bytes = [...Buffer.from(payload, 'utf8')];
+  const { name, base } = c;
+  return {
+    connector_name: (v) => (v === name ? undefined : `connector_name ${JSON.stringify(v)}, the failing connector is ${name}`),
+    source_topic: (v) =>
+      v === `${base}/dl/x` ? undefined : `source_topic ${JSON.stringify(v)}, the message was published on ${base}/dl/x`,
+    error_message: (v) => (typeof v === 'string' && v.length > 0 ? undefined : `error_message ${JSON.stringify(v)} is no failure reason`),
+    retry_times: (v) =>
+      !isUint(v, U32_MAX)
+        ? `retry_times ${JSON.stringify(v)} is not a u32`
+        : v !== 1
+          ? `retry_times ${String(v)}, but 1 retry was made (retry_total_times 1)`
+          : undefined,
+    original_key: (v) =>
+      v === null || typeof v === 'string' ? undefined : `original_key ${JSON.stringify(v)} is neither a string nor null`,
+    original_data: (v) =>
+      JSON.stringify(v) === JSON.stringify(bytes)
+        ? undefined
+        : `original_data ${JSON.stringify(v)?.slice(0, 80)} is not the payload's bytes ${JSON.stringify(bytes).slice(0, 40)}…`,
+    original_timestamp: (v) => (isUint(v) ? undefined : `original_timestamp ${JSON.stringify(v)} is not a u64`),
+    dead_letter_timestamp: (v) =>
+      !isUint(v)
+        ? `dead_letter_timestamp ${JSON.stringify(v)} is not a u64`
+        : isUint(record?.original_timestamp) && Number(v) < Number(record!.original_timestamp)
+          ? `dead_letter_timestamp ${String(v)} is before original_timestamp ${String(record!.original_timestamp)}`
+          : undefined,
+  };
+}
+
+/** The dead_message_queue connector: its record is in the dead-letter topic, each field as the spec says, read in its tenant. */
+async function checkDeadLetterRecord(
+  ctx: ConformContext,
+  read: EndpointContract,
+  c: DeadLetterConnectors,
+  made: Exchange | undefined,
+  out: DeadLetterOutcome,
+): Promise<void> {
+  const { got } = out;
+  const blocked = !succeeded(made!)
+    ? `the dead_message_queue connector could not be created (${describeAnswer(made!)})`
+    : !out.published.ok
+      ? `the message could not be published: ${out.published.reason}`
+      : undefined;
+  const { record, problem } = blocked ? {} : deadLetterRecord(got, c);
+  await ctx.check(read, 'dead-letter.record', 'events.dead-letter', () =>
+    blocked ? skip(blocked) : problem ? fail(problem, got.ex) : pass(`after the retry a JSON record is in ${c.deadTopic}`),
+  );
+  const fieldProblem = deadLetterFieldProblems(c, out.payload, record);
+  for (const f of DEAD_LETTER_FIELDS) {
+    await ctx.check(read, `dead-letter.${f}`, `events.dead-letter.${f}`, () => {
+      if (!record) return skip(blocked ?? 'no dead-letter record to look at');
+      if (!(f in record)) return fail(`the dead-letter record has no ${f}: ${JSON.stringify(record).slice(0, 160)}`, got.ex);
+      const p = fieldProblem[f](record[f]);
+      return p ? fail(p, got.ex) : pass(`${f} ${JSON.stringify(record[f])?.slice(0, 60)}`);
+    });
+  }
+  await ctx.check(read, 'dead-letter.tenant', 'notes.dead-letter.tenant', () =>
+    record
+      ? pass(`the dead-letter topic ${c.deadTopic} is read in the connector's tenant ${ctx.names.tenant}`)
+      : skip(blocked ?? 'no dead-letter record to look at'),
+  );
+}
+
+/** The connector without failure_strategy gives its failed message up at once: no retries, no dead letter (discard). */
+async function checkOmittedDiscards(
+  ctx: ConformContext,
+  read: EndpointContract,
+  create: EndpointContract,
+  c: DeadLetterConnectors,
+  madePlain: Exchange | undefined,
+  out: DeadLetterOutcome,
+): Promise<void> {
+  const { plainName } = c;
+  const { publishedPlain, plainFailedAt, plainDetail } = out;
+  await ctx.check(create, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', async () => {
+    if (!succeeded(madePlain!))
+      return fail(`a connector create without failure_strategy was refused: ${describeAnswer(madePlain!)}`, madePlain);
+    if (!publishedPlain.ok) return skip(`the message could not be published: ${publishedPlain.reason}`);
+    if (plainFailedAt === undefined)
+      return fail(
+        `a message to ${plainName} (no failure_strategy, target down) was not given up within 3 s: ${plainDetail ? describeAnswer(plainDetail) : ''} send_fail_total ${JSON.stringify(dataOf(plainDetail!)?.send_fail_total)}`,
+        plainDetail,
+      );
+    const dead = await readTopic(ctx, read, ctx.names.tenant, 'dead_letter_queue');
+    if (dead.messages.some((m) => String(m.content).includes(plainName)))
+      return fail(`${plainName} has no failure_strategy, yet its failed message went to dead_letter_queue`, dead.ex);
+    return plainFailedAt <= 1250
+      ? pass(
+          `the failed message was given up at once (within ${plainFailedAt} ms of the next send), without retries or a dead letter: discard`,
+        )
+      : fail(`the failed message was given up only after ${plainFailedAt} ms: retried, not discarded`, plainDetail);
+  });
+}
+
+/**
+ * Dead letters (spec: Events; Failure strategy). A connector of the run's own with strategy
+ * dead_message_queue (1 retry, 100 ms apart) points at a target the simulator's control marks down; a
+ * message published on its topic fails, is retried once and written to the dead-letter topic, read
+ * back with message read. A second connector without failure_strategy gives the failed message up at
+ * once (discard, decision.failure-strategy.omitted).
+ */
+async function runDeadLetter(ctx: ConformContext, read: EndpointContract, env: ScenarioEnv): Promise<void> {
+  const control = ctx.target.control!;
+  const driver = ctx.mqtt!;
+  const create = ctx.endpoint('POST', '/api/cluster/connector/create');
+  const detail = ctx.endpoint('GET', '/api/cluster/connector/detail');
+  const tenant = ctx.names.tenant;
+  const why =
+    !create || !detail
+      ? 'the contract has no connector create or detail'
+      : driver.tenant !== undefined && driver.tenant !== tenant
+        ? `the MQTT client publishes in tenant ${driver.tenant}, the run's connectors are in ${tenant}`
+        : undefined;
+  if (why) return skipDeadLetterChecks(ctx, read, create, why);
+  const c = deadLetterConnectors(ctx, tenant);
   const family = familyByKey('connector');
-  control.setConnectorTargetDown(url, true);
-  control.setConnectorTargetDown(plainUrl, true);
-  const made = await env.resources.create(family, fields, 'fixture');
-  const madePlain = await env.resources.create(family, plain, 'fixture');
+  control.setConnectorTargetDown(c.url, true);
+  control.setConnectorTargetDown(c.plainUrl, true);
+  const made = await env.resources.create(family, c.fields, 'fixture');
+  const madePlain = await env.resources.create(family, c.plain, 'fixture');
   try {
     // Both are taken up by a node within a second.
     await letTimePass(ctx, 1000);
-    const session = await driver.connect(`conform-${ctx.seed}-dl-feeder`);
-    const payload = `conform dead letter ${ctx.seed}`;
-    const published = 'ok' in session ? session : await session.publish(`${base}/dl/x`, payload, { qos: 1, retain: false });
-    const publishedPlain = 'ok' in session ? session : await session.publish(`${base}/nofs/x`, payload, { qos: 1, retain: false });
-    if (!('ok' in session)) await session.close();
-    // Poll: the failure, one retry 100 ms later, then the record (or, without a strategy, the failure given up at once).
-    let got = { ex: undefined as Exchange | undefined, messages: [] as Row[] };
-    let plainFailedAt: number | undefined;
-    let plainDetail: Exchange | undefined;
-    for (let waited = 0; waited <= 3000; waited += 250) {
-      if (succeeded(made!) && got.messages.length === 0) got = await readTopic(ctx, read, tenant, deadTopic);
-      if (succeeded(madePlain!) && plainFailedAt === undefined) {
-        plainDetail = await ctx.call(detail!, { tenant, connector_name: plainName });
-        if (Number(dataOf(plainDetail)?.send_fail_total) >= 1) plainFailedAt = waited;
-      }
-      if ((got.messages.length > 0 || !succeeded(made!)) && (plainFailedAt !== undefined || !succeeded(madePlain!))) break;
-      await letTimePass(ctx, 250);
-    }
-    // ---- dead_message_queue
-    const blocked = !succeeded(made!)
-      ? `the dead_message_queue connector could not be created (${describeAnswer(made!)})`
-      : !published.ok
-        ? `the message could not be published: ${published.reason}`
-        : undefined;
-    let record: Row | undefined;
-    let problem: string | undefined;
-    if (!blocked) {
-      const content = got.messages.map((m) => m.content).find((c) => typeof c === 'string' && c.includes(name));
-      if (content === undefined)
-        problem = `a message to ${name} failed (target down, 1 retry 100 ms apart), but no record naming the connector is in its dead-letter topic ${deadTopic} after 3 s: ${got.ex ? describeAnswer(got.ex) : 'not read'}, ${got.messages.length} messages`;
-      else {
-        try {
-          const parsed = JSON.parse(String(content)) as unknown;
-          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) record = parsed as Row;
-          else problem = `the dead-letter record is not a JSON object: ${String(content).slice(0, 120)}`;
-        } catch {
-          problem = `the dead-letter record is not JSON: ${String(content).slice(0, 120)}`;
-        }
-      }
-    }
-    await ctx.check(read, 'dead-letter.record', 'events.dead-letter', () =>
-      blocked ? skip(blocked) : problem ? fail(problem, got.ex) : pass(`after the retry a JSON record is in ${deadTopic}`),
-    );
-    const bytes = [...Buffer.from(payload, 'utf8')];
-    const fieldProblem: Record<(typeof DEAD_LETTER_FIELDS)[number], (v: unknown) => string | undefined> = {
-      connector_name: (v) => (v === name ? undefined : `connector_name ${JSON.stringify(v)}, the failing connector is ${name}`),
-      source_topic: (v) =>
-        v === `${base}/dl/x` ? undefined : `source_topic ${JSON.stringify(v)}, the message was published on ${base}/dl/x`,
-      error_message: (v) => (typeof v === 'string' && v.length > 0 ? undefined : `error_message ${JSON.stringify(v)} is no failure reason`),
-      retry_times: (v) =>
-        !isUint(v, U32_MAX)
-          ? `retry_times ${JSON.stringify(v)} is not a u32`
-          : v !== 1
-            ? `retry_times ${String(v)}, but 1 retry was made (retry_total_times 1)`
-            : undefined,
-      original_key: (v) =>
-        v === null || typeof v === 'string' ? undefined : `original_key ${JSON.stringify(v)} is neither a string nor null`,
-      original_data: (v) =>
-        JSON.stringify(v) === JSON.stringify(bytes)
-          ? undefined
-          : `original_data ${JSON.stringify(v)?.slice(0, 80)} is not the payload's bytes ${JSON.stringify(bytes).slice(0, 40)}…`,
-      original_timestamp: (v) => (isUint(v) ? undefined : `original_timestamp ${JSON.stringify(v)} is not a u64`),
-      dead_letter_timestamp: (v) =>
-        !isUint(v)
-          ? `dead_letter_timestamp ${JSON.stringify(v)} is not a u64`
-          : isUint(record?.original_timestamp) && Number(v) < Number(record!.original_timestamp)
-            ? `dead_letter_timestamp ${String(v)} is before original_timestamp ${String(record!.original_timestamp)}`
-            : undefined,
-    };
-    for (const f of DEAD_LETTER_FIELDS) {
-      await ctx.check(read, `dead-letter.${f}`, `events.dead-letter.${f}`, () => {
-        if (!record) return skip(blocked ?? 'no dead-letter record to look at');
-        if (!(f in record)) return fail(`the dead-letter record has no ${f}: ${JSON.stringify(record).slice(0, 160)}`, got.ex);
-        const p = fieldProblem[f](record[f]);
-        return p ? fail(p, got.ex) : pass(`${f} ${JSON.stringify(record[f])?.slice(0, 60)}`);
-      });
-    }
-    await ctx.check(read, 'dead-letter.tenant', 'notes.dead-letter.tenant', () =>
-      record
-        ? pass(`the dead-letter topic ${deadTopic} is read in the connector's tenant ${tenant}`)
-        : skip(blocked ?? 'no dead-letter record to look at'),
-    );
-    // ---- no failure_strategy: discard
-    await ctx.check(create!, 'failure-strategy.omitted-discards', 'decision.failure-strategy.omitted', async () => {
-      if (!succeeded(madePlain!))
-        return fail(`a connector create without failure_strategy was refused: ${describeAnswer(madePlain!)}`, madePlain);
-      if (!publishedPlain.ok) return skip(`the message could not be published: ${publishedPlain.reason}`);
-      if (plainFailedAt === undefined)
-        return fail(
-          `a message to ${plainName} (no failure_strategy, target down) was not given up within 3 s: ${plainDetail ? describeAnswer(plainDetail) : ''} send_fail_total ${JSON.stringify(dataOf(plainDetail!)?.send_fail_total)}`,
-          plainDetail,
-        );
-      const dead = await readTopic(ctx, read, tenant, 'dead_letter_queue');
-      if (dead.messages.some((m) => String(m.content).includes(plainName)))
-        return fail(`${plainName} has no failure_strategy, yet its failed message went to dead_letter_queue`, dead.ex);
-      return plainFailedAt <= 1250
-        ? pass(
-            `the failed message was given up at once (within ${plainFailedAt} ms of the next send), without retries or a dead letter: discard`,
-          )
-        : fail(`the failed message was given up only after ${plainFailedAt} ms: retried, not discarded`, plainDetail);
-    });
+    const out = await publishAndPoll(ctx, read, detail!, c, { made, madePlain });
+    await checkDeadLetterRecord(ctx, read, c, made, out);
+    await checkOmittedDiscards(ctx, read, create!, c, madePlain, out);
   } finally {
-    control.setConnectorTargetDown(url, false);
-    control.setConnectorTargetDown(plainUrl, false);
-    if (made && succeeded(made)) await env.resources.delete(family, fields, 'cleanup');
-    if (madePlain && succeeded(madePlain)) await env.resources.delete(family, plain, 'cleanup');
+    control.setConnectorTargetDown(c.url, false);
+    control.setConnectorTargetDown(c.plainUrl, false);
+    if (made && succeeded(made)) await env.resources.delete(family, c.fields, 'cleanup');
+    if (madePlain && succeeded(madePlain)) await env.resources.delete(family, c.plain, 'cleanup');
   }
 }
 

@@ -2,10 +2,10 @@
 // any other server, through the Target interface; this adapter also gives the simulator's control
 // interface (process life, protocol commands, virtual time) that no other target has.
 import { Cluster } from '../../sim/model/cluster/cluster.ts';
-import { AdminApp } from '../../sim/io/http/admin-app.ts';
+import { AdminApp } from '../../sim/admin-api/admin-app.ts';
 import { startClusterServer } from '../../sim/io/serve/cluster-server.ts';
-import type { ServedApi } from '../../sim/io/http/served-api.ts';
-import type { SwitchRef } from '../../sim/switches/applied-deviations.ts';
+import type { ServedApi } from '../../sim/admin-api/served-api.ts';
+import { resolveDeviations, type SwitchRef } from '../../sim/switches/resolve-switches.ts';
 import { InProcessTarget } from './in-process-target.ts';
 import { WrappingTarget, type MqttClientSession, type MqttDriver, type MqttOutcome, type Target, type TargetControl } from './target.ts';
 import { UrlTarget } from './url-target.ts';
@@ -175,7 +175,7 @@ export class SimTarget extends WrappingTarget {
     const app = new AdminApp(cluster, {
       clock: 'manual',
       ...(options.envelope ? { envelope: options.envelope } : {}),
-      ...(options.deviations ? { deviations: options.deviations } : {}),
+      ...(options.deviations ? { deviations: resolveDeviations(options.deviations) } : {}),
       ...(options.api ? { api: options.api } : {}),
     });
     const control = controlOf(cluster);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminApp } from '../../../sim/io/http/admin-app.ts';
+import { AdminApp } from '../../../sim/admin-api/admin-app.ts';
 import { controlHttpAnswer } from '../../../sim/io/control/control-http.ts';
 import { createServedModel, replayOnto, type ServedModelOptions } from '../../../sim/io/serve/served-model.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from '../../../sim/io/state/state-file.ts';

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp } from '../../io/http/admin-app.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
 import { interceptOrigin, type Interception } from '../../io/http/intercept.ts';
 import { DashboardApi, DashboardRequestError } from './dashboard-client.ts';
-import { DIALECTS, type DialectName } from '../dialects.ts';
+import { DIALECTS, type DialectName } from '../../switches/dialects.ts';
+import { resolveDeviations } from '../../switches/resolve-switches.ts';
 
 /**
  * Every call of the RobustMQ dashboard's API layer against `mqsim serve --dialect robustmq`, sent the
@@ -23,7 +24,7 @@ const PEER = '198.51.100.7';
 function boot(dialect: DialectName): { cluster: Cluster; app: AdminApp } {
   const cluster = new Cluster({ seed: 7, workload: 'demo', warmUpMs: 900_000 }).start();
   const d = DIALECTS[dialect];
-  return { cluster, app: new AdminApp(cluster, { envelope: d.envelope, deviations: [...d.switches] }) };
+  return { cluster, app: new AdminApp(cluster, { envelope: d.envelope, deviations: resolveDeviations(d.switches) }) };
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -6,7 +6,7 @@
  */
 import { CONTRACT } from '../../../contract/index.ts';
 import type { EndpointContract } from '../../../contract/types.ts';
-import type { ApiRequest, ApiResponse } from '../../io/http/api-exchange.ts';
+import type { ApiRequest, ApiResponse } from '../../admin-api/api-exchange.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -9,8 +9,8 @@ import { failed } from '../../model/errors/operation-error.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { SimNode } from '../../model/nodes/node-registry.ts';
 import type { FailureStrategy } from '../../model/connectors/failure-strategy.ts';
-import type { Deviation, DeviationHooks, NextResult } from '../../io/http/hooks/deviation.ts';
-import { aroundOn, changeSpec, rowsOn, validationOn } from '../../io/http/hooks/hook-helpers.ts';
+import type { Deviation, DeviationHooks, NextResult } from '../../admin-api/hooks/deviation.ts';
+import { aroundOn, changeSpec, rowsOn, validationOn } from '../../admin-api/hooks/hook-helpers.ts';
 
 type Obj = Record<string, unknown>;
 type Page = { data: Obj[]; total_count: number };

@@ -2,10 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
 import { defaultShardConfig } from '../../model/storage/storage-engine.ts';
-import { AdminApp, type ModelWrite } from '../../io/http/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
 import { journaled } from '../../io/state/state-file.ts';
 import { replayWrites } from '../../io/state/state-replay.ts';
 import { DEVIATION_IDS } from '../../switches/catalogue.ts';
+import { resolveDeviations } from '../../switches/resolve-switches.ts';
 import { REAL_SERVER_GAPS } from './real-server-gaps.ts';
 import { REMOTE, TwinApps } from './testing/real-server-test-kit.ts';
 
@@ -249,7 +250,7 @@ describe('record-delete-routes', () => {
     };
     const writes: ModelWrite[] = [];
     const a = build();
-    const appA = new AdminApp(a, { deviations: ['record-delete-routes'], onModelWrite: (w) => void writes.push(w) });
+    const appA = new AdminApp(a, { deviations: resolveDeviations(['record-delete-routes']), onModelWrite: (w) => void writes.push(w) });
     const call = (body: unknown, url: string) =>
       appA.handle({
         method: 'POST',
@@ -281,7 +282,7 @@ describe('record-delete-routes', () => {
     expect(readA).toEqual(['m0', 'm2', 'm4']);
 
     const b = build();
-    const appB = new AdminApp(b, { deviations: ['record-delete-routes'] });
+    const appB = new AdminApp(b, { deviations: resolveDeviations(['record-delete-routes']) });
     await replayWrites(
       b,
       appB,

@@ -4,7 +4,7 @@
  * endpoints it describes and forbids none, so each is allowed: a conformance run with the switch on
  * raises no MUST or SHOULD finding (`real-server-allowed.test.ts`).
  */
-import type { Deviation } from '../../io/http/hooks/deviation.ts';
+import type { Deviation } from '../../admin-api/hooks/deviation.ts';
 import { MCP_ROUTES } from './extra-routes/mcp-routes.ts';
 import { RECORD_DELETE_ROUTES } from './extra-routes/record-delete-routes.ts';
 import { SHARE_GROUP_ROUTES } from './extra-routes/share-group-routes.ts';

@@ -4,7 +4,7 @@
  * four hook points (it lives in the model's schedule or stores), or it is not observable through the
  * HTTP API at all. Listed so the proof of issue 11 can account for every §11 item.
  */
-import type { SpecStanding } from '../../io/http/hooks/deviation.ts';
+import type { SpecStanding } from '../../admin-api/hooks/deviation.ts';
 
 export interface RealServerGap {
   /** The id a switch would have. */

@@ -7,8 +7,8 @@
  */
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { DEFAULT_MAILBOX_TTL_SECONDS } from '../../model/mq9/mq9.ts';
-import type { Deviation } from '../../io/http/hooks/deviation.ts';
-import { aroundOn } from '../../io/http/hooks/hook-helpers.ts';
+import type { Deviation } from '../../admin-api/hooks/deviation.ts';
+import { aroundOn } from '../../admin-api/hooks/hook-helpers.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -5,9 +5,9 @@
  */
 import { CONTRACT } from '../../../contract/index.ts';
 import { OperationError } from '../../model/errors/operation-error.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../io/http/api-exchange.ts';
-import { isJsonMediaType } from '../../io/http/parse-request.ts';
-import type { Deviation, DeviationHooks } from '../../io/http/hooks/deviation.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/api-exchange.ts';
+import { isJsonMediaType } from '../../admin-api/parse-request.ts';
+import type { Deviation, DeviationHooks } from '../../admin-api/hooks/deviation.ts';
 import {
   endpointAt,
   envelopeText,

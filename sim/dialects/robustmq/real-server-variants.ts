@@ -5,10 +5,10 @@
  */
 import { OperationError, failed } from '../../model/errors/operation-error.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../io/http/api-exchange.ts';
-import { isJsonMediaType } from '../../io/http/parse-request.ts';
-import type { Deviation, DeviationHooks } from '../../io/http/hooks/deviation.ts';
-import { aroundOn, changeSpec, validationOn } from '../../io/http/hooks/hook-helpers.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/api-exchange.ts';
+import { isJsonMediaType } from '../../admin-api/parse-request.ts';
+import type { Deviation, DeviationHooks } from '../../admin-api/hooks/deviation.ts';
+import { aroundOn, changeSpec, validationOn } from '../../admin-api/hooks/hook-helpers.ts';
 import {
   emptyAnswer,
   endpointAt,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { handleControl } from './control-api.ts';
 import { controlHttpAnswer } from './control-http.ts';
 

@@ -1,7 +1,7 @@
 import { OperationError } from '../../model/errors/operation-error.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { flappingStorm } from '../../model/mqtt/flapping-storm.ts';
-import { failureEnvelope, successEnvelope, type EnvelopeForm } from '../http/envelope.ts';
+import { failureEnvelope, successEnvelope, type EnvelopeForm } from '../../admin-api/envelope.ts';
 
 /** Path prefix of the simulator's control interface, apart from the spec's `/api/...`. */
 export const CONTROL_PREFIX = '/_sim/';

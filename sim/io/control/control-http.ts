@@ -1,5 +1,5 @@
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { failureEnvelope, type EnvelopeForm } from '../http/envelope.ts';
+import { failureEnvelope, type EnvelopeForm } from '../../admin-api/envelope.ts';
 import { CONTROL_PREFIX, handleControl, isLoopbackPeer } from './control-api.ts';
 
 export interface ControlHttpRequest {

@@ -6,7 +6,7 @@ import axios from 'axios';
 import { fetch as undiciFetch, getGlobalDispatcher, request as undiciRequest } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp } from './admin-app.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
 import { interceptOrigin, type Interception } from './intercept.ts';
 
 /**

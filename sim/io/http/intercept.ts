@@ -18,7 +18,7 @@ import { BatchInterceptor } from '@mswjs/interceptors';
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
-import type { AdminApp } from './admin-app.ts';
+import type { AdminApp } from '../../admin-api/admin-app.ts';
 import { InProcessDispatcher, type DispatchedAnswer, type DispatchedRequest } from './in-process-dispatcher.ts';
 
 /** Who the intercepted requests come from, as the admin app sees them. */

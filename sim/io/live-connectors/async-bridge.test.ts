@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { QueuedMessage } from '../../model/connectors/connector-types.ts';
 import type { AsyncSink, SinkResult } from '../../model/connectors/simulated-sink.ts';
 import { sleep } from './testing/live-test-kit.ts';

@@ -2,7 +2,7 @@ import { connect as netConnect } from 'node:net';
 import { connect, headers as natsHeaders, StringCodec, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceMissing } from '../../../fixtures/testing/required-service.ts';
-import { InProcessSim } from '../http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { startNatsBridge, type NatsBridge } from './nats-bridge.ts';
 
 const NATS_URL = 'nats://127.0.0.1:4222';

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, request } from 'undici';
 import { type Cluster } from '../../model/cluster/cluster.ts';
-import type { ServedApi } from '../http/served-api.ts';
-import type { ApiResponse } from '../http/api-exchange.ts';
-import { AdminApp } from '../http/admin-app.ts';
-import type { EnvelopeForm } from '../http/envelope.ts';
-import type { PeerReply, PeerTransport } from '../http/handler-types.ts';
-import { MAX_BODY_BYTES } from '../http/parse-request.ts';
+import type { ServedApi } from '../../admin-api/served-api.ts';
+import type { ApiResponse } from '../../admin-api/api-exchange.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
+import type { EnvelopeForm } from '../../admin-api/envelope.ts';
+import type { PeerReply, PeerTransport } from '../../admin-api/handler-types.ts';
+import { MAX_BODY_BYTES } from '../../admin-api/parse-request.ts';
 import { LiveConnectors } from '../live-connectors/live-connectors.ts';
 import { outageAwareSink } from '../../model/connectors/simulated-sink.ts';
 import { CORS_HEADERS, isPreflight, preflightAnswer } from '../http/cors.ts';
@@ -16,9 +16,10 @@ import { controlHttpAnswer, type ControlHttpAnswer, type ControlHttpRequest } fr
 import { startNatsBridge, type NatsBridge } from '../nats/nats-bridge.ts';
 import { journaled, journaledMqtt, type JournaledWrite } from '../state/state-file.ts';
 import type { ReplaySteps } from '../state/state-replay.ts';
+import { SYSTEM_WALL_CLOCK } from './wall-clock.ts';
 import { createServedModel, replayOnto, type RecordedRun, type ServedModel, type ServedModelOptions } from './served-model.ts';
 import { sealedWrite } from '../state/journal-secrets.ts';
-import type { DialectName } from '../../dialects/dialects.ts';
+import type { DialectName } from '../../switches/dialects.ts';
 import { StaticUi } from '../http/static-ui.ts';
 import { startMqttListeners, type MqttListeners, type WireJournalEntry } from '../mqtt-wire/mqtt-listener.ts';
 import type { OutputGate } from '../mqtt-wire/durable-outbox.ts';
@@ -195,7 +196,7 @@ export async function startClusterServer(options: ClusterServerOptions, prepared
   const app = new AdminApp(cluster, {
     envelope,
     // A resumed run replays its history with time moved by hand, then follows the wall clock.
-    clock: options.resume ? 'manual' : 'wall',
+    clock: options.resume ? 'manual' : SYSTEM_WALL_CLOCK,
     peers,
     onInternalError: (e) => options.onInternalError?.(e),
     ...model.appOptions,
@@ -281,7 +282,7 @@ async function resumeRun(
   for (const { op, answer } of dropNetworkConnections(cluster)) {
     journal?.(journaledMqtt(cluster.now(), 1, op.op, encodeWireOp(op), wireAnswerText(answer)));
   }
-  app.followWallClockFrom(cluster.now());
+  app.followWallClockFrom(SYSTEM_WALL_CLOCK, cluster.now());
 }
 
 /**

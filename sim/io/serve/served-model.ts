@@ -1,9 +1,11 @@
 import { Cluster, type WarmUpProgress } from '../../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../../model/nodes/cluster-options.ts';
-import { AdminApp } from '../http/admin-app.ts';
-import type { EnvelopeForm } from '../http/envelope.ts';
-import type { ServedApi } from '../http/served-api.ts';
-import { DIALECTS, switchesOf, type DialectName } from '../../dialects/dialects.ts';
+import { AdminApp } from '../../admin-api/admin-app.ts';
+import type { EnvelopeForm } from '../../admin-api/envelope.ts';
+import type { ServedApi } from '../../admin-api/served-api.ts';
+import { DIALECTS, switchesOf, type DialectName } from '../../switches/dialects.ts';
+import type { Deviation } from '../../admin-api/hooks/deviation.ts';
+import { resolveDeviations } from '../../switches/resolve-switches.ts';
 import { replayWrites, type ReplaySteps } from '../state/state-replay.ts';
 import type { JournaledWrite } from '../state/state-file.ts';
 
@@ -30,8 +32,8 @@ export interface ServedModelOptions extends Omit<ClusterOptions, 'basePort'> {
 export interface ServedModel {
   cluster: Cluster;
   envelope: EnvelopeForm;
-  /** What every AdminApp over this model is given: the dialect's switches and the deviations, the endpoints. */
-  appOptions: { deviations?: readonly string[]; api?: ServedApi };
+  /** What every AdminApp over this model is given: the dialect's switches and the deviations (resolved), the endpoints. */
+  appOptions: { deviations?: readonly Deviation[]; api?: ServedApi };
   /** Writes of the recorded run applied so far (a checkpoint holds a model part-way through). */
   replayed: number;
   /** The manual-clock app the recorded writes are replayed through (made at the first replay). */
@@ -49,7 +51,7 @@ export function createServedModel(options: ServedModelOptions): ServedModel {
   if (options.clients !== undefined) cluster.mqtt.demo.setTargetSize(options.clients);
   cluster.start(options.onWarmUp);
   const dialect = DIALECTS[options.dialect ?? 'spec'];
-  const switches = switchesOf(dialect.name, options.deviations ?? []);
+  const switches = resolveDeviations(switchesOf(dialect.name, options.deviations ?? []));
   return {
     cluster,
     envelope: options.envelope ?? dialect.envelope,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../model/cluster/cluster.ts';
-import { AdminApp, type ModelWrite } from '../http/admin-app.ts';
+import { AdminApp, type ModelWrite } from '../../admin-api/admin-app.ts';
 import { journaled, StateFileError, type JournaledWrite } from './state-file.ts';
 import { replayWrites } from './state-replay.ts';
 import { sealedWrite, sealPassword, unsealForReplay } from './journal-secrets.ts';

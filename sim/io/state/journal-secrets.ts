@@ -1,7 +1,7 @@
 import { isRecord } from '../../model/api/json-guards.ts';
 import { verifyPassword, type PasswordHash } from '../../model/auth/password-hash.ts';
 import type { Users } from '../../model/broker/users.ts';
-import type { ModelWrite } from '../http/admin-app.ts';
+import type { ModelWrite } from '../../admin-api/admin-app.ts';
 
 /**
  * MQTT users' passwords out of the state file. A user create's body (`/api/cluster/user/create`)

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { ModelWrite } from '../http/admin-app.ts';
-import type { EnvelopeForm } from '../http/envelope.ts';
+import type { ModelWrite } from '../../admin-api/admin-app.ts';
+import type { EnvelopeForm } from '../../admin-api/envelope.ts';
 import type { WorkloadName } from '../../model/nodes/cluster-options.ts';
-import { DIALECT_NAMES, type DialectName } from '../../dialects/dialects.ts';
+import { DIALECT_NAMES, type DialectName } from '../../switches/dialects.ts';
 import { isOneOf, isRecord } from '../../model/api/json-guards.ts';
 import { isAdminPasswordHash, type AdminPasswordHash } from '../../model/auth/admin-password.ts';
 

@@ -1,7 +1,7 @@
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { controlHttpAnswer } from '../control/control-http.ts';
-import type { AdminApp } from '../http/admin-app.ts';
-import type { EnvelopeForm } from '../http/envelope.ts';
+import type { AdminApp } from '../../admin-api/admin-app.ts';
+import type { EnvelopeForm } from '../../admin-api/envelope.ts';
 import { applyWireOp, decodeWireOp, wireAnswerText } from '../../model/cluster-ops/wire-ops.ts';
 import { answerDigest, StateFileError, type JournaledWrite } from './state-file.ts';
 import { sealPassword, unsealForReplay } from './journal-secrets.ts';

@@ -8,7 +8,7 @@ import { invalidParam } from '../errors/operation-error.ts';
 /**
  * The fast path of a list query: the page of an IndexedList read from its maintained indexes. It
  * must answer exactly what the reference (list-reference.ts) answers over the list's records, and
- * shares no code with it beyond compare-values.ts (the differential test, sim/io/http/list-differential,
+ * shares no code with it beyond compare-values.ts (the differential test, sim/admin-api/list-differential,
  * compares them): without filters the page is read by position from the index of the order asked
  * for (no sort, no scan); with filters the records are scanned once in that order (linear), counting
  * the matches and keeping the page's, and the matches may be kept until the next write.

@@ -59,7 +59,7 @@ export interface IndexedListSource<R, V> {
   /**
    * The version of the list's records, when the owner can tell: the same owner at the same version
    * gives the same records in the same views, so a response computed from them may be cached and sent
-   * again for the same query until the version moves (sim/io/http/response-cache.ts).
+   * again for the same query until the version moves (sim/admin-api/response-cache.ts).
    */
   readonly listVersion?: ListVersion;
   /**

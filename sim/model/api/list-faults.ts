@@ -1,7 +1,7 @@
 /**
  * Faults that can be put into the fast paths of list answers on purpose (maintained indexes, kept
  * matches, the indexed list query), to prove that the differential test of lists
- * (sim/io/http/list-differential) finds each: with one on, it must report a difference from the
+ * (sim/admin-api/list-differential) finds each: with one on, it must report a difference from the
  * reference (sim/model/api/list-reference.ts); with all off, none.
  *
  * A registry of this process, switched on only by tests and the lists soak (`--fault`): nothing in

@@ -26,8 +26,8 @@ export interface Page<T> {
  *
  * `records` is the whole list in its base order (its order without `sort_field`). Every fast path
  * (sim/model/api/indexed-list-query.ts: maintained sorted and descending indexes, leading-field ranges, kept
- * matches of filtered queries; sim/io/http: the response cache and remembered list requests) must answer exactly
- * this: the differential test (sim/io/http/list-differential) compares them byte for byte after long
+ * matches of filtered queries; sim/admin-api: the response cache and remembered list requests) must answer exactly
+ * this: the differential test (sim/admin-api/list-differential) compares them byte for byte after long
  * random histories. So this module shares no code with them beyond how two field values compare and
  * read as text (compare-values.ts): it reads the parameters itself, and keeps to the plainest
  * form of each step. Keep it so: a faster reference is a second fast path nothing checks.

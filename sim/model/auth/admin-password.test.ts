@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { hashAdminPassword, isAdminPasswordHash, verifyAdminPassword } from './admin-password.ts';
 
 const REMOTE = '10.9.8.7';

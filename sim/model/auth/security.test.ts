@@ -6,7 +6,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../../contract/index.ts';
 import { buildParams } from '../../../contract/minimal-params.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 /** Issue 7, item 4: the simulator's security properties, one test each. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 describe('topic rewrite rules', () => {
   it('rewrites with regex groups, latest rule first, and refuses an invalid regex', async () => {

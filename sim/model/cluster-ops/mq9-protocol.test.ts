@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { answerMq9Request, MQ9_SUBJECTS } from './mq9-protocol.ts';
 
 describe('mq9 protocol requests', () => {

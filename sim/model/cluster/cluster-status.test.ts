@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { contractProblems } from '../storage/testing/storage-support.ts';
 import pkg from '../../../package.json' with { type: 'json' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { CONTRACT, endpointById } from '../../../contract/index.ts';
 import { metaWritePolicy } from '../nodes/meta-write-gate.ts';
 

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { brokerConfigSchema } from '../../../contract/endpoints/config.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 const GET = '/api/cluster/config/get';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../../contract/config-types.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 /** One leaf field of a section, with its path inside `config` (quota fields are nested). */
 interface Leaf {

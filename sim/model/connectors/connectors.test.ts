@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONNECTOR_CATALOGUE } from '../../../contract/connector-catalogue.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { Connector, QueuedMessage } from './connector-types.ts';
 import type { SimulatedSink } from './simulated-sink.ts';
 

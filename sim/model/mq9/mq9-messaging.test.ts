@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { answerMq9Request, msgSubject, MQ9_SUBJECTS, type Mq9Headers } from '../cluster-ops/mq9-protocol.ts';
 
 /** mq9 messaging over the protocol subjects (robustmq/mq9 protocol.md; the real nats-broker mq9/*.rs). */

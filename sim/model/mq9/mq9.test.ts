@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 describe('mq9', () => {
   it('lists mailboxes with a default page of 20 and expires them after their ttl', async () => {

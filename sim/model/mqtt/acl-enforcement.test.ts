@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 async function simWithRules(): Promise<InProcessSim> {
   const sim = new InProcessSim({ workload: 'none', nodes: 1, seed: 11 });

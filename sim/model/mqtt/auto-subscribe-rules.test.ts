@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 describe('auto-subscribe rules', () => {
   it('subscribe every connecting client of the tenant, with placeholders replaced, and list with text labels', async () => {

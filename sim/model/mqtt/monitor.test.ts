@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MONITOR_DATA_TYPES } from '../../../contract/endpoints/mqtt.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { MAX_POINTS } from './monitor.ts';
 
 const series = async (sim: InProcessSim, query: string): Promise<{ date: number; value: number }[]> => {

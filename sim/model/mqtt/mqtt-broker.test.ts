@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { LastWill } from './mqtt-model.ts';
 
 const newSim = (nodes = 3): InProcessSim => new InProcessSim({ workload: 'none', nodes, seed: 7 });

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { endpointById } from '../../../contract/index.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { parsePrometheusText } from './metrics-text.ts';
 import { setConfig } from './testing/set-config.ts';
 

@@ -1,23 +1,23 @@
 import { failed, unavailable } from '../errors/operation-error.ts';
 import { fnv1a } from '../engine/fnv1a.ts';
 import { staticNodeConfig } from '../nodes/static-node-config.ts';
-import { RAFT_BUG_NAMES, type RaftBugs } from '../raft/raft-bugs.ts';
-import type { RaftEnv } from '../raft/raft-env.ts';
-import { RaftGroupCore } from '../raft/raft-group-core.ts';
-import { GroupAudit, RAFT_INVARIANTS, RaftViolations } from '../raft/raft-invariants.ts';
-import { RaftStore } from '../raft/raft-log.ts';
-import { RaftNode } from '../raft/raft-node.ts';
-import { raftStateView } from '../raft/raft-state-view.ts';
-import { DEFAULT_RAFT_TIMING, type RaftTiming } from '../raft/raft-timing.ts';
-import { logId, quorumOf, type LogEntry, type LogId, type Membership } from '../raft/types.ts';
+import { RAFT_BUG_NAMES, type RaftBugs } from './raft-bugs.ts';
+import type { RaftEnv } from './raft-env.ts';
+import { RaftGroupCore } from './raft-group-core.ts';
+import { GroupAudit, RAFT_INVARIANTS, RaftViolations } from './raft-invariants.ts';
+import { RaftStore } from './raft-log.ts';
+import { RaftNode } from './raft-node.ts';
+import { raftStateView } from './raft-state-view.ts';
+import { DEFAULT_RAFT_TIMING, type RaftTiming } from './raft-timing.ts';
+import { logId, quorumOf, type LogEntry, type LogId, type Membership } from './types.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { InvariantRegistry } from '../invariants/invariant-registry.ts';
 import type { SimNetwork } from '../net/sim-network.ts';
 import type { SimNode } from '../nodes/node-registry.ts';
 import type { RaftStateRecord } from '../../../contract/records.ts';
 
-export type { LogId } from '../raft/types.ts';
-export type { RaftBugs } from '../raft/raft-bugs.ts';
+export type { LogId } from './types.ts';
+export type { RaftBugs } from './raft-bugs.ts';
 
 /**
  * The consensus groups of the cluster as the rest of the model sees them: a facade over one real

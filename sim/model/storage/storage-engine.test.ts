@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import { MAX_RECORDS_PER_SHARD, segmentEnd } from './shard-model.ts';
 import { RETENTION_SWEEP_MS } from './retention.ts';
 import { contractProblems } from './testing/storage-support.ts';

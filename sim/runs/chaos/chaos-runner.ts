@@ -1,6 +1,6 @@
 import { applyFault } from '../../model/cluster-ops/raft-fault-schedule.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { InvariantViolation } from '../../model/invariants/invariant-registry.ts';
 import { RAFT_BUG_NAMES } from '../../model/raft/raft-bugs.ts';
 import { flappingStorm } from '../../model/mqtt/flapping-storm.ts';
@@ -90,10 +90,49 @@ export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[],
   const cluster = sim.cluster;
   extra.prepare?.(cluster);
   const engine = cluster.engine;
-  if (options.bug) {
-    if ((RAFT_BUG_NAMES as readonly string[]).includes(options.bug)) cluster.raft.bugs = { [options.bug]: true };
-    else cluster.storage.bugs = { [options.bug]: true };
+  if (options.bug) switchOnBug(cluster, options.bug);
+  const coverage = emptyCoverage(options.faults);
+  countTraceRecords(engine, coverage);
+  const watch = watchInvariants(cluster, extra.untilEvent);
+
+  const start = cluster.now();
+  let failingStep: number | null = null;
+  for (let i = 0; i < plan.length; i++) {
+    const step = plan[i];
+    engine.runUntil(Math.max(cluster.now(), start + step.at));
+    if ('api' in step) countApiAnswer(coverage, await sim.call(step.api.method, step.api.path, step.api.body));
+    else countFault(coverage, step.fault, applyChaosFault(cluster, step.fault));
+    watch.check();
+    if (watch.violations.length > 0) {
+      failingStep = i;
+      break;
+    }
+    if (extra.untilEvent !== undefined && watch.dump !== null) break;
   }
+  engine.onEvent = null;
+
+  const result: ChaosResult = {
+    seed: options.seed,
+    steps: plan.length,
+    events: watch.events,
+    trace_hash: engine.trace.hash,
+    invariants: cluster.invariants.checkCounts(),
+    violations: watch.violations,
+    coverage,
+    unexercised: options.faults.filter((k) => (coverage.faults[k] ?? 0) === 0),
+    replay: extra.replay ?? null,
+  };
+  return { result, cluster, dump: watch.dump, failingStep };
+}
+
+/** Switches on a deliberately buggy model variant: a Raft bug by its name, else a storage one. */
+function switchOnBug(cluster: Cluster, bug: NonNullable<ChaosOptions['bug']>): void {
+  if ((RAFT_BUG_NAMES as readonly string[]).includes(bug)) cluster.raft.bugs = { [bug]: true };
+  else cluster.storage.bugs = { [bug]: true };
+}
+
+/** Coverage before the first step: every requested fault kind at 0, so one that never happens shows up as unexercised. */
+function emptyCoverage(faults: readonly ChaosFaultKind[]): ChaosCoverage {
   const coverage: ChaosCoverage = {
     leader_changes: 0,
     node_crashes: 0,
@@ -105,9 +144,12 @@ export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[],
     api_refused: 0,
     faults: {},
   };
-  for (const k of options.faults) coverage.faults[k] = 0;
+  for (const k of faults) coverage.faults[k] = 0;
+  return coverage;
+}
 
-  // Coverage comes from the trace's own records, observed as they are made.
+/** Coverage comes from the trace's own records, observed as they are made. */
+function countTraceRecords(engine: Cluster['engine'], coverage: ChaosCoverage): void {
   const record = engine.record.bind(engine);
   engine.record = (kind: string, detail: unknown): void => {
     record(kind, detail);
@@ -118,63 +160,58 @@ export async function runPlan(options: ChaosOptions, plan: readonly ChaosStep[],
     else if (kind === 'mqtt.flapping.ban') coverage.bans++;
     else if (kind === 'mqtt.flapping.unban') coverage.bans_lifted++;
   };
+}
 
-  const violations: InvariantViolation[] = [];
+/** The invariants as the run watches them: the first violation of each, the events seen, and the cluster dumped at `untilEvent`. */
+interface InvariantWatch {
+  violations: InvariantViolation[];
+  events: number;
+  dump: ClusterDump | null;
+  /** Checks every registered invariant now, keeping the first violation of each. */
+  check(): void;
+}
+
+/**
+ * Hooks onto the engine's `onEvent`, so every invariant is checked after every engine event (the
+ * events run inside an API call that waits for its meta-group commit too); the caller unhooks it.
+ */
+function watchInvariants(cluster: Cluster, untilEvent: number | undefined): InvariantWatch {
+  const engine = cluster.engine;
   const seen = new Set<string>();
-  let events = 0;
-  let dump: ClusterDump | null = null;
-  const check = (): void => {
-    for (const v of cluster.invariants.checkAll(engine.now(), events)) {
-      if (seen.has(v.name)) continue;
-      seen.add(v.name);
-      violations.push(v);
-    }
+  const watch: InvariantWatch = {
+    violations: [],
+    events: 0,
+    dump: null,
+    check: () => {
+      for (const v of cluster.invariants.checkAll(engine.now(), watch.events)) {
+        if (seen.has(v.name)) continue;
+        seen.add(v.name);
+        watch.violations.push(v);
+      }
+    },
   };
   engine.onEvent = () => {
-    events++;
-    check();
-    if (extra.untilEvent === events) dump = dumpCluster(cluster, events);
+    watch.events++;
+    watch.check();
+    if (untilEvent === watch.events) watch.dump = dumpCluster(cluster, watch.events);
   };
-  if (extra.untilEvent === 0) dump = dumpCluster(cluster, 0);
+  if (untilEvent === 0) watch.dump = dumpCluster(cluster, 0);
+  return watch;
+}
 
-  const start = cluster.now();
-  let failingStep: number | null = null;
-  for (let i = 0; i < plan.length; i++) {
-    const step = plan[i];
-    engine.runUntil(Math.max(cluster.now(), start + step.at));
-    if ('api' in step) {
-      const res = await sim.call(step.api.method, step.api.path, step.api.body);
-      if (res.status === 200 && res.json?.code === 0) coverage.api_ok++;
-      else coverage.api_refused++;
-    } else {
-      const took = applyChaosFault(cluster, step.fault);
-      const label = step.fault.kind === 'connector' ? (step.fault.down ? 'connector-down' : 'connector-up') : step.fault.kind;
-      if (took && DISRUPTIONS.has(label)) {
-        const family = familyOf(step.fault);
-        coverage.faults[family] = (coverage.faults[family] ?? 0) + 1;
-      }
-    }
-    check();
-    if (violations.length > 0) {
-      failingStep = i;
-      break;
-    }
-    if (extra.untilEvent !== undefined && dump !== null) break;
+/** An API step's answer: accepted (code 0) or refused. */
+function countApiAnswer(coverage: ChaosCoverage, res: Awaited<ReturnType<InProcessSim['call']>>): void {
+  if (res.status === 200 && res.json?.code === 0) coverage.api_ok++;
+  else coverage.api_refused++;
+}
+
+/** A fault step that took effect and disrupts (repairs do not count) counts for its requested family. */
+function countFault(coverage: ChaosCoverage, fault: ChaosFault, took: boolean): void {
+  const label = fault.kind === 'connector' ? (fault.down ? 'connector-down' : 'connector-up') : fault.kind;
+  if (took && DISRUPTIONS.has(label)) {
+    const family = familyOf(fault);
+    coverage.faults[family] = (coverage.faults[family] ?? 0) + 1;
   }
-  engine.onEvent = null;
-
-  const result: ChaosResult = {
-    seed: options.seed,
-    steps: plan.length,
-    events,
-    trace_hash: engine.trace.hash,
-    invariants: cluster.invariants.checkCounts(),
-    violations,
-    coverage,
-    unexercised: options.faults.filter((k) => (coverage.faults[k] ?? 0) === 0),
-    replay: extra.replay ?? null,
-  };
-  return { result, cluster, dump, failingStep };
 }
 
 /** Applies one fault step now; returns whether it took effect. */

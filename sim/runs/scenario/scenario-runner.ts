@@ -2,7 +2,7 @@ import { OperationError } from '../../model/errors/operation-error.ts';
 import type { ChaosBug } from '../chaos/chaos-plan.ts';
 import { applyFault } from '../../model/cluster-ops/raft-fault-schedule.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import { InProcessSim } from '../../io/http/in-process-client.ts';
+import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { InvariantViolation } from '../../model/invariants/invariant-registry.ts';
 import { RAFT_BUG_NAMES } from '../../model/raft/raft-bugs.ts';
 import { flappingStorm } from '../../model/mqtt/flapping-storm.ts';

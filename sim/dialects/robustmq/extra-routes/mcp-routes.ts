@@ -1,13 +1,13 @@
 /**
  * The real server's `mcp_route()` (reference notes §1.2, §4.12; the real `admin-server/src/mcp/mod.rs`):
- * `POST /mcp` (JSON-RPC, `sim/io/mcp/mcp-server.ts`), the OAuth discovery routes an MCP client probes
+ * `POST /mcp` (JSON-RPC, `sim/admin-api/mcp/mcp-server.ts`), the OAuth discovery routes an MCP client probes
  * (`/.well-known/oauth-protected-resource[/mcp]` saying no authentication is needed, the others 404),
  * and `POST /register` refusing dynamic client registration. All are routed outside the /api nest: open.
  */
 import type { Cluster } from '../../../model/cluster/cluster.ts';
-import { answerMcp, type McpRequest } from '../../../io/mcp/mcp-server.ts';
-import { headerOf, type ApiRequest, type ApiResponse } from '../../../io/http/api-exchange.ts';
-import type { ExtraRoute } from '../../../io/http/hooks/deviation.ts';
+import { answerMcp, type McpRequest } from '../../../admin-api/mcp/mcp-server.ts';
+import { headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
+import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { emptyAnswer, jsonAnswer, methodNotAllowed } from './route-answers.ts';
 

@@ -4,7 +4,7 @@
  * content type (415), is no JSON (400) or does not deserialize into the request struct (422).
  */
 import type { ParamSpec } from '../../../../contract/types.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../../io/http/api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
 import { jsonDepth } from '../../../model/api/json-depth.ts';
 import {
   JSON_CONTENT_TYPE_TEXT,

@@ -6,8 +6,8 @@
  */
 import { OperationError } from '../../../model/errors/operation-error.ts';
 import type { Cluster } from '../../../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../../../io/http/api-exchange.ts';
-import type { ExtraRoute } from '../../../io/http/hooks/deviation.ts';
+import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
+import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { formBFailure, formBSuccess, methodNotAllowed } from './route-answers.ts';
 

@@ -4,7 +4,7 @@
  * are application/json, axum's rejections plain text. These routes exist only on the real server, so
  * they answer its way whatever envelope form the simulator is set to.
  */
-import type { ApiResponse } from '../../../io/http/api-exchange.ts';
+import type { ApiResponse } from '../../../admin-api/api-exchange.ts';
 import { TEXT_PLAIN } from '../real-server-answers.ts';
 
 /** `success_response(data)`: `{"code":0,"data":…,"error":null}`, HTTP 200, text/plain. */

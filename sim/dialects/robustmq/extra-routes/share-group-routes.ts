@@ -7,9 +7,9 @@ import type { ListSpec, ParamSpec } from '../../../../contract/types.ts';
 import { applyListQuery } from '../../../model/api/list-query.ts';
 import type { Cluster } from '../../../model/cluster/cluster.ts';
 import { findShareGroup, shareGroupDetail, shareGroupRows, type ShareGroupRow } from '../../../model/mqtt/share-group-views.ts';
-import type { ApiRequest, ApiResponse } from '../../../io/http/api-exchange.ts';
-import { parseUrl } from '../../../io/http/parse-request.ts';
-import type { ExtraRoute } from '../../../io/http/hooks/deviation.ts';
+import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
+import { parseUrl } from '../../../admin-api/parse-request.ts';
+import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { QUERY_REJECTION_PREFIX, queryFieldsRejection } from '../real-server-rejections.ts';
 import { formBFailure, formBSuccess, methodNotAllowed, plainText } from './route-answers.ts';
 

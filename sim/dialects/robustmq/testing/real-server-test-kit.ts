@@ -4,8 +4,9 @@
  */
 import { Cluster } from '../../../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../../../model/nodes/cluster-options.ts';
-import { AdminApp } from '../../../io/http/admin-app.ts';
-import type { CallOptions, CallResult } from '../../../io/http/in-process-client.ts';
+import { AdminApp } from '../../../admin-api/admin-app.ts';
+import type { CallOptions, CallResult } from '../../../admin-api/in-process-client.ts';
+import { resolveDeviations } from '../../../switches/resolve-switches.ts';
 
 export interface Caller {
   call(method: string, url: string, body?: unknown, options?: CallOptions): Promise<CallResult>;
@@ -49,7 +50,7 @@ export class TwinApps {
   }
 
   with(...deviations: string[]): Caller {
-    return callerOf(new AdminApp(this.cluster, { deviations }));
+    return callerOf(new AdminApp(this.cluster, { deviations: resolveDeviations(deviations) }));
   }
 
   /** Advances virtual time, running the events that fall due. */

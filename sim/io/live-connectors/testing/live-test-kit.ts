@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { InProcessSim } from '../../http/in-process-client.ts';
+import { InProcessSim } from '../../../admin-api/in-process-client.ts';
 import type { Connector } from '../../../model/connectors/connector-types.ts';
 import { outageAwareSink } from '../../../model/connectors/simulated-sink.ts';
 import { LiveConnectors, type LiveConnectorsOptions } from '../live-connectors.ts';

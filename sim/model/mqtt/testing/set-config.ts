@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { InProcessSim } from '../../../io/http/in-process-client.ts';
+import type { InProcessSim } from '../../../admin-api/in-process-client.ts';
 
 /**
  * Test helper: changes a run-time config section through `POST /api/cluster/config/set`, as an
