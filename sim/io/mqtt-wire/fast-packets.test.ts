@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import mqttPacket, { type Packet } from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
 import type { ProtocolVersion } from '../../model/mqtt/mqtt-labels.ts';
-import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainConnect, readPlainPublish } from './fast-packets.ts';
 import { FrameReader } from './frame-reader.ts';
 import { PacketParsers } from './packet-parsers.ts';
 
@@ -182,6 +182,58 @@ describe('plain packets read without mqtt-packet, framing', () => {
       }),
       { numRuns: 1_000 },
     );
+  });
+
+  it('read a CONNECT as mqtt-packet does, and leave it the ones with a will, properties, MQTT 3.1 or trailing bytes', () => {
+    const short = fc.constantFrom('c', 'client-7', 'ü日');
+    const rarely = <T>(arb: fc.Arbitrary<T>, none: T): fc.Arbitrary<T> =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(none) }, { weight: 1, arbitrary: arb });
+    const connect = fc.record({
+      v: version,
+      clientId: fc.oneof(fc.constant(''), short),
+      clean: fc.boolean(),
+      keepalive: fc.integer({ min: 0, max: 65_535 }),
+      username: fc.option(short, { nil: undefined }),
+      password: fc.option(fc.uint8Array({ maxLength: 30 }), { nil: undefined }),
+      will: rarely(fc.record({ topic: short, payload: fc.uint8Array({ maxLength: 10 }), qos: fc.constantFrom(0, 1, 2) }), undefined),
+      sessionExpiry: rarely(fc.integer({ min: 0, max: 1_000 }), undefined),
+      // Bytes changed after generating: fuzzed flags, lengths, protocol names, extra bytes.
+      mutations: rarely(fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }), []),
+      extra: rarely(fc.uint8Array({ minLength: 1, maxLength: 2 }), new Uint8Array(0)),
+    });
+    let byHand = 0;
+    fc.assert(
+      fc.property(connect, (c) => {
+        const generated = mqttPacket.generate(
+          {
+            cmd: 'connect',
+            protocolId: c.v === 3 ? 'MQIsdp' : 'MQTT',
+            protocolVersion: c.v,
+            clientId: c.clientId === '' && (c.v === 3 || !c.clean) ? 'c' : c.clientId, // what mqtt-packet agrees to write
+            clean: c.clean,
+            keepalive: c.keepalive,
+            ...(c.username !== undefined ? { username: c.username } : {}),
+            ...(c.username !== undefined && c.password !== undefined ? { password: Buffer.from(c.password) } : {}),
+            ...(c.will ? { will: { ...c.will, payload: Buffer.from(c.will.payload), qos: c.will.qos as 0 | 1 | 2, retain: false } } : {}),
+            ...(c.v === 5 && c.sessionExpiry !== undefined ? { properties: { sessionExpiryInterval: c.sessionExpiry } } : {}),
+          },
+          { protocolVersion: c.v },
+        );
+        const bytes = Buffer.concat([generated, Buffer.from(c.extra)]);
+        bytes[1] += c.extra.length; // still framed as one packet (remaining lengths stay under 128 here)
+        for (const [at, value] of c.mutations) if (at % bytes.length > 1) bytes[at % bytes.length] = value;
+        if (bytes[1] >= 128) return;
+        const fast = readPlainConnect(bytes, 2, bytes.length - 2);
+        if (!fast) return;
+        byHand++;
+        const outcome = new PacketParsers().parse(bytes, 4);
+        expect(outcome.ok).toBe(true);
+        if (outcome.ok) expect(fast).toEqual(outcome.packet);
+      }),
+      { numRuns: 2_000 },
+    );
+    // The generator makes plain CONNECTs often enough for the comparison to mean something.
+    expect(byHand).toBeGreaterThan(200);
   });
 
   it('refuses a packet by its announced length before its body, and hands on a stream it cannot split', () => {

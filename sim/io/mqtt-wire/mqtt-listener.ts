@@ -58,27 +58,37 @@ const TICK_MS = 250;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const RESERVED_FILES = 512;
 
+/** The socket cap: the option, or the open-file limit minus what is kept for everything else (at least 64). */
+function socketCap(maxSockets: number | undefined): number {
+  return maxSockets ?? Math.max(64, (openFileLimit() ?? 10_000 + RESERVED_FILES) - RESERVED_FILES);
+}
+
+/** The connections open over all node listeners, against the socket cap. */
+class SocketBook {
+  readonly connections = new Set<WireConnection>();
+  open = 0;
+  refused = 0;
+
+  constructor(readonly max: number) {}
+
+  released(connection: WireConnection): void {
+    if (this.connections.delete(connection)) this.open--;
+  }
+}
+
 /**
- * `mqsim serve --mqtt-port`: one MQTT TCP listener per simulated node, speaking MQTT 3.1, 3.1.1 and
- * 5 (mqtt-packet does the bytes). A client lands on the node whose port it connected to; everything
- * it does that changes the model goes through `applyWireOp` and the journal. Each node's registered
- * MQTT port becomes the real one, so config get and the node records show where to connect.
+ * What every node's connections share (login, encoder, parsers, the QoS 2 ids that outlive a
+ * connection, assigned client ids), and the host each node's connections are given.
  */
-export async function startMqttListeners(cluster: Cluster, options: MqttListenerOptions): Promise<MqttListeners> {
+function hostMaker(cluster: Cluster, options: MqttListenerOptions, book: SocketBook, internalError: (e: unknown) => void) {
   const login = new Login(cluster);
   const encoder = new PublishEncoder();
   const parsers = new PacketParsers();
-  const connections = new Set<WireConnection>();
   /** QoS 2 packet ids received and not released, per client: they outlive a connection (MQTT §4.3.3). */
   const inboundQos2 = new Map<string, Set<number>>();
-  const internalError = (e: unknown): void => options.onInternalError?.(e);
-  const limit = options.maxSockets ?? Math.max(64, (openFileLimit() ?? 10_000 + RESERVED_FILES) - RESERVED_FILES);
-  let sockets = 0;
-  let refused = 0;
   let assigned = 0;
   const assignPrefix = `mqsim-${randomBytes(3).toString('hex')}`;
-
-  const hostFor = (nodeId: number): WireHost => ({
+  return (nodeId: number): WireHost => ({
     cluster,
     nodeId,
     login,
@@ -108,44 +118,69 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
     },
     assignClientId: () => `${assignPrefix}-${++assigned}`,
     internalError,
-    released(connection) {
-      if (connections.delete(connection)) sockets--;
-    },
+    released: (connection) => book.released(connection),
   });
+}
 
+/** A node's socket handler: a connection for each socket, or an immediate close once the cap is reached. */
+function acceptor(host: WireHost, book: SocketBook): (socket: Socket) => void {
+  return (socket) => {
+    if (book.open >= book.max) {
+      // Full: close at once, before reading anything (MQTT lets a server close a connection it cannot serve).
+      book.refused++;
+      socket.on('error', () => {});
+      socket.destroy();
+      return;
+    }
+    book.open++;
+    try {
+      book.connections.add(new WireConnection(socket, host));
+    } catch (e) {
+      book.open--;
+      host.internalError(e);
+      socket.destroy();
+    }
+  };
+}
+
+/** Starts listening; the listen error (a port in use) rejects. */
+function listen(server: Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServers(servers: readonly Server[]): Promise<void> {
+  return Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => undefined);
+}
+
+/** A port in use, said in the options' words; any other error as it is. */
+function listenFailure(e: unknown): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code !== 'EADDRINUSE') return e;
+  return new Error(
+    `MQTT port ${err.message.split(':').pop()} is already in use; pick another with --mqtt-port (node K uses port + K - 1, 0 picks free ports)`,
+    { cause: e },
+  );
+}
+
+/** One listening server per node (node K on port + K - 1); its registered MQTT port becomes the real one. */
+async function listenOnEveryNode(
+  cluster: Cluster,
+  options: MqttListenerOptions,
+  handlerFor: (nodeId: number) => (socket: Socket) => void,
+  internalError: (e: unknown) => void,
+): Promise<{ servers: Server[]; ports: number[] }> {
   const servers: Server[] = [];
   const ports: number[] = [];
-  const closeAll = async (): Promise<void> => {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  };
   try {
     for (const node of cluster.nodes.all()) {
-      const host = hostFor(node.id);
-      const server = createServer({ noDelay: true }, (socket: Socket) => {
-        if (sockets >= limit) {
-          // Full: close at once, before reading anything (MQTT lets a server close a connection it cannot serve).
-          refused++;
-          socket.on('error', () => {});
-          socket.destroy();
-          return;
-        }
-        sockets++;
-        try {
-          connections.add(new WireConnection(socket, host));
-        } catch (e) {
-          sockets--;
-          internalError(e);
-          socket.destroy();
-        }
-      });
-      const wanted = options.port === 0 ? 0 : options.port + node.id - 1;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(wanted, options.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      const server = createServer({ noDelay: true }, handlerFor(node.id));
+      await listen(server, options.port === 0 ? 0 : options.port + node.id - 1, options.host);
       // Once listening, accept failures (EMFILE when the process is out of file descriptors) must not end the process.
       server.on('error', internalError);
       servers.push(server);
@@ -154,39 +189,51 @@ export async function startMqttListeners(cluster: Cluster, options: MqttListener
       ports.push(actual);
     }
   } catch (e) {
-    await closeAll();
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE')
-      throw new Error(
-        `MQTT port ${err.message.split(':').pop()} is already in use; pick another with --mqtt-port (node K uses port + K - 1, 0 picks free ports)`,
-        { cause: e },
-      );
-    throw e;
+    await closeServers(servers);
+    throw listenFailure(e);
   }
+  return { servers, ports };
+}
 
+/** Brings virtual time up to wall time every TICK_MS while nothing else does (delayed wills, expiries). */
+function startClockTicker(syncClock: () => void, internalError: (e: unknown) => void): NodeJS.Timeout {
   const ticker = setInterval(() => {
     try {
-      options.syncClock();
+      syncClock();
     } catch (e) {
       internalError(e);
     }
   }, TICK_MS);
   ticker.unref();
+  return ticker;
+}
 
+/**
+ * `mqsim serve --mqtt-port`: one MQTT TCP listener per simulated node, speaking MQTT 3.1, 3.1.1 and
+ * 5 (mqtt-packet does the bytes). A client lands on the node whose port it connected to; everything
+ * it does that changes the model goes through `applyWireOp` and the journal. Each node's registered
+ * MQTT port becomes the real one, so config get and the node records show where to connect.
+ */
+export async function startMqttListeners(cluster: Cluster, options: MqttListenerOptions): Promise<MqttListeners> {
+  const internalError = (e: unknown): void => options.onInternalError?.(e);
+  const book = new SocketBook(socketCap(options.maxSockets));
+  const hostFor = hostMaker(cluster, options, book, internalError);
+  const { servers, ports } = await listenOnEveryNode(cluster, options, (nodeId) => acceptor(hostFor(nodeId), book), internalError);
+  const ticker = startClockTicker(options.syncClock, internalError);
   return {
     ports,
     get socketCount() {
-      return sockets;
+      return book.open;
     },
     get refusedSockets() {
-      return refused;
+      return book.refused;
     },
-    maxSockets: limit,
+    maxSockets: book.max,
     async close() {
       clearInterval(ticker);
       for (const s of servers) s.close();
-      for (const c of [...connections]) c.shutdown();
-      await closeAll();
+      for (const c of [...book.connections]) c.shutdown();
+      await closeServers(servers);
     },
   };
 }

@@ -15,9 +15,10 @@ import { clientKey } from '../../model/mqtt/mqtt-model.ts';
 import { topicNameProblem } from '../../model/topic-filter/topic-filter.ts';
 import type { Login } from './login.ts';
 import { OutboundFlow, type Send } from './outbound-flow.ts';
-import { payloadFormatBroken, readConnect, readPublish, userPropertyList } from './packet-mapping.ts';
+import { payloadFormatBroken, readPublish, userPropertyList, type ConnectRequest } from './packet-mapping.ts';
+import { checkConnect, connackProperties, connectOp, grantConnect, type CheckedConnect, type ConnectTerms } from './connect-checks.ts';
 import { encodeAck, encodeConnackV3, type PublishEncoder } from './publish-encoding.ts';
-import { ackPacketId, plainAckKind, readEmptyPacket, readPlainPublish } from './fast-packets.ts';
+import { ackPacketId, plainAckKind, readEmptyPacket, readPlainConnect, readPlainPublish } from './fast-packets.ts';
 import { FrameReader, type FrameSink } from './frame-reader.ts';
 import type { PacketParsers } from './packet-parsers.ts';
 import { CONNECT_REFUSAL_CODES, PUBLISH_REFUSAL_CODES, RC, subackRefusalCode, V3_CONNACK, type ConnackRefusal } from './reason-codes.ts';
@@ -201,8 +202,8 @@ export class WireConnection implements DeliverySink, FrameSink {
   }
 
   /**
-   * FrameSink: one complete packet. PUBLISH and acknowledgements in their plain form are read here;
-   * every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
+   * FrameSink: one complete packet. PUBLISH, acknowledgements, PINGREQ, DISCONNECT and CONNECT in
+   * their plain form are read here (fast-packets.ts); every other packet by mqtt-packet (the listener's shared parsers). False: stop reading.
    */
   frame(packet: Buffer, bodyAt: number, remaining: number): boolean {
     if (this.state === 'connected') {
@@ -218,9 +219,14 @@ export class WireConnection implements DeliverySink, FrameSink {
         return this.state === 'connected';
       }
     }
-    const empty = this.state === 'connected' ? readEmptyPacket(packet, this.version) : undefined;
-    if (empty) {
-      this.onPacket(empty);
+    const byHand =
+      this.state === 'connected'
+        ? readEmptyPacket(packet, this.version)
+        : this.state === 'awaiting-connect'
+          ? readPlainConnect(packet, bodyAt, remaining)
+          : undefined;
+    if (byHand) {
+      this.onPacket(byHand);
       const state = this.state as State;
       return state !== 'closing' && state !== 'closed';
     }
@@ -281,93 +287,72 @@ export class WireConnection implements DeliverySink, FrameSink {
 
   // ------------------------------------------------------------------ CONNECT
 
+  /**
+   * CONNECT: the checks before the model (packet, authentication method, login, in protocol order),
+   * the terms the broker grants, the model's admission, then the CONNACK and the deliveries held for it.
+   */
   private onConnect(packet: IConnectPacket): void {
     this.disarm();
-    const cluster = this.host.cluster;
-    const protocolCfg = cluster.config.current().MqttProtocol;
-    const reading = readConnect(packet, protocolCfg.default_session_expiry_interval);
+    const protocolCfg = this.host.cluster.config.current().MqttProtocol;
     this.version = (packet.protocolVersion ?? 4) as ProtocolVersion;
-    if (!reading.ok) return this.refuseConnect(reading.codes, reading.reason);
-    const req = reading.request;
-    if (req.authenticationMethod !== undefined)
-      return this.refuseConnect({ v3: V3_CONNACK.notAuthorized, v5: RC.badAuthenticationMethod }, 'enhanced authentication is not offered');
-    const login = this.host.login.check({
-      ...(req.username !== undefined ? { username: req.username } : {}),
-      ...(req.password ? { password: req.password } : {}),
-      ...(req.tenantProperty !== undefined ? { tenantProperty: req.tenantProperty } : {}),
-    });
-    if (!login.ok) return this.refuseConnect(login.codes, login.reason);
-    const assigned = req.clientId === '' ? this.host.assignClientId() : undefined;
-    const clientId = assigned ?? req.clientId;
-    // MQTT 5 lets the broker impose its keep-alive maximum (Server Keep Alive); MQTT 3 clients keep theirs.
-    const node = cluster.nodes.get(this.host.nodeId);
-    const maxKeepAlive = node ? staticNodeConfig(node, cluster.raft.layoutOf()).mqtt_keep_alive.max_time : 3_600;
-    const keepAlive = this.version === 5 && req.keepAlive > maxKeepAlive ? maxKeepAlive : req.keepAlive;
-    const sessionExpiry = Math.min(req.sessionExpiry, protocolCfg.max_session_expiry_interval);
-    const { ip, port } = this.peer;
-    const answer = this.holding(() =>
-      this.host.apply(
-        {
-          op: 'connect',
-          node: this.host.nodeId,
-          tenant: login.tenant,
-          clientId,
-          username: login.username,
-          ip,
-          port,
-          protocol: this.version,
-          cleanStart: req.cleanStart,
-          sessionExpiry,
-          keepAlive,
-          lastWill: req.lastWill,
-          ...(this.version === 5
-            ? {
-                receiveMaximum: req.receiveMaximum,
-                topicAliasMax: req.topicAliasMaximum,
-                ...(req.maximumPacketSize !== undefined ? { maxPacketSize: req.maximumPacketSize } : {}),
-              }
-            : {}),
-        },
-        this.sink,
-      ),
-    );
+    const checked = checkConnect(packet, this.host.login, protocolCfg.default_session_expiry_interval);
+    if (!checked.ok) return this.refuseConnect(checked.codes, checked.reason);
+    const limits = { maxKeepAlive: this.maxKeepAlive(), maxSessionExpiry: protocolCfg.max_session_expiry_interval };
+    const terms = grantConnect(checked.request, limits, () => this.host.assignClientId());
+    const op = connectOp(checked, terms, this.host.nodeId, this.peer, this.version);
+    const answer = this.holding(() => this.host.apply(op, this.sink));
     if (!answer.ok) {
       this.held = undefined;
       return this.refuseConnect(CONNECT_REFUSAL_CODES[answer.refusal], answer.reason);
     }
+    this.becomeConnected(checked, terms, answer.connectionId, answer.sessionPresent);
+    this.writeConnack(checked.request, terms, answer.sessionPresent);
+    this.release();
+    this.watchKeepAlive();
+  }
+
+  /** The node's keep-alive maximum (seconds), which MQTT 5 clients are held to. */
+  private maxKeepAlive(): number {
+    const cluster = this.host.cluster;
+    const node = cluster.nodes.get(this.host.nodeId);
+    return node ? staticNodeConfig(node, cluster.raft.layoutOf()).mqtt_keep_alive.max_time : 3_600;
+  }
+
+  /** The model admitted the client: its identity, outbound window, topic aliases and QoS 2 state on this connection. */
+  private becomeConnected(checked: CheckedConnect, terms: ConnectTerms, connectionId: number, sessionPresent: boolean): void {
+    const protocolCfg = this.host.cluster.config.current().MqttProtocol;
+    const req = checked.request;
     this.state = 'connected';
     this.me = {
-      tenant: login.tenant,
-      clientId,
-      connectionId: answer.connectionId,
+      tenant: checked.tenant,
+      clientId: terms.clientId,
+      connectionId,
       version: this.version,
       clientMaxPacket: req.maximumPacketSize ?? Infinity,
-      keepAliveMs: keepAlive * 1000,
+      keepAliveMs: terms.keepAlive * 1000,
     };
     // MQTT 3 clients announce no window: the broker's own receive maximum bounds what it sends in flight.
     this.flow = new OutboundFlow(Math.min(req.receiveMaximum, protocolCfg.receive_max || MAX_RECEIVE));
     this.aliases = new InboundTopicAliases(this.version === 5 ? Math.min(protocolCfg.topic_alias_max, 65_535) : 0);
-    const key = clientKey(login.tenant, clientId);
-    if (!answer.sessionPresent) this.host.forgetInboundQos2(key);
+    const key = clientKey(checked.tenant, terms.clientId);
+    if (!sessionPresent) this.host.forgetInboundQos2(key);
     this.awaitingRelease = this.host.inboundQos2(key);
     this.maxPacketSize = protocolCfg.max_packet_size;
-    const properties: NonNullable<Extract<Packet, { cmd: 'connack' }>['properties']> = {};
-    if (this.version === 5) {
-      properties.receiveMaximum = Math.min(protocolCfg.receive_max || MAX_RECEIVE, MAX_RECEIVE);
-      properties.maximumPacketSize = protocolCfg.max_packet_size;
-      properties.topicAliasMaximum = Math.min(protocolCfg.topic_alias_max, 65_535);
-      properties.retainAvailable = true;
-      properties.wildcardSubscriptionAvailable = true;
-      properties.subscriptionIdentifiersAvailable = true;
-      properties.sharedSubscriptionAvailable = true;
-      if (assigned) properties.assignedClientIdentifier = assigned;
-      if (sessionExpiry !== req.sessionExpiry) properties.sessionExpiryInterval = sessionExpiry;
-      if (keepAlive !== req.keepAlive) properties.serverKeepAlive = keepAlive;
+  }
+
+  /** The CONNACK of an accepted CONNECT: MQTT 5 announces the broker's limits and the terms that differ. */
+  private writeConnack(req: ConnectRequest, terms: ConnectTerms, sessionPresent: boolean): void {
+    if (this.version !== 5) {
+      this.writeBytes(encodeConnackV3(sessionPresent, V3_CONNACK.accepted));
+      return;
     }
-    if (this.version === 5) this.write({ cmd: 'connack', reasonCode: RC.success, sessionPresent: answer.sessionPresent, properties });
-    else this.writeBytes(encodeConnackV3(answer.sessionPresent, V3_CONNACK.accepted));
-    this.release();
-    this.watchKeepAlive();
+    const protocolCfg = this.host.cluster.config.current().MqttProtocol;
+    const announced = {
+      receiveMaximum: Math.min(protocolCfg.receive_max || MAX_RECEIVE, MAX_RECEIVE),
+      maximumPacketSize: protocolCfg.max_packet_size,
+      topicAliasMaximum: Math.min(protocolCfg.topic_alias_max, 65_535),
+    };
+    this.write({ cmd: 'connack', reasonCode: RC.success, sessionPresent, properties: connackProperties(announced, req, terms) });
   }
 
   private refuseConnect(codes: ConnackRefusal, reason: string): void {
@@ -498,7 +483,7 @@ export class WireConnection implements DeliverySink, FrameSink {
       return this.fail(RC.protocolError, 'DISCONNECT sets a Session Expiry Interval on a session that had 0');
     const clean = this.version !== 5 || p.reasonCode !== RC.disconnectWithWill;
     this.endInModel(clean, 'DISCONNECT', expiry);
-    this.close();
+    this.close(true);
   }
 
   // ------------------------------------------------------------------ messages to the client
@@ -622,12 +607,20 @@ export class WireConnection implements DeliverySink, FrameSink {
     });
   }
 
-  private close(): void {
+  /**
+   * Ends the connection: what was written goes out, then the socket is ended and given CLOSE_GRACE_MS
+   * to flush. `peerDone`: the client said DISCONNECT, so it sends nothing more; with nothing left to
+   * write the socket is closed at once (MQTT §3.14.4), without a half-closed stage and its timer.
+   */
+  private close(peerDone = false): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.state = 'closing';
     this.disarm();
     if (this.outbox) this.outbox.end();
-    else {
+    else if (peerDone && this.batch === undefined && this.socket.writableLength === 0) {
+      this.socket.destroy();
+      return;
+    } else {
       this.flush();
       this.socket.end();
     }

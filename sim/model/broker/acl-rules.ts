@@ -38,6 +38,17 @@ function ipMatches(ruleIp: string, ip: string | undefined): boolean {
   return ruleIp.includes('/') ? cidrContains(ruleIp, ip) : ruleIp === ip;
 }
 
+/** Whether a rule applies to a request: tenant, action, topic filter, address, then its resource. */
+function ruleMatches(r: AclRule, req: AclRequest): boolean {
+  if (r.tenant !== req.tenant) return false;
+  if (r.action !== 'All' && r.action !== req.action) return false;
+  if (r.topic !== '' && !topicMatches(r.topic, req.topic)) return false;
+  if (!ipMatches(r.ip, req.ip)) return false;
+  if (r.resource_type === 'ClientId') return r.resource_name === req.clientId;
+  if (r.resource_type === 'User') return req.username !== undefined && r.resource_name === req.username;
+  return true; // Ip rules are decided by their address range alone
+}
+
 /** ACL rules; a name is unique within its tenant. */
 export class AclRules {
   private readonly store = new TenantScopedStore<AclRule>();
@@ -105,16 +116,13 @@ export class AclRules {
    * undefined when no rule speaks about the request.
    */
   decide(req: AclRequest): AclRule['permission'] | undefined {
-    const matching = this.store.all().filter((r) => {
-      if (r.tenant !== req.tenant) return false;
-      if (r.action !== 'All' && r.action !== req.action) return false;
-      if (r.topic !== '' && !topicMatches(r.topic, req.topic)) return false;
-      if (!ipMatches(r.ip, req.ip)) return false;
-      if (r.resource_type === 'ClientId') return r.resource_name === req.clientId;
-      if (r.resource_type === 'User') return req.username !== undefined && r.resource_name === req.username;
-      return true; // Ip rules are decided by their address range alone
-    });
-    if (matching.some((r) => r.permission === 'Deny')) return 'Deny';
-    return matching.length > 0 ? 'Allow' : undefined;
+    // Every publish and subscribe asks: a loop, not a filtered array per request.
+    let matched = false;
+    for (const r of this.store.all()) {
+      if (!ruleMatches(r, req)) continue;
+      if (r.permission === 'Deny') return 'Deny';
+      matched = true;
+    }
+    return matched ? 'Allow' : undefined;
   }
 }

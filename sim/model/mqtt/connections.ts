@@ -69,7 +69,8 @@ export class Connections {
       this.parts.sessions.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
     registry.countLive(nodeId, tenant, +1);
     const connectionId = last.connectionId;
-    deps.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
+    // Keys in sorted order: the trace's canonical JSON of such a detail is JSON.stringify's, made natively.
+    deps.engine.record('mqtt.connect', { clientId, connectionId, nodeId, protocol, sessionPresent, tenant, type: connectionType });
     // What the session kept while no connection took it goes out first (MQTT: resend unacknowledged
     // messages on reconnect). Without a sink (a journal being replayed) it is consumed just the same.
     const session = client.session!;
@@ -167,7 +168,7 @@ export class Connections {
     registry.changes++;
     if (conn.sink) registry.networkSinks--;
     registry.countLive(conn.nodeId, client.tenant, -1);
-    deps.engine.record('mqtt.disconnect', { tenant: client.tenant, clientId: client.clientId, connectionId: conn.connectionId, why });
+    deps.engine.record('mqtt.disconnect', { clientId: client.clientId, connectionId: conn.connectionId, tenant: client.tenant, why }); // keys sorted
     conn.sink?.closed(why);
     if (why === 'takeover') return; // the new connection takes the session over at once
     this.parts.sessions.afterClose(client, why, keep);

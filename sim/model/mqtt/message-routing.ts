@@ -1,91 +1,38 @@
 import { OperationError } from '../errors/operation-error.ts';
-import type { SeededRandom } from '../engine/seeded-random.ts';
+import { aclDenial } from './acl-denial.ts';
 import type { PublishInput, PublishRefusal, PublishResult } from './broker-api.ts';
 import type { ClientRegistry } from './client-registry.ts';
-import type { ConnectionCloseReason, MessageExtras, OutgoingMessage } from './delivery.ts';
+import type { ConnectionCloseReason, MessageExtras } from './delivery.ts';
 import type { MessageCounters } from './message-counters.ts';
-import type { QoS } from './mqtt-labels.ts';
 import { clientKey, type ClientState, type Subscription } from './mqtt-model.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import type { RateWindow } from './rate-window.ts';
 import type { SchemaValidation } from './schema-validation.ts';
-import { keepWhileOffline } from './session-queue.ts';
-import type { SlowSubscriptions } from './slow-subscriptions.ts';
+import type { RoutedMessage, SubscriberDelivery } from './subscriber-delivery.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import { topicNameProblem } from '../topic-filter/topic-filter.ts';
-
-/** A message as routed: what each subscriber's copy is made from. */
-export interface RoutedMessage {
-  topic: string;
-  payload: string;
-  qos: QoS;
-  /** The RETAIN flag as published. */
-  retain: boolean;
-  extras: MessageExtras | undefined;
-  /** Virtual ms (MQTT 5 message expiry); null: never. */
-  expiresAt: number | null;
-}
 
 /** What the routing part uses of the broker's other parts. */
 export interface RoutingParts {
   deps: Pick<MqttBrokerDeps, 'engine' | 'config' | 'tenants' | 'users' | 'acl' | 'rewriteRules' | 'topics' | 'storage' | 'connectors'>;
   registry: Pick<ClientRegistry, 'get' | 'heartbeatAt'>;
-  subscriptions: Pick<SubscriptionStore, 'routes' | 'pushStats'>;
+  subscriptions: Pick<SubscriptionStore, 'routes'>;
   counters: MessageCounters;
   rates: RateWindow;
-  slowSubscriptions: Pick<SlowSubscriptions, 'observe'>;
+  /** Delivery to one subscriber, shared with the retained messages a subscribe sends. */
+  delivery: Pick<SubscriberDelivery, 'deliver' | 'recordFailure'>;
   schemaValidation: Pick<SchemaValidation, 'validate'>;
-  /** The delivery latency stream, forked at start. */
-  latencyRng(): SeededRandom;
   /** Closes a publisher's connection (a schema refusal with Disconnect). */
   closeConnection(client: ClientState, why: ConnectionCloseReason): void;
 }
 
-/** One subscriber's copy of a routed message: QoS downgraded to the subscription's, RETAIN as MQTT says. */
-function copyFor(sub: Subscription, message: RoutedMessage, retainedOnSubscribe: boolean): OutgoingMessage {
-  return {
-    topic: message.topic,
-    payload: message.payload,
-    ...(message.extras ? { extras: message.extras } : {}),
-    qos: Math.min(sub.qos, message.qos) as QoS,
-    // Retained messages sent at subscribe keep the flag; otherwise only retain-as-published keeps it (MQTT 5 §3.8.3.1).
-    retain: retainedOnSubscribe || (sub.preserveRetain && message.retain),
-    subscriptionIdentifier: sub.subscriptionIdentifier,
-    expiresAt: message.expiresAt,
-  };
-}
-
-/**
- * ACL check of a client's publish or subscribe: a Deny decision refuses it (no rule, or Allow,
- * lets it through). Superusers of the tenant bypass ACL, as on the real server.
- */
-export function aclDenial(
-  deps: Pick<MqttBrokerDeps, 'users' | 'acl'>,
-  client: ClientState,
-  topic: string,
-  action: 'Publish' | 'Subscribe',
-): string | undefined {
-  const username = client.last.username;
-  if (username && deps.users.get(client.tenant, username)?.is_superuser) return undefined;
-  const decision = deps.acl.decide({
-    tenant: client.tenant,
-    clientId: client.clientId,
-    ...(username ? { username } : {}),
-    ip: client.last.ip,
-    topic,
-    action,
-  });
-  if (decision !== 'Deny') return undefined;
-  return `${action.toLowerCase()} to ${topic} denied by ACL (decision Deny for client ${client.clientId} of tenant ${client.tenant})`;
-}
-
-/** Publishing: the checks of a PUBLISH, storing the message, routing it to subscribers, and the delivery counters. */
+/** Publishing: the checks of a PUBLISH, storing the message, and routing it to its subscribers and share groups. */
 export class MessageRouting {
   constructor(private readonly parts: RoutingParts) {}
 
   /** A publish refused: traced, answered with the reason. (A method, not a closure made per publish: this is the hot path.) */
   private refused(tenant: string, topic: string, reason: string, refusal: PublishRefusal): PublishResult {
-    this.parts.deps.engine.record('mqtt.publish.refused', { tenant, topic, reason });
+    this.parts.deps.engine.record('mqtt.publish.refused', { reason, tenant, topic });
     return { ok: false, reason, refusal };
   }
 
@@ -135,7 +82,8 @@ export class MessageRouting {
     const { delivered, dropped } = this.route(tenant, message, input.clientId);
     if (dropped > 0) counters.countDropped(tenant, dropped);
     deps.connectors.onMessage(tenant, topic, { payload, timestamp: now });
-    deps.engine.record('mqtt.publish', { tenant, topic, qos: input.qos, retain: input.retain, delivered, dropped });
+    // Keys in sorted order: the trace's canonical JSON of such a detail is JSON.stringify's, made natively.
+    deps.engine.record('mqtt.publish', { delivered, dropped, qos: input.qos, retain: input.retain, tenant, topic });
     return { ok: true, delivered, dropped, offset: stored.offset };
   }
 
@@ -175,7 +123,7 @@ export class MessageRouting {
     const routes = this.parts.subscriptions.routes(tenant, message.topic);
     for (const sub of routes.exclusive) {
       if (sub.noLocal && sub.clientId === publisherId) continue;
-      if (this.deliver(sub, message)) delivered++;
+      if (this.parts.delivery.deliver(sub, message)) delivered++;
       else dropped++;
     }
     for (const g of routes.groups) {
@@ -191,10 +139,10 @@ export class MessageRouting {
         }
       }
       if (chosen) {
-        this.deliver(chosen, message);
+        this.parts.delivery.deliver(chosen, message);
         delivered++;
       } else {
-        this.recordFailure(g.members[g.cursor % n], message.topic);
+        this.parts.delivery.recordFailure(g.members[g.cursor % n], message.topic);
         dropped++;
       }
     }
@@ -226,66 +174,6 @@ export class MessageRouting {
     this.parts.counters.countDropped(tenant, 1);
     if (publisher?.connection) this.parts.closeConnection(publisher, 'connection-lost');
     return `message does not match the schema(s) bound to ${topic} (strategy ${cfg.strategy}): ${verdict.problems.join('; ')}${clientId ? `; client ${clientId} disconnected` : ''}`;
-  }
-
-  /** A push that could not be made: the subscriber (or every member of its share group) is offline. */
-  private recordFailure(sub: Subscription, topic: string): void {
-    const now = this.parts.deps.engine.now();
-    const stats = this.parts.subscriptions.pushStats(sub, topic, now);
-    stats.lastRunAt = now;
-    stats.failure++;
-    sub.failureTotal++;
-  }
-
-  /**
-   * One delivery attempt; fails when the subscriber is offline, unless it is a network client whose
-   * session keeps the message (MqttOfflineMessage). Online deliveries have a seeded latency, and a
-   * network client's connection gets the message itself. `retainedOnSubscribe`: a retained message
-   * sent because of a subscribe, which keeps its RETAIN flag (MQTT 3.1.1 §3.3.1.3).
-   */
-  deliver(sub: Subscription, message: RoutedMessage, retainedOnSubscribe = false): boolean {
-    const now = this.parts.deps.engine.now();
-    const topic = message.topic;
-    const client = this.parts.registry.get(clientKey(sub.tenant, sub.clientId));
-    if (!client?.connection) {
-      // A network client's session keeps QoS 1/2 messages for it (MqttOfflineMessage); a simulated one's never does.
-      if (
-        client?.networkClient &&
-        client.session &&
-        keepWhileOffline(client.session, copyFor(sub, message, false), this.parts.deps.config.current().MqttOfflineMessage, now)
-      ) {
-        this.countPush(sub, client, topic, now);
-        return true;
-      }
-      this.recordFailure(sub, topic);
-      return false;
-    }
-    this.countPush(sub, client, topic, now);
-    // Most pushes take a few ms; a few queue behind a busy client or a slow link.
-    const rng = this.parts.latencyRng();
-    const internalMs = rng.chance(0.02) ? rng.int(300, 3_000) : rng.int(0, 15);
-    const sendMs = rng.chance(0.01) ? rng.int(500, 4_000) : rng.int(1, 40);
-    this.parts.slowSubscriptions.observe({
-      tenant: sub.tenant,
-      clientId: sub.clientId,
-      topic,
-      path: sub.path,
-      nodeId: client.connection.nodeId,
-      internalMs,
-      sendMs,
-    });
-    client.connection.sink?.deliver(copyFor(sub, message, retainedOnSubscribe));
-    return true;
-  }
-
-  private countPush(sub: Subscription, client: ClientState, topic: string, now: number): void {
-    const stats = this.parts.subscriptions.pushStats(sub, topic, now);
-    stats.lastRunAt = now;
-    stats.success++;
-    stats.lastPushAt = now;
-    sub.successTotal++;
-    client.messagesOut++;
-    this.parts.counters.countOut(sub.tenant, topic);
   }
 
   /** Virtual ms a network client's message expires at: its MQTT 5 expiry, capped by max_message_expiry_interval. */

@@ -21,6 +21,7 @@ import type {
 import { ClientRegistry } from './client-registry.ts';
 import { Connections } from './connections.ts';
 import { MessageRouting } from './message-routing.ts';
+import { SubscriberDelivery } from './subscriber-delivery.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import { RateWindow } from './rate-window.ts';
 import { SchemaValidation } from './schema-validation.ts';
@@ -37,8 +38,9 @@ import { SystemAlarms } from './system-alarms.ts';
  * parts reach it through `connect`, `disconnect`, `subscribe`, `unsubscribe`, `publish` and
  * `subscribersOf`; the HTTP handlers read it through the view modules. It composes the parts that
  * do the work: `Connections` (connect, admission, disconnect), `Sessions` (wills, expiry,
- * housekeeping), `Subscribing` (subscribe, retained messages at subscribe, unsubscribe) and
- * `MessageRouting` (publish, delivery and its counters), over the `ClientRegistry` they share.
+ * housekeeping), `Subscribing` (subscribe, retained messages at subscribe, unsubscribe),
+ * `MessageRouting` (a publish's checks, storing, routing) and `SubscriberDelivery` (one subscriber's
+ * push and its counters), over the `ClientRegistry` they share.
  */
 export class MqttBroker {
   // Share group ids come from a stream of their own, so naming a group shifts no other draw.
@@ -80,18 +82,25 @@ export class MqttBroker {
       subscriptions,
       rng: () => this.rng,
     });
+    const delivery = new SubscriberDelivery({
+      deps,
+      registry,
+      subscriptions,
+      counters: this.counters,
+      slowSubscriptions: this.slowSubscriptions,
+      latencyRng: () => this.latencyRng,
+    });
     this.routing = new MessageRouting({
       deps,
       registry,
       subscriptions,
       counters: this.counters,
       rates,
-      slowSubscriptions: this.slowSubscriptions,
+      delivery,
       schemaValidation: this.schemaValidation,
-      latencyRng: () => this.latencyRng,
       closeConnection,
     });
-    this.subscribing = new Subscribing({ deps, registry, subscriptions, slowSubscriptions: this.slowSubscriptions, routing: this.routing });
+    this.subscribing = new Subscribing({ deps, registry, subscriptions, slowSubscriptions: this.slowSubscriptions, delivery });
   }
 
   start(): void {

@@ -1,7 +1,7 @@
 import type { QoS } from './mqtt-labels.ts';
 import type { Subscription } from './mqtt-model.ts';
 import type { TopicsPart } from './peer-parts.ts';
-import type { RoutedMessage } from './message-routing.ts';
+import type { RoutedMessage } from './subscriber-delivery.ts';
 import { topicMatches } from '../topic-filter/topic-filter.ts';
 
 const asQoS = (q: number | undefined): QoS => (q === 1 || q === 2 ? q : 0);

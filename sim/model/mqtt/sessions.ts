@@ -94,7 +94,7 @@ export class Sessions {
     registry.changes++;
     const removed = this.parts.subscriptions.removeClient(client.tenant, client.clientId);
     registry.countSession(client.tenant, -1);
-    this.parts.deps.engine.record('mqtt.session.end', { tenant: client.tenant, clientId: client.clientId, why, subscriptions: removed });
+    this.parts.deps.engine.record('mqtt.session.end', { clientId: client.clientId, subscriptions: removed, tenant: client.tenant, why }); // keys sorted
   }
 
   /**

@@ -1,10 +1,11 @@
 import type { SubscribeInput, SubscribeResult, TopicSubscriber } from './broker-api.ts';
 import type { ClientRegistry } from './client-registry.ts';
-import { aclDenial, type MessageRouting } from './message-routing.ts';
+import { aclDenial } from './acl-denial.ts';
 import { clientKey, type ClientState, type Subscription } from './mqtt-model.ts';
 import type { MqttBrokerDeps } from './peer-parts.ts';
 import { sendRetained } from './retained-delivery.ts';
 import type { SlowSubscriptions } from './slow-subscriptions.ts';
+import type { SubscriberDelivery } from './subscriber-delivery.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 import { parseSubscriptionPath, topicFilterProblem, type SubscriptionPath } from '../topic-filter/topic-filter.ts';
 
@@ -14,7 +15,8 @@ export interface SubscribingParts {
   registry: Pick<ClientRegistry, 'get'>;
   subscriptions: Pick<SubscriptionStore, 'put' | 'remove' | 'routes' | 'all'>;
   slowSubscriptions: Pick<SlowSubscriptions, 'forgetTopic'>;
-  routing: Pick<MessageRouting, 'deliver'>;
+  /** Delivery to one subscriber: the retained messages a subscribe sends go out through it. */
+  delivery: Pick<SubscriberDelivery, 'deliver'>;
 }
 
 /** A subscription path parsed, with the filter the topic rewrite rules route it by. */
@@ -48,7 +50,7 @@ export class Subscribing {
     }
     const sub = this.subscription(input, client, path, qos, noLocal);
     const { created, subscription } = this.parts.subscriptions.put(sub);
-    const retained = sendRetained(deps.topics, deps.engine.now(), subscription, created, (s, m) => this.parts.routing.deliver(s, m, true));
+    const retained = sendRetained(deps.topics, deps.engine.now(), subscription, created, (s, m) => this.parts.delivery.deliver(s, m, true));
     deps.engine.record('mqtt.subscribe', { tenant: input.tenant, clientId: input.clientId, path: input.path, qos, created, retained });
     return { ok: true, created, pkId: sub.pkId };
   }

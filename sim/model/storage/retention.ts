@@ -48,7 +48,7 @@ export class Retention {
     }
     while (shard.segments.length > 1 && segmentEnd(shard.segments[0]) <= to) this.parts.segments.forget(shard.segments.shift()!);
     for (const o of shard.deleted) if (o < to) shard.deleted.delete(o);
-    this.parts.deps.engine.record('storage.trim', { shard: shard.name, logStartOffset: to, dropped });
+    this.parts.deps.engine.record('storage.trim', { dropped, logStartOffset: to, shard: shard.name }); // keys sorted: see storage.append
   }
 
   private sweep(): void {

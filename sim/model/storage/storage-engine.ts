@@ -346,7 +346,8 @@ export class StorageEngine {
     seg.firstTimestampMs ??= timestampMs;
     seg.lastTimestampMs = timestampMs;
     seg.bytes += bytes;
-    this.deps.engine.record('storage.append', { shard: name, offset: record.offset, bytes });
+    // Keys in sorted order: the trace's canonical JSON of such a detail is JSON.stringify's, made natively.
+    this.deps.engine.record('storage.append', { bytes, offset: record.offset, shard: name });
     this.touch(seg);
     this.replication.onAppend(seg, leoBefore);
     const excess = logEndOffset(shard) - shard.logStartOffset - maxRecordsHeld(shard.config);
