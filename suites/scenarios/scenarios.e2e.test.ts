@@ -9,9 +9,9 @@ import { SCENARIO_SUITES } from './index.ts';
  * no failure at any level, and every scenario of every family file ran.
  */
 
-const started = performance.now();
+// How long it takes is bench:conform's to say (docs/performance.md), not a test's: a wall-clock limit
+// only measures how loaded the machine is.
 const report: Report = await runConform({ target: 'sim', seed: 7 });
-const runMs = performance.now() - started;
 
 function checksOfFamily(tags: readonly string[]): { endpoint: string; check: CheckRecord }[] {
   return report.endpoints
@@ -22,7 +22,7 @@ function checksOfFamily(tags: readonly string[]): { endpoint: string; check: Che
 const idMatches = (declared: string, id: string) => (declared.endsWith('.*') ? id.startsWith(declared.slice(0, -1)) : id === declared);
 
 describe('mqsim conform --target sim: the family scenario suites', () => {
-  it('finish with no failure at any level, quickly, with every endpoint checked', () => {
+  it('finish with no failure at any level, with every endpoint checked', () => {
     const failures = report.endpoints.flatMap((e) =>
       e.checks.filter((c) => c.status === 'fail').map((c) => `${e.method} ${e.path} ${c.id} (${c.level}): ${c.message}`),
     );
@@ -31,7 +31,6 @@ describe('mqsim conform --target sim: the family scenario suites', () => {
     expect(report.summary.untested).toBe(0);
     expect(report.endpoints).toHaveLength(CONTRACT.length);
     expect(report.notes.filter((n) => /harness error|could not delete/.test(n))).toEqual([]);
-    expect(runMs).toBeLessThan(30_000);
   });
 
   it('ran every scenario of every family (its declared checks are in the report, none skipped for a missing capability)', () => {
