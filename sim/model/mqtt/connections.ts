@@ -27,6 +27,7 @@ export interface ConnectionParts {
 export class Connections {
   private nextConnectionId = 1;
   private readonly listeners: ((e: ConnectedEvent) => void)[] = [];
+  private readonly closeListeners: ((client: ClientState) => void)[] = [];
   private readonly admission: AdmissionParts;
 
   constructor(private readonly parts: ConnectionParts) {
@@ -139,6 +140,15 @@ export class Connections {
     };
   }
 
+  /** Calls `listener` with the client whenever one of its connections closes (a takeover included). */
+  onClose(listener: (client: ClientState) => void): () => void {
+    this.closeListeners.push(listener);
+    return () => {
+      const i = this.closeListeners.indexOf(listener);
+      if (i >= 0) this.closeListeners.splice(i, 1);
+    };
+  }
+
   /** See `MqttBroker.disconnect`. */
   disconnect(
     clientId: string,
@@ -165,6 +175,7 @@ export class Connections {
     client.connection = null;
     client.generation++;
     registry.changes++;
+    for (const listener of this.closeListeners) listener(client);
     if (conn.sink) registry.networkSinks--;
     registry.countLive(conn.nodeId, client.tenant, -1);
     deps.engine.record('mqtt.disconnect', { tenant: client.tenant, clientId: client.clientId, connectionId: conn.connectionId, why });
