@@ -67,7 +67,10 @@ export class Connections {
     registry.changes++;
     // A network client's heartbeats are its own packets (see touch); only simulated clients get simulated ones.
     if (req.keepAlive > 0 && !input.networkClient)
-      this.parts.sessions.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
+      this.parts.sessions.heartbeats.add(
+        { client, connection: client.connection, periodMs: req.keepAlive * 1000 },
+        now + req.keepAlive * 1000,
+      );
     registry.countLive(nodeId, tenant, +1);
     const connectionId = last.connectionId;
     deps.engine.record('mqtt.connect', { tenant, clientId, connectionId, nodeId, type: connectionType, protocol, sessionPresent });
