@@ -12,7 +12,7 @@ import { SeededRandom } from '../engine/seeded-random.ts';
 describe('demo population: kept online flags against the broker', () => {
   it('agree with the broker after every one of 2,000 random steps', () => {
     const c = new Cluster({ seed: 9, workload: 'demo', nodes: 3 });
-    c.mqtt.demo.setTargetSize(2_500); // above the sampled tick's threshold
+    c.mqtt.demo.setTargetSize(2_100); // just above the sampled tick's threshold
     c.start();
     const specs = c.mqtt.demo.clients();
     const rng = new SeededRandom('demo-online-flags');
@@ -23,7 +23,7 @@ describe('demo population: kept online flags against the broker', () => {
       const r = rng.next();
       const spec = rng.pick(specs);
       if (r < 0.5) {
-        c.engine.advance(rng.int(1, 3_000)); // a tick every 2 s: most advances run one
+        c.engine.advance(rng.int(1, 2_000)); // a tick every 2 s: about half the advances run one
         kinds.advance++;
       } else if (r < 0.7) {
         if (c.mqtt.disconnect(spec.clientId, spec.tenant, { clean: rng.chance(0.5) })) kinds.disconnect++;
@@ -31,7 +31,7 @@ describe('demo population: kept online flags against the broker', () => {
         // Anyone's connect for a demo client: a takeover when it is connected, a return when not.
         const res = c.mqtt.connect({ ...spec, lastWill: null });
         if (res.ok) kinds.takeover++;
-      } else if (r < 0.95) {
+      } else if (r < 0.96) {
         if (!applyFault(c, { kind: 'crash', node: rng.int(1, 3) }).startsWith('skipped')) kinds.crash++;
       } else if (!applyFault(c, { kind: 'restart-all' }).startsWith('skipped')) kinds.restart++;
       expect(c.mqtt.demo.onlineFlagMismatches()).toEqual([]);
@@ -40,5 +40,5 @@ describe('demo population: kept online flags against the broker', () => {
     // The steps did happen: every kind more than a few times, and clients were connected meanwhile.
     for (const n of Object.values(kinds)) expect(n).toBeGreaterThan(5);
     expect(connectedSeen).toBeGreaterThan(1_000);
-  }, 120_000);
+  }, 300_000);
 });
