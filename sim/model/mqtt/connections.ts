@@ -27,6 +27,7 @@ export interface ConnectionParts {
 export class Connections {
   private nextConnectionId = 1;
   private readonly listeners: ((e: ConnectedEvent) => void)[] = [];
+  private readonly closeListeners: ((client: ClientState) => void)[] = [];
   private readonly admission: AdmissionParts;
 
   constructor(private readonly parts: ConnectionParts) {
@@ -66,7 +67,10 @@ export class Connections {
     registry.changes++;
     // A network client's heartbeats are its own packets (see touch); only simulated clients get simulated ones.
     if (req.keepAlive > 0 && !input.networkClient)
-      this.parts.sessions.heartbeats.add({ client, connection: client.connection }, now + req.keepAlive * 1000);
+      this.parts.sessions.heartbeats.add(
+        { client, connection: client.connection, periodMs: req.keepAlive * 1000 },
+        now + req.keepAlive * 1000,
+      );
     registry.countLive(nodeId, tenant, +1);
     const connectionId = last.connectionId;
     // Keys in sorted order: the trace's canonical JSON of such a detail is JSON.stringify's, made natively.
@@ -140,6 +144,15 @@ export class Connections {
     };
   }
 
+  /** Calls `listener` with the client whenever one of its connections closes (a takeover included). */
+  onClose(listener: (client: ClientState) => void): () => void {
+    this.closeListeners.push(listener);
+    return () => {
+      const i = this.closeListeners.indexOf(listener);
+      if (i >= 0) this.closeListeners.splice(i, 1);
+    };
+  }
+
   /** See `MqttBroker.disconnect`. */
   disconnect(
     clientId: string,
@@ -166,6 +179,7 @@ export class Connections {
     client.connection = null;
     client.generation++;
     registry.changes++;
+    for (const listener of this.closeListeners) listener(client);
     if (conn.sink) registry.networkSinks--;
     registry.countLive(conn.nodeId, client.tenant, -1);
     deps.engine.record('mqtt.disconnect', { clientId: client.clientId, connectionId: conn.connectionId, tenant: client.tenant, why }); // keys sorted

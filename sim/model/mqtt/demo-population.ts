@@ -59,6 +59,7 @@ export interface DemoBroker {
   subscribe(input: SubscribeInput): SubscribeResult;
   publish(input: PublishInput): PublishResult;
   onConnect(listener: (e: ConnectedEvent) => void): () => void;
+  onConnectionClosed(listener: (client: ClientState) => void): () => void;
   clientByKey(key: string): ClientState | undefined;
   readonly connectionCount: number;
 }
@@ -99,6 +100,8 @@ export class DemoPopulation {
   /** Publishing and flappy clients of a large population, computed once (sampled tick). */
   private publishers: DemoClientSpec[] = [];
   private flappies: DemoClientSpec[] = [];
+  /** Spec index of each of `publishers`. */
+  private publisherAt = new Int32Array(0);
   /** Per spec index, 1 when flappy (a spec's `flappy` never changes once built). */
   private flappyAt = new Uint8Array(0);
   /** Publishes per tick, scaled with the population (see `setTargetSize`). */
@@ -138,11 +141,7 @@ export class DemoPopulation {
       this.indexOf.set(spec, i);
       this.indexByKey.set(clientKey(spec.tenant, spec.clientId), i);
     });
-    // A connect admitted for one of the specs (by the demo or anyone else) may have created its state.
-    this.broker.onConnect((e) => {
-      const i = this.indexByKey.get(clientKey(e.tenant, e.clientId));
-      if (i !== undefined) this.states[i] = undefined;
-    });
+    this.keepOnlineFlags();
     for (const spec of this.specs) {
       if (this.connect(spec) && spec.startsOffline) this.broker.disconnect(spec.clientId, spec.tenant, { clean: true });
     }
@@ -471,34 +470,45 @@ export class DemoPopulation {
     return true;
   }
 
-  /**
-   * Per spec index: the broker's state of its client when last looked up, or null when the broker had
-   * none (and has created none since: see `seed`).
-   */
-  private states: (ClientState | null | undefined)[] = [];
+  /** Per spec index, 1 while its client is connected (see `keepOnlineFlags`). */
+  private onlineFlags = new Uint8Array(0);
   private readonly indexOf = new Map<DemoClientSpec, number>();
-  /** Spec index by client key, to hear of states the broker creates. */
+  /** Spec index by client key, to hear of the connections of the specs' clients. */
   private readonly indexByKey = new Map<string, number>();
 
-  private online(spec: DemoClientSpec): boolean {
-    return this.onlineAt(this.indexOf.get(spec)!);
+  /**
+   * Keeps whether each spec's client is connected as the broker's connections open and close. The
+   * sampled tick asks this for 10,000 clients every 2 s: a flag per spec is one read of a compact
+   * array, where asking the broker reads a client object scattered over a heap of a gigabyte (and
+   * builds its key). Every connection opens in an admitted connect and closes in the broker's
+   * closeConnection, and both are heard here, by anyone's connect or disconnect; `onlineByBroker` is
+   * the obvious answer beside it, and the demo's differential test compares the two.
+   */
+  private keepOnlineFlags(): void {
+    this.onlineFlags = Uint8Array.from(this.specs, (_, i) => (this.onlineByBroker(i) ? 1 : 0));
+    const flag = (tenant: string, clientId: string, value: 0 | 1): void => {
+      const i = this.indexByKey.get(clientKey(tenant, clientId));
+      if (i !== undefined) this.onlineFlags[i] = value;
+    };
+    this.broker.onConnect((e) => flag(e.tenant, e.clientId, 1));
+    this.broker.onConnectionClosed((c) => flag(c.tenant, c.clientId, 0));
   }
 
-  /**
-   * Whether the client of spec `i` is connected. The tick asks this for thousands of specs every 2 s,
-   * so the answer of the broker's client map is remembered. The broker forgets a state only once it
-   * has neither a connection nor a session, and never gives a forgotten one back, so a remembered
-   * state with either is still the current one; a remembered absence holds until the broker creates a
-   * state, which only an admitted connect does, and every admitted connect is heard (`seed`).
-   */
-  private onlineAt(i: number): boolean {
-    const cached = this.states[i];
-    if (cached === null) return false;
-    if (cached && (cached.connection || cached.session)) return cached.connection != null;
+  private online(spec: DemoClientSpec): boolean {
+    return this.onlineFlags[this.indexOf.get(spec)!] === 1;
+  }
+
+  /** Whether the client of spec `i` is connected, asked of the broker (what the kept flags must say). */
+  private onlineByBroker(i: number): boolean {
     const spec = this.specs[i];
-    const state = this.broker.clientByKey(clientKey(spec.tenant, spec.clientId)) ?? null;
-    this.states[i] = state;
-    return state?.connection != null;
+    return this.broker.clientByKey(clientKey(spec.tenant, spec.clientId))?.connection != null;
+  }
+
+  /** Spec indexes whose kept flag disagrees with the broker (none, unless a connection change went unheard): for tests. */
+  onlineFlagMismatches(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.specs.length; i++) if ((this.onlineFlags[i] === 1) !== this.onlineByBroker(i)) out.push(i);
+    return out;
   }
 
   private payload(kind: DemoClientSpec['publishes'][number]['kind'], clientId: string): string {
@@ -515,8 +525,9 @@ export class DemoPopulation {
     }
   }
 
-  private publishFrom(spec: DemoClientSpec, topic: string, kind: DemoClientSpec['publishes'][number]['kind']): void {
-    if (!this.online(spec)) return;
+  /** `at`: the spec's index, when the caller knows it (the sampled tick), saving the look-up by spec. */
+  private publishFrom(spec: DemoClientSpec, topic: string, kind: DemoClientSpec['publishes'][number]['kind'], at?: number): void {
+    if (at === undefined ? !this.online(spec) : this.onlineFlags[at] !== 1) return;
     this.broker.publish({
       tenant: spec.tenant,
       topic,
@@ -569,15 +580,17 @@ export class DemoPopulation {
     const rng = this.rng;
     if (this.publishers.length === 0) {
       this.publishers = this.specs.filter((s) => s.publishes.length > 0);
+      this.publisherAt = Int32Array.from(this.publishers, (s) => this.indexOf.get(s)!);
       this.flappies = this.specs.filter((s) => s.flappy);
       this.flappyAt = Uint8Array.from(this.specs, (s) => (s.flappy ? 1 : 0));
     }
     const n = rng.int(this.publishesPerTick[0], this.publishesPerTick[1]);
     for (let i = 0; i < n && this.publishers.length > 0; i++) {
-      const spec = rng.pick(this.publishers);
+      const k = rng.int(0, this.publishers.length - 1); // the same draw as rng.pick(this.publishers)
+      const spec = this.publishers[k];
       const p = rng.pick(spec.publishes);
       if (p.kind === 'alert' && !rng.chance(0.1)) continue;
-      this.publishFrom(spec, p.topic, p.kind);
+      this.publishFrom(spec, p.topic, p.kind, this.publisherAt[k]);
     }
     for (const s of this.flappies) {
       if (!rng.chance(0.15)) continue;
@@ -590,7 +603,7 @@ export class DemoPopulation {
       const i = rng.int(0, last); // the same draw as rng.pick(this.specs)
       if (this.flappyAt[i] === 1) continue; // spec.flappy, read without touching the spec
       const s = this.specs[i];
-      if (this.onlineAt(i)) {
+      if (this.onlineFlags[i] === 1) {
         if (rng.chance(0.04)) this.broker.disconnect(s.clientId, s.tenant, { clean: rng.chance(0.6) });
       } else if (rng.chance(0.1)) {
         this.connect(s);

@@ -67,7 +67,11 @@ export class FlappingDetector {
     const now = this.deps.engine.now();
     const key = clientKey(tenant, clientId);
     const windowMs = cfg.window_time * 1000;
-    const attempts = (this.windows.get(key) ?? []).filter((t) => now - t < windowMs);
+    // Filtered in place: one attempt per connect of every client, so no new array per attempt.
+    const attempts = this.windows.get(key) ?? [];
+    let kept = 0;
+    for (const t of attempts) if (now - t < windowMs) attempts[kept++] = t;
+    attempts.length = kept;
     attempts.push(now);
     if (attempts.length <= cfg.max_client_connections) {
       this.windows.set(key, attempts);
@@ -140,7 +144,8 @@ export class FlappingDetector {
     if (this.windows.size === 0) return;
     const windowMs = this.deps.config.current().MqttFlappingDetect.window_time * 1000;
     const now = this.deps.engine.now();
-    for (const [key, attempts] of [...this.windows]) {
+    // A Map may lose entries while it is iterated (no copy of a window per client every sweep).
+    for (const [key, attempts] of this.windows) {
       if (attempts.length === 0 || now - attempts[attempts.length - 1] >= windowMs) this.windows.delete(key);
     }
   }

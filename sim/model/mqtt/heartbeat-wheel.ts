@@ -4,6 +4,8 @@ import type { ClientState, LiveConnection } from './mqtt-model.ts';
 export interface HeartbeatEntry {
   readonly client: ClientState;
   readonly connection: LiveConnection;
+  /** The connection's keep-alive in ms (kept here: reading it from the client costs two more scattered reads per entry). */
+  readonly periodMs: number;
 }
 
 /**

@@ -235,8 +235,9 @@ export class Monitor {
     const broker = this.deps.mqtt;
     broker.subscriptions.forEach((s) => {
       add((s.monitorRow ??= this.pairRow('subscribe', s.clientId, s.path)), s.successTotal, s.failureTotal);
-      // Most subscriptions have pushed nothing: skip building an iterator for them.
-      if (s.push.size > 0)
+      // Most subscriptions have pushed nothing: skip them without reading their map (`pushedAny` is
+      // `s.push.size > 0`, kept as pushes come; the monitor's reference test covers the pushed ones).
+      if (s.pushedAny)
         s.push.forEach((p, topic) =>
           add((p.monitorRow ??= this.pairRow('subscribeTopic', s.clientId, s.path, topic)), p.success, p.failure),
         );

@@ -133,6 +133,15 @@ export class MqttBroker {
   }
 
   /**
+   * Calls `listener` with the client as each of its connections closes (disconnect, loss, takeover,
+   * node offline), so a reader can keep who is connected per change instead of asking per client.
+   * Returns a function that removes the listener.
+   */
+  onConnectionClosed(listener: (client: ClientState) => void): () => void {
+    return this.connections.onClose(listener);
+  }
+
+  /**
    * Ends a client's connection. `clean`: a normal DISCONNECT, which discards the last will; otherwise
    * the connection was lost and the will is published (after its delay). Returns false when the
    * client was not connected (or, with `connectionId`, is connected through another connection).

@@ -120,7 +120,7 @@ export class Sessions {
       const conn = entry.connection;
       if (entry.client.connection !== conn) continue; // closed since: its entry is stale
       if (!nodes.get(conn.nodeId)?.online) continue; // lost: closed below
-      const periodMs = entry.client.last.keepAlive * 1000;
+      const periodMs = entry.periodMs; // the client's last.keepAlive: a later connect makes this entry stale
       if (now - conn.lastHeartbeatAt >= periodMs) {
         registry.heartbeatAt(conn, now);
         heartbeats++;

@@ -101,6 +101,7 @@ export class Subscribing {
       pkId,
       createdAt: this.parts.deps.engine.now(),
       push: new Map(),
+      pushedAny: false,
       successTotal: 0,
       failureTotal: 0,
     };

@@ -229,6 +229,7 @@ export class SubscriptionStore {
       sub.push.delete(topic);
     } else {
       stats = { success: 0, failure: 0, lastPushAt: null, lastRunAt: now, createdAt: now };
+      sub.pushedAny = true;
       if (sub.push.size >= MAX_PUSH_TOPICS) sub.push.delete(sub.push.keys().next().value as string);
     }
     sub.push.set(topic, stats);
