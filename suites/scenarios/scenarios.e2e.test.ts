@@ -9,9 +9,11 @@ import { SCENARIO_SUITES } from './index.ts';
  * no failure at any level, and every scenario of every family file ran.
  */
 
-// How long it takes is bench:conform's to say (docs/performance.md), not a test's: a wall-clock limit
-// only measures how loaded the machine is.
+// How long it takes is printed, and judged by bench:conform (docs/performance.md), not by a test: a
+// wall-clock limit here only measured how loaded the machine was.
+const started = performance.now();
 const report: Report = await runConform({ target: 'sim', seed: 7 });
+const runMs = performance.now() - started;
 
 function checksOfFamily(tags: readonly string[]): { endpoint: string; check: CheckRecord }[] {
   return report.endpoints
