@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { API } from '../../contract/index.ts';
-import type { ApiContract } from '../../contract/types.ts';
+import type { ApiContract } from '../../contract/core/types.ts';
 import { effectOf, historyList } from './api-history.ts';
 
 describe('the acknowledged history reads visibility from the contract', () => {

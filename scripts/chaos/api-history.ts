@@ -1,7 +1,7 @@
 import type { ApiCall } from '../../sim/runs/chaos/chaos-plan.ts';
 import { visibilityRules } from '../../contract/family-rules.ts';
 import { API } from '../../contract/index.ts';
-import type { ApiContract } from '../../contract/types.ts';
+import type { ApiContract } from '../../contract/core/types.ts';
 
 /**
  * Which resources the chaos plan's API calls make appear in (or leave) their lists, read from the

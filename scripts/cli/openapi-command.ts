@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Command } from 'commander';
 import { API } from '../../contract/index.ts';
-import type { ApiContract } from '../../contract/types.ts';
+import type { ApiContract } from '../../contract/core/types.ts';
 import { toOpenApi } from '../../contract/to-openapi.ts';
 
 export interface OpenapiCommandOptions {

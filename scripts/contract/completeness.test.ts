@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { API, familyByKey } from '../../contract/index.ts';
-import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
+import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';
 import { SCENARIO_SUITES } from '../../suites/scenarios/index.ts';
 import { missingParts, type Implementation } from './completeness.ts';

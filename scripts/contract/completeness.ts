@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { hasAssertion } from '../../contract/assertions/index.ts';
 import { familyEndpoint, familyInRole, visibilityRules, type FamilyRole } from '../../contract/family-rules.ts';
 import { toOpenApi } from '../../contract/to-openapi.ts';
-import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../contract/types.ts';
+import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../contract/core/types.ts';
 import { metaWritePolicy } from '../../sim/model/nodes/meta-write-gate.ts';
 import type { HandlerTable } from '../../sim/admin-api/handler-types.ts';
 import { declaredParams } from '../../contract/minimal-params.ts';

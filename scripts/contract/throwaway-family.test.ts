@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operationFailure } from '../../contract/common.ts';
+import { operationFailure } from '../../contract/core/common.ts';
 import { API } from '../../contract/index.ts';
-import { obj, str, strEnum, successText } from '../../contract/schema-builders.ts';
-import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
+import { obj, str, strEnum, successText } from '../../contract/core/schema-builders.ts';
+import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { failed } from '../../sim/model/errors/operation-error.ts';
 import { handlersFor, type HandlerTable } from '../../sim/admin-api/handler-types.ts';
 import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';

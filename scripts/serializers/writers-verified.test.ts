@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointById } from '../../contract/index.ts';
-import { obj, str, uint, unixSeconds } from '../../contract/schema-builders.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import { obj, str, uint, unixSeconds } from '../../contract/core/schema-builders.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { successEnvelope } from '../../sim/admin-api/envelope.ts';
 import { successWriter, verifiedWriter, writerVerification } from '../../sim/admin-api/response-writers.ts';
 import { runConform } from '../../suites/run/runner.ts';

@@ -1,5 +1,5 @@
-import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
-import type { EndpointContract, JsonSchema, ParamSpec } from '../../contract/types.ts';
+import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
+import type { EndpointContract, JsonSchema, ParamSpec } from '../../contract/core/types.ts';
 import { IndexedList, type ListVersion } from '../model/api/indexed-list.ts';
 import { applyListQuery } from '../model/api/list-query.ts';
 import { VersionedRows } from '../model/api/versioned-rows.ts';

@@ -1,9 +1,9 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
+import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
 import { CONTRACT } from '../../contract/index.ts';
-import type { EndpointContract, JsonSchema, ParamSpec } from '../../contract/types.ts';
+import type { EndpointContract, JsonSchema, ParamSpec } from '../../contract/core/types.ts';
 import { InProcessSim } from './in-process-client.ts';
 
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });

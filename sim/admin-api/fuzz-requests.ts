@@ -4,9 +4,9 @@
  * scripts/fuzz-http.ts (100 000+), so both fuzz exactly the same space.
  */
 import fc from 'fast-check';
-import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
+import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
 import { CONTRACT } from '../../contract/index.ts';
-import type { EndpointContract, ParamSpec } from '../../contract/types.ts';
+import type { EndpointContract, ParamSpec } from '../../contract/core/types.ts';
 import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { parseUrl } from './parse-request.ts';
 

@@ -1,5 +1,5 @@
 import type { EndpointParams } from '../../contract/param-types.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { Cluster } from '../model/cluster/cluster.ts';
 import type { SimNode } from '../model/nodes/node-registry.ts';
 

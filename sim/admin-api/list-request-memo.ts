@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { bodyText, headerOf, type ApiRequest } from './api-exchange.ts';
 import { isJsonBodyType } from './parse-request.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { InProcessSim } from './in-process-client.ts';
 
 const LISTS = CONTRACT.filter((e) => e.list && !e.params.some((p) => p.required));

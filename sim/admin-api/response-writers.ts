@@ -1,5 +1,5 @@
 import fastJson from 'fast-json-stringify';
-import type { EndpointContract, JsonSchema } from '../../contract/types.ts';
+import type { EndpointContract, JsonSchema } from '../../contract/core/types.ts';
 import type { EnvelopeForm } from './envelope.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 
 export type RouteMatch =
   { kind: 'found'; endpoint: EndpointContract } | { kind: 'wrong-method'; allowed: string[] } | { kind: 'unknown-path' };

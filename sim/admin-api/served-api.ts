@@ -1,5 +1,5 @@
 import { API } from '../../contract/index.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { HandlerTable } from './handler-types.ts';
 import { HANDLERS } from './handlers/index.ts';
 

@@ -1,5 +1,5 @@
 /** Bugs in request validation: unenforced limits, enums and required fields; over-strict parsing. */
-import { COMMON_LIST_PARAMS } from '../../contract/common.ts';
+import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
 import { invalidParam } from '../model/errors/operation-error.ts';
 import type { Deviation } from '../admin-api/hooks/deviation.ts';
 import { aroundOn, changeSpec, responseOn, rewriteJson, validationOn } from '../admin-api/hooks/hook-helpers.ts';

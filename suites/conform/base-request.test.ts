@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { API } from '../../contract/index.ts';
-import type { ApiContract } from '../../contract/types.ts';
+import type { ApiContract } from '../../contract/core/types.ts';
 import { SimTarget } from '../targets/sim-target.ts';
 import type { CheckRecord, Report } from './report-model.ts';
 import { runConform } from '../run/runner.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { type ConformContext, describeAnswer, envelopeOf } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
 import { type CreatedResources, familyByCreate } from './resource-families.ts';

@@ -1,5 +1,5 @@
 import { citeRuleOrDecision, type CoverRule } from '../../contract/assertions/index.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 
 /**
  * The spec assertions the generic checks cite, by what they are about. Checks name these (or the

@@ -1,6 +1,6 @@
 import { assertionById, type SpecAssertion } from '../../contract/assertions/index.ts';
 import { RESOURCE_FAMILIES } from '../../contract/index.ts';
-import type { EndpointContract, ResourceFamilyContract } from '../../contract/types.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../contract/core/types.ts';
 import type { MqttDriver, Target, TargetRequest } from '../targets/target.ts';
 import type { DetectedCapabilities } from './detected-capabilities.ts';
 import { DataValidator } from './data-validator.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int, localTime, nullable, obj, str, uint, unixMillis, unixSeconds, arr, map } from '../../contract/schema-builders.ts';
+import { int, localTime, nullable, obj, str, uint, unixMillis, unixSeconds, arr, map } from '../../contract/core/schema-builders.ts';
 import { collectTimeValues, hasTimeFields, timeProblem } from './data-validator.ts';
 
 const schema = obj({

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { dataSchemaOf } from '../../contract/to-openapi.ts';
-import type { EndpointContract, JsonSchema } from '../../contract/types.ts';
+import type { EndpointContract, JsonSchema } from '../../contract/core/types.ts';
 
 export type SchemaCheck = { ok: true } | { ok: false; errors: string[] };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { DataValidator } from './data-validator.ts';
 import { fieldEvidence, schemaAt, valuesAt } from './field-assertions.ts';
 

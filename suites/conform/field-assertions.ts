@@ -1,5 +1,5 @@
 import { assertionById } from '../../contract/assertions/index.ts';
-import type { EndpointContract, JsonSchema } from '../../contract/types.ts';
+import type { EndpointContract, JsonSchema } from '../../contract/core/types.ts';
 import type { DataValidator } from './data-validator.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
 import { onlineNodeIds } from './checks/behaviour-checks.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { listingEndpointId } from '../../contract/family-rules.ts';
 import { type CreatedResources, fixtureFields } from './resource-families.ts';
 import { findKey } from './scenarios.ts';

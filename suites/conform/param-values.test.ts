@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { lengthCases } from './checks/limit-checks.ts';
 import { fingerprint } from './checks/list-pages.ts';
 import { reversedAfterIntersect } from './checks/list-sorting.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { QueryValue } from '../targets/target.ts';
 
 /** Parameters as a query: arrays of text become repeated keys, objects JSON text. */

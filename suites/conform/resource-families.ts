@@ -1,5 +1,5 @@
 import { familyEndpoint, familyInRole, listingEndpointId } from '../../contract/family-rules.ts';
-import type { EndpointContract, ParamSpec, ResourceFamilyContract, RunNames } from '../../contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract, RunNames } from '../../contract/core/types.ts';
 import { type ConformContext, succeeded } from './conform-context.ts';
 import type { Exchange } from './exchange.ts';
 import { buildParams } from '../../contract/minimal-params.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { fail, type ConformContext } from './conform-context.ts';
 import { TARGET_STOPPED_CHECK } from './findings.ts';
 import type { CheckRecord, RequestRecord, RunStop } from './report-model.ts';

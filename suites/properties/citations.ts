@@ -1,5 +1,5 @@
 import { assertionById, citeRule, citeRuleOrDecision, type CoverRule } from '../../contract/assertions/index.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { A } from '../conform/cite.ts';
 import type { Level } from '../conform/report-model.ts';
 import type { Origin, RuleKind } from './arbitraries/param-arbitraries.ts';

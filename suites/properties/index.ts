@@ -1,6 +1,6 @@
 import { familyEndpoint } from '../../contract/family-rules.ts';
 import { API } from '../../contract/index.ts';
-import type { ApiContract, EndpointContract } from '../../contract/types.ts';
+import type { ApiContract, EndpointContract } from '../../contract/core/types.ts';
 import type { ShardSpec } from '../conform/report-model.ts';
 import { shardOf } from '../report/selection.ts';
 import type { Target } from '../targets/target.ts';

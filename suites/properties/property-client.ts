@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { readEnvelope, envelopeProblems, type Envelope } from '../conform/envelope.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { requestParts } from '../conform/param-values.ts';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { A } from '../conform/cite.ts';
 import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
 import { citeRuleOrDecision } from '../../contract/assertions/index.ts';

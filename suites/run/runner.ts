@@ -1,6 +1,6 @@
 import { API } from '../../contract/index.ts';
 import { PACKAGE_VERSION } from '../../fixtures/package-version.ts';
-import type { ApiContract, EndpointContract } from '../../contract/types.ts';
+import type { ApiContract, EndpointContract } from '../../contract/core/types.ts';
 import type { Target } from '../targets/target.ts';
 import { openTargetSpec } from '../targets/open-target.ts';
 import { ConformContext, fixtureNames, succeeded } from '../conform/conform-context.ts';

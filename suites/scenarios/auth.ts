@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { runTokenLifetime } from '../conform/checks/behaviour-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';

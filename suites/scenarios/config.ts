@@ -1,5 +1,5 @@
-import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../contract/config-types.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../contract/core/config-types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { runConfigForwarding, runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
@@ -15,7 +15,7 @@ import { dataOf, expectRefused, type Row } from '../conform/check-helpers.ts';
  * back in the read view, set the originals back. Where the spec leaves the read view's form open
  * (delay_type CreateTime↔Whole, strategy Strict↔ALL, watermarks as fraction or percent, flapping
  * times in seconds or minutes) both forms pass; which one the target shows is an INFO check against
- * the project's decision (contract/config-types.ts).
+ * the project's decision (contract/core/config-types.ts).
  */
 
 /** Set-form fields of the spec per section: the project also accepts max_qos_flight_message (a decision). */

@@ -1,11 +1,11 @@
-import { type ConfigKeySpec, type ConnectorTypeSpec, type CrossFieldRule } from '../../contract/connector-catalogue.ts';
-import type { Source } from '../../contract/types.ts';
+import { type ConfigKeySpec, type ConnectorTypeSpec, type CrossFieldRule } from '../../contract/core/connector-catalogue.ts';
+import type { Source } from '../../contract/core/types.ts';
 import { succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { Row } from '../conform/check-helpers.ts';
 
 /**
- * Broken connector configs generated from contract/connector-catalogue.ts (a required key
+ * Broken connector configs generated from contract/core/connector-catalogue.ts (a required key
  * missing, a number outside its range, a value outside its enum, a wrong URL scheme, a text too long,
  * a cross-key rule broken), and reading a config back from the list.
  */

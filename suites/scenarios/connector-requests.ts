@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { familyByKey } from '../../contract/index.ts';
 import { A } from '../conform/cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, succeeded, type Verdict } from '../conform/conform-context.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { type ConformContext, describeAnswer, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioEnv } from './scenario-suite.ts';

@@ -1,17 +1,17 @@
-import { CONNECTOR_CATALOGUE, FAILURE_STRATEGY_SPEC } from '../../contract/connector-catalogue.ts';
+import { CONNECTOR_CATALOGUE, FAILURE_STRATEGY_SPEC } from '../../contract/core/connector-catalogue.ts';
 import { runErrorCaseChecks } from '../conform/checks/behaviour-checks.ts';
 import { runConnectorStates } from '../conform/checks/consistency-checks.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { familyEndpoint } from '../../contract/family-rules.ts';
 import type { ScenarioEnv, ScenarioSuite } from './scenario-suite.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { expectRefused, readList, refusalNames, type Row, withAlso } from '../conform/check-helpers.ts';
 import { implicitTenant } from './duplicates.ts';
 
 /**
  * Connectors (spec: Connector; Connector status; Connectors; Failure strategy; Connector catalogue;
- * Errors). Cases are generated from contract/connector-catalogue.ts: every one of the 17
+ * Errors). Cases are generated from contract/core/connector-catalogue.ts: every one of the 17
  * types is created with its minimal config (accepted, and — INFO, the list's config form is a
  * decision — its defaults listed), and refused with a few broken configs (a required key missing,
  * a number outside its range, a value outside its enum, a wrong URL scheme, a cross-key rule

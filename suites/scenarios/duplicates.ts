@@ -3,7 +3,7 @@ import type { Exchange } from '../conform/exchange.ts';
 import { buildParams } from '../../contract/minimal-params.ts';
 import { listingEndpointId, recordIdentity } from '../../contract/family-rules.ts';
 import { endpointById, familyByKey } from '../../contract/index.ts';
-import type { ResourceFamilyContract } from '../../contract/types.ts';
+import type { ResourceFamilyContract } from '../../contract/core/types.ts';
 import { fixtureFields } from '../conform/resource-families.ts';
 import type { Scenario } from './scenario-suite.ts';
 import { readList } from '../conform/check-helpers.ts';

@@ -1,5 +1,5 @@
 import { CONTRACT_MODULES, type ContractModuleName } from '../../contract/index.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { ConformContext } from '../conform/conform-context.ts';
 import { acl } from './acl.ts';
 import { auth } from './auth.ts';

@@ -1,5 +1,5 @@
 import { type ConformContext, describeAnswer, envelopeOf, fail, inconclusive, pass, skip, succeeded } from '../conform/conform-context.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { Scenario, ScenarioSuite } from './scenario-suite.ts';
 import { readList, totalOf } from '../conform/check-helpers.ts';
 

@@ -4,7 +4,7 @@ import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, succ
 import type { Exchange } from '../conform/exchange.ts';
 import { MONITOR_DIMENSIONS } from '../../contract/endpoints/mqtt.ts';
 import { MQTT_RECORD_SCENARIOS } from './mqtt-records.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
 import type { MqttDriver, TargetControl } from '../targets/target.ts';
 import { sectionOf } from './config.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, failureCause, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import { familyByKey } from '../../contract/index.ts';

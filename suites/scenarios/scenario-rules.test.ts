@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECTOR_CATALOGUE } from '../../contract/connector-catalogue.ts';
-import { CONFIG_TYPES } from '../../contract/config-types.ts';
+import { CONNECTOR_CATALOGUE } from '../../contract/core/connector-catalogue.ts';
+import { CONFIG_TYPES } from '../../contract/core/config-types.ts';
 import { invalidCases, sectionOf } from './config.ts';
 import { invalidConfigs, listedConfig, missingDefaults } from './connector-configs.ts';
 import { SCENARIO_SUITES, scenariosFor, suiteOf } from './index.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { BadTokens } from '../conform/checks/auth-checks.ts';
 import { type ConformContext, skip } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';

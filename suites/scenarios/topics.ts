@@ -1,7 +1,7 @@
 import { type ConformContext, describeAnswer, fail, pass, skip, succeeded, type Verdict } from '../conform/conform-context.ts';
 import type { Exchange } from '../conform/exchange.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';
-import type { EndpointContract } from '../../contract/types.ts';
+import type { EndpointContract } from '../../contract/core/types.ts';
 import type { MqttOutcome } from '../targets/target.ts';
 import { dataOf, readList, type Row, totalOf, waitFor } from '../conform/check-helpers.ts';
 import { duplicateCreate, topicQuota } from './duplicates.ts';

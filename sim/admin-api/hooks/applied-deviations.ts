@@ -1,4 +1,4 @@
-import type { EndpointContract, ParamSpec } from '../../../contract/types.ts';
+import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import { parseUrl } from '../parse-request.ts';

@@ -6,7 +6,7 @@
  * implementation could have; together they prove the conformance suites notice such bugs.
  * Deviations act only through the hook points below, so the app itself stays unaware of them.
  */
-import type { EndpointContract, ParamSpec } from '../../../contract/types.ts';
+import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { PeerTransport } from '../handler-types.ts';

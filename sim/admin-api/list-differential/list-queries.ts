@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { endpointById } from '../../../contract/index.ts';
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { CROWD_TENANT, NAMES, TENANTS, TEXTS } from './list-writes.ts';
 
 /** A parameter's value as sent: text (or a number in a POST body), several texts for filter_values. */

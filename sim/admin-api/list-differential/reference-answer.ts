@@ -1,4 +1,4 @@
-import { COMMON_LIST_PARAMS } from '../../../contract/common.ts';
+import { COMMON_LIST_PARAMS } from '../../../contract/core/common.ts';
 import { endpointById } from '../../../contract/index.ts';
 import { IndexedList } from '../../model/api/indexed-list.ts';
 import { referenceListPage } from '../../model/api/list-reference.ts';

@@ -5,7 +5,7 @@
  * situation answers the same way whichever deviation produces it.
  */
 import { CONTRACT } from '../../../contract/index.ts';
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import type { ApiRequest, ApiResponse } from '../../admin-api/api-exchange.ts';
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { ConnectorTypeId } from '../../../contract/connector-catalogue.ts';
+import type { ConnectorTypeId } from '../../../contract/core/connector-catalogue.ts';
 import type { Connector, QueuedMessage } from '../../model/connectors/connector-types.ts';
 import type { AsyncSink, ConnectorSink, SinkFactory, SinkResult } from '../../model/connectors/simulated-sink.ts';
 import { FileSink } from './file-sink.ts';

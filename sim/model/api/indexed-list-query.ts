@@ -1,4 +1,4 @@
-import type { ListSpec, ParamSpec } from '../../../contract/types.ts';
+import type { ListSpec, ParamSpec } from '../../../contract/core/types.ts';
 import type { IndexedList, IndexedListSource, OrderedIndex } from './indexed-list.ts';
 import { compareValues, valueText } from './compare-values.ts';
 import { listFaultOn } from './list-faults.ts';

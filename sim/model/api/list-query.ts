@@ -1,4 +1,4 @@
-import type { ListSpec, ParamSpec } from '../../../contract/types.ts';
+import type { ListSpec, ParamSpec } from '../../../contract/core/types.ts';
 import { IndexedList } from './indexed-list.ts';
 import { indexedListPage } from './indexed-list-query.ts';
 import { referenceListPage, type Page } from './list-reference.ts';

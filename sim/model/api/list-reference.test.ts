@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ListSpec, ParamSpec } from '../../../contract/types.ts';
+import type { ListSpec, ParamSpec } from '../../../contract/core/types.ts';
 import { referenceListPage } from './list-reference.ts';
 import { OperationError } from '../errors/operation-error.ts';
 

@@ -1,4 +1,4 @@
-import type { ListSpec, ParamSpec } from '../../../contract/types.ts';
+import type { ListSpec, ParamSpec } from '../../../contract/core/types.ts';
 import { compareValues, valueText } from './compare-values.ts';
 import { invalidParam } from '../errors/operation-error.ts';
 

@@ -1,5 +1,5 @@
-import type { ParamSpec, ParamType } from '../../../contract/types.ts';
-import { INTEGER_RANGES } from '../../../contract/common.ts';
+import type { ParamSpec, ParamType } from '../../../contract/core/types.ts';
+import { INTEGER_RANGES } from '../../../contract/core/common.ts';
 import { OperationError } from '../errors/operation-error.ts';
 
 /** Where raw values come from: a query string carries text, a JSON body carries typed values. */

@@ -1,4 +1,4 @@
-import { CONFIG_TYPE_NAMES } from '../../../contract/config-types.ts';
+import { CONFIG_TYPE_NAMES } from '../../../contract/core/config-types.ts';
 import { canonicalJson } from '../engine/trace.ts';
 import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SimNode } from '../nodes/node-registry.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../../contract/config-types.ts';
+import { CONFIG_TYPES, type ConfigFieldSpec, type ConfigTypeSpec } from '../../../contract/core/config-types.ts';
 import { InProcessSim } from '../../admin-api/in-process-client.ts';
 
 /** One leaf field of a section, with its path inside `config` (quota fields are nested). */

@@ -2,7 +2,7 @@
  * The eight run-time configuration sections of `POST /api/cluster/config/set`, in their set form
  * (field names, units and enum values as the spec's config-set table gives them). Every part of the
  * model reads its settings from `cluster.config.current()`, so a change takes effect at once.
- * The field rules and defaults are data in `contract/config-types.ts`; the sections handed
+ * The field rules and defaults are data in `contract/core/config-types.ts`; the sections handed
  * out are frozen: change them with `cluster.config.set(...)`, which validates, traces and notifies.
  */
 

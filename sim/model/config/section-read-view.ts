@@ -1,4 +1,4 @@
-import { CONFIG_TYPES, type ConfigFieldSpec } from '../../../contract/config-types.ts';
+import { CONFIG_TYPES, type ConfigFieldSpec } from '../../../contract/core/config-types.ts';
 import type { ConfigType, DynamicConfig } from './dynamic-config.ts';
 
 /**

@@ -6,8 +6,8 @@ import {
   type ConfigFieldSpec,
   type ConfigTypeName,
   type ConfigTypeSpec,
-} from '../../../contract/config-types.ts';
-import type { ParamSpec } from '../../../contract/types.ts';
+} from '../../../contract/core/config-types.ts';
+import type { ParamSpec } from '../../../contract/core/types.ts';
 import { invalidParam } from '../errors/operation-error.ts';
 import { validateFields } from '../api/validate-params.ts';
 import type { ConfigType, DynamicConfig } from './dynamic-config.ts';

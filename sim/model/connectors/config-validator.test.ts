@@ -4,7 +4,7 @@ import {
   CONNECTOR_TYPE_IDS,
   type ConfigKeySpec,
   type ConnectorTypeSpec,
-} from '../../../contract/connector-catalogue.ts';
+} from '../../../contract/core/connector-catalogue.ts';
 import { OperationError } from '../errors/operation-error.ts';
 import { resolveConnectorType, validateConnectorConfig } from './config-validator.ts';
 

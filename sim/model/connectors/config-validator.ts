@@ -5,13 +5,13 @@ import {
   type ConfigKeySpec,
   type ConnectorTypeSpec,
   type CrossFieldRule,
-} from '../../../contract/connector-catalogue.ts';
+} from '../../../contract/core/connector-catalogue.ts';
 import { invalidParam } from '../errors/operation-error.ts';
 import { charLength } from '../api/validate-params.ts';
 
 /**
  * Validates a connector's `config` JSON text against its type's rules in the catalogue
- * (contract/connector-catalogue.ts) and returns the normalised config: catalogue keys only,
+ * (contract/core/connector-catalogue.ts) and returns the normalised config: catalogue keys only,
  * in catalogue order, defaults applied. Every rule lives in the catalogue; this file only knows how
  * to read each kind of rule, so a suite generating cases from the same data tests the same thing.
  * Each violation is a 400 naming `config.<key>` and the rule.

@@ -1,4 +1,4 @@
-import type { ConnectorTypeId } from '../../../contract/connector-catalogue.ts';
+import type { ConnectorTypeId } from '../../../contract/core/connector-catalogue.ts';
 import type { NormalisedConfig } from './config-validator.ts';
 import type { FailureStrategy } from './failure-strategy.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECTOR_CATALOGUE } from '../../../contract/connector-catalogue.ts';
+import { CONNECTOR_CATALOGUE } from '../../../contract/core/connector-catalogue.ts';
 import { InProcessSim } from '../../admin-api/in-process-client.ts';
 import type { Connector, QueuedMessage } from './connector-types.ts';
 import type { SimulatedSink } from './simulated-sink.ts';

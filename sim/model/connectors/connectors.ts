@@ -1,4 +1,4 @@
-import { DEFAULT_MESSAGE_BATCH_SIZE, connectorTypeSpec } from '../../../contract/connector-catalogue.ts';
+import { DEFAULT_MESSAGE_BATCH_SIZE, connectorTypeSpec } from '../../../contract/core/connector-catalogue.ts';
 import type { IndexedList } from '../api/indexed-list.ts';
 import { failed, invalidParam } from '../errors/operation-error.ts';
 import { RecordIndex, type IndexEntry } from '../api/record-index.ts';

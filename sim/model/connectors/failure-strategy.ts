@@ -3,7 +3,7 @@ import {
   FAILURE_STRATEGY_SPEC,
   type FailureStrategyFieldSpec,
   type FailureStrategyName,
-} from '../../../contract/connector-catalogue.ts';
+} from '../../../contract/core/connector-catalogue.ts';
 import { invalidParam } from '../errors/operation-error.ts';
 import { charLength } from '../api/validate-params.ts';
 

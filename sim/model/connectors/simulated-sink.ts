@@ -1,4 +1,4 @@
-import { connectorTypeSpec } from '../../../contract/connector-catalogue.ts';
+import { connectorTypeSpec } from '../../../contract/core/connector-catalogue.ts';
 import type { Connector, QueuedMessage } from './connector-types.ts';
 
 /** A message the sink did not take, with the reason. */

@@ -1,4 +1,4 @@
-import type { EndpointContract, WriteClass } from '../../../contract/types.ts';
+import type { EndpointContract, WriteClass } from '../../../contract/core/types.ts';
 
 /**
  * How the simulator serves an API call that may write metadata, read from the endpoint's declared

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { A } from '../cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, skip, type Verdict } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';

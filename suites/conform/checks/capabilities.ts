@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { openSocket, wireMqttDriver } from '../../targets/mqtt-wire-client.ts';
 import { type Capability, isLoopbackV4 } from '../../targets/target.ts';
 import { A } from '../cite.ts';

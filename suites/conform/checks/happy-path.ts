@@ -1,5 +1,5 @@
 import { recordIdentity } from '../../../contract/family-rules.ts';
-import type { EndpointContract, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { A, cite } from '../cite.ts';
 import { assertionById } from '../../../contract/assertions/index.ts';
 import { fieldEvidence } from '../field-assertions.ts';

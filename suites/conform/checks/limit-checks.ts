@@ -1,10 +1,10 @@
-import type { EndpointContract, ParamSpec } from '../../../contract/types.ts';
+import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, refusedAsInvalid, skip, succeeded } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';
 import { textOfLength } from '../param-values.ts';
-import type { ResourceFamilyContract } from '../../../contract/types.ts';
+import type { ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { type CreatedResources, exactText, fixtureFields } from '../resource-families.ts';
 
 interface LengthCase {

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { pagedAssertion } from '../cite.ts';
 import { type ConformContext, describeAnswer, skip } from '../conform-context.ts';
 import type { Exchange } from '../exchange.ts';

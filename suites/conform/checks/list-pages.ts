@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { type ConformContext, envelopeOf, refusedAsInvalid, succeeded, type Verdict } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';
 import type { Exchange } from '../exchange.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { A, cite, pagedAssertion } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, inconclusive, pass, skip } from '../conform-context.ts';
 import { fetchPage, fingerprint, isPage, type Page, type Row, type SeenPages, settled, WHOLE } from './list-pages.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { A, pagedAssertion } from '../cite.ts';
 import { type ConformContext, describeAnswer, envelopeOf, fail, pass, refusedAsInvalid, skip } from '../conform-context.ts';
 import { namesParam } from '../envelope.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { A, cite, sortAssertion } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, inconclusive, pass, skip } from '../conform-context.ts';
 import { fetchPage, isPage, type Page, refusedNaming, type Row, type SeenPages, settled, WHOLE, withAlso } from './list-pages.ts';

@@ -1,4 +1,4 @@
-import type { EndpointContract, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { EndpointContract, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { recordIdentity } from '../../../contract/family-rules.ts';
 import { type ConformContext, describeAnswer, fail, inconclusive, pass, skip, type Verdict } from '../conform-context.ts';
 import { type CreatedResources, listingEndpoint } from '../resource-families.ts';

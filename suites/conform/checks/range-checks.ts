@@ -1,4 +1,4 @@
-import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { allowedCodes, expectRefused, refusalNames, refused } from '../check-helpers.ts';
 import { A, cite } from '../cite.ts';
 import { type ConformContext, describeAnswer, fail, pass, refused as refusedAtAll, skip, succeeded } from '../conform-context.ts';

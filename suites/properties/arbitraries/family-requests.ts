@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { EndpointContract, ParamMeaning, ParamPair, ParamSpec, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { EndpointContract, ParamMeaning, ParamPair, ParamSpec, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { A } from '../../conform/cite.ts';
 import { mutationAssertion } from '../citations.ts';
 import { applyMutation, mutationsOf, objectValue, type Mutation, type MutationHooks } from './param-arbitraries.ts';

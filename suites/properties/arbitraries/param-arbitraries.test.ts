@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { API, CONTRACT } from '../../../contract/index.ts';
-import type { ParamSpec } from '../../../contract/types.ts';
+import type { ParamSpec } from '../../../contract/core/types.ts';
 import { modelledFamilies } from '../reference-model/families.ts';
 import { applyMutation, integerRange, mutationsOf } from './param-arbitraries.ts';
 import { mutationsFor, validParams } from './family-requests.ts';

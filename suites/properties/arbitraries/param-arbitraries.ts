@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { ParamSpec } from '../../../contract/types.ts';
+import type { ParamSpec } from '../../../contract/core/types.ts';
 import { freeText } from './text.ts';
-import { INTEGER_RANGES } from '../../../contract/common.ts';
+import { INTEGER_RANGES } from '../../../contract/core/common.ts';
 
 /**
  * Values from the contract's ParamSpecs: valid ones (every rule of the spec satisfied) and

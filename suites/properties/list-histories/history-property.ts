@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { A } from '../../conform/cite.ts';
 import type { Level } from '../../conform/report-model.ts';
-import type { ApiContract, EndpointContract } from '../../../contract/types.ts';
+import type { ApiContract, EndpointContract } from '../../../contract/core/types.ts';
 import type { PropertyClient } from '../property-client.ts';
 import type { PropertyDef } from '../property-def.ts';
 import { PropertyAbort, PropertyViolation } from '../violation.ts';

@@ -1,6 +1,6 @@
 import { buildParams } from '../../../contract/minimal-params.ts';
 import { citeRuleOrDecision } from '../../../contract/assertions/index.ts';
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import { pagedAssertion } from '../../conform/cite.ts';
 import { curlOf, type Exchange } from '../../conform/exchange.ts';
 import type { Level } from '../../conform/report-model.ts';

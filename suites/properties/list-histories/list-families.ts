@@ -1,5 +1,5 @@
 import { familyEndpoint, familyTag } from '../../../contract/family-rules.ts';
-import type { ApiContract, EndpointContract, ParamPair, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { ApiContract, EndpointContract, ParamPair, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { cite, sortAssertion } from '../../conform/cite.ts';
 
 /**

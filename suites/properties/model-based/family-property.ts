@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { EndpointContract } from '../../../contract/types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
 import type { Level } from '../../conform/report-model.ts';
 import { attachedParam, bindingRequestArb, nameArb, requestArb, SLOTS } from '../arbitraries/family-requests.ts';
 import type { PropertyDef } from '../property-def.ts';

@@ -3,7 +3,7 @@ import type { Scope } from '../arbitraries/symbols.ts';
 import type { PropertyClient } from '../property-client.ts';
 import { BindingModel } from '../reference-model/binding-model.ts';
 import { FamilyModel, type Ident } from '../reference-model/family-model.ts';
-import type { ResourceFamilyContract } from '../../../contract/types.ts';
+import type { ResourceFamilyContract } from '../../../contract/core/types.ts';
 import type { BindingFamily, FamilyEndpoints, ModelledFamily } from '../reference-model/families.ts';
 
 /** The target side of one model run: the client, the run's names, and the rule threshold. */

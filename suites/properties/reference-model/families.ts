@@ -1,6 +1,6 @@
 import { TENANT_QUOTA_FIELDS } from '../../../contract/endpoints/tenants.ts';
 import { familyEndpoint, familyTag } from '../../../contract/family-rules.ts';
-import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { ApiContract, EndpointContract, ResourceFamilyContract } from '../../../contract/core/types.ts';
 
 /**
  * The families the reference model covers, read from the contract (Resources and Endpoints

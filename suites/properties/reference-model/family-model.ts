@@ -1,4 +1,4 @@
-import type { EndpointContract, FamilyListing, ResourceFamilyContract } from '../../../contract/types.ts';
+import type { EndpointContract, FamilyListing, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { A } from '../../conform/cite.ts';
 import { requestAssertion } from '../citations.ts';
 import type { Expectation } from '../expectations.ts';

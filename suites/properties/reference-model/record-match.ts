@@ -1,4 +1,4 @@
-import type { ResourceFamilyContract, ShownParam } from '../../../contract/types.ts';
+import type { ResourceFamilyContract, ShownParam } from '../../../contract/core/types.ts';
 import { QUOTA_DEFAULTS } from './families.ts';
 
 /**

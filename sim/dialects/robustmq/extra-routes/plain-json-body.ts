@@ -3,7 +3,7 @@
  * the handler runs, with a plain-text body and no envelope, when it is too large (413), has no JSON
  * content type (415), is no JSON (400) or does not deserialize into the request struct (422).
  */
-import type { ParamSpec } from '../../../../contract/types.ts';
+import type { ParamSpec } from '../../../../contract/core/types.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
 import { jsonDepth } from '../../../model/api/json-depth.ts';
 import {

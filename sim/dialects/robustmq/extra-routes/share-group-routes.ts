@@ -3,7 +3,7 @@
  * `cluster/share_group.rs`), on the broker's shared subscriptions. Both read a `Query<T>`: a bad
  * parameter is axum's 400 plain text; an unknown group is a form-B failure with HTTP 200.
  */
-import type { ListSpec, ParamSpec } from '../../../../contract/types.ts';
+import type { ListSpec, ParamSpec } from '../../../../contract/core/types.ts';
 import { applyListQuery } from '../../../model/api/list-query.ts';
 import type { Cluster } from '../../../model/cluster/cluster.ts';
 import { findShareGroup, shareGroupDetail, shareGroupRows, type ShareGroupRow } from '../../../model/mqtt/share-group-views.ts';
