@@ -31,9 +31,9 @@ const config: KnipConfig = {
     'examples/**/*.ts',
     'bin/*.js',
   ],
-  // An export its own module uses is part of that module's interface (its tests and readers see the
-  // names); knip reports the ones nothing uses at all.
-  ignoreExportsUsedInFile: true,
+  // An export nothing imports is not part of the module's interface, even when the module uses the
+  // name itself: it is reported, and left unexported.
+  ignoreExportsUsedInFile: false,
   // Run as programs by path (node_modules/.bin/prism in suites/targets/spawned-target.ts,
   // node_modules/.bin/spectral in contract/to-openapi.spectral.test.ts), never imported.
   ignoreDependencies: ['@stoplight/prism-cli', '@stoplight/spectral-cli'],

@@ -21,7 +21,7 @@ export interface RecordedListAnswer {
   answer: string;
 }
 
-export type QueryKind = 'default' | 'sorted' | 'filtered+sorted';
+type QueryKind = 'default' | 'sorted' | 'filtered+sorted';
 
 export interface ListRequest {
   id: string;
@@ -31,9 +31,9 @@ export interface ListRequest {
   body?: string;
 }
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 /** The page read: the fifth, so the default order is not just the first records. */
-export const PAGE = 5;
+const PAGE = 5;
 
 /** The requests of a list: its page in default order, sorted (descending) and filtered then sorted. */
 export function requestsOf(c: ListCase): ListRequest[] {

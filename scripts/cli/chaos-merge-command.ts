@@ -12,7 +12,7 @@ import {
 } from '../../sim/runs/chaos/sweep-file.ts';
 import { UsageError } from './usage-error.ts';
 
-export interface ChaosMergeIo {
+interface ChaosMergeIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
@@ -22,7 +22,7 @@ const defaultIo: ChaosMergeIo = {
   stderr: (t) => process.stderr.write(t),
 };
 
-export interface ChaosMergeOptions {
+interface ChaosMergeOptions {
   json?: boolean;
   /** Write the merged summary here (a sweep file of the whole sweep). */
   out?: string;
@@ -118,7 +118,7 @@ function mergeTable(m: SweepMerge): string {
  * `mqsim chaos merge DIR|FILE...`: the summary of a sweep from its shards' summary files. Exit 0 when
  * no seed failed, 1 when one did, 2 (a UsageError) when the inputs cannot be read or combined.
  */
-export function runChaosMerge(paths: readonly string[], options: ChaosMergeOptions, io: ChaosMergeIo = defaultIo): number {
+function runChaosMerge(paths: readonly string[], options: ChaosMergeOptions, io: ChaosMergeIo = defaultIo): number {
   const inputs = paths.flatMap(sweepFilesOf).map((file) => readInput(file, io));
   let merged: SweepMerge;
   try {

@@ -52,7 +52,7 @@ export const RECORDED: { key: keyof ServeOptions; flag: string; recorded: (o: Se
 ];
 
 /** `--deviation a,b --deviation c`: every id known, collected in order without repeats. */
-export function collectDeviations(value: string, previous: string[]): string[] {
+function collectDeviations(value: string, previous: string[]): string[] {
   const ids = value
     .split(',')
     .map((s) => s.trim())
@@ -67,7 +67,7 @@ export function collectDeviations(value: string, previous: string[]): string[] {
 }
 
 /** `--checkpoint-every 90m`: a duration in s, m, h or d, as virtual milliseconds. */
-export function parseDuration(flag: string): (value: string) => number {
+function parseDuration(flag: string): (value: string) => number {
   const unit: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
   return (value) => {
     const m = /^(\d+(?:\.\d+)?)(s|m|h|d)$/.exec(value.trim());
@@ -116,7 +116,7 @@ const row = (
       };
 
 /** The options of `mqsim serve`, in the order --help lists them. */
-export const SERVE_OPTIONS: readonly OptionRow[] = [
+const SERVE_OPTIONS: readonly OptionRow[] = [
   row(
     '--port <port>',
     'HTTP port of node 1; node N listens on port + N - 1 (0: ephemeral ports)',

@@ -121,7 +121,7 @@ export async function adminPassword(given: GivenSecret | undefined, recorded: Re
   return { hash: kept, isDefault, changed: false, ...(clear !== undefined ? { clear } : {}) };
 }
 
-export function jwtSecretIsDefault(given: GivenSecret | undefined): boolean {
+function jwtSecretIsDefault(given: GivenSecret | undefined): boolean {
   return given === undefined || given.value === DEVELOPMENT_JWT_SECRET;
 }
 

@@ -38,7 +38,7 @@ export interface ProofOptions {
 }
 
 /** List histories of the proof runs that do not prove a list fault: short, as their property runs are few. */
-export const PROOF_HISTORY_DEPTH = 100;
+const PROOF_HISTORY_DEPTH = 100;
 
 /**
  * One conformance run against the served simulator with `deviations` on. The simulator serves no MQTT

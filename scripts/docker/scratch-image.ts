@@ -25,7 +25,7 @@ const run = promisify(execFile);
 
 /** Bump when the staging changes in a way the hashed inputs do not show. */
 const STAGING_VERSION = 2;
-export const SCRATCH_REPOSITORY = 'mqsim-scratch';
+const SCRATCH_REPOSITORY = 'mqsim-scratch';
 const REPO_DIR = fileURLToPath(new URL('../..', import.meta.url));
 /** Instructions the runtime block may hold: those `docker import --change` takes; none runs anything at build time (scratch has no shell). */
 const RUNTIME_INSTRUCTIONS = new Set([

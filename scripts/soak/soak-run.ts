@@ -32,7 +32,7 @@ export interface SoakOptions {
   onProgress?: (line: string) => void;
 }
 
-export interface MemoryFigures {
+interface MemoryFigures {
   heapUsed: number;
   rss: number;
   external: number;

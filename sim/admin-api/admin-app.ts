@@ -619,7 +619,7 @@ function listVersionOf(data: unknown): ListVersion | undefined {
 }
 
 /** Reaches another node by calling this same app as that node's listener would, from loopback. */
-export class InProcessPeers implements PeerTransport {
+class InProcessPeers implements PeerTransport {
   constructor(private readonly app: AdminApp) {}
 
   async call(nodeId: number, method: 'GET' | 'POST', pathAndQuery: string, body?: unknown): Promise<PeerReply> {

@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResponse } from './api-exchange.ts';
 import { parseUrl } from './parse-request.ts';
 
 /** Keys that would reach an object's prototype if a layer merged them naively. */
-export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 
 /** Names no generated request may produce, so records created with them must survive the fuzz. */
 export const KEEP_PREFIX = 'keepfz';
@@ -129,7 +129,7 @@ function fields(e: EndpointContract): fc.Arbitrary<Array<[string, unknown]>> {
 }
 
 /** JSON text of an object with these entries, written by hand so `__proto__` stays an own key. */
-export function objectText(entries: Array<[string, unknown]>): string {
+function objectText(entries: Array<[string, unknown]>): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`;
 }
 
@@ -288,7 +288,7 @@ const authorization = fc.oneof(
 );
 
 /** One malformed request aimed at one contract endpoint. */
-export function requestFor(e: EndpointContract): fc.Arbitrary<ApiRequest> {
+function requestFor(e: EndpointContract): fc.Arbitrary<ApiRequest> {
   const body: fc.Arbitrary<string | Buffer | undefined> = fields(e).chain((entries) => {
     const text = objectText(entries);
     return fc.oneof(

@@ -19,7 +19,7 @@ export interface PeerTransport {
 }
 
 /** Validated parameters as the dispatcher holds them for any endpoint: declared names only, defaults applied. */
-export type Params = Readonly<Record<string, unknown>>;
+type Params = Readonly<Record<string, unknown>>;
 
 export interface HandlerContext<P extends Params = Params> {
   readonly cluster: Cluster;

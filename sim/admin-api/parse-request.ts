@@ -4,7 +4,7 @@ import { jsonDepth } from '../model/api/json-depth.ts';
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** Deepest JSON nesting accepted; deeper bodies are refused before they can exhaust the stack. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 export interface ParsedUrl {
   path: string;

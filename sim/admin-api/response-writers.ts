@@ -37,7 +37,7 @@ const NOT_FOR_WRITING = new Set([
  * spec gives none) is written whole. A choice of shapes (anyOf) becomes one the writer tells apart
  * by the value's type (see writerOfChoice), never a schema it would have to validate the value against.
  */
-export function writerSchema(schema: JsonSchema): JsonSchema {
+function writerSchema(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.anyOf)) return writerOfChoice(schema.anyOf.filter(isSchema));
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {

@@ -16,7 +16,7 @@ type Page = { data: Row[]; total_count: number };
 const ALL = { limit: 1_000_000, page: 1 };
 
 /** The requested page of `rows` (the list's default limit when none is given). */
-export function pageOfRows(rows: readonly Row[], params: Record<string, unknown>, defaultLimit: number): Page {
+function pageOfRows(rows: readonly Row[], params: Record<string, unknown>, defaultLimit: number): Page {
   const limit = Number(params.limit) || defaultLimit;
   const page = Math.max(1, Number(params.page) || 1);
   return { data: rows.slice((page - 1) * limit, page * limit), total_count: rows.length };

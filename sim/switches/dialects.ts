@@ -16,7 +16,7 @@ export const DIALECT_NAMES = ['spec', 'robustmq'] as const;
 export type DialectName = (typeof DIALECT_NAMES)[number];
 
 /** A behaviour of the implementation that the dialect does not reproduce, and why. */
-export interface OmittedBehaviour {
+interface OmittedBehaviour {
   readonly behaviour: string;
   readonly notes: string;
   readonly why: string;

@@ -27,10 +27,10 @@ const API_WIDE: readonly RegExp[] = [
  * A cross-cutting finding shows on at least this many endpoints (or, in a run of fewer endpoints, on
  * all of them, from two): below it, the rule broken on two or three endpoints says something of those.
  */
-export const CROSS_CUTTING_MIN_ENDPOINTS = 5;
+const CROSS_CUTTING_MIN_ENDPOINTS = 5;
 
 /** Is the assertion one of a rule stated for every endpoint (or every list)? */
-export function isApiWideAssertion(id: string): boolean {
+function isApiWideAssertion(id: string): boolean {
   return API_WIDE.some((re) => re.test(id));
 }
 

@@ -14,7 +14,7 @@
  * it. A family's own endpoints stay in order (create, then list, then delete: their checks build on
  * each other).
  */
-export const INDEPENDENT_TAGS: ReadonlySet<string> = new Set([
+const INDEPENDENT_TAGS: ReadonlySet<string> = new Set([
   'tenants',
   'topic-rewrite',
   'users',

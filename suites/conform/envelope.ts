@@ -4,7 +4,7 @@
  * HTTP-like code such as 400/401) and a text in `message` or `error`.
  */
 
-export type EnvelopeForm = 'A' | 'B';
+type EnvelopeForm = 'A' | 'B';
 
 export interface Envelope {
   form: EnvelopeForm;

@@ -10,7 +10,7 @@ import type { DataValidator } from './data-validator.ts';
  * covered (`also`), and on a failure cites the row whose field is wrong, so a finding names the
  * sentence of the spec that was broken.
  */
-export interface FieldAssertion {
+interface FieldAssertion {
   assertion: string;
   endpoints: readonly string[];
   paths: readonly string[];
@@ -25,7 +25,7 @@ const f = (assertion: string, endpoints: string | readonly string[], ...paths: s
 const STATUS = ['cluster.status', 'cluster.info'];
 const REPLICA = ['storage.segment.detail'];
 
-export const FIELD_ASSERTIONS: readonly FieldAssertion[] = [
+const FIELD_ASSERTIONS: readonly FieldAssertion[] = [
   f('resources.tenant.name', 'cluster.tenant.list', 'tenant_name'),
   f('resources.tenant.max_connections_per_node', 'cluster.tenant.list', 'config.max_connections_per_node'),
   f('resources.tenant.max_create_connection_rate_per_second', 'cluster.tenant.list', 'config.max_create_connection_rate_per_second'),

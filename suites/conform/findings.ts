@@ -43,7 +43,7 @@ const CAUSE_TITLE: Record<NonNullable<CheckRecord['cause']>, string> = {
 };
 
 /** The one finding of a run whose target stopped answering (its failures are every request lost to the stop). */
-export const TARGET_STOPPED = 'target-stopped';
+const TARGET_STOPPED = 'target-stopped';
 /** The check that states when and where the target stopped (its message is the finding's title). */
 export const TARGET_STOPPED_CHECK = 'run.target-stopped';
 

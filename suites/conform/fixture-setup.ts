@@ -90,7 +90,7 @@ async function discover(ctx: ConformContext, resources: CreatedResources): Promi
  * family whose list is checked in this run, POPULATION instances (`<fixture>-p0` …) are created in the
  * run's tenant; they are deleted with the rest at the end.
  */
-export const POPULATION = 21;
+const POPULATION = 21;
 
 export async function populateLists(
   ctx: ConformContext,

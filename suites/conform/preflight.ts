@@ -54,7 +54,7 @@ interface Probe {
  * Deliberately lenient: form A or B, any code (100, 401…), any HTTP status and any content type
  * (the real server sends its envelopes as text/plain).
  */
-export function showsEnvelope(res: TargetResponse): boolean {
+function showsEnvelope(res: TargetResponse): boolean {
   let body = res.json;
   if (body === undefined) {
     try {
@@ -83,7 +83,7 @@ async function probe(target: Target, req: TargetRequest): Promise<Probe> {
 }
 
 /** `HTTP 404 text/html "<!DOCTYPE…"`: enough of an answer to recognise what answered. */
-export function describeResponse(res: TargetResponse): string {
+function describeResponse(res: TargetResponse): string {
   const type = res.headers['content-type']?.split(';')[0]?.trim();
   const body = res.text.replace(/\s+/g, ' ').trim();
   // Inner double quotes become single ones: the excerpt sits in quotes inside a sentence.

@@ -6,7 +6,7 @@
  */
 
 /** JSON keys whose string values are secrets wherever they appear in an answer. */
-export const SECRET_KEYS = [
+const SECRET_KEYS = [
   'password',
   'passwd',
   'jwt_secret',

@@ -204,7 +204,7 @@ export interface BaselineComparison {
 }
 
 /** Where a merged report came from (`mqsim report merge`). */
-export interface MergeRecord {
+interface MergeRecord {
   inputs: { file: string; runId: string; target: string; seed: number; shard?: ShardSpec; endpoints: number }[];
 }
 
@@ -389,7 +389,7 @@ export function applyEndpointStatuses(report: Pick<Report, 'endpoints' | 'findin
 }
 
 /** Share of 401 answers from which a run counts as vacuous. */
-export const VACUOUS_UNAUTHORIZED_SHARE = 0.9;
+const VACUOUS_UNAUTHORIZED_SHARE = 0.9;
 
 /** A run is vacuous when ≥90% (or all) of its answers were 401, or no request got an answer at all. */
 export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?: string } {
@@ -405,7 +405,7 @@ export function vacuousRun(requests: RequestStats): { vacuous: boolean; reason?:
   return { vacuous: false };
 }
 
-export const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'INFO'];
 
 export function summarize(
   endpoints: readonly EndpointReport[],

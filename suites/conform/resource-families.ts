@@ -14,7 +14,7 @@ import { textOfLength } from './param-values.ts';
  */
 
 /** The run's names as the contract's fixture builders take them. */
-export function runNames(ctx: ConformContext): RunNames {
+function runNames(ctx: ConformContext): RunNames {
   return { seed: ctx.seed, tenant: ctx.names.tenant, topic: ctx.names.topic };
 }
 
@@ -35,7 +35,7 @@ export function companionFields(
 }
 
 /** Stem of the texts of exact length the family's own writers pad (a file name in /tmp). */
-export const conformStem = (seed: number): string => `mqsim-conform-${seed}-`;
+const conformStem = (seed: number): string => `mqsim-conform-${seed}-`;
 
 /**
  * A valid value of exactly `length` characters for a length-limited parameter of the family's

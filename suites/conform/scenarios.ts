@@ -60,7 +60,7 @@ function notRunningAllowed(ex: Exchange): Verdict | undefined {
   return undefined;
 }
 
-export const SCENARIOS: Record<string, Scenario> = {
+const SCENARIOS: Record<string, Scenario> = {
   'POST /api/v1/login': {
     fields: (ctx) => ctx.target.credentials ?? { skip: 'no credentials for this target: pass --username and --password' },
   },

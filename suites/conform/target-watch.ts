@@ -19,7 +19,7 @@ export const LOST_IN_A_ROW = 3;
  * unresponsive. A reset in the middle of an answer, bytes that are not HTTP or a body over the cap
  * show a server that is there, answering badly: those are findings of the endpoints that got them.
  */
-export function isNoAnswer(message: string): boolean {
+function isNoAnswer(message: string): boolean {
   return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|no answer within|not sent:|target is closed/.test(message);
 }
 

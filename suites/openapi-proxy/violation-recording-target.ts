@@ -20,7 +20,7 @@ export interface WireRequest {
 }
 
 /** An answer as it came back, without the proxy's own headers. */
-export interface WireAnswer {
+interface WireAnswer {
   readonly status: number;
   readonly contentType?: string;
   readonly body: string;

@@ -57,14 +57,14 @@ function queryParams(e: EndpointContract): ParamSpec[] {
 }
 
 /** GET endpoints with parameters, answered with an envelope. */
-export function readEndpoints(contract: readonly EndpointContract[]): EndpointContract[] {
+function readEndpoints(contract: readonly EndpointContract[]): EndpointContract[] {
   return contract.filter(
     (e) => e.method === 'GET' && e.response.kind === 'envelope' && e.path.startsWith('/api/') && queryParams(e).length > 0,
   );
 }
 
 /** The checks of one answer to a request valid by the contract. */
-export function checkValidAnswer(answer: Answer, params: Record<string, unknown>, verdict: StepVerdict, e: EndpointContract): void {
+function checkValidAnswer(answer: Answer, params: Record<string, unknown>, verdict: StepVerdict, e: EndpointContract): void {
   const id = e.id;
   const ex = answer.exchange;
   if (answer.outcome === 'invalid') {

@@ -10,7 +10,7 @@ import { SelectionError } from './selection.ts';
 
 /** The variable a Kubernetes Indexed Job sets to each pod's completion index. */
 export const JOB_INDEX_VARIABLE = 'JOB_COMPLETION_INDEX';
-export const MAX_SHARDS = 1000;
+const MAX_SHARDS = 1000;
 
 export interface ShardFlags {
   shard?: ShardSpec;

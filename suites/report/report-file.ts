@@ -11,7 +11,7 @@ export class ReportFileError extends Error {
 }
 
 /** A directory means its `report.json`. */
-export function reportPathOf(fileOrDir: string): string {
+function reportPathOf(fileOrDir: string): string {
   try {
     if (statSync(fileOrDir).isDirectory()) return join(fileOrDir, 'report.json');
   } catch {

@@ -29,7 +29,7 @@ async function detailOf(ctx: ConformContext, row: Row): Promise<Exchange | undef
 const shared = (row: Row) => row.is_share_sub === true || String(row.path).startsWith('$share/');
 
 /** Does an MQTT topic filter (a `$share/<group>/` prefix dropped) match a concrete topic? */
-export function filterMatches(filter: string, topic: string): boolean {
+function filterMatches(filter: string, topic: string): boolean {
   const f = (filter.startsWith('$share/') ? filter.split('/').slice(2).join('/') : filter).split('/');
   const t = topic.split('/');
   for (let i = 0; i < f.length; i++) {
@@ -46,7 +46,7 @@ async function settled(law: () => Promise<Verdict>): Promise<Verdict> {
 }
 
 /** The value of a sample without labels in Prometheus text, or undefined. */
-export function sampleValue(text: string, name: string): number | undefined {
+function sampleValue(text: string, name: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{}`));
   const v = line ? Number(line.trim().split(/\s+/)[1]) : NaN;
   return Number.isFinite(v) ? v : undefined;

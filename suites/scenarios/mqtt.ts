@@ -53,7 +53,7 @@ function exclusiveProblems(row: Row, data: Row | undefined): string | undefined 
 }
 
 /** The row of the spec's data_type table each type is in (Endpoints › MQTT overview, monitoring…). */
-export const MONITOR_TYPE_ROW: Record<string, string> = {
+const MONITOR_TYPE_ROW: Record<string, string> = {
   connection_num: 'endpoints.monitor.types.totals',
   topic_num: 'endpoints.monitor.types.totals',
   subscribe_num: 'endpoints.monitor.types.totals',

@@ -12,7 +12,7 @@ import type { CreatedResources } from '../conform/resource-families.ts';
  */
 
 /** What a scenario needs from the target beyond the admin API. */
-export type Need = 'control' | 'mqtt-client' | 'auth-peer';
+type Need = 'control' | 'mqtt-client' | 'auth-peer';
 
 /** What the generic checks already learned about the endpoint. */
 export interface ScenarioEnv {
@@ -53,7 +53,7 @@ export interface ScenarioSuite {
 export const keyOf = (e: Pick<EndpointContract, 'method' | 'path'>): string => `${e.method} ${e.path}`;
 
 /** Why a need is unmet on this target, or undefined when it is met. */
-export function missingNeed(ctx: ConformContext, need: Need): string | undefined {
+function missingNeed(ctx: ConformContext, need: Need): string | undefined {
   const caps = ctx.capabilities;
   if (need === 'control') {
     if (ctx.target.control) return undefined;

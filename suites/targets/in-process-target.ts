@@ -21,13 +21,13 @@ export interface InProcessRequest {
   peer: string;
 }
 
-export interface InProcessAnswer {
+interface InProcessAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-export type InProcessHandler = (req: InProcessRequest) => Promise<InProcessAnswer>;
+type InProcessHandler = (req: InProcessRequest) => Promise<InProcessAnswer>;
 
 export interface InProcessTargetOptions {
   /** Name shown in reports. */

@@ -34,7 +34,7 @@ export function encodeLength(n: number): Buffer {
   return Buffer.from(out);
 }
 
-export function packet(firstByte: number, body: Buffer): Buffer {
+function packet(firstByte: number, body: Buffer): Buffer {
   return Buffer.concat([Buffer.from([firstByte]), encodeLength(body.length), body]);
 }
 

@@ -62,7 +62,7 @@ export interface UrlTargetOptions {
 const PROBE_INTERVAL_MS = 3_000;
 
 /** Default cap on a response body: far above any admin answer, far below what could exhaust memory. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** Reads a body up to `limit` bytes; past it, stops reading (the connection is dropped) and throws. */
 async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown }, limit: number): Promise<string> {

@@ -4,7 +4,7 @@ import { loadState } from '../../../sim/io/state/state-load.ts';
 import type { BuiltCheckpoint } from './checkpoint-model.ts';
 
 /** Lists whose answers show a model's state in a digest (what a user would look at first). */
-export const PROBED_LISTS = [
+const PROBED_LISTS = [
   '/api/cluster/tenant/list',
   '/api/cluster/topic/list',
   '/api/cluster/user/list',

@@ -8,7 +8,7 @@ import { WithStatus, handlersFor } from '../handler-types.ts';
 import type { RaftStateRecord } from '../../../contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */
-export function clusterStatus(cluster: Cluster, node: SimNode) {
+function clusterStatus(cluster: Cluster, node: SimNode) {
   const online = cluster.nodes.online();
   const meta: Record<string, RaftStateRecord> = {};
   for (const name of cluster.raft.names()) meta[name] = cluster.raft.stateView(name, node.id);

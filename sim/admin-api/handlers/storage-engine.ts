@@ -8,7 +8,7 @@ import { type HandlerContext, handlersFor } from '../handler-types.ts';
 const REPLICA_STATE_PATH = '/api/storage-engine/segment/replica-state';
 
 /** Parses and checks the JSON text `config` of shard create; a problem is a 400 naming `config.<field>`. */
-export function parseShardConfig(text: string): EngineShardConfig {
+function parseShardConfig(text: string): EngineShardConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

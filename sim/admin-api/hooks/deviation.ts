@@ -24,7 +24,7 @@ export interface DeviationContext {
 export type NextResult = (params: Record<string, unknown>, endpoint?: EndpointContract) => Promise<unknown>;
 
 /** What an extra route's handler gets besides the request. */
-export interface ExtraRouteContext {
+interface ExtraRouteContext {
   readonly cluster: Cluster;
   /** The node whose listener received the request. */
   readonly nodeId: number;

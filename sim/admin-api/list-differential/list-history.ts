@@ -202,7 +202,7 @@ function historyCommands(lists: readonly string[], options: ListHistoryOptions):
 }
 
 /** A history: the lists it is about (at most `focus` of `lists`), then its commands. */
-export function historyArb(options: ListHistoryOptions): fc.Arbitrary<{ lists: readonly string[]; steps: Iterable<Step> }> {
+function historyArb(options: ListHistoryOptions): fc.Arbitrary<{ lists: readonly string[]; steps: Iterable<Step> }> {
   const lists = options.lists ?? LIST_ENDPOINT_IDS;
   for (const id of lists) {
     if (!LIST_WRITES[id])
@@ -226,7 +226,7 @@ export function historySim(responseCache: boolean, envelope: EnvelopeForm = 'A',
 }
 
 /** The property: every history of these commands gets the reference's answer to every list request. */
-export function listHistoryProperty(
+function listHistoryProperty(
   options: ListHistoryOptions,
   stats: HistoryStats,
 ): fc.IAsyncPropertyWithHooks<[{ lists: readonly string[]; steps: Iterable<Step> }]> {

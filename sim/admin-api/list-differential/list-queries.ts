@@ -11,7 +11,7 @@ import type { EndpointContract } from '../../../contract/core/types.ts';
 import { CROWD_TENANT, NAMES, TENANTS, TEXTS } from './list-writes.ts';
 
 /** A parameter's value as sent: text (or a number in a POST body), several texts for filter_values. */
-export type SentValue = string | number | readonly string[];
+type SentValue = string | number | readonly string[];
 
 /** One list request: endpoint, node asked, parameters in the order sent. */
 export interface ListQuery {
@@ -23,7 +23,7 @@ export interface ListQuery {
 }
 
 /** Values of filters: the names and texts the writes use, their parts, other cases, record values, and the empty text. */
-export const FILTER_VALUES = [
+const FILTER_VALUES = [
   ...new Set([
     '',
     ...TENANTS,

@@ -31,13 +31,13 @@ export interface McpRequest {
 export type McpResponse =
   { jsonrpc: '2.0'; id: unknown; result: unknown } | { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } };
 
-export const MCP_PROTOCOL_VERSION = '2024-11-05';
-export const MCP_SERVER_NAME = 'robustmq-mq9-mcp';
-export const MQ9_NOT_RUNNING = 'mq9 tools require nats-broker to be running';
+const MCP_PROTOCOL_VERSION = '2024-11-05';
+const MCP_SERVER_NAME = 'robustmq-mq9-mcp';
+const MQ9_NOT_RUNNING = 'mq9 tools require nats-broker to be running';
 
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
 
 const ok = (id: unknown, result: unknown): McpResponse => ({ jsonrpc: '2.0', id, result });
 const err = (id: unknown, code: number, message: string): McpResponse => ({ jsonrpc: '2.0', id, error: { code, message } });

@@ -10,7 +10,7 @@
 import axios, { type AxiosInstance } from 'axios';
 
 /** What js-cookie keeps for the dashboard in a browser. */
-export class CookieJar {
+class CookieJar {
   private readonly values = new Map<string, string>();
   get(name: string): string | undefined {
     return this.values.get(name);

@@ -20,7 +20,7 @@ export const LOGIN_PATH = '/api/v1/login';
  * A request rewritten to this path reaches no endpoint: the app answers its unknown-path 404 before
  * authentication and without touching the model, and a `response` hook puts the real answer in place.
  */
-export const NOWHERE = '/__mqsim_real_server_fallback__';
+const NOWHERE = '/__mqsim_real_server_fallback__';
 
 /** Contract endpoints by path, each with its methods. */
 const BY_PATH = new Map<string, EndpointContract[]>();

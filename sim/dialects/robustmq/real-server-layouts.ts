@@ -22,7 +22,7 @@ const REAL_NETWORK = { accept_thread_num: 1, handler_thread_num: 32, queue_size:
  * (robustmq src/common/config/src/config.rs and default.rs; notes §4.1). Values the simulator keeps
  * (ports, paths, the dynamic sections) are taken from the spec's view, so the two layouts always agree.
  */
-export function realConfigLayout(view: Obj, cluster: Cluster): Obj {
+function realConfigLayout(view: Obj, cluster: Cluster): Obj {
   const node = cluster.nodes.get(Number(view.broker_id));
   const network = { ...REAL_NETWORK, ...obj(view.network) };
   const mqttRuntime = obj(view.mqtt_runtime);

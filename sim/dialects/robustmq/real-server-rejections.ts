@@ -280,7 +280,7 @@ export function jsonDataError(e: EndpointContract, text: string): string | undef
 }
 
 /** `jsonDataError` for a request struct given by its fields (a route the contract does not describe). */
-export function jsonFieldsError(specs: readonly ParamSpec[], text: string): string | undefined {
+function jsonFieldsError(specs: readonly ParamSpec[], text: string): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);

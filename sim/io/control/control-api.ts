@@ -220,7 +220,7 @@ const ROUTES: Record<string, Route> = {
 };
 
 /** The control routes as `METHOD path` (for help texts and docs/serve.md). */
-export const CONTROL_ROUTES = Object.keys(ROUTES).map((k) => {
+const CONTROL_ROUTES = Object.keys(ROUTES).map((k) => {
   const [method, path] = k.split(' ');
   return `${method} ${CONTROL_PREFIX}${path}`;
 });

@@ -10,10 +10,10 @@ import { MysqlSink, PostgresSink } from './sql-sinks.ts';
 import { WebhookSink } from './webhook-sink.ts';
 
 /** Types that deliver for real with `--live-connectors`; the others stay simulated. */
-export const LIVE_CONNECTOR_TYPES: readonly ConnectorTypeId[] = ['webhook', 'mqtt', 'redis', 'postgres', 'mysql', 'rabbitmq', 'file'];
+const LIVE_CONNECTOR_TYPES: readonly ConnectorTypeId[] = ['webhook', 'mqtt', 'redis', 'postgres', 'mysql', 'rabbitmq', 'file'];
 
 /** Upper bound on one batch's real delivery, whatever the sink's own timeouts (ms of wall time). */
-export const BATCH_DEADLINE_MS = 120_000;
+const BATCH_DEADLINE_MS = 120_000;
 
 export interface LiveConnectorsOptions {
   /** Test hook: file rotation by size at this many bytes instead of max_size_gb GiB. */

@@ -11,7 +11,7 @@ import type { QueuedMessage } from '../../model/connectors/connector-types.ts';
  * Example: `RPUSH mqsim:${topic} ${payload}`, `HSET readings ${topic} ${payload}`.
  * Any other `${...}` is refused when the sink is built.
  */
-export const REDIS_PLACEHOLDERS = ['topic', 'payload', 'key', 'timestamp'] as const;
+const REDIS_PLACEHOLDERS = ['topic', 'payload', 'key', 'timestamp'] as const;
 
 export interface RedisCommandTemplate {
   render(msg: QueuedMessage): [command: string, ...args: string[]];

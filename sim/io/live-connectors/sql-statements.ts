@@ -36,7 +36,7 @@ const COLUMNS: Record<Dialect, readonly string[]> = {
   postgres: ['client_id', 'topic', 'timestamp', 'payload', 'data'],
 };
 
-export function rowValues(dialect: Dialect, msg: QueuedMessage): unknown[] {
+function rowValues(dialect: Dialect, msg: QueuedMessage): unknown[] {
   if (dialect === 'mysql') return [msg.key ?? msg.topic, msg.payload, msg.timestamp];
   const data = JSON.stringify({
     topic: msg.topic,

@@ -8,7 +8,7 @@
  * the CLI or the served API reaches it. They are the index-level faults; the HTTP layer's
  * deliberately broken behaviours, for the conformance suites, are the deviations (sim/faults, catalogue in sim/switches).
  */
-export const LIST_FAULTS = {
+const LIST_FAULTS = {
   'sort-direction-remembered':
     'the kept matches of a filtered query are keyed by how the index is walked, not by the direction asked: with a descending index, the direction of the first filtered query is served to later ones with the same filter',
   'update-keeps-old-place':

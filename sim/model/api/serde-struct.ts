@@ -20,7 +20,7 @@ export type FieldType =
   /** `serde_json::Value`: anything. */
   | { readonly kind: 'any' };
 
-export interface FieldDef {
+interface FieldDef {
   readonly name: string;
   readonly type: FieldType;
   /** `Option<T>`: may be missing or null. */
@@ -152,7 +152,7 @@ export function jsonSyntaxError(text: string): string {
 }
 
 /** serde_json refuses JSON nested deeper than this. */
-export const SERDE_RECURSION_LIMIT = 128;
+const SERDE_RECURSION_LIMIT = 128;
 
 /**
  * `serde_json::from_slice` into a struct: the struct's fields, or a SerdeError with serde's text (a

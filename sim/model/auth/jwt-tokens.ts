@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 
 /** Claims the simulator puts in a token: the admin name, issue and expiry times (Unix seconds). */
-export interface AdminClaims {
+interface AdminClaims {
   sub: string;
   iat: number;
   exp: number;

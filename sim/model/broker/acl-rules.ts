@@ -6,20 +6,16 @@ import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 import { topicMatches } from '../topic-filter/topic-filter.ts';
 
-export const ACL_RESOURCE_TYPES = ['ClientId', 'User', 'Ip'] as const;
-export const ACL_ACTIONS = ['Publish', 'Subscribe', 'All'] as const;
-export const ACL_PERMISSIONS = ['Allow', 'Deny'] as const;
-
 export interface AclRule {
   tenant: string;
   name: string;
   desc: string;
-  resource_type: (typeof ACL_RESOURCE_TYPES)[number];
+  resource_type: 'ClientId' | 'User' | 'Ip';
   resource_name: string;
   topic: string;
   ip: string;
-  action: (typeof ACL_ACTIONS)[number];
-  permission: (typeof ACL_PERMISSIONS)[number];
+  action: 'Publish' | 'Subscribe' | 'All';
+  permission: 'Allow' | 'Deny';
 }
 
 /** What a client tries to do, for ACL checks. */

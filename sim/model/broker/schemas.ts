@@ -5,8 +5,7 @@ import type { IndexedList } from '../api/indexed-list.ts';
 import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 
-export const SCHEMA_TYPES = ['json', 'avro', 'protobuf'] as const;
-export type SchemaType = (typeof SCHEMA_TYPES)[number];
+type SchemaType = 'json' | 'avro' | 'protobuf';
 
 export interface Schema {
   tenant: string;

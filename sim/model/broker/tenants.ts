@@ -9,7 +9,7 @@ import type { SimEngine } from '../engine/sim-engine.ts';
 export type TenantQuota = TenantQuotaRecord;
 
 /** The spec's quota defaults (Resources: Tenant). */
-export const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = Object.freeze({
+const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = Object.freeze({
   max_connections_per_node: 10_000_000,
   max_create_connection_rate_per_second: 10_000,
   max_topics: 5_000_000,
@@ -18,7 +18,7 @@ export const DEFAULT_TENANT_QUOTA: Readonly<TenantQuota> = Object.freeze({
 });
 
 /** The tenant every broker has from the start. */
-export const DEFAULT_TENANT = 'default';
+const DEFAULT_TENANT = 'default';
 
 export interface Tenant {
   tenant_name: string;

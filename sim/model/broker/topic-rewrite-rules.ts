@@ -6,13 +6,11 @@ import type { IndexEntry } from '../api/record-index.ts';
 import { TenantScopedStore } from './tenant-scoped-store.ts';
 import { topicMatches } from '../topic-filter/topic-filter.ts';
 
-export const REWRITE_ACTIONS = ['All', 'Publish', 'Subscribe'] as const;
-
 export interface TopicRewriteRule {
   tenant: string;
   name: string;
   desc: string;
-  action: (typeof REWRITE_ACTIONS)[number];
+  action: 'All' | 'Publish' | 'Subscribe';
   source_topic: string;
   dest_topic: string;
   regex: string;

@@ -142,7 +142,7 @@ export function randomFaultSchedule(
 }
 
 /** The fault that undoes `fault`, if any. */
-export function repairOf(fault: RaftFault): RaftFault | null {
+function repairOf(fault: RaftFault): RaftFault | null {
   switch (fault.kind) {
     case 'crash':
     case 'stop':

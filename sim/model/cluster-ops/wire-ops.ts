@@ -39,7 +39,7 @@ export interface WireSubscription {
   retainHandling: RetainHandling;
 }
 
-export interface SubscribeOp {
+interface SubscribeOp {
   op: 'subscribe';
   tenant: string;
   clientId: string;
@@ -49,7 +49,7 @@ export interface SubscribeOp {
   userProperties: { key: string; value: string }[];
 }
 
-export interface UnsubscribeOp {
+interface UnsubscribeOp {
   op: 'unsubscribe';
   tenant: string;
   clientId: string;
@@ -57,7 +57,7 @@ export interface UnsubscribeOp {
   paths: string[];
 }
 
-export interface PublishOp {
+interface PublishOp {
   op: 'publish';
   tenant: string;
   clientId: string;
@@ -85,7 +85,7 @@ export interface DisconnectOp {
 }
 
 /** Messages a connection the broker closed (takeover, node offline) had not finished delivering. */
-export interface RequeueOp {
+interface RequeueOp {
   op: 'requeue';
   tenant: string;
   clientId: string;
@@ -94,9 +94,9 @@ export interface RequeueOp {
 
 export type WireOp = ConnectOp | SubscribeOp | UnsubscribeOp | PublishOp | DisconnectOp | RequeueOp;
 
-export type UnsubscribeAnswer = { ok: true; removed: boolean[] } | { ok: false; reason: string };
+type UnsubscribeAnswer = { ok: true; removed: boolean[] } | { ok: false; reason: string };
 export type DisconnectAnswer = { ok: boolean };
-export type RequeueAnswer = { taken: number };
+type RequeueAnswer = { taken: number };
 
 export type WireOpAnswer<T extends WireOp> = T extends ConnectOp
   ? ConnectResult

@@ -11,7 +11,7 @@ import { staticNodeConfig } from '../nodes/static-node-config.ts';
  * `admin.jwt_secret` in clear text; anyone who can read the config (any loopback peer, no token)
  * could then mint tokens, so the simulator never shows them.
  */
-export const REDACTED = '******';
+const REDACTED = '******';
 
 /** What config get reads besides the sections: the static options, the group layout and the nodes. */
 export interface ConfigViewSources {

@@ -1,7 +1,7 @@
 import { failed } from '../errors/operation-error.ts';
 import type { SimNode } from '../nodes/node-registry.ts';
 
-export const CONFIG_GET_PATH = '/api/cluster/config/get';
+const CONFIG_GET_PATH = '/api/cluster/config/get';
 
 /** The text of a failed envelope in either form, or a short description of a body that is not one. */
 function failureText(status: number, body: string): string {

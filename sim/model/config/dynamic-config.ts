@@ -6,14 +6,14 @@
  * out are frozen: change them with `cluster.config.set(...)`, which validates, traces and notifies.
  */
 
-export interface SlowSubscribeConfig {
+interface SlowSubscribeConfig {
   enable: boolean;
   /** Threshold in ms: a delivery slower than this is recorded as a slow subscription. */
   record_time: number;
   delay_type: 'CreateTime' | 'PublishTime';
 }
 
-export interface FlappingDetectConfig {
+interface FlappingDetectConfig {
   enable: boolean;
   /** Seconds. */
   window_time: number;
@@ -22,7 +22,7 @@ export interface FlappingDetectConfig {
   ban_time: number;
 }
 
-export interface ProtocolConfig {
+interface ProtocolConfig {
   max_session_expiry_interval: number;
   default_session_expiry_interval: number;
   topic_alias_max: number;
@@ -40,7 +40,7 @@ export interface OfflineMessageConfig {
   max_messages_num: number;
 }
 
-export interface SystemMonitorConfig {
+interface SystemMonitorConfig {
   enable: boolean;
   /** Fraction 0..1 in the set form. */
   os_cpu_high_watermark: number;
@@ -48,7 +48,7 @@ export interface SystemMonitorConfig {
   system_topic_interval_ms: number;
 }
 
-export interface SchemaConfig {
+interface SchemaConfig {
   enable: boolean;
   strategy: 'Forward' | 'Strict';
   failed_operation: 'Disconnect' | 'Ignore';
@@ -56,7 +56,7 @@ export interface SchemaConfig {
   log_level: string;
 }
 
-export interface LimitQuota {
+interface LimitQuota {
   max_connections_per_node: number;
   max_connection_rate: number;
   max_topics: number;
@@ -64,12 +64,12 @@ export interface LimitQuota {
   max_publish_rate: number;
 }
 
-export interface MqttLimitConfig {
+interface MqttLimitConfig {
   cluster: LimitQuota;
   tenant: LimitQuota;
 }
 
-export interface ClusterLimitConfig {
+interface ClusterLimitConfig {
   max_network_connection: number;
   max_network_connection_rate: number;
   max_admin_http_uri_rate: number;

@@ -5,7 +5,7 @@ import type { ConfigType, DynamicConfig } from './dynamic-config.ts';
  * A 0..1 fraction as a percentage. Rounded to 6 decimals because binary floating point turns 0.7 * 100
  * into 70.00000000000001, and the read view should show the 70 that was meant.
  */
-export function asPercent(fraction: number): number {
+function asPercent(fraction: number): number {
   return Math.round(fraction * 1e8) / 1e6;
 }
 
@@ -21,7 +21,7 @@ function fieldsReadView(fields: readonly ConfigFieldSpec[], section: Record<stri
 }
 
 /** One section as config get shows it: read-view enum names, watermarks in percent. */
-export function sectionReadView(type: ConfigType, section: DynamicConfig[ConfigType]): Record<string, unknown> {
+function sectionReadView(type: ConfigType, section: DynamicConfig[ConfigType]): Record<string, unknown> {
   const spec = CONFIG_TYPES.find((t) => t.configType === type)!;
   // The section's fields by name (its interface has no index signature to read them by a spec's name).
   return fieldsReadView(spec.fields, Object.fromEntries(Object.entries(section)));

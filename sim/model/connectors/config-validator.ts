@@ -46,7 +46,7 @@ export function validateConnectorConfig(type: ConnectorTypeSpec, text: string): 
 }
 
 /** Checks an already parsed config object; the same rules as `validateConnectorConfig`. */
-export function normaliseConfig(type: ConnectorTypeSpec, raw: Record<string, unknown>): NormalisedConfig {
+function normaliseConfig(type: ConnectorTypeSpec, raw: Record<string, unknown>): NormalisedConfig {
   const out: NormalisedConfig = {};
   for (const key of type.keys) {
     const value = Object.prototype.hasOwnProperty.call(raw, key.name) ? raw[key.name] : undefined;

@@ -13,9 +13,9 @@ export interface ThreadEnv {
 }
 
 /** Messages a thread holds at most; older ones are dropped (and counted as failed) beyond it. */
-export const MAX_QUEUED_MESSAGES = 10_000;
+const MAX_QUEUED_MESSAGES = 10_000;
 /** `last_msg` keeps at most this many characters of the payload. */
-export const LAST_MSG_MAX_CHARS = 256;
+const LAST_MSG_MAX_CHARS = 256;
 
 function truncate(text: string, max: number): string {
   if (text.length <= max) return text; // code units ≥ code points, so this is a safe fast path

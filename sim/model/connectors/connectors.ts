@@ -28,7 +28,7 @@ export interface ConnectorInput {
 }
 
 /** How often the scheduler assigns idle connectors and running connectors send (the real server: 1 s). */
-export const SCHEDULER_PERIOD_MS = 1000;
+const SCHEDULER_PERIOD_MS = 1000;
 
 const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
 

@@ -3,7 +3,7 @@ import type { Connector } from './connector-types.ts';
 import type { SinkFailure } from './simulated-sink.ts';
 
 /** Spec: Events, dead-letter record. Timestamps are Unix ms (decision: the spec gives u64 without a unit). */
-export interface DeadLetterRecord {
+interface DeadLetterRecord {
   connector_name: string;
   source_topic: string;
   error_message: string;
@@ -15,7 +15,7 @@ export interface DeadLetterRecord {
   dead_letter_timestamp: number;
 }
 
-export function deadLetterRecord(connector: Connector, failure: SinkFailure, retryTimes: number, nowMs: number): DeadLetterRecord {
+function deadLetterRecord(connector: Connector, failure: SinkFailure, retryTimes: number, nowMs: number): DeadLetterRecord {
   return {
     connector_name: connector.connector_name,
     source_topic: failure.msg.topic,

@@ -42,7 +42,7 @@ export function isAsyncSink(sink: ConnectorSink): sink is AsyncSink {
 export type SinkFactory = (connector: Connector) => ConnectorSink;
 
 /** The external target of a connector: the value of its type's `targetKey` (arrays joined by commas). */
-export function connectorTarget(connector: Connector): string {
+function connectorTarget(connector: Connector): string {
   const key = connectorTypeSpec(connector.connector_type)?.targetKey;
   const value = key ? connector.config[key] : undefined;
   if (Array.isArray(value)) return value.join(',');

@@ -26,7 +26,7 @@ export interface Mq9Message {
 }
 
 /** At most this many messages are held per mailbox; the oldest go first (as the storage bound does). */
-export const MAX_MESSAGES_PER_MAILBOX = 5_000;
+const MAX_MESSAGES_PER_MAILBOX = 5_000;
 
 export class MailboxMessages {
   /** Held messages by id, in id order (ids only grow, so insertion order is id order). */

@@ -8,8 +8,8 @@ export type DeliverPolicy = 'earliest' | 'latest' | 'from_time' | 'from_id';
 export const DELIVER_POLICIES: readonly DeliverPolicy[] = ['earliest', 'latest', 'from_time', 'from_id'];
 
 /** FETCH's `config.num_msgs` default, QUERY's default and cap (the real fetch.rs and query.rs). */
-export const FETCH_DEFAULT_MESSAGES = 100;
-export const QUERY_MAX_MESSAGES = 100;
+const FETCH_DEFAULT_MESSAGES = 100;
+const QUERY_MAX_MESSAGES = 100;
 
 export interface SendInput {
   tenant?: string;
@@ -54,7 +54,7 @@ export interface QueryInput {
 }
 
 /** An unknown text is normal priority, as the real header parser reads it. */
-export function priorityOf(text: string | undefined): Mq9Priority {
+function priorityOf(text: string | undefined): Mq9Priority {
   const p = text?.trim();
   return (PRIORITIES as readonly string[]).includes(p ?? '') ? (p as Mq9Priority) : 'normal';
 }

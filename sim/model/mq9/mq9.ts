@@ -27,7 +27,7 @@ export interface AgentReport {
 /** Default mailbox lifetime when the create command gives none (the real server's default). */
 export const DEFAULT_MAILBOX_TTL_SECONDS = 86_400;
 /** AGENT.DISCOVER's page size when the request gives none. */
-export const DISCOVER_DEFAULT_LIMIT = 20;
+const DISCOVER_DEFAULT_LIMIT = 20;
 /** Reports kept (the oldest go first), as a bounded inner topic would keep them. */
 const MAX_AGENT_REPORTS = 1_000;
 

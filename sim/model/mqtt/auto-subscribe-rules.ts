@@ -19,7 +19,7 @@ export interface AutoSubscribeRule {
 }
 
 /** What the rules use of the MQTT broker: its connect events, and subscribing a client. */
-export interface AutoSubscribeBroker {
+interface AutoSubscribeBroker {
   onConnect(listener: (e: ConnectedEvent) => void): () => void;
   subscribe(input: SubscribeInput): SubscribeResult;
 }

@@ -25,7 +25,7 @@ export interface BanLogRecord {
 }
 
 /** Ban log entries kept; the oldest go first. */
-export const MAX_BAN_LOG = 10_000;
+const MAX_BAN_LOG = 10_000;
 
 export type FlappingVerdict = { banned: false } | { banned: true; untilMs: number };
 

@@ -20,7 +20,7 @@ export const MAX_POINTS = RETENTION_MS / SAMPLE_INTERVAL_MS;
  * Series kept at most (a memory bound: about 750 bytes per series); new dimension values beyond it get
  * no series until old ones age out. 100,000 clients with their subscriptions need about 600,000.
  */
-export const MAX_SERIES = 2_000_000;
+const MAX_SERIES = 2_000_000;
 
 type Dims = Partial<Record<MonitorDimension, string>>;
 

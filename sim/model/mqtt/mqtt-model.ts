@@ -7,7 +7,7 @@ import type { ConnectionType, ProtocolVersion, QoS, RetainHandling } from './mqt
  */
 
 /** MQTT 5 will properties (null for MQTT 3/4 clients). */
-export interface LastWillProperties {
+interface LastWillProperties {
   delay_interval: number;
   payload_format_indicator: number;
   message_expiry_interval: number;

@@ -15,7 +15,7 @@ import type { MessageExtras } from './delivery.ts';
  * before the broker.
  */
 
-export interface RetainedMessageInput {
+interface RetainedMessageInput {
   payload: string;
   qos: number;
   retainedAt: number;
@@ -42,7 +42,7 @@ export interface TopicsPart {
 }
 
 /** Storage: every published message is appended to its topic. */
-export interface StoragePart {
+interface StoragePart {
   appendToTopic(tenant: string, topicName: string, record: { key?: string; payload: string; timestamp: number }): unknown;
 }
 
@@ -56,13 +56,13 @@ export interface ConnectorLike {
 }
 
 /** Connectors: listed by the overview and the monitor, and handed every published message. */
-export interface ConnectorsPart {
+interface ConnectorsPart {
   all(): readonly ConnectorLike[];
   onMessage(tenant: string, topicName: string, message: { payload: string; key?: string; timestamp: number }): void;
 }
 
 /** The nodes clients connect to. */
-export interface MqttNodes {
+interface MqttNodes {
   get(id: number): SimNode | undefined;
   online(): readonly SimNode[];
 }

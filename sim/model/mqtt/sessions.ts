@@ -7,7 +7,7 @@ import type { MqttBrokerDeps } from './peer-parts.ts';
 import { keepUnacknowledged } from './session-queue.ts';
 import type { SubscriptionStore } from './subscriptions.ts';
 
-export const HOUSEKEEPING_MS = 5_000;
+const HOUSEKEEPING_MS = 5_000;
 
 /** What the sessions part uses of the broker's other parts. */
 export interface SessionParts {

@@ -10,7 +10,7 @@ import type { ShareGroup } from './subscriptions.ts';
  */
 
 /** `ShareGroupParams` serialized externally tagged; MQTT groups carry no parameters. */
-export const MQTT_SHARE_PARAMS = { MQTT: {} } as const;
+const MQTT_SHARE_PARAMS = { MQTT: {} } as const;
 
 export interface ShareGroupRow {
   uuid: string;
@@ -22,7 +22,7 @@ export interface ShareGroupRow {
   create_time: number;
 }
 
-export interface ShareGroupMemberRow {
+interface ShareGroupMemberRow {
   tenant: string;
   group_name: string;
   broker_id: number;
@@ -42,11 +42,11 @@ export interface ShareGroupDetail {
 }
 
 /** The real `full_group_name(group, filter)`. */
-export function fullGroupName(g: ShareGroup): string {
+function fullGroupName(g: ShareGroup): string {
   return `${g.group}/${g.filter}`;
 }
 
-export function shareGroupRow(broker: MqttBroker, g: ShareGroup): ShareGroupRow {
+function shareGroupRow(broker: MqttBroker, g: ShareGroup): ShareGroupRow {
   return {
     uuid: g.uuid,
     tenant: g.tenant,

@@ -17,10 +17,10 @@ export interface SlowSubscriptionRecord {
 }
 
 /** Records kept; the oldest key goes first. Keys are (tenant, client, topic), so this bounds a busy cluster. */
-export const MAX_SLOW_SUBSCRIPTIONS = 10_000;
+const MAX_SLOW_SUBSCRIPTIONS = 10_000;
 
 /** How a node is named in `node_info`: the node and the MQTT listener that served the delivery. */
-export function nodeInfo(node: SimNode): string {
+function nodeInfo(node: SimNode): string {
   return `node-${node.id}@${node.ip}:${node.ports.mqttTcp}`;
 }
 

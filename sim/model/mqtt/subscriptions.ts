@@ -4,7 +4,7 @@ import { clientKey, type PushStats, type Subscription } from './mqtt-model.ts';
 import { FilterIndex } from './filter-index.ts';
 
 /** Per-topic push counters kept per subscription; the least recently used topic goes first. */
-export const MAX_PUSH_TOPICS = 256;
+const MAX_PUSH_TOPICS = 256;
 
 /** Members of one shared subscription (`$share/<group>/<filter>` of one tenant), in subscribe order. */
 export interface ShareGroup {

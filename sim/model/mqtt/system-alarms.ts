@@ -21,11 +21,11 @@ export interface NodeLoad {
 }
 
 /** Alarms kept per node; the oldest go first. */
-export const MAX_ALARMS_PER_NODE = 1_000;
+const MAX_ALARMS_PER_NODE = 1_000;
 
 /** The list of a node that raised none (never written to). */
 const NO_ALARMS = new RecordIndex<SystemAlarmRecord>();
-export const SYSTEM_MONITOR_INTERVAL_MS = 60_000;
+const SYSTEM_MONITOR_INTERVAL_MS = 60_000;
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 const pct = (fraction: number): string => String(Math.round(fraction * 10_000) / 100);

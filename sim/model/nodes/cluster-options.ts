@@ -1,7 +1,7 @@
 import type { AdminSettings } from '../auth/admin-auth.ts';
 
 /** 2026-01-01T00:00:00Z: the default start of virtual time, so runs read the same everywhere. */
-export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
+const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 export type WorkloadName = 'demo' | 'none';
 

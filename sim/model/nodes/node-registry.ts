@@ -4,10 +4,10 @@ import type { SimEngine } from '../engine/sim-engine.ts';
 import type { NodeRecord } from '../../../contract/records.ts';
 
 /** Roles a node may have (config `roles`). */
-export type NodeRole = 'meta' | 'broker' | 'engine';
+type NodeRole = 'meta' | 'broker' | 'engine';
 
 /** Port numbers of a node; nodes on one host get distinct ports, offset by their index. */
-export interface NodePorts {
+interface NodePorts {
   http: number;
   grpc: number;
   mqttTcp: number;
@@ -74,11 +74,11 @@ export interface NodeLifecycleEvent {
 export type NodeLifecycleListener = (e: NodeLifecycleEvent) => void;
 
 /** The success text of node leave (rule 5). */
-export function nodeLeaveText(id: number): string {
+function nodeLeaveText(id: number): string {
   return `Node ${id} removed from the cluster. Wipe its data directory before rejoining as a new node.`;
 }
 
-export function nodePorts(basePort: number, index: number): NodePorts {
+function nodePorts(basePort: number, index: number): NodePorts {
   return {
     http: basePort + index,
     grpc: 1228 + index,
@@ -93,13 +93,13 @@ export function nodePorts(basePort: number, index: number): NodePorts {
 }
 
 /** A consensus group as node lifecycle checks see it. */
-export interface NodeRaftGroup {
+interface NodeRaftGroup {
   readonly name: string;
   isVoter(nodeId: number): boolean;
 }
 
 /** What node lifecycle changes tell the consensus groups (and ask of them before a node rejoins). */
-export interface NodeRaft {
+interface NodeRaft {
   groups(): readonly NodeRaftGroup[];
   requireLeadersFor(groups: readonly NodeRaftGroup[], doing: string): void;
   onNodeStopping(nodeId: number): void;

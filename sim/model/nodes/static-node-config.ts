@@ -43,7 +43,7 @@ export interface StaticNodeConfig {
 }
 
 /** Bytes in a storage segment before it rolls (1 GiB, the real server's default). */
-export const MAX_SEGMENT_SIZE = 1_073_741_824;
+const MAX_SEGMENT_SIZE = 1_073_741_824;
 
 /** The `mqtt_runtime` login defaults of the real server (secret-free login off; the built-in user admin/robustmq). */
 export const MQTT_RUNTIME_DEFAULTS = { default_user: 'admin', default_password: 'robustmq', secret_free_login: false } as const;

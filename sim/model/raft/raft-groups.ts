@@ -32,7 +32,7 @@ export interface RaftGroupLayout {
   data_raft_group_num: number;
 }
 
-export const DEFAULT_RAFT_GROUP_LAYOUT: Readonly<RaftGroupLayout> = Object.freeze({ offset_raft_group_num: 1, data_raft_group_num: 1 });
+const DEFAULT_RAFT_GROUP_LAYOUT: Readonly<RaftGroupLayout> = Object.freeze({ offset_raft_group_num: 1, data_raft_group_num: 1 });
 
 /** Leaders send heartbeats at this period. */
 export const HEARTBEAT_INTERVAL_MS = DEFAULT_RAFT_TIMING.heartbeatMs;

@@ -4,7 +4,7 @@
  */
 
 /** openraft's `LeaderId`: the term and the node that leads it. */
-export interface LeaderId {
+interface LeaderId {
   term: number;
   node_id: number;
 }

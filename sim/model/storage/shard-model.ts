@@ -1,7 +1,6 @@
-import { STORAGE_TYPES } from '../../../contract/endpoints/storage-engine.ts';
+import { type STORAGE_TYPES } from '../../../contract/endpoints/storage-engine.ts';
 import type { RecordLog } from './record-log.ts';
 
-export { STORAGE_TYPES };
 /** Storage kinds a topic or shard may use (the engine kinds the real server accepts on create). */
 export type StorageType = (typeof STORAGE_TYPES)[number];
 
@@ -26,7 +25,7 @@ export interface EngineShardConfig {
   is_inner_topic: boolean;
 }
 
-export type ShardStatus = 'Run' | 'PrepareDelete' | 'Deleting';
+type ShardStatus = 'Run' | 'PrepareDelete' | 'Deleting';
 export type SegmentStatus = 'Write' | 'PreSealUp' | 'SealUp' | 'PreDelete' | 'Deleting' | 'Unavailable';
 /** Where a segment is in its life; `Unavailable` is shown on top of it while no ISR member is alive. */
 export type SegmentPhase = Exclude<SegmentStatus, 'Unavailable'>;

@@ -3,7 +3,7 @@ import type { SimEngine } from '../engine/sim-engine.ts';
 import type { SimNetwork } from '../net/sim-network.ts';
 
 /** The nodes as the storage engine sees them: placement, liveness, local clocks and lifecycle events. */
-export interface StorageNodes {
+interface StorageNodes {
   get(id: number): SimNode | undefined;
   all(): readonly SimNode[];
   online(): readonly SimNode[];
@@ -13,7 +13,7 @@ export interface StorageNodes {
 }
 
 /** The metadata groups the storage engine writes shard changes to, and the controller's seat. */
-export interface StorageRaft {
+interface StorageRaft {
   write(groupName: string, kind: string): unknown;
   tryWrite(groupName: string, kind: string): boolean;
   dataGroupFor(key: string): string;

@@ -24,7 +24,7 @@ import type {
  * follow the real server's structures (reference notes §7), with the spec's `config` on segments.
  */
 
-export function engineShardView(shard: Shard): EngineShardRecord {
+function engineShardView(shard: Shard): EngineShardRecord {
   return {
     shard_uid: shard.uid,
     shard_name: shard.name,

@@ -1,5 +1,5 @@
 import type { ListVersion } from '../api/indexed-list.ts';
-import { TOPIC_SOURCES } from '../../../contract/endpoints/topics.ts';
+import { type TOPIC_SOURCES } from '../../../contract/endpoints/topics.ts';
 import { failed } from '../errors/operation-error.ts';
 import { unixSeconds } from '../api/time-format.ts';
 import type { SimNode } from '../nodes/node-registry.ts';
@@ -13,11 +13,10 @@ import { DEFAULT_MAX_SEGMENT_SIZE, DEFAULT_RETENTION_SEC, type Shard, type Stora
 import type { AdapterShardDetailRecord, TopicDetailRecord, TopicRecord as ApiTopicRecord } from '../../../contract/records.ts';
 import type { MessageExtras } from '../mqtt/delivery.ts';
 
-export { TOPIC_SOURCES };
 /** Where a topic came from (the real server's `source`). */
-export type TopicSource = (typeof TOPIC_SOURCES)[number];
+type TopicSource = (typeof TOPIC_SOURCES)[number];
 
-export interface TopicConfig {
+interface TopicConfig {
   max_segment_size: number | null;
   max_record_num: number | null;
   retention_sec: number;
@@ -75,7 +74,7 @@ export const byTenantThenName = (a: TopicRecord, b: TopicRecord): number => cmp(
 export const byNameThenTenant = (a: TopicRecord, b: TopicRecord): number => cmp(a.topic_name, b.topic_name) || cmp(a.tenant, b.tenant);
 
 /** The shards behind the topics: a topic's partitions are shards of the storage engine. */
-export interface TopicStorage {
+interface TopicStorage {
   get(name: string): Shard | undefined;
   checkPlacement(replicaNum: number, what: string): void;
   createShard(input: ShardCreateInput): Shard;
@@ -85,7 +84,7 @@ export interface TopicStorage {
 }
 
 /** The metadata groups a topic change is written to. */
-export interface TopicRaft {
+interface TopicRaft {
   requireLeader(groupName: string): unknown;
   dataGroupFor(key: string): string;
   write(groupName: string, kind: string): unknown;
@@ -93,7 +92,7 @@ export interface TopicRaft {
 }
 
 /** What the topics tell the MQTT broker (a deleted topic) and ask it (a topic's subscribers). */
-export interface TopicBroker {
+interface TopicBroker {
   onTopicDeleted(tenant: string, topicName: string): void;
   subscribersOf(tenant: string, topicName: string): readonly { client_id: string; path: string }[];
 }

@@ -49,9 +49,9 @@ export interface ApiCall {
 export type ChaosStep = { at: number; api: ApiCall } | { at: number; fault: ChaosFault };
 
 /** Virtual ms between steps: above the 20 ms per-path rate-limit spacing, so no call is rate limited. */
-export const STEP_GAP_MS = 50;
+const STEP_GAP_MS = 50;
 /** Flapping settings the plan switches on: a client connecting more than 3 times in 30 s is banned for 5 s. */
-export const FLAPPING_CONFIG = { enable: true, window_time: 30, max_client_connections: 3, ban_time: 5 };
+const FLAPPING_CONFIG = { enable: true, window_time: 30, max_client_connections: 3, ban_time: 5 };
 
 const TENANTS = ['default', 'chaos-a', 'chaos-b'];
 const TOPICS = ['orders', 'telemetry/a', 'telemetry/b', 'logs'];

@@ -215,7 +215,7 @@ function countFault(coverage: ChaosCoverage, fault: ChaosFault, took: boolean): 
 }
 
 /** Applies one fault step now; returns whether it took effect. */
-export function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
+function applyChaosFault(cluster: Cluster, fault: ChaosFault): boolean {
   switch (fault.kind) {
     case 'crash':
       return !applyFault(cluster, { kind: fault.kind, node: fault.node }).startsWith('skipped');

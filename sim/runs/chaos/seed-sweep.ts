@@ -17,7 +17,7 @@ export interface SeedOutcome {
 }
 
 /** The most seeds one sweep takes (a range is expanded into a list). */
-export const MAX_SWEEP_SEEDS = 1_000_000;
+const MAX_SWEEP_SEEDS = 1_000_000;
 
 /**
  * Seeds from `1..1000` (inclusive range of non-negative integers), a comma list (`3,7,11`), or both

@@ -248,7 +248,7 @@ const check = {
 const phase = { type: 'array', items: step };
 
 /** JSON Schema (draft-07) of a scenario file. */
-export const SCENARIO_SCHEMA = {
+const SCENARIO_SCHEMA = {
   $id: 'https://mqsim.dev/schemas/scenario-1.json',
   type: 'object',
   required: ['format', 'name', 'description', 'seed', 'nodes', 'eventually'],

@@ -13,7 +13,7 @@ import type { NodeRef, ScenarioCheck, ScenarioFault, ScenarioFile, ScenarioStep 
 const STEP_GAP_MS = 50;
 const PHASES = ['setup', 'workload', 'faults', 'heal'] as const;
 
-export interface CheckOutcome {
+interface CheckOutcome {
   /** `eventually[i] KIND` for eventually-checks, `PHASE[i]` for a step's expectation, `invariants`. */
   name: string;
   passed: boolean;
@@ -88,10 +88,10 @@ function topicShard(cluster: Cluster, ref: string) {
 }
 
 /** A step that cannot run (a selector naming nothing): the scenario fails with this message. */
-export class ScenarioError extends Error {}
+class ScenarioError extends Error {}
 
 /** Resolves a node reference to node ids (one, except `topic-followers:`). */
-export function resolveNodes(cluster: Cluster, ref: NodeRef): number[] {
+function resolveNodes(cluster: Cluster, ref: NodeRef): number[] {
   if (typeof ref === 'number') return [ref];
   const [kind, arg] = [ref.slice(0, ref.indexOf(':')), ref.slice(ref.indexOf(':') + 1)];
   if (kind === 'group-leader') {

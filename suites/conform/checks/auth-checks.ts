@@ -60,7 +60,7 @@ const signedExpired = new WeakMap<ConformContext, Promise<string | undefined>>()
  * before the server's clock, read from the `iat` of the run's own token: only an expiry check
  * refuses it. Undefined without the secret or a token of the server.
  */
-export function expiredSignedToken(ctx: ConformContext): Promise<string | undefined> {
+function expiredSignedToken(ctx: ConformContext): Promise<string | undefined> {
   let token = signedExpired.get(ctx);
   if (!token) {
     token = (async () => {

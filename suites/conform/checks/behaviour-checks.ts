@@ -262,7 +262,7 @@ const NO_DIMENSION_ROWS: Record<string, readonly string[]> = {
 };
 
 /** The server's clock when the run logged in: the `iat` of its token (Unix seconds), when it has one. */
-export function serverClockAtLogin(ctx: ConformContext): number | undefined {
+function serverClockAtLogin(ctx: ConformContext): number | undefined {
   const payload = ctx.target.token?.split('.')[1];
   if (!payload) return undefined;
   try {

@@ -15,7 +15,7 @@ import {
 import { mqttListenerCandidates } from '../mqtt-listener-address.ts';
 
 /** The spec's exempt addresses, for messages. */
-export const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
+const SPEC_EXEMPT = 'the spec exempts only 127.0.0.1 and ::1';
 
 /** Endpoints the exemption probe may ask, best first: harmless token reads without required parameters. */
 function probeCandidates(ctx: ConformContext): EndpointContract[] {
@@ -31,7 +31,7 @@ function probeCandidates(ctx: ConformContext): EndpointContract[] {
  * itself. A probe on a route the target lacks (the real server removed /api/status) would show no
  * exemption whatever the target exempts. Chosen once per run.
  */
-export function probeEndpoint(ctx: ConformContext): Promise<EndpointContract | undefined> {
+function probeEndpoint(ctx: ConformContext): Promise<EndpointContract | undefined> {
   ctx.exemptionProbe ??= (async () => {
     for (const e of probeCandidates(ctx)) {
       const ex = await ctx.send({ method: e.method, path: e.path }, 'auth', e.id);
@@ -68,7 +68,7 @@ async function probeExemption(ctx: ConformContext): Promise<Pick<DetectedCapabil
 
 /** How long the probe client may take to show in the target's lists, and how often they are asked meanwhile. */
 export const LIST_DEADLINE_MS = 3000;
-export const LIST_POLL_MS = 100;
+const LIST_POLL_MS = 100;
 
 /**
  * Is the listener at host:port the target's? Another broker may listen on the port the target only
@@ -177,7 +177,7 @@ export async function detectCapabilities(ctx: ConformContext): Promise<string[]>
 }
 
 /** What the MQTT parts of `ctx.capabilities` say until the listener probe has finished. */
-export const MQTT_NOT_PROBED_YET: Capability = { available: false, reason: 'the MQTT listener probe has not finished' };
+const MQTT_NOT_PROBED_YET: Capability = { available: false, reason: 'the MQTT listener probe has not finished' };
 
 /**
  * Detection in two steps. The exemption probe is awaited: the auth checks need its answer, and

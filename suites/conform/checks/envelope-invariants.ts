@@ -16,7 +16,7 @@ const UNDESCRIBED = new Set([404, 405, 413, 429]);
  * another method asks something the spec never defines), not the auth probes (their 401 bodies are
  * the auth checks' business, spec rule 5), and for text endpoints (GET /, /metrics) only failures.
  */
-export function envelopeAnswers(ctx: ConformContext, e: EndpointContract): Exchange[] {
+function envelopeAnswers(ctx: ConformContext, e: EndpointContract): Exchange[] {
   return ctx.log.exchanges.filter((x) => {
     if (x.endpointId !== e.id || !x.response || x.purpose === 'auth') return false;
     if (x.sent.method !== e.method || x.sent.asRemotePeer || x.sent.asLoopbackPeer) return false;

@@ -32,7 +32,7 @@ export const OWN_HAPPY_PATH = new Set(['POST /api/cluster/config/set', 'POST /ap
 const PROMETHEUS_LINE = /^(#\s*(HELP|TYPE|EOF|UNIT)\b.*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})?\s+[-+]?([0-9.eE+-]+|NaN|[+-]?Inf)(\s+-?\d+)?)$/;
 
 /** Is the instance with these fields in its family's list (undefined when the list cannot tell)? */
-export async function isListed(
+async function isListed(
   ctx: ConformContext,
   family: ResourceFamilyContract,
   fields: Record<string, unknown>,
@@ -50,7 +50,7 @@ export async function isListed(
 }
 
 /** The valid request of an endpoint: its parameters, or why none can be sent. */
-export async function happyRequest(
+async function happyRequest(
   ctx: ConformContext,
   e: EndpointContract,
   resources: CreatedResources,
@@ -135,7 +135,7 @@ async function judgeText(ctx: ConformContext, e: EndpointContract, ex: Exchange)
 }
 
 /** Where the valid request's shape comes from: the spec's Index table, or (path-only endpoints) the notes. */
-export function happyAssertion(e: EndpointContract): string {
+function happyAssertion(e: EndpointContract): string {
   return e.specTable === 'path-only' ? A.pathOnlyRequest : cite(e, 'exists');
 }
 
@@ -165,7 +165,7 @@ const SERVICE_OF: Record<string, string> = {
  * a valid request with a required parameter elsewhere is refused), the service capability the
  * endpoint gives, and the login body.
  */
-export function happyAlso(e: EndpointContract, ex: Exchange | undefined): string[] {
+function happyAlso(e: EndpointContract, ex: Exchange | undefined): string[] {
   const also = [...SERVED_AS_LISTED];
   if (e.response.kind === 'envelope') also.push('errors.code.0');
   const sent = ex ? (e.method === 'GET' ? ex.sent.query : ex.sent.body) : undefined;
@@ -322,7 +322,7 @@ export async function recordAnswerChecks(
  * Unix seconds, Unix milliseconds (mq9 records), or local-time string"): `time-forms` for the forms
  * the spec states, `time-forms.decision` (INFO) for the fields whose form the project decided.
  */
-export async function runTimeForms(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
+async function runTimeForms(ctx: ConformContext, e: EndpointContract, ex: Exchange): Promise<void> {
   const schema = e.response.data;
   const env = envelopeOf(ex);
   if (!schema || !hasTimeFields(schema) || !env || env.code !== 0) return;

@@ -31,7 +31,7 @@ function fieldText(row: Row, field: string): string | undefined {
 }
 
 /** A part of `value` for a contains-match: drops the first and last character when long enough. */
-export function innerPart(value: string): string {
+function innerPart(value: string): string {
   const chars = [...value];
   return chars.length >= 3 ? chars.slice(1, -1).join('') : value;
 }
@@ -50,7 +50,7 @@ const matches = (row: Row, field: string, want: string, exact: boolean): boolean
  * another record of the unfiltered list (so a server ignoring the filter is seen). Undefined when
  * every record would match every candidate value.
  */
-export function decisiveFilterValue(rows: readonly Row[], field: string, exact: boolean): { source: Row; want: string } | undefined {
+function decisiveFilterValue(rows: readonly Row[], field: string, exact: boolean): { source: Row; want: string } | undefined {
   // For an exact filter, best a value another record's value contains ("conform-1-p1" in "conform-1-p10"):
   // a server matching by containment then returns a record it must not.
   if (exact) {
@@ -240,7 +240,7 @@ async function runFilterValues(
 }
 
 /** Two values of `field`, each matched (contains) by a record the other misses, and a record neither matches. */
-export function twoValuePick(rows: readonly Row[], field: string): { a: Row; b: Row; values: [string, string] } | undefined {
+function twoValuePick(rows: readonly Row[], field: string): { a: Row; b: Row; values: [string, string] } | undefined {
   const some = rows.filter((r) => typeof r[field] === 'string' && (r[field] as string).length > 0).slice(0, 60);
   for (const a of some) {
     const va = innerPart(String(a[field]));

@@ -13,12 +13,12 @@ import { fetchPage, fingerprint, isPage, type Page, type Row, type SeenPages, se
  * Page sizes a default page must be told from (issue: "enough records to tell the spec's default
  * limit from 10 and 20"; and a small default from the general 10000).
  */
-export function alternativeDefaults(defaultLimit: number): number[] {
+function alternativeDefaults(defaultLimit: number): number[] {
   return [10, 20, ...(defaultLimit < 10_000 ? [10_000] : [])].filter((w) => w !== defaultLimit);
 }
 
 /** With `total` records, the page sizes the default page cannot be told from. */
-export function indistinguishableDefaults(defaultLimit: number, total: number, sample = Number.POSITIVE_INFINITY): number[] {
+function indistinguishableDefaults(defaultLimit: number, total: number, sample = Number.POSITIVE_INFINITY): number[] {
   const size = (w: number) => Math.min(total, w, sample);
   return alternativeDefaults(defaultLimit).filter((w) => size(w) === size(defaultLimit));
 }

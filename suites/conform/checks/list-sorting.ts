@@ -23,7 +23,7 @@ export function reversedAfterIntersect(asc: string[], desc: string[]): boolean {
  * may be compared as numbers or as their text (a real server compares as text), strings by code point
  * or ignoring case. Values of mixed types are compared as text.
  */
-export function ascendingUnderSomeOrder(values: readonly unknown[]): boolean {
+function ascendingUnderSomeOrder(values: readonly unknown[]): boolean {
   const present = values.filter((v) => v !== undefined && v !== null);
   const orders: ((a: unknown, b: unknown) => number)[] = [
     (a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : NaN),
@@ -42,7 +42,7 @@ const BASE_ORDER: Record<string, readonly string[]> = {
 };
 
 /** Are the rows in ascending order of the tuple of `fields`, by code point or ignoring case? */
-export function inTupleOrder(rows: readonly Row[], fields: readonly string[]): boolean {
+function inTupleOrder(rows: readonly Row[], fields: readonly string[]): boolean {
   const cmps: ((a: string, b: string) => number)[] = [
     (a, b) => (a < b ? -1 : a > b ? 1 : 0),
     (a, b) => a.toLowerCase().localeCompare(b.toLowerCase()),

@@ -127,7 +127,7 @@ export function validParams(family: ResourceFamilyContract, e: EndpointContract)
 const PROPERTY_STEM = 'mqsim-prop-';
 
 /** Mutation hooks: too-long names stay the run's, too-long config and schema texts stay well-formed. */
-export function familyHooks(family: ResourceFamilyContract, e: EndpointContract): MutationHooks {
+function familyHooks(family: ResourceFamilyContract, e: EndpointContract): MutationHooks {
   const strategies = Object.entries(family.meanings ?? {})
     .filter(([, m]) => m === 'failure-strategy')
     .map(([p]) => p);

@@ -43,7 +43,7 @@ function integerValue(lo: number, hi: number): fc.Arbitrary<number> {
 }
 
 /** A valid value for one parameter, by its spec alone (families override what needs meaning). */
-export function validValue(p: ParamSpec): fc.Arbitrary<unknown> {
+function validValue(p: ParamSpec): fc.Arbitrary<unknown> {
   if (p.enum && p.enum.length > 0) return fc.constantFrom(...p.enum);
   const range = integerRange(p);
   if (range) return integerValue(range[0], range[1]);

@@ -80,14 +80,14 @@ export class Sym {
 }
 
 /** `stem` cut or padded with `x` to exactly `length` code points. */
-export function pad(stem: string, length: number): string {
+function pad(stem: string, length: number): string {
   const chars = [...stem];
   if (chars.length >= length) return chars.slice(0, length).join('');
   return stem + 'x'.repeat(length - chars.length);
 }
 
 /** Replaces every symbol in a generated value by its name in `scope` (deeply; other values are copied). */
-export function resolve(value: unknown, scope: Scope): unknown {
+function resolve(value: unknown, scope: Scope): unknown {
   if (value instanceof Sym) return value.resolve(scope);
   if (Array.isArray(value)) return value.map((v) => resolve(v, scope));
   if (value !== null && typeof value === 'object') {

@@ -11,7 +11,7 @@ import { UNICODE_TAIL } from './symbols.ts';
 const ASCII = [...'abcdefghijklmnopqrstuvwxyz0123456789-_.'];
 const WIDE = [...'abcdefghijklmnopqrstuvwxyz0123456789-_.', ...UNICODE_TAIL, 'ü', 'ß', '字'];
 
-export function asciiText(minLength: number, maxLength: number): fc.Arbitrary<string> {
+function asciiText(minLength: number, maxLength: number): fc.Arbitrary<string> {
   return fc.string({ unit: fc.constantFrom(...ASCII), minLength, maxLength });
 }
 

@@ -19,7 +19,7 @@ import { sweepLeftovers } from './leftovers.ts';
  * property without that family looks for other causes (`history.lists.except-<tags>`).
  */
 
-export const HISTORY_PROPERTY = 'history.lists';
+const HISTORY_PROPERTY = 'history.lists';
 /** Steps per history by default: with the default runs, a few seconds against a served simulator. */
 export const DEFAULT_HISTORY_DEPTH = 400;
 export const DEFAULT_HISTORY_RUNS = 2;
@@ -47,17 +47,17 @@ export function parseHistoryId(id: string): string[] | undefined {
   return id.startsWith(prefix) ? id.slice(prefix.length).split('.') : undefined;
 }
 
-export function historyId(exclude: readonly string[]): string {
+function historyId(exclude: readonly string[]): string {
   return exclude.length === 0 ? HISTORY_PROPERTY : `${HISTORY_PROPERTY}.except-${[...exclude].sort().join('.')}`;
 }
 
 /** The run's base name: the seed, the invocation's tag and the run's number, letters and digits only. */
-export function baseName(seed: number, runTag: string, run: number): string {
+function baseName(seed: number, runTag: string, run: number): string {
   return `${seedStem(seed)}${runTag}${run.toString(36).padStart(4, '0')}`;
 }
 
 /** What every base name of a seed starts with (`h<seed>x`), so an interrupted invocation's leftovers can be found. */
-export function seedStem(seed: number): string {
+function seedStem(seed: number): string {
   return `h${Math.abs(Math.trunc(seed))}x`;
 }
 

@@ -38,7 +38,7 @@ export type FilterValue = string | ValueRef;
  * A page taken, when the read runs, from the number of records the model says match: `inside` the
  * `pick`-th page that holds records (modulo their number), or the first page `past` the end.
  */
-export type PageRef = { inside: number } | 'past';
+type PageRef = { inside: number } | 'past';
 
 export interface QuerySpec {
   /** Named filters by query parameter (symbolic values or references to written values). */
@@ -103,7 +103,7 @@ const valueRefArb: fc.Arbitrary<FilterValue> = fc.oneof(
  * its delete finds one by name alone), so a name is never used in both tenants: the second tenant's
  * names end in `s`, a letter the alphabet lacks. Either reading then gives the same answers.
  */
-export function nameIn(tenant: string | undefined, name: string): string {
+function nameIn(tenant: string | undefined, name: string): string {
   return tenant === RUN_TENANTS[1] ? `${name}s` : name;
 }
 
@@ -164,7 +164,7 @@ function sortFieldArb(h: HistoryFamily): fc.Arbitrary<string> {
 }
 
 /** A list read: always scoped to the run (its tenant, or its base name in the tenant filter), `limit` always sent. */
-export function queryArb(h: HistoryFamily): fc.Arbitrary<QuerySpec> {
+function queryArb(h: HistoryFamily): fc.Arbitrary<QuerySpec> {
   const [scope, ...others] = h.family.scopeParam
     ? h.filters
     : [h.filters.find((x) => x.source.kind === 'name')!, ...h.filters.filter((x) => x.source.kind !== 'name')];

@@ -13,7 +13,7 @@ import { cite, sortAssertion } from '../../conform/cite.ts';
 /** Where the value of a record field comes from in the model. */
 export type FieldSource = { kind: 'name' } | { kind: 'tenant' } | { kind: 'param'; param: string };
 
-export interface SortField {
+interface SortField {
   field: string;
   source: FieldSource;
   /** The statement listing it (the spec's query paragraph, or the decision/notes for extra fields). */
@@ -32,7 +32,7 @@ export interface NamedFilter {
 }
 
 /** A create parameter a filter or a sort can see, with the values the histories give it. */
-export interface VisibleParam {
+interface VisibleParam {
   param: string;
   /** Closed values (an enum, or the values of a typed pair's text forms); undefined: generated text. */
   values?: readonly string[];
@@ -68,7 +68,7 @@ export function orderAgreeing(values: readonly string[]): string[] {
   return kept;
 }
 
-export function codePointCompare(a: string, b: string): number {
+function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

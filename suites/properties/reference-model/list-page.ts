@@ -16,7 +16,7 @@ import type { Shown } from './record-match.ts';
  */
 
 /** The values of the fields a query reads (name, tenant, filter and sort fields), as texts. */
-export type RecordView = Readonly<Record<string, string>>;
+type RecordView = Readonly<Record<string, string>>;
 
 export interface PageQuery {
   /** The first filter (query parameter) a record with these values fails, or undefined when it matches. */
@@ -32,7 +32,7 @@ export interface PageAnswer {
 }
 
 /** What is wrong with a page, most telling first. */
-export const PROBLEM_KINDS = [
+const PROBLEM_KINDS = [
   'not-a-record',
   'unknown-record',
   'missing-record',
@@ -43,7 +43,7 @@ export const PROBLEM_KINDS = [
   'page-size',
   'order',
 ] as const;
-export type ProblemKind = (typeof PROBLEM_KINDS)[number];
+type ProblemKind = (typeof PROBLEM_KINDS)[number];
 
 export interface PageProblem {
   kind: ProblemKind;

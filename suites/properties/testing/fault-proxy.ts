@@ -7,14 +7,14 @@ import type { AddressInfo } from 'node:net';
  * an envelope). It proves the properties find such deviations and attribute them to the right endpoint.
  */
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string;
   path: string;
   query: URLSearchParams;
   body: unknown;
 }
 
-export interface ProxiedResponse {
+interface ProxiedResponse {
   status: number;
   body: string;
 }

@@ -18,9 +18,9 @@ import { htmlEscape } from './html-escape.ts';
  */
 
 /** One failure's exchange: indexes into the text table (-1: absent), and the answer's time in ms (-1: unknown). */
-export type FailureEntry = [request: number, responseHead: number, responseBody: number, ms: number, curl: number];
+type FailureEntry = [request: number, responseHead: number, responseBody: number, ms: number, curl: number];
 /** One check of an endpoint's list: status, level, id, assertion, message (text indexes), and its failure's element id. */
-export type CheckEntry = [status: number, level: number, id: number, assertion: number, message: number, failure?: string];
+type CheckEntry = [status: number, level: number, id: number, assertion: number, message: number, failure?: string];
 
 /** The data block's content. */
 export interface PageData {
@@ -64,7 +64,7 @@ export function responseHead(r: NonNullable<CheckRecord['response']>): string {
 }
 
 /** JSON for a `<script type="application/json">` block: no `<` at all, so no `</script>` can end it early. */
-export function dataBlockJson(value: unknown): string {
+function dataBlockJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')

@@ -12,7 +12,7 @@ import {
 } from '../../conform/report-model.ts';
 
 /** XML 1.0 text: escapes markup and drops characters XML cannot carry at all. */
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   return (
     text
       // eslint-disable-next-line no-control-regex

@@ -11,17 +11,17 @@ import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { emptyAnswer, jsonAnswer, methodNotAllowed } from './route-answers.ts';
 
-export const MCP_PATH = '/mcp';
-export const PROTECTED_RESOURCE_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'] as const;
+const MCP_PATH = '/mcp';
+const PROTECTED_RESOURCE_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'] as const;
 /** Discovery paths of an OAuth authorization server: there is none, each answers 404 with no body. */
-export const OAUTH_404_PATHS = [
+const OAUTH_404_PATHS = [
   '/.well-known/oauth-authorization-server',
   '/.well-known/oauth-authorization-server/mcp',
   '/.well-known/openid-configuration',
   '/.well-known/openid-configuration/mcp',
   '/mcp/.well-known/openid-configuration',
 ] as const;
-export const REGISTER_PATH = '/register';
+const REGISTER_PATH = '/register';
 
 /** The real `McpRequest`, read with axum's plain `Json` (its rejections are plain text, not JSON-RPC). */
 const MCP_REQUEST: RequestStruct = {

@@ -11,8 +11,8 @@ import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { formBFailure, formBSuccess, methodNotAllowed } from './route-answers.ts';
 
-export const DELETE_BY_KEYS_PATH = '/api/storage-engine/record/delete-by-keys';
-export const DELETE_BY_OFFSETS_PATH = '/api/storage-engine/record/delete-by-offsets';
+const DELETE_BY_KEYS_PATH = '/api/storage-engine/record/delete-by-keys';
+const DELETE_BY_OFFSETS_PATH = '/api/storage-engine/record/delete-by-offsets';
 
 const BY_KEYS: RequestStruct = {
   name: 'RecordDeleteByKeysReq',

@@ -13,8 +13,8 @@ import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { QUERY_REJECTION_PREFIX, queryFieldsRejection } from '../real-server-rejections.ts';
 import { formBFailure, formBSuccess, methodNotAllowed, plainText } from './route-answers.ts';
 
-export const SHARE_GROUP_LIST_PATH = '/api/cluster/share-group/list';
-export const SHARE_GROUP_DETAIL_PATH = '/api/cluster/share-group/detail';
+const SHARE_GROUP_LIST_PATH = '/api/cluster/share-group/list';
+const SHARE_GROUP_DETAIL_PATH = '/api/cluster/share-group/detail';
 
 /** `ShareGroupListReq`: `tenant` exact, `group_name` substring, then the paging of `build_query_params`. */
 const LIST_FIELDS: readonly ParamSpec[] = [

@@ -4,7 +4,7 @@
  */
 
 /** `failure`: the generic failure of an operation; the spec allows code 1 or 100 and the server picks one. */
-export type Code = number | 'failure';
+type Code = number | 'failure';
 
 export interface Answer {
   status: number;

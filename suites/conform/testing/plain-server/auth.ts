@@ -17,7 +17,7 @@ export interface AdminConfig {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-export const isExemptPeer = (address: string | undefined): boolean => address !== undefined && LOOPBACK.has(address);
+const isExemptPeer = (address: string | undefined): boolean => address !== undefined && LOOPBACK.has(address);
 
 export class Auth {
   private readonly key: Uint8Array;

@@ -6,7 +6,7 @@ import { ok, type Answer } from './answers.ts';
  * which counts the acknowledged writes.
  */
 
-export const VERSION = 'plain-list-server 1.0.0';
+const VERSION = 'plain-list-server 1.0.0';
 
 const NODE_ID = 1;
 const IP = '127.0.0.1';

@@ -117,7 +117,7 @@ export function readQuery(params: Params, def: ListDef, choices: QueryChoices): 
 }
 
 /** Strings by code point, numbers as numbers, false before true; absent values first. */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
   if (a === undefined || a === null) return -1;
   if (b === undefined || b === null) return 1;
