@@ -1,6 +1,6 @@
 /** Bugs in authentication and login. */
 import { JwtTokens } from '../model/auth/jwt-tokens.ts';
-import type { Cluster } from '../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../admin-api/hooks/deviation.ts';
 import type { ApiRequest } from '../admin-api/api-exchange.ts';
 import { RawBody } from '../admin-api/handler-types.ts';
 import type { Deviation } from '../admin-api/hooks/deviation.ts';
@@ -27,9 +27,9 @@ function decodeUnverified(token: string): Record<string, unknown> | undefined {
   }
 }
 
-const verifiers = new WeakMap<Cluster, JwtTokens>();
+const verifiers = new WeakMap<SwitchCluster, JwtTokens>();
 
-function verifierOf(cluster: Cluster): JwtTokens {
+function verifierOf(cluster: SwitchCluster): JwtTokens {
   let v = verifiers.get(cluster);
   if (!v) {
     v = new JwtTokens(cluster.options.admin.jwtSecret);

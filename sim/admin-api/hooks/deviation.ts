@@ -11,9 +11,19 @@ import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
 import type { PeerTransport } from '../handler-types.ts';
 
+/**
+ * The part of the cluster a switch may read or act on: the stores and views behind the API and the
+ * clock and the seeded random (through the engine), never the network, the invariants or the fault
+ * schedule: a switch changes answers, not the run's faults.
+ */
+export type SwitchCluster = Pick<
+  Cluster,
+  'options' | 'engine' | 'now' | 'nodes' | 'auth' | 'config' | 'tenants' | 'users' | 'topics' | 'storage' | 'connectors' | 'mqtt'
+>;
+
 /** What a hook sees of the request being served. */
 export interface DeviationContext {
-  readonly cluster: Cluster;
+  readonly cluster: SwitchCluster;
   readonly endpoint: EndpointContract;
 }
 
@@ -25,6 +35,7 @@ export type NextResult = (params: Record<string, unknown>, endpoint?: EndpointCo
 
 /** What an extra route's handler gets besides the request. */
 interface ExtraRouteContext {
+  /** The whole cluster, as the API's own handlers get it: an extra route is a handler of its own. */
   readonly cluster: Cluster;
   /** The node whose listener received the request. */
   readonly nodeId: number;
@@ -54,7 +65,7 @@ export interface ExtraRoute {
 
 export interface DeviationHooks {
   /** Rewrites the raw request before anything (routing, authentication) looks at it. */
-  request?(req: ApiRequest, cluster: Cluster): ApiRequest | Promise<ApiRequest>;
+  request?(req: ApiRequest, cluster: SwitchCluster): ApiRequest | Promise<ApiRequest>;
   /**
    * The parameter specs a request is validated against (loosening them unenforces a limit) and the
    * raw fields before validation (a query's strings or a body's JSON values). May throw an
@@ -70,7 +81,7 @@ export interface DeviationHooks {
    * Rewrites the final answer (status, headers, envelope). `path` is the request's path without query;
    * `req` the request as it arrived (before any `request` hook rewrote it).
    */
-  response?(res: ApiResponse, path: string, cluster: Cluster, req: ApiRequest): ApiResponse;
+  response?(res: ApiResponse, path: string, cluster: SwitchCluster, req: ApiRequest): ApiResponse;
   /** Routes served besides the contract's, matched before it (after the `request` hook). */
   routes?: readonly ExtraRoute[];
   /**
@@ -79,7 +90,7 @@ export interface DeviationHooks {
    * excess requests wait for their slot instead of being refused. A rate of 0 refuses everything
    * with `refusal` (status and plain text).
    */
-  rateLimit?: { perPathRate(cluster: Cluster): number; refusal: { status: number; text: string } };
+  rateLimit?: { perPathRate(cluster: SwitchCluster): number; refusal: { status: number; text: string } };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { crc32 } from 'node:zlib';
 import { CONTRACT } from '../../../contract/index.ts';
 import { failed } from '../../model/errors/operation-error.ts';
-import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../../admin-api/hooks/deviation.ts';
 import type { SimNode } from '../../model/nodes/node-registry.ts';
 import type { FailureStrategy } from '../../model/connectors/failure-strategy.ts';
 import type { Deviation, DeviationHooks, NextResult } from '../../admin-api/hooks/deviation.ts';
@@ -24,7 +24,7 @@ function aroundLists(fn: Around): Around {
 }
 
 /** An `around` hook that rewrites the `data` of several endpoints. */
-function dataOn(endpointIds: readonly string[], fn: (data: Obj, cluster: Cluster) => Obj): Around {
+function dataOn(endpointIds: readonly string[], fn: (data: Obj, cluster: SwitchCluster) => Obj): Around {
   const wanted = new Set(endpointIds);
   return async (params, next, cx) => {
     const data = await next(params);
@@ -124,7 +124,7 @@ const SOURCE_SEARCH_LIMIT = 100_000;
 
 /** Where the original record of a dead letter sits (shard, offset, segment) and its stored key. */
 function sourceRecord(
-  cluster: Cluster,
+  cluster: SwitchCluster,
   tenant: string,
   dl: SimDeadLetter,
 ): { shard: string; offset: number; segment: number; key: string | null } | undefined {
@@ -154,7 +154,7 @@ function sourceRecord(
  * retry_times, record}` with the original `StorageRecord` embedded: `{metadata: {offset, shard,
  * segment, header, key, tags, create_t, crc_num}, data}` (src/common/metadata-struct/src/storage/storage_record.rs).
  */
-function realDeadLetter(cluster: Cluster, tenant: string, dl: SimDeadLetter): Obj {
+function realDeadLetter(cluster: SwitchCluster, tenant: string, dl: SimDeadLetter): Obj {
   const data = Buffer.from(dl.original_data);
   const at = sourceRecord(cluster, tenant, dl);
   const firstShard = cluster.topics.get(tenant, dl.source_topic)?.storage_name_list[0] ?? '';
@@ -200,7 +200,7 @@ function extendObject(node: SimNode): Obj {
   };
 }
 
-function withExtendObjects(list: unknown, cluster: Cluster): unknown {
+function withExtendObjects(list: unknown, cluster: SwitchCluster): unknown {
   if (!Array.isArray(list)) return list;
   return list.map((n: Obj) => {
     const node = cluster.nodes.get(Number(n.node_id));
@@ -211,7 +211,7 @@ function withExtendObjects(list: unknown, cluster: Cluster): unknown {
 // ---- flapping read view -------------------------------------------------------------------------
 
 /** Clusters whose MqttFlappingDetect section was set through the API: their read view shows what was set. */
-const flappingSet = new WeakSet<Cluster>();
+const flappingSet = new WeakSet<SwitchCluster>();
 
 /** Real defaults of the section (notes §4.1): window and ban in minutes. */
 const REAL_FLAPPING_DEFAULTS = { window_time: 1, max_client_connections: 15, ban_time: 5 };
@@ -433,7 +433,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     id: 'overview-no-placement-status',
     spec: 'breaks',
     notes: 'notes §11.18, §4.9',
-    rule: 'Resources, Cluster overview: "| placement_status | `Leader` or `Follower` |"',
+    rule: 'Resources, SwitchCluster overview: "| placement_status | `Leader` or `Follower` |"',
     endpoint: 'mqtt.overview',
     description: 'the MQTT overview has no placement_status field',
     finding: 'states.consensus.placement_status',
@@ -445,7 +445,7 @@ export const REAL_SERVER_DEVIATIONS: readonly Deviation[] = [
     id: 'node-extend-object',
     spec: 'breaks',
     notes: 'notes §11.18, §4.1',
-    rule: 'Resources, Cluster overview: "Node record: roles (array of string), extend (byte array), node_id, node_ip, grpc_addr, engine_addr, start_time, register_time (Unix seconds), storage_fold (array)."',
+    rule: 'Resources, SwitchCluster overview: "Node record: roles (array of string), extend (byte array), node_id, node_ip, grpc_addr, engine_addr, start_time, register_time (Unix seconds), storage_fold (array)."',
     // The overview's node schema holds the spec's byte array; the status schema also accepts the object.
     endpoint: 'mqtt.overview',
     alsoEndpoints: ['cluster.info', 'cluster.status'],

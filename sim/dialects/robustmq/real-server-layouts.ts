@@ -5,7 +5,7 @@
  * top-level `mqtt_*` sections and `broker_network`, shard records' `extend.StorageEngine`) where the
  * snapshot has moved them. Adding keys breaks no rule of the spec, so these switches are `allows`.
  */
-import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../../admin-api/hooks/deviation.ts';
 import { DEFAULT_MAILBOX_TTL_SECONDS } from '../../model/mq9/mq9.ts';
 import type { Deviation } from '../../admin-api/hooks/deviation.ts';
 import { aroundOn } from '../../admin-api/hooks/hook-helpers.ts';
@@ -22,7 +22,7 @@ const REAL_NETWORK = { accept_thread_num: 1, handler_thread_num: 32, queue_size:
  * (robustmq src/common/config/src/config.rs and default.rs; notes §4.1). Values the simulator keeps
  * (ports, paths, the dynamic sections) are taken from the spec's view, so the two layouts always agree.
  */
-function realConfigLayout(view: Obj, cluster: Cluster): Obj {
+function realConfigLayout(view: Obj, cluster: SwitchCluster): Obj {
   const node = cluster.nodes.get(Number(view.broker_id));
   const network = { ...REAL_NETWORK, ...obj(view.network) };
   const mqttRuntime = obj(view.mqtt_runtime);

@@ -4,7 +4,7 @@
  * server for what the spec never promised. Each reproduces the real behaviour as the notes give it.
  */
 import { OperationError, failed } from '../../model/errors/operation-error.ts';
-import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../../admin-api/hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/api-exchange.ts';
 import { isJsonMediaType } from '../../admin-api/parse-request.ts';
 import type { Deviation, DeviationHooks } from '../../admin-api/hooks/deviation.ts';
@@ -154,13 +154,13 @@ function pprofAnswer(res: ApiResponse, method: string): ApiResponse {
 // ---- state kept for a cluster by a switch ------------------------------------------------------
 
 /** Sections of the two extra config types, as set (config-set-extra-types). */
-const extraConfig = new WeakMap<Cluster, { MetaRuntime?: Obj; KafkaDynamic?: Obj }>();
+const extraConfig = new WeakMap<SwitchCluster, { MetaRuntime?: Obj; KafkaDynamic?: Obj }>();
 const EXTRA_CONFIG_TYPES = ['MetaRuntime', 'KafkaDynamic'] as const;
 
 /** Where fresh topic ids of duplicate creates come from: the cluster's seed, so a run repeats. */
-const topicIds = new WeakMap<Cluster, ReturnType<Cluster['engine']['random']['fork']>>();
+const topicIds = new WeakMap<SwitchCluster, ReturnType<SwitchCluster['engine']['random']['fork']>>();
 
-function freshTopicId(cluster: Cluster): string {
+function freshTopicId(cluster: SwitchCluster): string {
   let rng = topicIds.get(cluster);
   if (!rng) topicIds.set(cluster, (rng = cluster.engine.random.fork('deviation/topic-create-idempotent')));
   return rng.id();
@@ -478,7 +478,7 @@ export const REAL_SERVER_VARIANTS: readonly Deviation[] = [
     id: 'status-meta-keys-indexed',
     spec: 'allows',
     notes: 'notes §11.19, §4.1',
-    rule: 'Resources, Cluster status: "| meta | a Raft state object; in one form it is a map from group name (`mqtt`, `offset`, `meta`) to such an object |" — read as a map keyed by group name, the names in parentheses as examples',
+    rule: 'Resources, SwitchCluster status: "| meta | a Raft state object; in one form it is a map from group name (`mqtt`, `offset`, `meta`) to such an object |" — read as a map keyed by group name, the names in parentheses as examples',
     endpoint: 'cluster.info',
     alsoEndpoints: ['cluster.status'],
     description: 'status/info meta keys are "{group}_{index}": metadata_0, offset_0, data_0 (the simulator\'s mqtt group shows as mqtt_0)',

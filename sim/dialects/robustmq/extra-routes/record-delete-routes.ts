@@ -5,7 +5,7 @@
  * so the app journals it and `mqsim serve --state` replays it.
  */
 import { OperationError } from '../../../model/errors/operation-error.ts';
-import type { Cluster } from '../../../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../../../admin-api/hooks/deviation.ts';
 import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
 import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
@@ -53,7 +53,7 @@ function deleting(run: () => void): ApiResponse {
   return formBSuccess('success');
 }
 
-function byKeys(req: ApiRequest, cluster: Cluster): ApiResponse {
+function byKeys(req: ApiRequest, cluster: SwitchCluster): ApiResponse {
   const body = plainJsonBody(req, BY_KEYS);
   if (!body.ok) return body.answer;
   const { shard_name: shard, keys } = fieldsOf(BY_KEYS, body.value) as { shard_name: string; keys: string[] };
@@ -62,7 +62,7 @@ function byKeys(req: ApiRequest, cluster: Cluster): ApiResponse {
   return deleting(() => cluster.storage.deleteByKeys(shard, keys));
 }
 
-function byOffsets(req: ApiRequest, cluster: Cluster): ApiResponse {
+function byOffsets(req: ApiRequest, cluster: SwitchCluster): ApiResponse {
   const body = plainJsonBody(req, BY_OFFSETS);
   if (!body.ok) return body.answer;
   const { shard_name: shard, offsets } = fieldsOf(BY_OFFSETS, body.value) as { shard_name: string; offsets: number[] };

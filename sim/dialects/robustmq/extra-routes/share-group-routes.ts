@@ -5,7 +5,7 @@
  */
 import type { ListSpec, ParamSpec } from '../../../../contract/core/types.ts';
 import { applyListQuery } from '../../../model/api/list-query.ts';
-import type { Cluster } from '../../../model/cluster/cluster.ts';
+import type { SwitchCluster } from '../../../admin-api/hooks/deviation.ts';
 import { findShareGroup, shareGroupDetail, shareGroupRows, type ShareGroupRow } from '../../../model/mqtt/share-group-views.ts';
 import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
 import { parseUrl } from '../../../admin-api/parse-request.ts';
@@ -50,7 +50,7 @@ function readQuery(
   return { ok: true, query: Object.fromEntries(known) };
 }
 
-function listAnswer(req: ApiRequest, cluster: Cluster): ApiResponse {
+function listAnswer(req: ApiRequest, cluster: SwitchCluster): ApiResponse {
   const read = readQuery(req, LIST_FIELDS);
   if (!read.ok) return read.answer;
   const q = read.query;
@@ -65,7 +65,7 @@ function listAnswer(req: ApiRequest, cluster: Cluster): ApiResponse {
   return formBSuccess(applyListQuery(shareGroupRows(cluster.mqtt), params, LIST_FIELDS, LIST_SPEC, ROW_FIELDS));
 }
 
-function detailAnswer(req: ApiRequest, cluster: Cluster): ApiResponse {
+function detailAnswer(req: ApiRequest, cluster: SwitchCluster): ApiResponse {
   const read = readQuery(req, DETAIL_FIELDS);
   if (!read.ok) return read.answer;
   const { tenant, group_name: groupName } = read.query;
