@@ -102,6 +102,7 @@ describe('runConform against misbehaving servers', () => {
     expect(readFileSync(join(dir, 'all-401', 'index.html'), 'utf8')).toContain('Vacuous run');
   });
 
+  // A whole run (every check gets an answer, as from a real server): longer than the 30 s default on a busy machine.
   it('a server that accepts everything fails auth, limits, required parameters and schemas', async () => {
     const report = await run(await fakeServer(answer(200, JSON.stringify({ code: 0, message: 'success', data: 'success' }))), 'accept-all');
     expect(exitCodeOf(report)).toBe(1);
@@ -117,7 +118,7 @@ describe('runConform against misbehaving servers', () => {
     expect(statusOf(report, 'GET', '/api/cluster/tenant/list', 'data-schema')).toBe('fail');
     expect(statusOf(report, 'POST', '/api/cluster/node/leave', 'node-leave.node-id-minimum')).toBe('fail');
     expect(statusOf(report, 'POST', '/api/v1/login', 'login.wrong-credentials')).toBe('fail');
-  });
+  }, 120_000);
 
   it('an unreachable target ends the run before any check with a SetupError, and no report', async () => {
     const server = createServer();
