@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
-import type { ApiRequest, ApiResponse } from './api-exchange.ts';
+import type { ApiRequest, ApiResponse } from './core/api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { ListRequestMemo } from './list-request-memo.ts';
 import { BUILT_IN_API, type ServedApi } from './served-api.ts';

@@ -4,7 +4,7 @@ import { unixSeconds } from '../../model/api/time-format.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { SimNode } from '../../model/nodes/node-registry.ts';
 
-import { WithStatus, handlersFor } from '../handler-types.ts';
+import { WithStatus, handlersFor } from '../core/handler-types.ts';
 import type { RaftStateRecord } from '../../../contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */

@@ -8,8 +8,8 @@
  */
 import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
-import type { PeerTransport } from '../handler-types.ts';
+import type { ApiRequest, ApiResponse } from '../core/api-exchange.ts';
+import type { PeerTransport } from '../core/handler-types.ts';
 
 /**
  * The part of the cluster a switch may read or act on: the stores and views behind the API and the

@@ -1,7 +1,7 @@
-import type { EndpointParams } from '../../contract/param-types.ts';
-import type { EndpointContract } from '../../contract/core/types.ts';
-import type { Cluster } from '../model/cluster/cluster.ts';
-import type { SimNode } from '../model/nodes/node-registry.ts';
+import type { EndpointParams } from '../../../contract/param-types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
+import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { SimNode } from '../../model/nodes/node-registry.ts';
 
 /** A reply from another node's listener. */
 export interface PeerReply {
