@@ -148,7 +148,8 @@ describe('remembered list requests (ListRequestMemo)', () => {
   });
 
   it('in verification mode, find a list handler that records a trace entry (a list read must change nothing)', async () => {
-    const api = tenantListMisbehavingAfterTwoCalls((ctx) => ctx.cluster.engine.record('test.list-read-wrote', {}));
+    // A handler sees no engine (HandlerCluster): this stand-in for a buggy one writes through the sim's cluster.
+    const api = tenantListMisbehavingAfterTwoCalls(() => sim.cluster.engine.record('test.list-read-wrote', {}));
     const errors: unknown[] = [];
     const sim = new InProcessSim(
       { seed: 'known-verify', workload: 'none' },

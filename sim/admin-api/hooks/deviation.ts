@@ -35,7 +35,10 @@ export type NextResult = (params: Record<string, unknown>, endpoint?: EndpointCo
 
 /** What an extra route's handler gets besides the request. */
 interface ExtraRouteContext {
-  /** The whole cluster, as the API's own handlers get it: an extra route is a handler of its own. */
+  /**
+   * The whole cluster, not the handlers' part (HandlerCluster): the MCP route runs mq9 commands
+   * (sim/model/cluster-ops/mq9-protocol.ts), which act on the whole composed cluster.
+   */
   readonly cluster: Cluster;
   /** The node whose listener received the request. */
   readonly nodeId: number;
