@@ -107,6 +107,22 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'core-not-above',
+      comment:
+        "A core/ folder (contract/core/, sim/admin-api/core/, sim/dialects/robustmq/core/) holds what its parent folder's parts are written in: it imports nothing of that parent outside itself, so the parent can import its child folders and no two import each other.",
+      severity: 'error',
+      from: { path: '^(.+)/core/', pathNot: TEST_CODE },
+      to: { path: '^$1/', pathNot: '^$1/core/' },
+    },
+    {
+      name: 'checkpoint-below-serve',
+      comment:
+        'scripts/cli/checkpoint/ (building, checking and restoring checkpoints) imports nothing of the rest of the CLI: serve hands it the state file, the model options and the interval, and the two ends that run serve (checkpoint-entry.ts, checkpoint-restored.ts) sit beside serve in scripts/cli/.',
+      severity: 'error',
+      from: { path: '^scripts/cli/checkpoint/', pathNot: TEST_CODE },
+      to: { path: '^scripts/cli/', pathNot: '^scripts/cli/checkpoint/' },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to no file is a typo or a missing dependency.',
       severity: 'error',

@@ -18,7 +18,7 @@ const config: KnipConfig = {
     'scripts/docker/build-scratch-image.ts',
     'scripts/package/consumer.ts',
     // Bundled by esbuild, by URL, into the script a checkpoint build runs (checkpoint-bundle.ts).
-    'scripts/cli/checkpoint/checkpoint-entry.ts',
+    'scripts/cli/checkpoint-entry.ts',
     'examples/**/*.ts',
   ],
   project: [

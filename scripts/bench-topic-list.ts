@@ -14,7 +14,7 @@
  */
 import { InProcessSim } from '../sim/admin-api/in-process-client.ts';
 import { HANDLERS } from '../sim/admin-api/handlers/index.ts';
-import type { Handler } from '../sim/admin-api/handler-types.ts';
+import type { Handler } from '../sim/admin-api/core/handler-types.ts';
 import { isSystemTopic, type TopicRecord } from '../sim/model/storage/topics.ts';
 import { argText } from './bench/script-args.ts';
 import { median } from './bench/median.ts';

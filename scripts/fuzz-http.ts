@@ -7,7 +7,7 @@
  *   npx tsx scripts/fuzz-http.ts [--runs 100000] [--seed N]
  */
 import fc from 'fast-check';
-import type { ApiResponse } from '../sim/admin-api/api-exchange.ts';
+import type { ApiResponse } from '../sim/admin-api/core/api-exchange.ts';
 import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from '../sim/admin-api/fuzz-requests.ts';
 import { InProcessSim } from '../sim/admin-api/in-process-client.ts';
 import { argNumber } from './bench/script-args.ts';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { addServeOptions, type ServeOptions } from './serve-options.ts';
 import { serveHelpText } from './serve-help.ts';
 import { prepareServe } from './serve-prepare.ts';
-import { runServe } from './serve-run.ts';
+import { modelOptionsOf, runServe } from './serve-run.ts';
 import { runFromCheckpoint, usableCheckpoint } from './checkpoint/checkpoint-restore.ts';
 import { removeCheckpoint } from './checkpoint/checkpoint-files.ts';
 
@@ -17,9 +17,9 @@ export function configureServeCommand(cmd: Command): void {
     .action(async (opts: ServeOptions, cmd: Command) => {
       const { prepared, loaded, lock } = await prepareServe(cmd, opts);
       if (loaded && opts.state && opts.checkpoint) {
-        const meta = await usableCheckpoint(prepared);
+        const meta = await usableCheckpoint(opts.state, modelOptionsOf(prepared));
         if (meta) {
-          const outcome = await runFromCheckpoint(prepared, meta, lock);
+          const outcome = await runFromCheckpoint(opts.state, prepared, meta, lock);
           if (outcome !== 'fallback') {
             process.exitCode = outcome;
             return;

@@ -9,7 +9,7 @@ import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { UsageError } from './usage-error.ts';
 import { warmUpReporter } from './serve-warm-up.ts';
 import type { PreparedServe } from './serve-prepare.ts';
-import { startCheckpoints, type CheckpointRuns } from './checkpoint/checkpoint-schedule.ts';
+import { startCheckpoints, type CheckpointPlan, type CheckpointRuns } from './checkpoint/checkpoint-schedule.ts';
 
 /** A model restored from a checkpoint: it holds the first `writes` writes of the journal already. */
 export interface RestoredModel {
@@ -42,6 +42,11 @@ export function modelOptionsOf(p: PreparedServe): ServedModelOptions {
     ...(opts.mqttPort !== undefined ? { secretFreeLogin: opts.mqttLogin === 'secret-free' } : {}),
     admin: { username: opts.adminUser, passwordHash: p.secrets.passwordHash, tokenTtlHours: opts.tokenTtlHours },
   };
+}
+
+/** What the checkpoints of a start with --state are made of. */
+function checkpointPlanOf(p: PreparedServe): CheckpointPlan {
+  return { state: p.opts.state!, every: p.opts.checkpointEvery, model: modelOptionsOf(p), epochMs: p.epochMs };
 }
 
 /** The state file's keeper; `now` gives the virtual time reached once the server runs. */
@@ -220,7 +225,7 @@ export async function runServe(p: PreparedServe, loaded: LoadedState | undefined
   const seconds = `${((performance.now() - replayStarted) / 1000).toFixed(2)} s`;
   process.stderr.write(startLines(p, running, loaded, restored ? `${seconds} from the checkpoint at write ${restored.writes}` : seconds));
   const stopped = stopSignal();
-  const checkpoints = keeper && opts.checkpoint ? startCheckpoints(p, keeper, running, restored) : undefined;
+  const checkpoints = keeper && opts.checkpoint ? startCheckpoints(checkpointPlanOf(p), keeper, running, restored) : undefined;
   process.stdout.write(`${running.baseUrl}\n`);
   restored?.onListening?.();
   await stopped;

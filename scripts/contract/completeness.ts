@@ -4,7 +4,7 @@ import { familyEndpoint, familyInRole, visibilityRules, type FamilyRole } from '
 import { toOpenApi } from '../../contract/to-openapi.ts';
 import type { ApiContract, EndpointContract, ResourceFamilyContract, RunNames } from '../../contract/core/types.ts';
 import { metaWritePolicy } from '../../sim/model/nodes/meta-write-gate.ts';
-import type { HandlerTable } from '../../sim/admin-api/handler-types.ts';
+import type { HandlerTable } from '../../sim/admin-api/core/handler-types.ts';
 import { declaredParams } from '../../contract/minimal-params.ts';
 import { bindingValidParams, mutationsFor, validParams } from '../../suites/properties/arbitraries/family-requests.ts';
 import { resolveParams } from '../../suites/properties/arbitraries/symbols.ts';

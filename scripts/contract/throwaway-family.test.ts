@@ -4,7 +4,7 @@ import { API } from '../../contract/index.ts';
 import { obj, str, strEnum, successText } from '../../contract/core/schema-builders.ts';
 import type { ApiContract, EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { failed } from '../../sim/model/errors/operation-error.ts';
-import { handlersFor, type HandlerTable } from '../../sim/admin-api/handler-types.ts';
+import { handlersFor, type HandlerTable } from '../../sim/admin-api/core/handler-types.ts';
 import { HANDLERS } from '../../sim/admin-api/handlers/index.ts';
 import type { CheckRecord, Report } from '../../suites/conform/report-model.ts';
 import { runConform } from '../../suites/run/runner.ts';

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
 import { CONTRACT } from '../../contract/index.ts';
 import type { EndpointContract, ParamSpec } from '../../contract/core/types.ts';
-import type { ApiRequest, ApiResponse } from './api-exchange.ts';
-import { parseUrl } from './parse-request.ts';
+import type { ApiRequest, ApiResponse } from './core/api-exchange.ts';
+import { parseUrl } from './core/parse-request.ts';
 
 /** Keys that would reach an object's prototype if a layer merged them naively. */
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiResponse } from './api-exchange.ts';
+import type { ApiResponse } from './core/api-exchange.ts';
 import { startClusterServer, type RunningCluster } from '../io/serve/cluster-server.ts';
 import { answerProblem, anyMalformedRequest, describeRequest, KEEP_PREFIX } from './fuzz-requests.ts';
 import { InProcessSim } from './in-process-client.ts';

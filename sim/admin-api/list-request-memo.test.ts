@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
-import type { ApiRequest, ApiResponse } from './api-exchange.ts';
+import type { ApiRequest, ApiResponse } from './core/api-exchange.ts';
 import { InProcessSim } from './in-process-client.ts';
 import { ListRequestMemo } from './list-request-memo.ts';
 import { BUILT_IN_API, type ServedApi } from './served-api.ts';
@@ -148,7 +148,8 @@ describe('remembered list requests (ListRequestMemo)', () => {
   });
 
   it('in verification mode, find a list handler that records a trace entry (a list read must change nothing)', async () => {
-    const api = tenantListMisbehavingAfterTwoCalls((ctx) => ctx.cluster.engine.record('test.list-read-wrote', {}));
+    // A handler sees no engine (HandlerCluster): this stand-in for a buggy one writes through the sim's cluster.
+    const api = tenantListMisbehavingAfterTwoCalls(() => sim.cluster.engine.record('test.list-read-wrote', {}));
     const errors: unknown[] = [];
     const sim = new InProcessSim(
       { seed: 'known-verify', workload: 'none' },

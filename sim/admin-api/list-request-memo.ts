@@ -1,6 +1,6 @@
 import type { EndpointContract } from '../../contract/core/types.ts';
-import { bodyText, headerOf, type ApiRequest } from './api-exchange.ts';
-import { isJsonBodyType } from './parse-request.ts';
+import { bodyText, headerOf, type ApiRequest } from './core/api-exchange.ts';
+import { isJsonBodyType } from './core/parse-request.ts';
 
 /** Longest POST body remembered with its URL (a list's parameters take a few hundred bytes). */
 const MAX_MEMO_BODY = 4096;

@@ -1,6 +1,6 @@
 import { API } from '../../contract/index.ts';
 import type { EndpointContract } from '../../contract/core/types.ts';
-import type { HandlerTable } from './handler-types.ts';
+import type { HandlerTable } from './core/handler-types.ts';
 import { HANDLERS } from './handlers/index.ts';
 
 /**

@@ -1,8 +1,8 @@
 /** Bugs in authentication and login. */
 import { JwtTokens } from '../model/auth/jwt-tokens.ts';
 import type { SwitchCluster } from '../admin-api/hooks/deviation.ts';
-import type { ApiRequest } from '../admin-api/api-exchange.ts';
-import { RawBody } from '../admin-api/handler-types.ts';
+import type { ApiRequest } from '../admin-api/core/api-exchange.ts';
+import { RawBody } from '../admin-api/core/handler-types.ts';
 import type { Deviation } from '../admin-api/hooks/deviation.ts';
 import { aroundOn, endpointById, responseOn, rewriteJson } from '../admin-api/hooks/hook-helpers.ts';
 

@@ -1,6 +1,6 @@
 /** Bugs in the behaviour rules of the spec: errors, defaults, config, node removal, probes, monitoring, state. */
 import { failed, OperationError } from '../model/errors/operation-error.ts';
-import { WithStatus } from '../admin-api/handler-types.ts';
+import { WithStatus } from '../admin-api/core/handler-types.ts';
 import type { Deviation } from '../admin-api/hooks/deviation.ts';
 import { aroundOn, dropWrite, validationOn } from '../admin-api/hooks/hook-helpers.ts';
 

@@ -16,7 +16,8 @@ export interface CheckpointBundle {
 
 let cached: Promise<CheckpointBundle> | undefined;
 
-const entry = new URL(`./checkpoint-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+/** The script bundled: scripts/cli/checkpoint-entry.ts, beside serve-run.ts (a restored process serves through runServe). */
+const entry = new URL(`../checkpoint-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 /** The package root: scripts/cli/checkpoint/ is three levels down (dist/ adds one, which the inputs then name). */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

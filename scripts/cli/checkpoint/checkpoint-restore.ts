@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { PreparedServe } from '../serve-prepare.ts';
-import { modelOptionsOf } from '../serve-run.ts';
-import type { StateLock } from '../state-lock.ts';
 import { codeSha256 } from './checkpoint-bundle.ts';
 import {
   blobPath,
@@ -15,21 +12,22 @@ import {
   sha256,
   type CheckpointMeta,
 } from './checkpoint-files.ts';
+import type { CheckpointJob } from './checkpoint-model.ts';
 
 /** Exit code of a restored process that could not use its checkpoint (then the whole journal is replayed). */
 export const CHECKPOINT_UNUSABLE = 75;
 
 /**
- * The checkpoint of the state file when this start can use it; otherwise undefined, and a checkpoint
- * that is there but stale, foreign or damaged is removed with one line on stderr.
+ * The checkpoint of the state file when this start (its model built with `model`) can use it;
+ * otherwise undefined, and a checkpoint that is there but stale, foreign or damaged is removed with
+ * one line on stderr.
  */
-export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta | undefined> {
-  const state = p.opts.state!;
+export async function usableCheckpoint(state: string, model: CheckpointJob['model']): Promise<CheckpointMeta | undefined> {
   if (!existsSync(metaPath(state)) && !existsSync(blobPath(state))) return undefined;
   const meta = readMeta(state);
   let problem: string | undefined;
   try {
-    problem = await checkpointProblem(state, meta, { codeSha256, modelSha256: sha256(JSON.stringify(modelOptionsOf(p))) });
+    problem = await checkpointProblem(state, meta, { codeSha256, modelSha256: sha256(JSON.stringify(model)) });
   } catch (e) {
     problem = `it could not be checked (${(e as Error).message})`;
   }
@@ -44,10 +42,17 @@ export async function usableCheckpoint(p: PreparedServe): Promise<CheckpointMeta
  * which replays only the journal's tail. It is handed this start's options and secrets over a pipe
  * (never in its arguments or environment), writes to the same stdout and stderr, and ends when that
  * pipe closes, so a kill -9 of this process leaves no server behind. SIGINT, SIGTERM and SIGUSR2 are passed
- * on; its exit code is returned, or 'fallback' when it could not use the checkpoint.
+ * on; its exit code is returned, or 'fallback' when it could not use the checkpoint. `prepared` is serve's
+ * start as plain data, passed on as JSON (checkpoint-restored.ts reads it); `lock` is the state file's
+ * lock, told the child's pid.
  */
-export function runFromCheckpoint(p: PreparedServe, meta: CheckpointMeta, lock: StateLock | undefined): Promise<number | 'fallback'> {
-  const child = spawn(process.execPath, ['--snapshot-blob', blobPath(p.opts.state!)], {
+export function runFromCheckpoint(
+  state: string,
+  prepared: unknown,
+  meta: CheckpointMeta,
+  lock: { add(pid: number): void } | undefined,
+): Promise<number | 'fallback'> {
+  const child = spawn(process.execPath, ['--snapshot-blob', blobPath(state)], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     // Its own process group: a Ctrl-C reaches it once, through this process.
     detached: true,
@@ -60,8 +65,8 @@ export function runFromCheckpoint(p: PreparedServe, meta: CheckpointMeta, lock: 
     refused = true;
     child.kill('SIGKILL');
   };
-  void fileSha256(blobPath(p.opts.state!)).then((sha) => {
-    if (sha === meta.blobSha256) channel.write(`${JSON.stringify({ prepared: p, buildId: meta.buildId })}\n`);
+  void fileSha256(blobPath(state)).then((sha) => {
+    if (sha === meta.blobSha256) channel.write(`${JSON.stringify({ prepared, buildId: meta.buildId })}\n`);
     else refuse();
   }, refuse);
   let started = false;

@@ -7,8 +7,6 @@ import type { StateKeeper } from '../../../sim/io/state/state-keeper.ts';
 import { fsyncDirectory } from '../../../sim/io/state/journal-file.ts';
 import { dirname } from 'node:path';
 import { MQSIM_VERSION } from '../../../sim/version.ts';
-import type { PreparedServe } from '../serve-prepare.ts';
-import { modelOptionsOf, type RestoredModel } from '../serve-run.ts';
 import { checkpointBundle } from './checkpoint-bundle.ts';
 import {
   blobPath,
@@ -27,6 +25,24 @@ const LOOK_EVERY_MS = 2_000;
 /** Writes journaled since the last checkpoint that make one due whatever the virtual time (about 6-12 s of replay). */
 const WRITES_EVERY = 50_000;
 
+/**
+ * What serve's checkpoints are made of, handed over by serve (which owns the option table): the
+ * state file, `--checkpoint-every`, the options the model is built with, and the virtual epoch.
+ */
+export interface CheckpointPlan {
+  state: string;
+  /** Virtual time between two checkpoints (ms). */
+  every: number;
+  model: CheckpointJob['model'];
+  epochMs: number;
+}
+
+/** Where the run started when it was restored from a checkpoint: the writes it held, the virtual time. */
+interface RestoredAt {
+  writes: number;
+  virtualNow: number;
+}
+
 export interface CheckpointRuns {
   stop(): void;
   /** Resolves when the build running now (if any) has ended (tests, the bench). */
@@ -41,12 +57,15 @@ export interface CheckpointRuns {
  * the run. The child dies with serve: it stops when re-parented (checkpoint-model.ts), and serve
  * kills it when it stops.
  */
-export function startCheckpoints(p: PreparedServe, keeper: StateKeeper, running: RunningCluster, restored?: RestoredModel): CheckpointRuns {
-  const state = p.opts.state!;
-  const every = p.opts.checkpointEvery;
-  const modelOptions = modelOptionsOf(p);
+export function startCheckpoints(
+  plan: CheckpointPlan,
+  keeper: StateKeeper,
+  running: RunningCluster,
+  restored?: RestoredAt,
+): CheckpointRuns {
+  const { state, every, model: modelOptions } = plan;
   const previous = readMeta(state);
-  let last = restored?.virtualNow ?? previous?.virtualNow ?? p.epochMs;
+  let last = restored?.virtualNow ?? previous?.virtualNow ?? plan.epochMs;
   let lastWrites = restored?.writes ?? previous?.writes ?? 0;
   let lastBytes = 0;
   let child: ChildProcess | undefined;

@@ -1,6 +1,6 @@
 import { endpoints } from '../../../contract/endpoints/acl.ts';
 import type { AclRule } from '../../model/broker/acl-rules.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'cluster.acl.list': ({ cluster }) => cluster.acl.listing(),

@@ -1,5 +1,5 @@
 import { endpoints } from '../../../contract/endpoints/auto-subscribe.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'mqtt.auto-subscribe.list': ({ cluster }) => cluster.autoSubscribe.listing(),

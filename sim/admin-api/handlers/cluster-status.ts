@@ -1,14 +1,13 @@
 import { endpoints } from '../../../contract/endpoints/cluster-status.ts';
 import { MQSIM_VERSION } from '../../version.ts';
 import { unixSeconds } from '../../model/api/time-format.ts';
-import type { Cluster } from '../../model/cluster/cluster.ts';
 import type { SimNode } from '../../model/nodes/node-registry.ts';
 
-import { WithStatus, handlersFor } from '../handler-types.ts';
+import { WithStatus, handlersFor, type HandlerCluster } from '../core/handler-types.ts';
 import type { RaftStateRecord } from '../../../contract/records.ts';
 
 /** The spec's cluster status object, as `node` answers it. */
-function clusterStatus(cluster: Cluster, node: SimNode) {
+function clusterStatus(cluster: HandlerCluster, node: SimNode) {
   const online = cluster.nodes.online();
   const meta: Record<string, RaftStateRecord> = {};
   for (const name of cluster.raft.names()) meta[name] = cluster.raft.stateView(name, node.id);
@@ -23,14 +22,14 @@ function clusterStatus(cluster: Cluster, node: SimNode) {
 }
 
 /** Distinct IPs of the broker node list and of every consensus group member (as the real server). */
-function distinctIps(cluster: Cluster): string[] {
+function distinctIps(cluster: HandlerCluster): string[] {
   const ips = new Set(cluster.nodes.online().map((n) => n.ip));
   for (const g of cluster.raft.groups()) for (const addr of g.members.values()) ips.add(addr.slice(0, addr.lastIndexOf(':')));
   return [...ips].sort();
 }
 
 /** `/health/cluster`: ok while every member node is online and every consensus group has a leader. */
-function clusterHealth(cluster: Cluster) {
+function clusterHealth(cluster: HandlerCluster) {
   const members = cluster.nodes.all().filter((n) => !n.removed);
   const offline = members.filter((n) => !n.online).map((n) => n.id);
   const leaderless = cluster.raft

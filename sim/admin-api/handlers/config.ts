@@ -1,6 +1,6 @@
 import { endpoints } from '../../../contract/endpoints/config.ts';
 import { configOfBroker } from '../../model/config/config-forwarding.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'cluster.config.get': ({ cluster, node, params, peers }) => configOfBroker(cluster, node, params.broker_id, peers),

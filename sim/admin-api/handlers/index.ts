@@ -1,5 +1,5 @@
 import { CONTRACT_MODULES, type ContractModuleName } from '../../../contract/index.ts';
-import type { HandlerTable } from '../handler-types.ts';
+import type { HandlerTable } from '../core/handler-types.ts';
 import { handlers as login } from './login.ts';
 import { handlers as clusterStatus } from './cluster-status.ts';
 import { handlers as config } from './config.ts';

@@ -1,6 +1,6 @@
 import { endpoints } from '../../../contract/endpoints/login.ts';
 import { MQSIM_VERSION } from '../../version.ts';
-import { RawBody, handlersFor } from '../handler-types.ts';
+import { RawBody, handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'auth.login': async ({ cluster, params }) => {

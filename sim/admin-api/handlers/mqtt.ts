@@ -4,7 +4,7 @@ import { subscriptionDetail } from '../../model/mqtt/client-views.ts';
 import { metricsText } from '../../model/mqtt/metrics-exposition.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../../model/mqtt/metrics-text.ts';
 import { clusterOverview } from '../../model/mqtt/overview.ts';
-import { RawBody, handlersFor } from '../handler-types.ts';
+import { RawBody, handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'mqtt.overview': ({ cluster, node }) => clusterOverview(cluster, node),

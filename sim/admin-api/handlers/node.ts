@@ -1,5 +1,5 @@
 import { endpoints } from '../../../contract/endpoints/node.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'cluster.node.leave': ({ cluster, params }) => cluster.nodes.leave(params.node_id, params.force === true),

@@ -3,7 +3,7 @@ import { MESSAGE_READ_MAX } from '../../../contract/endpoints/offsets-messages.t
 import { failed, invalidParam } from '../../model/errors/operation-error.ts';
 import { unixSeconds } from '../../model/api/time-format.ts';
 import type { OffsetStrategy } from '../../model/storage/storage-engine.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 function strategyOf(raw: string): OffsetStrategy {
   const s = raw.toLowerCase();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointById } from '../../../contract/index.ts';
 import type { SchemaBinding } from '../../model/broker/schemas.ts';
-import type { HandlerContext, PeerTransport } from '../handler-types.ts';
+import type { HandlerContext, PeerTransport } from '../core/handler-types.ts';
 import { InProcessSim } from '../in-process-client.ts';
 import { HANDLERS } from './index.ts';
 import { VersionedRows } from '../../model/api/versioned-rows.ts';

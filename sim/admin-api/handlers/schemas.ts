@@ -2,7 +2,7 @@ import { VersionedRows } from '../../model/api/versioned-rows.ts';
 import { endpoints } from '../../../contract/endpoints/schemas.ts';
 import type { EndpointParams } from '../../../contract/param-types.ts';
 import type { SchemaBinding } from '../../model/broker/schemas.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 /** The filters of the schema-bind list, as its contract entry declares them. */
 type BindListParams = EndpointParams<(typeof endpoints)[number] & { readonly id: 'cluster.schema-bind.list' }>;

@@ -3,7 +3,7 @@ import { failed, invalidParam } from '../../model/errors/operation-error.ts';
 import { validateFields } from '../../model/api/validate-params.ts';
 import type { EngineShardConfig } from '../../model/storage/shard-model.ts';
 import type { ReplicaStateRecord } from '../../../contract/records.ts';
-import { type HandlerContext, handlersFor } from '../handler-types.ts';
+import { type HandlerContext, handlersFor } from '../core/handler-types.ts';
 
 const REPLICA_STATE_PATH = '/api/storage-engine/segment/replica-state';
 

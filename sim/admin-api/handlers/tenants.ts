@@ -1,5 +1,5 @@
 import { endpoints } from '../../../contract/endpoints/tenants.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'cluster.tenant.list': ({ cluster }) => cluster.tenants.listing(),

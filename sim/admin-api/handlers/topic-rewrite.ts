@@ -1,5 +1,5 @@
 import { endpoints } from '../../../contract/endpoints/topic-rewrite.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 
 export const handlers = handlersFor(endpoints, {
   'cluster.topic-rewrite.list': ({ cluster }) => cluster.rewriteRules.listing(),

@@ -2,7 +2,7 @@ import { endpoints } from '../../../contract/endpoints/topics.ts';
 import { failed } from '../../model/errors/operation-error.ts';
 import { IndexedList } from '../../model/api/indexed-list.ts';
 import { type TopicRecord } from '../../model/storage/topics.ts';
-import { handlersFor } from '../handler-types.ts';
+import { handlersFor } from '../core/handler-types.ts';
 import type { TopicRecord as ApiTopicRecord } from '../../../contract/records.ts';
 
 export const handlers = handlersFor(endpoints, {

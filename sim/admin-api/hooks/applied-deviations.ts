@@ -1,7 +1,7 @@
 import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
-import { parseUrl } from '../parse-request.ts';
+import type { ApiRequest, ApiResponse } from '../core/api-exchange.ts';
+import { parseUrl } from '../core/parse-request.ts';
 import type { Deviation, DeviationContext, ExtraRoute, NextResult } from './deviation.ts';
 
 /**

@@ -8,8 +8,8 @@
  */
 import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
-import type { ApiRequest, ApiResponse } from '../api-exchange.ts';
-import type { PeerTransport } from '../handler-types.ts';
+import type { ApiRequest, ApiResponse } from '../core/api-exchange.ts';
+import type { PeerTransport } from '../core/handler-types.ts';
 
 /**
  * The part of the cluster a switch may read or act on: the stores and views behind the API and the
@@ -35,7 +35,10 @@ export type NextResult = (params: Record<string, unknown>, endpoint?: EndpointCo
 
 /** What an extra route's handler gets besides the request. */
 interface ExtraRouteContext {
-  /** The whole cluster, as the API's own handlers get it: an extra route is a handler of its own. */
+  /**
+   * The whole cluster, not the handlers' part (HandlerCluster): the MCP route runs mq9 commands
+   * (sim/model/cluster-ops/mq9-protocol.ts), which act on the whole composed cluster.
+   */
   readonly cluster: Cluster;
   /** The node whose listener received the request. */
   readonly nodeId: number;

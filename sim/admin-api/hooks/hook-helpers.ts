@@ -1,7 +1,7 @@
 /** Small building blocks the catalogued deviations are written with. */
 import { CONTRACT } from '../../../contract/index.ts';
 import type { EndpointContract, ParamSpec } from '../../../contract/core/types.ts';
-import type { ApiResponse } from '../api-exchange.ts';
+import type { ApiResponse } from '../core/api-exchange.ts';
 import type { DeviationContext, DeviationHooks } from './deviation.ts';
 
 type Row = Record<string, unknown>;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../../contract/index.ts';
 import { IndexedList } from '../../model/api/indexed-list.ts';
 import { LIST_FAULT_NAMES, switchListFaults } from '../../model/api/list-faults.ts';
-import type { HandlerContext } from '../handler-types.ts';
+import type { HandlerContext } from '../core/handler-types.ts';
 import { HANDLERS } from '../handlers/index.ts';
 import {
   checkListHistories,

@@ -7,7 +7,7 @@ import { VersionedRows } from '../../model/api/versioned-rows.ts';
 import { validateFields } from '../../model/api/validate-params.ts';
 import type { Cluster } from '../../model/cluster/cluster.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from '../envelope.ts';
-import type { PeerTransport } from '../handler-types.ts';
+import type { PeerTransport } from '../core/handler-types.ts';
 import { HANDLERS } from '../handlers/index.ts';
 import { rawParamsOf, recordFieldsOf, type ListQuery } from './list-queries.ts';
 

@@ -5,8 +5,8 @@
  */
 import { CONTRACT } from '../../../contract/index.ts';
 import { OperationError } from '../../model/errors/operation-error.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/api-exchange.ts';
-import { isJsonMediaType } from '../../admin-api/parse-request.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/core/api-exchange.ts';
+import { isJsonMediaType } from '../../admin-api/core/parse-request.ts';
 import type { Deviation, DeviationHooks } from '../../admin-api/hooks/deviation.ts';
 import {
   endpointAt,
@@ -21,7 +21,7 @@ import {
   TEXT_PLAIN,
   toNowhere,
   withPath,
-} from './real-server-answers.ts';
+} from './core/real-server-answers.ts';
 import {
   BODY_LIMIT_TEXT,
   extractorOf,
@@ -32,7 +32,7 @@ import {
   jsonSyntaxError,
   QUERY_REJECTION_PREFIX,
   queryRejection,
-} from './real-server-rejections.ts';
+} from './core/real-server-rejections.ts';
 
 type Response = NonNullable<DeviationHooks['response']>;
 

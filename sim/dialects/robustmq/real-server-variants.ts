@@ -5,8 +5,8 @@
  */
 import { OperationError, failed } from '../../model/errors/operation-error.ts';
 import type { SwitchCluster } from '../../admin-api/hooks/deviation.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/api-exchange.ts';
-import { isJsonMediaType } from '../../admin-api/parse-request.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../admin-api/core/api-exchange.ts';
+import { isJsonMediaType } from '../../admin-api/core/parse-request.ts';
 import type { Deviation, DeviationHooks } from '../../admin-api/hooks/deviation.ts';
 import { aroundOn, changeSpec, validationOn } from '../../admin-api/hooks/hook-helpers.ts';
 import {
@@ -25,8 +25,14 @@ import {
   withEnvelopeText,
   withJson,
   withPath,
-} from './real-server-answers.ts';
-import { BODY_LIMIT_TEXT, extractorOf, JSON_CONTENT_TYPE_TEXT, jsonSyntaxError, validatedJsonRejection } from './real-server-rejections.ts';
+} from './core/real-server-answers.ts';
+import {
+  BODY_LIMIT_TEXT,
+  extractorOf,
+  JSON_CONTENT_TYPE_TEXT,
+  jsonSyntaxError,
+  validatedJsonRejection,
+} from './core/real-server-rejections.ts';
 
 type Obj = Record<string, unknown>;
 type Around = NonNullable<DeviationHooks['around']>;

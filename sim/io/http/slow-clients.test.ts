@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClusterServer, type RunningCluster } from '../serve/cluster-server.ts';
-import { MAX_BODY_BYTES } from '../../admin-api/parse-request.ts';
+import { MAX_BODY_BYTES } from '../../admin-api/core/parse-request.ts';
 
 /**
  * Slow and half-open connections over real sockets: they must not starve other clients, and the

@@ -6,7 +6,7 @@
  */
 import type { Cluster } from '../../../model/cluster/cluster.ts';
 import { answerMcp, type McpRequest } from '../../../admin-api/mcp/mcp-server.ts';
-import { headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
+import { headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/core/api-exchange.ts';
 import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { emptyAnswer, jsonAnswer, methodNotAllowed } from './route-answers.ts';

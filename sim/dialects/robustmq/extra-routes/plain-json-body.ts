@@ -4,7 +4,7 @@
  * content type (415), is no JSON (400) or does not deserialize into the request struct (422).
  */
 import type { ParamSpec } from '../../../../contract/core/types.ts';
-import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/api-exchange.ts';
+import { bodyText, headerOf, type ApiRequest, type ApiResponse } from '../../../admin-api/core/api-exchange.ts';
 import { jsonDepth } from '../../../model/api/json-depth.ts';
 import {
   JSON_CONTENT_TYPE_TEXT,
@@ -12,7 +12,7 @@ import {
   JSON_SYNTAX_PREFIX,
   jsonSyntaxError,
   structDataError,
-} from '../real-server-rejections.ts';
+} from '../core/real-server-rejections.ts';
 import { plainText } from './route-answers.ts';
 
 /** A request struct: its Rust name (serde names it in some errors) and its fields in declaration order. */

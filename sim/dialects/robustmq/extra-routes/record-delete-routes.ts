@@ -6,7 +6,7 @@
  */
 import { OperationError } from '../../../model/errors/operation-error.ts';
 import type { SwitchCluster } from '../../../admin-api/hooks/deviation.ts';
-import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
+import type { ApiRequest, ApiResponse } from '../../../admin-api/core/api-exchange.ts';
 import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
 import { fieldsOf, plainJsonBody, type RequestStruct } from './plain-json-body.ts';
 import { formBFailure, formBSuccess, methodNotAllowed } from './route-answers.ts';

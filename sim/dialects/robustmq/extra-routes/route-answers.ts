@@ -4,8 +4,8 @@
  * are application/json, axum's rejections plain text. These routes exist only on the real server, so
  * they answer its way whatever envelope form the simulator is set to.
  */
-import type { ApiResponse } from '../../../admin-api/api-exchange.ts';
-import { TEXT_PLAIN } from '../real-server-answers.ts';
+import type { ApiResponse } from '../../../admin-api/core/api-exchange.ts';
+import { TEXT_PLAIN } from '../core/real-server-answers.ts';
 
 /** `success_response(data)`: `{"code":0,"data":…,"error":null}`, HTTP 200, text/plain. */
 export function formBSuccess(data: unknown): ApiResponse {

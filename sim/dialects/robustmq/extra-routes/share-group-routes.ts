@@ -7,10 +7,10 @@ import type { ListSpec, ParamSpec } from '../../../../contract/core/types.ts';
 import { applyListQuery } from '../../../model/api/list-query.ts';
 import type { SwitchCluster } from '../../../admin-api/hooks/deviation.ts';
 import { findShareGroup, shareGroupDetail, shareGroupRows, type ShareGroupRow } from '../../../model/mqtt/share-group-views.ts';
-import type { ApiRequest, ApiResponse } from '../../../admin-api/api-exchange.ts';
-import { parseUrl } from '../../../admin-api/parse-request.ts';
+import type { ApiRequest, ApiResponse } from '../../../admin-api/core/api-exchange.ts';
+import { parseUrl } from '../../../admin-api/core/parse-request.ts';
 import type { ExtraRoute } from '../../../admin-api/hooks/deviation.ts';
-import { QUERY_REJECTION_PREFIX, queryFieldsRejection } from '../real-server-rejections.ts';
+import { QUERY_REJECTION_PREFIX, queryFieldsRejection } from '../core/real-server-rejections.ts';
 import { formBFailure, formBSuccess, methodNotAllowed, plainText } from './route-answers.ts';
 
 const SHARE_GROUP_LIST_PATH = '/api/cluster/share-group/list';

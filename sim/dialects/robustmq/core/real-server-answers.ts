@@ -4,9 +4,9 @@
  * its envelope form B. The real-server deviations build their answers from these, so the same
  * situation answers the same way whichever deviation produces it.
  */
-import { CONTRACT } from '../../../contract/index.ts';
-import type { EndpointContract } from '../../../contract/core/types.ts';
-import type { ApiRequest, ApiResponse } from '../../admin-api/api-exchange.ts';
+import { CONTRACT } from '../../../../contract/index.ts';
+import type { EndpointContract } from '../../../../contract/core/types.ts';
+import type { ApiRequest, ApiResponse } from '../../../admin-api/core/api-exchange.ts';
 
 type Obj = Record<string, unknown>;
 

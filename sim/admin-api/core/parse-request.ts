@@ -1,4 +1,4 @@
-import { jsonDepth } from '../model/api/json-depth.ts';
+import { jsonDepth } from '../../model/api/json-depth.ts';
 
 /** Maximum request body the service reads; larger bodies get HTTP 413 (documented in the contract). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;

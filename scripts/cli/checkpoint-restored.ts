@@ -1,11 +1,11 @@
 import { Socket } from 'node:net';
-import type { Cluster } from '../../../sim/model/cluster/cluster.ts';
-import { loadState } from '../../../sim/io/state/state-load.ts';
-import type { PreparedServe } from '../serve-prepare.ts';
-import { adminOf, runServe, type RestoredModel } from '../serve-run.ts';
-import { UsageError } from '../usage-error.ts';
-import type { BuiltCheckpoint } from './checkpoint-model.ts';
-import { CHECKPOINT_UNUSABLE } from './checkpoint-restore.ts';
+import type { Cluster } from '../../sim/model/cluster/cluster.ts';
+import { loadState } from '../../sim/io/state/state-load.ts';
+import type { PreparedServe } from './serve-prepare.ts';
+import { adminOf, runServe, type RestoredModel } from './serve-run.ts';
+import { UsageError } from './usage-error.ts';
+import type { BuiltCheckpoint } from './checkpoint/checkpoint-model.ts';
+import { CHECKPOINT_UNUSABLE } from './checkpoint/checkpoint-restore.ts';
 
 /** The first line sent on `channel`. */
 function firstLine(channel: Socket): Promise<string> {

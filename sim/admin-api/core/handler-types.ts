@@ -1,7 +1,8 @@
-import type { EndpointParams } from '../../contract/param-types.ts';
-import type { EndpointContract } from '../../contract/core/types.ts';
-import type { Cluster } from '../model/cluster/cluster.ts';
-import type { SimNode } from '../model/nodes/node-registry.ts';
+import type { EndpointParams } from '../../../contract/param-types.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
+import type { Cluster } from '../../model/cluster/cluster.ts';
+import type { SimNetwork } from '../../model/net/sim-network.ts';
+import type { SimNode } from '../../model/nodes/node-registry.ts';
 
 /** A reply from another node's listener. */
 export interface PeerReply {
@@ -21,8 +22,40 @@ export interface PeerTransport {
 /** Validated parameters as the dispatcher holds them for any endpoint: declared names only, defaults applied. */
 type Params = Readonly<Record<string, unknown>>;
 
+/**
+ * The part of the cluster a handler reads or acts on: the stores and views behind the API, the nodes,
+ * the consensus groups' state and the options the status answers show, the time. Not the engine
+ * (trace, seeded random), the invariants or the fault schedule: a handler answers requests, it does
+ * not drive the run. Of the network only whether one node reaches another: the storage engine's
+ * replica state does not ask a node the model cuts off (handlers/storage-engine.ts), as the real
+ * listeners would reach each other over the loopback; a handler never partitions or heals it.
+ */
+export type HandlerCluster = Pick<
+  Cluster,
+  | 'options'
+  | 'now'
+  | 'nodes'
+  | 'raft'
+  | 'config'
+  | 'auth'
+  | 'tenants'
+  | 'users'
+  | 'acl'
+  | 'blacklist'
+  | 'schemas'
+  | 'rewriteRules'
+  | 'autoSubscribe'
+  | 'topics'
+  | 'storage'
+  | 'offsets'
+  | 'connectors'
+  | 'mqtt'
+  | 'monitor'
+  | 'mq9'
+> & { readonly network: Pick<SimNetwork, 'reachable'> };
+
 export interface HandlerContext<P extends Params = Params> {
-  readonly cluster: Cluster;
+  readonly cluster: HandlerCluster;
   /** The node whose listener received the request ("the local node"). */
   readonly node: SimNode;
   /** Validated parameters: only declared names, defaults applied (typed from the endpoint's contract entry). */

@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import { startupSnapshot } from 'node:v8';
-import { buildCheckpointModel, readJob } from './checkpoint-model.ts';
+import { buildCheckpointModel, readJob } from './checkpoint/checkpoint-model.ts';
 
 /**
  * The script of a checkpoint build, bundled into one CommonJS file (checkpoint-bundle.ts) and run as
@@ -21,7 +21,7 @@ buildCheckpointModel(job).then(
     startupSnapshot.setDeserializeMainFunction(() => {
       const verify = process.env.MQSIM_CHECKPOINT_VERIFY;
       if (verify)
-        void import('./checkpoint-probe.ts').then(
+        void import('./checkpoint/checkpoint-probe.ts').then(
           (m) => m.verifyRestored(built, verify),
           (e: unknown) => {
             process.stderr.write(`mqsim: ${(e as Error)?.stack ?? String(e)}\n`);

@@ -10,11 +10,11 @@
  * The exact serde and axum wording is unverified (notes §12); the forms here follow the libraries'
  * Display implementations (serde_path_to_error puts `<field>: ` before an error inside a field).
  */
-import { COMMON_LIST_PARAMS } from '../../../contract/core/common.ts';
-import { CONNECTOR_CATALOGUE } from '../../../contract/core/connector-catalogue.ts';
-import type { EndpointContract, ParamSpec, ParamType } from '../../../contract/core/types.ts';
-import { jsonSyntaxError, position, unexpected } from '../../model/api/serde-struct.ts';
-import { charLength } from '../../model/api/validate-params.ts';
+import { COMMON_LIST_PARAMS } from '../../../../contract/core/common.ts';
+import { CONNECTOR_CATALOGUE } from '../../../../contract/core/connector-catalogue.ts';
+import type { EndpointContract, ParamSpec, ParamType } from '../../../../contract/core/types.ts';
+import { jsonSyntaxError, position, unexpected } from '../../../model/api/serde-struct.ts';
+import { charLength } from '../../../model/api/validate-params.ts';
 
 export { jsonSyntaxError };
 
