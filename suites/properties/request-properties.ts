@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { A } from '../conform/cite.ts';
-import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
+import { levelOf, requestAssertion, servesAssertion } from './citations.ts';
+import { mutationAssertion } from './arbitraries/mutation-citations.ts';
 import { citeRuleOrDecision } from '../../contract/assertions/index.ts';
 import { namesParam } from '../conform/envelope.ts';
 import { declaredParams } from '../../contract/minimal-params.ts';
