@@ -99,6 +99,14 @@ module.exports = {
       },
     },
     {
+      name: 'core-not-above',
+      comment:
+        'A core/ folder holds what the code of its parent folder is written in (shared types and leaves, as contract/core/ and suites/properties/core/): it never imports a module of that parent, which composes on top of it, so the two never import each other. Tests left out.',
+      severity: 'error',
+      from: { path: '^(.+)/core/', pathNot: TEST_CODE },
+      to: { path: '^$1/[^/]+$' },
+    },
+    {
       name: 'no-circular',
       comment:
         'No import cycle inside sim/ or suites/ (type imports included): parts get their peers as narrow interfaces from the composition root (sim/model/cluster/compose-cluster.ts); shared types live in leaf modules.',

@@ -1,7 +1,7 @@
-import { assertionById, citeRuleOrDecision } from '../../contract/assertions/index.ts';
-import type { EndpointContract } from '../../contract/core/types.ts';
-import { A } from '../conform/cite.ts';
-import type { Level } from '../conform/report-model.ts';
+import { assertionById, citeRuleOrDecision } from '../../../contract/assertions/index.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
+import { A } from '../../conform/cite.ts';
+import type { Level } from '../../conform/report-model.ts';
 
 /**
  * The spec assertions the property suites cite: every rule a property checks names the sentence of
