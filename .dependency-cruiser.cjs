@@ -109,7 +109,7 @@ module.exports = {
     {
       name: 'core-not-above',
       comment:
-        "A core/ folder (contract/core/, sim/admin-api/core/, sim/dialects/robustmq/core/) holds what its parent folder's parts are written in: it imports nothing of that parent outside itself, so the parent can import its child folders and no two import each other.",
+        "A core/ folder (contract/core/, sim/admin-api/core/, sim/dialects/robustmq/core/, suites/properties/core/) holds what its parent folder's parts are written in: it imports nothing of that parent outside itself, so the parent can import its child folders and no two import each other.",
       severity: 'error',
       from: { path: '^(.+)/core/', pathNot: TEST_CODE },
       to: { path: '^$1/', pathNot: '^$1/core/' },

@@ -1,7 +1,8 @@
 /**
  * Test support (not served): fast-check generators of malformed admin requests and the properties
- * every answer must keep. Shared by sim/admin-api/fuzz.test.ts (a few thousand requests per run) and
- * scripts/fuzz-http.ts (100 000+), so both fuzz exactly the same space.
+ * every answer must keep. Shared by sim/admin-api/fuzz.test.ts (a few thousand requests per run, in-process),
+ * fuzz-sockets.test.ts (a sample as raw bytes over a socket) and scripts/fuzz-http.ts (100 000+), so all
+ * fuzz exactly the same space.
  */
 import fc from 'fast-check';
 import { COMMON_LIST_PARAMS } from '../../contract/core/common.ts';
@@ -373,4 +374,13 @@ export function describeRequest(req: ApiRequest): string {
         ? `<${req.body.length} bytes> ${JSON.stringify(req.body.toString('latin1').slice(0, 300))}`
         : JSON.stringify(req.body.slice(0, 300));
   return `${req.method} ${JSON.stringify(req.url.slice(0, 300))} peer=${req.peer} node=${req.nodeId} headers=${JSON.stringify(req.headers)} body=${body}`;
+}
+
+/** The built-in prototypes' own property names: a fuzz compares them before and after (no pollution). */
+export function prototypeSnapshot(): string {
+  return JSON.stringify([
+    Object.getOwnPropertyNames(Object.prototype).sort(),
+    Object.getOwnPropertyNames(Array.prototype).sort(),
+    Object.getOwnPropertyNames(Function.prototype).sort(),
+  ]);
 }

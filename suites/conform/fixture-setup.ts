@@ -1,8 +1,8 @@
 import { type ConformContext, describeAnswer, envelopeOf, succeeded } from './conform-context.ts';
-import { onlineNodeIds } from './checks/behaviour-checks.ts';
 import type { EndpointContract } from '../../contract/core/types.ts';
 import { listingEndpointId } from '../../contract/family-rules.ts';
 import { type CreatedResources, fixtureFields } from './resource-families.ts';
+import { dataOf, type Row } from './check-helpers.ts';
 import { findKey } from './scenarios.ts';
 
 /**
@@ -113,4 +113,26 @@ export async function populateLists(
     }
   }
   return problems;
+}
+
+/**
+ * Node ids the target reports as online (status endpoint, else the MQTT overview): read once here for
+ * `ctx.state`, and again by the node scenarios after a node leaves.
+ */
+export async function onlineNodeIds(ctx: ConformContext): Promise<number[]> {
+  for (const [path, key] of [
+    ['/api/status', 'broker_node_list'],
+    ['/api/info', 'broker_node_list'],
+    ['/api/mqtt/overview', 'node_list'],
+  ] as const) {
+    const e = ctx.endpoint('GET', path);
+    if (!e) continue;
+    const ex = await ctx.call(e, {}, 'fixture');
+    const nodes = dataOf(ex)?.[key];
+    if (Array.isArray(nodes)) {
+      const ids = nodes.map((n) => Number((n as Row).node_id)).filter((n) => Number.isInteger(n) && n >= 1);
+      if (ids.length > 0) return ids.sort((a, b) => a - b);
+    }
+  }
+  return [];
 }

@@ -1,18 +1,19 @@
 import fc from 'fast-check';
 import type { EndpointContract, ParamSpec, ResourceFamilyContract } from '../../contract/core/types.ts';
 import { A } from '../conform/cite.ts';
-import { levelOf, mutationAssertion, requestAssertion, servesAssertion } from './citations.ts';
+import { levelOf, requestAssertion, servesAssertion } from './core/citations.ts';
+import { mutationAssertion } from './arbitraries/mutation-citations.ts';
 import { citeRuleOrDecision } from '../../contract/assertions/index.ts';
 import { namesParam } from '../conform/envelope.ts';
 import { declaredParams } from '../../contract/minimal-params.ts';
 import { applyMutation, hasNonAscii, mutationsOf, objectValue, type Mutation } from './arbitraries/param-arbitraries.ts';
 import { bindingRequestArb, requestArb, type GeneratedRequest } from './arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Scope } from './arbitraries/symbols.ts';
-import { checkAnswer, type Expectation } from './expectations.ts';
-import { describeAnswer, type Answer, type PropertyClient } from './property-client.ts';
-import type { PropertyDef } from './property-def.ts';
+import { checkAnswer, type Expectation } from './core/expectations.ts';
+import { describeAnswer, type Answer, type PropertyClient } from './core/property-client.ts';
+import type { PropertyDef } from './core/property-def.ts';
 import type { ModelledFamily } from './reference-model/families.ts';
-import { PropertyAbort, PropertyViolation, StepVerdict } from './violation.ts';
+import { PropertyAbort, PropertyViolation, StepVerdict } from './core/violation.ts';
 
 /**
  * Request properties: for every endpoint that is safe to call repeatedly (every GET with

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { endpointById } from '../../contract/index.ts';
 import type { Target } from '../targets/target.ts';
-import type { PropertyDef } from './property-def.ts';
-import { requestAssertion } from './citations.ts';
-import { PathPacer, PropertyClient } from './property-client.ts';
+import type { PropertyDef } from './core/property-def.ts';
+import { requestAssertion } from './core/citations.ts';
+import { PathPacer, PropertyClient } from './core/property-client.ts';
 import { resultsOf, runProperty, type RunSettings } from './run-property.ts';
-import { PropertyViolation } from './violation.ts';
+import { PropertyViolation } from './core/violation.ts';
 
 // The property never sends a request: only run-property's handling of fast-check is under test.
 const unusedTarget: Target = {

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { curlOf, responseRecord } from '../conform/exchange.ts';
 import { endpointById } from '../../contract/index.ts';
 import type { Level } from '../conform/report-model.ts';
-import { levelOf } from './citations.ts';
-import type { PropertyDef } from './property-def.ts';
+import { levelOf } from './core/citations.ts';
+import type { PropertyDef } from './core/property-def.ts';
 import { fcSeedOf, formatPropertyPath, replayCommand, type PropertyPath } from './property-path.ts';
 import type { PropertyResult } from './property-result.ts';
-import { PropertyAbort, PropertyViolation } from './violation.ts';
+import { PropertyAbort, PropertyViolation } from './core/violation.ts';
 
 /** Suffix of the re-run that looks only at MUST rules, after a failure of a weaker rule. */
 export const MUST_ONLY = '.must-only';

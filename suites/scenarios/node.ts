@@ -1,4 +1,5 @@
-import { onlineNodeIds, runNodeLeaveChecks } from '../conform/checks/behaviour-checks.ts';
+import { runNodeLeaveChecks } from '../conform/checks/behaviour-checks.ts';
+import { onlineNodeIds } from '../conform/fixture-setup.ts';
 import { recordAnswerChecks } from '../conform/checks/happy-path.ts';
 import { describeAnswer, envelopeOf, fail, pass, skip, succeeded } from '../conform/conform-context.ts';
 import type { ScenarioSuite } from './scenario-suite.ts';

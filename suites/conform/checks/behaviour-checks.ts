@@ -76,25 +76,6 @@ export async function runMonitorChecks(ctx: ConformContext, e: EndpointContract,
   });
 }
 
-/** Node ids the target reports as online (status endpoint, else the MQTT overview). */
-export async function onlineNodeIds(ctx: ConformContext): Promise<number[]> {
-  for (const [path, key] of [
-    ['/api/status', 'broker_node_list'],
-    ['/api/info', 'broker_node_list'],
-    ['/api/mqtt/overview', 'node_list'],
-  ] as const) {
-    const e = ctx.endpoint('GET', path);
-    if (!e) continue;
-    const ex = await ctx.call(e, {}, 'fixture');
-    const nodes = dataOf(ex)?.[key];
-    if (Array.isArray(nodes)) {
-      const ids = nodes.map((n) => Number((n as Obj).node_id)).filter((n) => Number.isInteger(n) && n >= 1);
-      if (ids.length > 0) return ids.sort((a, b) => a - b);
-    }
-  }
-  return [];
-}
-
 /**
  * Node removal (spec: Node removal, rule 1): an online node without `force` is refused. Never sends
  * `force`, and only ever names a node the target reports as online, so a conforming target keeps it.

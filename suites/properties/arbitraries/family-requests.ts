@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { EndpointContract, ParamMeaning, ParamPair, ParamSpec, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { A } from '../../conform/cite.ts';
-import { mutationAssertion } from '../citations.ts';
+import { mutationAssertion } from './mutation-citations.ts';
 import { applyMutation, mutationsOf, objectValue, type Mutation, type MutationHooks } from './param-arbitraries.ts';
 import { Sym } from './symbols.ts';
 import { freeText, ipv4, ipv4Network, regexText, topicFilter, topicName } from './text.ts';

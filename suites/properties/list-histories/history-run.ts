@@ -4,12 +4,12 @@ import type { EndpointContract } from '../../../contract/core/types.ts';
 import { pagedAssertion } from '../../conform/cite.ts';
 import { curlOf, type Exchange } from '../../conform/exchange.ts';
 import type { Level } from '../../conform/report-model.ts';
-import { describeAnswer, type Answer, type PropertyClient } from '../property-client.ts';
+import { describeAnswer, type Answer, type PropertyClient } from '../core/property-client.ts';
 import { BindingModel } from '../reference-model/binding-model.ts';
 import { FamilyModel } from '../reference-model/family-model.ts';
 import { judgePage, MAX_WORLDS, worldsOf, type PageAnswer, type PageProblem } from '../reference-model/list-page.ts';
 import { shownOf } from '../reference-model/record-match.ts';
-import { levelAtLeast, PropertyViolation } from '../violation.ts';
+import { levelAtLeast, PropertyViolation } from '../core/violation.ts';
 import {
   B,
   describeQuery,

@@ -1,5 +1,5 @@
 import { buildParams } from '../../../contract/minimal-params.ts';
-import type { PropertyClient } from '../property-client.ts';
+import type { PropertyClient } from '../core/property-client.ts';
 import type { HistoryFamily } from './list-families.ts';
 
 /**

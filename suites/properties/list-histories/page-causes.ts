@@ -1,5 +1,5 @@
 import { pagedAssertion } from '../../conform/cite.ts';
-import type { Answer } from '../property-client.ts';
+import type { Answer } from '../core/property-client.ts';
 import { sortKey, type PageAnswer, type PageProblem } from '../reference-model/list-page.ts';
 import type { QuerySpec } from './history-steps.ts';
 import type { HistoryFamily } from './list-families.ts';

@@ -1,11 +1,11 @@
 import type fc from 'fast-check';
-import type { Answer } from '../property-client.ts';
-import { checkAnswer } from '../expectations.ts';
+import type { Answer } from '../core/property-client.ts';
+import { checkAnswer } from '../core/expectations.ts';
 import { hasNonAscii } from '../arbitraries/param-arbitraries.ts';
 import type { GeneratedRequest } from '../arbitraries/family-requests.ts';
 import { describeValue, resolveParams, type Sym } from '../arbitraries/symbols.ts';
 import { shownOf } from '../reference-model/record-match.ts';
-import { PropertyViolation, StepVerdict } from '../violation.ts';
+import { PropertyViolation, StepVerdict } from '../core/violation.ts';
 import { citeRuleOrDecision } from '../../../contract/assertions/index.ts';
 import { pagedAssertion } from '../../conform/cite.ts';
 import { inScope, LIST_LIMIT, type RunContext, type RunModel } from './run-context.ts';

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import type { EndpointContract } from '../../../contract/core/types.ts';
 import type { Level } from '../../conform/report-model.ts';
 import { attachedParam, bindingRequestArb, nameArb, requestArb, SLOTS } from '../arbitraries/family-requests.ts';
-import type { PropertyDef } from '../property-def.ts';
-import type { PropertyClient } from '../property-client.ts';
+import type { PropertyDef } from '../core/property-def.ts';
+import type { PropertyClient } from '../core/property-client.ts';
 import type { ModelledFamily } from '../reference-model/families.ts';
-import { PropertyAbort, PropertyViolation } from '../violation.ts';
+import { PropertyAbort, PropertyViolation } from '../core/violation.ts';
 import { BindingCommand, ListBindingsCommand, ListCommand, listBindings, WriteCommand } from './commands.ts';
 import { LIST_LIMIT, newRunModel, type RunContext, type RunModel } from './run-context.ts';
 

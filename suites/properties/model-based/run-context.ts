@@ -1,6 +1,6 @@
 import type { Level } from '../../conform/report-model.ts';
 import type { Scope } from '../arbitraries/symbols.ts';
-import type { PropertyClient } from '../property-client.ts';
+import type { PropertyClient } from '../core/property-client.ts';
 import { BindingModel } from '../reference-model/binding-model.ts';
 import { FamilyModel, type Ident } from '../reference-model/family-model.ts';
 import type { ResourceFamilyContract } from '../../../contract/core/types.ts';

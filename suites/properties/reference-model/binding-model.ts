@@ -1,7 +1,7 @@
 import { A } from '../../conform/cite.ts';
-import type { Expectation } from '../expectations.ts';
-import { uncertain } from '../expectations.ts';
-import type { Outcome } from '../property-client.ts';
+import type { Expectation } from '../core/expectations.ts';
+import { uncertain } from '../core/expectations.ts';
+import type { Outcome } from '../core/property-client.ts';
 import type { Mutation } from '../arbitraries/param-arbitraries.ts';
 import type { DeleteGuard, FamilyModel, Ident } from './family-model.ts';
 

@@ -1,9 +1,9 @@
 import type { EndpointContract, FamilyListing, ResourceFamilyContract } from '../../../contract/core/types.ts';
 import { A } from '../../conform/cite.ts';
-import { requestAssertion } from '../citations.ts';
-import type { Expectation } from '../expectations.ts';
-import { uncertain } from '../expectations.ts';
-import type { Outcome } from '../property-client.ts';
+import { requestAssertion } from '../core/citations.ts';
+import type { Expectation } from '../core/expectations.ts';
+import { uncertain } from '../core/expectations.ts';
+import type { Outcome } from '../core/property-client.ts';
 import type { Mutation } from '../arbitraries/param-arbitraries.ts';
 import type { FamilyEndpoints } from './families.ts';
 import { mismatches, OMITTED, quotaWith, shownFromRecord, shownKey, type Shown } from './record-match.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONTRACT } from '../../contract/index.ts';
-import type { Exchange } from '../conform/exchange.ts';
+import { CONTRACT } from '../../../contract/index.ts';
+import type { Exchange } from '../../conform/exchange.ts';
 import { checkAnswer, type Expectation } from './expectations.ts';
 import { classify, type Answer } from './property-client.ts';
 import { PropertyViolation, StepVerdict } from './violation.ts';

@@ -1,6 +1,6 @@
 import type fc from 'fast-check';
-import type { EndpointContract } from '../../contract/core/types.ts';
-import type { Level } from '../conform/report-model.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
+import type { Level } from '../../conform/report-model.ts';
 import type { PropertyClient } from './property-client.ts';
 import type { PropertyAbort } from './violation.ts';
 

@@ -1,4 +1,4 @@
-import { namesParam } from '../conform/envelope.ts';
+import { namesParam } from '../../conform/envelope.ts';
 import { describeAnswer, type Answer, type Outcome } from './property-client.ts';
 import { PropertyViolation, type StepVerdict } from './violation.ts';
 

@@ -1,5 +1,5 @@
-import type { Exchange } from '../conform/exchange.ts';
-import type { Level } from '../conform/report-model.ts';
+import type { Exchange } from '../../conform/exchange.ts';
+import type { Level } from '../../conform/report-model.ts';
 import { levelOf } from './citations.ts';
 
 const RANK: Record<Level, number> = { INFO: 0, SHOULD: 1, MUST: 2 };

@@ -1,9 +1,9 @@
-import type { EndpointContract } from '../../contract/core/types.ts';
-import { readEnvelope, envelopeProblems, type Envelope } from '../conform/envelope.ts';
-import type { Exchange } from '../conform/exchange.ts';
-import { requestParts } from '../conform/param-values.ts';
-import { pathWithQuery, TransportError, type Target, type TargetRequest } from '../targets/target.ts';
-import { A } from '../conform/cite.ts';
+import type { EndpointContract } from '../../../contract/core/types.ts';
+import { readEnvelope, envelopeProblems, type Envelope } from '../../conform/envelope.ts';
+import type { Exchange } from '../../conform/exchange.ts';
+import { requestParts } from '../../conform/param-values.ts';
+import { pathWithQuery, TransportError, type Target, type TargetRequest } from '../../targets/target.ts';
+import { A } from '../../conform/cite.ts';
 import { PropertyAbort, PropertyViolation, type StepVerdict } from './violation.ts';
 
 /**

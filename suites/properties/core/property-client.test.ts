@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../conform/exchange.ts';
-import { CONTRACT } from '../../contract/index.ts';
-import type { Target, TargetResponse } from '../targets/target.ts';
+import type { Exchange } from '../../conform/exchange.ts';
+import { CONTRACT } from '../../../contract/index.ts';
+import type { Target, TargetResponse } from '../../targets/target.ts';
 import { classify, PathPacer, PropertyClient } from './property-client.ts';
 import { PropertyAbort, StepVerdict } from './violation.ts';
 
