@@ -1,21 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { SLOW_TESTS } from './scripts/test-tiers.ts';
+
+export const TEST_FILES = [
+  'lib/**/*.test.ts',
+  'sim/**/*.test.ts',
+  'suites/**/*.test.ts',
+  'contract/**/*.test.ts',
+  'fixtures/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'examples/**/*.test.ts',
+];
 
 export default defineConfig({
   // The examples import the package by name, as its users do; in this repository that is the sources
   // (never a dist/ left by an earlier build).
   resolve: { alias: [{ find: /^mqsim$/, replacement: fileURLToPath(new URL('./lib/index.ts', import.meta.url)) }] },
   test: {
-    include: [
-      'lib/**/*.test.ts',
-      'sim/**/*.test.ts',
-      'suites/**/*.test.ts',
-      'contract/**/*.test.ts',
-      'fixtures/**/*.test.ts',
-      'scripts/**/*.test.ts',
-      'examples/**/*.test.ts',
-    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
@@ -24,5 +26,19 @@ export default defineConfig({
     // files at once take the suite from ≈12.5 to ≈7.5 min there.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './scripts/test-summary-reporter.ts'],
+    projects: [
+      {
+        // The in-process tests share one module graph per worker (isolate: false): most of their time
+        // was importing the same contract and model again for every file (≈200 of ≈290 s in sim/model).
+        // They neither stub globals for later files nor depend on a fresh module state.
+        extends: true,
+        test: { name: 'in-process', include: TEST_FILES, exclude: [...SLOW_TESTS, '**/node_modules/**'], isolate: false },
+      },
+      {
+        // Tests that start processes or talk to real services, Chromium or Docker keep a fresh worker each.
+        extends: true,
+        test: { name: 'processes', include: [...SLOW_TESTS] },
+      },
+    ],
   },
 });

@@ -24,14 +24,20 @@ describe('pollFor', () => {
   });
 
   it('against a server without a clock, gives up once the deadline has passed, after one last ask', async () => {
-    let asks = 0;
+    const asks: number[] = [];
+    const start = performance.now();
     const got = await pollFor(contextOf(), 350, 250, async () => {
-      asks++;
+      asks.push(performance.now() - start);
       return undefined;
     });
     expect(got.value).toBeUndefined();
     expect(got.waited).toBeGreaterThanOrEqual(350);
-    expect(asks).toBeGreaterThanOrEqual(4);
+    // Judged by when the asks happened, not how many fit in 350 ms (timers fire late on a busy machine):
+    // one ask at or after the deadline, the one before it still inside, REAL_POLL_MS apart until then.
+    expect(asks.length).toBeGreaterThanOrEqual(2);
+    expect(asks.at(-1)!).toBeGreaterThanOrEqual(350 - 1);
+    expect(asks.at(-2)!).toBeLessThan(350);
+    for (let i = 1; i < asks.length - 1; i++) expect(asks[i]! - asks[i - 1]!).toBeGreaterThanOrEqual(REAL_POLL_MS - 5);
   });
 
   it("with the simulator's control, advances its clock by the step between asks, as many times as the deadline allows", async () => {
