@@ -18,6 +18,8 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // One `npm pack` per run, shared by the tests that install the package (scripts/package/run-pack.ts).
+    globalSetup: ['./scripts/package/run-pack.ts'],
     pool: 'forks',
     // Vitest's default (cores - 1) runs the files one at a time on a two-core machine; the long
     // proofs (deviation runs, soak, OpenAPI proxy) wait mostly on I/O and the event loop, so two
