@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './scripts/test-sequencer.ts';
 
 export default defineConfig({
   // The examples import the package by name, as its users do; in this repository that is the sources
@@ -25,6 +26,8 @@ export default defineConfig({
     // proofs (deviation runs, soak, OpenAPI proxy) wait mostly on I/O and the event loop, so two
     // files at once take the suite from ≈12.5 to ≈7.5 min there.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The longest files first (scripts/test-tiers.ts), also in a fresh clone, which has no durations.
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default', './scripts/test-summary-reporter.ts'],
   },
 });

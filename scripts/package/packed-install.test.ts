@@ -43,9 +43,10 @@ describe('the packed package, installed in an empty project', () => {
     // This run's tarball: `npm pack` once, shared with the Docker image test (run-pack.ts).
     pkg = installPacked(await runPack(inject('packRunDir')), work);
   }, 300_000);
+  // The install's node_modules: on a loaded machine its removal alone has taken over 30 s.
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('ships the compiled JavaScript, its declarations and the bin, and no sources, tests or fixtures', () => {
     expect(pkg.files).toContain('bin/mqsim.js');
