@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './scripts/test-sequencer.ts';
 import { SLOW_TESTS } from './scripts/test-tiers.ts';
 
 export const TEST_FILES = [
@@ -20,11 +21,15 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // One `npm pack` per run, shared by the tests that install the package (scripts/package/run-pack.ts).
+    globalSetup: ['./scripts/package/run-pack.ts'],
     pool: 'forks',
     // Vitest's default (cores - 1) runs the files one at a time on a two-core machine; the long
     // proofs (deviation runs, soak, OpenAPI proxy) wait mostly on I/O and the event loop, so two
     // files at once take the suite from ≈12.5 to ≈7.5 min there.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The longest files first (scripts/test-tiers.ts), also in a fresh clone, which has no durations.
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default', './scripts/test-summary-reporter.ts'],
     projects: [
       {

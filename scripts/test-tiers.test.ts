@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LONG_RUNS, SLOW_TESTS } from './test-tiers.ts';
+import { LONG_RUNS, LONGEST_FIRST, SLOW_TESTS } from './test-tiers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEST_ROOTS = ['lib', 'contract', 'sim', 'suites', 'fixtures', 'scripts', 'examples'];
@@ -66,6 +66,12 @@ describe('the fast tier (vitest.fast.config.ts) leaves out the slow test files',
     expect(LONG_RUNS.filter((f) => !reasons.has(f))).toEqual([]);
     expect(LONG_RUNS.filter((f) => SLOW_TESTS.includes(f))).toEqual([]);
     expect(new Set(LONG_RUNS).size).toBe(LONG_RUNS.length);
+  });
+
+  it('puts first only test files that exist, once, and are in one of the tiers left out of the fast one', () => {
+    expect(LONGEST_FIRST.filter((f) => !reasons.has(f))).toEqual([]);
+    expect(LONGEST_FIRST.filter((f) => !SLOW_TESTS.includes(f) && !LONG_RUNS.includes(f))).toEqual([]);
+    expect(new Set(LONGEST_FIRST).size).toBe(LONGEST_FIRST.length);
   });
 
   it('finds the spawn behind a helper (the rule reads imports, not only the test file)', () => {

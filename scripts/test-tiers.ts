@@ -77,3 +77,32 @@ export const LONG_RUNS: readonly string[] = [
   'suites/report/merge.test.ts',
   'suites/scenarios/deviation.e2e.test.ts',
 ];
+
+/**
+ * The longest test files, longest first: `npm test` starts them before all others
+ * (scripts/test-sequencer.ts), so two workers are not left with one long file running alone at the
+ * end. Vitest orders by the durations of its last run when it has them; a fresh clone (CI) has none,
+ * and without this list runs the files in the order it finds them. Seconds of one file on the two-core
+ * machine with the other worker busy (vitest's JSON report, 28 Nov 2026; the Docker and
+ * packed-install figures include their set-up, the one `npm pack` of the run: the Docker test comes
+ * first so it packs, and the packed-install test starts once the tarball is there).
+ */
+export const LONGEST_FIRST: readonly string[] = [
+  'scripts/docker/docker-image.test.ts', // 140–160
+  'scripts/deviations/deviations-caught.test.ts', // 90
+  'suites/openapi-proxy/openapi-proxy.test.ts', // 88
+  'scripts/deviations/real-server-findings.test.ts', // 83
+  'scripts/package/packed-install.test.ts', // 87 + the install
+  'scripts/cli/job-shards.test.ts', // 77
+  'scripts/soak/soak-run.test.ts', // 74
+  'scripts/cli/serve-state.test.ts', // 66
+  'sim/admin-api/list-differential/list-history.test.ts', // 56
+  'suites/run/runner.test.ts', // 54
+  'scripts/deviations/real-server-allowed.test.ts', // 43
+  'scripts/cli/serve-safe-defaults.test.ts', // 42
+  'suites/report/merge.test.ts', // 34
+  'scripts/cli/serve-state-crash.test.ts', // 33
+  'scripts/cli/serve-mqtt-state.test.ts', // 31
+  'scripts/cli/conform-command.test.ts', // 31
+  'scripts/cli/serve-checkpoint.test.ts', // 27
+];

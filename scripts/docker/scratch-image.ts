@@ -201,6 +201,8 @@ function importRootfs(rootfs: string, tag: string, changes: readonly string[]): 
 export interface ScratchImageOptions {
   /** Log a line per step (default: nothing). */
   log?: (line: string) => void;
+  /** A tarball `npm pack` made of this checkout already (default: pack it here). */
+  tarball?: () => Promise<string>;
 }
 
 /** Builds the test image, or finds it built already for the same inputs. Needs `docker`, `npm` and `ldd`. */
@@ -209,7 +211,7 @@ export async function ensureScratchImage(options: ScratchImageOptions = {}): Pro
   const work = mkdtempSync(join(tmpdir(), 'mqsim-scratch-'));
   try {
     let t = performance.now();
-    const tarball = await packRepo(work);
+    const tarball = await (options.tarball ?? (() => packRepo(work)))();
     const pack = Math.round(performance.now() - t);
     const dockerfileText = readFileSync(join(REPO_DIR, 'Dockerfile'), 'utf8');
     const runtime = runtimeBlockOf(dockerfileText);

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 /** This repository's root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface PackedInstall {
+/** What `npm pack` made: the tarball and what npm says is in it. */
+export interface Packed {
   /** The tarball `npm pack` wrote. */
   tarball: string;
   /** Size of the tarball, bytes. */
@@ -25,11 +26,14 @@ export interface PackedInstall {
   unpackedBytes: number;
   /** Paths of the files in the tarball, relative to the package root. */
   files: string[];
+  packMs: number;
+}
+
+export interface PackedInstall extends Packed {
   /** The directory the package is installed in (its node_modules/mqsim). */
   installDir: string;
   /** `node_modules/.bin/mqsim` of the install: what a shell or npx runs. */
   bin: string;
-  packMs: number;
   installMs: number;
 }
 
@@ -45,11 +49,13 @@ function npm(args: string[], cwd: string): string {
   return r.stdout;
 }
 
-/** Packs this repository into `workDir` and installs the tarball into `workDir/install`, an empty project. */
-export function packAndInstall(workDir: string): PackedInstall {
-  mkdirSync(workDir, { recursive: true });
-  let t0 = performance.now();
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', workDir], REPO_ROOT)) as {
+/** `npm pack` of this repository into `destDir` (which builds dist/ first, through `prepack`). */
+export function npmPack(destDir: string): Packed {
+  mkdirSync(destDir, { recursive: true });
+  const t0 = performance.now();
+  const out = npm(['pack', '--json', '--pack-destination', destDir], REPO_ROOT);
+  // Lifecycle scripts may print before npm's JSON array.
+  const packed = JSON.parse(out.slice(out.indexOf('['))) as {
     filename: string;
     size: number;
     unpackedSize: number;
@@ -57,24 +63,24 @@ export function packAndInstall(workDir: string): PackedInstall {
   }[];
   const packMs = performance.now() - t0;
   const { filename, size, unpackedSize, files } = packed[0];
-  const tarball = join(workDir, filename);
+  return { tarball: join(destDir, filename), packedBytes: size, unpackedBytes: unpackedSize, files: files.map((f) => f.path), packMs };
+}
+
+/** Installs the tarball of `packed` into `workDir/install`, an empty project. */
+export function installPacked(packed: Packed, workDir: string): PackedInstall {
   const installDir = join(workDir, 'install');
   mkdirSync(installDir, { recursive: true });
   writeFileSync(
     join(installDir, 'package.json'),
     `${JSON.stringify({ name: 'mqsim-consumer', private: true, type: 'module' }, null, 2)}\n`,
   );
-  t0 = performance.now();
-  npm(['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], installDir);
+  const t0 = performance.now();
+  npm(['install', packed.tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], installDir);
   const installMs = performance.now() - t0;
-  return {
-    tarball,
-    packedBytes: size,
-    unpackedBytes: unpackedSize,
-    files: files.map((f) => f.path),
-    installDir,
-    bin: join(installDir, 'node_modules', '.bin', 'mqsim'),
-    packMs,
-    installMs,
-  };
+  return { ...packed, installDir, bin: join(installDir, 'node_modules', '.bin', 'mqsim'), installMs };
+}
+
+/** Packs this repository into `workDir` and installs the tarball into `workDir/install`, an empty project. */
+export function packAndInstall(workDir: string): PackedInstall {
+  return installPacked(npmPack(workDir), workDir);
 }

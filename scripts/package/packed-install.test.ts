@@ -2,8 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packAndInstall, REPO_ROOT, type PackedInstall } from './pack-install.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { installPacked, REPO_ROOT, type PackedInstall } from './pack-install.ts';
+import { runPack } from './run-pack.ts';
 
 /**
  * The package as a broker team or a dashboard developer gets it: packed, installed from the tarball
@@ -37,13 +38,15 @@ function npx(args: string[], timeout = 60_000): { status: number | null; stdout:
 }
 
 describe('the packed package, installed in an empty project', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mqsim-pack-'));
-    pkg = packAndInstall(work);
-  }, 240_000);
+    // This run's tarball: `npm pack` once, shared with the Docker image test (run-pack.ts).
+    pkg = installPacked(await runPack(inject('packRunDir')), work);
+  }, 300_000);
+  // The install's node_modules: on a loaded machine its removal alone has taken over 30 s.
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('ships the compiled JavaScript, its declarations and the bin, and no sources, tests or fixtures', () => {
     expect(pkg.files).toContain('bin/mqsim.js');
