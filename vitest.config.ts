@@ -35,9 +35,17 @@ export default defineConfig({
       {
         // The in-process tests share one module graph per worker (isolate: false): most of their time
         // was importing the same contract and model again for every file (≈200 of ≈290 s in sim/model).
-        // They neither stub globals for later files nor depend on a fresh module state.
+        // So no environment variable or global a test stubs outlives it, those are restored after each
+        // test; a spy is the test's own to restore (some watch a prototype across a describe's tests).
         extends: true,
-        test: { name: 'in-process', include: TEST_FILES, exclude: [...SLOW_TESTS, '**/node_modules/**'], isolate: false },
+        test: {
+          name: 'in-process',
+          include: TEST_FILES,
+          exclude: [...SLOW_TESTS, '**/node_modules/**'],
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
+        },
       },
       {
         // Tests that start processes or talk to real services, Chromium or Docker keep a fresh worker each.

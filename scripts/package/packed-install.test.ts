@@ -54,6 +54,9 @@ describe('the packed package, installed in an empty project', () => {
     expect(pkg.files).toContain('dist/lib/index.d.ts');
     expect(pkg.files).toContain('dist/scripts/cli/main.js');
     expect(pkg.files).toContain('dist/scripts/cli/chaos-sweep-worker.js');
+    // Loaded by URL (a serve checkpoint bundles it), so only tsconfig.build.json's entry list brings them in.
+    expect(pkg.files).toContain('dist/scripts/cli/checkpoint-entry.js');
+    expect(pkg.files).toContain('dist/scripts/cli/checkpoint-restored.js');
     const unexpected = pkg.files.filter(
       (f) => !['bin/mqsim.js', 'package.json', 'README.md'].includes(f) && !/^dist\/.+\.(js|d\.ts)$/.test(f),
     );

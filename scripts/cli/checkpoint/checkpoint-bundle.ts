@@ -60,8 +60,10 @@ async function bundle(): Promise<CheckpointBundle> {
     metafile: true,
     logLevel: 'silent',
     external: ['esbuild'],
-    // The package's version is read by walking up from the module (fixtures/package-version.ts).
-    define: { 'import.meta.url': JSON.stringify(entry.href) },
+    // Every module of the bundle sees this file's URL as import.meta.url, so the paths derived from it
+    // above (the entry, the package root) still hold when a restored process bundles the next
+    // checkpoint, and the package's version is found walking up from it (fixtures/package-version.ts).
+    define: { 'import.meta.url': JSON.stringify(import.meta.url) },
   });
   const inputs = Object.keys(result.metafile.inputs).sort();
   return { code: result.outputFiles[0].text, inputs, sha256: await codeSha256(inputs) };
