@@ -177,6 +177,7 @@ export class Connections {
     const { deps, registry } = this.parts;
     const conn = client.connection!;
     client.connection = null;
+    conn.closed = true;
     client.generation++;
     registry.changes++;
     for (const listener of this.closeListeners) listener(client);

@@ -8,6 +8,11 @@ export interface HeartbeatEntry {
   readonly periodMs: number;
 }
 
+/** Whether an entry's connection has closed since it was added: the obvious test, which `connection.closed` answers without reading the client. */
+export function heartbeatEntryStale(entry: HeartbeatEntry): boolean {
+  return entry.client.connection !== entry.connection;
+}
+
 /**
  * Connections bucketed by the housekeeping tick at which their next keep-alive heartbeat falls due,
  * so a tick looks only at the connections due then instead of every client. A tick index `k` is the
@@ -36,6 +41,11 @@ export class HeartbeatWheel {
     let bucket = this.buckets.get(k);
     if (!bucket) this.buckets.set(k, (bucket = []));
     bucket.push(entry);
+  }
+
+  /** Calls `visit` with every entry waiting, in no particular order (for tests). */
+  forEachEntry(visit: (entry: HeartbeatEntry) => void): void {
+    for (const bucket of this.buckets.values()) for (const entry of bucket) visit(entry);
   }
 
   /** Removes and returns the entries of tick `k`. */

@@ -124,6 +124,8 @@ export class Monitor {
   private outRate = 0;
   /** The second delta of the last `pairCounter` call (kept in a field so the hot path builds no array). */
   private lastSecondDelta = 0;
+  /** Scratch list of the pair rows touched in a sample (see `sampleSubscriptionsAndSessions`). */
+  private touched = new Int32Array(0);
 
   constructor(private readonly deps: MonitorDeps) {}
 
@@ -223,10 +225,20 @@ export class Monitor {
    */
   private sampleSubscriptionsAndSessions(date: number, n: number): void {
     const pairs = this.pairs;
-    const touched: number[] = [];
+    // The rows touched this sample, in a scratch array kept between samples (hundreds of thousands of
+    // rows: no new array grown per sample).
+    let touched = this.touched;
+    let count = 0;
     const add = (row: number | undefined, first: number, second: number): void => {
       if (row === undefined) return;
-      if (pairs.accumulate(row, 0, n, first)) touched.push(row);
+      if (pairs.accumulate(row, 0, n, first)) {
+        if (count === touched.length) {
+          const grown = new Int32Array(Math.max(1024, 2 * touched.length));
+          grown.set(touched);
+          this.touched = touched = grown;
+        }
+        touched[count++] = row;
+      }
       pairs.accumulate(row, 1, n, second);
     };
     // A source caches its row: a row is released only after an hour without points, and a source that
@@ -243,7 +255,10 @@ export class Monitor {
         );
     });
     broker.forEachClient((c) => add((c.monitorRow ??= this.pairRow('session', c.clientId)), c.messagesIn, c.messagesOut));
-    for (const row of touched) this.pairCounter(row, date, n, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+    for (let k = 0; k < count; k++) {
+      const row = touched[k];
+      this.pairCounter(row, date, n, pairs.accumulated(row, 0), pairs.accumulated(row, 1));
+    }
   }
 
   private sampleConnectors(date: number, n: number): void {

@@ -50,6 +50,13 @@ export interface LiveConnection {
   connectionId: number;
   nodeId: number;
   lastHeartbeatAt: number;
+  /**
+   * Set when the connection closes (the client's `connection` is then no longer this one): the
+   * heartbeat wheel tells its stale entries by this flag on the connection it reads anyway, instead
+   * of reading the client too (`heartbeatEntryStale` is the obvious test; heartbeat-wheel.test.ts
+   * compares the two).
+   */
+  closed?: true;
   /** Where messages for a network client's connection go (none for simulated clients, and while a journal is replayed). */
   sink?: DeliverySink;
 }

@@ -118,7 +118,7 @@ export class Sessions {
     let heartbeats = 0;
     for (const entry of this.heartbeats.take(this.heartbeats.tickAt(now))) {
       const conn = entry.connection;
-      if (entry.client.connection !== conn) continue; // closed since: its entry is stale
+      if (conn.closed) continue; // closed since: its entry is stale (heartbeatEntryStale, read from the connection alone)
       if (!nodes.get(conn.nodeId)?.online) continue; // lost: closed below
       const periodMs = entry.periodMs; // the client's last.keepAlive: a later connect makes this entry stale
       if (now - conn.lastHeartbeatAt >= periodMs) {
