@@ -13,7 +13,7 @@ import type { Deviation, ExtraRoute } from './hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './core/api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './core/handler-types.ts';
-import { isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './core/parse-request.ts';
+import { bodyBytes, isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './core/parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { ResponseCache, responseCacheFromEnv, type CachedResponse } from './response-cache.ts';
 import { ListRequestMemo, type ResolvedListRequest } from './list-request-memo.ts';
@@ -362,18 +362,18 @@ export class AdminApp {
     const limited = this.rateLimited(path);
     if (limited) return limited;
 
-    const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
-    if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES))
+    const body = req.body === undefined ? undefined : bodyBytes(req.body);
+    if (req.bodyTooLarge || (body && body.size > MAX_BODY_BYTES))
       return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
     const contentType = headerOf(req, 'content-type');
-    if (body && body.length > 0 && !isJsonBodyType(contentType)) {
+    if (body && body.size > 0 && !isJsonBodyType(contentType)) {
       return this.fail(
         415,
         400,
         `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`,
       );
     }
-    const parsed = parseJsonBody(body);
+    const parsed = parseJsonBody(body?.text());
     if (!parsed.ok) return this.fail(400, 400, parsed.message);
     if (parsed.value !== undefined && (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))) {
       return this.fail(400, 400, 'request body must be a JSON object');
