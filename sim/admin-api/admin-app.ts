@@ -373,7 +373,7 @@ export class AdminApp {
         `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`,
       );
     }
-    const parsed = parseJsonBody(body?.text());
+    const parsed = this.parsedBody(req, body?.text);
     if (!parsed.ok) return this.fail(400, 400, parsed.message);
     if (parsed.value !== undefined && (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))) {
       return this.fail(400, 400, 'request body must be a JSON object');
@@ -381,6 +381,22 @@ export class AdminApp {
     const bodyFields = (parsed.value ?? {}) as Record<string, unknown>;
 
     return this.invoke(endpoint, method, query, bodyFields, req, outcome);
+  }
+
+  /**
+   * The request body parsed: the value an in-process caller handed along with its text
+   * (ApiRequest.bodyValue), else the text parsed. Not with switches on: a request hook may rewrite
+   * the text. Verification mode parses the text anyway and fails on a handed value that is not what
+   * the text parses to.
+   */
+  private parsedBody(req: ApiRequest, text: (() => string) | undefined): ReturnType<typeof parseJsonBody> {
+    if (req.bodyValue === undefined || text === undefined || !this.compiledWriters) return parseJsonBody(text?.());
+    if (this.verifyWriters) {
+      const parsed = parseJsonBody(text());
+      if (!parsed.ok || JSON.stringify(parsed.value) !== JSON.stringify(req.bodyValue))
+        throw new Error(`the body value handed along with ${req.method} ${req.url} is not what its text parses to`);
+    }
+    return { ok: true, value: req.bodyValue };
   }
 
   /**

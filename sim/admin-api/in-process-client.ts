@@ -1,6 +1,7 @@
 import { Cluster } from '../model/cluster/cluster.ts';
 import type { ClusterOptions } from '../model/nodes/cluster-options.ts';
 import { AdminApp, type AdminAppOptions } from './admin-app.ts';
+import { jsonCopy } from './core/json-copy.ts';
 
 export interface CallResult {
   status: number;
@@ -35,11 +36,14 @@ export class InProcessSim {
 
   async call(method: string, url: string, body?: unknown, options: CallOptions = {}): Promise<CallResult> {
     const rawBody = options.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+    // The value the app would parse from the text, handed along so it need not parse it (json-copy.ts).
+    const bodyValue = options.rawBody === undefined && rawBody !== undefined ? jsonCopy(body) : undefined;
     const res = await this.app.handle({
       method,
       url,
       headers: { ...(rawBody !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
       body: rawBody,
+      ...(bodyValue !== undefined ? { bodyValue } : {}),
       peer: options.peer ?? '127.0.0.1',
       nodeId: options.nodeId ?? 1,
     });

@@ -5,6 +5,13 @@ export interface ApiRequest {
   url: string;
   headers?: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
+  /**
+   * What parsing `body` gives, when the caller holds it: an in-process caller that wrote `body` with
+   * JSON.stringify hands along `jsonCopy` of the value (json-copy.ts), and the app takes it instead of
+   * parsing the text again. Verification mode (AdminAppOptions.verifyWriters) parses anyway and
+   * compares. Never set by a listener.
+   */
+  bodyValue?: unknown;
   /** Set by a listener that stopped reading a body past MAX_BODY_BYTES. */
   bodyTooLarge?: boolean;
   /** TCP peer address as the listener saw it. */
