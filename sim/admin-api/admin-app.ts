@@ -280,7 +280,7 @@ export class AdminApp {
       if (limited) return limited;
       // An accepted POST is recorded, as in full (invoke).
       if (endpoint.method === 'POST') this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
+      if (!this.verifyWriters) return this.cachedResponse(cached);
       return this.cachedListResponse(endpoint, { key, listVersion, cached }, this.pageOf(endpoint, params, data));
     } catch (error) {
       return this.internalError(error, req);
@@ -305,7 +305,15 @@ export class AdminApp {
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
-    return { status, headers: this.jsonHeaders(extra), body: write(body) };
+    const res: ApiResponse = { status, headers: this.jsonHeaders(extra), body: write(body) };
+    const code = (body as { code?: unknown }).code;
+    if (this.compiledWriters && typeof code === 'number') res.code = code;
+    return res;
+  }
+
+  /** A cached list response: a success envelope (the cache holds only those, made with no switch on), so code 0. */
+  private cachedResponse(cached: CachedResponse): ApiResponse {
+    return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes, code: 0 };
   }
 
   /** Headers of a JSON answer, made per request (the virtual time moves). */
@@ -619,7 +627,7 @@ export class AdminApp {
   /** A versioned list's response: the cached one, or computed from `page` and cached (verified against a fresh one in verification mode). */
   private cachedListResponse(endpoint: EndpointContract, lookup: CacheLookup, page: unknown): ApiResponse {
     const { key, listVersion, cached } = lookup;
-    if (cached && !this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
+    if (cached && !this.verifyWriters) return this.cachedResponse(cached);
     const fresh = this.json(200, successEnvelope(this.envelope, page), {}, this.successWriter(endpoint, this.envelope));
     if (cached && cached.body !== fresh.body)
       throw new Error(

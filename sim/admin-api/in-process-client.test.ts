@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generatePlan } from '../runs/chaos/chaos-plan.ts';
+import { resolveDeviations } from '../switches/resolve-switches.ts';
 import { InProcessSim } from './in-process-client.ts';
 
 /** The API steps of a chaos plan: creates, deletes, duplicates, sends and lists over small name pools. */
@@ -19,6 +20,8 @@ describe('in-process calls hand the parsed body along', () => {
       // rawBody: the app gets only the text and parses it, the reference path.
       const b = await parsed.call(step.method, step.path, undefined, step.body ? { rawBody: JSON.stringify(step.body) } : {});
       expect({ status: a.status, text: a.text }).toEqual({ status: b.status, text: b.text });
+      // The code the app gives (remembered lists from the cache included) is the parsed body's.
+      expect(a.code).toBe((JSON.parse(a.text) as { code: number }).code);
       compared++;
     }
     expect(compared).toBeGreaterThan(1_500);
@@ -44,5 +47,16 @@ describe('in-process calls hand the parsed body along', () => {
     });
     expect(res.status).toBe(500);
     expect(res.body).toMatch(/not what its text parses to/);
+  });
+
+  it('read the code from the parsed body when a switch is on (it may rewrite the body)', async () => {
+    const sim = new InProcessSim(
+      { seed: 'switched', nodes: 3, workload: 'none' },
+      { deviations: resolveDeviations(['tenant-list-total-count-is-page-length']) },
+    );
+    const res = await sim.call('GET', '/api/cluster/tenant/list');
+    expect(res.code).toBe(0);
+    expect(res.json.code).toBe(0);
+    expect(Object.keys(res)).toEqual(['status', 'headers', 'text', 'json']);
   });
 });

@@ -38,4 +38,10 @@ export interface ApiResponse {
   body: string;
   /** The body already encoded as UTF-8, when the app holds it so (a cached response); the listener sends these bytes. */
   bytes?: Buffer;
+  /**
+   * The envelope's `code`, when the app wrote the body from an envelope and no switch is on (a
+   * response hook may rewrite the body): what parsing `body` gives as `code`, for an in-process
+   * caller that needs no more of the answer (InProcessSim).
+   */
+  code?: number;
 }
