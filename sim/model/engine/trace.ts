@@ -106,15 +106,26 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** The key plan of the last detail of each kind: a kind's details nearly always have the same keys in the same order. */
-const keyPlans = new Map<string, KeyPlan>();
+/**
+ * The key plans of each kind's details, latest first: a kind is recorded from a few places, each
+ * with its own keys in its own order (raft.role by an election, a step-down, a win), so a few plans
+ * per kind are kept rather than one made again at every change of place.
+ */
+const keyPlans = new Map<string, KeyPlan[]>();
+const PLANS_PER_KIND = 4;
 
 function keyPlan(kind: string, keys: string[]): KeyPlan {
-  const plan = keyPlans.get(kind);
-  if (plan !== undefined && sameKeys(plan.keys, keys)) return plan;
+  let plans = keyPlans.get(kind);
+  if (plans !== undefined) for (const plan of plans) if (sameKeys(plan.keys, keys)) return plan;
   const sorted = [...keys].sort();
   const made = { keys, sorted, quoted: sorted.map((k) => `${quotedKey(k)}:`) };
-  if (keyPlans.size < 4_096 || plan !== undefined) keyPlans.set(kind, made);
+  if (plans === undefined) {
+    if (keyPlans.size >= 4_096) return made;
+    plans = [];
+    keyPlans.set(kind, plans);
+  }
+  plans.unshift(made);
+  if (plans.length > PLANS_PER_KIND) plans.pop();
   return made;
 }
 
