@@ -13,7 +13,7 @@ import type { Deviation, ExtraRoute } from './hooks/deviation.ts';
 import { bodyText, headerOf, type ApiRequest, type ApiResponse } from './core/api-exchange.ts';
 import { failureEnvelope, FAILURE_CODE, successEnvelope, type EnvelopeForm } from './envelope.ts';
 import { RawBody, WithStatus, type Handler, type PeerReply, type PeerTransport } from './core/handler-types.ts';
-import { isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './core/parse-request.ts';
+import { bodyBytes, isJsonBodyType, MAX_BODY_BYTES, parseJsonBody, parseUrl } from './core/parse-request.ts';
 import { failureWriter, successWriter, verifiedWriter, type BodyWriter } from './response-writers.ts';
 import { ResponseCache, responseCacheFromEnv, type CachedResponse } from './response-cache.ts';
 import { ListRequestMemo, type ResolvedListRequest } from './list-request-memo.ts';
@@ -280,7 +280,7 @@ export class AdminApp {
       if (limited) return limited;
       // An accepted POST is recorded, as in full (invoke).
       if (endpoint.method === 'POST') this.cluster.engine.record('api.accepted', { path: endpoint.path });
-      if (!this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
+      if (!this.verifyWriters) return this.cachedResponse(cached);
       return this.cachedListResponse(endpoint, { key, listVersion, cached }, this.pageOf(endpoint, params, data));
     } catch (error) {
       return this.internalError(error, req);
@@ -305,7 +305,15 @@ export class AdminApp {
   }
 
   private json(status: number, body: unknown, extra: Record<string, string> = {}, write: BodyWriter = JSON.stringify): ApiResponse {
-    return { status, headers: this.jsonHeaders(extra), body: write(body) };
+    const res: ApiResponse = { status, headers: this.jsonHeaders(extra), body: write(body) };
+    const code = (body as { code?: unknown }).code;
+    if (this.compiledWriters && typeof code === 'number') res.code = code;
+    return res;
+  }
+
+  /** A cached list response: a success envelope (the cache holds only those, made with no switch on), so code 0. */
+  private cachedResponse(cached: CachedResponse): ApiResponse {
+    return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes, code: 0 };
   }
 
   /** Headers of a JSON answer, made per request (the virtual time moves). */
@@ -362,18 +370,18 @@ export class AdminApp {
     const limited = this.rateLimited(path);
     if (limited) return limited;
 
-    const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
-    if (req.bodyTooLarge || (body && body.length > MAX_BODY_BYTES))
+    const body = req.body === undefined ? undefined : bodyBytes(req.body);
+    if (req.bodyTooLarge || (body && body.size > MAX_BODY_BYTES))
       return this.fail(413, 400, `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
     const contentType = headerOf(req, 'content-type');
-    if (body && body.length > 0 && !isJsonBodyType(contentType)) {
+    if (body && body.size > 0 && !isJsonBodyType(contentType)) {
       return this.fail(
         415,
         400,
         `unsupported Content-Type ${JSON.stringify(contentType)}: send the body as JSON with Content-Type: application/json`,
       );
     }
-    const parsed = parseJsonBody(body);
+    const parsed = this.parsedBody(req, body?.text);
     if (!parsed.ok) return this.fail(400, 400, parsed.message);
     if (parsed.value !== undefined && (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))) {
       return this.fail(400, 400, 'request body must be a JSON object');
@@ -381,6 +389,22 @@ export class AdminApp {
     const bodyFields = (parsed.value ?? {}) as Record<string, unknown>;
 
     return this.invoke(endpoint, method, query, bodyFields, req, outcome);
+  }
+
+  /**
+   * The request body parsed: the value an in-process caller handed along with its text
+   * (ApiRequest.bodyValue), else the text parsed. Not with switches on: a request hook may rewrite
+   * the text. Verification mode parses the text anyway and fails on a handed value that is not what
+   * the text parses to.
+   */
+  private parsedBody(req: ApiRequest, text: (() => string) | undefined): ReturnType<typeof parseJsonBody> {
+    if (req.bodyValue === undefined || text === undefined || !this.compiledWriters) return parseJsonBody(text?.());
+    if (this.verifyWriters) {
+      const parsed = parseJsonBody(text());
+      if (!parsed.ok || JSON.stringify(parsed.value) !== JSON.stringify(req.bodyValue))
+        throw new Error(`the body value handed along with ${req.method} ${req.url} is not what its text parses to`);
+    }
+    return { ok: true, value: req.bodyValue };
   }
 
   /**
@@ -603,7 +627,7 @@ export class AdminApp {
   /** A versioned list's response: the cached one, or computed from `page` and cached (verified against a fresh one in verification mode). */
   private cachedListResponse(endpoint: EndpointContract, lookup: CacheLookup, page: unknown): ApiResponse {
     const { key, listVersion, cached } = lookup;
-    if (cached && !this.verifyWriters) return { status: 200, headers: this.jsonHeaders(), body: cached.body, bytes: cached.bytes };
+    if (cached && !this.verifyWriters) return this.cachedResponse(cached);
     const fresh = this.json(200, successEnvelope(this.envelope, page), {}, this.successWriter(endpoint, this.envelope));
     if (cached && cached.body !== fresh.body)
       throw new Error(

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTRACT } from '../../contract/index.ts';
 import type { ApiRequest, ApiResponse } from './core/api-exchange.ts';
@@ -77,6 +78,49 @@ describe('remembered list requests (ListRequestMemo)', () => {
     const big = `{"shard_name":"${'x'.repeat(4100)}"}`;
     memo.remember(post(big, 'application/json'), resolved);
     expect(memo.get(post(big, 'application/json'))).toBeUndefined();
+  });
+
+  it('find what a map by node, method, URL and body finds, through random histories (the URL filter turns away only misses)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            remember: fc.boolean(),
+            method: fc.constantFrom('GET', 'POST'),
+            url: fc.constantFrom('/a', '/b?x=1', SHARDS),
+            body: fc.constantFrom(undefined, '', '{"limit":5}', '{"limit":6}'),
+            nodeId: fc.constantFrom(1, 2),
+          }),
+          { maxLength: 80 },
+        ),
+        (steps) => {
+          const max = 4;
+          const memo = new ListRequestMemo(max);
+          const reference = new Map<string, object>();
+          const endpoint = CONTRACT.find((e) => e.id === 'storage.shard.list')!;
+          steps.forEach((s, i) => {
+            const req: ApiRequest = {
+              method: s.method,
+              url: s.url,
+              peer: '127.0.0.1',
+              nodeId: s.nodeId,
+              ...(s.body === undefined ? {} : { body: s.body }),
+            };
+            const eligible = ListRequestMemo.eligible(req);
+            const key = `${s.nodeId} ${s.method} ${s.url}\n${s.body ?? ''}`;
+            if (s.remember) {
+              const resolved = { endpoint, params: {}, key: String(i) };
+              memo.remember(req, resolved);
+              if (eligible) {
+                if (reference.size >= max) reference.clear();
+                reference.set(key, resolved);
+              }
+            } else expect(memo.get(req)).toBe(eligible ? reference.get(key) : undefined);
+          });
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 
   it('answer a repeated list GET at once with the cached response, and through the whole pipeline after a write', async () => {

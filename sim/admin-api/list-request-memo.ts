@@ -26,6 +26,11 @@ export interface ResolvedListRequest {
  */
 export class ListRequestMemo {
   private readonly byRequest = new Map<string, ResolvedListRequest>();
+  /**
+   * The URLs of the requests held (forgotten with them): most POSTs are writes to URLs never held,
+   * turned away here before their key (method, URL and body) is built and hashed.
+   */
+  private readonly urls = new Set<string>();
 
   constructor(private readonly maxRequests = 1024) {}
 
@@ -39,13 +44,18 @@ export class ListRequestMemo {
   }
 
   get(req: ApiRequest): ResolvedListRequest | undefined {
-    return ListRequestMemo.eligible(req) ? this.byRequest.get(ListRequestMemo.keyOf(req)) : undefined;
+    if (!this.urls.has(req.url) || !ListRequestMemo.eligible(req)) return undefined;
+    return this.byRequest.get(ListRequestMemo.keyOf(req));
   }
 
   remember(req: ApiRequest, resolved: ResolvedListRequest): void {
     if (!ListRequestMemo.eligible(req)) return;
-    if (this.byRequest.size >= this.maxRequests) this.byRequest.clear();
+    if (this.byRequest.size >= this.maxRequests) {
+      this.byRequest.clear();
+      this.urls.clear();
+    }
     this.byRequest.set(ListRequestMemo.keyOf(req), resolved);
+    this.urls.add(req.url);
   }
 
   get size(): number {

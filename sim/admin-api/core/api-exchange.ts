@@ -5,6 +5,13 @@ export interface ApiRequest {
   url: string;
   headers?: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
+  /**
+   * What parsing `body` gives, when the caller holds it: an in-process caller that wrote `body` with
+   * JSON.stringify hands along `jsonCopy` of the value (json-copy.ts), and the app takes it instead of
+   * parsing the text again. Verification mode (AdminAppOptions.verifyWriters) parses anyway and
+   * compares. Never set by a listener.
+   */
+  bodyValue?: unknown;
   /** Set by a listener that stopped reading a body past MAX_BODY_BYTES. */
   bodyTooLarge?: boolean;
   /** TCP peer address as the listener saw it. */
@@ -31,4 +38,10 @@ export interface ApiResponse {
   body: string;
   /** The body already encoded as UTF-8, when the app holds it so (a cached response); the listener sends these bytes. */
   bytes?: Buffer;
+  /**
+   * The envelope's `code`, when the app wrote the body from an envelope and no switch is on (a
+   * response hook may rewrite the body): what parsing `body` gives as `code`, for an in-process
+   * caller that needs no more of the answer (InProcessSim).
+   */
+  code?: number;
 }

@@ -45,11 +45,24 @@ export function isJsonBodyType(contentType: string | undefined): boolean {
 
 export type BodyParse = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** Parses a request body as JSON with a depth limit; an empty body reads as "no body". */
-export function parseJsonBody(body: Buffer | undefined): BodyParse {
-  if (!body || body.length === 0) return { ok: true, value: undefined };
-  const text = body.toString('utf8');
-  if (text.trim() === '') return { ok: true, value: undefined };
+/** Any UTF-16 surrogate: a string holding none encodes to UTF-8 and decodes back to itself. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * A request body's size in bytes (its UTF-8 encoding, for a string) and its text as the UTF-8
+ * decoding of those bytes gives it. A string without surrogates is its own decoding, so it is neither
+ * encoded nor decoded (in-process callers hand over strings); one with surrogates goes through the
+ * bytes, which turn a lone surrogate into U+FFFD as a listener's decoding would.
+ */
+export function bodyBytes(body: Buffer | string): { size: number; text: () => string } {
+  if (typeof body === 'string' && !SURROGATE.test(body)) return { size: Buffer.byteLength(body, 'utf8'), text: () => body };
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  return { size: bytes.length, text: () => bytes.toString('utf8') };
+}
+
+/** Parses a request body's text as JSON with a depth limit; an empty body reads as "no body". */
+export function parseJsonBody(text: string | undefined): BodyParse {
+  if (text === undefined || text.trim() === '') return { ok: true, value: undefined };
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
     return { ok: false, message: `request body is nested deeper than ${MAX_JSON_DEPTH} levels` };
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, Trace, TRACE_BLOCK } from './trace.ts';
+import { canonicalJson, detailJson, Trace, TRACE_BLOCK } from './trace.ts';
 
 /** The first canonical form (sort every object's keys, map + join): the faster one must equal it. */
 function referenceCanonicalJson(value: unknown): string {
@@ -51,6 +51,44 @@ describe('trace', () => {
     const nullProto = Object.assign(Object.create(null) as object, { a: 1, b: 'x', c: undefined, d: NaN });
     for (const v of [dated, withToJson, nullProto, { '9': 1, '10': 2 }, { a: -0, b: Infinity }]) {
       expect(canonicalJson(v)).toBe(referenceCanonicalJson(v));
+    }
+  });
+
+  it("writes a detail with its kind's key plan as canonicalJson does, whatever the kinds' details look like", () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+      fc.constantFrom('', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\uD800', '\uDC00x', '😀', 'é'),
+    );
+    const leaf = fc.oneof(
+      text,
+      fc.integer(),
+      fc.double(),
+      fc.constantFrom(-0, NaN, Infinity, -Infinity, 1e21, true, false, null, undefined),
+      fc.constant(new Date(0)),
+    );
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(text, tie('v'), { maxKeys: 3 })),
+    })).v;
+    // Few key names and kinds, so plans are reused, and replaced when a kind's keys come in another order.
+    const key = fc.constantFrom('a', 'b', 'c', 'node', 'term', '9', '10', '__x');
+    const detail = fc.oneof(
+      fc.dictionary(key, value, { maxKeys: 5 }),
+      fc.dictionary(key, value, { maxKeys: 3 }).map((d) => Object.assign(Object.create(null) as object, d)),
+      value,
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('k1', 'k2', 'k3'), detail), { maxLength: 30 }), (entries) => {
+        for (const [kind, d] of entries) {
+          expect(detailJson(kind, d)).toBe(canonicalJson(d));
+          expect(detailJson(kind, d)).toBe(referenceCanonicalJson(d));
+        }
+      }),
+      { numRuns: 3_000 },
+    );
+    const withToJson = Object.assign(Object.create({ toJSON: () => 'x' }) as object, { a: 1 });
+    for (const d of [withToJson, { toJSON: () => 'y', a: 1 }, [1, { b: 1, a: 2 }], 'x', 5, null, undefined]) {
+      expect(detailJson('k1', d)).toBe(canonicalJson(d));
     }
   });
 

@@ -75,6 +75,79 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
+/** A string JSON.stringify writes as it is between quotes: no quote, backslash, control character or surrogate. */
+// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON of a primitive as canonicalJson writes it; objects and arrays (and anything else) go to canonicalJson. */
+function valueJson(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      return v === null ? 'null' : canonicalJson(v);
+  }
+}
+
+/** How a kind's details are written: their keys as Object.keys gives them, sorted, and quoted with the colon. */
+interface KeyPlan {
+  readonly keys: readonly string[];
+  readonly sorted: readonly string[];
+  readonly quoted: readonly string[];
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The key plans of each kind's details, latest first: a kind is recorded from a few places, each
+ * with its own keys in its own order (raft.role by an election, a step-down, a win), so a few plans
+ * per kind are kept rather than one made again at every change of place.
+ */
+const keyPlans = new Map<string, KeyPlan[]>();
+const PLANS_PER_KIND = 4;
+
+function keyPlan(kind: string, keys: string[]): KeyPlan {
+  let plans = keyPlans.get(kind);
+  if (plans !== undefined) for (const plan of plans) if (sameKeys(plan.keys, keys)) return plan;
+  const sorted = [...keys].sort();
+  const made = { keys, sorted, quoted: sorted.map((k) => `${quotedKey(k)}:`) };
+  if (plans === undefined) {
+    if (keyPlans.size >= 4_096) return made;
+    plans = [];
+    keyPlans.set(kind, plans);
+  }
+  plans.unshift(made);
+  if (plans.length > PLANS_PER_KIND) plans.pop();
+  return made;
+}
+
+/**
+ * canonicalJson(detail) of a trace entry of `kind`, written with the kind's key plan: the keys are
+ * not sorted again, and strings without escapes and numbers are written without JSON.stringify. The
+ * same text as canonicalJson (trace.test.ts compares them over random details and kinds).
+ */
+export function detailJson(kind: string, detail: unknown): string {
+  if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) return canonicalJson(detail);
+  const proto = Object.getPrototypeOf(detail);
+  if (proto !== Object.prototype && proto !== null) return canonicalJson(detail);
+  const { sorted, quoted } = keyPlan(kind, Object.keys(detail));
+  let out = '';
+  for (let i = 0; i < sorted.length; i++) {
+    const v = (detail as Record<string, unknown>)[sorted[i]];
+    if (v === undefined) continue;
+    out += out === '' ? quoted[i] + valueJson(v) : `,${quoted[i]}${valueJson(v)}`;
+  }
+  return `{${out}}`;
+}
+
 /**
  * The bytes an entry adds to the hashed stream: `at`, then `kind` as a JSON string, then the canonical
  * JSON of `detail`, then a newline. The stream decodes back into its entries (a number has no quote,
@@ -82,7 +155,7 @@ export function canonicalJson(value: unknown): string {
  * entry sequences never give the same bytes. The index is left out: it is the entry's position.
  */
 export function entryBytes(at: number, kind: string, detail: unknown): string {
-  return `${at}${quotedKey(kind)}${canonicalJson(detail)}\n`;
+  return `${at}${quotedKey(kind)}${detailJson(kind, detail)}\n`;
 }
 
 /**

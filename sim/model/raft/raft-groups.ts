@@ -139,7 +139,7 @@ export interface RaftGroupsDeps {
   network: Pick<SimNetwork, 'send'>;
   options: { metaRuntime: RaftGroupLayout };
   nodes: { get(id: number): SimNode | undefined; all(): readonly SimNode[] };
-  invariants: Pick<InvariantRegistry, 'names' | 'register'>;
+  invariants: Pick<InvariantRegistry, 'names' | 'registerSet'>;
 }
 
 /**
@@ -202,7 +202,8 @@ export class RaftGroups {
       this.byName.set(name, new RaftGroup(name, core));
     }
     const registered = new Set(this.deps.invariants.names());
-    for (const name of RAFT_INVARIANTS) if (!registered.has(name)) this.deps.invariants.register(name, () => this.violations.get(name));
+    const unregistered = RAFT_INVARIANTS.filter((name) => !registered.has(name));
+    if (unregistered.length > 0) this.deps.invariants.registerSet(unregistered, () => this.violations.firstByName());
   }
 
   /** Every group, in layout order. */

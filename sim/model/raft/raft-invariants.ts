@@ -40,6 +40,11 @@ export class RaftViolations {
     return this.first.get(name);
   }
 
+  /** The first violation of each broken invariant, by name (read-only; the registry checks the set with it). */
+  firstByName(): ReadonlyMap<string, string> {
+    return this.first;
+  }
+
   any(): boolean {
     return this.first.size > 0;
   }

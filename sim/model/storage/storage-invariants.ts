@@ -119,12 +119,10 @@ export class StorageInvariants {
   constructor(private readonly journal: SegmentJournal) {}
 
   register(registry: InvariantRegistry): void {
-    for (const name of STORAGE_INVARIANTS) {
-      registry.register(name, () => {
-        this.sync();
-        return this.first.get(name);
-      });
-    }
+    registry.registerSet(STORAGE_INVARIANTS, () => {
+      this.sync();
+      return this.first;
+    });
   }
 
   /** First violation of each broken invariant. */
