@@ -7,7 +7,7 @@ import { StateFileError } from '../../sim/io/state/state-file.ts';
 import { MQSIM_VERSION } from '../../sim/version.ts';
 import { DIALECTS } from '../../sim/switches/dialects.ts';
 import { UsageError } from './usage-error.ts';
-import { warmUpReporter } from './serve-warm-up.ts';
+import { replayReporter, warmUpReporter } from './serve-progress.ts';
 import type { PreparedServe } from './serve-prepare.ts';
 import { startCheckpoints, type CheckpointPlan, type CheckpointRuns } from './checkpoint/checkpoint-schedule.ts';
 
@@ -101,7 +101,7 @@ async function startServer(
         ...(opts.nats ? { nats: opts.nats } : {}),
         ...(opts.liveConnectors ? { liveConnectors: true } : {}),
         ...(loaded && opts.state ? { resume: resumeFrom(loaded, opts.state, onSealed) } : {}),
-        ...(restored?.steps ? { resumeSteps: restored.steps } : {}),
+        resumeSteps: { ...restored?.steps, onProgress: replayReporter(performance.now(), (line) => process.stderr.write(line)) },
         ...(keeper ? { onModelWrite: (w) => keeper.append(w), durableOutput: keeper } : {}),
         admin: adminOf(p),
         onWarmUp: warmUpReporter(performance.now(), (line) => process.stderr.write(line)),

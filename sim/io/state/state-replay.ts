@@ -12,6 +12,15 @@ export interface ReplaySteps {
   from?: number;
   /** Moves virtual time to `to`, running what falls due (default: at once; a checkpoint build goes in slices). */
   advance?: (cluster: Cluster, to: number) => void;
+  /** Told after each write applied again and every 65,536 engine events (for progress lines: a long journal takes seconds). */
+  onProgress?: (progress: ReplayProgress) => void;
+}
+
+/** How far a replay is: writes applied again of all the journal's, and the virtual time reached. */
+export interface ReplayProgress {
+  applied: number;
+  total: number;
+  virtualMs: number;
 }
 
 /**
@@ -36,6 +45,58 @@ export async function replayWrites(
   onSealed?: (index: number, body: string) => void,
   steps: ReplaySteps = {},
 ): Promise<void> {
+  const progress = { applied: steps.from ?? 0 };
+  const report = (): void => steps.onProgress?.({ applied: progress.applied, total: writes.length, virtualMs: cluster.now() });
+  const unhook = steps.onProgress ? reportEvery(cluster.engine, EVENTS_PER_REPORT, report) : undefined;
+  try {
+    await applyWrites({ cluster, app, envelope, writes, where, onSealed, steps, progress, report });
+    const advance = steps.advance ?? ((c: Cluster, to: number) => c.engine.runUntil(to));
+    if (virtualNow > cluster.now()) advance(cluster, virtualNow);
+  } finally {
+    unhook?.();
+  }
+  report();
+}
+
+/**
+ * Engine events between two progress reports inside a stretch of simulation: a single write can run
+ * hours of it (a control clock advance), and so can the time between two writes. Cheap enough to
+ * count (one increment an event); a report itself is a wall-clock read, its caller prints at most one
+ * line per 2 s.
+ */
+const EVENTS_PER_REPORT = 1 << 16;
+
+/**
+ * Calls `report` every `every` engine events through the engine's onEvent hook (which observes and
+ * changes nothing in the model: the same events run in the same order), until the returned unhook.
+ */
+function reportEvery(engine: Cluster['engine'], every: number, report: () => void): () => void {
+  const previous = engine.onEvent;
+  let events = 0;
+  engine.onEvent = (event) => {
+    previous?.(event);
+    if (++events % every === 0) report();
+  };
+  return () => {
+    engine.onEvent = previous;
+  };
+}
+
+interface ApplyRun {
+  cluster: Cluster;
+  app: AdminApp;
+  envelope: EnvelopeForm;
+  writes: readonly JournaledWrite[];
+  where: string;
+  onSealed: ((index: number, body: string) => void) | undefined;
+  steps: ReplaySteps;
+  progress: { applied: number };
+  report: () => void;
+}
+
+/** Applies the journal's writes from `steps.from` on, each at its virtual time, checking each answer. */
+async function applyWrites(run: ApplyRun): Promise<void> {
+  const { cluster, app, envelope, writes, where, onSealed, steps, progress, report } = run;
   const advance = steps.advance ?? ((c: Cluster, to: number) => c.engine.runUntil(to));
   for (let i = steps.from ?? 0; i < writes.length; i++) {
     const w = writes[i];
@@ -70,8 +131,9 @@ export async function replayWrites(
       const sealed = sealPassword(w.body, cluster.users);
       if (sealed !== undefined && sealed !== w.body) onSealed(i, sealed);
     }
+    progress.applied = i + 1;
+    report();
   }
-  if (virtualNow > cluster.now()) advance(cluster, virtualNow);
 }
 
 /**
